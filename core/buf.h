@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * buf.h: a growable byte buffer, the one way the core builds text.
+ *
+ * Appends never fail visibly: when memory runs out the buffer marks itself
+ * `oom` and ignores further appends, so a writer can append freely and check
+ * once at the end. The contents are always NUL-terminated when cap > 0.
+ */
+#ifndef HL_BUF_H
+#define HL_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int oom;
+};
+
+#define BUF_INIT { NULL, 0, 0, 0 }
+
+int buf_reserve(struct buf *b, size_t extra);
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_putc(struct buf *b, char c);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Empty the buffer, keeping its memory. */
+void buf_reset(struct buf *b);
+/* Free the memory; the buffer is empty and usable again. */
+void buf_release(struct buf *b);
+
+#endif

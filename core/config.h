@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.h: the server's settings, from one table that drives the config
+ * file, the PGHL_* environment, the command-line flags, --help and
+ * `hyperlevel check-config`.
+ *
+ * Precedence, lowest first: built-in default, config file, environment,
+ * flag. A setting `data_dir` is PGHL_DATA_DIR in the environment and
+ * --data-dir on the command line.
+ */
+#ifndef HL_CONFIG_H
+#define HL_CONFIG_H
+
+#include <stdio.h>
+
+struct config {
+	char *config;
+	char *data_dir;
+	char *bind;
+	long long port;
+	char *modules_dir;
+	char *plugins_dir;
+	char *web_dir;
+	long long threads;
+	long long read_connections;
+	long long max_body_kb;
+	long long sqlite_cache_mb;
+	long long sqlite_mmap_mb;
+	long long slow_request_ms;
+	long long slow_query_ms;
+	long long result_cache;
+	long long backups;
+	long long backup_keep;
+	char *jobs;
+};
+
+/* Fill `c` with defaults, then the config file, environment and flags.
+ * `argv` holds only the flags (the subcommand removed); the non-flag
+ * arguments that remain are counted into *rest. Returns 0, or HL_EINVAL
+ * after logging one line naming the source and the setting. */
+int config_load(struct config *c, int argc, char **argv, int *rest);
+void config_free(struct config *c);
+/* The settings in force, one "name = value" a line. */
+void config_print(const struct config *c, FILE *out);
+/* The flags with their environment names and defaults, for --help. */
+void config_usage(FILE *out);
+
+#endif

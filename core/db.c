@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * db.c: connections, their PRAGMAs, the statement cache and the lending of
+ * connections (see db.h).
+ *
+ * Invariants: a read connection is either on the free list or lent to
+ * exactly one request; the write connection is used only by the holder of
+ * write_lock; a statement handed out by hl_stmt is on its connection's
+ * `used` list until db_conn_reset.
+ */
+#include "db.h"
+#include "log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct cached_stmt {
+	char *sql;            /* key, owned */
+	uint64_t hash;
+	sqlite3_stmt *st;
+	unsigned lease;       /* lease number it was last handed out in */
+};
+
+struct hl_db {
+	sqlite3 *sql;
+	struct cached_stmt *slots; /* open addressing, power-of-two size */
+	size_t nslots, nused_slots;
+	sqlite3_stmt **used;       /* handed out during the current lease */
+	size_t nused, capused;
+	unsigned lease;
+	struct hl_db *next_free;
+};
+
+struct db {
+	char *path;
+	struct hl_db *writer;
+	pthread_mutex_t write_lock;
+	struct hl_db *readers;
+	int nreaders;
+	struct hl_db *free_list;
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_cond;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int cache_grow(struct hl_db *c)
+{
+	size_t n = c->nslots ? c->nslots * 2 : 64;
+	struct cached_stmt *slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return HL_ENOMEM;
+	for (size_t i = 0; i < c->nslots; i++) {
+		struct cached_stmt *s = &c->slots[i];
+		if (!s->sql)
+			continue;
+		size_t j = s->hash & (n - 1);
+		while (slots[j].sql)
+			j = (j + 1) & (n - 1);
+		slots[j] = *s;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = n;
+	return 0;
+}
+
+static int note_used(struct hl_db *c, struct cached_stmt *s)
+{
+	if (s->lease == c->lease)
+		return 0;
+	if (c->nused == c->capused) {
+		size_t cap = c->capused ? c->capused * 2 : 16;
+		sqlite3_stmt **u = realloc(c->used, cap * sizeof(*u));
+		if (!u)
+			return HL_ENOMEM;
+		c->used = u;
+		c->capused = cap;
+	}
+	c->used[c->nused++] = s->st;
+	s->lease = c->lease;
+	return 0;
+}
+
+HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
+{
+	uint64_t h = fnv1a(sql);
+	size_t mask = c->nslots - 1, j = h & mask;
+	while (c->slots[j].sql) {
+		struct cached_stmt *s = &c->slots[j];
+		if (s->hash == h && !strcmp(s->sql, sql)) {
+			sqlite3_reset(s->st);
+			sqlite3_clear_bindings(s->st);
+			return note_used(c, s) ? NULL : s->st;
+		}
+		j = (j + 1) & mask;
+	}
+	if ((c->nused_slots + 1) * 10 > c->nslots * 7) {
+		if (cache_grow(c))
+			return NULL;
+		return hl_stmt(c, sql);
+	}
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v3(c->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		log_error("SQL error: %s, in: %.300s", sqlite3_errmsg(c->sql), sql);
+		return NULL;
+	}
+	char *key = strdup(sql);
+	if (!key) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	struct cached_stmt *s = &c->slots[j];
+	s->sql = key;
+	s->hash = h;
+	s->st = st;
+	s->lease = c->lease - 1;
+	c->nused_slots++;
+	return note_used(c, s) ? NULL : st;
+}
+
+HL_API int hl_exec(struct hl_db *c, const char *sql)
+{
+	char *err = NULL;
+	if (sqlite3_exec(c->sql, sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_error("SQL error: %s, in: %.300s", err ? err : sqlite3_errmsg(c->sql), sql);
+		sqlite3_free(err);
+		return HL_EDB;
+	}
+	return 0;
+}
+
+HL_API sqlite3 *hl_sqlite(struct hl_db *c)
+{
+	return c->sql;
+}
+
+HL_API const char *hl_db_errmsg(struct hl_db *c)
+{
+	return sqlite3_errmsg(c->sql);
+}
+
+void db_conn_reset(struct hl_db *c)
+{
+	for (size_t i = 0; i < c->nused; i++)
+		sqlite3_reset(c->used[i]);
+	c->nused = 0;
+	c->lease++;
+}
+
+static void conn_close(struct hl_db *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nslots; i++) {
+		free(c->slots[i].sql);
+		sqlite3_finalize(c->slots[i].st);
+	}
+	free(c->slots);
+	free(c->used);
+	sqlite3_close(c->sql);
+	memset(c, 0, sizeof(*c));
+}
+
+static int conn_open(struct hl_db *c, const char *path, const struct config *cfg, int writer)
+{
+	char pragmas[512];
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &c->sql, flags, NULL) != SQLITE_OK) {
+		log_error("%s: cannot open the database: %s", path,
+			  c->sql ? sqlite3_errmsg(c->sql) : "out of memory");
+		return HL_EDB;
+	}
+	snprintf(pragmas, sizeof(pragmas),
+		 "PRAGMA busy_timeout = 10000;"
+		 "PRAGMA journal_mode = WAL;"
+		 "PRAGMA synchronous = NORMAL;"
+		 "PRAGMA temp_store = MEMORY;"
+		 "PRAGMA cache_size = -%lld;"
+		 "PRAGMA mmap_size = %lld;"
+		 "PRAGMA foreign_keys = ON;"
+		 "PRAGMA secure_delete = OFF;"
+		 "PRAGMA query_only = %d;",
+		 cfg->sqlite_cache_mb * 1024, cfg->sqlite_mmap_mb * 1024 * 1024, !writer);
+	if (hl_exec(c, pragmas) || cache_grow(c)) {
+		log_error("%s: cannot set up the database connection", path);
+		return HL_EDB;
+	}
+	c->lease = 1;
+	return 0;
+}
+
+static int make_dir(const char *dir)
+{
+	if (mkdir(dir, 0750) && errno != EEXIST) {
+		log_error("%s: cannot create the data directory: %s", dir, strerror(errno));
+		return HL_EIO;
+	}
+	return 0;
+}
+
+static int pool_size(const struct config *cfg)
+{
+	if (cfg->read_connections > 0)
+		return (int)cfg->read_connections;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = cores > 0 ? (int)cores * 2 : 4;
+	return n < 2 ? 2 : n;
+}
+
+int db_open(struct db **out, const struct config *cfg)
+{
+	int rc = HL_ENOMEM;
+	struct db *db = calloc(1, sizeof(*db));
+	*out = NULL;
+	if (!db)
+		return HL_ENOMEM;
+	pthread_mutex_init(&db->write_lock, NULL);
+	pthread_mutex_init(&db->pool_lock, NULL);
+	pthread_cond_init(&db->pool_cond, NULL);
+	if ((rc = make_dir(cfg->data_dir)))
+		goto out;
+	rc = HL_ENOMEM;
+	if (asprintf(&db->path, "%s/hyperlevel.db", cfg->data_dir) < 0) {
+		db->path = NULL;
+		goto out;
+	}
+	if (!(db->writer = calloc(1, sizeof(*db->writer))))
+		goto out;
+	if ((rc = conn_open(db->writer, db->path, cfg, 1)))
+		goto out;
+	db->nreaders = pool_size(cfg);
+	rc = HL_ENOMEM;
+	if (!(db->readers = calloc((size_t)db->nreaders, sizeof(*db->readers))))
+		goto out;
+	for (int i = 0; i < db->nreaders; i++) {
+		if ((rc = conn_open(&db->readers[i], db->path, cfg, 0)))
+			goto out;
+		db->readers[i].next_free = db->free_list;
+		db->free_list = &db->readers[i];
+	}
+	*out = db;
+	db = NULL;
+	rc = 0;
+out:
+	db_close(db);
+	return rc;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; db->readers && i < db->nreaders; i++)
+		conn_close(&db->readers[i]);
+	free(db->readers);
+	if (db->writer) {
+		conn_close(db->writer);
+		free(db->writer);
+	}
+	pthread_mutex_destroy(&db->write_lock);
+	pthread_mutex_destroy(&db->pool_lock);
+	pthread_cond_destroy(&db->pool_cond);
+	free(db->path);
+	free(db);
+}
+
+const char *db_path(const struct db *db)
+{
+	return db->path;
+}
+
+struct hl_db *db_lend(struct db *db)
+{
+	pthread_mutex_lock(&db->pool_lock);
+	while (!db->free_list)
+		pthread_cond_wait(&db->pool_cond, &db->pool_lock);
+	struct hl_db *c = db->free_list;
+	db->free_list = c->next_free;
+	pthread_mutex_unlock(&db->pool_lock);
+	return c;
+}
+
+void db_return(struct db *db, struct hl_db *c)
+{
+	if (!c)
+		return;
+	db_conn_reset(c);
+	pthread_mutex_lock(&db->pool_lock);
+	c->next_free = db->free_list;
+	db->free_list = c;
+	pthread_cond_signal(&db->pool_cond);
+	pthread_mutex_unlock(&db->pool_lock);
+}
+
+struct hl_db *db_write_lock(struct db *db)
+{
+	pthread_mutex_lock(&db->write_lock);
+	return db->writer;
+}
+
+void db_write_unlock(struct db *db, struct hl_db *w)
+{
+	db_conn_reset(w);
+	pthread_mutex_unlock(&db->write_lock);
+}
+
+int db_begin(struct hl_db *w)
+{
+	return hl_exec(w, "BEGIN IMMEDIATE");
+}
+
+int db_commit(struct hl_db *w)
+{
+	db_conn_reset(w);
+	if (hl_exec(w, "COMMIT")) {
+		db_rollback(w);
+		return HL_EDB;
+	}
+	return 0;
+}
+
+void db_rollback(struct hl_db *w)
+{
+	db_conn_reset(w);
+	if (!sqlite3_get_autocommit(w->sql))
+		sqlite3_exec(w->sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void db_optimize(struct db *db)
+{
+	struct hl_db *w = db_write_lock(db);
+	hl_exec(w, "PRAGMA optimize");
+	db_write_unlock(db, w);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * db.h: the database: one SQLite file in WAL mode, one write connection and
+ * a small pool of read connections.
+ *
+ * Readers are lent to a request for its duration (db_lend), not kept per
+ * HTTP thread: civetweb holds a thread per open connection, so threads may
+ * number in the hundreds while the useful number of readers is about twice
+ * the cores. The write connection is taken under a process-wide mutex
+ * (db_write_lock), so writers queue here instead of spinning on
+ * SQLITE_BUSY, and it is the only connection that commits, so it is the only
+ * one that checkpoints the WAL (SQLite 3.40 needs that; see DESIGN.md).
+ *
+ * Every connection keeps its prepared statements in a cache keyed by SQL
+ * text (hl_stmt), and resets those it handed out when it is given back, so
+ * no read transaction outlives a request.
+ */
+#ifndef HL_DB_H
+#define HL_DB_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include "config.h"
+
+struct db;
+
+/* Open (creating if needed) DATA_DIR/hyperlevel.db with the settings'
+ * PRAGMAs. Returns 0, or HL_EDB/HL_EIO after logging one line. */
+int db_open(struct db **out, const struct config *cfg);
+void db_close(struct db *db);
+const char *db_path(const struct db *db);
+
+/* A read connection; waits while all are lent. */
+struct hl_db *db_lend(struct db *db);
+/* Give back a lent connection (NULL is ignored). */
+void db_return(struct db *db, struct hl_db *c);
+
+/* The write connection, exclusively, until db_write_unlock. */
+struct hl_db *db_write_lock(struct db *db);
+void db_write_unlock(struct db *db, struct hl_db *w);
+
+/* Transactions on the write connection; each returns 0 or HL_EDB. */
+int db_begin(struct hl_db *w);
+int db_commit(struct hl_db *w);
+void db_rollback(struct hl_db *w);
+
+/* Reset the statements handed out since the last call (ends reads). */
+void db_conn_reset(struct hl_db *c);
+
+/* PRAGMA optimize, on the write connection. */
+void db_optimize(struct db *db);
+
+#endif

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http.c: civetweb set up for speed, and the path of every request through
+ * the core: route, access, body, handler, transaction end, answer.
+ *
+ * civetweb is told to keep connections alive and to disable Nagle
+ * (tcp_nodelay): with Nagle and two writes per answer every answer waits
+ * for a delayed ACK. Each answer leaves in one mg_write: the headers are
+ * written into the room kept in front of the body (HEAD_ROOM), so neither
+ * a second send nor a copy of the body is needed. A worker thread owns a
+ * connection for its life, so there must be more threads than clients.
+ */
+#include "server.h"
+#include "log.h"
+#include "request.h"
+
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static const char security_headers[] =
+	"X-Content-Type-Options: nosniff\r\n"
+	"X-Frame-Options: DENY\r\n"
+	"Referrer-Policy: same-origin\r\n"
+	"Cross-Origin-Opener-Policy: same-origin\r\n"
+	"Content-Security-Policy: default-src 'self'; img-src 'self' data:;"
+	" object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'\r\n";
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 201: return "Created";
+	case 202: return "Accepted";
+	case 204: return "No Content";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 413: return "Content Too Large";
+	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Content";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 503: return "Service Unavailable";
+	}
+	return status < 300 ? "OK" : status < 500 ? "Client Error" : "Server Error";
+}
+
+/* The Date header, formatted once a second per thread. */
+static const char *http_date(void)
+{
+	static __thread char text[40];
+	static __thread time_t when;
+	time_t now = time(NULL);
+	if (now != when) {
+		struct tm tm;
+		gmtime_r(&now, &tm);
+		strftime(text, sizeof(text), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		when = now;
+	}
+	return text;
+}
+
+static int format_head(const struct hl_req *r, int close, char *dst, size_t cap)
+{
+	return snprintf(dst, cap,
+			"HTTP/1.1 %d %s\r\nDate: %s\r\nContent-Type: %s\r\n"
+			"Content-Length: %zu\r\nCache-Control: %s\r\n%s%s%s\r\n",
+			r->status, status_text(r->status), http_date(),
+			r->content_type ? r->content_type : "application/octet-stream",
+			r->out.len - HEAD_ROOM, r->cache_control ? r->cache_control : "no-store",
+			security_headers, close ? "Connection: close\r\n" : "",
+			r->headers.len ? r->headers.data : "");
+}
+
+static void send_answer(struct hl_req *r, int head_only, int close)
+{
+	char head[HEAD_ROOM], *big = NULL;
+	const char *body = r->out.data + HEAD_ROOM;
+	size_t body_len = r->out.len - HEAD_ROOM;
+	int n = format_head(r, close, head, sizeof(head));
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(head) && !head_only) {
+		/* The usual case: headers and body in one write, no copy. */
+		char *start = r->out.data + HEAD_ROOM - n;
+		memcpy(start, head, (size_t)n);
+		mg_write(r->conn, start, (size_t)n + body_len);
+		return;
+	}
+	const char *h = head;
+	if ((size_t)n >= sizeof(head)) { /* huge extra headers */
+		if (!(big = malloc((size_t)n + 1)))
+			return;
+		format_head(r, close, big, (size_t)n + 1);
+		h = big;
+	}
+	mg_write(r->conn, h, (size_t)n);
+	if (!head_only)
+		mg_write(r->conn, body, body_len);
+	free(big);
+}
+
+static int is_json_type(const char *ct)
+{
+	if (!ct)
+		return 0;
+	size_t n = strlen("application/json");
+	return !strncasecmp(ct, "application/json", n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* Read the body; answers 413/415/400 itself. Returns 0 to go on. */
+static int read_body(struct hl_req *r, const struct mg_request_info *ri, int *close)
+{
+	size_t max = (size_t)r->srv->cfg->max_body_kb * 1024;
+	const char *te = mg_get_header(r->conn, "Transfer-Encoding");
+	if (ri->content_length <= 0 && !te)
+		return 0;
+	if (ri->content_length > 0 && (size_t)ri->content_length > max) {
+		*close = 1; /* the unread body must not be taken for a request */
+		hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
+		return -1;
+	}
+	char chunk[16384];
+	int got;
+	while ((got = mg_read(r->conn, chunk, sizeof(chunk))) > 0) {
+		if (r->body.len + (size_t)got > max) {
+			*close = 1;
+			hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
+			return -1;
+		}
+		buf_append(&r->body, chunk, (size_t)got);
+	}
+	if (r->body.oom) {
+		hl_reply_error(r, 503, "unavailable", "out of memory");
+		return -1;
+	}
+	if (r->match.entry->route.flags & HL_ROUTE_RAW_BODY || !r->body.len)
+		return 0;
+	if (!is_json_type(mg_get_header(r->conn, "Content-Type"))) {
+		hl_reply_error(r, 415, "unsupported_media_type",
+			       "send the body as application/json");
+		return -1;
+	}
+	size_t err_at;
+	int rc = json_parse(&r->json, &r->arena, r->body.data, r->body.len,
+			    (int)(r->body.len / 2 + 2), &err_at);
+	if (rc) {
+		hl_reply_error(r, 400, "invalid_json", "the body is not valid JSON (at byte %zu)",
+			       err_at);
+		return -1;
+	}
+	r->has_json = 1;
+	return 0;
+}
+
+static void answer_405(struct hl_req *r)
+{
+	char allow[64] = "";
+	for (int m = 0; m < M_COUNT; m++)
+		if (r->match.allowed & (1u << m)) {
+			if (*allow)
+				strcat(allow, ", ");
+			strcat(allow, method_name(m));
+			if (m == M_GET)
+				strcat(allow, ", HEAD");
+		}
+	hl_reply_error(r, 405, "method_not_allowed", "%s is not allowed here; use %s",
+		       r->method, allow);
+	request_add_header(r, "Allow: %s", allow);
+}
+
+/* Whether the caller may use the route. Sessions and roles arrive with the
+ * accounts; until then only public routes can be called. */
+static int allowed(struct hl_req *r)
+{
+	if (r->match.entry->route.access == HL_ACCESS_PUBLIC)
+		return 1;
+	hl_reply_error(r, 401, "unauthorized", "sign in first");
+	return 0;
+}
+
+static void run_route(struct hl_req *r, const struct mg_request_info *ri, int *close)
+{
+	const struct route_entry *e = r->match.entry;
+	if (!allowed(r) || read_body(r, ri, close))
+		return;
+	int rc = e->route.handler(r);
+	if (rc < 0 || !r->replied) {
+		if (rc < 0)
+			log_error("%s %s: module %s: %s", r->method, e->route.pattern, e->owner,
+				  hl_strerror(rc));
+		else
+			log_error("%s %s: module %s gave no answer", r->method, e->route.pattern,
+				  e->owner);
+		hl_reply_error(r, 500, "internal", "the server could not answer this request");
+	}
+}
+
+static void handle(struct hl_req *r, const struct mg_request_info *ri, int *close)
+{
+	int rc = router_match(r->srv->router, r->method, r->path, r->path_len, &r->match);
+	int get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
+	if (rc == HL_ENOENT && get && strncmp(r->path, "/api/", 5) && r->srv->web_root &&
+	    !static_serve(r))
+		return;
+	if (rc == HL_ENOENT)
+		hl_reply_error(r, 404, "not_found", "nothing here");
+	else if (rc)
+		answer_405(r);
+	else
+		run_route(r, ri, close);
+	if (request_finish(r))
+		hl_reply_error(r, 500, "internal", "the change could not be saved");
+}
+
+static int dispatch(struct mg_connection *conn, void *data)
+{
+	struct server *srv = data;
+	struct hl_req *r = mg_get_thread_pointer(conn);
+	const struct mg_request_info *ri = mg_get_request_info(conn);
+	long long start = now_us();
+	const char *path = ri->local_uri_raw ? ri->local_uri_raw : "/";
+	int close = 0;
+	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
+	handle(r, ri, &close);
+	if (r->out.oom) {
+		request_reset_answer(r);
+		hl_reply_error(r, 503, "unavailable", "out of memory");
+	}
+	send_answer(r, !strcmp(r->method, "HEAD"), close);
+	long long ms = (now_us() - start) / 1000;
+	if (srv->cfg->slow_request_ms && ms >= srv->cfg->slow_request_ms)
+		log_info("[slow] %lld ms %s %s -> %d", ms, r->method,
+			 r->match.entry ? r->match.entry->route.pattern : "(static)", r->status);
+	int status = r->status;
+	request_end(r);
+	return status;
+}
+
+static void *thread_begin(const struct mg_context *ctx, int type)
+{
+	if (type != 1)
+		return NULL;
+	struct hl_req *r = malloc(sizeof(*r));
+	if (!r)
+		fatal("out of memory starting a worker thread");
+	request_init(r, mg_get_user_data(ctx));
+	return r;
+}
+
+static void thread_end(const struct mg_context *ctx, int type, void *p)
+{
+	(void)ctx;
+	(void)type;
+	if (p) {
+		request_release(p);
+		free(p);
+	}
+}
+
+static int civetweb_log(const struct mg_connection *conn, const char *message)
+{
+	(void)conn;
+	log_warn("http: %s", message);
+	return 1;
+}
+
+int http_start(struct server *s)
+{
+	char listen[300], threads[16];
+	snprintf(listen, sizeof(listen), "%s:%lld", s->cfg->bind, s->cfg->port);
+	snprintf(threads, sizeof(threads), "%lld", s->cfg->threads);
+	const char *options[] = {
+		"listening_ports", listen,
+		"num_threads", threads,
+		"enable_keep_alive", "yes",
+		"keep_alive_timeout_ms", "15000",
+		"request_timeout_ms", "30000",
+		"tcp_nodelay", "1",
+		"decode_url", "no",
+		"enable_auth_domain_check", "no",
+		"listen_backlog", "1024",
+		NULL,
+	};
+	struct mg_callbacks cb;
+	memset(&cb, 0, sizeof(cb));
+	cb.init_thread = thread_begin;
+	cb.exit_thread = thread_end;
+	cb.log_message = civetweb_log;
+	s->mg = mg_start(&cb, s, options);
+	if (!s->mg) {
+		log_error("cannot listen on %s (is the port taken?)", listen);
+		return HL_EIO;
+	}
+	mg_set_request_handler(s->mg, "/", dispatch, s);
+	return 0;
+}
+
+void http_stop(struct server *s)
+{
+	if (s->mg)
+		mg_stop(s->mg);
+	s->mg = NULL;
+}

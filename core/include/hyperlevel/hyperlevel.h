@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hyperlevel.h: the public module API of the HyperLevel server.
+ *
+ * This is the only header a module includes. A module is a shared object that
+ * exports one descriptor, `hl_module` (declare it with HL_MODULE), and
+ * registers its routes, migrations and tick jobs from its init function.
+ * Everything else a module needs is a plain hl_ function declared here and
+ * exported by the server binary.
+ *
+ * Threads: request handlers run on the HTTP worker threads, many at once;
+ * job slices run on the one scheduler thread; init runs once, on the main
+ * thread, before the server listens. Functions say where they may be called.
+ *
+ * Memory: everything a function returns during a request lives in the
+ * request's arena and is freed by the core when the answer has been sent.
+ * A module never frees request memory.
+ *
+ * ABI changelog (bump HL_ABI_MINOR for additions, HL_ABI_MAJOR for anything
+ * that changes what an existing module sees):
+ *   1.0  first version: descriptor, routes, migrations, jobs, settings,
+ *        request context, JSON reader and writer, database access.
+ */
+#ifndef HYPERLEVEL_H
+#define HYPERLEVEL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HL_ABI_MAJOR 1
+#define HL_ABI_MINOR 0
+
+#define HL_API __attribute__((visibility("default")))
+#define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---------------------------------------------------------------------------
+ * Error codes. Functions return 0 on success, a negative HL_E... otherwise.
+ */
+enum hl_error {
+	HL_OK = 0,
+	HL_ENOMEM = -1,   /* out of memory */
+	HL_EINVAL = -2,   /* invalid argument or input */
+	HL_ENOENT = -3,   /* no such thing */
+	HL_EEXIST = -4,   /* already exists */
+	HL_EDB = -5,      /* the database reported an error (it is logged) */
+	HL_EIO = -6,      /* a file or socket operation failed */
+	HL_ESTATE = -7,   /* called at the wrong time (e.g. outside init) */
+	HL_ETOOBIG = -8,  /* a size limit was exceeded */
+	HL_EABI = -9,     /* a module and the core disagree on the ABI */
+};
+
+/* A short English message for an HL_E code; never NULL. */
+HL_API const char *hl_strerror(int err);
+
+/* ---------------------------------------------------------------------------
+ * Opaque handles.
+ */
+struct hl_mod;   /* a module being loaded; valid only inside its init */
+struct hl_req;   /* one request; valid only inside its handler */
+struct hl_db;    /* a database connection lent to a request or a job slice */
+struct hl_json;  /* a JSON writer, writing into an answer */
+struct hl_job_run; /* one slice of a tick job */
+
+/* ---------------------------------------------------------------------------
+ * Routes.
+ *
+ * A handler returns 0 once it has produced an answer (hl_reply_json,
+ * hl_reply_error, ...), or a negative HL_E code, which the core turns into a
+ * 500 answer with a generic message. A write transaction the handler opened
+ * is committed when the answer's status is below 400 and rolled back
+ * otherwise, so an error answer never leaves half a write behind.
+ */
+typedef int hl_handler(struct hl_req *req);
+
+/* Who may call a route. The zero value is the safe default: a signed-in
+ * user with access to the current location. */
+enum hl_access {
+	HL_ACCESS_USER = 0,       /* any signed-in user, scoped to a location */
+	HL_ACCESS_PUBLIC,         /* anyone, no session needed */
+	HL_ACCESS_LOCATION_ADMIN, /* a location admin of the current location */
+	HL_ACCESS_AGENCY,         /* agency staff (every location) */
+	HL_ACCESS_ADMIN,          /* agency administrators */
+};
+
+enum hl_route_flags {
+	/* The body is handed over as it came (e.g. a CSV upload) instead of
+	 * being required to be, and parsed as, JSON. */
+	HL_ROUTE_RAW_BODY = 1u << 0,
+};
+
+struct hl_route {
+	const char *method;  /* "GET", "POST", "PUT", "PATCH" or "DELETE" */
+	const char *pattern; /* "/api/contacts/:id": literal and :param segments */
+	hl_handler *handler;
+	enum hl_access access;
+	unsigned flags;      /* enum hl_route_flags */
+	unsigned cache_ms;   /* how long the answer may be cached; 0: never */
+	const char *reads;   /* space-separated tables the answer is built from */
+};
+
+/* ---------------------------------------------------------------------------
+ * Migrations: named SQL steps, applied once each, in table order, each in its
+ * own transaction. A shipped migration is never edited: the core records a
+ * checksum of its text and refuses to start when it changes. Append new
+ * steps instead.
+ */
+struct hl_migration {
+	const char *name; /* "001_contacts": unique within the module */
+	const char *sql;  /* one or more statements */
+};
+
+/* ---------------------------------------------------------------------------
+ * Tick jobs. The scheduler thread calls `slice` about every `period_ms`.
+ * A slice does a bounded piece of work (about 40 ms of write lock at most),
+ * remembers where it stopped with hl_job_set_cursor, and returns
+ * HL_JOB_MORE when work remains (it is called again soon), HL_JOB_DONE when
+ * it has caught up (next call after period_ms), or a negative HL_E code on
+ * failure (the job backs off). Writes made through hl_job_db and the new
+ * cursor are committed together after a successful slice.
+ */
+enum { HL_JOB_DONE = 0, HL_JOB_MORE = 1 };
+
+struct hl_job {
+	const char *name;   /* "purge": the full name is "MODULE.purge" */
+	unsigned period_ms;
+	int (*slice)(struct hl_job_run *run);
+};
+
+HL_API struct hl_db *hl_job_db(struct hl_job_run *run);
+HL_API int64_t hl_job_cursor(const struct hl_job_run *run);
+HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
+/* The module's setting `key`, as read during init (see hl_setting). */
+HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key);
+
+/* ---------------------------------------------------------------------------
+ * The module descriptor. Its first five fields never move: the core reads
+ * them before it calls any function of the module.
+ */
+struct hl_module {
+	uint16_t abi_major;        /* HL_ABI_MAJOR the module was built with */
+	uint16_t abi_minor;        /* HL_ABI_MINOR the module was built with */
+	uint32_t size;             /* sizeof(struct hl_module) at build time */
+	const char *name;          /* "contacts": matches plugins.d/NAME.conf */
+	const char *version;       /* the module's own version, "1.0.0" */
+	const char *const *requires; /* NULL-terminated module names, or NULL */
+	int (*init)(struct hl_mod *mod); /* registers everything; 0 or HL_E */
+	const char *summary;       /* one line for `hyperlevel modules` */
+};
+
+#define HL_MODULE(...)                                                      \
+	HL_API const struct hl_module hl_module = {                         \
+		.abi_major = HL_ABI_MAJOR,                                  \
+		.abi_minor = HL_ABI_MINOR,                                  \
+		.size = sizeof(struct hl_module),                           \
+		__VA_ARGS__                                                 \
+	}
+
+/* Registration, allowed only inside init. Each takes a whole table; the
+ * macros pass the element size so the structs can grow in later minors.
+ * Fails with HL_EEXIST for a route another module (or this one) already
+ * has, a job or migration name used twice; HL_EINVAL for a malformed entry;
+ * HL_ESTATE outside init. If init fails, nothing it registered remains. */
+#define hl_add_routes(mod, table) \
+	hl_add_routes_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+#define hl_add_migrations(mod, table) \
+	hl_add_migrations_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+#define hl_add_jobs(mod, table) \
+	hl_add_jobs_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n, size_t size);
+HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, size_t n, size_t size);
+HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, size_t size);
+
+/* Settings from plugins.d/NAME.conf, read inside init. hl_setting returns
+ * the value or `def` when the file does not set it; the string lives as long
+ * as the process. A key the file sets but the module never asks for stops
+ * the start (it is most likely a typo). hl_setting_int fails with HL_EINVAL,
+ * after logging the file, line and key, when the value is not an integer in
+ * [min, max]. */
+HL_API const char *hl_setting(struct hl_mod *mod, const char *key, const char *def);
+HL_API int hl_setting_int(struct hl_mod *mod, const char *key, long long def,
+			  long long min, long long max, long long *out);
+
+/* Log a line prefixed with the module's name; any thread. */
+HL_API void hl_log(const char *module, const char *fmt, ...) HL_PRINTF(2, 3);
+
+/* ---------------------------------------------------------------------------
+ * The request context.
+ */
+
+/* Request memory: freed by the core after the answer. Never NULL (the core
+ * answers 500 and ends the request if memory runs out). */
+HL_API void *hl_alloc(struct hl_req *req, size_t n);
+HL_API char *hl_strndup(struct hl_req *req, const char *s, size_t n);
+HL_API char *hl_sprintf(struct hl_req *req, const char *fmt, ...) HL_PRINTF(2, 3);
+
+HL_API const char *hl_method(const struct hl_req *req);
+HL_API const char *hl_path(const struct hl_req *req);
+/* A :param of the route's pattern, percent-decoded; NULL if no such name. */
+HL_API const char *hl_param(struct hl_req *req, const char *name);
+/* A query parameter, percent-decoded ('+' is a space); the first one when
+ * repeated; NULL when absent. */
+HL_API const char *hl_query(struct hl_req *req, const char *name);
+/* Every value of a repeated query parameter (?tag=a&tag=b); returns the
+ * count and sets *values to an arena array. */
+HL_API int hl_query_all(struct hl_req *req, const char *name, const char ***values);
+/* A request header (case-insensitive name), or NULL. */
+HL_API const char *hl_header(const struct hl_req *req, const char *name);
+
+/* Integer parameters. On bad input these answer 400 with a message naming
+ * the parameter and return HL_EINVAL; the handler then returns 0. */
+HL_API int hl_param_id(struct hl_req *req, const char *name, int64_t *out);
+HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
+			int64_t min, int64_t max, int64_t *out);
+
+/* The raw body (any route) and its length. */
+HL_API const char *hl_body(const struct hl_req *req, size_t *len);
+
+/* The user and location the core resolved for this request; 0 when none. */
+HL_API int64_t hl_user_id(const struct hl_req *req);
+HL_API int64_t hl_location_id(const struct hl_req *req);
+
+/* ---------------------------------------------------------------------------
+ * Reading a JSON body. The core parses the body of a JSON route before the
+ * handler runs (invalid JSON is answered 400, an oversized body 413, a
+ * non-JSON content type 415). Values are addressed by token index; the root
+ * is index 0. Lookups return -1 when absent.
+ */
+enum hl_json_type { HL_JSON_NONE, HL_JSON_OBJECT, HL_JSON_ARRAY,
+		    HL_JSON_STRING, HL_JSON_NUMBER, HL_JSON_BOOL, HL_JSON_NULL };
+
+HL_API enum hl_json_type hl_body_type(struct hl_req *req, int tok);
+/* The value of `key` in the object at `obj`, or -1. */
+HL_API int hl_body_find(struct hl_req *req, int obj, const char *key);
+/* Number of members (object) or elements (array) at `tok`. */
+HL_API int hl_body_count(struct hl_req *req, int tok);
+/* The i-th element of the array at `arr`, or -1. */
+HL_API int hl_body_index(struct hl_req *req, int arr, int i);
+/* A string value, unescaped into the arena (NULL if not a string). */
+HL_API const char *hl_body_string(struct hl_req *req, int tok);
+/* An integer value; HL_EINVAL if not a number or not an integer in range. */
+HL_API int hl_body_int(struct hl_req *req, int tok, int64_t *out);
+HL_API int hl_body_bool(struct hl_req *req, int tok, int *out);
+
+/* ---------------------------------------------------------------------------
+ * Answers. The core adds the status line, Content-Length, the security
+ * headers and the rest; a module never writes a header by hand.
+ */
+
+/* Start a JSON answer with `status`; write the value with hl_json_*. */
+HL_API struct hl_json *hl_reply_json(struct hl_req *req, int status);
+/* Answer {"error":{"code":code,"message":...}} with `status`; returns 0 so
+ * a handler can `return hl_reply_error(...)`. */
+HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
+			  const char *fmt, ...) HL_PRINTF(4, 5);
+/* Answer with a body of the given media type (copied). */
+HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type,
+			const void *body, size_t len);
+
+/* The JSON writer: call in document order; commas and escaping are done
+ * for you. Strings must be UTF-8; invalid bytes become U+FFFD. */
+HL_API void hl_json_object(struct hl_json *j);
+HL_API void hl_json_object_end(struct hl_json *j);
+HL_API void hl_json_array(struct hl_json *j);
+HL_API void hl_json_array_end(struct hl_json *j);
+HL_API void hl_json_key(struct hl_json *j, const char *key);
+HL_API void hl_json_string(struct hl_json *j, const char *s);
+HL_API void hl_json_stringn(struct hl_json *j, const char *s, size_t n);
+HL_API void hl_json_int(struct hl_json *j, int64_t v);
+HL_API void hl_json_double(struct hl_json *j, double v);
+HL_API void hl_json_bool(struct hl_json *j, int v);
+HL_API void hl_json_null(struct hl_json *j);
+/* The current row of `st` as an object keyed by column name; NULL columns
+ * are null, integers numbers, text strings. Names starting with "json_" are
+ * taken as JSON text produced by SQLite and written as they are, under the
+ * name without the prefix. */
+HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
+/* Column `col` of `st` as a value, by its storage class. */
+HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
+
+/* ---------------------------------------------------------------------------
+ * The database. One SQLite file in WAL mode; readers run side by side, one
+ * writer at a time. Handlers never open connections: they borrow one.
+ */
+
+/* A read connection lent to this request until its answer is sent. After
+ * hl_write_begin it returns the write connection, so a handler reads its
+ * own writes. NULL only when the database is unusable (answer 500). */
+HL_API struct hl_db *hl_read(struct hl_req *req);
+/* Take the write lock and begin a transaction (BEGIN IMMEDIATE). Writers
+ * queue inside the process instead of spinning on SQLITE_BUSY. The core
+ * commits after the handler when the answer's status is below 400, and rolls
+ * back otherwise. Calling it twice returns the same connection. */
+HL_API struct hl_db *hl_write_begin(struct hl_req *req);
+
+/* A prepared statement for `sql`, from the connection's cache (prepared
+ * once per connection, reset and unbound on each call). The connection owns
+ * it: do not finalize it. NULL after logging the error when `sql` is
+ * invalid. Use it within the current request or slice only. */
+HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
+/* Run one or more statements that return no rows; HL_EDB on error. */
+HL_API int hl_exec(struct hl_db *db, const char *sql);
+/* The underlying connection, for SQLite calls not wrapped here. */
+HL_API sqlite3 *hl_sqlite(struct hl_db *db);
+/* The last SQLite error message of the connection. */
+HL_API const char *hl_db_errmsg(struct hl_db *db);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HYPERLEVEL_H */

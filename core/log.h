@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log.h: the server's log, one line per event on stderr (journald or the
+ * terminal adds the time). Safe from any thread: each line is one write.
+ */
+#ifndef HL_LOG_H
+#define HL_LOG_H
+
+#define LOG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);
+void log_warn(const char *fmt, ...) LOG_PRINTF(1, 2);
+void log_error(const char *fmt, ...) LOG_PRINTF(1, 2);
+/* Log and exit(70): for states the process cannot continue from. */
+void fatal(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
+
+/* Monotonic time in microseconds, for step timings and latencies. */
+long long now_us(void);
+
+#endif

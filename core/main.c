@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c: the hyperlevel command: its subcommands, and the start and stop
+ * of the server, each start-up step timed and printed.
+ *
+ * Exit codes: 0 done; 1 the server could not start or run (database, port,
+ * a refused module, a failed migration); 2 a bad command line or setting.
+ */
+#include "config.h"
+#include "db.h"
+#include "jobs.h"
+#include "log.h"
+#include "migrate.h"
+#include "module.h"
+#include "router.h"
+#include "server.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_RUN 1
+#define EXIT_USAGE 2
+
+static long long step_start;
+
+static void step(const char *name, const char *detail)
+{
+	long long now = now_us();
+	log_info("  %-14s %7.1f ms%s%s", name, (double)(now - step_start) / 1000.0,
+		 detail ? "  " : "", detail ? detail : "");
+	step_start = now;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hyperlevel [COMMAND] [OPTIONS]\n\n"
+		"commands:\n"
+		"  serve          run the server in the foreground (the default)\n"
+		"  migrate        apply pending database migrations and exit\n"
+		"  modules        list the modules, their versions and states\n"
+		"  check-config   check the settings and modules, print the settings\n\n"
+		"options (each also settable in the config file and the environment):\n");
+	config_usage(out);
+	fprintf(out, "\n  --help, --version\n\n"
+		     "exit codes: 0 done, 1 could not start or run, 2 bad command line or setting\n");
+}
+
+struct core {
+	struct config cfg;
+	struct server srv;
+	struct jobs *jobs;
+};
+
+static int load_modules(struct core *c)
+{
+	if (!(c->srv.router = router_new()) || health_register(c->srv.router))
+		return HL_ENOMEM;
+	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
+}
+
+static int open_and_migrate(struct core *c)
+{
+	int rc = db_open(&c->srv.db, &c->cfg);
+	if (rc)
+		return rc;
+	step("database open", db_path(c->srv.db));
+	struct hl_db *w = db_write_lock(c->srv.db);
+	int applied = 0;
+	rc = migrate_owner(w, "core", "migrations/", core_migrations, core_migrations_count,
+			   &applied);
+	if (applied)
+		log_info("  core: %d migration%s applied", applied, applied == 1 ? "" : "s");
+	if (!rc)
+		rc = modules_migrate(c->srv.modules, w);
+	if (!rc)
+		hl_exec(w, "PRAGMA optimize");
+	db_write_unlock(c->srv.db, w);
+	if (!rc)
+		step("migrations", NULL);
+	return rc;
+}
+
+static int wait_for_signal(void)
+{
+	sigset_t set;
+	int sig = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigwait(&set, &sig);
+	return sig;
+}
+
+static int serve(struct core *c)
+{
+	char detail[PATH_MAX + 64];
+	int rc = open_and_migrate(c);
+	if (rc)
+		return rc;
+	int njobs;
+	struct mod_job *jobs = modules_jobs(c->srv.modules, &njobs);
+	if (c->cfg.jobs && (rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db)))
+		return rc;
+	snprintf(detail, sizeof(detail), "%d job%s", c->cfg.jobs ? njobs : 0, njobs == 1 ? "" : "s");
+	step("jobs", detail);
+	char real[PATH_MAX];
+	if (realpath(c->cfg.web_dir, real))
+		c->srv.web_root = strdup(real);
+	else
+		log_warn("%s: %s; only the API is served", c->cfg.web_dir, strerror(errno));
+	if ((rc = http_start(&c->srv)))
+		return rc;
+	snprintf(detail, sizeof(detail), "http://%s:%lld", c->cfg.bind, c->cfg.port);
+	step("listening", detail);
+	int sig = wait_for_signal();
+	log_info("%s received: finishing open requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	http_stop(&c->srv);
+	jobs_stop(c->jobs);
+	c->jobs = NULL;
+	log_info("stopped");
+	return 0;
+}
+
+static void core_release(struct core *c)
+{
+	http_stop(&c->srv);
+	jobs_stop(c->jobs);
+	db_close(c->srv.db);
+	modules_free(c->srv.modules);
+	router_free(c->srv.router);
+	free(c->srv.web_root);
+	config_free(&c->cfg);
+}
+
+static int run(struct core *c, const char *cmd)
+{
+	int rc = load_modules(c);
+	if (!strcmp(cmd, "modules")) {
+		modules_print(c->srv.modules, stdout);
+		return rc ? EXIT_RUN : 0;
+	}
+	if (rc)
+		return EXIT_RUN;
+	char detail[64];
+	snprintf(detail, sizeof(detail), "%d module%s loaded", modules_loaded(c->srv.modules),
+		 modules_loaded(c->srv.modules) == 1 ? "" : "s");
+	step("modules", detail);
+	if (!strcmp(cmd, "check-config")) {
+		config_print(&c->cfg, stdout);
+		printf("configuration is valid\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "migrate"))
+		return open_and_migrate(c) ? EXIT_RUN : 0;
+	return serve(c) ? EXIT_RUN : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const commands[] = { "serve", "migrate", "modules", "check-config" };
+	struct core c;
+	memset(&c, 0, sizeof(c));
+	c.srv.cfg = &c.cfg;
+	step_start = now_us();
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("hyperlevel %s (module ABI %d.%d)\n", HL_VERSION, HL_ABI_MAJOR, HL_ABI_MINOR);
+			return 0;
+		}
+	}
+	const char *cmd = "serve";
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		argv++;
+		argc--;
+	}
+	size_t k = 0;
+	while (k < sizeof(commands) / sizeof(commands[0]) && strcmp(cmd, commands[k]))
+		k++;
+	if (k == sizeof(commands) / sizeof(commands[0])) {
+		log_error("unknown command '%s' (see --help)", cmd);
+		return EXIT_USAGE;
+	}
+	int rest = 0;
+	if (config_load(&c.cfg, argc - 1, argv + 1, &rest)) {
+		config_free(&c.cfg);
+		return EXIT_USAGE;
+	}
+	if (rest) {
+		log_error("unexpected argument '%s' (see --help)", argv[1]);
+		config_free(&c.cfg);
+		return EXIT_USAGE;
+	}
+	/* Signals go to sigwait in main, never to a worker thread: block them
+	 * before any thread starts, so every thread inherits the mask. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (sodium_init() < 0)
+		fatal("libsodium could not be initialised");
+	if (!strcmp(cmd, "serve"))
+		log_info("hyperlevel %s starting", HL_VERSION);
+	step("config", c.cfg.config);
+	int code = run(&c, cmd);
+	core_release(&c);
+	return code;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * migrate.c: the migration runner of migrate.h.
+ */
+#include "migrate.h"
+#include "db.h"
+#include "log.h"
+
+#include <sodium.h>
+#include <string.h>
+
+static const char bootstrap[] =
+	"CREATE TABLE IF NOT EXISTS schema_migrations ("
+	" owner TEXT NOT NULL,"
+	" seq INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" checksum TEXT NOT NULL,"
+	" applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	" PRIMARY KEY (owner, seq)) WITHOUT ROWID";
+
+static void checksum(const char *sql, char hex[2 * crypto_hash_sha256_BYTES + 1])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256(h, (const unsigned char *)sql, strlen(sql));
+	sodium_bin2hex(hex, 2 * crypto_hash_sha256_BYTES + 1, h, sizeof(h));
+}
+
+/* Compare the recorded steps with the shipped ones; *done = steps recorded. */
+static int verify(struct hl_db *w, const char *owner, const char *where,
+		  const struct hl_migration *steps, int nsteps, int *done)
+{
+	sqlite3_stmt *st = hl_stmt(w, "SELECT seq, name, checksum FROM schema_migrations"
+				      " WHERE owner = ?1 ORDER BY seq");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	int n = 0, rc = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && !rc) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *sum = (const char *)sqlite3_column_text(st, 2);
+		if (n >= nsteps) {
+			log_error("%s: the database has migration '%s' of %s, which this version does"
+				  " not ship: it was written by a newer version", where, name, owner);
+			rc = HL_EINVAL;
+		} else if (strcmp(name, steps[n].name)) {
+			log_error("%s: migration %d of %s is '%s' in the database but '%s' here",
+				  where, n + 1, owner, name, steps[n].name);
+			rc = HL_EINVAL;
+		} else {
+			char hex[2 * crypto_hash_sha256_BYTES + 1];
+			checksum(steps[n].sql, hex);
+			if (strcmp(hex, sum)) {
+				log_error("%s: migration '%s' of %s was changed after it was applied;"
+					  " add a new migration instead of editing a shipped one",
+					  where, name, owner);
+				rc = HL_EINVAL;
+			}
+		}
+		n++;
+	}
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW) {
+		log_error("%s: reading schema_migrations: %s", where, hl_db_errmsg(w));
+		rc = HL_EDB;
+	}
+	sqlite3_reset(st);
+	*done = n;
+	return rc;
+}
+
+static int apply(struct hl_db *w, const char *owner, const char *where,
+		 const struct hl_migration *m, int seq)
+{
+	char hex[2 * crypto_hash_sha256_BYTES + 1];
+	checksum(m->sql, hex);
+	if (db_begin(w))
+		return HL_EDB;
+	char *err = NULL;
+	if (sqlite3_exec(hl_sqlite(w), m->sql, NULL, NULL, &err) != SQLITE_OK) {
+		log_error("%s: migration '%s' of %s failed: %s", where, m->name, owner,
+			  err ? err : hl_db_errmsg(w));
+		sqlite3_free(err);
+		db_rollback(w);
+		return HL_EDB;
+	}
+	sqlite3_stmt *st = hl_stmt(w, "INSERT INTO schema_migrations (owner, seq, name, checksum)"
+				      " VALUES (?1, ?2, ?3, ?4)");
+	if (!st) {
+		db_rollback(w);
+		return HL_EDB;
+	}
+	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, seq);
+	sqlite3_bind_text(st, 3, m->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
+	int step = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (step != SQLITE_DONE || db_commit(w)) {
+		log_error("%s: recording migration '%s' of %s: %s", where, m->name, owner,
+			  hl_db_errmsg(w));
+		db_rollback(w);
+		return HL_EDB;
+	}
+	return 0;
+}
+
+int migrate_owner(struct hl_db *w, const char *owner, const char *where,
+		  const struct hl_migration *steps, int nsteps, int *applied)
+{
+	int done = 0, rc;
+	*applied = 0;
+	if (hl_exec(w, bootstrap))
+		return HL_EDB;
+	if ((rc = verify(w, owner, where, steps, nsteps, &done)))
+		return rc;
+	for (int i = done; i < nsteps; i++) {
+		if ((rc = apply(w, owner, where, &steps[i], i + 1)))
+			return rc;
+		(*applied)++;
+	}
+	return 0;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * migrate.h: applying the core's and each module's migrations.
+ *
+ * The table schema_migrations records, per owner ("core" or a module name),
+ * each applied step: its position, name and the SHA-256 of its SQL. At start
+ * the shipped list is compared with the record: a recorded step whose name
+ * or checksum differs, or a record longer than the shipped list, stops the
+ * start with one line saying which; steps not yet recorded are applied in
+ * order, each in its own transaction together with its record.
+ */
+#ifndef HL_MIGRATE_H
+#define HL_MIGRATE_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* Apply `owner`'s pending steps on the write connection `w` (held by the
+ * caller, no transaction open). *applied counts the steps applied now.
+ * `where` names the file the steps come from, for messages. Returns 0,
+ * HL_EINVAL (a shipped step changed, or the database is ahead) or HL_EDB;
+ * one line is logged for each failure. */
+int migrate_owner(struct hl_db *w, const char *owner, const char *where,
+		  const struct hl_migration *steps, int nsteps, int *applied);
+
+/* The core's own steps, built from migrations/ into the binary. */
+extern const struct hl_migration *const core_migrations;
+extern const int core_migrations_count;
+
+#endif

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * module.c: the module loader of module.h, and the registration functions a
+ * module's init calls (hl_add_routes_, hl_add_migrations_, hl_add_jobs_,
+ * hl_setting).
+ */
+#include "module.h"
+#include "conf.h"
+#include "log.h"
+#include "migrate.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct kv {
+	char *key, *value;
+	int line;
+	int used;
+};
+
+struct hl_mod {
+	char *name;
+	char *path;       /* the .so, or NULL when only a conf names it */
+	char *conf_path;  /* the conf, or NULL when there is none */
+	enum mod_state state;
+	char *reason;     /* why DISABLED or REFUSED */
+	void *dl;
+	const struct hl_module *desc;
+	struct kv *settings;
+	int nsettings;
+	int in_init;
+	int mark;         /* for the dependency walk: 1 visiting, 2 done */
+	struct hl_migration *migrations;
+	int nmigrations;
+	struct hl_job *jobs;
+	int njobs;
+	struct modules *set;
+};
+
+struct modules {
+	struct hl_mod **mods;
+	int n;
+	struct hl_mod **order; /* loaded modules in dependency order */
+	int norder;
+	struct mod_job *jobs;
+	int njobs;
+	struct router *router;
+};
+
+/* The smallest element sizes a module may pass: those of ABI 1.0. */
+#define ROUTE_SIZE_1_0 sizeof(struct hl_route)
+#define MIGRATION_SIZE_1_0 sizeof(struct hl_migration)
+#define JOB_SIZE_1_0 sizeof(struct hl_job)
+#define DESC_SIZE_1_0 sizeof(struct hl_module)
+
+static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
+{
+	m->state = s;
+	free(m->reason);
+	m->reason = NULL;
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		if (vasprintf(&m->reason, fmt, ap) < 0)
+			m->reason = NULL;
+		va_end(ap);
+	}
+	if (s == MOD_REFUSED)
+		log_error("%s: refused: %s", m->path ? m->path : m->conf_path,
+			  m->reason ? m->reason : "out of memory");
+}
+
+/* ---- registration, called from a module's init ---------------------- */
+
+static int check_init(struct hl_mod *mod, const char *what)
+{
+	if (mod && mod->in_init)
+		return 0;
+	log_error("%s: %s called outside init", mod ? mod->path : "?", what);
+	return HL_ESTATE;
+}
+
+HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n, size_t size)
+{
+	int rc = check_init(mod, "hl_add_routes");
+	if (rc)
+		return rc;
+	if (size < ROUTE_SIZE_1_0)
+		return HL_EABI;
+	for (size_t i = 0; i < n; i++) {
+		struct hl_route r;
+		memcpy(&r, (const char *)t + i * size, sizeof(r));
+		const char *why;
+		rc = router_add(mod->set->router, &r, mod->name, mod, &why);
+		if (rc == HL_EEXIST)
+			set_state(mod, MOD_FOUND, "route %s %s is already registered by module '%s'",
+				  r.method, r.pattern, why);
+		else if (rc)
+			set_state(mod, MOD_FOUND, "route %s %s: %s", r.method ? r.method : "(null)",
+				  r.pattern ? r.pattern : "(null)", why ? why : hl_strerror(rc));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, size_t n,
+			      size_t size)
+{
+	int rc = check_init(mod, "hl_add_migrations");
+	if (rc)
+		return rc;
+	if (size < MIGRATION_SIZE_1_0)
+		return HL_EABI;
+	struct hl_migration *grown = realloc(mod->migrations,
+					     sizeof(*grown) * (mod->nmigrations + n));
+	if (!grown)
+		return HL_ENOMEM;
+	mod->migrations = grown;
+	for (size_t i = 0; i < n; i++) {
+		const struct hl_migration *m = (const void *)((const char *)t + i * size);
+		if (!m->name || !*m->name || !m->sql) {
+			set_state(mod, MOD_FOUND, "migration %zu has no name or no SQL", i + 1);
+			return HL_EINVAL;
+		}
+		for (int k = 0; k < mod->nmigrations; k++)
+			if (!strcmp(mod->migrations[k].name, m->name)) {
+				set_state(mod, MOD_FOUND, "migration '%s' is listed twice", m->name);
+				return HL_EEXIST;
+			}
+		mod->migrations[mod->nmigrations++] = *m;
+	}
+	return 0;
+}
+
+HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, size_t size)
+{
+	int rc = check_init(mod, "hl_add_jobs");
+	if (rc)
+		return rc;
+	if (size < JOB_SIZE_1_0)
+		return HL_EABI;
+	struct hl_job *grown = realloc(mod->jobs, sizeof(*grown) * (mod->njobs + n));
+	if (!grown)
+		return HL_ENOMEM;
+	mod->jobs = grown;
+	for (size_t i = 0; i < n; i++) {
+		const struct hl_job *j = (const void *)((const char *)t + i * size);
+		if (!j->name || !*j->name || !j->slice || !j->period_ms) {
+			set_state(mod, MOD_FOUND, "job %zu needs a name, a slice and a period", i + 1);
+			return HL_EINVAL;
+		}
+		for (int k = 0; k < mod->njobs; k++)
+			if (!strcmp(mod->jobs[k].name, j->name)) {
+				set_state(mod, MOD_FOUND, "job '%s' is listed twice", j->name);
+				return HL_EEXIST;
+			}
+		mod->jobs[mod->njobs++] = *j;
+	}
+	return 0;
+}
+
+static struct kv *find_setting(const struct hl_mod *m, const char *key)
+{
+	for (int i = 0; i < m->nsettings; i++)
+		if (!strcmp(m->settings[i].key, key))
+			return &m->settings[i];
+	return NULL;
+}
+
+HL_API const char *hl_setting(struct hl_mod *mod, const char *key, const char *def)
+{
+	if (check_init(mod, "hl_setting"))
+		return def;
+	struct kv *kv = find_setting(mod, key);
+	if (!kv)
+		return def;
+	kv->used = 1;
+	return kv->value;
+}
+
+HL_API int hl_setting_int(struct hl_mod *mod, const char *key, long long def, long long min,
+			  long long max, long long *out)
+{
+	const char *v = hl_setting(mod, key, NULL);
+	*out = def;
+	if (!v)
+		return 0;
+	if (conf_int(v, min, max, out)) {
+		struct kv *kv = find_setting(mod, key);
+		log_error("%s:%d: %s: '%s' is not an integer between %lld and %lld",
+			  mod->conf_path, kv->line, key, v, min, max);
+		return HL_EINVAL;
+	}
+	return 0;
+}
+
+const char *mod_setting(const struct hl_mod *m, const char *key)
+{
+	struct kv *kv = find_setting(m, key);
+	return kv ? kv->value : NULL;
+}
+
+const char *mod_name(const struct hl_mod *m)
+{
+	return m->name;
+}
+
+/* ---- discovery -------------------------------------------------------- */
+
+static struct hl_mod *find_mod(struct modules *set, const char *name)
+{
+	for (int i = 0; i < set->n; i++)
+		if (!strcmp(set->mods[i]->name, name))
+			return set->mods[i];
+	return NULL;
+}
+
+static struct hl_mod *add_mod(struct modules *set, const char *name)
+{
+	struct hl_mod **grown = realloc(set->mods, sizeof(*grown) * (size_t)(set->n + 1));
+	if (!grown)
+		return NULL;
+	set->mods = grown;
+	struct hl_mod *m = calloc(1, sizeof(*m));
+	if (!m || !(m->name = strdup(name))) {
+		free(m);
+		return NULL;
+	}
+	m->set = set;
+	set->mods[set->n++] = m;
+	return m;
+}
+
+static int has_suffix(const char *s, const char *suffix, size_t *stem)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	*stem = n - k;
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct hl_mod *const *)a)->name, (*(struct hl_mod *const *)b)->name);
+}
+
+/* Add a module for each NAME.so in `dir` or NAME.conf in `confdir`. */
+static int discover(struct modules *set, const char *dir, const char *suffix, int is_conf)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT && is_conf)
+			return 0;
+		log_error("%s: %s", dir, strerror(errno));
+		return HL_EIO;
+	}
+	struct dirent *e;
+	int rc = 0;
+	while (!rc && (e = readdir(d))) {
+		size_t stem;
+		if (e->d_name[0] == '.' || !has_suffix(e->d_name, suffix, &stem))
+			continue;
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)stem, e->d_name);
+		struct hl_mod *m = find_mod(set, name);
+		if (!m && !(m = add_mod(set, name))) {
+			rc = HL_ENOMEM;
+			break;
+		}
+		char **slot = is_conf ? &m->conf_path : &m->path;
+		if (asprintf(slot, "%s/%s", dir, e->d_name) < 0) {
+			*slot = NULL;
+			rc = HL_ENOMEM;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int keep_setting(void *arg, const char *key, const char *value, int line)
+{
+	struct hl_mod *m = arg;
+	struct kv *grown = realloc(m->settings, sizeof(*grown) * (size_t)(m->nsettings + 1));
+	if (!grown)
+		return HL_ENOMEM;
+	m->settings = grown;
+	struct kv *kv = &m->settings[m->nsettings];
+	if (find_setting(m, key)) {
+		log_error("%s:%d: '%s' is set twice", m->conf_path, line, key);
+		return HL_EINVAL;
+	}
+	kv->key = strdup(key);
+	kv->value = strdup(value);
+	kv->line = line;
+	kv->used = 0;
+	m->nsettings++;
+	if (!kv->key || !kv->value)
+		return HL_ENOMEM;
+	return 0;
+}
+
+/* Read the conf and decide FOUND or DISABLED (or REFUSED for a conf with
+ * no module file, or a malformed conf). */
+static void read_conf(struct hl_mod *m, const char *modules_dir)
+{
+	if (m->conf_path) {
+		int rc = conf_read(m->conf_path, keep_setting, m);
+		if (rc) {
+			set_state(m, MOD_REFUSED, "%s cannot be read%s", m->conf_path,
+				  rc == HL_EIO ? "" : " (see above)");
+			return;
+		}
+	}
+	struct kv *en = find_setting(m, "enabled");
+	int enabled = en ? conf_bool(en->value) : 1;
+	if (en)
+		en->used = 1;
+	if (enabled < 0) {
+		set_state(m, MOD_REFUSED, "%s:%d: enabled must be yes or no", m->conf_path, en->line);
+		return;
+	}
+	if (!enabled)
+		set_state(m, MOD_DISABLED, "disabled in %s", m->conf_path);
+	else if (!m->path)
+		set_state(m, MOD_REFUSED, "there is no %s/%s.so", modules_dir, m->name);
+	else
+		set_state(m, MOD_FOUND, NULL);
+}
+
+/* ---- checks before any module code runs ------------------------------ */
+
+static void open_module(struct hl_mod *m)
+{
+	struct stat st;
+	if (stat(m->path, &st)) {
+		set_state(m, MOD_REFUSED, "%s", strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_state(m, MOD_REFUSED, "not a regular file");
+		return;
+	}
+	if (st.st_mode & S_IWOTH) {
+		set_state(m, MOD_REFUSED, "the file is writable by others (chmod o-w %s)", m->path);
+		return;
+	}
+	m->dl = dlopen(m->path, RTLD_NOW | RTLD_LOCAL);
+	if (!m->dl) {
+		const char *err = dlerror();
+		const char *sym = err ? strstr(err, "undefined symbol: ") : NULL;
+		if (sym && !strncmp(sym + 18, "hl_", 3))
+			set_state(m, MOD_REFUSED, "it needs a newer HyperLevel core: it uses %s,"
+				  " which this server (module ABI %d.%d) does not have",
+				  sym + 18, HL_ABI_MAJOR, HL_ABI_MINOR);
+		else
+			set_state(m, MOD_REFUSED, "cannot load: %s", err ? err : "unknown error");
+		return;
+	}
+	const struct hl_module *d = dlsym(m->dl, "hl_module");
+	if (!d) {
+		set_state(m, MOD_REFUSED, "no hl_module descriptor: not a HyperLevel module");
+		return;
+	}
+	if (d->abi_major != HL_ABI_MAJOR) {
+		set_state(m, MOD_REFUSED, "built for module ABI %u.%u; this server implements %d.%d",
+			  d->abi_major, d->abi_minor, HL_ABI_MAJOR, HL_ABI_MINOR);
+		return;
+	}
+	if (d->abi_minor > HL_ABI_MINOR) {
+		set_state(m, MOD_REFUSED, "built for module ABI %u.%u, newer than this server's %d.%d",
+			  d->abi_major, d->abi_minor, HL_ABI_MAJOR, HL_ABI_MINOR);
+		return;
+	}
+	if (d->size < DESC_SIZE_1_0) {
+		set_state(m, MOD_REFUSED, "descriptor is %u bytes, smaller than ABI %d.0's", d->size,
+			  HL_ABI_MAJOR);
+		return;
+	}
+	if (!d->name || strcmp(d->name, m->name) || !d->version || !d->init) {
+		set_state(m, MOD_REFUSED, "descriptor must have name \"%s\", a version and init",
+			  m->name);
+		return;
+	}
+	m->desc = d;
+}
+
+/* ---- dependency order and init -------------------------------------- */
+
+static int requirement_ok(struct hl_mod *m, const char *req)
+{
+	struct hl_mod *r = find_mod(m->set, req);
+	if (!r || (!r->path && r->state != MOD_DISABLED))
+		set_state(m, MOD_REFUSED, "it requires module '%s', which is not installed", req);
+	else if (r->state == MOD_DISABLED)
+		set_state(m, MOD_REFUSED, "it requires module '%s', which is %s", req, r->reason);
+	else if (r->state == MOD_REFUSED)
+		set_state(m, MOD_REFUSED, "it requires module '%s', which was refused", req);
+	else
+		return 1;
+	return 0;
+}
+
+static void undo(struct hl_mod *m)
+{
+	router_remove_module(m->set->router, m);
+	free(m->migrations);
+	m->migrations = NULL;
+	m->nmigrations = 0;
+	free(m->jobs);
+	m->jobs = NULL;
+	m->njobs = 0;
+}
+
+static void init_module(struct hl_mod *m)
+{
+	m->in_init = 1;
+	int rc = m->desc->init(m);
+	m->in_init = 0;
+	if (rc) {
+		/* A registration call may have left the precise reason. */
+		char *why = m->reason;
+		m->reason = NULL;
+		set_state(m, MOD_REFUSED, "init failed: %s", why ? why : hl_strerror(rc));
+		free(why);
+		undo(m);
+		return;
+	}
+	for (int i = 0; i < m->nsettings; i++)
+		if (!m->settings[i].used) {
+			set_state(m, MOD_REFUSED, "%s:%d: module %s has no setting '%s'", m->conf_path,
+				  m->settings[i].line, m->name, m->settings[i].key);
+			undo(m);
+			return;
+		}
+	set_state(m, MOD_LOADED, NULL);
+	m->set->order[m->set->norder++] = m;
+}
+
+/* Depth-first over requirements, so each module is initialised after the
+ * modules it requires. */
+static void visit(struct hl_mod *m)
+{
+	if (m->mark == 2 || m->state != MOD_FOUND) {
+		m->mark = 2;
+		return;
+	}
+	if (m->mark == 1) {
+		set_state(m, MOD_REFUSED, "its requirements form a cycle");
+		return;
+	}
+	m->mark = 1;
+	for (const char *const *req = m->desc->requires; req && *req; req++) {
+		struct hl_mod *r = find_mod(m->set, *req);
+		if (r)
+			visit(r);
+		if (m->state != MOD_FOUND)
+			break; /* a cycle through m was found deeper down */
+		if (!requirement_ok(m, *req))
+			break;
+	}
+	m->mark = 2;
+	if (m->state == MOD_FOUND)
+		init_module(m);
+}
+
+static int collect_jobs(struct modules *set)
+{
+	for (int i = 0; i < set->norder; i++) {
+		struct hl_mod *m = set->order[i];
+		for (int k = 0; k < m->njobs; k++) {
+			struct mod_job *grown = realloc(set->jobs, sizeof(*grown) * (size_t)(set->njobs + 1));
+			if (!grown)
+				return HL_ENOMEM;
+			set->jobs = grown;
+			struct mod_job *j = &set->jobs[set->njobs];
+			if (asprintf(&j->name, "%s.%s", m->name, m->jobs[k].name) < 0)
+				return HL_ENOMEM;
+			j->job = m->jobs[k];
+			j->mod = m;
+			set->njobs++;
+		}
+	}
+	return 0;
+}
+
+int modules_load(struct modules **out, const struct config *cfg, struct router *r)
+{
+	struct modules *set = calloc(1, sizeof(*set));
+	*out = set;
+	if (!set)
+		return HL_ENOMEM;
+	set->router = r;
+	int rc = discover(set, cfg->modules_dir, ".so", 0);
+	if (!rc)
+		rc = discover(set, cfg->plugins_dir, ".conf", 1);
+	if (rc)
+		return rc;
+	qsort(set->mods, (size_t)set->n, sizeof(*set->mods), by_name);
+	if (!(set->order = calloc((size_t)set->n + 1, sizeof(*set->order))))
+		return HL_ENOMEM;
+	for (int i = 0; i < set->n; i++) {
+		read_conf(set->mods[i], cfg->modules_dir);
+		if (set->mods[i]->state == MOD_FOUND)
+			open_module(set->mods[i]);
+	}
+	for (int i = 0; i < set->n; i++)
+		visit(set->mods[i]);
+	if ((rc = collect_jobs(set)))
+		return rc;
+	for (int i = 0; i < set->n; i++)
+		if (set->mods[i]->state == MOD_REFUSED)
+			return HL_EINVAL;
+	return 0;
+}
+
+void modules_free(struct modules *set)
+{
+	if (!set)
+		return;
+	for (int i = 0; i < set->n; i++) {
+		struct hl_mod *m = set->mods[i];
+		/* No dlclose: see module.h. */
+		for (int k = 0; k < m->nsettings; k++) {
+			free(m->settings[k].key);
+			free(m->settings[k].value);
+		}
+		free(m->settings);
+		free(m->migrations);
+		free(m->jobs);
+		free(m->reason);
+		free(m->path);
+		free(m->conf_path);
+		free(m->name);
+		free(m);
+	}
+	for (int i = 0; i < set->njobs; i++)
+		free(set->jobs[i].name);
+	free(set->jobs);
+	free(set->order);
+	free(set->mods);
+	free(set);
+}
+
+int modules_migrate(struct modules *set, struct hl_db *w)
+{
+	for (int i = 0; i < set->norder; i++) {
+		struct hl_mod *m = set->order[i];
+		int applied;
+		int rc = migrate_owner(w, m->name, m->path, m->migrations, m->nmigrations, &applied);
+		if (rc)
+			return rc;
+		if (applied)
+			log_info("  %s: %d migration%s applied", m->name, applied, applied == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+struct mod_job *modules_jobs(struct modules *set, int *n)
+{
+	*n = set->njobs;
+	return set->jobs;
+}
+
+int modules_loaded(const struct modules *set)
+{
+	return set->norder;
+}
+
+void modules_print(const struct modules *set, FILE *out)
+{
+	static const char *const words[] = { "found", "disabled", "refused", "enabled" };
+	for (int i = 0; i < set->n; i++) {
+		const struct hl_mod *m = set->mods[i];
+		fprintf(out, "%-16s %-10s %-9s", m->name,
+			m->desc ? m->desc->version : "-", words[m->state]);
+		if (m->reason)
+			fprintf(out, " %s", m->reason);
+		else if (m->desc && m->desc->summary)
+			fprintf(out, " %s", m->desc->summary);
+		fputc('\n', out);
+	}
+}

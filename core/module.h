@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * module.h: finding, checking, loading and initialising modules.
+ *
+ * A module is MODULES_DIR/NAME.so, configured by PLUGINS_DIR/NAME.conf
+ * (`enabled = yes|no` plus its own settings). The loader checks, in this
+ * order, before any function of the module runs: the file's permissions,
+ * that dlopen (RTLD_NOW | RTLD_LOCAL) resolves every symbol, the descriptor
+ * (ABI major equal, minor not newer, size, name); then that every required
+ * module is loadable; then it calls the inits in dependency order. Each
+ * refusal is logged as one line naming the file and the reason. A module's
+ * registrations are undone when its init fails.
+ *
+ * States: FOUND -> DISABLED (enabled = no)
+ *               -> REFUSED  (a check failed; `reason` says which)
+ *               -> LOADED   (init succeeded)
+ * A module never leaves LOADED: there is no unloading (threads and timers
+ * crash after dlclose); changing modules takes a restart.
+ */
+#ifndef HL_MODULE_H
+#define HL_MODULE_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include "config.h"
+#include "router.h"
+
+#include <stdio.h>
+
+enum mod_state { MOD_FOUND, MOD_DISABLED, MOD_REFUSED, MOD_LOADED };
+
+struct modules;
+
+/* A job of a loaded module, for the scheduler. */
+struct mod_job {
+	char *name;             /* "MODULE.JOB" */
+	struct hl_job job;
+	struct hl_mod *mod;
+};
+
+/* Find and load every module. Returns 0 when every enabled module loaded;
+ * HL_EINVAL when one or more were refused (each logged); HL_ENOMEM. The set
+ * is returned in *out either way, for listings. Routes go into `r`. */
+int modules_load(struct modules **out, const struct config *cfg, struct router *r);
+void modules_free(struct modules *set);
+
+/* Apply each loaded module's migrations, in load order. */
+int modules_migrate(struct modules *set, struct hl_db *w);
+
+/* The jobs of all loaded modules; count in *n. */
+struct mod_job *modules_jobs(struct modules *set, int *n);
+
+/* `hyperlevel modules`: one line per module with its state. */
+void modules_print(const struct modules *set, FILE *out);
+int modules_loaded(const struct modules *set);
+
+/* A module's setting after init (NULL when not set). */
+const char *mod_setting(const struct hl_mod *m, const char *key);
+const char *mod_name(const struct hl_mod *m);
+
+#endif

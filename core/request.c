@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * request.c: the public request API (hl_param, hl_query, hl_body_*,
+ * hl_reply_*, hl_read, hl_write_begin ...) and the request's lifecycle
+ * (request.h).
+ */
+#include "request.h"
+#include "db.h"
+#include "log.h"
+#include "server.h"
+
+#include <civetweb.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void request_init(struct hl_req *r, struct server *srv)
+{
+	memset(r, 0, sizeof(*r));
+	r->srv = srv;
+}
+
+void request_release(struct hl_req *r)
+{
+	arena_release(&r->arena);
+	buf_release(&r->body);
+	buf_release(&r->out);
+	buf_release(&r->headers);
+}
+
+void request_reset_answer(struct hl_req *r)
+{
+	buf_reset(&r->out);
+	buf_reserve(&r->out, HEAD_ROOM);
+	r->out.len = HEAD_ROOM;
+	buf_reset(&r->headers);
+	r->status = 0;
+	r->content_type = NULL;
+	r->cache_control = NULL;
+	r->replied = 0;
+}
+
+void request_begin(struct hl_req *r, struct mg_connection *conn, const char *method,
+		   const char *path, size_t path_len, const char *query)
+{
+	r->conn = conn;
+	r->method = method;
+	r->path = path;
+	r->path_len = path_len;
+	r->query_string = query;
+	memset(&r->match, 0, sizeof(r->match));
+	memset(r->params, 0, sizeof(r->params));
+	r->query = NULL;
+	r->nquery = -1;
+	buf_reset(&r->body);
+	r->has_json = 0;
+	r->user_id = r->location_id = 0;
+	r->reader = r->writer = NULL;
+	request_reset_answer(r);
+}
+
+int request_finish(struct hl_req *r)
+{
+	int rc = 0;
+	if (r->writer) {
+		if (r->status > 0 && r->status < 400)
+			rc = db_commit(r->writer);
+		else
+			db_rollback(r->writer);
+		db_write_unlock(r->srv->db, r->writer);
+		r->writer = NULL;
+	}
+	db_return(r->srv->db, r->reader);
+	r->reader = NULL;
+	return rc;
+}
+
+void request_end(struct hl_req *r)
+{
+	arena_reset(&r->arena);
+	/* A big answer or body should not pin its memory to the thread. */
+	if (r->out.cap > 1 << 20)
+		buf_release(&r->out);
+	if (r->body.cap > 1 << 20)
+		buf_release(&r->body);
+}
+
+void request_add_header(struct hl_req *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&r->headers, fmt, ap);
+	va_end(ap);
+	buf_append(&r->headers, "\r\n", 2);
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+HL_API void *hl_alloc(struct hl_req *r, size_t n)
+{
+	return arena_alloc(&r->arena, n);
+}
+
+HL_API char *hl_strndup(struct hl_req *r, const char *s, size_t n)
+{
+	return arena_strndup(&r->arena, s, n);
+}
+
+HL_API char *hl_sprintf(struct hl_req *r, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	char *out = arena_alloc(&r->arena, (size_t)n + 1);
+	if ((size_t)n < sizeof(small)) {
+		memcpy(out, small, (size_t)n + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(out, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return out;
+}
+
+/* ---- what was asked --------------------------------------------------- */
+
+static int hexdigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+char *request_decode(struct hl_req *r, const char *s, size_t n, int plus)
+{
+	char *out = arena_alloc(&r->arena, n + 1), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '%') {
+			int hi = i + 1 < n ? hexdigit(s[i + 1]) : -1;
+			int lo = i + 2 < n ? hexdigit(s[i + 2]) : -1;
+			if (hi < 0 || lo < 0)
+				return NULL;
+			c = (char)(hi * 16 + lo);
+			i += 2;
+			if (!c)
+				return NULL;
+		} else if (c == '+' && plus) {
+			c = ' ';
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
+}
+
+HL_API const char *hl_method(const struct hl_req *r)
+{
+	return r->method;
+}
+
+HL_API const char *hl_path(const struct hl_req *r)
+{
+	return r->path;
+}
+
+HL_API const char *hl_param(struct hl_req *r, const char *name)
+{
+	const struct route_entry *e = r->match.entry;
+	for (int i = 0; e && i < e->nparams; i++) {
+		if (strcmp(e->param_names[i], name))
+			continue;
+		if (!r->params[i])
+			r->params[i] = request_decode(r, r->match.value[i], r->match.value_len[i], 0);
+		return r->params[i];
+	}
+	return NULL;
+}
+
+static void parse_query(struct hl_req *r)
+{
+	r->nquery = 0;
+	const char *q = r->query_string;
+	if (!q || !*q)
+		return;
+	int cap = 1;
+	for (const char *p = q; *p; p++)
+		cap += *p == '&';
+	r->query = arena_alloc(&r->arena, sizeof(*r->query) * (size_t)cap);
+	while (*q) {
+		const char *amp = strchr(q, '&');
+		size_t len = amp ? (size_t)(amp - q) : strlen(q);
+		const char *eq = memchr(q, '=', len);
+		size_t nlen = eq ? (size_t)(eq - q) : len;
+		char *name = len ? request_decode(r, q, nlen, 1) : NULL;
+		char *value = eq ? request_decode(r, eq + 1, len - nlen - 1, 1) : (char *)"";
+		if (name && value && *name) {
+			r->query[r->nquery].name = name;
+			r->query[r->nquery].value = value;
+			r->nquery++;
+		}
+		q += len + (amp ? 1 : 0);
+	}
+}
+
+HL_API const char *hl_query(struct hl_req *r, const char *name)
+{
+	if (r->nquery < 0)
+		parse_query(r);
+	for (int i = 0; i < r->nquery; i++)
+		if (!strcmp(r->query[i].name, name))
+			return r->query[i].value;
+	return NULL;
+}
+
+HL_API int hl_query_all(struct hl_req *r, const char *name, const char ***values)
+{
+	if (r->nquery < 0)
+		parse_query(r);
+	const char **out = arena_alloc(&r->arena, sizeof(char *) * (size_t)(r->nquery + 1));
+	int n = 0;
+	for (int i = 0; i < r->nquery; i++)
+		if (!strcmp(r->query[i].name, name))
+			out[n++] = r->query[i].value;
+	out[n] = NULL;
+	*values = out;
+	return n;
+}
+
+HL_API const char *hl_header(const struct hl_req *r, const char *name)
+{
+	return mg_get_header(r->conn, name);
+}
+
+static int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max || *s == ' ' || *s == '+')
+		return HL_EINVAL;
+	*out = v;
+	return 0;
+}
+
+HL_API int hl_param_id(struct hl_req *r, const char *name, int64_t *out)
+{
+	const char *v = hl_param(r, name);
+	if (!v || parse_int64(v, 1, INT64_MAX, out)) {
+		hl_reply_error(r, 404, "not_found", "no such %s", name);
+		return HL_EINVAL;
+	}
+	return 0;
+}
+
+HL_API int hl_query_int(struct hl_req *r, const char *name, int64_t def, int64_t min,
+			int64_t max, int64_t *out)
+{
+	const char *v = hl_query(r, name);
+	*out = def;
+	if (!v)
+		return 0;
+	if (parse_int64(v, min, max, out)) {
+		hl_reply_error(r, 400, "bad_request", "%s must be an integer from %lld to %lld",
+			       name, (long long)min, (long long)max);
+		return HL_EINVAL;
+	}
+	return 0;
+}
+
+HL_API const char *hl_body(const struct hl_req *r, size_t *len)
+{
+	*len = r->body.len;
+	return r->body.len ? r->body.data : "";
+}
+
+HL_API int64_t hl_user_id(const struct hl_req *r)
+{
+	return r->user_id;
+}
+
+HL_API int64_t hl_location_id(const struct hl_req *r)
+{
+	return r->location_id;
+}
+
+/* ---- the JSON body ---------------------------------------------------- */
+
+static const struct json_doc *doc(const struct hl_req *r)
+{
+	static const struct json_doc empty = { "", NULL, 0 };
+	return r->has_json ? &r->json : &empty;
+}
+
+HL_API enum hl_json_type hl_body_type(struct hl_req *r, int tok)
+{
+	return json_type(doc(r), tok);
+}
+
+HL_API int hl_body_find(struct hl_req *r, int obj, const char *key)
+{
+	return json_find(doc(r), obj, key);
+}
+
+HL_API int hl_body_count(struct hl_req *r, int tok)
+{
+	return json_count(doc(r), tok);
+}
+
+HL_API int hl_body_index(struct hl_req *r, int arr, int i)
+{
+	return json_index(doc(r), arr, i);
+}
+
+HL_API const char *hl_body_string(struct hl_req *r, int tok)
+{
+	return json_string(doc(r), tok, &r->arena);
+}
+
+HL_API int hl_body_int(struct hl_req *r, int tok, int64_t *out)
+{
+	return json_int(doc(r), tok, out);
+}
+
+HL_API int hl_body_bool(struct hl_req *r, int tok, int *out)
+{
+	return json_bool(doc(r), tok, out);
+}
+
+/* ---- answers ---------------------------------------------------------- */
+
+HL_API struct hl_json *hl_reply_json(struct hl_req *r, int status)
+{
+	request_reset_answer(r);
+	r->status = status;
+	r->content_type = "application/json; charset=utf-8";
+	r->replied = 1;
+	json_writer_init(&r->writer_json, &r->out);
+	return &r->writer_json;
+}
+
+HL_API int hl_reply_error(struct hl_req *r, int status, const char *code, const char *fmt, ...)
+{
+	char message[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	struct hl_json *j = hl_reply_json(r, status);
+	hl_json_object(j);
+	hl_json_key(j, "error");
+	hl_json_object(j);
+	hl_json_key(j, "code");
+	hl_json_string(j, code);
+	hl_json_key(j, "message");
+	hl_json_string(j, message);
+	hl_json_object_end(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+HL_API int hl_reply_raw(struct hl_req *r, int status, const char *content_type,
+			const void *body, size_t len)
+{
+	request_reset_answer(r);
+	r->status = status;
+	r->content_type = content_type;
+	r->replied = 1;
+	buf_append(&r->out, body, len);
+	return r->out.oom ? HL_ENOMEM : 0;
+}
+
+/* ---- the database ----------------------------------------------------- */
+
+HL_API struct hl_db *hl_read(struct hl_req *r)
+{
+	if (r->writer)
+		return r->writer;
+	if (!r->reader)
+		r->reader = db_lend(r->srv->db);
+	return r->reader;
+}
+
+HL_API struct hl_db *hl_write_begin(struct hl_req *r)
+{
+	if (r->writer)
+		return r->writer;
+	struct hl_db *w = db_write_lock(r->srv->db);
+	if (db_begin(w)) {
+		db_write_unlock(r->srv->db, w);
+		return NULL;
+	}
+	r->writer = w;
+	return w;
+}

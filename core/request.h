@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * request.h: the request context a handler sees (struct hl_req), and what
+ * the HTTP layer does with it before and after the handler.
+ *
+ * One hl_req belongs to each HTTP worker thread and is reused for every
+ * request that thread serves: its arena, body and answer buffers keep their
+ * memory, so a small request allocates nothing. Everything a request borrows
+ * (its read connection, the write lock) is given back by request_finish.
+ */
+#ifndef HL_REQUEST_H
+#define HL_REQUEST_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "json.h"
+#include "router.h"
+
+/* Room kept in front of the answer's body for its headers, so that headers
+ * and body leave in one write without copying the body. */
+#define HEAD_ROOM 1024
+
+struct server;
+
+struct query_pair {
+	char *name, *value;
+};
+
+struct hl_req {
+	struct server *srv;
+	struct mg_connection *conn;
+	const char *method;
+	const char *path;           /* raw (still percent-encoded), no query */
+	size_t path_len;
+	const char *query_string;   /* raw, or NULL */
+	struct arena arena;
+	struct route_match match;
+	char *params[ROUTE_MAX_PARAMS]; /* decoded lazily */
+	struct query_pair *query;
+	int nquery;                 /* -1 until parsed */
+	struct buf body;            /* the request body */
+	struct json_doc json;       /* parsed body of a JSON route */
+	int has_json;
+	int64_t user_id, location_id;
+	struct hl_db *reader;
+	struct hl_db *writer;
+
+	/* The answer. */
+	int status;
+	const char *content_type;
+	const char *cache_control; /* NULL: no-store */
+	struct buf out;             /* HEAD_ROOM bytes, then the body */
+	struct buf headers;         /* extra header lines, "Name: value\r\n" */
+	struct hl_json writer_json;
+	int replied;
+};
+
+void request_init(struct hl_req *r, struct server *srv);
+void request_release(struct hl_req *r);
+/* Prepare for a new request (after request_finish of the last one). */
+void request_begin(struct hl_req *r, struct mg_connection *conn, const char *method,
+		   const char *path, size_t path_len, const char *query);
+/* Commit or roll back the write, give back the connections. Returns HL_EDB
+ * when the commit failed (the answer is then replaced by a 500). */
+int request_finish(struct hl_req *r);
+/* Forget the request's memory (after the answer was sent). */
+void request_end(struct hl_req *r);
+
+/* Answer body helpers for the core itself. */
+void request_reset_answer(struct hl_req *r);
+void request_add_header(struct hl_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Percent-decode s[0..n) into the arena ('+' as space when `plus`);
+ * NULL when the result would hold a NUL byte or bad escapes. */
+char *request_decode(struct hl_req *r, const char *s, size_t n, int plus);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * server.h: the running server's parts, owned by main.c and shared,
+ * read-only once listening, with the HTTP layer.
+ */
+#ifndef HL_SERVER_H
+#define HL_SERVER_H
+
+#include "config.h"
+#include "db.h"
+#include "module.h"
+#include "router.h"
+
+struct mg_context;
+
+struct server {
+	const struct config *cfg;
+	struct router *router;
+	struct modules *modules;
+	struct db *db;
+	struct mg_context *mg;
+	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
+};
+
+/* Listen and serve on civetweb's worker threads. 0, or HL_EIO after
+ * logging why (e.g. the port is taken). */
+int http_start(struct server *s);
+/* Stop accepting, let in-flight requests finish, join the workers. */
+void http_stop(struct server *s);
+
+struct hl_req;
+/* Answer a GET/HEAD for a path no route has from the web folder;
+ * returns 0 when it answered (a 404 included). */
+int static_serve(struct hl_req *r);
+
+/* Register the core's own routes (health). */
+int health_register(struct router *r);
+
+#endif

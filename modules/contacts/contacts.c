@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * contacts.c: the contacts module: the contacts table, its list, and the
+ * job that removes soft-deleted contacts for good after a grace period.
+ *
+ * Every query is scoped by the current location (hl_location_id), so a
+ * contact of another sub-account is never seen.
+ */
+#include <hyperlevel/hyperlevel.h>
+
+#include <stdio.h>
+
+#include "migrations.h"
+
+static int list_contacts(struct hl_req *req);
+static int purge_slice(struct hl_job_run *run);
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/contacts", .handler = list_contacts,
+	  .cache_ms = 10000, .reads = "contacts" },
+};
+
+static const struct hl_job jobs[] = {
+	{ .name = "purge", .period_ms = 3600 * 1000, .slice = purge_slice },
+};
+
+static long long purge_after_days;
+
+static int init(struct hl_mod *mod)
+{
+	int rc = hl_setting_int(mod, "purge_after_days", 30, 1, 36500, &purge_after_days);
+	if (!rc)
+		rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_jobs(mod, jobs);
+	return rc;
+}
+
+HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
+	  .summary = "contacts, their list and search");
+
+/* GET /api/contacts?limit=N&cursor=C: the location's contacts, newest
+ * first, a page at a time. */
+static int list_contacts(struct hl_req *req)
+{
+	int64_t limit, cursor;
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &cursor))
+		return 0;
+	sqlite3_stmt *st = hl_stmt(hl_read(req),
+		"SELECT id, first_name, last_name, email, phone, company_name, created_at, updated_at"
+		" FROM contacts WHERE location_id = ?1 AND deleted_at IS NULL AND id < ?2"
+		" ORDER BY id DESC LIMIT ?3");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, hl_location_id(req));
+	sqlite3_bind_int64(st, 2, cursor);
+	sqlite3_bind_int64(st, 3, limit + 1);
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	int64_t n = 0, last = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && n < limit) {
+		hl_json_row(j, st);
+		last = sqlite3_column_int64(st, 0);
+		n++;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return HL_EDB;
+	hl_json_array_end(j);
+	hl_json_key(j, "next_cursor");
+	if (step == SQLITE_ROW)
+		hl_json_string(j, hl_sprintf(req, "%lld", (long long)last));
+	else
+		hl_json_null(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* Remove, 500 at a time in id order, contacts deleted more than
+ * purge_after_days ago. */
+static int purge_slice(struct hl_job_run *run)
+{
+	enum { BATCH = 500 };
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
+		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
+		" WHERE deleted_at IS NOT NULL AND id > ?1"
+		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2)"
+		" ORDER BY id LIMIT ?3) RETURNING id");
+	if (!st)
+		return HL_EDB;
+	char days[32];
+	snprintf(days, sizeof(days), "-%lld days", purge_after_days);
+	sqlite3_bind_int64(st, 1, hl_job_cursor(run));
+	sqlite3_bind_text(st, 2, days, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, BATCH);
+	int n = 0, step;
+	int64_t last = 0;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id > last)
+			last = id;
+		n++;
+	}
+	if (step != SQLITE_DONE)
+		return HL_EDB;
+	hl_job_set_cursor(run, n == BATCH ? last : 0);
+	return n == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+}

@@ -1,0 +1,8 @@
+CREATE TABLE probe_items (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE probe_ticks (
+	id INTEGER PRIMARY KEY,
+	cursor INTEGER NOT NULL
+);
