@@ -86,7 +86,7 @@ int conf_int(const char *s, long long min, long long max, long long *out)
 	char *end;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
+	if (!*s || *end || errno || v < min || v > max || isspace((unsigned char)*s) || *s == '+')
 		return HL_EINVAL;
 	*out = v;
 	return 0;

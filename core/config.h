@@ -31,7 +31,7 @@ struct config {
 	long long result_cache;
 	long long backups;
 	long long backup_keep;
-	char *jobs;
+	long long jobs;
 };
 
 /* Fill `c` with defaults, then the config file, environment and flags.

@@ -12,12 +12,14 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +42,7 @@ struct hl_db {
 
 struct db {
 	char *path;
+	int lock_fd;           /* flock on DATA_DIR/hyperlevel.lock: one process per data */
 	struct hl_db *writer;
 	pthread_mutex_t write_lock;
 	struct hl_db *readers;
@@ -212,6 +215,24 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
+/* One process per data directory: two servers (or a server and a
+ * `hyperlevel migrate`) would each think they are the only writer. */
+static int lock_data_dir(struct db *db, const char *dir)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/hyperlevel.lock", dir);
+	db->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (db->lock_fd < 0) {
+		log_error("%s: %s", path, strerror(errno));
+		return HL_EIO;
+	}
+	if (flock(db->lock_fd, LOCK_EX | LOCK_NB)) {
+		log_error("%s is used by another hyperlevel process", dir);
+		return HL_EIO;
+	}
+	return 0;
+}
+
 static int pool_size(const struct config *cfg)
 {
 	if (cfg->read_connections > 0)
@@ -231,7 +252,8 @@ int db_open(struct db **out, const struct config *cfg)
 	pthread_mutex_init(&db->write_lock, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
 	pthread_cond_init(&db->pool_cond, NULL);
-	if ((rc = make_dir(cfg->data_dir)))
+	db->lock_fd = -1;
+	if ((rc = make_dir(cfg->data_dir)) || (rc = lock_data_dir(db, cfg->data_dir)))
 		goto out;
 	rc = HL_ENOMEM;
 	if (asprintf(&db->path, "%s/hyperlevel.db", cfg->data_dir) < 0) {
@@ -274,6 +296,8 @@ void db_close(struct db *db)
 	pthread_mutex_destroy(&db->write_lock);
 	pthread_mutex_destroy(&db->pool_lock);
 	pthread_cond_destroy(&db->pool_cond);
+	if (db->lock_fd >= 0)
+		close(db->lock_fd);
 	free(db->path);
 	free(db);
 }

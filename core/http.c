@@ -14,12 +14,17 @@
 #include "log.h"
 #include "request.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char security_headers[] =
 	"X-Content-Type-Options: nosniff\r\n"
@@ -192,6 +197,10 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri, int *c
 	const struct route_entry *e = r->match.entry;
 	if (!allowed(r) || read_body(r, ri, close))
 		return;
+	if (request_parse_query(r)) {
+		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape");
+		return;
+	}
 	int rc = e->route.handler(r);
 	if (rc < 0 || !r->replied) {
 		if (rc < 0)
@@ -304,9 +313,44 @@ int http_start(struct server *s)
 	return 0;
 }
 
+/* civetweb's listening thread notices the stop flag only when its poll()
+ * returns, which without traffic takes up to two seconds. Connecting to
+ * ourselves wakes it, so a restart is quick. */
+struct waker {
+	struct server *srv;
+	volatile int done;
+};
+
+static void *wake_listener(void *arg)
+{
+	struct waker *w = arg;
+	for (int i = 0; i < 100 && !w->done; i++) {
+		struct timespec pause = { 0, 20 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in addr = { .sin_family = AF_INET,
+					    .sin_port = htons((uint16_t)w->srv->cfg->port) };
+		if (inet_pton(AF_INET, w->srv->cfg->bind, &addr.sin_addr) != 1 ||
+		    !addr.sin_addr.s_addr)
+			inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+		if (fd >= 0) {
+			connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+			close(fd);
+		}
+	}
+	return NULL;
+}
+
 void http_stop(struct server *s)
 {
-	if (s->mg)
-		mg_stop(s->mg);
+	if (!s->mg)
+		return;
+	struct waker w = { s, 0 };
+	pthread_t t;
+	int woke = !pthread_create(&t, NULL, wake_listener, &w);
+	mg_stop(s->mg);
+	w.done = 1;
+	if (woke)
+		pthread_join(t, NULL);
 	s->mg = NULL;
 }

@@ -168,14 +168,67 @@ static long unescape(const char *s, size_t n, char *out)
 	return o ? o - out : 0;
 }
 
+static int skip(const struct json_doc *d, int tok);
+
+/* Whether src[from..to) is whitespace around exactly one `sep` (or only
+ * whitespace when sep is 0). */
+static int gap_ok(const char *src, int from, int to, char sep)
+{
+	while (from < to && is_ws(src[from]))
+		from++;
+	if (sep) {
+		if (from >= to || src[from] != sep)
+			return 0;
+		from++;
+		while (from < to && is_ws(src[from]))
+			from++;
+	}
+	return from == to;
+}
+
+/* The separators of a container: jsmn lets "[1 2]", "[1,]" and {"a":1,}
+ * through, so every gap between its items is checked here. Returns 0 or
+ * the offset of the bad gap plus one. */
+static int container_gaps(const struct json_doc *d, int i)
+{
+	const jsmntok_t *t = &d->tok[i].t;
+	int is_object = t->type == JSMN_OBJECT, pos = t->start + 1, k = 0;
+	for (int j = i + 1; j < d->ntok && d->tok[j].t.start < t->end; k++) {
+		const jsmntok_t *c = &d->tok[j].t;
+		int begin = c->start - (c->type == JSMN_STRING);
+		char sep = !k ? 0 : is_object && k % 2 ? ':' : ',';
+		if (!gap_ok(d->src, pos, begin, sep))
+			return pos + 1;
+		int next = skip(d, j);
+		pos = begin;
+		for (int m = j; m < next; m++) {
+			int end = d->tok[m].t.end + (d->tok[m].t.type == JSMN_STRING);
+			if (end > pos)
+				pos = end;
+		}
+		j = next;
+	}
+	return gap_ok(d->src, pos, t->end - 1, 0) ? 0 : pos + 1;
+}
+
 static int check_tokens(const struct json_doc *d, size_t len, size_t *err_at)
 {
 	const jsmntok_t *t = &d->tok[0].t;
+	/* The root's bytes, quotes included: jsmn's string tokens leave them
+	 * out, and it skips a ',' or ':' before the root without a word. */
+	int quoted = t->type == JSMN_STRING;
+	size_t begin = (size_t)t->start - (size_t)quoted;
+	size_t root_end = (size_t)t->end + (size_t)quoted;
+	for (size_t k = 0; k < begin; k++)
+		if (!is_ws(d->src[k])) {
+			*err_at = k;
+			return HL_EINVAL;
+		}
 	size_t end = len;
 	while (end > 0 && is_ws(d->src[end - 1]))
 		end--;
-	if ((size_t)t->end != end) { /* a second root value, or trailing bytes */
-		*err_at = (size_t)t->end;
+	if (root_end != end) { /* a second root value, or trailing bytes */
+		*err_at = root_end;
 		return HL_EINVAL;
 	}
 	for (int i = 0; i < d->ntok; i++) {
@@ -195,6 +248,11 @@ static int check_tokens(const struct json_doc *d, size_t len, size_t *err_at)
 		}
 		/* jsmn accepts {"a"} and {"a":1,} in some versions: an object
 		 * must hold key/value pairs. */
+		int bad_gap = t->type == JSMN_OBJECT || t->type == JSMN_ARRAY ? container_gaps(d, i) : 0;
+		if (bad_gap) {
+			*err_at = (size_t)bad_gap - 1;
+			return HL_EINVAL;
+		}
 		if (t->type == JSMN_OBJECT) {
 			int j = i + 1, members = 0;
 			while (j < d->ntok && d->tok[j].t.start < t->end) {
@@ -223,8 +281,20 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 	*err_at = 0;
 	memset(d, 0, sizeof(*d));
 	d->src = src;
-	if (len > INT_MAX)
+	if (len >= INT_MAX)
 		return HL_ETOOBIG;
+	/* In strict mode jsmn wants a delimiter after a primitive, which a root
+	 * number or literal ending the input lacks ("1", "true"): parse a copy
+	 * with a space appended. Offsets do not change. */
+	size_t lead = 0;
+	while (lead < len && is_ws(src[lead]))
+		lead++;
+	if (lead < len && src[lead] != '{' && src[lead] != '[' && src[lead] != '"') {
+		char *copy = arena_alloc(a, len + 1);
+		memcpy(copy, src, len);
+		copy[len++] = ' ';
+		d->src = src = copy;
+	}
 	jsmn_init(&p);
 	int n = jsmn_parse(&p, src, len, NULL, 0);
 	if (n == JSMN_ERROR_INVAL || n == JSMN_ERROR_PART || n <= 0) {
@@ -283,8 +353,9 @@ int json_find(const struct json_doc *d, int obj, const char *key)
 		const jsmntok_t *k = &d->tok[i].t;
 		size_t n = (size_t)(k->end - k->start);
 		const char *s = d->src + k->start;
-		int match = n == klen && !memcmp(s, key, n);
-		if (!match && memchr(s, '\\', n)) { /* an escaped key: compare unescaped */
+		int escaped = memchr(s, '\\', n) != NULL;
+		int match = !escaped && n == klen && !memcmp(s, key, n);
+		if (escaped && n >= klen) { /* compare the unescaped key */
 			char *tmp = malloc(n + 1);
 			if (tmp) {
 				long u = unescape(s, n, tmp);

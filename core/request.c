@@ -185,12 +185,13 @@ HL_API const char *hl_param(struct hl_req *r, const char *name)
 	return NULL;
 }
 
-static void parse_query(struct hl_req *r)
+int request_parse_query(struct hl_req *r)
 {
+	int bad = 0;
 	r->nquery = 0;
 	const char *q = r->query_string;
 	if (!q || !*q)
-		return;
+		return 0;
 	int cap = 1;
 	for (const char *p = q; *p; p++)
 		cap += *p == '&';
@@ -202,19 +203,22 @@ static void parse_query(struct hl_req *r)
 		size_t nlen = eq ? (size_t)(eq - q) : len;
 		char *name = len ? request_decode(r, q, nlen, 1) : NULL;
 		char *value = eq ? request_decode(r, eq + 1, len - nlen - 1, 1) : (char *)"";
-		if (name && value && *name) {
+		if (len && (!name || !value))
+			bad = 1;
+		else if (name && *name) {
 			r->query[r->nquery].name = name;
 			r->query[r->nquery].value = value;
 			r->nquery++;
 		}
 		q += len + (amp ? 1 : 0);
 	}
+	return bad ? HL_EINVAL : 0;
 }
 
 HL_API const char *hl_query(struct hl_req *r, const char *name)
 {
 	if (r->nquery < 0)
-		parse_query(r);
+		request_parse_query(r);
 	for (int i = 0; i < r->nquery; i++)
 		if (!strcmp(r->query[i].name, name))
 			return r->query[i].value;
@@ -224,7 +228,7 @@ HL_API const char *hl_query(struct hl_req *r, const char *name)
 HL_API int hl_query_all(struct hl_req *r, const char *name, const char ***values)
 {
 	if (r->nquery < 0)
-		parse_query(r);
+		request_parse_query(r);
 	const char **out = arena_alloc(&r->arena, sizeof(char *) * (size_t)(r->nquery + 1));
 	int n = 0;
 	for (int i = 0; i < r->nquery; i++)

@@ -72,6 +72,10 @@ void request_end(struct hl_req *r);
 void request_reset_answer(struct hl_req *r);
 void request_add_header(struct hl_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Split the query string into r->query; HL_EINVAL when a part has a bad
+ * escape or a NUL (the good parts are kept). */
+int request_parse_query(struct hl_req *r);
+
 /* Percent-decode s[0..n) into the arena ('+' as space when `plus`);
  * NULL when the result would hold a NUL byte or bad escapes. */
 char *request_decode(struct hl_req *r, const char *s, size_t n, int plus);

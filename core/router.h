@@ -61,7 +61,8 @@ void router_remove_module(struct router *r, const void *module);
 int router_match(const struct router *r, const char *method, const char *path,
 		 size_t len, struct route_match *m);
 
-/* Every route, in registration order, for listings and tests; count in *n. */
+/* Every route, in registration order, for listings and tests; count in *n.
+ * A slot is NULL where router_remove_module removed a route. */
 const struct route_entry *const *router_entries(const struct router *r, int *n);
 
 #endif

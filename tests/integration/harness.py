@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: MIT
+"""The integration tests' harness: a real server process on a free port,
+with its own temporary data, modules and plugins folders, and an HTTP
+client for it. Nothing is mocked: the tests talk HTTP to the binary and
+read the SQLite file it wrote."""
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, os.environ.get("HL_BUILD", "build"))
+SANITIZED = "asan" in os.path.basename(BUILD)
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def module_file(name):
+    """The built .so of a real module or a test probe."""
+    for folder in ("modules", "tests/modules"):
+        path = os.path.join(BUILD, folder, name + ".so")
+        if os.path.exists(path):
+            return path
+    raise FileNotFoundError(name + ".so")
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+    def json(self):
+        return json.loads(self.body)
+
+    def error_code(self):
+        return self.json()["error"]["code"]
+
+
+class Server:
+    """One server process. `modules` are copied into its modules folder;
+    `plugins` maps a module name to the text of its NAME.conf."""
+
+    def __init__(self, modules=("contacts", "probe"), plugins=None, env=None, data_dir=None):
+        self.root = tempfile.mkdtemp(prefix="hl-test-")
+        self.data_dir = data_dir or os.path.join(self.root, "data")
+        self.modules_dir = os.path.join(self.root, "modules")
+        self.plugins_dir = os.path.join(self.root, "plugins.d")
+        os.makedirs(self.modules_dir)
+        os.makedirs(self.plugins_dir)
+        for name in modules:
+            dest = os.path.join(self.modules_dir, name + ".so")
+            shutil.copy(module_file(name), dest)
+            os.chmod(dest, 0o755)
+        for name, text in (plugins or {}).items():
+            with open(os.path.join(self.plugins_dir, name + ".conf"), "w") as f:
+                f.write(text)
+        self.port = free_port()
+        self.env = dict(os.environ, **(env or {}))
+        self.env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        self.proc = None
+        self.log = ""
+        self.conn = None
+
+    @property
+    def db_path(self):
+        return os.path.join(self.data_dir, "hyperlevel.db")
+
+    def args(self, command="serve"):
+        return [os.path.join(BUILD, "hyperlevel"), command,
+                "--data-dir", self.data_dir, "--port", str(self.port),
+                "--modules-dir", self.modules_dir, "--plugins-dir", self.plugins_dir,
+                "--web-dir", os.path.join(ROOT, "webui"), "--config", "/dev/null"]
+
+    def run(self, command, *extra):
+        """Run a one-shot subcommand; returns (exit code, stdout, stderr)."""
+        p = subprocess.run(self.args(command) + list(extra), env=self.env,
+                           capture_output=True, text=True, timeout=60)
+        check_sanitizers(p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+    def start(self):
+        """Start and wait until /api/health answers. Returns self."""
+        self.proc = subprocess.Popen(self.args(), env=self.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                self.log = self.proc.stdout.read()
+                raise StartFailed(self.proc.returncode, self.log)
+            try:
+                if self.get("/api/health").status == 200:
+                    return self
+            except OSError:
+                time.sleep(0.02)
+        raise StartFailed(None, "no answer within 30 s")
+
+    def start_fails(self):
+        """Start, expecting a refusal: returns (exit code, log)."""
+        try:
+            self.start()
+        except StartFailed as e:
+            check_sanitizers(e.log)
+            return e.code, e.log
+        self.stop()
+        raise AssertionError("the server started")
+
+    def request(self, method, path, body=None, headers=None):
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        hdrs = dict(headers or {})
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            hdrs.setdefault("Content-Type", "application/json")
+        try:
+            self.conn.request(method, path, body=body, headers=hdrs)
+            r = self.conn.getresponse()
+            data = r.read()
+        except (http.client.HTTPException, OSError):
+            self.conn.close()
+            self.conn = None
+            raise
+        if r.getheader("Connection", "").lower() == "close":
+            self.conn.close()
+            self.conn = None
+        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+
+    def get(self, path, headers=None):
+        return self.request("GET", path, headers=headers)
+
+    def post(self, path, body, headers=None):
+        return self.request("POST", path, body=body, headers=headers)
+
+    def sql(self, query, *args):
+        with sqlite3.connect(self.db_path) as db:
+            return db.execute(query, args).fetchall()
+
+    def stop(self):
+        """SIGTERM, wait; returns the exit code and keeps the log."""
+        if self.conn:
+            self.conn.close()
+            self.conn = None
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                out, _ = self.proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                out, _ = self.proc.communicate()
+            self.log += out
+        check_sanitizers(self.log)
+        return self.proc.returncode if self.proc else None
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class StartFailed(Exception):
+    def __init__(self, code, log):
+        super().__init__("server did not start (exit %s):\n%s" % (code, log))
+        self.code = code
+        self.log = log
+
+
+def check_sanitizers(text):
+    for mark in SANITIZER_MARKS:
+        if mark in text:
+            raise AssertionError("sanitizer report:\n" + text)
+
+
+def error_lines(log):
+    return [line for line in log.splitlines() if line.startswith("error: ")]

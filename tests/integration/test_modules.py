@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: MIT
+"""The module system as an operator and a module author meet it: enabling
+and disabling in plugins.d, settings, dependency order, jobs, migrations,
+and every refusal, each one line naming the file and the reason."""
+
+import os
+import re
+import time
+
+from harness import Server, error_lines
+
+
+def refused(modules, plugins=None, prepare=None):
+    """Start a server that must refuse; returns its error lines."""
+    with Server(modules=modules, plugins=plugins) as s:
+        if prepare:
+            prepare(s)
+        code, log = s.start_fails()
+        assert code == 1, log
+        assert "listening" not in log
+        lines = error_lines(log)
+        assert lines, log
+        return lines
+
+
+def wait_for(predicate, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_modules_command_lists_versions_and_states():
+    with Server(modules=("contacts", "probe"),
+                plugins={"probe": "enabled = yes\ngreeting = hi\n"}) as s:
+        code, out, _ = s.run("modules")
+        assert code == 0
+        assert re.search(r"^contacts +0\.1\.0 +enabled", out, re.M), out
+        assert re.search(r"^probe +9\.9\.9 +enabled", out, re.M), out
+
+
+def test_module_settings_reach_the_module():
+    with Server(plugins={"probe": "greeting = \"good day\"\n"}).start() as s:
+        assert s.get("/api/probe/hello").json()["greeting"] == "good day"
+
+
+def test_disabled_module_has_no_routes_jobs_or_tables():
+    with Server(modules=("contacts",), plugins={"contacts": "enabled = no\n"}).start() as s:
+        r = s.get("/api/contacts")
+        assert r.status == 404 and r.error_code() == "not_found"
+        time.sleep(1.5)  # jobs first run a second after start
+        assert s.sql("SELECT name FROM job_state") == []
+        assert s.sql("SELECT name FROM sqlite_master WHERE name = 'contacts'") == []
+        code, out, _ = s.run("modules")
+        assert re.search(r"^contacts +- +disabled +disabled in .*contacts\.conf", out, re.M), out
+
+
+def test_enabled_module_runs_its_jobs_with_a_cursor():
+    with Server().start() as s:
+        assert wait_for(lambda: len(s.sql("SELECT * FROM probe_ticks")) >= 3)
+        cursors = [c for (c,) in s.sql("SELECT cursor FROM probe_ticks ORDER BY id")]
+        assert cursors[:3] == [0, 1, 2]
+        assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
+
+
+def test_contacts_purge_job_removes_old_soft_deleted_contacts():
+    with Server(modules=("contacts",)) as s:
+        assert s.run("migrate")[0] == 0
+        s.sql("INSERT INTO contacts (location_id, first_name, deleted_at) VALUES"
+              " (1, 'old', '2000-01-01T00:00:00.000Z'), (1, 'recent', strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
+              " (1, 'live', NULL)")
+        s.start()
+        assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
+        names = sorted(n for (n,) in s.sql("SELECT first_name FROM contacts"))
+        assert names == ["live", "recent"]
+
+
+def test_dependency_disabled_refuses_the_dependent():
+    lines = refused(("contacts", "probe"), {"contacts": "enabled = no\n"})
+    assert len(lines) == 1
+    assert re.match(r"error: .*/probe\.so: refused: it requires module 'contacts', which is"
+                    r" disabled in .*contacts\.conf$", lines[0]), lines
+
+
+def test_missing_dependency_is_refused():
+    lines = refused(("contacts", "probe_needs_missing"))
+    assert len(lines) == 1
+    assert "probe_needs_missing.so: refused: it requires module 'absent_module'," \
+        " which is not installed" in lines[0]
+
+
+def test_newer_abi_minor_is_refused():
+    lines = refused(("contacts", "probe_newer_minor"))
+    assert len(lines) == 1
+    assert "probe_newer_minor.so: refused: built for module ABI 1.99, newer than" in lines[0]
+
+
+def test_other_abi_major_is_refused():
+    lines = refused(("contacts", "probe_old_major"))
+    assert len(lines) == 1
+    assert "probe_old_major.so: refused: built for module ABI 0." in lines[0]
+
+
+def test_function_of_a_newer_core_is_refused_in_words():
+    lines = refused(("contacts", "probe_newer_symbol"))
+    assert len(lines) == 1
+    assert "probe_newer_symbol.so: refused: it needs a newer HyperLevel core: it uses" \
+        " hl_function_from_the_future" in lines[0]
+
+
+def test_missing_descriptor_is_refused():
+    lines = refused(("contacts", "probe_no_descriptor"))
+    assert len(lines) == 1
+    assert "probe_no_descriptor.so: refused: no hl_module descriptor" in lines[0]
+
+
+def test_duplicate_route_is_refused_naming_the_owner():
+    lines = refused(("contacts", "probe", "probe_duplicate_route"))
+    assert len(lines) == 1
+    assert "probe_duplicate_route.so: refused: init failed: route GET /api/probe/hello" \
+        " is already registered by module 'probe'" in lines[0]
+
+
+def test_failing_init_is_refused():
+    lines = refused(("contacts", "probe_init_fails"))
+    assert len(lines) == 1
+    assert "probe_init_fails.so: refused: init failed" in lines[0]
+
+
+def test_module_writable_by_others_is_refused():
+    def make_writable(s):
+        os.chmod(os.path.join(s.modules_dir, "probe.so"), 0o757)
+    lines = refused(("contacts", "probe"), prepare=make_writable)
+    assert len(lines) == 1
+    assert "probe.so: refused: the file is writable by others" in lines[0]
+
+
+def test_unknown_setting_is_refused_with_its_line():
+    lines = refused(("contacts",), {"contacts": "enabled = yes\n# note\npurge_after_dayz = 3\n"})
+    assert len(lines) == 1
+    assert re.search(r"contacts\.conf:3: module contacts has no setting 'purge_after_dayz'", lines[0])
+
+
+def test_bad_setting_value_is_refused():
+    lines = refused(("contacts",), {"contacts": "purge_after_days = soon\n"})
+    assert any("contacts.conf:1: purge_after_days: 'soon' is not an integer" in l for l in lines)
+
+
+def test_conf_without_module_file_is_refused():
+    lines = refused(("contacts",), {"billing": "enabled = yes\n"})
+    assert len(lines) == 1
+    assert re.search(r"billing\.conf: refused: there is no .*/billing\.so", lines[0])
+
+
+def test_changed_migration_stops_the_start():
+    def tamper(s):
+        assert s.run("migrate")[0] == 0
+        s.sql("UPDATE schema_migrations SET checksum = 'x' WHERE owner = 'contacts'")
+    lines = refused(("contacts",), prepare=tamper)
+    assert "migration '001_contacts' of contacts was changed after it was applied" in lines[0]
+
+
+def test_database_ahead_of_module_stops_the_start():
+    def ahead(s):
+        assert s.run("migrate")[0] == 0
+        s.sql("INSERT INTO schema_migrations (owner, seq, name, checksum)"
+              " VALUES ('contacts', 2, '002_future', 'x')")
+    lines = refused(("contacts",), prepare=ahead)
+    assert "the database has migration '002_future' of contacts, which this version does not" \
+        " ship" in lines[0]
+
+
+def test_migrations_apply_once():
+    with Server() as s:
+        code, _, err = s.run("migrate")
+        assert code == 0 and "contacts: 1 migration applied" in err
+        code, _, err = s.run("migrate")
+        assert code == 0 and "applied" not in err
+        owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner")
+        assert owners == [("contacts", "001_contacts"), ("core", "001_job_state"),
+                          ("probe", "001_probe")]

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Runs every test against each build folder given (e.g. build build-asan):
+the unit test binaries, then the integration tests (tests/integration/
+test_*.py, every function named test_*). Prints a line per failure and
+ends with "N passed, N failed"; exits 1 if anything failed."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_units(build):
+    passed = failed = 0
+    folder = os.path.join(ROOT, build, "tests", "unit")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        path = os.path.join(folder, name)
+        if name.endswith(".d") or not os.access(path, os.X_OK):
+            continue
+        p = subprocess.run([path], capture_output=True, text=True, cwd=ROOT, timeout=600)
+        m = re.search(r"checks: (\d+) passed, (\d+) failed", p.stdout)
+        sanitizer = "Sanitizer" in p.stderr or "runtime error:" in p.stderr
+        if p.returncode == 0 and m and int(m.group(2)) == 0 and not sanitizer:
+            passed += 1
+            print("ok   %s unit/%s (%s checks)" % (build, name, m.group(1)))
+        else:
+            failed += 1
+            print("FAIL %s unit/%s (exit %d)\n%s%s" % (build, name, p.returncode,
+                                                     p.stdout[-4000:], p.stderr[-4000:]))
+    return passed, failed
+
+
+def run_integration(build):
+    os.environ["HL_BUILD"] = build
+    passed = failed = 0
+    folder = os.path.join(ROOT, "tests", "integration")
+    sys.path.insert(0, folder)
+    only = os.environ.get("HL_TEST")
+    for file in sorted(os.listdir(folder)):
+        if not (file.startswith("test_") and file.endswith(".py")):
+            continue
+        spec = importlib.util.spec_from_file_location(file[:-3] + "_" + build.replace("-", "_"),
+                                                      os.path.join(folder, file))
+        mod = importlib.util.module_from_spec(spec)
+        import harness
+        harness.BUILD = os.path.join(ROOT, build)
+        harness.SANITIZED = "asan" in build
+        spec.loader.exec_module(mod)
+        for name in [n for n in dir(mod) if n.startswith("test_")]:
+            if only and only not in name:
+                continue
+            if getattr(mod, name).__dict__.get("normal_build_only") and "asan" in build:
+                continue
+            start = time.time()
+            try:
+                getattr(mod, name)()
+                passed += 1
+                print("ok   %s %s::%s (%.2f s)" % (build, file, name, time.time() - start))
+            except Exception:
+                failed += 1
+                print("FAIL %s %s::%s\n%s" % (build, file, name, traceback.format_exc()))
+    return passed, failed
+
+
+def main():
+    builds = sys.argv[1:] or ["build"]
+    total_passed = total_failed = 0
+    for build in builds:
+        for part in (run_units, run_integration):
+            p, f = part(build)
+            total_passed += p
+            total_failed += f
+    print("%d passed, %d failed" % (total_passed, total_failed))
+    return 1 if total_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
