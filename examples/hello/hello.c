@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hello.c: the smallest useful HyperLevel module, built outside the source
+ * tree against the installed headers:
+ *
+ *   cc $(pkg-config --cflags hyperlevel) -fPIC -shared -o hello.so hello.c
+ *
+ * Copy hello.so into the modules folder (pkg-config --variable=moduledir
+ * hyperlevel) and restart the server: GET /api/hello answers, and the
+ * greeting comes from plugins.d/hello.conf (`greeting = ...`).
+ */
+#include <hyperlevel/hyperlevel.h>
+
+static int hello(struct hl_req *req);
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/hello/:name", .handler = hello,
+	  .access = HL_ACCESS_PUBLIC },
+};
+
+static const char *greeting;
+
+static int init(struct hl_mod *mod)
+{
+	greeting = hl_setting(mod, "greeting", "Hello");
+	return hl_add_routes(mod, routes);
+}
+
+HL_MODULE(.name = "hello", .version = "1.0.0", .init = init,
+	  .summary = "says hello: an example module");
+
+/* GET /api/hello/:name -> {"message": "Hello, NAME!"} */
+static int hello(struct hl_req *req)
+{
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	hl_json_key(j, "message");
+	hl_json_string(j, hl_sprintf(req, "%s, %s!", greeting, hl_param(req, "name")));
+	hl_json_object_end(j);
+	return 0;
+}

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+"""`make install` into a temporary DESTDIR, then a module built outside
+the source tree with nothing but pkg-config and the installed header,
+loaded by the installed server."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import harness
+from harness import Server
+
+
+def test_installed_server_loads_a_module_built_out_of_tree():
+    dest = tempfile.mkdtemp(prefix="hl-install-")
+    try:
+        build = os.path.relpath(harness.BUILD, harness.ROOT)
+        subprocess.run(["make", "-s", "--no-print-directory", "install", "BUILD=" + build,
+                        "PREFIX=/usr", "DESTDIR=" + dest], cwd=harness.ROOT, check=True,
+                       capture_output=True, timeout=600)
+        usr = os.path.join(dest, "usr")
+        for path in ("usr/bin/hyperlevel", "usr/lib/hyperlevel/modules/contacts.so",
+                     "etc/hyperlevel/hyperlevel.conf", "etc/hyperlevel/plugins.d/contacts.conf",
+                     "usr/share/hyperlevel/webui/index.html",
+                     "usr/include/hyperlevel/hyperlevel.h", "usr/lib/pkgconfig/hyperlevel.pc"):
+            assert os.path.exists(os.path.join(dest, path)), path
+
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(usr, "lib", "pkgconfig"),
+                   PKG_CONFIG_SYSROOT_DIR=dest)
+        cflags = subprocess.run(["pkg-config", "--cflags", "hyperlevel"], env=env, check=True,
+                                capture_output=True, text=True).stdout.split()
+        assert "-I" + os.path.join(usr, "include") in cflags
+        moduledir = subprocess.run(["pkg-config", "--variable=moduledir", "hyperlevel"], env=env,
+                                   check=True, capture_output=True, text=True).stdout.strip()
+        # pkgconf prefixes the sysroot to path variables; pkg-config may not.
+        if moduledir.startswith(dest):
+            moduledir = moduledir[len(dest):]
+        assert moduledir == "/usr/lib/hyperlevel/modules"
+
+        # The example lives outside the tree: only the installed header is seen.
+        work = tempfile.mkdtemp(prefix="hl-module-")
+        shutil.copy(os.path.join(harness.ROOT, "examples", "hello", "hello.c"), work)
+        modules = os.path.join(dest, moduledir.lstrip("/"))
+        subprocess.run(["cc"] + cflags + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fPIC",
+                        "-shared", "-o", os.path.join(modules, "hello.so"), "hello.c"],
+                       cwd=work, check=True, timeout=120)
+        shutil.rmtree(work)
+        plugins = os.path.join(dest, "etc", "hyperlevel", "plugins.d")
+        with open(os.path.join(plugins, "hello.conf"), "w") as f:
+            f.write("greeting = Welcome\n")
+
+        s = Server(modules=())
+        s.modules_dir, s.plugins_dir = modules, plugins
+        binary = os.path.join(usr, "bin", "hyperlevel")
+        args = s.args
+        s.args = lambda command="serve": [binary] + args(command)[1:-4] + [
+            "--web-dir", os.path.join(usr, "share", "hyperlevel", "webui"),
+            "--config", os.path.join(dest, "etc", "hyperlevel", "hyperlevel.conf")]
+        with s.start():
+            r = s.get("/api/hello/Ada")
+            assert r.status == 200
+            assert r.json() == {"message": "Welcome, Ada!"}
+            assert b"<title>HyperLevel</title>" in s.get("/").body
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+test_installed_server_loads_a_module_built_out_of_tree.normal_build_only = True
