@@ -4,7 +4,8 @@
  *
  * A module is MODULES_DIR/NAME.so, configured by PLUGINS_DIR/NAME.conf
  * (`enabled = yes|no` plus its own settings). The loader checks, in this
- * order, before any function of the module runs: the file's permissions,
+ * order, before it calls any function of the module (only the module's
+ * ELF constructors, which dlopen runs, come earlier): the file's permissions,
  * that dlopen (RTLD_NOW | RTLD_LOCAL) resolves every symbol, the descriptor
  * (ABI major equal, minor not newer, size, name); then that every required
  * module is loadable; then it calls the inits in dependency order. Each

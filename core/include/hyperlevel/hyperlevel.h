@@ -193,8 +193,9 @@ HL_API void hl_log(const char *module, const char *fmt, ...) HL_PRINTF(2, 3);
  * The request context.
  */
 
-/* Request memory: freed by the core after the answer. Never NULL (the core
- * answers 500 and ends the request if memory runs out). */
+/* Request memory: freed by the core after the answer. Never NULL: when
+ * memory runs out the process stops with a log line (as Redis does), since
+ * request sizes are bounded by the core's limits. */
 HL_API void *hl_alloc(struct hl_req *req, size_t n);
 HL_API char *hl_strndup(struct hl_req *req, const char *s, size_t n);
 HL_API char *hl_sprintf(struct hl_req *req, const char *fmt, ...) HL_PRINTF(2, 3);
@@ -212,8 +213,10 @@ HL_API int hl_query_all(struct hl_req *req, const char *name, const char ***valu
 /* A request header (case-insensitive name), or NULL. */
 HL_API const char *hl_header(const struct hl_req *req, const char *name);
 
-/* Integer parameters. On bad input these answer 400 with a message naming
- * the parameter and return HL_EINVAL; the handler then returns 0. */
+/* Integer parameters. On bad input they answer for the handler and return
+ * HL_EINVAL, and the handler then returns 0: hl_param_id answers 404 (a
+ * path naming no record), hl_query_int 400 naming the parameter and the
+ * range. */
 HL_API int hl_param_id(struct hl_req *req, const char *name, int64_t *out);
 HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
 			int64_t min, int64_t max, int64_t *out);
