@@ -238,8 +238,14 @@ static int dispatch(struct mg_connection *conn, void *data)
 	long long start = now_us();
 	const char *path = ri->local_uri_raw ? ri->local_uri_raw : "/";
 	int close = 0;
+	srv->inflight++;
 	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
-	handle(r, ri, &close);
+	if (srv->draining) {
+		close = 1;
+		hl_reply_error(r, 503, "unavailable", "the server is stopping");
+	} else {
+		handle(r, ri, &close);
+	}
 	if (r->out.oom) {
 		request_reset_answer(r);
 		hl_reply_error(r, 503, "unavailable", "out of memory");
@@ -251,6 +257,7 @@ static int dispatch(struct mg_connection *conn, void *data)
 			 r->match.entry ? r->match.entry->route.pattern : "(static)", r->status);
 	int status = r->status;
 	request_end(r);
+	srv->inflight--;
 	return status;
 }
 
@@ -341,10 +348,23 @@ static void *wake_listener(void *arg)
 	return NULL;
 }
 
+/* civetweb stops writing once its stop flag is set, so requests in flight
+ * must finish before mg_stop: new ones get 503 meanwhile. */
+static void drain(struct server *s)
+{
+	s->draining = 1;
+	long long deadline = now_us() + 30 * 1000000LL; /* request_timeout_ms */
+	while (s->inflight > 0 && now_us() < deadline) {
+		struct timespec pause = { 0, 5 * 1000 * 1000 };
+		nanosleep(&pause, NULL);
+	}
+}
+
 void http_stop(struct server *s)
 {
 	if (!s->mg)
 		return;
+	drain(s);
 	struct waker w = { s, 0 };
 	pthread_t t;
 	int woke = !pthread_create(&t, NULL, wake_listener, &w);

@@ -20,6 +20,8 @@ struct server {
 	struct db *db;
 	struct mg_context *mg;
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
+	_Atomic int inflight; /* requests inside dispatch */
+	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };
 
 /* Listen and serve on civetweb's worker threads. 0, or HL_EIO after

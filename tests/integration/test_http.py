@@ -4,7 +4,10 @@ bodies, the write path's all-or-nothing rule, static files and shutdown."""
 
 import os
 import re
+import signal
 import socket
+import threading
+import time
 
 from harness import Server, error_lines
 
@@ -238,3 +241,16 @@ def test_start_up_steps_are_timed_and_sigterm_stops_cleanly():
         assert not error_lines(s.log)
     finally:
         s.close()
+
+
+def test_sigterm_lets_a_request_in_flight_finish():
+    with probe_server() as s:
+        answers = []
+        t = threading.Thread(target=lambda: answers.append(s.get("/api/probe/slow")))
+        t.start()
+        time.sleep(0.2)
+        s.proc.send_signal(signal.SIGTERM)
+        t.join(30)
+        assert answers and answers[0].status == 200
+        assert answers[0].json()["module"] == "probe"
+        assert s.proc.wait(30) == 0

@@ -7,6 +7,7 @@
 #include <hyperlevel/hyperlevel.h>
 
 #include <string.h>
+#include <time.h>
 
 #include "migrations.h"
 
@@ -35,6 +36,7 @@ static int delete_item(struct hl_req *req);
 static int fail(struct hl_req *req);
 static int silent(struct hl_req *req);
 static int big(struct hl_req *req);
+static int slow(struct hl_req *req);
 static int tick(struct hl_job_run *run);
 
 static const struct hl_route routes[] = {
@@ -52,6 +54,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/fail", .handler = fail, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/silent", .handler = silent, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/big", .handler = big, .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = P "/slow", .handler = slow, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/private", .handler = hello },
 #ifdef PROBE_DUPLICATE_ROUTE
 	{ .method = "GET", .pattern = "/api/probe/hello", .handler = hello,
@@ -321,6 +324,14 @@ static int big(struct hl_req *req)
 		hl_json_int(j, i);
 	hl_json_array_end(j);
 	return 0;
+}
+
+/* Answers after half a second: a request in flight when a stop comes. */
+static int slow(struct hl_req *req)
+{
+	struct timespec pause = { 0, 500 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+	return hello(req);
 }
 
 /* Each slice records the cursor it ran at; the cursor counts slices. */
