@@ -34,11 +34,10 @@ static int embed(FILE *out, const char *path)
 	const char *base = base_name(path);
 	size_t stem = strlen(base) - 4;
 	fprintf(out, "\t{ \"%.*s\",\n\t  \"", (int)stem, base);
-	int c, col = 0;
+	int c;
 	while ((c = fgetc(in)) != EOF) {
 		if (c == '\n') {
 			fputs("\\n\"\n\t  \"", out);
-			col = 0;
 			continue;
 		}
 		if (c == '"' || c == '\\')
@@ -49,11 +48,9 @@ static int embed(FILE *out, const char *path)
 			fprintf(out, "\\%03o", c);
 		else
 			fputc(c, out);
-		col++;
 	}
 	fputs("\" },\n", out);
 	fclose(in);
-	(void)col;
 	return 0;
 }
 
