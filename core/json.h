@@ -38,17 +38,20 @@ struct json_doc {
 	const char *src;
 	struct json_tok *tok;
 	int ntok;
+	/* The last json_index answer, so a loop over an array costs one step
+	 * per element instead of a walk from the start each time. */
+	int last_arr, last_idx, last_tok;
 };
 
 /* Parse and check `src`. Returns 0, HL_EINVAL with *err_at set to the byte
- * offset of the first problem, or HL_ETOOBIG beyond `max_tokens`. Tokens
+ * offset of the first problem (nesting deeper than 64 included), or HL_ETOOBIG beyond `max_tokens`. Tokens
  * are allocated from `a`. */
 int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 	       int max_tokens, size_t *err_at);
 enum hl_json_type json_type(const struct json_doc *d, int tok);
 int json_find(const struct json_doc *d, int obj, const char *key);
 int json_count(const struct json_doc *d, int tok);
-int json_index(const struct json_doc *d, int arr, int i);
+int json_index(struct json_doc *d, int arr, int i);
 /* The unescaped string at `tok`, allocated from `a`; NULL if not a string. */
 char *json_string(const struct json_doc *d, int tok, struct arena *a);
 int json_int(const struct json_doc *d, int tok, int64_t *out);

@@ -153,6 +153,8 @@ static long unescape(const char *s, size_t n, char *out)
 					i += 6;
 				}
 			}
+			if (!cp) /* C strings end there: refuse it */
+				return -1 - (long)i;
 			if (cp >= 0xD800 && cp <= 0xDFFF)
 				cp = 0xFFFD; /* a lone surrogate */
 			if (o)
@@ -167,8 +169,6 @@ static long unescape(const char *s, size_t n, char *out)
 	}
 	return o ? o - out : 0;
 }
-
-static int skip(const struct json_doc *d, int tok);
 
 /* Whether src[from..to) is whitespace around exactly one `sep` (or only
  * whitespace when sep is 0). */
@@ -186,89 +186,129 @@ static int gap_ok(const char *src, int from, int to, char sep)
 	return from == to;
 }
 
-/* The separators of a container: jsmn lets "[1 2]", "[1,]" and {"a":1,}
- * through, so every gap between its items is checked here. Returns 0 or
- * the offset of the bad gap plus one. */
-static int container_gaps(const struct json_doc *d, int i)
+/* A token's bytes, quotes included (jsmn's string tokens leave them out). */
+static int tok_begin(const jsmntok_t *t)
 {
-	const jsmntok_t *t = &d->tok[i].t;
-	int is_object = t->type == JSMN_OBJECT, pos = t->start + 1, k = 0;
-	for (int j = i + 1; j < d->ntok && d->tok[j].t.start < t->end; k++) {
-		const jsmntok_t *c = &d->tok[j].t;
-		int begin = c->start - (c->type == JSMN_STRING);
-		char sep = !k ? 0 : is_object && k % 2 ? ':' : ',';
-		if (!gap_ok(d->src, pos, begin, sep))
-			return pos + 1;
-		int next = skip(d, j);
-		pos = begin;
-		for (int m = j; m < next; m++) {
-			int end = d->tok[m].t.end + (d->tok[m].t.type == JSMN_STRING);
-			if (end > pos)
-				pos = end;
-		}
-		j = next;
-	}
-	return gap_ok(d->src, pos, t->end - 1, 0) ? 0 : pos + 1;
+	return t->start - (t->type == JSMN_STRING);
 }
 
-static int check_tokens(const struct json_doc *d, size_t len, size_t *err_at)
+static int tok_end(const jsmntok_t *t)
+{
+	return t->end + (t->type == JSMN_STRING);
+}
+
+/* The root fills the input: nothing but whitespace before it (jsmn skips a
+ * ',' or ':' there without a word) or after it (a second root value). */
+static int check_root(const struct json_doc *d, size_t len, size_t *err_at)
 {
 	const jsmntok_t *t = &d->tok[0].t;
-	/* The root's bytes, quotes included: jsmn's string tokens leave them
-	 * out, and it skips a ',' or ':' before the root without a word. */
-	int quoted = t->type == JSMN_STRING;
-	size_t begin = (size_t)t->start - (size_t)quoted;
-	size_t root_end = (size_t)t->end + (size_t)quoted;
+	size_t begin = (size_t)tok_begin(t), end = len;
 	for (size_t k = 0; k < begin; k++)
 		if (!is_ws(d->src[k])) {
 			*err_at = k;
 			return HL_EINVAL;
 		}
-	size_t end = len;
 	while (end > 0 && is_ws(d->src[end - 1]))
 		end--;
-	if (root_end != end) { /* a second root value, or trailing bytes */
-		*err_at = root_end;
+	if ((size_t)tok_end(t) != end) {
+		*err_at = (size_t)tok_end(t);
 		return HL_EINVAL;
 	}
+	return 0;
+}
+
+static int check_value(const struct json_doc *d, const jsmntok_t *t, size_t *err_at)
+{
+	const char *s = d->src + t->start;
+	size_t n = (size_t)(t->end - t->start);
+	if (t->type == JSMN_PRIMITIVE && !valid_primitive(s, n)) {
+		*err_at = (size_t)t->start;
+		return HL_EINVAL;
+	}
+	if (t->type == JSMN_STRING) {
+		long r = unescape(s, n, NULL);
+		if (r < 0) {
+			*err_at = (size_t)t->start + (size_t)(-1 - r);
+			return HL_EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* One pass over the tokens, in document order, checks every separator:
+ * jsmn lets "[1 2]", "[1,]", {"a":1,} and {"a"} through. pos[i] is where
+ * the last item inside container i ended; a value's parent is its key. */
+static int check_tokens(const struct json_doc *d, size_t len, struct arena *a, size_t *err_at)
+{
+	int rc = check_root(d, len, err_at);
+	if (rc)
+		return rc;
+	int *pos = arena_alloc(a, sizeof(int) * (size_t)d->ntok);
+	int *items = arena_alloc(a, sizeof(int) * (size_t)d->ntok);
 	for (int i = 0; i < d->ntok; i++) {
-		t = &d->tok[i].t;
-		const char *s = d->src + t->start;
-		size_t n = (size_t)(t->end - t->start);
-		if (t->type == JSMN_PRIMITIVE && !valid_primitive(s, n)) {
-			*err_at = (size_t)t->start;
+		const jsmntok_t *t = &d->tok[i].t;
+		if ((rc = check_value(d, t, err_at)))
+			return rc;
+		pos[i] = t->start + 1;
+		items[i] = 0;
+		if (i == 0)
+			continue;
+		int p = t->parent, from, owner;
+		char sep;
+		const jsmntok_t *pt = &d->tok[p].t;
+		if (pt->type == JSMN_STRING) { /* the value of key p */
+			owner = pt->parent;
+			from = owner >= 0 && d->tok[owner].t.type == JSMN_OBJECT ? tok_end(pt) : -1;
+			sep = ':';
+		} else {
+			owner = p;
+			from = pos[p];
+			sep = items[p] ? ',' : 0;
+			if (pt->type == JSMN_OBJECT && (t->type != JSMN_STRING || t->size != 1))
+				from = -1; /* an object holds key/value pairs */
+		}
+		if (from < 0 || !gap_ok(d->src, from, tok_begin(t), sep)) {
+			*err_at = (size_t)(from < 0 ? t->start : from);
 			return HL_EINVAL;
 		}
-		if (t->type == JSMN_STRING) {
-			long r = unescape(s, n, NULL);
-			if (r < 0) {
-				*err_at = (size_t)t->start + (size_t)(-1 - r);
-				return HL_EINVAL;
-			}
-		}
-		/* jsmn accepts {"a"} and {"a":1,} in some versions: an object
-		 * must hold key/value pairs. */
-		int bad_gap = t->type == JSMN_OBJECT || t->type == JSMN_ARRAY ? container_gaps(d, i) : 0;
-		if (bad_gap) {
-			*err_at = (size_t)bad_gap - 1;
+		pos[owner] = tok_end(t);
+		items[owner]++;
+	}
+	for (int i = 0; i < d->ntok; i++) {
+		const jsmntok_t *t = &d->tok[i].t;
+		if ((t->type == JSMN_OBJECT || t->type == JSMN_ARRAY) &&
+		    !gap_ok(d->src, pos[i], t->end - 1, 0)) {
+			*err_at = (size_t)pos[i];
 			return HL_EINVAL;
 		}
-		if (t->type == JSMN_OBJECT) {
-			int j = i + 1, members = 0;
-			while (j < d->ntok && d->tok[j].t.start < t->end) {
-				if (d->tok[j].t.parent == i) {
-					if (d->tok[j].t.type != JSMN_STRING || d->tok[j].t.size != 1) {
-						*err_at = (size_t)d->tok[j].t.start;
-						return HL_EINVAL;
-					}
-					members++;
-				}
-				j++;
+	}
+	return 0;
+}
+
+/* Deeper nesting is refused before jsmn runs: its work per closing bracket
+ * grows with the depth, so a body of a million '[' would hold a thread for
+ * minutes. No document of ours nests nearly this deep. */
+#define JSON_MAX_DEPTH 64
+
+static int too_deep(const char *src, size_t len, size_t *err_at)
+{
+	int depth = 0, in_string = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = src[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c == '[' || c == '{') {
+			if (++depth > JSON_MAX_DEPTH) {
+				*err_at = i;
+				return 1;
 			}
-			if (members != t->size) {
-				*err_at = (size_t)t->start;
-				return HL_EINVAL;
-			}
+		} else if (c == ']' || c == '}') {
+			depth--;
 		}
 	}
 	return 0;
@@ -283,6 +323,8 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 	d->src = src;
 	if (len >= INT_MAX)
 		return HL_ETOOBIG;
+	if (too_deep(src, len, err_at))
+		return HL_EINVAL;
 	/* In strict mode jsmn wants a delimiter after a primitive, which a root
 	 * number or literal ending the input lacks ("1", "true"): parse a copy
 	 * with a space appended. Offsets do not change. */
@@ -297,8 +339,7 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 	}
 	jsmn_init(&p);
 	int n = jsmn_parse(&p, src, len, NULL, 0);
-	if (n == JSMN_ERROR_INVAL || n == JSMN_ERROR_PART || n <= 0) {
-		/* Find where it went wrong: the parser's position. */
+	if (n <= 0) { /* the parser's position is where it went wrong */
 		*err_at = p.pos;
 		return HL_EINVAL;
 	}
@@ -311,7 +352,7 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 		*err_at = p.pos;
 		return HL_EINVAL;
 	}
-	return check_tokens(d, len, err_at);
+	return check_tokens(d, len, a, err_at);
 }
 
 enum hl_json_type json_type(const struct json_doc *d, int tok)
@@ -376,13 +417,20 @@ int json_count(const struct json_doc *d, int tok)
 	return t == HL_JSON_OBJECT || t == HL_JSON_ARRAY ? d->tok[tok].t.size : 0;
 }
 
-int json_index(const struct json_doc *d, int arr, int idx)
+int json_index(struct json_doc *d, int arr, int idx)
 {
 	if (json_type(d, arr) != HL_JSON_ARRAY || idx < 0 || idx >= d->tok[arr].t.size)
 		return -1;
-	int i = arr + 1;
-	while (idx-- > 0)
+	int i = arr + 1, at = 0;
+	if (d->last_tok > 0 && d->last_arr == arr && d->last_idx <= idx) {
+		i = d->last_tok;
+		at = d->last_idx;
+	}
+	for (; at < idx; at++)
 		i = skip(d, i);
+	d->last_arr = arr;
+	d->last_idx = idx;
+	d->last_tok = i;
 	return i;
 }
 

@@ -300,7 +300,7 @@ HL_API int64_t hl_location_id(const struct hl_req *r)
 
 static const struct json_doc *doc(const struct hl_req *r)
 {
-	static const struct json_doc empty = { "", NULL, 0 };
+	static const struct json_doc empty = { .src = "" };
 	return r->has_json ? &r->json : &empty;
 }
 
@@ -321,7 +321,7 @@ HL_API int hl_body_count(struct hl_req *r, int tok)
 
 HL_API int hl_body_index(struct hl_req *r, int arr, int i)
 {
-	return json_index(doc(r), arr, i);
+	return r->has_json ? json_index(&r->json, arr, i) : -1;
 }
 
 HL_API const char *hl_body_string(struct hl_req *r, int tok)

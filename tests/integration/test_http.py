@@ -130,6 +130,15 @@ def test_invalid_json_is_400():
             assert r.error_code() == "invalid_json"
 
 
+def test_deep_nesting_and_long_arrays_are_cheap():
+    with probe_server() as s:
+        deep = b"[" * 500000 + b"]" * 500000
+        r = s.post("/api/probe/json", deep, headers={"Content-Type": "application/json"})
+        assert r.status == 400 and r.error_code() == "invalid_json"
+        long = {"keys": ["a"], "a": list(range(100000))}
+        assert s.post("/api/probe/json", long).json()["a"] == long["a"]
+
+
 def test_non_json_body_is_415_unless_route_takes_raw():
     with probe_server() as s:
         r = s.post("/api/probe/json", b"a,b\n1,2\n", headers={"Content-Type": "text/csv"})

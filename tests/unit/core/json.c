@@ -407,6 +407,8 @@ static const char *const invalid[] = {
 	"[,]",
 	"{:}",
 	"[{} {}]",
+	"[\"a\":1]",
+	"\"nul\\u0000byte\"",
 };
 
 static void invalid_documents_are_rejected(void)
@@ -421,6 +423,41 @@ static void invalid_documents_are_rejected(void)
 	}
 }
 
+static void nesting_is_limited_to_64(void)
+{
+	char doc[300];
+	struct json_doc d;
+	for (int depth = 64; depth <= 65; depth++) {
+		memset(doc, '[', (size_t)depth);
+		memset(doc + depth, ']', (size_t)depth);
+		doc[2 * depth] = '\0';
+		CHECK_INT(parse(&d, doc), depth == 64 ? 0 : HL_EINVAL);
+		arena_reset(&arena);
+	}
+	/* Brackets inside strings do not count. */
+	CHECK_INT(parse(&d, "[\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]"), 0);
+	arena_reset(&arena);
+}
+
+static void array_elements_in_any_order(void)
+{
+	struct json_doc d;
+	CHECK_INT(parse(&d, "[10, [20, 21], {\"a\": 30}, 40]"), 0);
+	int64_t v = 0;
+	CHECK_INT(json_int(&d, json_index(&d, 0, 0), &v), 0);
+	CHECK_INT(v, 10);
+	CHECK_INT(json_int(&d, json_index(&d, 0, 3), &v), 0);
+	CHECK_INT(v, 40);
+	CHECK_INT(json_type(&d, json_index(&d, 0, 2)), HL_JSON_OBJECT);
+	CHECK_INT(json_type(&d, json_index(&d, 0, 1)), HL_JSON_ARRAY); /* backwards */
+	CHECK_INT(json_int(&d, json_index(&d, json_index(&d, 0, 1), 1), &v), 0);
+	CHECK_INT(v, 21);
+	CHECK_INT(json_int(&d, json_index(&d, 0, 0), &v), 0);
+	CHECK_INT(v, 10);
+	CHECK_INT(json_index(&d, 0, 4), -1);
+	arena_reset(&arena);
+}
+
 static void cleanup(void)
 {
 	buf_release(&out);
@@ -428,6 +465,8 @@ static void cleanup(void)
 }
 
 TEST_MAIN(commas_in_nested_objects_and_arrays,
+	  nesting_is_limited_to_64,
+	  array_elements_in_any_order,
 	  array_of_objects_separates_each,
 	  quotes_backslashes_and_controls_are_escaped,
 	  valid_utf8_passes_through,
