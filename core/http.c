@@ -50,6 +50,7 @@ static const char *status_text(int status)
 	case 409: return "Conflict";
 	case 413: return "Content Too Large";
 	case 415: return "Unsupported Media Type";
+	case 417: return "Expectation Failed";
 	case 422: return "Unprocessable Content";
 	case 429: return "Too Many Requests";
 	case 500: return "Internal Server Error";
@@ -73,24 +74,32 @@ static const char *http_date(void)
 	return text;
 }
 
-static int format_head(const struct hl_req *r, int close, char *dst, size_t cap)
+/* 1xx, 204 and 304 answers have no body, so no Content-Type or -Length. */
+static int has_body(int status)
 {
-	return snprintf(dst, cap,
-			"HTTP/1.1 %d %s\r\nDate: %s\r\nContent-Type: %s\r\n"
-			"Content-Length: %zu\r\nCache-Control: %s\r\n%s%s%s\r\n",
-			r->status, status_text(r->status), http_date(),
-			r->content_type ? r->content_type : "application/octet-stream",
-			r->out.len - HEAD_ROOM, r->cache_control ? r->cache_control : "no-store",
-			security_headers, close ? "Connection: close\r\n" : "",
+	return status >= 200 && status != 204 && status != 304;
+}
+
+static int format_head(const struct hl_req *r, char *dst, size_t cap)
+{
+	char type_and_length[256] = "";
+	if (has_body(r->status))
+		snprintf(type_and_length, sizeof(type_and_length),
+			 "Content-Type: %s\r\nContent-Length: %zu\r\n",
+			 r->content_type ? r->content_type : "application/octet-stream",
+			 r->out.len - HEAD_ROOM);
+	return snprintf(dst, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n%sCache-Control: %s\r\n%s%s\r\n",
+			r->status, status_text(r->status), http_date(), type_and_length,
+			r->cache_control ? r->cache_control : "no-store", security_headers,
 			r->headers.len ? r->headers.data : "");
 }
 
-static void send_answer(struct hl_req *r, int head_only, int close)
+static void send_answer(struct hl_req *r, int head_only)
 {
 	char head[HEAD_ROOM], *big = NULL;
 	const char *body = r->out.data + HEAD_ROOM;
-	size_t body_len = r->out.len - HEAD_ROOM;
-	int n = format_head(r, close, head, sizeof(head));
+	size_t body_len = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
+	int n = format_head(r, head, sizeof(head));
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(head) && !head_only) {
@@ -104,11 +113,11 @@ static void send_answer(struct hl_req *r, int head_only, int close)
 	if ((size_t)n >= sizeof(head)) { /* huge extra headers */
 		if (!(big = malloc((size_t)n + 1)))
 			return;
-		format_head(r, close, big, (size_t)n + 1);
+		format_head(r, big, (size_t)n + 1);
 		h = big;
 	}
 	mg_write(r->conn, h, (size_t)n);
-	if (!head_only)
+	if (!head_only && body_len)
 		mg_write(r->conn, body, body_len);
 	free(big);
 }
@@ -121,32 +130,62 @@ static int is_json_type(const char *ct)
 	return !strncasecmp(ct, "application/json", n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-/* Read the body; answers 413/415/400 itself. Returns 0 to go on. */
-static int read_body(struct hl_req *r, const struct mg_request_info *ri, int *close)
+/* A client that sent "Expect: 100-continue" waits for our word before it
+ * sends the body; civetweb gives it only for its own file uploads. */
+static int answer_expect(struct hl_req *r)
 {
-	size_t max = (size_t)r->srv->cfg->max_body_kb * 1024;
-	const char *te = mg_get_header(r->conn, "Transfer-Encoding");
-	if (ri->content_length <= 0 && !te)
+	const char *expect = mg_get_header(r->conn, "Expect");
+	if (!expect)
 		return 0;
-	if (ri->content_length > 0 && (size_t)ri->content_length > max) {
-		*close = 1; /* the unread body must not be taken for a request */
+	if (strcasecmp(expect, "100-continue")) {
+		hl_reply_error(r, 417, "expectation_failed", "only Expect: 100-continue is understood");
+		return -1;
+	}
+	static const char go_on[] = "HTTP/1.1 100 Continue\r\n\r\n";
+	mg_write(r->conn, go_on, sizeof(go_on) - 1);
+	return 0;
+}
+
+/* Read the body straight into r->body; answers 413/400/417 itself. */
+static int receive_body(struct hl_req *r, long long declared, size_t max)
+{
+	if (declared > 0 && (size_t)declared > max) {
 		hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
 		return -1;
 	}
-	char chunk[16384];
+	if (answer_expect(r))
+		return -1;
+	size_t room = declared > 0 ? (size_t)declared : 16384;
 	int got;
-	while ((got = mg_read(r->conn, chunk, sizeof(chunk))) > 0) {
-		if (r->body.len + (size_t)got > max) {
-			*close = 1;
+	do {
+		if (buf_reserve(&r->body, room)) {
+			hl_reply_error(r, 503, "unavailable", "out of memory");
+			return -1;
+		}
+		got = mg_read(r->conn, r->body.data + r->body.len, r->body.cap - r->body.len - 1);
+		if (got > 0)
+			r->body.len += (size_t)got;
+		if (r->body.len > max) {
 			hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
 			return -1;
 		}
-		buf_append(&r->body, chunk, (size_t)got);
-	}
-	if (r->body.oom) {
-		hl_reply_error(r, 503, "unavailable", "out of memory");
+	} while (got > 0);
+	r->body.data[r->body.len] = '\0';
+	if (got < 0 || (declared > 0 && r->body.len != (size_t)declared)) {
+		hl_reply_error(r, 400, "incomplete_body", "the body ended before its Content-Length");
 		return -1;
 	}
+	return 0;
+}
+
+/* Read the body and, for a JSON route, parse it; answers 4xx itself.
+ * Returns 0 to go on. */
+static int read_body(struct hl_req *r, const struct mg_request_info *ri)
+{
+	if (ri->content_length <= 0 && !mg_get_header(r->conn, "Transfer-Encoding"))
+		return 0;
+	if (receive_body(r, ri->content_length, (size_t)r->srv->cfg->max_body_kb * 1024))
+		return -1;
 	if (r->match.entry->route.flags & HL_ROUTE_RAW_BODY || !r->body.len)
 		return 0;
 	if (!is_json_type(mg_get_header(r->conn, "Content-Type"))) {
@@ -192,10 +231,10 @@ static int allowed(struct hl_req *r)
 	return 0;
 }
 
-static void run_route(struct hl_req *r, const struct mg_request_info *ri, int *close)
+static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 {
 	const struct route_entry *e = r->match.entry;
-	if (!allowed(r) || read_body(r, ri, close))
+	if (!allowed(r) || read_body(r, ri))
 		return;
 	if (request_parse_query(r)) {
 		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape");
@@ -213,19 +252,27 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri, int *c
 	}
 }
 
-static void handle(struct hl_req *r, const struct mg_request_info *ri, int *close)
+static int is_api_path(const char *path)
+{
+	return !strncmp(path, "/api", 4) && (path[4] == '/' || path[4] == '\0');
+}
+
+static void handle(struct hl_req *r, const struct mg_request_info *ri)
 {
 	int rc = router_match(r->srv->router, r->method, r->path, r->path_len, &r->match);
 	int get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
-	if (rc == HL_ENOENT && get && strncmp(r->path, "/api/", 5) && r->srv->web_root &&
-	    !static_serve(r))
-		return;
-	if (rc == HL_ENOENT)
+	if (rc == HL_ENOENT && get && !is_api_path(r->path) && r->srv->web_root)
+		static_serve(r);
+	else if (rc == HL_ENOENT)
 		hl_reply_error(r, 404, "not_found", "nothing here");
 	else if (rc)
 		answer_405(r);
 	else
-		run_route(r, ri, close);
+		run_route(r, ri);
+	if (r->out.oom) { /* before the commit: a 503 must not follow a saved write */
+		request_reset_answer(r);
+		hl_reply_error(r, 503, "unavailable", "out of memory");
+	}
 	if (request_finish(r))
 		hl_reply_error(r, 500, "internal", "the change could not be saved");
 }
@@ -237,20 +284,13 @@ static int dispatch(struct mg_connection *conn, void *data)
 	const struct mg_request_info *ri = mg_get_request_info(conn);
 	long long start = now_us();
 	const char *path = ri->local_uri_raw ? ri->local_uri_raw : "/";
-	int close = 0;
 	srv->inflight++;
 	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
-	if (srv->draining) {
-		close = 1;
+	if (srv->draining)
 		hl_reply_error(r, 503, "unavailable", "the server is stopping");
-	} else {
-		handle(r, ri, &close);
-	}
-	if (r->out.oom) {
-		request_reset_answer(r);
-		hl_reply_error(r, 503, "unavailable", "out of memory");
-	}
-	send_answer(r, !strcmp(r->method, "HEAD"), close);
+	else
+		handle(r, ri);
+	send_answer(r, !strcmp(r->method, "HEAD"));
 	long long ms = (now_us() - start) / 1000;
 	if (srv->cfg->slow_request_ms && ms >= srv->cfg->slow_request_ms)
 		log_info("[slow] %lld ms %s %s -> %d", ms, r->method,
@@ -325,7 +365,7 @@ int http_start(struct server *s)
  * ourselves wakes it, so a restart is quick. */
 struct waker {
 	struct server *srv;
-	volatile int done;
+	_Atomic int done;
 };
 
 static void *wake_listener(void *arg)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server.h: the running server's parts, owned by main.c and shared,
- * read-only once listening, with the HTTP layer.
+ * server.h: the running server's parts, owned by main.c and shared with
+ * the HTTP layer. Only `inflight` and `draining` change once it listens.
  */
 #ifndef HL_SERVER_H
 #define HL_SERVER_H
@@ -31,9 +31,9 @@ int http_start(struct server *s);
 void http_stop(struct server *s);
 
 struct hl_req;
-/* Answer a GET/HEAD for a path no route has from the web folder;
- * returns 0 when it answered (a 404 included). */
-int static_serve(struct hl_req *r);
+/* Answer a GET/HEAD for a path no route has from the web folder (a 404
+ * when there is no such file). */
+void static_serve(struct hl_req *r);
 
 /* Register the core's own routes (health). */
 int health_register(struct router *r);

@@ -106,11 +106,13 @@ static char *inside(struct hl_req *r, const char *rel)
 	return hl_strndup(r, real, strlen(real));
 }
 
-int static_serve(struct hl_req *r)
+void static_serve(struct hl_req *r)
 {
 	char *rel = safe_relative(r);
-	if (!rel)
-		return hl_reply_error(r, 404, "not_found", "nothing here");
+	if (!rel) {
+		hl_reply_error(r, 404, "not_found", "nothing here");
+		return;
+	}
 	const char *last = strrchr(rel, '/');
 	last = last ? last + 1 : rel;
 	char *file = *rel ? inside(r, rel) : NULL;
@@ -120,6 +122,5 @@ int static_serve(struct hl_req *r)
 	else if (!file && !strchr(last, '.'))
 		file = inside(r, "index.html"); /* a page of the app */
 	if (!file || send_file(r, file))
-		return hl_reply_error(r, 404, "not_found", "nothing here");
-	return 0;
+		hl_reply_error(r, 404, "not_found", "nothing here");
 }

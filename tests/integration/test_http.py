@@ -263,3 +263,64 @@ def test_sigterm_lets_a_request_in_flight_finish():
         assert answers and answers[0].status == 200
         assert answers[0].json()["module"] == "probe"
         assert s.proc.wait(30) == 0
+
+
+def raw_exchange(port, request, then=None):
+    """Send raw bytes; optionally wait for a first answer, then send more."""
+    with socket.create_connection(("127.0.0.1", port)) as c:
+        c.settimeout(10)
+        c.sendall(request)
+        first = b""
+        if then is not None:
+            while b"\r\n\r\n" not in first:
+                first += c.recv(65536)
+            c.sendall(then)
+        else:
+            c.shutdown(socket.SHUT_WR)
+        rest = b""
+        while True:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+            if b"\r\n\r\n" in rest:
+                head, _, body = rest.partition(b"\r\n\r\n")
+                m = re.search(rb"Content-Length: (\d+)", head)
+                if m and len(body) >= int(m.group(1)):
+                    break
+        return first, rest
+
+
+def test_cut_off_body_is_400_and_never_reaches_the_handler():
+    with probe_server() as s:
+        _, answer = raw_exchange(s.port, b"POST /api/probe/raw HTTP/1.1\r\nHost: x\r\n"
+                                 b"Content-Type: text/csv\r\nContent-Length: 100\r\n\r\nonly 11 b..")
+        assert answer.startswith(b"HTTP/1.1 400"), answer
+        assert b'"incomplete_body"' in answer
+
+
+def test_expect_100_continue_is_answered_before_the_body():
+    with probe_server() as s:
+        first, answer = raw_exchange(
+            s.port, b"POST /api/probe/raw HTTP/1.1\r\nHost: x\r\nContent-Type: text/csv\r\n"
+            b"Content-Length: 4\r\nExpect: 100-continue\r\n\r\n", then=b"a,b\n")
+        assert first.startswith(b"HTTP/1.1 100 Continue\r\n\r\n"), first
+        assert answer.startswith(b"HTTP/1.1 200") and b'"length":4' in answer, answer
+        r = s.post("/api/probe/raw", b"x", headers={"Content-Type": "text/csv", "Expect": "magic"})
+        assert r.status == 417 and r.error_code() == "expectation_failed"
+
+
+def test_no_content_answer_has_no_body_headers():
+    with probe_server() as s:
+        item = s.post("/api/probe/items", {"name": "x"}).json()
+        r = s.request("DELETE", "/api/probe/items/%d" % item["id"])
+        assert r.status == 204 and r.body == b""
+        assert r.header("content-length") is None and r.header("content-type") is None
+        assert s.get("/api/probe/hello").status == 200  # the connection goes on
+
+
+def test_api_root_is_not_an_app_page():
+    with probe_server() as s:
+        for path in ("/api", "/api/"):
+            r = s.get(path)
+            assert r.status == 404 and r.error_code() == "not_found", path
