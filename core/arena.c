@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arena.c: the bump allocator of arena.h. Blocks form a list, newest first;
- * the oldest (first allocated, ARENA_BLOCK bytes) survives arena_reset.
+ * the first ARENA_BLOCK-sized one (a->keep) survives arena_reset.
  */
 #include "arena.h"
 #include "log.h"
@@ -31,29 +31,33 @@ static struct arena_block *block_new(size_t size, struct arena_block *next)
 
 void *arena_alloc(struct arena *a, size_t n)
 {
+	if (n > SIZE_MAX / 2)
+		fatal("an allocation of %zu bytes was asked for", n);
 	n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 	if (!n)
 		n = ARENA_ALIGN;
-	if (!a->head || a->used + n > a->head->size) {
-		size_t size = n > ARENA_BLOCK ? n : ARENA_BLOCK;
-		if (n > ARENA_BLOCK / 4 && a->head) {
-			/* A big piece gets a block of its own behind the head,
-			 * so the head's free space is not wasted. */
-			struct arena_block *big = block_new(n, a->head->next);
-			a->head->next = big;
-			return big->data;
-		}
-		a->head = block_new(size, a->head);
-		a->used = 0;
+	if (a->head && a->used + n <= a->head->size) {
+		void *p = a->head->data + a->used;
+		a->used += n;
+		return p;
 	}
-	void *p = a->head->data + a->used;
-	a->used += n;
-	return p;
+	if (n > ARENA_BLOCK / 4 && a->head) {
+		/* A big piece gets a block of its own behind the head, so the
+		 * head's free space is not wasted. */
+		struct arena_block *big = block_new(n, a->head->next);
+		a->head->next = big;
+		return big->data;
+	}
+	a->head = block_new(n > ARENA_BLOCK ? n : ARENA_BLOCK, a->head);
+	if (!a->keep && a->head->size == ARENA_BLOCK)
+		a->keep = a->head;
+	a->used = n;
+	return a->head->data;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = arena_alloc(a, n < SIZE_MAX ? n + 1 : n); /* SIZE_MAX: refused there */
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
@@ -61,26 +65,20 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 
 void arena_reset(struct arena *a)
 {
-	struct arena_block *b = a->head;
-	if (!b)
-		return;
-	while (b->next) {
-		struct arena_block *next = b->next;
-		free(b);
-		b = next;
+	for (struct arena_block *b = a->head, *next; b; b = next) {
+		next = b->next;
+		if (b != a->keep)
+			free(b);
 	}
-	if (b->size != ARENA_BLOCK) {
-		free(b);
-		b = NULL;
-	}
-	a->head = b;
+	a->head = a->keep;
+	if (a->keep)
+		a->keep->next = NULL;
 	a->used = 0;
 }
 
 void arena_release(struct arena *a)
 {
 	arena_reset(a);
-	free(a->head);
-	a->head = NULL;
-	a->used = 0;
+	free(a->keep);
+	a->head = a->keep = NULL;
 }

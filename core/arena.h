@@ -16,7 +16,8 @@
 struct arena_block;
 
 struct arena {
-	struct arena_block *head; /* the block being filled; the list ends with the kept one */
+	struct arena_block *head; /* the block being filled; newest first */
+	struct arena_block *keep; /* the first ARENA_BLOCK-sized block: survives resets */
 	size_t used;              /* bytes used in head */
 };
 

@@ -27,7 +27,7 @@ struct cached_stmt {
 	char *sql;            /* key, owned */
 	uint64_t hash;
 	sqlite3_stmt *st;
-	unsigned lease;       /* lease number it was last handed out in */
+	uint64_t lease;       /* lease number it was last handed out in */
 };
 
 struct hl_db {
@@ -36,7 +36,7 @@ struct hl_db {
 	size_t nslots, nused_slots;
 	sqlite3_stmt **used;       /* handed out during the current lease */
 	size_t nused, capused;
-	unsigned lease;
+	uint64_t lease;
 	struct hl_db *next_free;
 };
 
@@ -100,6 +100,8 @@ static int note_used(struct hl_db *c, struct cached_stmt *s)
 
 HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 {
+	if (!c)
+		return NULL; /* so hl_stmt(hl_write_begin(req), ...) needs one check */
 	uint64_t h = fnv1a(sql);
 	size_t mask = c->nslots - 1, j = h & mask;
 	while (c->slots[j].sql) {
@@ -112,8 +114,10 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 		j = (j + 1) & mask;
 	}
 	if ((c->nused_slots + 1) * 10 > c->nslots * 7) {
-		if (cache_grow(c))
+		if (cache_grow(c)) {
+			log_error("out of memory caching a statement");
 			return NULL;
+		}
 		return hl_stmt(c, sql);
 	}
 	sqlite3_stmt *st = NULL;
@@ -138,6 +142,8 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 HL_API int hl_exec(struct hl_db *c, const char *sql)
 {
 	char *err = NULL;
+	if (!c)
+		return HL_EDB;
 	if (sqlite3_exec(c->sql, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_error("SQL error: %s, in: %.300s", err ? err : sqlite3_errmsg(c->sql), sql);
 		sqlite3_free(err);
@@ -148,12 +154,12 @@ HL_API int hl_exec(struct hl_db *c, const char *sql)
 
 HL_API sqlite3 *hl_sqlite(struct hl_db *c)
 {
-	return c->sql;
+	return c ? c->sql : NULL;
 }
 
 HL_API const char *hl_db_errmsg(struct hl_db *c)
 {
-	return sqlite3_errmsg(c->sql);
+	return c ? sqlite3_errmsg(c->sql) : "no database connection";
 }
 
 void db_conn_reset(struct hl_db *c)
@@ -362,11 +368,7 @@ void db_rollback(struct hl_db *w)
 	db_conn_reset(w);
 	if (!sqlite3_get_autocommit(w->sql))
 		sqlite3_exec(w->sql, "ROLLBACK", NULL, NULL, NULL);
-}
-
-void db_optimize(struct db *db)
-{
-	struct hl_db *w = db_write_lock(db);
-	hl_exec(w, "PRAGMA optimize");
-	db_write_unlock(db, w);
+	/* A writer stuck inside a transaction would refuse every later BEGIN. */
+	if (!sqlite3_get_autocommit(w->sql))
+		fatal("the database cannot roll back: %s", sqlite3_errmsg(w->sql));
 }

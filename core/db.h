@@ -39,15 +39,13 @@ void db_return(struct db *db, struct hl_db *c);
 struct hl_db *db_write_lock(struct db *db);
 void db_write_unlock(struct db *db, struct hl_db *w);
 
-/* Transactions on the write connection; each returns 0 or HL_EDB. */
+/* Transactions on the write connection; each returns 0 or HL_EDB. A
+ * rollback that fails stops the process: the writer would be unusable. */
 int db_begin(struct hl_db *w);
 int db_commit(struct hl_db *w);
 void db_rollback(struct hl_db *w);
 
 /* Reset the statements handed out since the last call (ends reads). */
 void db_conn_reset(struct hl_db *c);
-
-/* PRAGMA optimize, on the write connection. */
-void db_optimize(struct db *db);
 
 #endif

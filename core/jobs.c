@@ -62,19 +62,22 @@ static int load_cursor(struct hl_db *w, const char *name, int64_t *cursor)
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	*cursor = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	return 0;
+	int step = sqlite3_step(st);
+	*cursor = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* Record a run: the cursor and counters (inside the slice's transaction
- * when it succeeded, in one of its own when it failed). */
+/* Record a run: the counters, and the cursor when it succeeded (inside the
+ * slice's transaction then; a failure is recorded in a transaction of its
+ * own and leaves the cursor where the last success put it). */
 static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, long long ms,
 		  const char *error)
 {
 	sqlite3_stmt *st = hl_stmt(w,
 		"INSERT INTO job_state (name, cursor, runs, failures, last_run_at, last_ms, last_error)"
 		" VALUES (?1, ?2, 1, ?3, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?4, ?5)"
-		" ON CONFLICT (name) DO UPDATE SET cursor = ?2, runs = runs + 1,"
+		" ON CONFLICT (name) DO UPDATE SET cursor = CASE WHEN ?3 THEN cursor ELSE ?2 END,"
+		" runs = runs + 1,"
 		" failures = CASE WHEN ?3 THEN failures + 1 ELSE 0 END,"
 		" last_run_at = excluded.last_run_at, last_ms = ?4, last_error = ?5");
 	if (!st)
@@ -105,12 +108,9 @@ static int run_slice(struct jobs *js, struct job *job)
 		rc = HL_EDB;
 	if (rc < 0) {
 		db_rollback(run.db);
-		if (!db_begin(run.db)) {
-			int64_t cursor = 0;
-			load_cursor(run.db, name, &cursor);
-			if (record(run.db, name, cursor, 0, ms, hl_strerror(rc)) || db_commit(run.db))
-				db_rollback(run.db);
-		}
+		if (!db_begin(run.db) &&
+		    (record(run.db, name, 0, 0, ms, hl_strerror(rc)) || db_commit(run.db)))
+			db_rollback(run.db);
 	}
 	db_write_unlock(js->db, run.db);
 	if (ms > JOB_SLICE_BUDGET_MS)

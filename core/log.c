@@ -4,6 +4,8 @@
  */
 #include "log.h"
 
+#include <hyperlevel/hyperlevel.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,16 @@ void log_error(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	emit("error: ", fmt, ap);
+	va_end(ap);
+}
+
+HL_API void hl_log(const char *module, const char *fmt, ...)
+{
+	char prefix[80];
+	snprintf(prefix, sizeof(prefix), "[%.64s] ", module ? module : "?");
+	va_list ap;
+	va_start(ap, fmt);
+	emit(prefix, fmt, ap);
 	va_end(ap);
 }
 

@@ -34,6 +34,7 @@ struct hl_mod {
 	struct kv *settings;
 	int nsettings;
 	int in_init;
+	int failed;       /* a registration call failed during init */
 	int mark;         /* for the dependency walk: 1 visiting, 2 done */
 	struct hl_migration *migrations;
 	int nmigrations;
@@ -80,6 +81,25 @@ static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
 
 /* ---- registration, called from a module's init ---------------------- */
 
+/* Remember why a registration call failed: the module fails to load even
+ * if its init ignores the error (what it registered is then undone). */
+static int registration_failed(struct hl_mod *mod, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int registration_failed(struct hl_mod *mod, int rc, const char *fmt, ...)
+{
+	if (!mod->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		free(mod->reason);
+		if (vasprintf(&mod->reason, fmt, ap) < 0)
+			mod->reason = NULL;
+		va_end(ap);
+		mod->failed = rc;
+	}
+	return rc;
+}
+
 static int check_init(struct hl_mod *mod, const char *what)
 {
 	if (mod && mod->in_init)
@@ -94,20 +114,19 @@ HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n
 	if (rc)
 		return rc;
 	if (size < ROUTE_SIZE_1_0)
-		return HL_EABI;
+		return registration_failed(mod, HL_EABI, "route table entries are too small");
 	for (size_t i = 0; i < n; i++) {
 		struct hl_route r;
 		memcpy(&r, (const char *)t + i * size, sizeof(r));
 		const char *why;
 		rc = router_add(mod->set->router, &r, mod->name, mod, &why);
 		if (rc == HL_EEXIST)
-			set_state(mod, MOD_FOUND, "route %s %s is already registered by module '%s'",
-				  r.method, r.pattern, why);
-		else if (rc)
-			set_state(mod, MOD_FOUND, "route %s %s: %s", r.method ? r.method : "(null)",
-				  r.pattern ? r.pattern : "(null)", why ? why : hl_strerror(rc));
+			return registration_failed(mod, rc, "route %s %s is already registered by"
+						   " module '%s'", r.method, r.pattern, why);
 		if (rc)
-			return rc;
+			return registration_failed(mod, rc, "route %s %s: %s",
+						   r.method ? r.method : "(null)",
+						   r.pattern ? r.pattern : "(null)", why ? why : hl_strerror(rc));
 	}
 	return 0;
 }
@@ -119,23 +138,21 @@ HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, 
 	if (rc)
 		return rc;
 	if (size < MIGRATION_SIZE_1_0)
-		return HL_EABI;
+		return registration_failed(mod, HL_EABI, "migration table entries are too small");
 	struct hl_migration *grown = realloc(mod->migrations,
 					     sizeof(*grown) * (mod->nmigrations + n));
 	if (!grown)
-		return HL_ENOMEM;
+		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->migrations = grown;
 	for (size_t i = 0; i < n; i++) {
 		const struct hl_migration *m = (const void *)((const char *)t + i * size);
-		if (!m->name || !*m->name || !m->sql) {
-			set_state(mod, MOD_FOUND, "migration %zu has no name or no SQL", i + 1);
-			return HL_EINVAL;
-		}
+		if (!m->name || !*m->name || !m->sql)
+			return registration_failed(mod, HL_EINVAL, "migration %zu has no name or no SQL",
+						   i + 1);
 		for (int k = 0; k < mod->nmigrations; k++)
-			if (!strcmp(mod->migrations[k].name, m->name)) {
-				set_state(mod, MOD_FOUND, "migration '%s' is listed twice", m->name);
-				return HL_EEXIST;
-			}
+			if (!strcmp(mod->migrations[k].name, m->name))
+				return registration_failed(mod, HL_EEXIST,
+							   "migration '%s' is listed twice", m->name);
 		mod->migrations[mod->nmigrations++] = *m;
 	}
 	return 0;
@@ -147,22 +164,20 @@ HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, si
 	if (rc)
 		return rc;
 	if (size < JOB_SIZE_1_0)
-		return HL_EABI;
+		return registration_failed(mod, HL_EABI, "job table entries are too small");
 	struct hl_job *grown = realloc(mod->jobs, sizeof(*grown) * (mod->njobs + n));
 	if (!grown)
-		return HL_ENOMEM;
+		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->jobs = grown;
 	for (size_t i = 0; i < n; i++) {
 		const struct hl_job *j = (const void *)((const char *)t + i * size);
-		if (!j->name || !*j->name || !j->slice || !j->period_ms) {
-			set_state(mod, MOD_FOUND, "job %zu needs a name, a slice and a period", i + 1);
-			return HL_EINVAL;
-		}
+		if (!j->name || !*j->name || !j->slice || !j->period_ms)
+			return registration_failed(mod, HL_EINVAL,
+						   "job %zu needs a name, a slice and a period", i + 1);
 		for (int k = 0; k < mod->njobs; k++)
-			if (!strcmp(mod->jobs[k].name, j->name)) {
-				set_state(mod, MOD_FOUND, "job '%s' is listed twice", j->name);
-				return HL_EEXIST;
-			}
+			if (!strcmp(mod->jobs[k].name, j->name))
+				return registration_failed(mod, HL_EEXIST, "job '%s' is listed twice",
+							   j->name);
 		mod->jobs[mod->njobs++] = *j;
 	}
 	return 0;
@@ -196,9 +211,9 @@ HL_API int hl_setting_int(struct hl_mod *mod, const char *key, long long def, lo
 		return 0;
 	if (conf_int(v, min, max, out)) {
 		struct kv *kv = find_setting(mod, key);
-		log_error("%s:%d: %s: '%s' is not an integer between %lld and %lld",
-			  mod->conf_path, kv->line, key, v, min, max);
-		return HL_EINVAL;
+		return registration_failed(mod, HL_EINVAL, "%s:%d: %s: '%s' is not an integer"
+					   " between %lld and %lld", mod->conf_path, kv->line,
+					   key, v, min, max);
 	}
 	return 0;
 }
@@ -207,11 +222,6 @@ const char *mod_setting(const struct hl_mod *m, const char *key)
 {
 	struct kv *kv = find_setting(m, key);
 	return kv ? kv->value : NULL;
-}
-
-const char *mod_name(const struct hl_mod *m)
-{
-	return m->name;
 }
 
 /* ---- discovery -------------------------------------------------------- */
@@ -424,6 +434,8 @@ static void init_module(struct hl_mod *m)
 	m->in_init = 1;
 	int rc = m->desc->init(m);
 	m->in_init = 0;
+	if (!rc)
+		rc = m->failed;
 	if (rc) {
 		/* A registration call may have left the precise reason. */
 		char *why = m->reason;

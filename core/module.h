@@ -57,6 +57,5 @@ int modules_loaded(const struct modules *set);
 
 /* A module's setting after init (NULL when not set). */
 const char *mod_setting(const struct hl_mod *m, const char *key);
-const char *mod_name(const struct hl_mod *m);
 
 #endif

@@ -5,6 +5,7 @@
  * (request.h).
  */
 #include "request.h"
+#include "conf.h"
 #include "db.h"
 #include "log.h"
 #include "server.h"
@@ -244,12 +245,12 @@ HL_API const char *hl_header(const struct hl_req *r, const char *name)
 	return mg_get_header(r->conn, name);
 }
 
+/* Integers in paths and queries follow the settings' rule (conf_int):
+ * plain decimal, no spaces, no '+'. */
 static int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max || *s == ' ' || *s == '+')
+	long long v;
+	if (conf_int(s, min, max, &v))
 		return HL_EINVAL;
 	*out = v;
 	return 0;

@@ -81,33 +81,24 @@ static int list_contacts(struct hl_req *req)
 	return 0;
 }
 
-/* Remove, 500 at a time in id order, contacts deleted more than
- * purge_after_days ago. */
+/* Remove contacts deleted more than purge_after_days ago, 500 at a time,
+ * oldest deletion first. Deleted rows leave the index, so the next slice
+ * starts where this one stopped without a cursor. */
 static int purge_slice(struct hl_job_run *run)
 {
 	enum { BATCH = 500 };
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
 		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
-		" WHERE deleted_at IS NOT NULL AND id > ?1"
-		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?2)"
-		" ORDER BY id LIMIT ?3) RETURNING id");
+		" WHERE deleted_at IS NOT NULL"
+		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?1)"
+		" ORDER BY deleted_at, id LIMIT ?2)");
 	if (!st)
 		return HL_EDB;
 	char days[32];
 	snprintf(days, sizeof(days), "-%lld days", purge_after_days);
-	sqlite3_bind_int64(st, 1, hl_job_cursor(run));
-	sqlite3_bind_text(st, 2, days, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, BATCH);
-	int n = 0, step;
-	int64_t last = 0;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id > last)
-			last = id;
-		n++;
-	}
-	if (step != SQLITE_DONE)
+	sqlite3_bind_text(st, 1, days, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, BATCH);
+	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
-	hl_job_set_cursor(run, n == BATCH ? last : 0);
-	return n == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+	return sqlite3_changes(hl_sqlite(hl_job_db(run))) == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
 }

@@ -65,6 +65,22 @@ def test_enabled_module_runs_its_jobs_with_a_cursor():
         assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
 
 
+def test_failed_slice_is_rolled_back_and_keeps_the_cursor():
+    with Server().start() as s:
+        assert wait_for(lambda: s.sql("SELECT cursor FROM job_state WHERE name = 'probe.tick'")
+                        and s.sql("SELECT cursor FROM job_state WHERE name = 'probe.tick'")[0][0] >= 2)
+        s.post("/api/probe/items", {"name": "tick-fails"})
+        before = s.sql("SELECT count(*) FROM probe_ticks")[0][0]
+        assert wait_for(lambda: s.sql("SELECT failures FROM job_state WHERE name = 'probe.tick'")[0][0] >= 2)
+        cursor, error = s.sql("SELECT cursor, last_error FROM job_state WHERE name = 'probe.tick'")[0]
+        ticks = s.sql("SELECT count(*) FROM probe_ticks")[0][0]
+        assert cursor == before  # where the last success left it (one tick row each)
+        assert ticks == before   # the failing slices wrote nothing
+        assert error == "invalid argument"
+        s.stop()
+        assert "[job] probe.tick failed (invalid argument); next try in" in s.log
+
+
 def test_contacts_purge_job_removes_old_soft_deleted_contacts():
     with Server(modules=("contacts",)) as s:
         assert s.run("migrate")[0] == 0
@@ -123,6 +139,19 @@ def test_duplicate_route_is_refused_naming_the_owner():
         " is already registered by module 'probe'" in lines[0]
 
 
+def test_failed_registration_refuses_even_when_init_ignores_it():
+    lines = refused(("contacts", "probe_ignores_errors"))
+    assert len(lines) == 1
+    assert "probe_ignores_errors.so: refused: init failed: route GET /api/health is already" \
+        " registered by module 'core'" in lines[0]
+
+
+def test_module_log_lines_name_the_module():
+    with Server(plugins={"probe": "greeting = hey\n"}).start() as s:
+        pass
+    assert "[probe] greeting is 'hey'" in s.log
+
+
 def test_failing_init_is_refused():
     lines = refused(("contacts", "probe_init_fails"))
     assert len(lines) == 1
@@ -166,18 +195,19 @@ def test_database_ahead_of_module_stops_the_start():
     def ahead(s):
         assert s.run("migrate")[0] == 0
         s.sql("INSERT INTO schema_migrations (owner, seq, name, checksum)"
-              " VALUES ('contacts', 2, '002_future', 'x')")
+              " SELECT 'contacts', max(seq) + 1, '999_future', 'x' FROM schema_migrations"
+              " WHERE owner = 'contacts'")
     lines = refused(("contacts",), prepare=ahead)
-    assert "the database has migration '002_future' of contacts, which this version does not" \
+    assert "the database has migration '999_future' of contacts, which this version does not" \
         " ship" in lines[0]
 
 
 def test_migrations_apply_once():
     with Server() as s:
         code, _, err = s.run("migrate")
-        assert code == 0 and "contacts: 1 migration applied" in err
+        assert code == 0 and "contacts: 2 migrations applied" in err
         code, _, err = s.run("migrate")
         assert code == 0 and "applied" not in err
-        owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner")
-        assert owners == [("contacts", "001_contacts"), ("core", "001_job_state"),
-                          ("probe", "001_probe")]
+        owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner, seq")
+        assert owners == [("contacts", "001_contacts"), ("contacts", "002_purge_by_deletion_time"),
+                          ("core", "001_job_state"), ("probe", "001_probe")]

@@ -79,7 +79,8 @@ struct hl_job_run; /* one slice of a tick job */
 typedef int hl_handler(struct hl_req *req);
 
 /* Who may call a route. The zero value is the safe default: a signed-in
- * user with access to the current location. */
+ * user with access to the current location. (Until sessions exist, every
+ * level but PUBLIC answers 401.) */
 enum hl_access {
 	HL_ACCESS_USER = 0,       /* any signed-in user, scoped to a location */
 	HL_ACCESS_PUBLIC,         /* anyone, no session needed */
@@ -100,7 +101,8 @@ struct hl_route {
 	hl_handler *handler;
 	enum hl_access access;
 	unsigned flags;      /* enum hl_route_flags */
-	unsigned cache_ms;   /* how long the answer may be cached; 0: never */
+	unsigned cache_ms;   /* how long the answer may be cached; 0: never
+			      * (declared now, used once the read cache exists) */
 	const char *reads;   /* space-separated tables the answer is built from */
 };
 
@@ -135,7 +137,8 @@ struct hl_job {
 HL_API struct hl_db *hl_job_db(struct hl_job_run *run);
 HL_API int64_t hl_job_cursor(const struct hl_job_run *run);
 HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
-/* The module's setting `key`, as read during init (see hl_setting). */
+/* The module's setting `key` from its conf, or NULL when the conf does not
+ * set it (a module reads its settings in init; see hl_setting). */
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key);
 
 /* ---------------------------------------------------------------------------
@@ -165,7 +168,8 @@ struct hl_module {
  * macros pass the element size so the structs can grow in later minors.
  * Fails with HL_EEXIST for a route another module (or this one) already
  * has, a job or migration name used twice; HL_EINVAL for a malformed entry;
- * HL_ESTATE outside init. If init fails, nothing it registered remains. */
+ * HL_ESTATE outside init. A failed call fails the module's load even if
+ * init ignores it; then nothing the module registered remains. */
 #define hl_add_routes(mod, table) \
 	hl_add_routes_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
 #define hl_add_migrations(mod, table) \
@@ -186,7 +190,7 @@ HL_API const char *hl_setting(struct hl_mod *mod, const char *key, const char *d
 HL_API int hl_setting_int(struct hl_mod *mod, const char *key, long long def,
 			  long long min, long long max, long long *out);
 
-/* Log a line prefixed with the module's name; any thread. */
+/* Log a line prefixed with "[module] "; any thread. */
 HL_API void hl_log(const char *module, const char *fmt, ...) HL_PRINTF(2, 3);
 
 /* ---------------------------------------------------------------------------
@@ -194,15 +198,17 @@ HL_API void hl_log(const char *module, const char *fmt, ...) HL_PRINTF(2, 3);
  */
 
 /* Request memory: freed by the core after the answer. Never NULL: when
- * memory runs out the process stops with a log line (as Redis does), since
- * request sizes are bounded by the core's limits. */
+ * memory runs out, or for an absurd size, the process stops with a log line
+ * (as Redis does), since request sizes are bounded by the core's limits. */
 HL_API void *hl_alloc(struct hl_req *req, size_t n);
 HL_API char *hl_strndup(struct hl_req *req, const char *s, size_t n);
 HL_API char *hl_sprintf(struct hl_req *req, const char *fmt, ...) HL_PRINTF(2, 3);
 
 HL_API const char *hl_method(const struct hl_req *req);
+/* The raw path, still percent-encoded. */
 HL_API const char *hl_path(const struct hl_req *req);
-/* A :param of the route's pattern, percent-decoded; NULL if no such name. */
+/* A :param of the route's pattern, percent-decoded; NULL if no such name
+ * or when the value holds a bad escape or %00. */
 HL_API const char *hl_param(struct hl_req *req, const char *name);
 /* A query parameter, percent-decoded ('+' is a space); the first one when
  * repeated; NULL when absent. */
@@ -230,8 +236,8 @@ HL_API int64_t hl_location_id(const struct hl_req *req);
 
 /* ---------------------------------------------------------------------------
  * Reading a JSON body. The core parses the body of a JSON route before the
- * handler runs (invalid JSON is answered 400, an oversized body 413, a
- * non-JSON content type 415). Values are addressed by token index; the root
+ * handler runs (invalid JSON, or nesting deeper than 64, is answered 400, an
+ * oversized body 413, a non-JSON content type 415). Values are addressed by token index; the root
  * is index 0. Lookups return -1 when absent.
  */
 enum hl_json_type { HL_JSON_NONE, HL_JSON_OBJECT, HL_JSON_ARRAY,
@@ -242,7 +248,8 @@ HL_API enum hl_json_type hl_body_type(struct hl_req *req, int tok);
 HL_API int hl_body_find(struct hl_req *req, int obj, const char *key);
 /* Number of members (object) or elements (array) at `tok`. */
 HL_API int hl_body_count(struct hl_req *req, int tok);
-/* The i-th element of the array at `arr`, or -1. */
+/* The i-th element of the array at `arr`, or -1. Asking for i + 1 after i
+ * costs one step, so a loop over an array is linear. */
 HL_API int hl_body_index(struct hl_req *req, int arr, int i);
 /* A string value, unescaped into the arena (NULL if not a string). */
 HL_API const char *hl_body_string(struct hl_req *req, int tok);
@@ -261,7 +268,9 @@ HL_API struct hl_json *hl_reply_json(struct hl_req *req, int status);
  * a handler can `return hl_reply_error(...)`. */
 HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
 			  const char *fmt, ...) HL_PRINTF(4, 5);
-/* Answer with a body of the given media type (copied). */
+/* Answer with a body of the given media type. The body is copied; the
+ * content_type string must outlive the request (use a literal). HL_ENOMEM
+ * when the copy fails. */
 HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type,
 			const void *body, size_t len);
 
@@ -279,7 +288,7 @@ HL_API void hl_json_double(struct hl_json *j, double v);
 HL_API void hl_json_bool(struct hl_json *j, int v);
 HL_API void hl_json_null(struct hl_json *j);
 /* The current row of `st` as an object keyed by column name; NULL columns
- * are null, integers numbers, text strings. Names starting with "json_" are
+ * are null, integers and reals numbers, text strings, BLOBs null. Names starting with "json_" are
  * taken as JSON text produced by SQLite and written as they are, under the
  * name without the prefix. */
 HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
@@ -291,22 +300,28 @@ HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
  * writer at a time. Handlers never open connections: they borrow one.
  */
 
-/* A read connection lent to this request until its answer is sent. After
- * hl_write_begin it returns the write connection, so a handler reads its
- * own writes. NULL only when the database is unusable (answer 500). */
+/* A read connection lent to this request until its answer is sent; waits
+ * while every reader is lent. After hl_write_begin it returns the write
+ * connection, so a handler reads its own writes. Never NULL. */
 HL_API struct hl_db *hl_read(struct hl_req *req);
 /* Take the write lock and begin a transaction (BEGIN IMMEDIATE). Writers
  * queue inside the process instead of spinning on SQLITE_BUSY. The core
  * commits after the handler when the answer's status is below 400, and rolls
- * back otherwise. Calling it twice returns the same connection. */
+ * back otherwise. Calling it twice returns the same connection. NULL (after
+ * logging) when the transaction cannot begin: another process held the
+ * database for over 10 s, or an I/O error; hl_stmt(NULL, ...) is NULL, so
+ * one check after hl_stmt covers both. */
 HL_API struct hl_db *hl_write_begin(struct hl_req *req);
 
-/* A prepared statement for `sql`, from the connection's cache (prepared
- * once per connection, reset and unbound on each call). The connection owns
- * it: do not finalize it. NULL after logging the error when `sql` is
- * invalid. Use it within the current request or slice only. */
+/* A prepared statement for the first statement in `sql`, from the
+ * connection's cache (prepared once per connection, reset and unbound on
+ * each call: a second call with the same text resets a statement you may
+ * still be stepping). The connection owns it: do not finalize it. NULL when
+ * `db` is NULL, or after logging when `sql` is invalid or memory runs out.
+ * Use it within the current request or slice only. */
 HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
-/* Run one or more statements that return no rows; HL_EDB on error. */
+/* Run one or more statements that return no rows; HL_EDB on error or when
+ * `db` is NULL. */
 HL_API int hl_exec(struct hl_db *db, const char *sql);
 /* The underlying connection, for SQLite calls not wrapped here. */
 HL_API sqlite3 *hl_sqlite(struct hl_db *db);

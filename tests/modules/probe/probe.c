@@ -62,6 +62,13 @@ static const struct hl_route routes[] = {
 #endif
 };
 
+#ifdef PROBE_IGNORES_ERRORS
+/* A route of the core's, registered by an init that ignores the refusal. */
+static const struct hl_route taken[] = {
+	{ .method = "GET", .pattern = "/api/health", .handler = hello, .access = HL_ACCESS_PUBLIC },
+};
+#endif
+
 static const struct hl_job jobs[] = {
 	{ .name = "tick", .period_ms = 200, .slice = tick },
 };
@@ -76,6 +83,7 @@ HL_API int hl_function_from_the_future(struct hl_mod *mod);
 static int init(struct hl_mod *mod)
 {
 	greeting = hl_setting(mod, "greeting", "hello");
+	hl_log(PROBE_NAME, "greeting is '%s'", greeting);
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
@@ -88,6 +96,9 @@ static int init(struct hl_mod *mod)
 #ifdef PROBE_INIT_FAILS
 	if (!rc)
 		rc = HL_EINVAL;
+#endif
+#ifdef PROBE_IGNORES_ERRORS
+	hl_add_routes(mod, taken);
 #endif
 	return rc;
 }
@@ -345,5 +356,9 @@ static int tick(struct hl_job_run *run)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	hl_job_set_cursor(run, cursor + 1);
-	return HL_JOB_DONE;
+	/* An item named "tick-fails" makes the slice fail after its write. */
+	st = hl_stmt(hl_job_db(run), "SELECT 1 FROM probe_items WHERE name = 'tick-fails'");
+	if (!st)
+		return HL_EDB;
+	return sqlite3_step(st) == SQLITE_ROW ? HL_EINVAL : HL_JOB_DONE;
 }
