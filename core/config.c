@@ -52,10 +52,10 @@ static const struct setting settings[] = {
 	S(sqlite_mmap_mb, INT, "256", 0, 1048576,
 	  "memory-mapped part of the database; 0 on network disks"),
 	S(slow_request_ms, INT, "300", 0, 3600000, "log slower requests; 0: off"),
-	S(slow_query_ms, INT, "0", 0, 3600000, "log slower SQL; 0: off"),
-	S(result_cache, BOOL, "yes", 0, 0, "cache answers of read-only routes"),
-	S(backups, BOOL, "yes", 0, 0, "take a daily backup"),
-	S(backup_keep, INT, "14", 1, 1000, "backups to keep"),
+	S(slow_query_ms, INT, "0", 0, 3600000, "log slower SQL; 0: off (with the metrics, not yet)"),
+	S(result_cache, BOOL, "yes", 0, 0, "cache answers of read-only routes (with the read cache, not yet)"),
+	S(backups, BOOL, "yes", 0, 0, "take a daily backup (with the backups, not yet)"),
+	S(backup_keep, INT, "14", 1, 1000, "backups to keep (with the backups, not yet)"),
 	S(jobs, BOOL, "yes", 0, 0, "run the modules' tick jobs"),
 };
 

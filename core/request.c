@@ -55,7 +55,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	memset(&r->match, 0, sizeof(r->match));
 	memset(r->params, 0, sizeof(r->params));
 	r->query = NULL;
-	r->nquery = -1;
+	r->nquery = 0;
 	buf_reset(&r->body);
 	r->has_json = 0;
 	r->user_id = r->location_id = 0;
@@ -218,8 +218,6 @@ int request_parse_query(struct hl_req *r)
 
 HL_API const char *hl_query(struct hl_req *r, const char *name)
 {
-	if (r->nquery < 0)
-		request_parse_query(r);
 	for (int i = 0; i < r->nquery; i++)
 		if (!strcmp(r->query[i].name, name))
 			return r->query[i].value;
@@ -228,8 +226,6 @@ HL_API const char *hl_query(struct hl_req *r, const char *name)
 
 HL_API int hl_query_all(struct hl_req *r, const char *name, const char ***values)
 {
-	if (r->nquery < 0)
-		request_parse_query(r);
 	const char **out = arena_alloc(&r->arena, sizeof(char *) * (size_t)(r->nquery + 1));
 	int n = 0;
 	for (int i = 0; i < r->nquery; i++)

@@ -39,7 +39,7 @@ struct hl_req {
 	struct route_match match;
 	char *params[ROUTE_MAX_PARAMS]; /* decoded lazily */
 	struct query_pair *query;
-	int nquery;                 /* -1 until parsed */
+	int nquery;                 /* parsed before the handler runs */
 	struct buf body;            /* the request body */
 	struct json_doc json;       /* parsed body of a JSON route */
 	int has_json;

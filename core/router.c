@@ -9,6 +9,7 @@
 
 struct node {
 	char *literal;                 /* NULL for a :param node */
+	size_t literal_len;
 	struct node **children;        /* literal children */
 	int nchildren;
 	struct node *param;            /* the :param child */
@@ -95,8 +96,7 @@ static struct node *child(struct node *n, const char *seg, size_t len, int creat
 		return n->param;
 	}
 	for (int i = 0; i < n->nchildren; i++)
-		if (strlen(n->children[i]->literal) == len &&
-		    !memcmp(n->children[i]->literal, seg, len))
+		if (n->children[i]->literal_len == len && !memcmp(n->children[i]->literal, seg, len))
 			return n->children[i];
 	if (!create)
 		return NULL;
@@ -109,6 +109,7 @@ static struct node *child(struct node *n, const char *seg, size_t len, int creat
 		free(c);
 		return NULL;
 	}
+	c->literal_len = len;
 	n->children[n->nchildren++] = c;
 	return c;
 }
@@ -264,7 +265,7 @@ static const struct node *walk(const struct node *n, const char *p, const char *
 	const char *next = slash ? slash + 1 : end + 1;
 	for (int i = 0; i < n->nchildren; i++) {
 		const struct node *c = n->children[i];
-		if (strlen(c->literal) == len && !memcmp(c->literal, p, len)) {
+		if (c->literal_len == len && !memcmp(c->literal, p, len)) {
 			const struct node *hit = walk(c, next, end, m);
 			if (hit)
 				return hit;
