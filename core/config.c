@@ -57,6 +57,9 @@ static const struct setting settings[] = {
 	S(backups, BOOL, "yes", 0, 0, "take a daily backup (with the backups, not yet)"),
 	S(backup_keep, INT, "14", 1, 1000, "backups to keep (with the backups, not yet)"),
 	S(jobs, BOOL, "yes", 0, 0, "run the modules' tick jobs"),
+	S(session_days, INT, "14", 1, 365, "a session ends after this many days unused"),
+	S(trusted_proxies, STR, "", 0, 0,
+	  "proxy addresses whose X-Forwarded-For/-Proto are believed"),
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

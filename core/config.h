@@ -32,6 +32,8 @@ struct config {
 	long long backups;
 	long long backup_keep;
 	long long jobs;
+	long long session_days;
+	char *trusted_proxies;
 };
 
 /* Fill `c` with defaults, then the config file, environment and flags.

@@ -27,11 +27,5 @@ static const struct hl_route routes[] = {
 
 int health_register(struct router *r)
 {
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		const char *why;
-		int rc = router_add(r, &routes[i], "core", NULL, &why);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return router_add_table(r, routes, sizeof(routes) / sizeof(routes[0]), "core");
 }

@@ -10,6 +10,7 @@
  * a second send nor a copy of the body is needed. A worker thread owns a
  * connection for its life, so there must be more threads than clients.
  */
+#include "auth.h"
 #include "server.h"
 #include "log.h"
 #include "request.h"
@@ -221,25 +222,15 @@ static void answer_405(struct hl_req *r)
 	request_add_header(r, "Allow: %s", allow);
 }
 
-/* Whether the caller may use the route. Sessions and roles arrive with the
- * accounts; until then only public routes can be called. */
-static int allowed(struct hl_req *r)
-{
-	if (r->match.entry->route.access == HL_ACCESS_PUBLIC)
-		return 1;
-	hl_reply_error(r, 401, "unauthorized", "sign in first");
-	return 0;
-}
-
 static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 {
 	const struct route_entry *e = r->match.entry;
-	if (!allowed(r) || read_body(r, ri))
-		return;
 	if (request_parse_query(r)) {
 		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape");
 		return;
 	}
+	if (auth_admit(r) || read_body(r, ri))
+		return;
 	int rc = e->route.handler(r);
 	if (rc < 0 || !r->replied) {
 		if (rc < 0)

@@ -44,7 +44,10 @@ static void usage(FILE *out)
 		"  serve          run the server in the foreground (the default)\n"
 		"  migrate        apply pending database migrations and exit\n"
 		"  modules        list the modules, their versions and states\n"
-		"  check-config   check the settings and modules, print the settings\n\n"
+		"  check-config   check the settings and modules, print the settings\n"
+		"  create-admin EMAIL NAME [AGENCY]\n"
+		"                 make an agency administrator (and the agency, if there is\n"
+		"                 none); the password is read from standard input\n\n"
 		"options (each also settable in the config file and the environment):\n");
 	config_usage(out);
 	fprintf(out, "\n  --help, --version\n\n"
@@ -52,6 +55,8 @@ static void usage(FILE *out)
 }
 
 struct core {
+	char **args;    /* the command's own arguments */
+	int nargs;
 	struct config cfg;
 	struct server srv;
 	struct jobs *jobs;
@@ -59,7 +64,8 @@ struct core {
 
 static int load_modules(struct core *c)
 {
-	if (!(c->srv.router = router_new()) || health_register(c->srv.router))
+	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
+	    accounts_register(c->srv.router) || users_register(c->srv.router))
 		return HL_ENOMEM;
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
@@ -138,6 +144,23 @@ static void core_release(struct core *c)
 	config_free(&c->cfg);
 }
 
+static int create_admin(struct core *c)
+{
+	char password[1100] = "";
+	if (!fgets(password, sizeof(password), stdin))
+		password[0] = '\0';
+	password[strcspn(password, "\r\n")] = '\0';
+	if (open_and_migrate(c))
+		return EXIT_RUN;
+	int rc = users_create_admin(c->srv.db, c->args[0], c->args[1],
+				    c->nargs > 2 ? c->args[2] : "My agency", password);
+	sodium_memzero(password, sizeof(password));
+	if (rc)
+		return rc == HL_EINVAL ? EXIT_USAGE : EXIT_RUN;
+	printf("%s can now sign in\n", c->args[0]);
+	return 0;
+}
+
 static int run(struct core *c, const char *cmd)
 {
 	int rc = load_modules(c);
@@ -158,12 +181,20 @@ static int run(struct core *c, const char *cmd)
 	}
 	if (!strcmp(cmd, "migrate"))
 		return open_and_migrate(c) ? EXIT_RUN : 0;
+	if (!strcmp(cmd, "create-admin"))
+		return create_admin(c);
 	return serve(c) ? EXIT_RUN : 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const commands[] = { "serve", "migrate", "modules", "check-config" };
+	static const struct {
+		const char *name;
+		int min_args, max_args;
+	} commands[] = {
+		{ "serve", 0, 0 }, { "migrate", 0, 0 }, { "modules", 0, 0 },
+		{ "check-config", 0, 0 }, { "create-admin", 2, 3 },
+	};
 	struct core c;
 	memset(&c, 0, sizeof(c));
 	c.srv.cfg = &c.cfg;
@@ -185,7 +216,7 @@ int main(int argc, char **argv)
 		argc--;
 	}
 	size_t k = 0;
-	while (k < sizeof(commands) / sizeof(commands[0]) && strcmp(cmd, commands[k]))
+	while (k < sizeof(commands) / sizeof(commands[0]) && strcmp(cmd, commands[k].name))
 		k++;
 	if (k == sizeof(commands) / sizeof(commands[0])) {
 		log_error("unknown command '%s' (see --help)", cmd);
@@ -196,11 +227,18 @@ int main(int argc, char **argv)
 		config_free(&c.cfg);
 		return EXIT_USAGE;
 	}
-	if (rest) {
-		log_error("unexpected argument '%s' (see --help)", argv[1]);
+	if (rest > commands[k].max_args) {
+		log_error("unexpected argument '%s' (see --help)", argv[1 + commands[k].max_args]);
 		config_free(&c.cfg);
 		return EXIT_USAGE;
 	}
+	if (rest < commands[k].min_args) {
+		log_error("%s needs %d arguments (see --help)", cmd, commands[k].min_args);
+		config_free(&c.cfg);
+		return EXIT_USAGE;
+	}
+	c.args = argv + 1;
+	c.nargs = rest;
 	/* Signals go to sigwait in main, never to a worker thread: block them
 	 * before any thread starts, so every thread inherits the mask. */
 	sigset_t set;

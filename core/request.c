@@ -37,7 +37,6 @@ void request_reset_answer(struct hl_req *r)
 	buf_reset(&r->out);
 	buf_reserve(&r->out, HEAD_ROOM);
 	r->out.len = HEAD_ROOM;
-	buf_reset(&r->headers);
 	r->status = 0;
 	r->content_type = NULL;
 	r->cache_control = NULL;
@@ -58,8 +57,10 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->nquery = 0;
 	buf_reset(&r->body);
 	r->has_json = 0;
-	r->user_id = r->location_id = 0;
+	memset(&r->who, 0, sizeof(r->who));
+	r->location_id = 0;
 	r->reader = r->writer = NULL;
+	buf_reset(&r->headers);
 	request_reset_answer(r);
 }
 
@@ -285,7 +286,12 @@ HL_API const char *hl_body(const struct hl_req *r, size_t *len)
 
 HL_API int64_t hl_user_id(const struct hl_req *r)
 {
-	return r->user_id;
+	return r->who.user_id;
+}
+
+HL_API int hl_assigned_only(const struct hl_req *r)
+{
+	return r->who.assigned_only;
 }
 
 HL_API int64_t hl_location_id(const struct hl_req *r)

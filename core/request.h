@@ -18,11 +18,27 @@
 #include "json.h"
 #include "router.h"
 
+#include <stdint.h>
+
 /* Room kept in front of the answer's body for its headers, so that headers
  * and body leave in one write without copying the body. */
 #define HEAD_ROOM 1024
 
 struct server;
+
+enum role { ROLE_NONE, ROLE_AGENCY_ADMIN, ROLE_AGENCY_USER, ROLE_LOCATION_ADMIN,
+	    ROLE_LOCATION_USER };
+
+/* Who is calling, from a session cookie or an API token. */
+struct identity {
+	int64_t user_id;        /* 0: nobody signed in */
+	int64_t agency_id;
+	enum role role;
+	int assigned_only;
+	int64_t token_id;       /* the API token used, or 0 for a session */
+	int64_t token_location; /* the one location a scoped token may open */
+	unsigned char session[32]; /* hash of the session token, for logout */
+};
 
 struct query_pair {
 	char *name, *value;
@@ -43,7 +59,8 @@ struct hl_req {
 	struct buf body;            /* the request body */
 	struct json_doc json;       /* parsed body of a JSON route */
 	int has_json;
-	int64_t user_id, location_id;
+	struct identity who;        /* the caller, once auth_admit ran */
+	int64_t location_id;        /* the current location, or 0 */
 	struct hl_db *reader;
 	struct hl_db *writer;
 
@@ -52,7 +69,8 @@ struct hl_req {
 	const char *content_type;
 	const char *cache_control; /* NULL: no-store */
 	struct buf out;             /* HEAD_ROOM bytes, then the body */
-	struct buf headers;         /* extra header lines, "Name: value\r\n" */
+	struct buf headers;         /* extra header lines, "Name: value\r\n"; kept
+	                             * when the answer is replaced */
 	struct hl_json writer_json;
 	int replied;
 };

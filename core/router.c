@@ -224,6 +224,17 @@ out:
 	return rc;
 }
 
+int router_add_table(struct router *r, const struct hl_route *t, size_t n, const char *owner)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *why;
+		int rc = router_add(r, &t[i], owner, NULL, &why);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static void unlink_module(struct node *n, const void *module)
 {
 	for (int m = 0; m < M_COUNT; m++)

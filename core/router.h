@@ -53,6 +53,9 @@ const char *method_name(int m);
  * taken (*why names the owner). */
 int router_add(struct router *r, const struct hl_route *route, const char *owner,
 	       const void *module, const char **why);
+/* Add the core's own routes (owner "core"); 0 or the first error. */
+int router_add_table(struct router *r, const struct hl_route *t, size_t n, const char *owner);
+
 /* Remove every route of `module` (when its init failed). */
 void router_remove_module(struct router *r, const void *module);
 

@@ -35,7 +35,13 @@ struct hl_req;
  * when there is no such file). */
 void static_serve(struct hl_req *r);
 
-/* Register the core's own routes (health). */
+/* The core's own routes: health, and signing in with the caller's account. */
 int health_register(struct router *r);
+int accounts_register(struct router *r);
+int users_register(struct router *r);
+/* `hyperlevel create-admin`: the agency (made when there is none) and an
+ * agency admin. 0, or an HL_E code after logging one line. */
+int users_create_admin(struct db *db, const char *email, const char *name, const char *agency,
+		       const char *password);
 
 #endif

@@ -120,31 +120,34 @@ class Server:
         self.stop()
         raise AssertionError("the server started")
 
+    def client(self, headers=None):
+        """A client of its own: its own connection, cookies and headers."""
+        return Client(self.port, headers)
+
     def request(self, method, path, body=None, headers=None):
         if self.conn is None:
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        hdrs = dict(headers or {})
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-            hdrs.setdefault("Content-Type", "application/json")
-        try:
-            self.conn.request(method, path, body=body, headers=hdrs)
-            r = self.conn.getresponse()
-            data = r.read()
-        except (http.client.HTTPException, OSError):
-            self.conn.close()
-            self.conn = None
-            raise
-        if r.getheader("Connection", "").lower() == "close":
-            self.conn.close()
-            self.conn = None
-        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+            self.conn = Client(self.port)
+        return self.conn.request(method, path, body, headers)
 
     def get(self, path, headers=None):
         return self.request("GET", path, headers=headers)
 
     def post(self, path, body, headers=None):
         return self.request("POST", path, body=body, headers=headers)
+
+    def create_admin(self, email="admin@example.test", password="admin-pass-1", name="Ada Admin"):
+        p = subprocess.run(self.args("create-admin") + [email, name], input=password + "\n",
+                           env=self.env, capture_output=True, text=True, timeout=120)
+        check_sanitizers(p.stderr)
+        assert p.returncode == 0, p.stderr
+        return email, password
+
+    def login(self, email, password, headers=None):
+        """A client signed in with a session cookie."""
+        c = self.client(headers)
+        r = c.post("/api/auth/login", {"email": email, "password": password})
+        assert r.status == 200, r.body
+        return c
 
     def sql(self, query, *args):
         with sqlite3.connect(self.db_path) as db:
@@ -175,6 +178,64 @@ class Server:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class Client:
+    """An HTTP/1.1 keep-alive client that keeps the cookies it is given."""
+
+    def __init__(self, port, headers=None):
+        self.port = port
+        self.headers = dict(headers or {})
+        self.cookies = {}
+        self.http = None
+
+    @property
+    def sock(self):
+        return self.http.sock if self.http else None
+
+    def request(self, method, path, body=None, headers=None):
+        if self.http is None:
+            self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        hdrs = dict(self.headers, **(headers or {}))
+        if self.cookies:
+            hdrs.setdefault("Cookie", "; ".join("%s=%s" % kv for kv in self.cookies.items()))
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body).encode()
+            hdrs.setdefault("Content-Type", "application/json")
+        try:
+            self.http.request(method, path, body=body, headers=hdrs)
+            r = self.http.getresponse()
+            data = r.read()
+        except (http.client.HTTPException, OSError):
+            self.close()
+            raise
+        for value in r.headers.get_all("Set-Cookie") or []:
+            name, _, rest = value.partition("=")
+            token = rest.split(";")[0]
+            if "Max-Age=0" in value:
+                self.cookies.pop(name, None)
+            else:
+                self.cookies[name] = token
+        if r.getheader("Connection", "").lower() == "close":
+            self.close()
+        return Response(r.status, {k.lower(): v for k, v in r.getheaders()}, data)
+
+    def get(self, path, headers=None):
+        return self.request("GET", path, headers=headers)
+
+    def post(self, path, body, headers=None):
+        return self.request("POST", path, body=body, headers=headers)
+
+    def patch(self, path, body, headers=None):
+        return self.request("PATCH", path, body=body, headers=headers)
+
+    def delete(self, path, headers=None):
+        return self.request("DELETE", path, headers=headers)
+
+    def close(self):
+        if self.http:
+            self.http.close()
+            self.http = None
 
 
 class StartFailed(Exception):

@@ -33,6 +33,7 @@ def test_keep_alive_serves_many_requests_on_one_connection():
     with probe_server() as s:
         s.get("/api/health")
         sock = s.conn.sock
+        assert sock is not None
         for _ in range(20):
             assert s.get("/api/probe/hello").status == 200
         assert s.conn.sock is sock

@@ -210,4 +210,5 @@ def test_migrations_apply_once():
         assert code == 0 and "applied" not in err
         owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner, seq")
         assert owners == [("contacts", "001_contacts"), ("contacts", "002_purge_by_deletion_time"),
-                          ("core", "001_job_state"), ("probe", "001_probe")]
+                          ("core", "001_job_state"), ("core", "002_accounts"),
+                          ("probe", "001_probe")]

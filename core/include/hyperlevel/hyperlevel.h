@@ -79,8 +79,8 @@ struct hl_job_run; /* one slice of a tick job */
 typedef int hl_handler(struct hl_req *req);
 
 /* Who may call a route. The zero value is the safe default: a signed-in
- * user with access to the current location. (Until sessions exist, every
- * level but PUBLIC answers 401.) */
+ * user with access to the current location. Without a session the core
+ * answers 401, with one that lacks the role 403. */
 enum hl_access {
 	HL_ACCESS_USER = 0,       /* any signed-in user, scoped to a location */
 	HL_ACCESS_PUBLIC,         /* anyone, no session needed */
@@ -93,6 +93,9 @@ enum hl_route_flags {
 	/* The body is handed over as it came (e.g. a CSV upload) instead of
 	 * being required to be, and parsed as, JSON. */
 	HL_ROUTE_RAW_BODY = 1u << 0,
+	/* The route needs a signed-in user but no current location (the
+	 * caller's own account, sign-out). */
+	HL_ROUTE_NO_LOCATION = 1u << 1,
 };
 
 struct hl_route {
@@ -230,9 +233,17 @@ HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
 /* The raw body (any route) and its length. */
 HL_API const char *hl_body(const struct hl_req *req, size_t *len);
 
-/* The user and location the core resolved for this request; 0 when none. */
+/* The signed-in user and the current location the core resolved before
+ * the handler ran; 0 when none. A route with the default access always has
+ * both: the location is one the user may open (an agency user picks it with
+ * the X-Location-Id header or the location_id query parameter, others
+ * default to their first location), so scoping every query by
+ * hl_location_id(req) is enough to keep sub-accounts apart. */
 HL_API int64_t hl_user_id(const struct hl_req *req);
 HL_API int64_t hl_location_id(const struct hl_req *req);
+/* Whether the user may see only records assigned to them (modules with
+ * an owner or assignee column filter by hl_user_id when this is set). */
+HL_API int hl_assigned_only(const struct hl_req *req);
 
 /* ---------------------------------------------------------------------------
  * Reading a JSON body. The core parses the body of a JSON route before the

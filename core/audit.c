@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * audit.c: writing the audit log (see audit.h).
+ */
+#include "audit.h"
+#include "auth.h"
+#include "db.h"
+#include "server.h"
+
+static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *action,
+		  const char *entity, int64_t id)
+{
+	sqlite3_stmt *st = hl_stmt(w,
+		"INSERT INTO audit_log (agency_id, user_id, location_id, action, entity, entity_id, client)"
+		" VALUES (COALESCE(NULLIF(?1, 0), (SELECT agency_id FROM users WHERE id = ?2)),"
+		" NULLIF(?2, 0), NULLIF(?3, 0), ?4, ?5, NULLIF(?6, 0), ?7)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, r->who.agency_id);
+	sqlite3_bind_int64(st, 2, r->who.user_id ? r->who.user_id : user);
+	sqlite3_bind_int64(st, 3, r->location_id);
+	sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, entity, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, id);
+	sqlite3_bind_text(st, 7, auth_client(r), -1, SQLITE_TRANSIENT);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+void audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
+		int64_t id)
+{
+	if (r->writer) {
+		insert(r, r->writer, user, action, entity, id);
+		return;
+	}
+	struct db *db = r->srv->db;
+	struct hl_db *w = db_write_lock(db);
+	if (db_begin(w) || insert(r, w, user, action, entity, id) || db_commit(w))
+		db_rollback(w);
+	db_write_unlock(db, w);
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * auth.c: identifying the caller and choosing the current location (see
+ * auth.h). The rules, in the order they are applied:
+ *   1. A bearer token, else a session cookie, names the user; an unknown,
+ *      expired or revoked one is 401 (on public routes it is ignored).
+ *   2. Public routes need nothing more. Others need a user (401).
+ *   3. Agency routes need an agency role, admin routes an agency admin,
+ *      location-admin routes a location admin or agency admin (403).
+ *   4. Unless the route says otherwise, a location is chosen and checked.
+ */
+#include "auth.h"
+#include "conf.h"
+#include "db.h"
+#include "log.h"
+#include "server.h"
+
+#include <civetweb.h>
+#include <sodium.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define RENEW_AFTER_S 3600 /* a session's expiry moves forward at most hourly */
+
+static const char *const role_names[] = {
+	[ROLE_NONE] = "none",
+	[ROLE_AGENCY_ADMIN] = "agency_admin",
+	[ROLE_AGENCY_USER] = "agency_user",
+	[ROLE_LOCATION_ADMIN] = "location_admin",
+	[ROLE_LOCATION_USER] = "location_user",
+};
+
+enum role role_parse(const char *s)
+{
+	for (int i = 1; s && i < (int)(sizeof(role_names) / sizeof(role_names[0])); i++)
+		if (!strcmp(s, role_names[i]))
+			return (enum role)i;
+	return ROLE_NONE;
+}
+
+const char *role_name(enum role role)
+{
+	return role_names[role];
+}
+
+static int is_agency_role(enum role role)
+{
+	return role == ROLE_AGENCY_ADMIN || role == ROLE_AGENCY_USER;
+}
+
+void auth_token_hash(const char *token, unsigned char hash[32])
+{
+	crypto_hash_sha256(hash, (const unsigned char *)token, strlen(token));
+}
+
+void auth_token_new(const char *prefix, char out[TOKEN_TEXT], unsigned char hash[32])
+{
+	unsigned char raw[TOKEN_BYTES];
+	size_t n = strlen(prefix);
+	randombytes_buf(raw, sizeof(raw));
+	memcpy(out, prefix, n);
+	sodium_bin2base64(out + n, TOKEN_TEXT - n, raw, sizeof(raw),
+			  sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	auth_token_hash(out, hash);
+}
+
+static int peer_is_trusted_proxy(struct hl_req *r)
+{
+	const char *list = r->srv->cfg->trusted_proxies;
+	const char *peer = mg_get_request_info(r->conn)->remote_addr;
+	size_t n = strlen(peer);
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, ", ");
+		if (len == n && !strncmp(p, peer, n))
+			return 1;
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return 0;
+}
+
+const char *auth_client(struct hl_req *r)
+{
+	const char *xff = mg_get_header(r->conn, "X-Forwarded-For");
+	if (xff && peer_is_trusted_proxy(r)) {
+		/* The last address is the one our proxy saw. */
+		const char *last = strrchr(xff, ',');
+		last = last ? last + 1 : xff;
+		while (*last == ' ')
+			last++;
+		return hl_strndup(r, last, strcspn(last, " "));
+	}
+	return mg_get_request_info(r->conn)->remote_addr;
+}
+
+int auth_is_tls(struct hl_req *r)
+{
+	if (mg_get_request_info(r->conn)->is_ssl)
+		return 1;
+	const char *proto = mg_get_header(r->conn, "X-Forwarded-Proto");
+	return proto && !strcasecmp(proto, "https") && peer_is_trusted_proxy(r);
+}
+
+/* ---- 1. who ------------------------------------------------------------ */
+
+static void read_identity(struct identity *who, sqlite3_stmt *st)
+{
+	who->user_id = sqlite3_column_int64(st, 0);
+	who->agency_id = sqlite3_column_int64(st, 1);
+	who->role = role_parse((const char *)sqlite3_column_text(st, 2));
+	who->assigned_only = sqlite3_column_int(st, 3);
+}
+
+static int by_token(struct hl_req *r, const char *token)
+{
+	unsigned char hash[32];
+	auth_token_hash(token, hash);
+	sqlite3_stmt *st = hl_stmt(hl_read(r),
+		"SELECT u.id, u.agency_id, u.role, u.assigned_only, t.id, t.location_id"
+		" FROM api_tokens t JOIN users u ON u.id = t.user_id"
+		" WHERE t.token_hash = ?1 AND t.revoked_at IS NULL"
+		" AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_ENOENT;
+	read_identity(&r->who, st);
+	r->who.token_id = sqlite3_column_int64(st, 4);
+	r->who.token_location = sqlite3_column_int64(st, 5);
+	return 0;
+}
+
+/* Move the session's expiry forward, at most hourly (it costs a write). */
+static void renew(struct hl_req *r, int64_t renewed_at)
+{
+	int64_t now = (int64_t)time(NULL);
+	if (now - renewed_at < RENEW_AFTER_S)
+		return;
+	struct db *db = r->srv->db;
+	struct hl_db *w = db_write_lock(db);
+	sqlite3_stmt *st = db_begin(w) ? NULL :
+		hl_stmt(w, "UPDATE sessions SET expires_at = ?2, renewed_at = ?3 WHERE token_hash = ?1");
+	if (st) {
+		sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, now + r->srv->cfg->session_days * 86400);
+		sqlite3_bind_int64(st, 3, now);
+		if (sqlite3_step(st) != SQLITE_DONE || db_commit(w))
+			db_rollback(w);
+	} else {
+		db_rollback(w);
+	}
+	db_write_unlock(db, w);
+}
+
+static int by_session(struct hl_req *r, const char *token)
+{
+	auth_token_hash(token, r->who.session);
+	sqlite3_stmt *st = hl_stmt(hl_read(r),
+		"SELECT u.id, u.agency_id, u.role, u.assigned_only, s.renewed_at"
+		" FROM sessions s JOIN users u ON u.id = s.user_id"
+		" WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_ENOENT;
+	read_identity(&r->who, st);
+	int64_t renewed_at = sqlite3_column_int64(st, 4);
+	sqlite3_reset(st);
+	renew(r, renewed_at);
+	return 0;
+}
+
+/* 0 with r->who filled, or nobody; HL_ENOENT for credentials that name
+ * nobody; HL_EDB. */
+static int identify(struct hl_req *r)
+{
+	const char *authz = mg_get_header(r->conn, "Authorization");
+	if (authz && !strncasecmp(authz, "Bearer ", 7))
+		return by_token(r, authz + 7);
+	if (authz)
+		return HL_ENOENT;
+	const char *cookies = mg_get_header(r->conn, "Cookie");
+	char token[TOKEN_TEXT];
+	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0)
+		return by_session(r, token);
+	return 0;
+}
+
+/* ---- 4. where ---------------------------------------------------------- */
+
+/* The location asked for: 0 when none; -1 (after answering 400) when bad. */
+static int64_t requested_location(struct hl_req *r)
+{
+	const char *v = mg_get_header(r->conn, "X-Location-Id");
+	if (!v)
+		v = hl_query(r, "location_id");
+	if (!v)
+		return 0;
+	long long id;
+	if (conf_int(v, 1, INT64_MAX, &id)) {
+		hl_reply_error(r, 400, "bad_request", "the location id must be a positive integer");
+		return -1;
+	}
+	return id;
+}
+
+/* The caller's location `want`, or their first one when want is 0; 0
+ * when there is none they may open. */
+static int64_t open_location(struct hl_req *r, int64_t want)
+{
+	const struct identity *w = &r->who;
+	sqlite3_stmt *st;
+	if (is_agency_role(w->role))
+		st = hl_stmt(hl_read(r),
+			"SELECT min(id) FROM locations WHERE agency_id = ?1 AND disabled_at IS NULL"
+			" AND (?2 = 0 OR id = ?2)");
+	else
+		st = hl_stmt(hl_read(r),
+			"SELECT min(l.id) FROM user_locations ul JOIN locations l ON l.id = ul.location_id"
+			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND (?2 = 0 OR l.id = ?2)");
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, is_agency_role(w->role) ? w->agency_id : w->user_id);
+	sqlite3_bind_int64(st, 2, want);
+	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+}
+
+int auth_may_open(struct hl_req *r, int64_t id)
+{
+	return id > 0 && open_location(r, id) == id &&
+	       (!r->who.token_location || r->who.token_location == id);
+}
+
+static int choose_location(struct hl_req *r, int required)
+{
+	int64_t want = requested_location(r);
+	if (want < 0)
+		return -1;
+	if (r->who.token_location) {
+		if (want && want != r->who.token_location) {
+			hl_reply_error(r, 404, "not_found", "no such location");
+			return -1;
+		}
+		want = r->who.token_location;
+	}
+	if (!want && !required)
+		return 0;
+	r->location_id = open_location(r, want);
+	if (!r->location_id) {
+		if (want)
+			hl_reply_error(r, 404, "not_found", "no such location");
+		else
+			hl_reply_error(r, 404, "no_location", "there is no location you may open");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the rules --------------------------------------------------------- */
+
+static int role_allows(enum hl_access access, enum role role)
+{
+	switch (access) {
+	case HL_ACCESS_AGENCY: return is_agency_role(role);
+	case HL_ACCESS_ADMIN: return role == ROLE_AGENCY_ADMIN;
+	case HL_ACCESS_LOCATION_ADMIN:
+		return role == ROLE_AGENCY_ADMIN || role == ROLE_LOCATION_ADMIN;
+	default: return 1;
+	}
+}
+
+int auth_admit(struct hl_req *r)
+{
+	const struct hl_route *route = &r->match.entry->route;
+	int rc = identify(r);
+	if (route->access == HL_ACCESS_PUBLIC) {
+		if (rc)
+			memset(&r->who, 0, sizeof(r->who));
+		return 0;
+	}
+	if (rc == HL_EDB) {
+		hl_reply_error(r, 503, "unavailable", "the database is not available");
+		return -1;
+	}
+	if (rc || !r->who.user_id) {
+		hl_reply_error(r, 401, "unauthorized", rc ? "the session or token is not valid"
+							  : "sign in first");
+		return -1;
+	}
+	if (!role_allows(route->access, r->who.role)) {
+		hl_reply_error(r, 403, "forbidden", "your role may not do this");
+		return -1;
+	}
+	if (route->flags & HL_ROUTE_NO_LOCATION)
+		return 0;
+	int needs_location = route->access == HL_ACCESS_USER ||
+			     route->access == HL_ACCESS_LOCATION_ADMIN;
+	return choose_location(r, needs_location);
+}

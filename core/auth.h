@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * auth.h: who is calling and what they may open, decided once per request
+ * before any handler runs.
+ *
+ * A caller is identified by a session cookie (the browser) or a bearer API
+ * token (the phone app, integrations). Either is 32 random bytes of which
+ * the database keeps only the SHA-256, so looking one up is one indexed
+ * read. The current location is then chosen from the X-Location-Id header
+ * or the location_id query parameter, or defaults to the caller's first
+ * location, and must be one the caller may open: another agency's location,
+ * or one a location user was not given, is answered 404 like a missing
+ * record.
+ */
+#ifndef HL_AUTH_H
+#define HL_AUTH_H
+
+#include "request.h"
+
+#define SESSION_COOKIE "hl_session"
+#define TOKEN_BYTES 32
+#define TOKEN_TEXT 64 /* room for the text form of a token with its prefix */
+
+/* Identify the caller and check the route's access. Answers 400, 401, 403
+ * or 404 itself and returns -1; returns 0 to go on. */
+int auth_admit(struct hl_req *r);
+
+/* Whether the caller may open location `id`. */
+int auth_may_open(struct hl_req *r, int64_t id);
+
+/* A new random token as text ("PREFIX" + base64url), and its hash. */
+void auth_token_new(const char *prefix, char out[TOKEN_TEXT], unsigned char hash[32]);
+void auth_token_hash(const char *token, unsigned char hash[32]);
+
+/* The caller's address (the proxy's X-Forwarded-For when the peer is a
+ * trusted proxy) and whether the request came over TLS. */
+const char *auth_client(struct hl_req *r);
+int auth_is_tls(struct hl_req *r);
+
+enum role role_parse(const char *s);
+const char *role_name(enum role role);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * password.c: argon2id hashes with a bound on how many are computed at once
+ * (see password.h).
+ */
+#include "password.h"
+#include "log.h"
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
+static int running, limit;
+
+static void enter(void)
+{
+	pthread_mutex_lock(&lock);
+	if (!limit) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		limit = cores > 0 ? (int)cores : 1;
+	}
+	while (running >= limit)
+		pthread_cond_wait(&freed, &lock);
+	running++;
+	pthread_mutex_unlock(&lock);
+}
+
+static void leave(void)
+{
+	pthread_mutex_lock(&lock);
+	running--;
+	pthread_cond_signal(&freed);
+	pthread_mutex_unlock(&lock);
+}
+
+int password_hash(const char *password, char out[crypto_pwhash_STRBYTES])
+{
+	enter();
+	int rc = crypto_pwhash_str(out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+				   crypto_pwhash_MEMLIMIT_INTERACTIVE);
+	leave();
+	return rc ? HL_ENOMEM : 0;
+}
+
+/* The hash checked for accounts that do not exist, made on first use. */
+static char dummy[crypto_pwhash_STRBYTES];
+static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
+
+static void make_dummy(void)
+{
+	if (crypto_pwhash_str(dummy, "not a password of anyone", 24,
+			      crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE))
+		fatal("out of memory hashing a password");
+}
+
+int password_verify(const char *hash, const char *password)
+{
+	if (!hash)
+		pthread_once(&dummy_once, make_dummy);
+	enter();
+	int ok = !crypto_pwhash_str_verify(hash ? hash : dummy, password, strlen(password));
+	leave();
+	return ok && hash;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * password.h: password hashes (argon2id, through libsodium).
+ *
+ * Hashing is memory-hard on purpose (64 MiB and tens of milliseconds each),
+ * so at most as many run at once as there are cores: a burst of sign-ins
+ * queues here instead of taking the machine's memory.
+ */
+#ifndef HL_PASSWORD_H
+#define HL_PASSWORD_H
+
+#include <sodium.h>
+
+#define PASSWORD_MIN 8
+#define PASSWORD_MAX 1024
+
+/* Hash `password` into `out`; 0 or HL_ENOMEM. */
+int password_hash(const char *password, char out[crypto_pwhash_STRBYTES]);
+/* 1 when `password` matches `hash`. With hash NULL (an unknown account) it
+ * checks against a fixed hash, so the answer takes as long either way. */
+int password_verify(const char *hash, const char *password);
+
+#endif

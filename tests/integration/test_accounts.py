@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: MIT
+"""Accounts, sessions, API tokens and tenancy, as users and attackers meet
+them: who may sign in, what each role may open, and that a sub-account
+never sees another's records."""
+
+import hashlib
+import re
+import subprocess
+
+from harness import Server
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+
+
+def admin_server(**kw):
+    """A running server with an agency admin (made before it starts: one
+    process per data folder)."""
+    s = Server(modules=("contacts",), **kw)
+    s.create_admin(*ADMIN)
+    return s.start()
+
+
+def agency(**kw):
+    """A server with an admin, two locations (A, B) and a user of A."""
+    s = admin_server(**kw)
+    admin = s.login(*ADMIN)
+    a = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
+    b = admin.post("/api/admin/locations", {"name": "Client B", "timezone": "Europe/Berlin"}).json()["id"]
+    r = admin.post("/api/admin/users", {"email": "anna@example.test", "name": "Anna",
+                                        "role": "location_user", "password": "anna-pass-1",
+                                        "location_ids": [a]})
+    assert r.status == 201, r.body
+    s.sql("INSERT INTO contacts (location_id, first_name) VALUES (?, 'in A'), (?, 'in B')", a, b)
+    return s, admin, a, b
+
+
+def names(r):
+    assert r.status == 200, r.body
+    return [c["first_name"] for c in r.json()["data"]]
+
+
+def test_login_sets_a_safe_cookie_and_stores_only_its_hash():
+    with admin_server() as s:
+        c = s.client()
+        r = c.post("/api/auth/login", {"email": "ADMIN@example.test", "password": ADMIN[1]})
+        assert r.status == 200
+        cookie = r.header("set-cookie")
+        assert re.match(r"hl_session=[A-Za-z0-9_-]{43}; Path=/; Max-Age=\d+; HttpOnly; SameSite=Lax$", cookie)
+        me = r.json()
+        assert me["user"]["email"] == "admin@example.test" and me["user"]["role"] == "agency_admin"
+        token = c.cookies["hl_session"]
+        stored = s.sql("SELECT token_hash FROM sessions")
+        assert stored == [(hashlib.sha256(token.encode()).digest(),)]
+        assert c.get("/api/auth/me").json()["user"]["name"] == "Ada Admin"
+
+
+def test_wrong_password_and_unknown_email_get_the_same_answer():
+    with admin_server() as s:
+        wrong = s.post("/api/auth/login", {"email": ADMIN[0], "password": "nope-nope"})
+        unknown = s.post("/api/auth/login", {"email": "ghost@example.test", "password": "nope-nope"})
+        assert wrong.status == unknown.status == 401
+        assert wrong.json() == unknown.json()
+        assert wrong.error_code() == "invalid_credentials"
+        assert "set-cookie" not in wrong.headers
+        failed = s.sql("SELECT user_id FROM audit_log WHERE action = 'login.failed' ORDER BY id")
+        assert failed == [(1,), (None,)]
+        assert s.post("/api/auth/login", {"email": ADMIN[0]}).status == 422
+
+
+def test_logout_ends_the_session():
+    with admin_server() as s:
+        c = s.login(*ADMIN)
+        token = c.cookies["hl_session"]
+        r = c.post("/api/auth/logout", b"", headers={"Content-Type": "application/json"})
+        assert r.status == 204 and "Max-Age=0" in r.header("set-cookie")
+        stale = s.client(headers={"Cookie": "hl_session=" + token})
+        assert stale.get("/api/auth/me").status == 401
+        assert s.sql("SELECT count(*) FROM sessions") == [(0,)]
+
+
+def test_expired_session_is_401():
+    with admin_server() as s:
+        c = s.login(*ADMIN)
+        s.sql("UPDATE sessions SET expires_at = 1")
+        r = c.get("/api/auth/me")
+        assert r.status == 401 and r.error_code() == "unauthorized"
+
+
+def test_location_user_sees_only_their_location():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert names(anna.get("/api/contacts")) == ["in A"]
+        r = anna.get("/api/contacts", headers={"X-Location-Id": str(b)})
+        assert r.status == 404 and b"in B" not in r.body
+        assert anna.get("/api/contacts?location_id=%d" % b).status == 404
+        assert anna.get("/api/contacts?location_id=999").status == 404
+        me = anna.get("/api/auth/me").json()
+        assert [l["id"] for l in me["locations"]] == [a]
+
+
+def test_agency_staff_choose_the_location_per_request():
+    s, admin, a, b = agency()
+    with s:
+        assert names(admin.get("/api/contacts")) == ["in A"]  # the first location
+        assert names(admin.get("/api/contacts", headers={"X-Location-Id": str(b)})) == ["in B"]
+        assert names(admin.get("/api/contacts?location_id=%d" % b)) == ["in B"]
+        r = admin.get("/api/contacts", headers={"X-Location-Id": "abc"})
+        assert r.status == 400 and r.error_code() == "bad_request"
+
+
+def test_roles_are_enforced():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        for method, path in (("GET", "/api/admin/users"), ("POST", "/api/admin/locations")):
+            r = anna.request(method, path, body={"name": "x"} if method == "POST" else None)
+            assert r.status == 403 and r.error_code() == "forbidden", path
+            assert s.request(method, path, body={"name": "x"} if method == "POST" else None).status == 401
+        assert s.sql("SELECT count(*) FROM locations") == [(2,)]
+
+
+def test_disabled_location_is_closed():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert admin.patch("/api/admin/locations/%d" % a, {"disabled": True}).status == 200
+        r = anna.get("/api/contacts")
+        assert r.status == 404 and r.error_code() == "no_location"
+        assert names(admin.get("/api/contacts")) == ["in B"]
+
+
+def test_api_token_scoped_to_a_location():
+    s, admin, a, b = agency()
+    with s:
+        r = admin.post("/api/auth/tokens", {"name": "phone", "location_id": a})
+        assert r.status == 201
+        token = r.json()["token"]
+        assert token.startswith("hlt_")
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        assert names(bearer.get("/api/contacts")) == ["in A"]
+        assert bearer.get("/api/contacts", headers={"X-Location-Id": str(b)}).status == 404
+        listed = admin.get("/api/auth/tokens").json()["data"]
+        assert [t["name"] for t in listed] == ["phone"] and "token" not in listed[0]
+        assert s.sql("SELECT count(*) FROM api_tokens WHERE token_hash = ?",
+                     hashlib.sha256(token.encode()).digest()) == [(1,)]
+        assert admin.delete("/api/auth/tokens/%d" % r.json()["id"]).status == 204
+        r = bearer.get("/api/contacts")
+        assert r.status == 401 and r.error_code() == "unauthorized"
+        actions = [a for (a,) in s.sql("SELECT action FROM audit_log WHERE entity = 'api_token'")]
+        assert actions == ["token.created", "token.revoked"]
+
+
+def test_expired_and_foreign_tokens_are_refused():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert anna.post("/api/auth/tokens", {"name": "x", "location_id": b}).status == 404
+        token = anna.post("/api/auth/tokens", {"name": "x", "expires_days": 1}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        assert names(bearer.get("/api/contacts")) == ["in A"]
+        s.sql("UPDATE api_tokens SET expires_at = 1")
+        assert bearer.get("/api/contacts").status == 401
+        garbage = s.client(headers={"Authorization": "Bearer hlt_not-a-token"})
+        assert garbage.get("/api/contacts").status == 401
+        assert garbage.get("/api/health").status == 200  # public routes ignore it
+
+
+def test_disabling_a_user_signs_them_out():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        r = admin.patch("/api/admin/users/2", {"disabled": True})
+        assert r.status == 200 and r.json()["disabled_at"]
+        assert anna.get("/api/contacts").status == 401
+        r = s.post("/api/auth/login", {"email": "anna@example.test", "password": "anna-pass-1"})
+        assert r.status == 401
+        assert admin.patch("/api/admin/users/1", {"disabled": True}).status == 422  # not yourself
+
+
+def test_password_reset_ends_old_sessions():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert admin.post("/api/admin/users/2/password", {"password": "short"}).status == 422
+        assert admin.post("/api/admin/users/2/password", {"password": "new-anna-pass"}).status == 204
+        assert anna.get("/api/contacts").status == 401
+        s.login("anna@example.test", "new-anna-pass")
+
+
+def test_user_management_validates_input():
+    s, admin, a, b = agency()
+    with s:
+        base = {"email": "bob@example.test", "name": "Bob", "role": "location_admin",
+                "password": "bob-pass-12"}
+        for change, status in (({"email": "not-an-email"}, 422), ({"role": "king"}, 422),
+                               ({"password": "short"}, 422), ({"location_ids": [99]}, 422),
+                               ({"location_ids": "1"}, 422), ({"email": "anna@example.test"}, 409)):
+            r = admin.post("/api/admin/users", dict(base, **change))
+            assert r.status == status, (change, r.body)
+        assert s.sql("SELECT count(*) FROM users") == [(2,)]  # nothing half-written
+        r = admin.post("/api/admin/users", dict(base, location_ids=[a, b, a]))
+        assert r.status == 201 and r.json()["location_ids"] == [a, b]
+        r = admin.patch("/api/admin/users/%d" % r.json()["id"], {"location_ids": [b], "assigned_only": True})
+        assert r.json()["location_ids"] == [b] and r.json()["assigned_only"] is True
+        assert admin.patch("/api/admin/users/999", {"name": "x"}).status == 404
+
+
+def test_secure_cookie_only_behind_a_trusted_proxy():
+    with admin_server(env={"PGHL_TRUSTED_PROXIES": "127.0.0.1"}) as s:
+        body = {"email": ADMIN[0], "password": ADMIN[1]}
+        r = s.post("/api/auth/login", body, headers={"X-Forwarded-Proto": "https"})
+        assert r.header("set-cookie").endswith("; Secure")
+    with admin_server() as s:
+        r = s.post("/api/auth/login", {"email": ADMIN[0], "password": ADMIN[1]},
+                   headers={"X-Forwarded-Proto": "https"})
+        assert not r.header("set-cookie").endswith("; Secure")
+
+
+def test_create_admin_refuses_bad_input_in_one_line():
+    with Server(modules=("contacts",)) as s:
+        p = subprocess.run(s.args("create-admin") + ["admin@example.test", "Ada"], input="short\n",
+                           capture_output=True, text=True, timeout=120)
+        errors = [l for l in p.stderr.splitlines() if l.startswith("error: ")]
+        assert p.returncode == 2 and len(errors) == 1 and "at least 8 characters" in errors[0]
+        s.create_admin(*ADMIN)
+        p = subprocess.run(s.args("create-admin") + [ADMIN[0], "Ada"], input=ADMIN[1] + "\n",
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 1 and "exists" in p.stderr
