@@ -176,6 +176,13 @@ static int me(struct hl_req *req)
 	hl_json_key(j, "name");
 	hl_json_column(j, st, 6);
 	hl_json_object_end(j);
+	char csrf[33];
+	auth_csrf_token(req, csrf);
+	hl_json_key(j, "csrf_token");
+	if (*csrf)
+		hl_json_string(j, csrf);
+	else
+		hl_json_null(j);
 	hl_json_key(j, "locations");
 	int rc = write_locations(req, j);
 	hl_json_object_end(j);

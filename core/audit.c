@@ -39,3 +39,66 @@ void audit_note(struct hl_req *r, int64_t user, const char *action, const char *
 		db_rollback(w);
 	db_write_unlock(db, w);
 }
+
+int audit_module_writes(struct hl_req *r)
+{
+	struct hl_db *w = r->writer;
+	db_record_changes(w, 0); /* our own inserts are not to be noted */
+	const struct db_changes *ch = db_recorded_changes(w);
+	for (size_t i = 0; i < ch->n; i++)
+		if (insert(r, w, 0, ch->list[i].op, ch->list[i].table, ch->list[i].rowid))
+			return HL_EDB;
+	if (ch->more && insert(r, w, 0, "more_changes", NULL, (int64_t)ch->more))
+		return HL_EDB;
+	return 0;
+}
+
+/* GET /api/admin/audit?limit=N&cursor=C[&location_id=L]: the agency's
+ * entries, newest first. */
+static int list_audit(struct hl_req *r)
+{
+	int64_t limit, cursor;
+	if (hl_query_int(r, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_int(r, "cursor", INT64_MAX, 1, INT64_MAX, &cursor))
+		return 0;
+	sqlite3_stmt *st = hl_stmt(hl_read(r),
+		"SELECT id, at, user_id, location_id, action, entity, entity_id, client FROM audit_log"
+		" WHERE agency_id = ?1 AND id < ?2 AND (?3 = 0 OR location_id = ?3)"
+		" ORDER BY id DESC LIMIT ?4");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, r->who.agency_id);
+	sqlite3_bind_int64(st, 2, cursor);
+	sqlite3_bind_int64(st, 3, r->location_id);
+	sqlite3_bind_int64(st, 4, limit + 1);
+	struct hl_json *j = hl_reply_json(r, 200);
+	hl_json_object(j);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	int64_t n = 0, last = 0;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && n++ < limit) {
+		hl_json_row(j, st);
+		last = sqlite3_column_int64(st, 0);
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return HL_EDB;
+	hl_json_array_end(j);
+	hl_json_key(j, "next_cursor");
+	if (step == SQLITE_ROW)
+		hl_json_string(j, hl_sprintf(r, "%lld", (long long)last));
+	else
+		hl_json_null(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/admin/audit", .handler = list_audit,
+	  .access = HL_ACCESS_ADMIN },
+};
+
+int audit_register(struct router *rt)
+{
+	return router_add_table(rt, routes, sizeof(routes) / sizeof(routes[0]), "core");
+}

@@ -14,4 +14,14 @@
 void audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
 		int64_t id);
 
+/* Before a module route's write commits: an entry per row it changed
+ * (action insert/update/delete, entity the table, id the rowid), and when
+ * more rows changed than are kept, one entry "more_changes" whose id is the
+ * number left out. Returns 0 or HL_EDB. */
+int audit_module_writes(struct hl_req *r);
+
+struct router;
+/* GET /api/admin/audit, for agency admins. */
+int audit_register(struct router *r);
+
 #endif

@@ -261,6 +261,40 @@ static int choose_location(struct hl_req *r, int required)
 	return 0;
 }
 
+/* ---- cross-site requests --------------------------------------------------- */
+
+void auth_csrf_token(const struct hl_req *r, char out[33])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256_state st;
+	out[0] = '\0';
+	if (!r->who.user_id || r->who.token_id)
+		return;
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, r->who.session, sizeof(r->who.session));
+	crypto_hash_sha256_update(&st, (const unsigned char *)"csrf", 4);
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(out, 33, h, 16);
+}
+
+/* A page of another site can make the browser send our cookie with a form
+ * post, but not with a JSON body (that needs a CORS preflight we never
+ * grant) nor with a header it cannot read. So a state-changing request
+ * signed in by cookie must be JSON or carry the session's CSRF token. */
+static int cross_site_safe(struct hl_req *r)
+{
+	if (!r->who.user_id || r->who.token_id || !strcmp(r->method, "GET") ||
+	    !strcmp(r->method, "HEAD"))
+		return 1;
+	const char *type = mg_get_header(r->conn, "Content-Type");
+	if (type && !strncasecmp(type, "application/json", 16))
+		return 1;
+	const char *sent = mg_get_header(r->conn, "X-CSRF-Token");
+	char want[33];
+	auth_csrf_token(r, want);
+	return sent && strlen(sent) == 32 && !sodium_memcmp(sent, want, 32);
+}
+
 /* ---- the rules --------------------------------------------------------- */
 
 static int role_allows(enum hl_access access, enum role role)
@@ -290,6 +324,10 @@ int auth_admit(struct hl_req *r)
 	if (rc || !r->who.user_id) {
 		hl_reply_error(r, 401, "unauthorized", rc ? "the session or token is not valid"
 							  : "sign in first");
+		return -1;
+	}
+	if (!cross_site_safe(r)) {
+		hl_reply_error(r, 403, "csrf", "send JSON, or the X-CSRF-Token of your session");
 		return -1;
 	}
 	if (!role_allows(route->access, r->who.role)) {

@@ -25,6 +25,11 @@
  * or 404 itself and returns -1; returns 0 to go on. */
 int auth_admit(struct hl_req *r);
 
+/* The CSRF token of the caller's session (hex, 32 characters): a browser
+ * sends it as X-CSRF-Token with a state-changing request whose body is not
+ * JSON. Empty for callers without a session. */
+void auth_csrf_token(const struct hl_req *r, char out[33]);
+
 /* Whether the caller may open location `id`. */
 int auth_may_open(struct hl_req *r, int64_t id);
 

@@ -32,6 +32,8 @@ struct cached_stmt {
 
 struct hl_db {
 	sqlite3 *sql;
+	struct db_changes changes; /* rows written while recording (writer only) */
+	int recording;
 	struct cached_stmt *slots; /* open addressing, power-of-two size */
 	size_t nslots, nused_slots;
 	sqlite3_stmt **used;       /* handed out during the current lease */
@@ -51,6 +53,36 @@ struct db {
 	pthread_mutex_t pool_lock;
 	pthread_cond_t pool_cond;
 };
+
+/* SQLite's update hook: note the row. It must not use the connection. */
+static void on_change(void *arg, int op, const char *database, const char *table, sqlite3_int64 rowid)
+{
+	struct hl_db *c = arg;
+	struct db_changes *ch = &c->changes;
+	(void)database;
+	if (!c->recording)
+		return;
+	if (ch->n == DB_CHANGES_KEPT) {
+		ch->more++;
+		return;
+	}
+	struct db_change *x = &ch->list[ch->n++];
+	snprintf(x->table, sizeof(x->table), "%s", table);
+	x->op = op == SQLITE_INSERT ? "insert" : op == SQLITE_DELETE ? "delete" : "update";
+	x->rowid = rowid;
+}
+
+void db_record_changes(struct hl_db *w, int on)
+{
+	w->recording = on;
+	if (on)
+		w->changes.n = w->changes.more = 0;
+}
+
+const struct db_changes *db_recorded_changes(const struct hl_db *w)
+{
+	return &w->changes;
+}
 
 static uint64_t fnv1a(const char *s)
 {
@@ -270,6 +302,7 @@ int db_open(struct db **out, const struct config *cfg)
 		goto out;
 	if ((rc = conn_open(db->writer, db->path, cfg, 1)))
 		goto out;
+	sqlite3_update_hook(db->writer->sql, on_change, db->writer);
 	db->nreaders = pool_size(cfg);
 	rc = HL_ENOMEM;
 	if (!(db->readers = calloc((size_t)db->nreaders, sizeof(*db->readers))))

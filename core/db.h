@@ -22,6 +22,9 @@
 
 #include "config.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct db;
 
 /* Open (creating if needed) DATA_DIR/hyperlevel.db with the settings'
@@ -44,6 +47,27 @@ void db_write_unlock(struct db *db, struct hl_db *w);
 int db_begin(struct hl_db *w);
 int db_commit(struct hl_db *w);
 void db_rollback(struct hl_db *w);
+
+/* The rows the write connection changed while recording, as SQLite's
+ * update hook reports them (tables WITHOUT ROWID are not reported). The
+ * first DB_CHANGES_KEPT are kept; the rest are only counted. */
+#define DB_CHANGES_KEPT 100
+
+struct db_change {
+	char table[64];
+	const char *op; /* "insert", "update" or "delete" */
+	int64_t rowid;
+};
+
+struct db_changes {
+	struct db_change list[DB_CHANGES_KEPT];
+	size_t n;
+	size_t more;
+};
+
+/* Start (clearing what was noted) or stop recording on the writer. */
+void db_record_changes(struct hl_db *w, int on);
+const struct db_changes *db_recorded_changes(const struct hl_db *w);
 
 /* Reset the statements handed out since the last call (ends reads). */
 void db_conn_reset(struct hl_db *c);

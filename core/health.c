@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * health.c: the core's own routes. GET /api/health answers without a
- * session, for load balancers and service managers: 200 when the database
- * answers a read, 503 otherwise.
+ * health.c: what the server is running. GET /api/health answers without
+ * a session, for load balancers and service managers: 200 when the database
+ * answers a read, 503 otherwise. GET /api/admin/routes lists every route
+ * with its owner and access, for administrators and the security tests.
  */
+#include "request.h"
 #include "server.h"
 
 static int health(struct hl_req *req)
@@ -21,8 +23,51 @@ static int health(struct hl_req *req)
 	return 0;
 }
 
+static const char *access_name(enum hl_access a)
+{
+	static const char *const names[] = {
+		[HL_ACCESS_USER] = "user", [HL_ACCESS_PUBLIC] = "public",
+		[HL_ACCESS_LOCATION_ADMIN] = "location_admin", [HL_ACCESS_AGENCY] = "agency",
+		[HL_ACCESS_ADMIN] = "admin",
+	};
+	return a <= HL_ACCESS_ADMIN ? names[a] : "?";
+}
+
+static int list_routes(struct hl_req *req)
+{
+	int n;
+	const struct route_entry *const *all = router_entries(req->srv->router, &n);
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	for (int i = 0; i < n; i++) {
+		if (!all[i])
+			continue;
+		hl_json_object(j);
+		hl_json_key(j, "method");
+		hl_json_string(j, all[i]->route.method);
+		hl_json_key(j, "pattern");
+		hl_json_string(j, all[i]->route.pattern);
+		hl_json_key(j, "owner");
+		hl_json_string(j, all[i]->owner);
+		hl_json_key(j, "access");
+		hl_json_string(j, access_name(all[i]->route.access));
+		hl_json_key(j, "needs_location");
+		hl_json_bool(j, !(all[i]->route.flags & HL_ROUTE_NO_LOCATION) &&
+				   (all[i]->route.access == HL_ACCESS_USER ||
+				    all[i]->route.access == HL_ACCESS_LOCATION_ADMIN));
+		hl_json_object_end(j);
+	}
+	hl_json_array_end(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/health", .handler = health, .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = "/api/admin/routes", .handler = list_routes,
+	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
 };
 
 int health_register(struct router *r)

@@ -6,6 +6,7 @@
  * Exit codes: 0 done; 1 the server could not start or run (database, port,
  * a refused module, a failed migration); 2 a bad command line or setting.
  */
+#include "audit.h"
 #include "config.h"
 #include "db.h"
 #include "jobs.h"
@@ -65,7 +66,8 @@ struct core {
 static int load_modules(struct core *c)
 {
 	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
-	    accounts_register(c->srv.router) || users_register(c->srv.router))
+	    accounts_register(c->srv.router) || users_register(c->srv.router) ||
+	    audit_register(c->srv.router))
 		return HL_ENOMEM;
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }

@@ -5,6 +5,7 @@
  * (request.h).
  */
 #include "request.h"
+#include "audit.h"
 #include "conf.h"
 #include "db.h"
 #include "log.h"
@@ -68,7 +69,14 @@ int request_finish(struct hl_req *r)
 {
 	int rc = 0;
 	if (r->writer) {
-		if (r->status > 0 && r->status < 400)
+		/* The core audits its own writes by name; a module's are audited
+		 * row by row, in the same transaction. */
+		int module = r->match.entry && r->match.entry->module;
+		int keep = r->status > 0 && r->status < 400;
+		if (keep && module && audit_module_writes(r))
+			keep = 0, rc = HL_EDB;
+		db_record_changes(r->writer, 0);
+		if (keep)
 			rc = db_commit(r->writer);
 		else
 			db_rollback(r->writer);
@@ -405,6 +413,7 @@ HL_API struct hl_db *hl_write_begin(struct hl_req *r)
 		db_write_unlock(r->srv->db, w);
 		return NULL;
 	}
+	db_record_changes(w, 1);
 	r->writer = w;
 	return w;
 }

@@ -449,6 +449,10 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 			log_error("create-admin: a user with the e-mail %s exists", email);
 			rc = HL_EEXIST;
 		}
+		if (!rc)
+			rc = hl_exec(w, "INSERT INTO audit_log (agency_id, user_id, action, entity,"
+				     " entity_id, client) SELECT agency_id, id, 'user.created', 'user', id,"
+				     " 'command line' FROM users WHERE id = last_insert_rowid()");
 	} else if (!rc) {
 		rc = HL_EDB;
 	}

@@ -144,7 +144,8 @@ def test_api_token_scoped_to_a_location():
         assert [t["name"] for t in listed] == ["phone"] and "token" not in listed[0]
         assert s.sql("SELECT count(*) FROM api_tokens WHERE token_hash = ?",
                      hashlib.sha256(token.encode()).digest()) == [(1,)]
-        assert admin.delete("/api/auth/tokens/%d" % r.json()["id"]).status == 204
+        csrf = {"X-CSRF-Token": admin.get("/api/auth/me").json()["csrf_token"]}
+        assert admin.delete("/api/auth/tokens/%d" % r.json()["id"], headers=csrf).status == 204
         r = bearer.get("/api/contacts")
         assert r.status == 401 and r.error_code() == "unauthorized"
         actions = [a for (a,) in s.sql("SELECT action FROM audit_log WHERE entity = 'api_token'")]
@@ -227,3 +228,37 @@ def test_create_admin_refuses_bad_input_in_one_line():
         p = subprocess.run(s.args("create-admin") + [ADMIN[0], "Ada"], input=ADMIN[1] + "\n",
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 1 and "exists" in p.stderr
+
+
+def test_cookie_requests_that_change_things_need_json_or_the_csrf_token():
+    with admin_server() as s:
+        c = s.login(*ADMIN)
+        form = {"Content-Type": "application/x-www-form-urlencoded"}
+        r = c.post("/api/auth/logout", b"a=1", headers=form)
+        assert r.status == 403 and r.error_code() == "csrf"
+        r = c.post("/api/auth/logout", b"a=1", headers=dict(form, **{"X-CSRF-Token": "0" * 32}))
+        assert r.status == 403
+        token = c.get("/api/auth/me").json()["csrf_token"]
+        assert re.fullmatch(r"[0-9a-f]{32}", token)
+        assert c.post("/api/auth/logout", b"").status == 403  # no type, no token
+        r = c.post("/api/auth/logout", b"", headers={"X-CSRF-Token": token})
+        assert r.status == 204
+
+
+def test_module_writes_are_audited_with_the_caller():
+    s = Server(modules=("contacts", "probe"))
+    s.create_admin(*ADMIN)
+    with s.start():
+        admin = s.login(*ADMIN)
+        item = admin.post("/api/probe/items", {"name": "audited"}).json()
+        assert admin.post("/api/probe/items", {"name": "undone", "then_fail": True}).status == 422
+        page = admin.get("/api/admin/audit?limit=1").json()
+        assert len(page["data"]) == 1 and page["next_cursor"]
+        first = page["data"][0]
+        assert (first["action"], first["entity"], first["entity_id"], first["user_id"]) == \
+            ("insert", "probe_items", item["id"], 1)
+        rest = admin.get("/api/admin/audit?cursor=" + page["next_cursor"]).json()["data"]
+        assert [e["action"] for e in rest] == ["login", "user.created"]
+        assert rest[1]["client"] == "command line"
+        assert not any(e["entity"] == "probe_items" and e["action"] != "insert" for e in rest)
+        assert s.sql("SELECT count(*) FROM audit_log WHERE entity = 'probe_items'") == [(1,)]
