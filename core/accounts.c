@@ -8,8 +8,11 @@
 #include "auth.h"
 #include "log.h"
 #include "password.h"
+#include "ratelimit.h"
 #include "server.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -98,12 +101,27 @@ static int login(struct hl_req *req)
 	const char *password = email ? required_string(req, "password", PASSWORD_MAX) : NULL;
 	if (!password)
 		return 0;
+	char account[300], client[80];
+	struct limit l;
+	snprintf(account, sizeof(account), "account:%s", email);
+	for (char *p = account; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	snprintf(client, sizeof(client), "client:%s", auth_client(req));
+	const struct config *cfg = req->srv->cfg;
+	if (limiter_over(req->srv->login_limit, account, cfg->login_attempts, &l) ||
+	    limiter_over(req->srv->login_limit, client, cfg->login_attempts_per_client, &l)) {
+		auth_too_many(req, &l, "too many failed sign-ins");
+		return 0;
+	}
 	const char *hash;
 	int64_t user = find_account(req, email, &hash);
 	if (!password_verify(hash, password) || !user) {
+		limiter_hit(req->srv->login_limit, account, cfg->login_attempts, &l);
+		limiter_hit(req->srv->login_limit, client, cfg->login_attempts_per_client, &l);
 		audit_note(req, user, "login.failed", "user", user);
 		return hl_reply_error(req, 401, "invalid_credentials", "wrong e-mail or password");
 	}
+	limiter_forget(req->srv->login_limit, account);
 	int rc = start_session(req, user);
 	if (rc)
 		return rc;

@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "db.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "server.h"
 
 #include <civetweb.h>
@@ -295,6 +296,49 @@ static int cross_site_safe(struct hl_req *r)
 	return sent && strlen(sent) == 32 && !sodium_memcmp(sent, want, 32);
 }
 
+/* ---- how often ----------------------------------------------------------- */
+
+static int is_loopback(const char *addr)
+{
+	return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1");
+}
+
+void auth_limit_headers(struct hl_req *r, const struct limit *l)
+{
+	request_add_header(r, "RateLimit-Limit: %ld", l->limit);
+	request_add_header(r, "RateLimit-Remaining: %ld", l->remaining);
+	request_add_header(r, "RateLimit-Reset: %ld", l->reset_s);
+}
+
+void auth_too_many(struct hl_req *r, const struct limit *l, const char *what)
+{
+	request_add_header(r, "Retry-After: %ld", l->reset_s > 0 ? l->reset_s : 1);
+	hl_reply_error(r, 429, "rate_limited", "%s; try again in %ld s", what, l->reset_s);
+}
+
+/* Count the request against its caller: the token, else the user, else
+ * the address. Callers on this machine are free unless configured. */
+static int within_rate(struct hl_req *r)
+{
+	const struct config *cfg = r->srv->cfg;
+	const char *client = auth_client(r);
+	if (!cfg->rate_limit || (!cfg->rate_limit_loopback && is_loopback(client)))
+		return 1;
+	char key[80];
+	if (r->who.token_id)
+		snprintf(key, sizeof(key), "token:%lld", (long long)r->who.token_id);
+	else if (r->who.user_id)
+		snprintf(key, sizeof(key), "user:%lld", (long long)r->who.user_id);
+	else
+		snprintf(key, sizeof(key), "ip:%s", client);
+	struct limit l;
+	int ok = limiter_hit(r->srv->api_limit, key, cfg->rate_limit, &l);
+	auth_limit_headers(r, &l);
+	if (!ok)
+		auth_too_many(r, &l, "too many requests");
+	return ok;
+}
+
 /* ---- the rules --------------------------------------------------------- */
 
 static int role_allows(enum hl_access access, enum role role)
@@ -312,11 +356,12 @@ int auth_admit(struct hl_req *r)
 {
 	const struct hl_route *route = &r->match.entry->route;
 	int rc = identify(r);
-	if (route->access == HL_ACCESS_PUBLIC) {
-		if (rc)
-			memset(&r->who, 0, sizeof(r->who));
+	if (rc && route->access == HL_ACCESS_PUBLIC)
+		memset(&r->who, 0, sizeof(r->who));
+	if (!within_rate(r))
+		return -1;
+	if (route->access == HL_ACCESS_PUBLIC)
 		return 0;
-	}
 	if (rc == HL_EDB) {
 		hl_reply_error(r, 503, "unavailable", "the database is not available");
 		return -1;

@@ -30,6 +30,11 @@ int auth_admit(struct hl_req *r);
  * JSON. Empty for callers without a session. */
 void auth_csrf_token(const struct hl_req *r, char out[33]);
 
+struct limit;
+/* The RateLimit-* headers of `l`; and a 429 with Retry-After saying `what`. */
+void auth_limit_headers(struct hl_req *r, const struct limit *l);
+void auth_too_many(struct hl_req *r, const struct limit *l, const char *what);
+
 /* Whether the caller may open location `id`. */
 int auth_may_open(struct hl_req *r, int64_t id);
 

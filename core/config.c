@@ -60,6 +60,13 @@ static const struct setting settings[] = {
 	S(session_days, INT, "14", 1, 365, "a session ends after this many days unused"),
 	S(trusted_proxies, STR, "", 0, 0,
 	  "proxy addresses whose X-Forwarded-For/-Proto are believed"),
+	S(rate_limit, INT, "1200", 0, 1000000,
+	  "API requests a minute per token, user or address; 0: off"),
+	S(rate_limit_loopback, BOOL, "no", 0, 0,
+	  "limit callers on this machine too (no: benches are not limited)"),
+	S(login_attempts, INT, "10", 1, 10000, "failed sign-ins per account per 15 minutes"),
+	S(login_attempts_per_client, INT, "50", 1, 100000,
+	  "failed sign-ins per address per 15 minutes"),
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

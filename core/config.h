@@ -34,6 +34,10 @@ struct config {
 	long long jobs;
 	long long session_days;
 	char *trusted_proxies;
+	long long rate_limit;
+	long long rate_limit_loopback;
+	long long login_attempts;
+	long long login_attempts_per_client;
 };
 
 /* Fill `c` with defaults, then the config file, environment and flags.

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "migrate.h"
 #include "module.h"
+#include "ratelimit.h"
 #include "router.h"
 #include "server.h"
 
@@ -117,6 +118,8 @@ static int serve(struct core *c)
 		return rc;
 	snprintf(detail, sizeof(detail), "%d job%s", c->cfg.jobs ? njobs : 0, njobs == 1 ? "" : "s");
 	step("jobs", detail);
+	if (!(c->srv.api_limit = limiter_new(60)) || !(c->srv.login_limit = limiter_new(900)))
+		return HL_ENOMEM;
 	char real[PATH_MAX];
 	if (realpath(c->cfg.web_dir, real))
 		c->srv.web_root = strdup(real);
@@ -142,6 +145,8 @@ static void core_release(struct core *c)
 	db_close(c->srv.db);
 	modules_free(c->srv.modules);
 	router_free(c->srv.router);
+	limiter_free(c->srv.api_limit);
+	limiter_free(c->srv.login_limit);
 	free(c->srv.web_root);
 	config_free(&c->cfg);
 }

@@ -20,6 +20,8 @@ struct server {
 	struct db *db;
 	struct mg_context *mg;
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
+	struct limiter *api_limit;   /* requests a minute per caller */
+	struct limiter *login_limit; /* failed sign-ins per 15 minutes */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };

@@ -262,3 +262,34 @@ def test_module_writes_are_audited_with_the_caller():
         assert rest[1]["client"] == "command line"
         assert not any(e["entity"] == "probe_items" and e["action"] != "insert" for e in rest)
         assert s.sql("SELECT count(*) FROM audit_log WHERE entity = 'probe_items'") == [(1,)]
+
+
+def test_failed_sign_ins_are_limited_per_account():
+    with admin_server(env={"PGHL_LOGIN_ATTEMPTS": "3"}) as s:
+        wrong = {"email": ADMIN[0], "password": "wrong-pass"}
+        for _ in range(3):
+            assert s.post("/api/auth/login", wrong).status == 401
+        r = s.post("/api/auth/login", {"email": ADMIN[0].upper(), "password": ADMIN[1]})
+        assert r.status == 429 and r.error_code() == "rate_limited"
+        assert 0 < int(r.header("retry-after")) <= 900
+        r = s.post("/api/auth/login", {"email": "someone@example.test", "password": "x" * 8})
+        assert r.status == 401  # another account is not blocked
+
+
+def test_api_requests_are_limited_per_caller():
+    env = {"PGHL_RATE_LIMIT": "5", "PGHL_RATE_LIMIT_LOOPBACK": "yes"}
+    with Server(modules=("contacts", "probe"), env=env).start() as s:
+        remaining = []
+        r = s.get("/api/probe/hello")
+        while r.status == 200 and len(remaining) < 10:
+            assert r.header("ratelimit-limit") == "5"
+            remaining.append(int(r.header("ratelimit-remaining")))
+            r = s.get("/api/probe/hello")
+        # start-up's health check counted too, so the page saw 4 or 5 of them
+        assert remaining == list(range(remaining[0], -1, -1)) and remaining[0] >= 3
+        assert r.status == 429 and r.error_code() == "rate_limited"
+        assert int(r.header("retry-after")) >= 1
+    with Server(modules=("contacts", "probe")).start() as s:  # loopback is free by default
+        for _ in range(20):
+            r = s.get("/api/probe/hello")
+            assert r.status == 200 and r.header("ratelimit-limit") is None
