@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+"""What an attacker would try, against every route the running server has:
+the list comes from /api/admin/routes, so routes that modules add later are
+covered without editing this file."""
+
+import re
+
+from harness import Server
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+SECRET = "secret-of-B"
+
+
+def setup():
+    s = Server(modules=("contacts", "probe"))
+    s.create_admin(*ADMIN)
+    s.start()
+    admin = s.login(*ADMIN)
+    a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+    b = admin.post("/api/admin/locations", {"name": "B"}).json()["id"]
+    admin.post("/api/admin/users", {"email": "a@example.test", "name": "User A", "role": "location_admin",
+                                    "password": "user-a-pass", "location_ids": [a]})
+    s.sql("INSERT INTO contacts (location_id, first_name) VALUES (?, ?)", b, SECRET)
+    routes = admin.get("/api/admin/routes").json()["data"]
+    return s, admin, a, b, routes
+
+
+def call(client, route, headers=None):
+    path = re.sub(r":[a-z_]+", "1", route["pattern"])
+    body = None if route["method"] in ("GET", "DELETE") else {}
+    return client.request(route["method"], path, body=body, headers=headers)
+
+
+def guarded(routes):
+    return [r for r in routes if r["access"] != "public"]
+
+
+def test_every_route_is_listed_with_its_access():
+    s, admin, a, b, routes = setup()
+    with s:
+        seen = {(r["method"], r["pattern"]): r for r in routes}
+        assert seen[("GET", "/api/contacts")]["access"] == "user"
+        assert seen[("GET", "/api/contacts")]["owner"] == "contacts"
+        assert seen[("GET", "/api/health")]["access"] == "public"
+        assert seen[("GET", "/api/admin/users")]["access"] == "admin"
+        assert len(guarded(routes)) >= 15
+
+
+def test_no_session_is_401_everywhere():
+    s, admin, a, b, routes = setup()
+    with s:
+        anonymous = s.client()
+        for route in guarded(routes):
+            r = call(anonymous, route)
+            assert r.status == 401, (route, r.status)
+            assert SECRET.encode() not in r.body
+
+
+def test_another_locations_records_are_404_never_data():
+    s, admin, a, b, routes = setup()
+    with s:
+        user = s.login("a@example.test", "user-a-pass")
+        for route in guarded(routes):
+            if route["access"] == "user" and not route["needs_location"] and route["method"] != "GET":
+                continue  # the caller's own account (sign-out, tokens): no location involved
+            r = call(user, route, headers={"X-Location-Id": str(b)})
+            assert SECRET.encode() not in r.body, route
+            if route["access"] in ("agency", "admin"):
+                assert r.status == 403, (route, r.status)
+            elif route["needs_location"]:
+                assert r.status == 404, (route, r.status)
+        # and the user's own location works
+        assert user.get("/api/contacts").status == 200
+
+
+def test_location_user_on_agency_routes_is_403():
+    s, admin, a, b, routes = setup()
+    with s:
+        user = s.login("a@example.test", "user-a-pass")
+        for route in guarded(routes):
+            if route["access"] in ("agency", "admin"):
+                r = call(user, route)
+                assert r.status == 403 and r.json()["error"]["code"] == "forbidden", route
+
+
+def test_expired_session_and_revoked_token_are_401_everywhere():
+    s, admin, a, b, routes = setup()
+    with s:
+        made = admin.post("/api/auth/tokens", {"name": "ci"}).json()
+        token = s.client(headers={"Authorization": "Bearer " + made["token"]})
+        assert token.get("/api/contacts").status == 200
+        s.sql("UPDATE api_tokens SET revoked_at = 'now'")
+        s.sql("UPDATE sessions SET expires_at = 1")
+        for route in guarded(routes):
+            for client in (admin, token):
+                r = call(client, route)
+                assert r.status == 401, (route, r.status)
+                assert SECRET.encode() not in r.body
