@@ -417,3 +417,29 @@ HL_API struct hl_db *hl_write_begin(struct hl_req *r)
 	r->writer = w;
 	return w;
 }
+
+static sqlite3_stmt *scoped(struct hl_req *r, struct hl_db *db, const char *sql)
+{
+	sqlite3_stmt *st = hl_stmt(db, sql);
+	if (!st)
+		return NULL;
+	int idx = sqlite3_bind_parameter_index(st, ":location");
+	if (!idx || !r->location_id) {
+		log_error("%s %s: %s", r->method, r->match.entry ? r->match.entry->route.pattern : "?",
+			  idx ? "no current location for a scoped statement"
+			      : "a scoped statement needs a :location parameter");
+		return NULL;
+	}
+	sqlite3_bind_int64(st, idx, r->location_id);
+	return st;
+}
+
+HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *r, const char *sql)
+{
+	return scoped(r, hl_read(r), sql);
+}
+
+HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *r, const char *sql)
+{
+	return scoped(r, hl_write_begin(r), sql);
+}

@@ -49,13 +49,12 @@ static int list_contacts(struct hl_req *req)
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &cursor))
 		return 0;
-	sqlite3_stmt *st = hl_stmt(hl_read(req),
+	sqlite3_stmt *st = hl_scoped_read(req,
 		"SELECT id, first_name, last_name, email, phone, company_name, created_at, updated_at"
-		" FROM contacts WHERE location_id = ?1 AND deleted_at IS NULL AND id < ?2"
+		" FROM contacts WHERE location_id = :location AND deleted_at IS NULL AND id < ?2"
 		" ORDER BY id DESC LIMIT ?3");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, hl_location_id(req));
 	sqlite3_bind_int64(st, 2, cursor);
 	sqlite3_bind_int64(st, 3, limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);

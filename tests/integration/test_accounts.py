@@ -293,3 +293,25 @@ def test_api_requests_are_limited_per_caller():
         for _ in range(20):
             r = s.get("/api/probe/hello")
             assert r.status == 200 and r.header("ratelimit-limit") is None
+
+
+def test_session_expiry_slides_forward_when_used():
+    with admin_server() as s:
+        c = s.login(*ADMIN)
+        s.sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
+              " renewed_at = strftime('%s','now') - 7200")
+        assert c.get("/api/auth/me").status == 200
+        (left,) = s.sql("SELECT expires_at - strftime('%s','now') FROM sessions")[0]
+        assert 14 * 86400 - 60 <= left <= 14 * 86400
+
+
+def test_a_query_without_its_location_scope_is_refused():
+    s = Server(modules=("contacts", "probe"))
+    s.create_admin(*ADMIN)
+    with s.start():
+        admin = s.login(*ADMIN)
+        admin.post("/api/admin/locations", {"name": "A"})
+        r = admin.get("/api/probe/unscoped")
+        assert r.status == 500 and r.error_code() == "internal"
+        s.stop()
+        assert "a scoped statement needs a :location parameter" in s.log

@@ -331,6 +331,14 @@ HL_API struct hl_db *hl_write_begin(struct hl_req *req);
  * `db` is NULL, or after logging when `sql` is invalid or memory runs out.
  * Use it within the current request or slice only. */
 HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
+/* A statement scoped to the request's location: hl_stmt on hl_read(req)
+ * (hl_scoped_write: on hl_write_begin(req)) with the parameter :location
+ * bound to hl_location_id(req). SQL without a :location parameter is
+ * refused (NULL, logged), so a query of tenant data cannot forget its
+ * scope. Bind other parameters by their index as usual. */
+HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *req, const char *sql);
+HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
+
 /* Run one or more statements that return no rows; HL_EDB on error or when
  * `db` is NULL. */
 HL_API int hl_exec(struct hl_db *db, const char *sql);

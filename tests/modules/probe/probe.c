@@ -37,6 +37,7 @@ static int fail(struct hl_req *req);
 static int silent(struct hl_req *req);
 static int big(struct hl_req *req);
 static int slow(struct hl_req *req);
+static int unscoped(struct hl_req *req);
 static int tick(struct hl_job_run *run);
 
 static const struct hl_route routes[] = {
@@ -56,6 +57,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/big", .handler = big, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/slow", .handler = slow, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/private", .handler = hello },
+	{ .method = "GET", .pattern = P "/unscoped", .handler = unscoped },
 #ifdef PROBE_DUPLICATE_ROUTE
 	{ .method = "GET", .pattern = "/api/probe/hello", .handler = hello,
 	  .access = HL_ACCESS_PUBLIC },
@@ -335,6 +337,16 @@ static int big(struct hl_req *req)
 		hl_json_int(j, i);
 	hl_json_array_end(j);
 	return 0;
+}
+
+/* A tenant query that forgot its scope: the core must refuse it. */
+static int unscoped(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT count(*) FROM probe_items");
+	if (!st)
+		return HL_EDB;
+	sqlite3_step(st);
+	return hello(req);
 }
 
 /* Answers after half a second: a request in flight when a stop comes. */
