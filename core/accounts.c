@@ -12,6 +12,7 @@
 #include "server.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -217,18 +218,7 @@ static int list_tokens(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, req->who.user_id);
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	hl_json_key(j, "next_cursor");
-	hl_json_null(j);
-	hl_json_object_end(j);
-	return step == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_reply_page(req, st, INT64_MAX, 0);
 }
 
 /* The optional integer `key` of the body in [min, max]; -1 after 422. */

@@ -393,6 +393,43 @@ HL_API int hl_reply_raw(struct hl_req *r, int status, const char *content_type,
 	return r->out.oom ? HL_ENOMEM : 0;
 }
 
+HL_API int hl_reply_page(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int cursor_col)
+{
+	struct hl_json *j = hl_reply_json(r, 200);
+	hl_json_object(j);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	int64_t n = 0;
+	char *cursor = NULL;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == limit)
+			break; /* a further row: there is a next page */
+		hl_json_row(j, st);
+		if (++n == limit) /* the cursor names the last row written */
+			cursor = hl_strndup(r, (const char *)sqlite3_column_text(st, cursor_col),
+					    (size_t)sqlite3_column_bytes(st, cursor_col));
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return HL_EDB;
+	hl_json_array_end(j);
+	hl_json_key(j, "next_cursor");
+	hl_json_string(j, step == SQLITE_ROW ? cursor : NULL);
+	hl_json_object_end(j);
+	return 0;
+}
+
+HL_API int hl_reply_row(struct hl_req *r, int status, sqlite3_stmt *st, const char *what)
+{
+	int step = sqlite3_step(st);
+	if (step == SQLITE_DONE)
+		return hl_reply_error(r, 404, "not_found", "no such %s", what);
+	if (step != SQLITE_ROW)
+		return HL_EDB;
+	hl_json_row(hl_reply_json(r, status), st);
+	return 0;
+}
+
 /* ---- the database ----------------------------------------------------- */
 
 HL_API struct hl_db *hl_read(struct hl_req *r)

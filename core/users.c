@@ -13,6 +13,7 @@
 #include "password.h"
 #include "server.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int list_users(struct hl_req *req);
@@ -82,7 +83,8 @@ static int valid_email(const char *s)
 
 /* ---- users ------------------------------------------------------------- */
 
-static int write_user(struct hl_req *req, struct hl_json *j, int64_t id)
+/* The agency's users, or the one with `id`, in id order. */
+static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT u.id, u.email, u.name, u.role,"
@@ -91,32 +93,17 @@ static int write_user(struct hl_req *req, struct hl_json *j, int64_t id)
 		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
 		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
 		" FROM users u WHERE u.agency_id = ?1 AND (?2 = 0 OR u.id = ?2) ORDER BY u.id");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.agency_id);
-	sqlite3_bind_int64(st, 2, id);
-	int step, n = 0;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		hl_json_row(j, st);
-		n++;
+	if (st) {
+		sqlite3_bind_int64(st, 1, req->who.agency_id);
+		sqlite3_bind_int64(st, 2, id);
 	}
-	if (step != SQLITE_DONE)
-		return HL_EDB;
-	return n ? 0 : HL_ENOENT;
+	return st;
 }
 
 static int list_users(struct hl_req *req)
 {
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	int rc = write_user(req, j, 0);
-	hl_json_array_end(j);
-	hl_json_key(j, "next_cursor");
-	hl_json_null(j);
-	hl_json_object_end(j);
-	return rc == HL_ENOENT ? 0 : rc;
+	sqlite3_stmt *st = user_query(req, 0);
+	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
 }
 
 static int in_agency(struct hl_req *req, struct hl_db *w, int64_t location)
@@ -167,9 +154,8 @@ static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
 
 static int answer_user(struct hl_req *req, int status, int64_t id)
 {
-	struct hl_json *j = hl_reply_json(req, status);
-	int rc = write_user(req, j, id);
-	return rc == HL_ENOENT ? hl_reply_error(req, 404, "not_found", "no such user") : rc;
+	sqlite3_stmt *st = user_query(req, id);
+	return st ? hl_reply_row(req, status, st, "user") : HL_EDB;
 }
 
 /* POST /api/admin/users {"email", "name", "role", "password",
@@ -316,43 +302,29 @@ static int reset_password(struct hl_req *req)
 
 /* ---- locations ----------------------------------------------------------- */
 
-static int write_locations(struct hl_req *req, struct hl_json *j, int64_t id)
+/* The agency's locations, or the one with `id`, in id order. */
+static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT id, name, timezone, disabled_at, created_at, updated_at FROM locations"
 		" WHERE agency_id = ?1 AND (?2 = 0 OR id = ?2) ORDER BY id");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.agency_id);
-	sqlite3_bind_int64(st, 2, id);
-	int step, n = 0;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		hl_json_row(j, st);
-		n++;
+	if (st) {
+		sqlite3_bind_int64(st, 1, req->who.agency_id);
+		sqlite3_bind_int64(st, 2, id);
 	}
-	if (step != SQLITE_DONE)
-		return HL_EDB;
-	return n ? 0 : HL_ENOENT;
+	return st;
 }
 
 static int list_locations(struct hl_req *req)
 {
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	int rc = write_locations(req, j, 0);
-	hl_json_array_end(j);
-	hl_json_key(j, "next_cursor");
-	hl_json_null(j);
-	hl_json_object_end(j);
-	return rc == HL_ENOENT ? 0 : rc;
+	sqlite3_stmt *st = location_query(req, 0);
+	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
 }
 
 static int answer_location(struct hl_req *req, int status, int64_t id)
 {
-	int rc = write_locations(req, hl_reply_json(req, status), id);
-	return rc == HL_ENOENT ? hl_reply_error(req, 404, "not_found", "no such location") : rc;
+	sqlite3_stmt *st = location_query(req, id);
+	return st ? hl_reply_row(req, status, st, "location") : HL_EDB;
 }
 
 /* POST /api/admin/locations {"name", "timezone"?} */

@@ -57,27 +57,7 @@ static int list_contacts(struct hl_req *req)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, cursor);
 	sqlite3_bind_int64(st, 3, limit + 1);
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	int64_t n = 0, last = 0;
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW && n < limit) {
-		hl_json_row(j, st);
-		last = sqlite3_column_int64(st, 0);
-		n++;
-	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return HL_EDB;
-	hl_json_array_end(j);
-	hl_json_key(j, "next_cursor");
-	if (step == SQLITE_ROW)
-		hl_json_string(j, hl_sprintf(req, "%lld", (long long)last));
-	else
-		hl_json_null(j);
-	hl_json_object_end(j);
-	return 0;
+	return hl_reply_page(req, st, limit, 0);
 }
 
 /* Remove contacts deleted more than purge_after_days ago, 500 at a time,

@@ -285,6 +285,15 @@ HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
 HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type,
 			const void *body, size_t len);
 
+/* Answer a list in the API's shape, {"data": [...], "next_cursor": ...}:
+ * up to `limit` rows of `st` as hl_json_row objects. When a further row
+ * exists, next_cursor is the text of column `cursor_col` of the last row
+ * written (so select limit + 1 rows), otherwise null. 0 or HL_EDB. */
+HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, int cursor_col);
+/* Answer the first row of `st` as an object with `status`, or 404 with
+ * "no such `what`" when there is none. 0 or HL_EDB. */
+HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
+
 /* The JSON writer: call in document order; commas and escaping are done
  * for you. Strings must be UTF-8; invalid bytes become U+FFFD. */
 HL_API void hl_json_object(struct hl_json *j);

@@ -243,17 +243,6 @@ static int raw(struct hl_req *req)
 	return 0;
 }
 
-static int reply_item(struct hl_req *req, sqlite3_stmt *st)
-{
-	int step = sqlite3_step(st);
-	if (step == SQLITE_DONE)
-		return hl_reply_error(req, 404, "not_found", "no such item");
-	if (step != SQLITE_ROW)
-		return HL_EDB;
-	hl_json_row(hl_reply_json(req, 200), st);
-	return 0;
-}
-
 static int get_item(struct hl_req *req)
 {
 	int64_t id;
@@ -263,14 +252,14 @@ static int get_item(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, id);
-	return reply_item(req, st);
+	return hl_reply_row(req, 200, st, "item");
 }
 
 static int latest_item(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 				   "SELECT id, name FROM probe_items ORDER BY id DESC LIMIT 1");
-	return st ? reply_item(req, st) : HL_EDB;
+	return st ? hl_reply_row(req, 200, st, "item") : HL_EDB;
 }
 
 /* POST {"name": "...", "then_fail": true}: inserts, and with then_fail
