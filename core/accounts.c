@@ -57,92 +57,126 @@ static const char *required_string(struct hl_req *req, const char *key, size_t m
 
 /* ---- signing in and out ----------------------------------------------- */
 
-/* The account behind `email`: its id and hash, or 0 and NULL. */
+/* The account behind `email`: its id and hash (0 and NULL for none), or
+ * -1 when the database failed. The read connection goes back to the pool
+ * before the slow password check, so sign-ins never hold one while they
+ * wait for a hashing slot. */
 static int64_t find_account(struct hl_req *req, const char *email, const char **hash)
 {
 	*hash = NULL;
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT id, password_hash FROM users"
 						 " WHERE email = ?1 AND disabled_at IS NULL");
 	if (!st)
-		return 0;
+		return -1;
 	sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return 0;
-	const char *h = (const char *)sqlite3_column_text(st, 1);
+	int step = sqlite3_step(st);
+	int64_t id = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	const char *h = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 1) : NULL;
 	*hash = h ? hl_strndup(req, h, strlen(h)) : NULL;
-	return sqlite3_column_int64(st, 0);
+	request_return_reader(req);
+	return step == SQLITE_ROW || step == SQLITE_DONE ? id : -1;
 }
 
 static int start_session(struct hl_req *req, int64_t user)
 {
 	char token[TOKEN_TEXT];
-	unsigned char hash[32];
-	auth_token_new("", token, hash);
+	auth_token_new("", token, req->who.session);
 	int64_t now = (int64_t)time(NULL), lifetime = req->srv->cfg->session_days * 86400;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at) VALUES (?1, ?2, ?3, ?4)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_TRANSIENT);
+	sqlite3_bind_blob(st, 1, req->who.session, 32, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, user);
 	sqlite3_bind_int64(st, 3, now + lifetime);
 	sqlite3_bind_int64(st, 4, now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
-	request_add_header(req, "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%lld;"
-			   " HttpOnly; SameSite=Lax%s", token, (long long)lifetime,
-			   auth_is_tls(req) ? "; Secure" : "");
+	auth_set_cookie(req, token, lifetime);
 	return 0;
+}
+
+/* Count a sign-in attempt for the account and the client before the
+ * password is checked, so concurrent guesses cannot all slip in under the
+ * limit. 0 to go on; -1 after answering 429. */
+static int count_attempt(struct hl_req *req, const char *email, char account[300], char client[80])
+{
+	const struct config *cfg = req->srv->cfg;
+	struct limit l;
+	snprintf(account, 300, "account:%s", email);
+	for (char *p = account; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	snprintf(client, 80, "client:%s", auth_client_key(req));
+	if (!limiter_hit(req->srv->login_limit, account, cfg->login_attempts, &l)) {
+		auth_too_many(req, &l, "too many failed sign-ins");
+		return -1;
+	}
+	if (!limiter_hit(req->srv->login_limit, client, cfg->login_attempts_per_client, &l)) {
+		limiter_refund(req->srv->login_limit, account);
+		auth_too_many(req, &l, "too many failed sign-ins");
+		return -1;
+	}
+	return 0;
+}
+
+static void refund_attempt(struct hl_req *req, const char *account, const char *client)
+{
+	limiter_refund(req->srv->login_limit, account);
+	limiter_refund(req->srv->login_limit, client);
 }
 
 /* POST /api/auth/login {"email", "password"} */
 static int login(struct hl_req *req)
 {
+	char account[300], client[80];
+	const char *hash;
+	memset(&req->who, 0, sizeof(req->who)); /* a session of someone else does not count */
 	const char *email = required_string(req, "email", 254);
 	const char *password = email ? required_string(req, "password", PASSWORD_MAX) : NULL;
-	if (!password)
+	if (!password || count_attempt(req, email, account, client))
 		return 0;
-	char account[300], client[80];
-	struct limit l;
-	snprintf(account, sizeof(account), "account:%s", email);
-	for (char *p = account; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	snprintf(client, sizeof(client), "client:%s", auth_client(req));
-	const struct config *cfg = req->srv->cfg;
-	if (limiter_over(req->srv->login_limit, account, cfg->login_attempts, &l) ||
-	    limiter_over(req->srv->login_limit, client, cfg->login_attempts_per_client, &l)) {
-		auth_too_many(req, &l, "too many failed sign-ins");
-		return 0;
-	}
-	const char *hash;
 	int64_t user = find_account(req, email, &hash);
-	if (!password_verify(hash, password) || !user) {
-		limiter_hit(req->srv->login_limit, account, cfg->login_attempts, &l);
-		limiter_hit(req->srv->login_limit, client, cfg->login_attempts_per_client, &l);
-		audit_note(req, user, "login.failed", "user", user);
+	int ok = user < 0 ? -1 : password_verify(hash, password);
+	if (ok < 0) { /* not the caller's fault: it does not count */
+		refund_attempt(req, account, client);
+		return hl_reply_error(req, 503, "busy", "sign-in is busy; try again in a moment");
+	}
+	if (!ok || !user) {
+		if (audit_note(req, user, "login.failed", "user", user))
+			return HL_EDB;
 		return hl_reply_error(req, 401, "invalid_credentials", "wrong e-mail or password");
 	}
-	limiter_forget(req->srv->login_limit, account);
+	refund_attempt(req, account, client);
 	int rc = start_session(req, user);
 	if (rc)
 		return rc;
 	req->who.user_id = user;
-	audit_note(req, user, "login", "user", user);
+	if (audit_note(req, user, "login", "user", user))
+		return HL_EDB;
 	return me(req);
 }
 
-/* POST /api/auth/logout: ends the session (a token is revoked instead). */
+/* POST /api/auth/logout: ends the session, or revokes the token used. */
 static int logout(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "DELETE FROM sessions WHERE token_hash = ?1");
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = req->who.token_id
+		? hl_stmt(w, "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			     " WHERE id = ?2 AND ?1 IS NOT NULL")
+		: hl_stmt(w, "DELETE FROM sessions WHERE token_hash = ?1");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_blob(st, 1, req->who.session, 32, SQLITE_STATIC);
+	if (req->who.token_id)
+		sqlite3_bind_int64(st, 2, req->who.token_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
-	audit_note(req, 0, "logout", "user", req->who.user_id);
-	request_add_header(req, "Set-Cookie: " SESSION_COOKIE "=; Path=/; Max-Age=0; HttpOnly;"
-			   " SameSite=Lax");
+	if (audit_note(req, 0, req->who.token_id ? "token.revoked" : "logout",
+		       req->who.token_id ? "api_token" : "user",
+		       req->who.token_id ? req->who.token_id : req->who.user_id))
+		return HL_EDB;
+	if (!req->who.token_id)
+		auth_set_cookie(req, "", 0);
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
 }
 
@@ -240,6 +274,8 @@ static int64_t optional_int(struct hl_req *req, const char *key, int64_t min, in
  * is in the answer once and never again. */
 static int create_token(struct hl_req *req)
 {
+	if (req->who.token_id)
+		return hl_reply_error(req, 403, "forbidden", "a token cannot make tokens; sign in");
 	const char *name = required_string(req, "name", 100);
 	int64_t location = name ? optional_int(req, "location_id", 1, INT64_MAX) : -1;
 	int64_t days = location >= 0 ? optional_int(req, "expires_days", 1, 3650) : -1;
@@ -274,8 +310,7 @@ static int create_token(struct hl_req *req)
 	hl_json_key(j, "token");
 	hl_json_string(j, token);
 	hl_json_object_end(j);
-	audit_note(req, 0, "token.created", "api_token", id);
-	return 0;
+	return audit_note(req, 0, "token.created", "api_token", id) ? HL_EDB : 0;
 }
 
 /* DELETE /api/auth/tokens/:id: the caller's own token; an agency admin may
@@ -299,6 +334,7 @@ static int revoke_token(struct hl_req *req)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_read(req))))
 		return hl_reply_error(req, 404, "not_found", "no such token");
-	audit_note(req, 0, "token.revoked", "api_token", id);
+	if (audit_note(req, 0, "token.revoked", "api_token", id))
+		return HL_EDB;
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
 }

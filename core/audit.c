@@ -26,18 +26,18 @@ static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *a
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-void audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
-		int64_t id)
+int audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
+	       int64_t id)
 {
-	if (r->writer) {
-		insert(r, r->writer, user, action, entity, id);
-		return;
-	}
+	if (r->writer)
+		return insert(r, r->writer, user, action, entity, id);
 	struct db *db = r->srv->db;
 	struct hl_db *w = db_write_lock(db);
-	if (db_begin(w) || insert(r, w, user, action, entity, id) || db_commit(w))
+	int rc = db_begin(w) || insert(r, w, user, action, entity, id) || db_commit(w) ? HL_EDB : 0;
+	if (rc)
 		db_rollback(w);
 	db_write_unlock(db, w);
+	return rc;
 }
 
 int audit_module_writes(struct hl_req *r)

@@ -10,9 +10,10 @@
 /* Record `action` on `entity` `id` by the request's caller (or `user` when
  * the caller is not signed in yet, e.g. a login). Inside the request's write
  * transaction when it has one, so the entry stands or falls with the write;
- * in a transaction of its own otherwise (a failed login must be kept). */
-void audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
-		int64_t id);
+ * in a transaction of its own otherwise (a failed login must be kept).
+ * Returns 0 or HL_EDB: a write whose entry cannot be made must not commit. */
+int audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
+	       int64_t id);
 
 /* Before a module route's write commits: an entry per row it changed
  * (action insert/update/delete, entity the table, id the rowid), and when

@@ -103,6 +103,13 @@ int auth_is_tls(struct hl_req *r)
 	return proto && !strcasecmp(proto, "https") && peer_is_trusted_proxy(r);
 }
 
+void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s)
+{
+	request_add_header(r, "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%lld; HttpOnly;"
+			   " SameSite=Lax%s", token, (long long)lifetime_s,
+			   auth_is_tls(r) ? "; Secure" : "");
+}
+
 /* ---- 1. who ------------------------------------------------------------ */
 
 static void read_identity(struct identity *who, sqlite3_stmt *st)
@@ -126,16 +133,18 @@ static int by_token(struct hl_req *r, const char *token)
 		return HL_EDB;
 	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return HL_ENOENT;
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW)
+		return step == SQLITE_DONE ? HL_ENOENT : HL_EDB;
 	read_identity(&r->who, st);
 	r->who.token_id = sqlite3_column_int64(st, 4);
 	r->who.token_location = sqlite3_column_int64(st, 5);
 	return 0;
 }
 
-/* Move the session's expiry forward, at most hourly (it costs a write). */
-static void renew(struct hl_req *r, int64_t renewed_at)
+/* Move the session's expiry forward, at most hourly (it costs a write),
+ * and the cookie's with it. */
+static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 {
 	int64_t now = (int64_t)time(NULL);
 	if (now - renewed_at < RENEW_AFTER_S)
@@ -150,6 +159,8 @@ static void renew(struct hl_req *r, int64_t renewed_at)
 		sqlite3_bind_int64(st, 3, now);
 		if (sqlite3_step(st) != SQLITE_DONE || db_commit(w))
 			db_rollback(w);
+		else
+			auth_set_cookie(r, token, r->srv->cfg->session_days * 86400);
 	} else {
 		db_rollback(w);
 	}
@@ -167,12 +178,13 @@ static int by_session(struct hl_req *r, const char *token)
 		return HL_EDB;
 	sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return HL_ENOENT;
+	int step = sqlite3_step(st);
+	if (step != SQLITE_ROW)
+		return step == SQLITE_DONE ? HL_ENOENT : HL_EDB;
 	read_identity(&r->who, st);
 	int64_t renewed_at = sqlite3_column_int64(st, 4);
 	sqlite3_reset(st);
-	renew(r, renewed_at);
+	renew(r, token, renewed_at);
 	return 0;
 }
 
@@ -316,8 +328,19 @@ void auth_too_many(struct hl_req *r, const struct limit *l, const char *what)
 	hl_reply_error(r, 429, "rate_limited", "%s; try again in %ld s", what, l->reset_s);
 }
 
-/* Count the request against its caller: the token, else the user, else
- * the address. Callers on this machine are free unless configured. */
+const char *auth_client_key(struct hl_req *r)
+{
+	const char *client = auth_client(r);
+	if (!strchr(client, ':'))
+		return client;
+	/* One IPv6 host may own a whole /64: count the prefix. */
+	const char *p = client;
+	for (int groups = 0; *p && groups < 4; p++)
+		groups += *p == ':';
+	return hl_strndup(r, client, (size_t)(p - client));
+}
+
+/* Count the request against its caller: the user, else the address. Callers on this machine are free unless configured. */
 static int within_rate(struct hl_req *r)
 {
 	const struct config *cfg = r->srv->cfg;
@@ -325,12 +348,10 @@ static int within_rate(struct hl_req *r)
 	if (!cfg->rate_limit || (!cfg->rate_limit_loopback && is_loopback(client)))
 		return 1;
 	char key[80];
-	if (r->who.token_id)
-		snprintf(key, sizeof(key), "token:%lld", (long long)r->who.token_id);
-	else if (r->who.user_id)
+	if (r->who.user_id) /* one budget per user, however many tokens they make */
 		snprintf(key, sizeof(key), "user:%lld", (long long)r->who.user_id);
 	else
-		snprintf(key, sizeof(key), "ip:%s", client);
+		snprintf(key, sizeof(key), "ip:%s", auth_client_key(r));
 	struct limit l;
 	int ok = limiter_hit(r->srv->api_limit, key, cfg->rate_limit, &l);
 	auth_limit_headers(r, &l);
@@ -373,6 +394,12 @@ int auth_admit(struct hl_req *r)
 	}
 	if (!cross_site_safe(r)) {
 		hl_reply_error(r, 403, "csrf", "send JSON, or the X-CSRF-Token of your session");
+		return -1;
+	}
+	if (r->who.token_location && (route->flags & HL_ROUTE_NO_LOCATION ||
+				      route->access == HL_ACCESS_AGENCY || route->access == HL_ACCESS_ADMIN)) {
+		/* A token for one location works inside that location only. */
+		hl_reply_error(r, 403, "forbidden", "this token is limited to one location");
 		return -1;
 	}
 	if (!role_allows(route->access, r->who.role)) {

@@ -38,6 +38,9 @@ void auth_too_many(struct hl_req *r, const struct limit *l, const char *what);
 /* Whether the caller may open location `id`. */
 int auth_may_open(struct hl_req *r, int64_t id);
 
+/* Set (or with lifetime 0, clear) the session cookie on the answer. */
+void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s);
+
 /* A new random token as text ("PREFIX" + base64url), and its hash. */
 void auth_token_new(const char *prefix, char out[TOKEN_TEXT], unsigned char hash[32]);
 void auth_token_hash(const char *token, unsigned char hash[32]);
@@ -45,6 +48,8 @@ void auth_token_hash(const char *token, unsigned char hash[32]);
 /* The caller's address (the proxy's X-Forwarded-For when the peer is a
  * trusted proxy) and whether the request came over TLS. */
 const char *auth_client(struct hl_req *r);
+/* The address as rate limits count it (an IPv6 address by its /64). */
+const char *auth_client_key(struct hl_req *r);
 int auth_is_tls(struct hl_req *r);
 
 enum role role_parse(const char *s);

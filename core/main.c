@@ -118,7 +118,7 @@ static int serve(struct core *c)
 		return rc;
 	snprintf(detail, sizeof(detail), "%d job%s", c->cfg.jobs ? njobs : 0, njobs == 1 ? "" : "s");
 	step("jobs", detail);
-	if (!(c->srv.api_limit = limiter_new(60)) || !(c->srv.login_limit = limiter_new(900)))
+	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)))
 		return HL_ENOMEM;
 	char real[PATH_MAX];
 	if (realpath(c->cfg.web_dir, real))

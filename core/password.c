@@ -12,21 +12,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Past this many waiting, more are refused rather than queued: a flood of
+ * sign-ins must not hold every HTTP thread. */
+#define MAX_WAITING 16
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
-static int running, limit;
+static int running, waiting, limit;
 
-static void enter(void)
+static int enter(void)
 {
 	pthread_mutex_lock(&lock);
 	if (!limit) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		limit = cores > 0 ? (int)cores : 1;
 	}
+	if (running >= limit && waiting >= MAX_WAITING) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	waiting++;
 	while (running >= limit)
 		pthread_cond_wait(&freed, &lock);
+	waiting--;
 	running++;
 	pthread_mutex_unlock(&lock);
+	return 0;
 }
 
 static void leave(void)
@@ -39,7 +50,8 @@ static void leave(void)
 
 int password_hash(const char *password, char out[crypto_pwhash_STRBYTES])
 {
-	enter();
+	if (enter())
+		return HL_ETOOBIG;
 	int rc = crypto_pwhash_str(out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
 				   crypto_pwhash_MEMLIMIT_INTERACTIVE);
 	leave();
@@ -61,7 +73,8 @@ int password_verify(const char *hash, const char *password)
 {
 	if (!hash)
 		pthread_once(&dummy_once, make_dummy);
-	enter();
+	if (enter())
+		return -1;
 	int ok = !crypto_pwhash_str_verify(hash ? hash : dummy, password, strlen(password));
 	leave();
 	return ok && hash;

@@ -14,10 +14,12 @@
 #define PASSWORD_MIN 8
 #define PASSWORD_MAX 1024
 
-/* Hash `password` into `out`; 0 or HL_ENOMEM. */
+/* Hash `password` into `out`; 0, HL_ENOMEM, or HL_ETOOBIG when too many
+ * are already waiting for a slot (the caller answers 503). */
 int password_hash(const char *password, char out[crypto_pwhash_STRBYTES]);
-/* 1 when `password` matches `hash`. With hash NULL (an unknown account) it
- * checks against a fixed hash, so the answer takes as long either way. */
+/* 1 when `password` matches `hash`, 0 when not, -1 when too many are
+ * waiting. With hash NULL (an unknown account) it checks against a fixed
+ * hash, so the answer takes as long either way. */
 int password_verify(const char *hash, const char *password);
 
 #endif

@@ -5,6 +5,7 @@
 #include "ratelimit.h"
 
 #include <pthread.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +15,28 @@
 #define PROBES 16  /* slots looked at for a key before one is reused */
 
 struct slot {
-	char key[72];
-	time_t window; /* start of the slot's window; 0: free */
+	unsigned char key[16]; /* keyed hash of the key */
+	time_t window;         /* start of the slot's window; 0: free */
 	long count;
 };
 
 struct limiter {
 	pthread_mutex_t lock;
 	int window_s;
+	int strict;
+	unsigned char secret[crypto_generichash_KEYBYTES];
 	struct slot slots[SLOTS];
 };
 
-struct limiter *limiter_new(int window_s)
+struct limiter *limiter_new(int window_s, int strict)
 {
 	struct limiter *l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
 	pthread_mutex_init(&l->lock, NULL);
 	l->window_s = window_s;
+	l->strict = strict;
+	randombytes_buf(l->secret, sizeof(l->secret));
 	return l;
 }
 
@@ -43,38 +48,38 @@ void limiter_free(struct limiter *l)
 	free(l);
 }
 
-static uint32_t hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-/* The slot of `key`, made (or reused) when `create`; NULL otherwise.
- * Called with the lock held. */
+/* The slot of `key`, made (or reused) when `create`; NULL when it has
+ * none (or, strict and full, cannot get one). Called with the lock held. */
 static struct slot *find(struct limiter *l, const char *key, time_t now, int create)
 {
-	uint32_t h = hash(key);
-	struct slot *oldest = NULL;
+	unsigned char digest[16];
+	crypto_generichash(digest, sizeof(digest), (const unsigned char *)key, strlen(key),
+			   l->secret, sizeof(l->secret));
+	uint32_t h;
+	memcpy(&h, digest, sizeof(h));
+	struct slot *stale = NULL, *oldest = NULL;
 	for (int i = 0; i < PROBES; i++) {
 		struct slot *s = &l->slots[(h + (uint32_t)i) & (SLOTS - 1)];
-		if (s->window && !strcmp(s->key, key)) {
-			if (now - s->window >= l->window_s) { /* a new window */
+		int live = s->window && now - s->window < l->window_s;
+		if (s->window && !memcmp(s->key, digest, sizeof(digest))) {
+			if (!live) { /* a new window */
 				s->window = now;
 				s->count = 0;
 			}
 			return s;
 		}
-		if (!oldest || s->window < oldest->window)
+		if (!live && !stale)
+			stale = s;
+		else if (live && (!oldest || s->window < oldest->window))
 			oldest = s;
 	}
-	if (!create)
+	struct slot *reuse = stale ? stale : l->strict ? NULL : oldest;
+	if (!create || !reuse)
 		return NULL;
-	snprintf(oldest->key, sizeof(oldest->key), "%s", key);
-	oldest->window = now;
-	oldest->count = 0;
-	return oldest;
+	memcpy(reuse->key, digest, sizeof(digest));
+	reuse->window = now;
+	reuse->count = 0;
+	return reuse;
 }
 
 static void describe(const struct limiter *l, const struct slot *s, long max, time_t now,
@@ -90,10 +95,12 @@ int limiter_hit(struct limiter *l, const char *key, long max, struct limit *out)
 	time_t now = time(NULL);
 	pthread_mutex_lock(&l->lock);
 	struct slot *s = find(l, key, now, 1);
-	int ok = s->count < max;
+	int ok = s && s->count < max; /* no slot: a strict limiter is full */
 	if (ok)
 		s->count++;
 	describe(l, s, max, now, out);
+	if (!s)
+		out->remaining = 0;
 	pthread_mutex_unlock(&l->lock);
 	return ok;
 }
@@ -109,11 +116,11 @@ int limiter_over(struct limiter *l, const char *key, long max, struct limit *out
 	return over;
 }
 
-void limiter_forget(struct limiter *l, const char *key)
+void limiter_refund(struct limiter *l, const char *key)
 {
 	pthread_mutex_lock(&l->lock);
 	struct slot *s = find(l, key, time(NULL), 0);
-	if (s)
-		s->window = 0;
+	if (s && s->count > 0)
+		s->count--;
 	pthread_mutex_unlock(&l->lock);
 }

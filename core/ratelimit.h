@@ -4,10 +4,12 @@
  * refuse a caller who does too much (429) without slowing anyone else.
  *
  * A limiter is a fixed-size table of keys ("ip:1.2.3.4", "user:7") with a
- * count for the current window each; when it is full, the entry whose
- * window ended longest ago is reused, so memory stays bounded whatever the
- * number of callers. One mutex guards it: each call is a few dozen
- * instructions.
+ * count for the current window each, so memory stays bounded whatever the
+ * number of callers. Keys are stored as a keyed hash (a secret drawn at
+ * start), so no key is cut short and nobody can compute keys that collide.
+ * When the slots a key may use are all busy, a lenient limiter reuses the
+ * one whose window started first, and a strict one (sign-ins) refuses:
+ * an attacker cannot push a victim's counter out. One mutex guards it.
  */
 #ifndef HL_RATELIMIT_H
 #define HL_RATELIMIT_H
@@ -22,14 +24,14 @@ struct limit {
 	long reset_s;    /* seconds until the window ends */
 };
 
-struct limiter *limiter_new(int window_s);
+struct limiter *limiter_new(int window_s, int strict);
 void limiter_free(struct limiter *l);
 
 /* Count one event for `key` and say whether it stays within `max`. */
 int limiter_hit(struct limiter *l, const char *key, long max, struct limit *out);
 /* Whether `key` has already reached `max` (counts nothing). */
 int limiter_over(struct limiter *l, const char *key, long max, struct limit *out);
-/* Forget `key` (e.g. failed sign-ins after a successful one). */
-void limiter_forget(struct limiter *l, const char *key);
+/* Take back one event of `key` (a sign-in that succeeded). */
+void limiter_refund(struct limiter *l, const char *key);
 
 #endif

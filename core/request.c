@@ -441,10 +441,21 @@ HL_API struct hl_db *hl_read(struct hl_req *r)
 	return r->reader;
 }
 
+void request_return_reader(struct hl_req *r)
+{
+	db_return(r->srv->db, r->reader);
+	r->reader = NULL;
+}
+
 HL_API struct hl_db *hl_write_begin(struct hl_req *r)
 {
 	if (r->writer)
 		return r->writer;
+	if (!strcmp(r->method, "GET") || !strcmp(r->method, "HEAD")) {
+		/* A GET may come from a link on any site, with the cookie. */
+		log_error("GET %s: a GET may not write", r->match.entry->route.pattern);
+		return NULL;
+	}
 	struct hl_db *w = db_write_lock(r->srv->db);
 	if (db_begin(w)) {
 		db_write_unlock(r->srv->db, w);

@@ -86,6 +86,10 @@ int request_finish(struct hl_req *r);
 /* Forget the request's memory (after the answer was sent). */
 void request_end(struct hl_req *r);
 
+/* Give the read connection back before a slow step (it is lent again on
+ * the next hl_read). */
+void request_return_reader(struct hl_req *r);
+
 /* Answer body helpers for the core itself. */
 void request_reset_answer(struct hl_req *r);
 void request_add_header(struct hl_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

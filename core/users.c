@@ -180,7 +180,7 @@ static int create_user(struct hl_req *req)
 				      " characters", PASSWORD_MIN);
 	char hash[crypto_pwhash_STRBYTES];
 	if (password_hash(password, hash))
-		return HL_ENOMEM;
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w,
 		"INSERT INTO users (agency_id, email, name, role, assigned_only, password_hash)"
@@ -202,18 +202,29 @@ static int create_user(struct hl_req *req)
 	int rc = set_locations(req, w, id);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	audit_note(req, 0, "user.created", "user", id);
+	if (audit_note(req, 0, "user.created", "user", id))
+		return HL_EDB;
 	return answer_user(req, 201, id);
 }
 
-/* End every way the user is signed in: after a disable or a new password. */
+/* End every way the user is signed in, sessions and API tokens alike:
+ * after a disable or a new password (re-enabling revives neither). */
 static int sign_out_everywhere(struct hl_db *w, int64_t user)
 {
-	sqlite3_stmt *st = hl_stmt(w, "DELETE FROM sessions WHERE user_id = ?1");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, user);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	static const char *const sql[] = {
+		"DELETE FROM sessions WHERE user_id = ?1",
+		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+		" WHERE user_id = ?1 AND revoked_at IS NULL",
+	};
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *st = hl_stmt(w, sql[i]);
+		if (!st)
+			return HL_EDB;
+		sqlite3_bind_int64(st, 1, user);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+	}
+	return 0;
 }
 
 /* PATCH /api/admin/users/:id {"name"?, "role"?, "assigned_only"?,
@@ -260,7 +271,8 @@ static int update_user(struct hl_req *req)
 		rc = sign_out_everywhere(w, id);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	audit_note(req, 0, disabled > 0 ? "user.disabled" : "user.updated", "user", id);
+	if (audit_note(req, 0, disabled > 0 ? "user.disabled" : "user.updated", "user", id))
+		return HL_EDB;
 	return answer_user(req, 200, id);
 }
 
@@ -279,7 +291,7 @@ static int reset_password(struct hl_req *req)
 				      " characters", PASSWORD_MIN);
 	char hash[crypto_pwhash_STRBYTES];
 	if (password_hash(password, hash))
-		return HL_ENOMEM;
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = ?3,"
 				      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
@@ -296,7 +308,8 @@ static int reset_password(struct hl_req *req)
 	int rc = sign_out_everywhere(w, id);
 	if (rc)
 		return rc;
-	audit_note(req, 0, "user.password_reset", "user", id);
+	if (audit_note(req, 0, "user.password_reset", "user", id))
+		return HL_EDB;
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
 }
 
@@ -349,7 +362,8 @@ static int create_location(struct hl_req *req)
 		return HL_EDB;
 	int64_t id = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	audit_note(req, 0, "location.created", "location", id);
+	if (audit_note(req, 0, "location.created", "location", id))
+		return HL_EDB;
 	return answer_location(req, 201, id);
 }
 
@@ -383,7 +397,8 @@ static int update_location(struct hl_req *req)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
 		return hl_reply_error(req, 404, "not_found", "no such location");
-	audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id);
+	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
+		return HL_EDB;
 	return answer_location(req, 200, id);
 }
 

@@ -300,7 +300,8 @@ def test_session_expiry_slides_forward_when_used():
         c = s.login(*ADMIN)
         s.sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
               " renewed_at = strftime('%s','now') - 7200")
-        assert c.get("/api/auth/me").status == 200
+        r = c.get("/api/auth/me")
+        assert r.status == 200 and "Max-Age=%d" % (14 * 86400) in r.header("set-cookie")
         (left,) = s.sql("SELECT expires_at - strftime('%s','now') FROM sessions")[0]
         assert 14 * 86400 - 60 <= left <= 14 * 86400
 
@@ -315,3 +316,80 @@ def test_a_query_without_its_location_scope_is_refused():
         assert r.status == 500 and r.error_code() == "internal"
         s.stop()
         assert "a scoped statement needs a :location parameter" in s.log
+
+
+def test_a_location_token_stays_inside_its_location():
+    s, admin, a, b = agency()
+    with s:
+        token = admin.post("/api/auth/tokens", {"name": "site", "location_id": a}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        assert names(bearer.get("/api/contacts")) == ["in A"]
+        for method, path, body in (("POST", "/api/auth/tokens", {"name": "wider"}),
+                                   ("POST", "/api/admin/users", {"email": "x@example.test"}),
+                                   ("GET", "/api/admin/users", None), ("GET", "/api/auth/me", None)):
+            r = bearer.request(method, path, body=body)
+            assert r.status == 403 and r.error_code() == "forbidden", path
+        assert s.sql("SELECT count(*) FROM api_tokens") == [(1,)]
+        assert s.sql("SELECT count(*) FROM users") == [(2,)]
+
+
+def test_tokens_do_not_make_tokens_and_logout_revokes_them():
+    s, admin, a, b = agency()
+    with s:
+        token = admin.post("/api/auth/tokens", {"name": "cli"}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        r = bearer.post("/api/auth/tokens", {"name": "child"})
+        assert r.status == 403
+        assert bearer.post("/api/auth/logout", {}).status == 204
+        assert bearer.get("/api/contacts").status == 401
+        assert admin.get("/api/contacts").status == 200  # the session is untouched
+
+
+def test_password_reset_and_disable_revoke_tokens_for_good():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        token = anna.post("/api/auth/tokens", {"name": "phone"}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        assert bearer.get("/api/contacts").status == 200
+        assert admin.post("/api/admin/users/2/password", {"password": "new-anna-pass"}).status == 204
+        assert bearer.get("/api/contacts").status == 401
+        anna = s.login("anna@example.test", "new-anna-pass")
+        token = anna.post("/api/auth/tokens", {"name": "phone2"}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        admin.patch("/api/admin/users/2", {"disabled": True})
+        admin.patch("/api/admin/users/2", {"disabled": False})
+        assert bearer.get("/api/contacts").status == 401  # re-enabling revives nothing
+
+
+def test_failed_sign_in_is_audited_against_the_account_tried():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        r = anna.post("/api/auth/login", {"email": ADMIN[0], "password": "guess-guess"})
+        assert r.status == 401
+        row = s.sql("SELECT user_id, entity_id FROM audit_log WHERE action = 'login.failed'")
+        assert row == [(1, 1)]
+
+
+def test_the_csrf_token_given_at_sign_in_works():
+    with admin_server() as s:
+        c = s.client()
+        token = c.post("/api/auth/login", {"email": ADMIN[0], "password": ADMIN[1]}).json()["csrf_token"]
+        assert token == c.get("/api/auth/me").json()["csrf_token"]
+        assert c.post("/api/auth/logout", b"", headers={"X-CSRF-Token": token}).status == 204
+
+
+def test_long_e_mails_are_counted_too():
+    with admin_server(env={"PGHL_LOGIN_ATTEMPTS": "3"}) as s:
+        long = "x" * 70 + "@example.test"
+        statuses = [s.post("/api/auth/login", {"email": long, "password": "guess-guess"}).status
+                    for _ in range(4)]
+        assert statuses == [401, 401, 401, 429]
+
+
+def test_a_get_request_cannot_write():
+    with Server(modules=("contacts", "probe")).start() as s:
+        r = s.get("/api/probe/get-writes")
+        assert r.status == 500
+        assert s.sql("SELECT count(*) FROM probe_items") == [(0,)]

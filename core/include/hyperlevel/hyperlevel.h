@@ -329,7 +329,8 @@ HL_API struct hl_db *hl_read(struct hl_req *req);
  * commits after the handler when the answer's status is below 400, and rolls
  * back otherwise. Calling it twice returns the same connection. NULL (after
  * logging) when the transaction cannot begin: another process held the
- * database for over 10 s, or an I/O error; hl_stmt(NULL, ...) is NULL, so
+ * database for over 10 s, an I/O error, or a GET or HEAD request (which a
+ * link on any site can make with the user's cookie, so it never writes); hl_stmt(NULL, ...) is NULL, so
  * one check after hl_stmt covers both. */
 HL_API struct hl_db *hl_write_begin(struct hl_req *req);
 

@@ -38,6 +38,7 @@ static int silent(struct hl_req *req);
 static int big(struct hl_req *req);
 static int slow(struct hl_req *req);
 static int unscoped(struct hl_req *req);
+static int get_writes(struct hl_req *req);
 static int tick(struct hl_job_run *run);
 
 static const struct hl_route routes[] = {
@@ -58,6 +59,8 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/slow", .handler = slow, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/private", .handler = hello },
 	{ .method = "GET", .pattern = P "/unscoped", .handler = unscoped },
+	{ .method = "GET", .pattern = P "/get-writes", .handler = get_writes,
+	  .access = HL_ACCESS_PUBLIC },
 #ifdef PROBE_DUPLICATE_ROUTE
 	{ .method = "GET", .pattern = "/api/probe/hello", .handler = hello,
 	  .access = HL_ACCESS_PUBLIC },
@@ -335,6 +338,15 @@ static int unscoped(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	sqlite3_step(st);
+	return hello(req);
+}
+
+/* A GET that tries to write: the core must refuse the write. */
+static int get_writes(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "INSERT INTO probe_items (name) VALUES ('x')");
+	if (!st || sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
 	return hello(req);
 }
 
