@@ -11,6 +11,7 @@
  * connection for its life, so there must be more threads than clients.
  */
 #include "auth.h"
+#include "compress.h"
 #include "server.h"
 #include "log.h"
 #include "request.h"
@@ -121,6 +122,29 @@ static void send_answer(struct hl_req *r, int head_only)
 	if (!head_only && body_len)
 		mg_write(r->conn, body, body_len);
 	free(big);
+}
+
+/* Compress a text answer of 1 KB or more for a client that accepts it;
+ * the compressed copy takes the place of the body. */
+static void maybe_compress(struct hl_req *r)
+{
+	size_t n = r->out.len - HEAD_ROOM;
+	if (!has_body(r->status) || !compress_worth(r->content_type))
+		return;
+	request_add_header(r, "Vary: Accept-Encoding");
+	enum coding c = compress_choose(mg_get_header(r->conn, "Accept-Encoding"));
+	if (n < COMPRESS_MIN_BYTES || c == CODING_IDENTITY)
+		return;
+	buf_reset(&r->packed);
+	if (buf_reserve(&r->packed, HEAD_ROOM))
+		return;
+	r->packed.len = HEAD_ROOM;
+	if (compress_into(c, r->out.data + HEAD_ROOM, n, &r->packed))
+		return;
+	struct buf plain = r->out;
+	r->out = r->packed;
+	r->packed = plain;
+	request_add_header(r, "Content-Encoding: %s", coding_name(c));
 }
 
 static int is_json_type(const char *ct)
@@ -281,6 +305,7 @@ static int dispatch(struct mg_connection *conn, void *data)
 		hl_reply_error(r, 503, "unavailable", "the server is stopping");
 	else
 		handle(r, ri);
+	maybe_compress(r);
 	send_answer(r, !strcmp(r->method, "HEAD"));
 	long long ms = (now_us() - start) / 1000;
 	if (srv->cfg->slow_request_ms && ms >= srv->cfg->slow_request_ms)
@@ -311,6 +336,7 @@ static void thread_end(const struct mg_context *ctx, int type, void *p)
 		request_release(p);
 		free(p);
 	}
+	compress_thread_release();
 }
 
 static int civetweb_log(const struct mg_connection *conn, const char *message)

@@ -30,6 +30,7 @@ void request_release(struct hl_req *r)
 	arena_release(&r->arena);
 	buf_release(&r->body);
 	buf_release(&r->out);
+	buf_release(&r->packed);
 	buf_release(&r->headers);
 }
 
@@ -94,6 +95,8 @@ void request_end(struct hl_req *r)
 	/* A big answer or body should not pin its memory to the thread. */
 	if (r->out.cap > 1 << 20)
 		buf_release(&r->out);
+	if (r->packed.cap > 1 << 20)
+		buf_release(&r->packed);
 	if (r->body.cap > 1 << 20)
 		buf_release(&r->body);
 }

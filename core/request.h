@@ -69,6 +69,7 @@ struct hl_req {
 	const char *content_type;
 	const char *cache_control; /* NULL: no-store */
 	struct buf out;             /* HEAD_ROOM bytes, then the body */
+	struct buf packed;          /* the same, compressed (swapped with out) */
 	struct buf headers;         /* extra header lines, "Name: value\r\n"; kept
 	                             * when the answer is replaced */
 	struct hl_json writer_json;

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compress.c: brotli (libbrotlienc) and gzip (libdeflate) for whole
+ * answers; see compress.h.
+ */
+#include "compress.h"
+
+#include <brotli/encode.h>
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define GZIP_LEVEL 6
+#define BROTLI_QUALITY 4
+
+/* Creating a libdeflate compressor costs about 5 us: one per thread. */
+static __thread struct libdeflate_compressor *deflater;
+
+void compress_thread_release(void)
+{
+	libdeflate_free_compressor(deflater);
+	deflater = NULL;
+}
+
+const char *coding_name(enum coding c)
+{
+	return c == CODING_BR ? "br" : c == CODING_GZIP ? "gzip" : "identity";
+}
+
+/* The q value the header gives `name` ("*" counts for names not listed);
+ * -1 when it says nothing about it. */
+static double quality(const char *header, const char *name)
+{
+	double star = -1, q = -1;
+	size_t n = strlen(name);
+	for (const char *p = header; *p;) {
+		p += strspn(p, " \t,");
+		size_t len = strcspn(p, " \t;,");
+		double value = 1;
+		const char *semi = p + len;
+		semi += strspn(semi, " \t");
+		if (*semi == ';') {
+			const char *qs = strstr(semi, "q=");
+			const char *end = semi + strcspn(semi, ",");
+			if (qs && qs < end)
+				value = strtod(qs + 2, NULL);
+		}
+		if (len == n && !strncasecmp(p, name, n))
+			q = value;
+		else if (len == 1 && *p == '*')
+			star = value;
+		p += strcspn(p, ",");
+	}
+	return q >= 0 ? q : star;
+}
+
+enum coding compress_choose(const char *accept_encoding)
+{
+	if (!accept_encoding)
+		return CODING_IDENTITY;
+	if (quality(accept_encoding, "br") > 0)
+		return CODING_BR;
+	if (quality(accept_encoding, "gzip") > 0)
+		return CODING_GZIP;
+	return CODING_IDENTITY;
+}
+
+int compress_worth(const char *type)
+{
+	static const char *const types[] = { "text/", "application/json", "application/javascript",
+					     "application/manifest+json", "image/svg+xml" };
+	for (size_t i = 0; type && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strncmp(type, types[i], strlen(types[i])))
+			return 1;
+	return 0;
+}
+
+static size_t gzip(const void *in, size_t n, char *out, size_t room)
+{
+	if (!deflater && !(deflater = libdeflate_alloc_compressor(GZIP_LEVEL)))
+		return 0;
+	return libdeflate_gzip_compress(deflater, in, n, out, room);
+}
+
+static size_t brotli(const void *in, size_t n, char *out, size_t room)
+{
+	size_t size = room;
+	if (!BrotliEncoderCompress(BROTLI_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, n, in,
+				   &size, (uint8_t *)out))
+		return 0;
+	return size;
+}
+
+int compress_into(enum coding c, const void *in, size_t n, struct buf *out)
+{
+	size_t room = n - 1; /* only a smaller result is worth sending */
+	if (c == CODING_IDENTITY || n < 2 || buf_reserve(out, room))
+		return -1;
+	char *dst = out->data + out->len;
+	size_t got = c == CODING_BR ? brotli(in, n, dst, room) : gzip(in, n, dst, room);
+	if (!got)
+		return -1;
+	out->len += got;
+	return 0;
+}
