@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #define GZIP_LEVEL 6
-#define BROTLI_QUALITY 4
+#define BROTLI_QUALITY 5
 
 /* Creating a libdeflate compressor costs about 5 us: one per thread. */
 static __thread struct libdeflate_compressor *deflater;
