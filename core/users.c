@@ -83,21 +83,27 @@ static int valid_email(const char *s)
 
 /* ---- users ------------------------------------------------------------- */
 
-/* The agency's users, or the one with `id`, in id order. */
-static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
+/* A query of the agency's rows (all, or the one with ?2 = `id`). */
+static sqlite3_stmt *agency_query(struct hl_req *req, const char *sql, int64_t id)
 {
-	sqlite3_stmt *st = hl_stmt(hl_read(req),
-		"SELECT u.id, u.email, u.name, u.role,"
-		" CASE WHEN u.assigned_only THEN 'true' ELSE 'false' END AS json_assigned_only,"
-		" u.disabled_at, u.created_at,"
-		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
-		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
-		" FROM users u WHERE u.agency_id = ?1 AND (?2 = 0 OR u.id = ?2) ORDER BY u.id");
+	sqlite3_stmt *st = hl_stmt(hl_read(req), sql);
 	if (st) {
 		sqlite3_bind_int64(st, 1, req->who.agency_id);
 		sqlite3_bind_int64(st, 2, id);
 	}
 	return st;
+}
+
+/* The agency's users, or the one with `id`, in id order. */
+static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
+{
+	return agency_query(req,
+		"SELECT u.id, u.email, u.name, u.role,"
+		" CASE WHEN u.assigned_only THEN 'true' ELSE 'false' END AS json_assigned_only,"
+		" u.disabled_at, u.created_at,"
+		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
+		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
+		" FROM users u WHERE u.agency_id = ?1 AND (?2 = 0 OR u.id = ?2) ORDER BY u.id", id);
 }
 
 static int list_users(struct hl_req *req)
@@ -318,14 +324,9 @@ static int reset_password(struct hl_req *req)
 /* The agency's locations, or the one with `id`, in id order. */
 static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_stmt(hl_read(req),
+	return agency_query(req,
 		"SELECT id, name, timezone, disabled_at, created_at, updated_at FROM locations"
-		" WHERE agency_id = ?1 AND (?2 = 0 OR id = ?2) ORDER BY id");
-	if (st) {
-		sqlite3_bind_int64(st, 1, req->who.agency_id);
-		sqlite3_bind_int64(st, 2, id);
-	}
-	return st;
+		" WHERE agency_id = ?1 AND (?2 = 0 OR id = ?2) ORDER BY id", id);
 }
 
 static int list_locations(struct hl_req *req)
