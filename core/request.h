@@ -68,6 +68,8 @@ struct hl_req {
 	int status;
 	const char *content_type;
 	const char *cache_control; /* NULL: no-store */
+	int encoded;                /* the body is already content-encoded (a
+	                             * precompressed file): never compress it */
 	struct buf out;             /* HEAD_ROOM bytes, then the body */
 	struct buf packed;          /* the same, compressed (swapped with out) */
 	struct buf headers;         /* extra header lines, "Name: value\r\n"; kept
