@@ -129,9 +129,11 @@ static void send_answer(struct hl_req *r, int head_only)
 static void maybe_compress(struct hl_req *r)
 {
 	size_t n = r->out.len - HEAD_ROOM;
-	if (!has_body(r->status) || r->encoded || !compress_worth(r->content_type))
+	if (!has_body(r->status) || !compress_worth(r->content_type))
 		return;
 	request_add_header(r, "Vary: Accept-Encoding");
+	if (r->encoded)
+		return;
 	enum coding c = compress_choose(mg_get_header(r->conn, "Accept-Encoding"));
 	if (n < COMPRESS_MIN_BYTES || c == CODING_IDENTITY)
 		return;
