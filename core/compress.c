@@ -55,13 +55,18 @@ static double quality(const char *header, const char *name)
 	return q >= 0 ? q : star;
 }
 
+int compress_accepts(const char *accept_encoding, enum coding c)
+{
+	if (c == CODING_IDENTITY)
+		return 1;
+	return accept_encoding && quality(accept_encoding, coding_name(c)) > 0;
+}
+
 enum coding compress_choose(const char *accept_encoding)
 {
-	if (!accept_encoding)
-		return CODING_IDENTITY;
-	if (quality(accept_encoding, "br") > 0)
+	if (compress_accepts(accept_encoding, CODING_BR))
 		return CODING_BR;
-	if (quality(accept_encoding, "gzip") > 0)
+	if (compress_accepts(accept_encoding, CODING_GZIP))
 		return CODING_GZIP;
 	return CODING_IDENTITY;
 }

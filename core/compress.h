@@ -27,6 +27,8 @@ enum coding { CODING_IDENTITY, CODING_GZIP, CODING_BR };
 
 /* The best coding an Accept-Encoding header allows (q values honoured). */
 enum coding compress_choose(const char *accept_encoding);
+/* Whether the header allows coding `c` at all (q above 0); identity always. */
+int compress_accepts(const char *accept_encoding, enum coding c);
 const char *coding_name(enum coding c);
 /* Whether a media type is worth compressing (text, JSON, JS, SVG). */
 int compress_worth(const char *content_type);

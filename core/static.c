@@ -1,24 +1,51 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * static.c: the browser app's files, from the web folder.
+ * static.c: the browser app's files, from the web folder, with the caching
+ * and precompressed codings the build step prepares them for.
  *
  * Only files inside the folder can be reached: the path is decoded segment
- * by segment, "." and ".." segments are refused, and the file's real path
- * (symlinks resolved) must still lie inside the folder's real path. A path
- * without a file extension that names no file is a page of the app and gets
- * index.html; anything else missing is a real 404.
+ * by segment, "." and ".." segments and backslashes are refused, and the
+ * file's real path (symlinks resolved) must still lie inside the folder's
+ * real path. A path whose last segment has no extension and names no file
+ * is a page of the app and gets index.html; anything else missing
+ * (app.3f9a1c2b.js included) is a real JSON 404.
+ *
+ * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
+ * by its content, so it is "public, max-age=31536000, immutable"; anything
+ * else (index.html above all) is "no-cache". Both carry a strong ETag made
+ * of the size and the mtime in ns of the bytes sent, with "-br" or "-gz"
+ * appended for an encoded answer, and Last-Modified. If-None-Match (a list,
+ * "*", weak comparison) or, without it, If-Modified-Since at or after the
+ * mtime's second (and not in the future) answers 304: ETag, Cache-Control
+ * and Vary, no body.
+ *
+ * Codings: for text types, file.br or file.gz lying beside the file is sent
+ * instead when the client takes that coding (br first, else gz), with
+ * r->encoded set so the HTTP layer does not compress it again (it still
+ * adds Vary to the body; a 304 gets Vary here). A variant is opened
+ * beside the file's real path with O_NOFOLLOW, so it cannot lead outside
+ * either. Without a variant the HTTP layer may compress the file itself;
+ * the ETag then names the coding it will choose (the same rule, in
+ * compress.h), since one strong ETag must never stand for two bodies.
+ *
+ * Each candidate is opened once and stat'ed once (fstat); everything else
+ * lives in the request arena.
  */
-#include "log.h"
+#include "compress.h"
 #include "request.h"
 #include "server.h"
 
-#include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define IMMUTABLE "public, max-age=31536000, immutable"
+#define HTTP_DATE "%a, %d %b %Y %H:%M:%S GMT"
 
 struct media {
 	const char *ext, *type;
@@ -38,6 +65,14 @@ static const struct media media[] = {
 	{ ".txt", "text/plain; charset=utf-8" },
 };
 
+/* The file an answer is made from: open, and stat'ed once. */
+struct file {
+	int fd;             /* -1: none */
+	struct stat st;
+	const char *path;   /* its real path, in the arena */
+	enum coding coding; /* of the bytes behind fd */
+};
+
 static const char *media_type(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -45,6 +80,16 @@ static const char *media_type(const char *path)
 		if (!strcmp(dot, media[i].ext))
 			return media[i].type;
 	return "application/octet-stream";
+}
+
+/* name.HASH.ext with 8 or more hex digits and a name before them. */
+static int is_hashed(const char *name)
+{
+	const char *ext = strrchr(name, '.'), *p = ext;
+	size_t digits = 0;
+	while (p && p > name && isxdigit((unsigned char)p[-1]))
+		p--, digits++;
+	return digits >= 8 && p > name + 1 && p[-1] == '.';
 }
 
 /* The decoded path relative to the web folder, or NULL when unsafe. */
@@ -63,64 +108,219 @@ static char *safe_relative(struct hl_req *r)
 	return rel;
 }
 
-/* Read the file at `path` (already checked) into the answer. */
-static int send_file(struct hl_req *r, const char *path)
+static void file_close(struct file *f)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
+/* Open `path` into f. O_NOFOLLOW: the path is real already, so a symlink
+ * met here is a variant's or was swapped in since, and is not followed.
+ * O_NONBLOCK: a FIFO in the folder must not hang the worker. */
+static int file_open(struct file *f, const char *path, enum coding coding)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
 		return HL_ENOENT;
-	}
-	request_reset_answer(r);
-	buf_reserve(&r->out, (size_t)st.st_size);
-	ssize_t got = 0;
-	while (!r->out.oom && (size_t)got < (size_t)st.st_size) {
-		ssize_t n = read(fd, r->out.data + r->out.len + got, (size_t)st.st_size - (size_t)got);
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	if (r->out.oom || got != st.st_size)
+	if (fstat(fd, &f->st)) {
+		close(fd);
 		return HL_EIO;
-	r->out.len += (size_t)got;
-	r->status = 200;
-	r->content_type = media_type(path);
-	r->cache_control = "no-cache";
-	r->replied = 1;
+	}
+	f->fd = fd;
+	f->path = path;
+	f->coding = coding;
 	return 0;
 }
 
-/* The real path of web_root/rel, if it exists inside web_root. */
-static char *inside(struct hl_req *r, const char *rel)
+/* Open web_root/rel when its real path lies inside web_root. */
+static int open_inside(struct hl_req *r, struct file *f, const char *rel)
 {
-	char *joined = hl_sprintf(r, "%s/%s", r->srv->web_root, rel);
+	const char *root = r->srv->web_root;
+	size_t n = strlen(root);
 	char real[PATH_MAX];
-	if (!realpath(joined, real))
-		return NULL;
-	size_t n = strlen(r->srv->web_root);
-	if (strncmp(real, r->srv->web_root, n) || real[n] != '/')
-		return NULL;
-	return hl_strndup(r, real, strlen(real));
+	if (!realpath(hl_sprintf(r, "%s/%s", root, rel), real) || strncmp(real, root, n) ||
+	    real[n] != '/')
+		return HL_ENOENT;
+	return file_open(f, hl_strndup(r, real, strlen(real)), CODING_IDENTITY);
+}
+
+/* Like open_inside, for a regular file only. */
+static int open_regular(struct hl_req *r, struct file *f, const char *rel)
+{
+	int rc = open_inside(r, f, rel);
+	if (!rc && !S_ISREG(f->st.st_mode)) {
+		file_close(f);
+		rc = HL_ENOENT;
+	}
+	return rc;
+}
+
+/* Find and open the file that answers the path; *hashed says whether its
+ * name is content-hashed. */
+static int locate(struct hl_req *r, struct file *f, int *hashed)
+{
+	char *rel = safe_relative(r);
+	if (!rel)
+		return HL_ENOENT;
+	const char *last = strrchr(rel, '/');
+	last = last ? last + 1 : rel;
+	if (*rel && !open_inside(r, f, rel)) {
+		if (S_ISREG(f->st.st_mode)) {
+			*hashed = is_hashed(last);
+			return 0;
+		}
+		int dir = S_ISDIR(f->st.st_mode);
+		file_close(f);
+		return dir ? open_regular(r, f, hl_sprintf(r, "%s/index.html", rel)) : HL_ENOENT;
+	}
+	if (strchr(last, '.'))
+		return HL_ENOENT; /* a missing file, never a page */
+	return open_regular(r, f, "index.html"); /* a page of the app */
+}
+
+/* Swap f for file.br or file.gz when it is there, a regular file. */
+static int take_variant(struct hl_req *r, struct file *f, enum coding c)
+{
+	struct file v = { .fd = -1 };
+	const char *path = hl_sprintf(r, "%s.%s", f->path, c == CODING_BR ? "br" : "gz");
+	if (file_open(&v, path, c))
+		return HL_ENOENT;
+	if (!S_ISREG(v.st.st_mode)) {
+		file_close(&v);
+		return HL_ENOENT;
+	}
+	file_close(f);
+	*f = v;
+	return 0;
+}
+
+/* The coding the client will get: a precompressed variant's, or the one
+ * the HTTP layer's maybe_compress will choose for the plain file. */
+static enum coding pick_coding(struct hl_req *r, struct file *f, const char *type)
+{
+	const char *accept = hl_header(r, "Accept-Encoding");
+	enum coding c = compress_choose(accept);
+	if (c == CODING_IDENTITY || !compress_worth(type))
+		return CODING_IDENTITY;
+	if (c == CODING_BR && !take_variant(r, f, CODING_BR))
+		return CODING_BR;
+	if (compress_accepts(accept, CODING_GZIP) && !take_variant(r, f, CODING_GZIP))
+		return CODING_GZIP;
+	return f->st.st_size >= COMPRESS_MIN_BYTES ? c : CODING_IDENTITY;
+}
+
+static char *make_etag(struct hl_req *r, const struct file *f, enum coding c)
+{
+	unsigned long long ns = (unsigned long long)f->st.st_mtim.tv_sec * 1000000000ULL +
+				(unsigned long long)f->st.st_mtim.tv_nsec;
+	return hl_sprintf(r, "\"%llx-%llx%s\"", (unsigned long long)f->st.st_size, ns,
+			  c == CODING_BR ? "-br" : c == CODING_GZIP ? "-gz" : "");
+}
+
+/* Whether If-None-Match lists `etag` (weak comparison: W/ is ignored). */
+static int etag_listed(const char *list, const char *etag)
+{
+	size_t n = strlen(etag);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t,");
+		if (*p == '*')
+			return 1;
+		if (!strncmp(p, "W/", 2))
+			p += 2;
+		if (!strncmp(p, etag, n) && (!p[n] || strchr(" \t,", p[n])))
+			return 1;
+		/* A quoted tag may hold a comma: step over the quotes first. */
+		const char *close = *p == '"' ? strchr(p + 1, '"') : NULL;
+		if (close)
+			p = close + 1;
+		p += strcspn(p, ",");
+	}
+	return 0;
+}
+
+/* Whether the client's copy is still the file's (RFC 9110 section 13.2.2:
+ * If-Modified-Since counts only without If-None-Match). */
+static int not_modified(struct hl_req *r, const struct file *f, const char *etag)
+{
+	const char *match = hl_header(r, "If-None-Match");
+	if (match)
+		return etag_listed(match, etag);
+	const char *since = hl_header(r, "If-Modified-Since");
+	struct tm tm = { 0 };
+	if (!since || !strptime(since, HTTP_DATE, &tm))
+		return 0;
+	time_t t = timegm(&tm);
+	/* A date from the future is no date the client had from us. */
+	return t != (time_t)-1 && t <= time(NULL) && f->st.st_mtim.tv_sec <= t;
+}
+
+/* The file's bytes become the answer's body. */
+static int read_body(struct hl_req *r, const struct file *f)
+{
+	size_t size = (size_t)f->st.st_size, got = 0;
+	request_reset_answer(r);
+	buf_reserve(&r->out, size);
+	while (!r->out.oom && got < size) {
+		ssize_t n = read(f->fd, r->out.data + r->out.len + got, size - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (r->out.oom || got != size)
+		return HL_EIO;
+	r->out.len += got;
+	return 0;
+}
+
+static void add_last_modified(struct hl_req *r, const struct file *f)
+{
+	char date[40];
+	struct tm tm;
+	strftime(date, sizeof(date), HTTP_DATE, gmtime_r(&f->st.st_mtim.tv_sec, &tm));
+	request_add_header(r, "Last-Modified: %s", date);
+}
+
+/* A 304 or a 200 from the open file. The headers come last: the answer
+ * keeps them even when an error replaces it. */
+static int answer(struct hl_req *r, const struct file *f, const char *type, enum coding c,
+		  int hashed)
+{
+	const char *etag = make_etag(r, f, c);
+	int fresh = not_modified(r, f, etag);
+	if (fresh)
+		request_reset_answer(r);
+	else if (read_body(r, f))
+		return HL_EIO;
+	r->status = fresh ? 304 : 200;
+	r->content_type = type;
+	r->cache_control = hashed ? IMMUTABLE : "no-cache";
+	r->encoded = f->coding != CODING_IDENTITY;
+	r->replied = 1;
+	request_add_header(r, "ETag: %s", etag);
+	if (fresh) {
+		/* maybe_compress adds Vary to bodies only; a 304 needs it too. */
+		if (compress_worth(type))
+			request_add_header(r, "Vary: Accept-Encoding");
+		return 0;
+	}
+	add_last_modified(r, f);
+	if (r->encoded)
+		request_add_header(r, "Content-Encoding: %s", coding_name(f->coding));
+	return 0;
 }
 
 void static_serve(struct hl_req *r)
 {
-	char *rel = safe_relative(r);
-	if (!rel) {
-		hl_reply_error(r, 404, "not_found", "nothing here");
-		return;
+	struct file f = { .fd = -1 };
+	int hashed = 0;
+	int rc = locate(r, &f, &hashed);
+	if (!rc) {
+		const char *type = media_type(f.path);
+		enum coding c = pick_coding(r, &f, type);
+		rc = answer(r, &f, type, c, hashed);
 	}
-	const char *last = strrchr(rel, '/');
-	last = last ? last + 1 : rel;
-	char *file = *rel ? inside(r, rel) : NULL;
-	struct stat st;
-	if (file && !stat(file, &st) && S_ISDIR(st.st_mode))
-		file = inside(r, hl_sprintf(r, "%s/index.html", rel));
-	else if (!file && !strchr(last, '.'))
-		file = inside(r, "index.html"); /* a page of the app */
-	if (!file || send_file(r, file))
+	file_close(&f);
+	if (rc)
 		hl_reply_error(r, 404, "not_found", "nothing here");
 }
