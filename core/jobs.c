@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobs.c: the scheduler of jobs.h.
+ * jobs.c: the scheduler of jobs.h, and the core's own jobs.
+ *
+ * The job list is fixed at jobs_start: the core's jobs, then the modules'.
+ * Each job's schedule (next_us, failures) and figures (stat) are written
+ * only by the scheduler thread, and only with js->lock held, so that
+ * jobs_snapshot can copy them from any thread. The lock is released while
+ * a slice runs: a reader never waits for a slice.
  */
 #include "jobs.h"
 #include "log.h"
@@ -17,13 +23,16 @@
 struct job {
 	struct mod_job *spec;
 	long long next_us;
-	int failures;
+	int failures;          /* in a row; the period doubles per failure */
+	struct job_stat stat;  /* since the start; next_in_ms, backing_off unused */
 };
 
 struct hl_job_run {
 	struct hl_db *db;
 	int64_t cursor;
 	const struct job *job;
+	long long start_us;    /* when the slice took the write lock */
+	long long checked_us;  /* the last hl_job_over_budget call, or start_us */
 };
 
 struct jobs {
@@ -53,8 +62,65 @@ HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor)
 
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
 {
-	return mod_setting(run->job->spec->mod, key);
+	const struct hl_mod *mod = run->job->spec->mod;
+	return mod ? mod_setting(mod, key) : NULL; /* the core's jobs have no conf */
 }
+
+HL_API int hl_job_over_budget(struct hl_job_run *run)
+{
+	long long now = now_us();
+	/* The time since the last call is what the next piece of work is
+	 * likely to cost: stop before the piece that would overrun, not
+	 * after it. */
+	long long piece = now - run->checked_us;
+	run->checked_us = now;
+	return now + piece - run->start_us >= JOB_SLICE_BUDGET_MS * 1000LL;
+}
+
+/* ---- the core's jobs ---------------------------------------------------- */
+
+/* Delete expired sessions, oldest expiry first, in batches while the
+ * budget lasts. Deleted rows leave the sessions_expires index, so the next
+ * slice starts where this one stopped without a cursor. */
+static int sessions_slice(struct hl_job_run *run)
+{
+	enum { BATCH = 100 };
+	sqlite3_stmt *st = hl_stmt(run->db,
+		"DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions"
+		" WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, (int64_t)time(NULL)); /* Unix seconds, as auth.c */
+	sqlite3_bind_int(st, 2, BATCH);
+	int deleted;
+	do {
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+		sqlite3_reset(st);
+		deleted = sqlite3_changes(hl_sqlite(run->db));
+	} while (deleted == BATCH && !hl_job_over_budget(run));
+	return deleted == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+}
+
+/* SQLite advises PRAGMA optimize every few hours on a long-lived
+ * connection; analysis_limit keeps the ANALYZE it may run on a big table
+ * to a few hundred rows per index. */
+static int optimize_slice(struct hl_job_run *run)
+{
+	return hl_exec(run->db, "PRAGMA analysis_limit = 400; PRAGMA optimize") ? HL_EDB
+										 : HL_JOB_DONE;
+}
+
+static struct mod_job core_jobs[] = {
+	{ .name = "core.sessions",
+	  .job = { .name = "sessions", .period_ms = 3600 * 1000, .slice = sessions_slice } },
+	{ .name = "core.optimize",
+	  .job = { .name = "optimize", .period_ms = 6 * 3600 * 1000, .slice = optimize_slice } },
+};
+
+#define CORE_JOBS ((int)(sizeof(core_jobs) / sizeof(core_jobs[0])))
+
+/* ---- one slice ----------------------------------------------------------- */
 
 static int load_cursor(struct hl_db *w, const char *name, int64_t *cursor)
 {
@@ -74,12 +140,14 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
 		  const char *error)
 {
 	sqlite3_stmt *st = hl_stmt(w,
-		"INSERT INTO job_state (name, cursor, runs, failures, last_run_at, last_ms, last_error)"
-		" VALUES (?1, ?2, 1, ?3, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?4, ?5)"
+		"INSERT INTO job_state (name, cursor, runs, failures, last_run_at, last_ms, last_error,"
+		" max_ms, total_ms, overruns)"
+		" VALUES (?1, ?2, 1, ?3, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?4, ?5, ?4, ?4, ?6)"
 		" ON CONFLICT (name) DO UPDATE SET cursor = CASE WHEN ?3 THEN cursor ELSE ?2 END,"
 		" runs = runs + 1,"
 		" failures = CASE WHEN ?3 THEN failures + 1 ELSE 0 END,"
-		" last_run_at = excluded.last_run_at, last_ms = ?4, last_error = ?5");
+		" last_run_at = excluded.last_run_at, last_ms = ?4, last_error = ?5,"
+		" max_ms = max(max_ms, ?4), total_ms = total_ms + ?4, overruns = overruns + ?6");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -88,34 +156,51 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
 	sqlite3_bind_int64(st, 4, ms);
 	if (error)
 		sqlite3_bind_text(st, 5, error, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 6, ms > JOB_SLICE_BUDGET_MS);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* Run one slice of `job`; returns its result (HL_JOB_MORE/DONE or < 0). */
-static int run_slice(struct jobs *js, struct job *job)
+/* Run one slice of `job`; returns its result (HL_JOB_MORE/DONE or < 0) and
+ * its time in *ms. */
+static int run_slice(struct jobs *js, struct job *job, long long *ms)
 {
 	struct hl_job_run run = { .job = job };
 	const char *name = job->spec->name;
 	run.db = db_write_lock(js->db);
-	long long start = now_us();
+	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);
 	if (!rc)
 		rc = load_cursor(run.db, name, &run.cursor);
 	if (!rc)
 		rc = job->spec->job.slice(&run);
-	long long ms = (now_us() - start) / 1000;
-	if (rc >= 0 && (record(run.db, name, run.cursor, 1, ms, NULL) || db_commit(run.db)))
+	*ms = (now_us() - run.start_us) / 1000;
+	if (rc >= 0 && (record(run.db, name, run.cursor, 1, *ms, NULL) || db_commit(run.db)))
 		rc = HL_EDB;
 	if (rc < 0) {
 		db_rollback(run.db);
 		if (!db_begin(run.db) &&
-		    (record(run.db, name, 0, 0, ms, hl_strerror(rc)) || db_commit(run.db)))
+		    (record(run.db, name, 0, 0, *ms, hl_strerror(rc)) || db_commit(run.db)))
 			db_rollback(run.db);
 	}
 	db_write_unlock(js->db, run.db);
-	if (ms > JOB_SLICE_BUDGET_MS)
-		log_warn("[job] %s: slice took %lld ms (budget %d ms)", name, ms, JOB_SLICE_BUDGET_MS);
+	if (*ms > JOB_SLICE_BUDGET_MS)
+		log_warn("[job] %s: slice took %lld ms (budget %d ms)", name, *ms,
+			 JOB_SLICE_BUDGET_MS);
 	return rc;
+}
+
+/* ---- the schedule (js->lock held) -------------------------------------- */
+
+static void count(struct job *job, int rc, long long ms)
+{
+	struct job_stat *s = &job->stat;
+	s->runs++;
+	s->failures += rc < 0;
+	s->overruns += ms > JOB_SLICE_BUDGET_MS;
+	s->last_ms = ms;
+	if (ms > s->max_ms)
+		s->max_ms = ms;
+	s->total_ms += ms;
 }
 
 static void schedule(struct job *job, int rc, long long now)
@@ -132,8 +217,8 @@ static void schedule(struct job *job, int rc, long long now)
 			period *= 2;
 		if (period > MAX_BACKOFF_MS)
 			period = MAX_BACKOFF_MS;
-		log_error("[job] %s failed (%s); next try in %lld s", job->spec->name,
-			  hl_strerror(rc), period / 1000);
+		log_error("[job] %s failed (%s); next try in %g s", job->spec->name,
+			  hl_strerror(rc), (double)period / 1000);
 	} else {
 		job->failures = 0;
 	}
@@ -172,29 +257,40 @@ static void *loop(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&js->lock);
-		int rc = run_slice(js, job);
-		schedule(job, rc, now_us());
+		long long ms;
+		int rc = run_slice(js, job, &ms);
 		pthread_mutex_lock(&js->lock);
+		count(job, rc, ms);
+		schedule(job, rc, now_us());
 	}
 	pthread_mutex_unlock(&js->lock);
 	return NULL;
+}
+
+/* ---- start, stop, snapshot ------------------------------------------------ */
+
+static void add_job(struct jobs *js, struct mod_job *spec, long long first_us)
+{
+	struct job *job = &js->list[js->n++];
+	job->spec = spec;
+	job->next_us = first_us;
+	job->stat.name = spec->name;
 }
 
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db)
 {
 	struct jobs *js = calloc(1, sizeof(*js));
 	*out = NULL;
-	if (!js || (n && !(js->list = calloc((size_t)n, sizeof(*js->list))))) {
+	if (!js || !(js->list = calloc((size_t)(CORE_JOBS + n), sizeof(*js->list)))) {
 		free(js);
 		return HL_ENOMEM;
 	}
 	js->db = db;
-	js->n = n;
-	long long start = now_us() + 1000000; /* first slices a second after start */
-	for (int i = 0; i < n; i++) {
-		js->list[i].spec = &list[i];
-		js->list[i].next_us = start;
-	}
+	long long first = now_us() + 1000000; /* first slices a second after start */
+	for (int i = 0; i < CORE_JOBS; i++)
+		add_job(js, &core_jobs[i], first);
+	for (int i = 0; i < n; i++)
+		add_job(js, &list[i], first);
 	pthread_condattr_t attr;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -225,4 +321,20 @@ void jobs_stop(struct jobs *js)
 	pthread_mutex_destroy(&js->lock);
 	free(js->list);
 	free(js);
+}
+
+int jobs_snapshot(struct jobs *js, struct job_stat *out, int max)
+{
+	if (!js)
+		return 0;
+	pthread_mutex_lock(&js->lock);
+	long long now = now_us();
+	for (int i = 0; i < js->n && i < max; i++) {
+		const struct job *job = &js->list[i];
+		out[i] = job->stat;
+		out[i].next_in_ms = job->next_us > now ? (job->next_us - now) / 1000 : 0;
+		out[i].backing_off = job->failures;
+	}
+	pthread_mutex_unlock(&js->lock);
+	return js->n;
 }

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobs.h: the tick-job scheduler, one thread that runs the modules' job
- * slices one after the other.
+ * jobs.h: the tick-job scheduler, one thread that runs the job slices of
+ * the core and of the modules one after the other, with a pause between
+ * them so request writers get the write lock in between.
  *
  * A slice runs inside a write transaction on the write connection; its
  * writes and its new cursor commit together, so a crash never loses or
- * repeats a slice's progress. Each job's cursor, run count, failures and
- * last duration live in the job_state table. A slice that fails is rolled
- * back and its job backs off (the period doubles per failure, up to an
- * hour); the first success restores the period. A slice over the budget is
- * logged.
+ * repeats a slice's progress. A slice should hold the write lock for
+ * JOB_SLICE_BUDGET_MS at most: it checks hl_job_over_budget between small
+ * pieces of work. Every slice is measured, from the moment the write lock
+ * is taken to the slice's return, and reported: in job_state (cursor,
+ * runs, failures in a row, last/max/total time, overruns, over the job's
+ * life) and in memory (since the process started; see jobs_snapshot). A
+ * slice over the budget is logged. A slice that fails is rolled back and
+ * its job backs off (the period doubles per failure in a row, up to an
+ * hour); the first success restores the period.
  */
 #ifndef HL_JOBS_H
 #define HL_JOBS_H
@@ -21,9 +26,32 @@
 
 struct jobs;
 
-/* Start the thread. Returns 0 or HL_ENOMEM / HL_EIO. */
+/* Start the thread with the core's own jobs (core.sessions, core.optimize)
+ * and the modules' `list`, which must outlive the scheduler. Every job's
+ * first slice comes a second after the start. Returns 0 or HL_ENOMEM /
+ * HL_EIO. */
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db);
 /* Finish the running slice and stop the thread (NULL is ignored). */
-void jobs_stop(struct jobs *j);
+void jobs_stop(struct jobs *js);
+
+/* One job's figures since the process started, for the metrics. */
+struct job_stat {
+	const char *name;     /* "contacts.purge"; valid until jobs_stop */
+	long long runs;       /* slices run */
+	long long failures;   /* slices that failed (rolled back) */
+	long long overruns;   /* slices over JOB_SLICE_BUDGET_MS */
+	long long last_ms;    /* the last slice's time; 0 before the first */
+	long long max_ms;     /* the longest slice's time */
+	long long total_ms;   /* all slices' time together */
+	long long next_in_ms; /* until the next slice; 0 when due or running */
+	int backing_off;      /* failures in a row (0: the last slice succeeded);
+			       * the period is doubled that many times */
+};
+
+/* Copy the figures of up to `max` jobs into `out`, core jobs first, then
+ * the modules' in load order; returns the number of jobs, which may exceed
+ * `max` (0 for NULL, when jobs are turned off). Any thread: it copies
+ * under the scheduler's mutex, never waiting for a running slice. */
+int jobs_snapshot(struct jobs *js, struct job_stat *out, int max);
 
 #endif

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The module system as an operator and a module author meet it: enabling
-and disabling in plugins.d, settings, dependency order, jobs, migrations,
-and every refusal, each one line naming the file and the reason."""
+and disabling in plugins.d, settings, dependency order, migrations, and
+every refusal, each one line naming the file and the reason. The jobs
+modules register are tested in test_jobs.py."""
 
 import os
 import re
@@ -23,15 +24,6 @@ def refused(modules, plugins=None, prepare=None):
         return lines
 
 
-def wait_for(predicate, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_modules_command_lists_versions_and_states():
     with Server(modules=("contacts", "probe"),
                 plugins={"probe": "enabled = yes\ngreeting = hi\n"}) as s:
@@ -51,46 +43,10 @@ def test_disabled_module_has_no_routes_jobs_or_tables():
         r = s.get("/api/contacts")
         assert r.status == 404 and r.error_code() == "not_found"
         time.sleep(1.5)  # jobs first run a second after start
-        assert s.sql("SELECT name FROM job_state") == []
+        assert s.sql("SELECT name FROM job_state WHERE name LIKE 'contacts.%'") == []
         assert s.sql("SELECT name FROM sqlite_master WHERE name = 'contacts'") == []
         code, out, _ = s.run("modules")
         assert re.search(r"^contacts +- +disabled +disabled in .*contacts\.conf", out, re.M), out
-
-
-def test_enabled_module_runs_its_jobs_with_a_cursor():
-    with Server().start() as s:
-        assert wait_for(lambda: len(s.sql("SELECT * FROM probe_ticks")) >= 3)
-        cursors = [c for (c,) in s.sql("SELECT cursor FROM probe_ticks ORDER BY id")]
-        assert cursors[:3] == [0, 1, 2]
-        assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
-
-
-def test_failed_slice_is_rolled_back_and_keeps_the_cursor():
-    with Server().start() as s:
-        assert wait_for(lambda: s.sql("SELECT cursor FROM job_state WHERE name = 'probe.tick'")
-                        and s.sql("SELECT cursor FROM job_state WHERE name = 'probe.tick'")[0][0] >= 2)
-        s.post("/api/probe/items", {"name": "tick-fails"})
-        before = s.sql("SELECT count(*) FROM probe_ticks")[0][0]
-        assert wait_for(lambda: s.sql("SELECT failures FROM job_state WHERE name = 'probe.tick'")[0][0] >= 2)
-        cursor, error = s.sql("SELECT cursor, last_error FROM job_state WHERE name = 'probe.tick'")[0]
-        ticks = s.sql("SELECT count(*) FROM probe_ticks")[0][0]
-        assert cursor == before  # where the last success left it (one tick row each)
-        assert ticks == before   # the failing slices wrote nothing
-        assert error == "invalid argument"
-        s.stop()
-        assert "[job] probe.tick failed (invalid argument); next try in" in s.log
-
-
-def test_contacts_purge_job_removes_old_soft_deleted_contacts():
-    with Server(modules=("contacts",)) as s:
-        assert s.run("migrate")[0] == 0
-        s.sql("INSERT INTO contacts (location_id, first_name, deleted_at) VALUES"
-              " (1, 'old', '2000-01-01T00:00:00.000Z'), (1, 'recent', strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
-              " (1, 'live', NULL)")
-        s.start()
-        assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
-        names = sorted(n for (n,) in s.sql("SELECT first_name FROM contacts"))
-        assert names == ["live", "recent"]
 
 
 def test_dependency_disabled_refuses_the_dependent():
@@ -211,4 +167,5 @@ def test_migrations_apply_once():
         owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner, seq")
         assert owners == [("contacts", "001_contacts"), ("contacts", "002_purge_by_deletion_time"),
                           ("core", "001_job_state"), ("core", "002_accounts"),
-                          ("probe", "001_probe")]
+                          ("core", "003_job_stats"), ("probe", "001_probe"),
+                          ("probe", "002_probe_work")]

@@ -18,8 +18,9 @@
  *
  * ABI changelog (bump HL_ABI_MINOR for additions, HL_ABI_MAJOR for anything
  * that changes what an existing module sees):
- *   1.0  first version: descriptor, routes, migrations, jobs, settings,
- *        request context, JSON reader and writer, database access.
+ *   1.0  first version: descriptor, routes, migrations, jobs (with
+ *        hl_job_over_budget), settings, request context, JSON reader and
+ *        writer, database access.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -122,12 +123,17 @@ struct hl_migration {
 
 /* ---------------------------------------------------------------------------
  * Tick jobs. The scheduler thread calls `slice` about every `period_ms`.
- * A slice does a bounded piece of work (about 40 ms of write lock at most),
- * remembers where it stopped with hl_job_set_cursor, and returns
- * HL_JOB_MORE when work remains (it is called again soon), HL_JOB_DONE when
- * it has caught up (next call after period_ms), or a negative HL_E code on
- * failure (the job backs off). Writes made through hl_job_db and the new
- * cursor are committed together after a successful slice.
+ * A slice does a bounded piece of work (40 ms of write lock at most: it
+ * works in small pieces while !hl_job_over_budget), remembers where it
+ * stopped with hl_job_set_cursor, and returns HL_JOB_MORE when work remains
+ * (it is called again soon), HL_JOB_DONE when it has caught up (next call
+ * after period_ms), or a negative HL_E code on failure (its writes are
+ * rolled back and the job backs off: the period doubles per failure in a
+ * row, up to an hour). Writes made through hl_job_db and the new cursor are
+ * committed together after a successful slice. The core times every slice;
+ * one over the budget is logged and counted as an overrun. The functions
+ * below take the slice's `run` and may be called only inside the slice, on
+ * the scheduler thread.
  */
 enum { HL_JOB_DONE = 0, HL_JOB_MORE = 1 };
 
@@ -140,6 +146,15 @@ struct hl_job {
 HL_API struct hl_db *hl_job_db(struct hl_job_run *run);
 HL_API int64_t hl_job_cursor(const struct hl_job_run *run);
 HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
+/* True (1) once the slice has used its budget, measured from when it took
+ * the write lock, or when one more piece of work as long as the one since
+ * the previous call (or since the slice began) would exceed it; 0
+ * otherwise. Call it between small pieces of work (a row, a batch of a
+ * hundred rows):
+ *     while (row < last && !hl_job_over_budget(run))
+ *             process(++row);
+ */
+HL_API int hl_job_over_budget(struct hl_job_run *run);
 /* The module's setting `key` from its conf, or NULL when the conf does not
  * set it (a module reads its settings in init; see hl_setting). */
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key);

@@ -40,6 +40,7 @@ static int slow(struct hl_req *req);
 static int unscoped(struct hl_req *req);
 static int get_writes(struct hl_req *req);
 static int tick(struct hl_job_run *run);
+static int work(struct hl_job_run *run);
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/hello", .handler = hello, .access = HL_ACCESS_PUBLIC },
@@ -76,20 +77,36 @@ static const struct hl_route taken[] = {
 
 static const struct hl_job jobs[] = {
 	{ .name = "tick", .period_ms = 200, .slice = tick },
+	{ .name = "work", .period_ms = 1000, .slice = work },
 };
 
 static const char *greeting;
+/* probe.work processes rows 1..work_rows, each taking work_row_ms, and
+ * heeds hl_job_over_budget unless work_ignores_budget = yes. */
+static long long work_rows, work_row_ms;
+static int work_ignores_budget;
 
 #ifdef PROBE_NEWER_SYMBOL
 /* A function of a future core, which this server does not export. */
 HL_API int hl_function_from_the_future(struct hl_mod *mod);
 #endif
 
+static int read_work_settings(struct hl_mod *mod)
+{
+	int rc = hl_setting_int(mod, "work_rows", 0, 0, 1000000, &work_rows);
+	if (!rc)
+		rc = hl_setting_int(mod, "work_row_ms", 2, 0, 1000, &work_row_ms);
+	work_ignores_budget = !strcmp(hl_setting(mod, "work_ignores_budget", "no"), "yes");
+	return rc;
+}
+
 static int init(struct hl_mod *mod)
 {
 	greeting = hl_setting(mod, "greeting", "hello");
 	hl_log(PROBE_NAME, "greeting is '%s'", greeting);
-	int rc = hl_add_migrations(mod, migrations);
+	int rc = read_work_settings(mod);
+	if (!rc)
+		rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
 	if (!rc)
@@ -374,4 +391,32 @@ static int tick(struct hl_job_run *run)
 	if (!st)
 		return HL_EDB;
 	return sqlite3_step(st) == SQLITE_ROW ? HL_EINVAL : HL_JOB_DONE;
+}
+
+/* Sleeps rather than spins: the slice's time is what it measures, and a
+ * sleeping probe leaves the CPU to the server on a loaded machine. */
+static void pause_ms(long long ms)
+{
+	struct timespec pause = { ms / 1000, ms % 1000 * 1000 * 1000 };
+	nanosleep(&pause, NULL);
+}
+
+/* Processes the rows after the cursor, one work_row_ms at a time, while
+ * the budget lasts; records each row with the cursor the slice began at. */
+static int work(struct hl_job_run *run)
+{
+	int64_t first = hl_job_cursor(run), row = first;
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "INSERT INTO probe_work (row, slice) VALUES (?1, ?2)");
+	if (!st)
+		return HL_EDB;
+	while (row < work_rows && (work_ignores_budget || !hl_job_over_budget(run))) {
+		pause_ms(work_row_ms);
+		sqlite3_bind_int64(st, 1, ++row);
+		sqlite3_bind_int64(st, 2, first);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+		sqlite3_reset(st);
+	}
+	hl_job_set_cursor(run, row);
+	return row < work_rows ? HL_JOB_MORE : HL_JOB_DONE;
 }
