@@ -7,6 +7,7 @@
  * a refused module, a failed migration); 2 a bad command line or setting.
  */
 #include "audit.h"
+#include "backup.h"
 #include "config.h"
 #include "db.h"
 #include "jobs.h"
@@ -49,7 +50,9 @@ static void usage(FILE *out)
 		"  check-config   check the settings and modules, print the settings\n"
 		"  create-admin EMAIL NAME [AGENCY]\n"
 		"                 make an agency administrator (and the agency, if there is\n"
-		"                 none); the password is read from standard input\n\n"
+		"                 none); the password is read from standard input\n"
+		"  backup         copy the database into DATA_DIR/backups now, check the copy\n"
+		"                 and prune old ones (works while the server runs)\n\n"
 		"options (each also settable in the config file and the environment):\n");
 	config_usage(out);
 	fprintf(out, "\n  --help, --version\n\n"
@@ -118,6 +121,8 @@ static int serve(struct core *c)
 		return rc;
 	snprintf(detail, sizeof(detail), "%d job%s", c->cfg.jobs ? njobs : 0, njobs == 1 ? "" : "s");
 	step("jobs", detail);
+	if (c->cfg.backups && (rc = backup_start(&c->srv.backup, &c->cfg)))
+		return rc;
 	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)))
 		return HL_ENOMEM;
 	char real[PATH_MAX];
@@ -132,6 +137,8 @@ static int serve(struct core *c)
 	int sig = wait_for_signal();
 	log_info("%s received: finishing open requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	http_stop(&c->srv);
+	backup_stop(c->srv.backup);
+	c->srv.backup = NULL;
 	jobs_stop(c->jobs);
 	c->jobs = NULL;
 	log_info("stopped");
@@ -141,6 +148,7 @@ static int serve(struct core *c)
 static void core_release(struct core *c)
 {
 	http_stop(&c->srv);
+	backup_stop(c->srv.backup);
 	jobs_stop(c->jobs);
 	db_close(c->srv.db);
 	modules_free(c->srv.modules);
@@ -168,8 +176,29 @@ static int create_admin(struct core *c)
 	return 0;
 }
 
+/* `hyperlevel backup`: a copy made the way the daily thread makes it, from
+ * a read-only connection of its own and without the data folder's lock, so
+ * it works beside a running server; it needs no modules and no migration.
+ * SIGINT and SIGTERM are let through: a copy cut short leaves only a
+ * temporary file, which the next backup removes. */
+static int backup_now(struct core *c)
+{
+	struct backup_info made;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (backup_make(&c->cfg, &made))
+		return EXIT_RUN;
+	printf("%s (%lld bytes)\n", made.path, made.bytes);
+	return 0;
+}
+
 static int run(struct core *c, const char *cmd)
 {
+	if (!strcmp(cmd, "backup"))
+		return backup_now(c);
 	int rc = load_modules(c);
 	if (!strcmp(cmd, "modules")) {
 		modules_print(c->srv.modules, stdout);
@@ -200,7 +229,7 @@ int main(int argc, char **argv)
 		int min_args, max_args;
 	} commands[] = {
 		{ "serve", 0, 0 }, { "migrate", 0, 0 }, { "modules", 0, 0 },
-		{ "check-config", 0, 0 }, { "create-admin", 2, 3 },
+		{ "check-config", 0, 0 }, { "create-admin", 2, 3 }, { "backup", 0, 0 },
 	};
 	struct core c;
 	memset(&c, 0, sizeof(c));

@@ -22,6 +22,7 @@ struct server {
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per 15 minutes */
+	struct backup *backup;       /* the daily backup thread, or NULL when off */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };
