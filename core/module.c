@@ -586,6 +586,19 @@ int modules_loaded(const struct modules *set)
 	return set->norder;
 }
 
+int modules_count(const struct modules *set)
+{
+	return set ? set->n : 0;
+}
+
+enum mod_state modules_state(const struct modules *set, int i, const char **name,
+			     const char **reason)
+{
+	*name = set->mods[i]->name;
+	*reason = set->mods[i]->reason;
+	return set->mods[i]->state;
+}
+
 void modules_print(const struct modules *set, FILE *out)
 {
 	static const char *const words[] = { "found", "disabled", "refused", "enabled" };

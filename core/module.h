@@ -54,6 +54,11 @@ struct mod_job *modules_jobs(struct modules *set, int *n);
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);
 int modules_loaded(const struct modules *set);
+/* Every module found, loaded or not, for the doctor: how many, and the
+ * i-th's name, state and reason (why disabled or refused, else NULL). */
+int modules_count(const struct modules *set);
+enum mod_state modules_state(const struct modules *set, int i, const char **name,
+			     const char **reason);
 
 /* A module's setting after init (NULL when not set). */
 const char *mod_setting(const struct hl_mod *m, const char *key);

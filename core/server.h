@@ -42,6 +42,8 @@ void static_serve(struct hl_req *r);
 int health_register(struct router *r);
 int accounts_register(struct router *r);
 int users_register(struct router *r);
+/* GET /api/admin/doctor: live checks of the database, disk, backups, modules. */
+int doctor_register(struct router *r);
 /* `hyperlevel create-admin`: the agency (made when there is none) and an
  * agency admin. 0, or an HL_E code after logging one line. */
 int users_create_admin(struct db *db, const char *email, const char *name, const char *agency,
