@@ -515,7 +515,8 @@ int modules_load(struct modules **out, const struct config *cfg, struct router *
 		rc = discover(set, cfg->plugins_dir, ".conf", 1);
 	if (rc)
 		return rc;
-	qsort(set->mods, (size_t)set->n, sizeof(*set->mods), by_name);
+	if (set->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(set->mods, (size_t)set->n, sizeof(*set->mods), by_name);
 	if (!(set->order = calloc((size_t)set->n + 1, sizeof(*set->order))))
 		return HL_ENOMEM;
 	for (int i = 0; i < set->n; i++) {
