@@ -29,6 +29,8 @@ struct config {
 	long long slow_request_ms;
 	long long slow_query_ms;
 	long long result_cache;
+	long long cache_mb;
+	char *metrics_token;
 	long long backups;
 	long long backup_keep;
 	long long jobs;

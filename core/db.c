@@ -9,7 +9,9 @@
  * `used` list until db_conn_reset.
  */
 #include "db.h"
+#include "changes.h"
 #include "log.h"
+#include "slowsql.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,8 @@ struct hl_db {
 	sqlite3 *sql;
 	struct db_changes changes; /* rows written while recording (writer only) */
 	int recording;
+	struct changes *tables;    /* the writer's: what commits changed, for the cache */
+	struct change_set pending; /* tables and locations of the open transaction */
 	struct cached_stmt *slots; /* open addressing, power-of-two size */
 	size_t nslots, nused_slots;
 	sqlite3_stmt **used;       /* handed out during the current lease */
@@ -52,6 +56,7 @@ struct db {
 	struct hl_db *free_list;
 	pthread_mutex_t pool_lock;
 	pthread_cond_t pool_cond;
+	struct changes *changes;
 };
 
 /* SQLite's update hook: note the row. It must not use the connection. */
@@ -82,6 +87,28 @@ void db_record_changes(struct hl_db *w, int on)
 const struct db_changes *db_recorded_changes(const struct hl_db *w)
 {
 	return &w->changes;
+}
+
+/* SQLite's pre-update hook: note the table and location of every row
+ * written, whoever writes it, for the read cache (changes.h). */
+static void before_change(void *arg, sqlite3 *sql, int op, const char *database,
+			  const char *table, sqlite3_int64 old_rowid, sqlite3_int64 new_rowid)
+{
+	struct hl_db *w = arg;
+	(void)old_rowid;
+	(void)new_rowid;
+	if (!strcmp(database, "main"))
+		changes_note(w->tables, &w->pending, sql, op, table);
+}
+
+struct changes *db_changes(const struct db *db)
+{
+	return db->changes;
+}
+
+int db_learn_tables(struct db *db)
+{
+	return changes_learn(db->changes, db->writer->sql);
 }
 
 static uint64_t fnv1a(const char *s)
@@ -240,6 +267,7 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 		log_error("%s: cannot set up the database connection", path);
 		return HL_EDB;
 	}
+	slowsql_watch(c->sql, cfg->slow_query_ms);
 	c->lease = 1;
 	return 0;
 }
@@ -303,6 +331,10 @@ int db_open(struct db **out, const struct config *cfg)
 	if ((rc = conn_open(db->writer, db->path, cfg, 1)))
 		goto out;
 	sqlite3_update_hook(db->writer->sql, on_change, db->writer);
+	rc = HL_ENOMEM;
+	if (!(db->changes = db->writer->tables = changes_new()))
+		goto out;
+	sqlite3_preupdate_hook(db->writer->sql, before_change, db->writer);
 	db->nreaders = pool_size(cfg);
 	rc = HL_ENOMEM;
 	if (!(db->readers = calloc((size_t)db->nreaders, sizeof(*db->readers))))
@@ -332,6 +364,7 @@ void db_close(struct db *db)
 		conn_close(db->writer);
 		free(db->writer);
 	}
+	changes_free(db->changes);
 	pthread_mutex_destroy(&db->write_lock);
 	pthread_mutex_destroy(&db->pool_lock);
 	pthread_cond_destroy(&db->pool_cond);
@@ -378,11 +411,15 @@ struct hl_db *db_write_lock(struct db *db)
 void db_write_unlock(struct db *db, struct hl_db *w)
 {
 	db_conn_reset(w);
+	/* Writes made outside BEGIN ... COMMIT have committed by now. */
+	if (sqlite3_get_autocommit(w->sql))
+		changes_publish(w->tables, &w->pending);
 	pthread_mutex_unlock(&db->write_lock);
 }
 
 int db_begin(struct hl_db *w)
 {
+	changes_publish(w->tables, &w->pending); /* autocommit writes before */
 	return hl_exec(w, "BEGIN IMMEDIATE");
 }
 
@@ -393,12 +430,15 @@ int db_commit(struct hl_db *w)
 		db_rollback(w);
 		return HL_EDB;
 	}
+	/* Only now: a reader that takes its stamp after this sees the rows. */
+	changes_publish(w->tables, &w->pending);
 	return 0;
 }
 
 void db_rollback(struct hl_db *w)
 {
 	db_conn_reset(w);
+	changes_forget(&w->pending);
 	if (!sqlite3_get_autocommit(w->sql))
 		sqlite3_exec(w->sql, "ROLLBACK", NULL, NULL, NULL);
 	/* A writer stuck inside a transaction would refuse every later BEGIN. */

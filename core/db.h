@@ -69,6 +69,11 @@ struct db_changes {
 void db_record_changes(struct hl_db *w, int on);
 const struct db_changes *db_recorded_changes(const struct hl_db *w);
 
+/* What commits changed, per table and location (changes.h); learn the
+ * tables once migrations are done. */
+struct changes *db_changes(const struct db *db);
+int db_learn_tables(struct db *db);
+
 /* Reset the statements handed out since the last call (ends reads). */
 void db_conn_reset(struct hl_db *c);
 

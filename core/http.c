@@ -11,7 +11,9 @@
  * connection for its life, so there must be more threads than clients.
  */
 #include "auth.h"
+#include "cache.h"
 #include "compress.h"
+#include "metrics.h"
 #include "server.h"
 #include "log.h"
 #include "request.h"
@@ -82,14 +84,17 @@ static int has_body(int status)
 	return status >= 200 && status != 204 && status != 304;
 }
 
-static int format_head(const struct hl_req *r, char *dst, size_t cap)
+int http_format_head(const struct hl_req *r, char *dst, size_t cap)
 {
 	char type_and_length[256] = "";
-	if (has_body(r->status))
+	const char *type = r->content_type ? r->content_type : "application/octet-stream";
+	if (r->stream) /* the connection closes after a stream, whatever happens */
 		snprintf(type_and_length, sizeof(type_and_length),
-			 "Content-Type: %s\r\nContent-Length: %zu\r\n",
-			 r->content_type ? r->content_type : "application/octet-stream",
-			 r->out.len - HEAD_ROOM);
+			 "Content-Type: %s\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n",
+			 type);
+	else if (has_body(r->status))
+		snprintf(type_and_length, sizeof(type_and_length),
+			 "Content-Type: %s\r\nContent-Length: %zu\r\n", type, r->out.len - HEAD_ROOM);
 	return snprintf(dst, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n%sCache-Control: %s\r\n%s%s\r\n",
 			r->status, status_text(r->status), http_date(), type_and_length,
 			r->cache_control ? r->cache_control : "no-store", security_headers,
@@ -101,7 +106,7 @@ static void send_answer(struct hl_req *r, int head_only)
 	char head[HEAD_ROOM], *big = NULL;
 	const char *body = r->out.data + HEAD_ROOM;
 	size_t body_len = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
-	int n = format_head(r, head, sizeof(head));
+	int n = http_format_head(r, head, sizeof(head));
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(head) && !head_only) {
@@ -115,7 +120,7 @@ static void send_answer(struct hl_req *r, int head_only)
 	if ((size_t)n >= sizeof(head)) { /* huge extra headers */
 		if (!(big = malloc((size_t)n + 1)))
 			return;
-		format_head(r, big, (size_t)n + 1);
+		http_format_head(r, big, (size_t)n + 1);
 		h = big;
 	}
 	mg_write(r->conn, h, (size_t)n);
@@ -257,7 +262,18 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 	}
 	if (auth_admit(r) || read_body(r, ri))
 		return;
+	if (cache_serve(r->srv->cache, r))
+		return;
 	int rc = e->route.handler(r);
+	if (r->stream) {
+		/* The head is out: a failure can only cut the body short. */
+		if (rc < 0)
+			log_error("%s %s: module %s: %s; the stream was cut short", r->method,
+				  e->route.pattern, e->owner, hl_strerror(rc));
+		stream_end(r, rc >= 0);
+		cache_finish(r->srv->cache, r); /* a stream is never kept */
+		return;
+	}
 	if (rc < 0 || !r->replied) {
 		if (rc < 0)
 			log_error("%s %s: module %s: %s", r->method, e->route.pattern, e->owner,
@@ -267,6 +283,7 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 				  e->owner);
 		hl_reply_error(r, 500, "internal", "the server could not answer this request");
 	}
+	cache_finish(r->srv->cache, r);
 }
 
 static int is_api_path(const char *path)
@@ -278,20 +295,34 @@ static void handle(struct hl_req *r, const struct mg_request_info *ri)
 {
 	int rc = router_match(r->srv->router, r->method, r->path, r->path_len, &r->match);
 	int get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
-	if (rc == HL_ENOENT && get && !is_api_path(r->path) && r->srv->web_root)
+	if (rc == HL_ENOENT && get && !is_api_path(r->path) && r->srv->web_root) {
+		r->metrics_slot = METRICS_STATIC(r->srv->metrics);
 		static_serve(r);
-	else if (rc == HL_ENOENT)
+	} else if (rc == HL_ENOENT) {
 		hl_reply_error(r, 404, "not_found", "nothing here");
-	else if (rc)
+	} else if (rc) {
 		answer_405(r);
-	else
+	} else {
+		r->metrics_slot = r->match.entry->id;
 		run_route(r, ri);
-	if (r->out.oom) { /* before the commit: a 503 must not follow a saved write */
+	}
+	if (r->out.oom && !r->streamed) { /* before the commit: a 503 must not follow a saved write */
 		request_reset_answer(r);
 		hl_reply_error(r, 503, "unavailable", "out of memory");
 	}
 	if (request_finish(r))
 		hl_reply_error(r, 500, "internal", "the change could not be saved");
+}
+
+/* Slow requests are logged by route pattern only: never ids, queries or
+ * bodies, which may name people. */
+static void log_if_slow(const struct hl_req *r, long long ms)
+{
+	long long limit = r->srv->cfg->slow_request_ms;
+	const char *what = r->match.entry ? r->match.entry->route.pattern
+		: r->metrics_slot == METRICS_STATIC(r->srv->metrics) ? "(static)" : "(no route)";
+	if (limit && ms >= limit)
+		log_info("[slow] %lld ms %s %s -> %d", ms, r->method, what, r->status);
 }
 
 static int dispatch(struct mg_connection *conn, void *data)
@@ -302,17 +333,26 @@ static int dispatch(struct mg_connection *conn, void *data)
 	long long start = now_us();
 	const char *path = ri->local_uri_raw ? ri->local_uri_raw : "/";
 	srv->inflight++;
+	metrics_begin(srv->metrics);
 	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
+	r->metrics_slot = METRICS_NO_ROUTE(srv->metrics);
 	if (srv->draining)
 		hl_reply_error(r, 503, "unavailable", "the server is stopping");
 	else
 		handle(r, ri);
-	maybe_compress(r);
-	send_answer(r, !strcmp(r->method, "HEAD"));
-	long long ms = (now_us() - start) / 1000;
-	if (srv->cfg->slow_request_ms && ms >= srv->cfg->slow_request_ms)
-		log_info("[slow] %lld ms %s %s -> %d", ms, r->method,
-			 r->match.entry ? r->match.entry->route.pattern : "(static)", r->status);
+	size_t plain = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
+	if (r->plain_len)
+		plain = r->plain_len; /* a compressed answer from the cache */
+	int head_only = !strcmp(r->method, "HEAD");
+	size_t sent = r->stream_sent;
+	if (!r->streamed) {
+		maybe_compress(r);
+		send_answer(r, head_only);
+		sent = has_body(r->status) && !head_only ? r->out.len - HEAD_ROOM : 0;
+	}
+	long long us = now_us() - start;
+	metrics_end(srv->metrics, r->metrics_slot, r->status, us, r->body.len, plain, sent);
+	log_if_slow(r, us / 1000);
 	int status = r->status;
 	request_end(r);
 	srv->inflight--;
@@ -339,6 +379,20 @@ static void thread_end(const struct mg_context *ctx, int type, void *p)
 		free(p);
 	}
 	compress_thread_release();
+}
+
+static int connection_opened(const struct mg_connection *conn, void **data)
+{
+	struct server *s = mg_get_user_data(mg_get_context(conn));
+	*data = NULL;
+	metrics_connection(s->metrics, 1);
+	return 0;
+}
+
+static void connection_closed(const struct mg_connection *conn)
+{
+	struct server *s = mg_get_user_data(mg_get_context(conn));
+	metrics_connection(s->metrics, -1);
 }
 
 static int civetweb_log(const struct mg_connection *conn, const char *message)
@@ -370,6 +424,8 @@ int http_start(struct server *s)
 	cb.init_thread = thread_begin;
 	cb.exit_thread = thread_end;
 	cb.log_message = civetweb_log;
+	cb.init_connection = connection_opened;
+	cb.connection_closed = connection_closed;
 	s->mg = mg_start(&cb, s, options);
 	if (!s->mg) {
 		log_error("cannot listen on %s (is the port taken?)", listen);

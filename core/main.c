@@ -8,10 +8,12 @@
  */
 #include "audit.h"
 #include "backup.h"
+#include "cache.h"
 #include "config.h"
 #include "db.h"
 #include "jobs.h"
 #include "log.h"
+#include "metrics.h"
 #include "migrate.h"
 #include "module.h"
 #include "ratelimit.h"
@@ -71,7 +73,8 @@ static int load_modules(struct core *c)
 {
 	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
 	    accounts_register(c->srv.router) || users_register(c->srv.router) ||
-	    audit_register(c->srv.router) || doctor_register(c->srv.router))
+	    audit_register(c->srv.router) || doctor_register(c->srv.router) ||
+	    metrics_register(c->srv.router))
 		return HL_ENOMEM;
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
@@ -93,6 +96,8 @@ static int open_and_migrate(struct core *c)
 	if (!rc)
 		hl_exec(w, "PRAGMA optimize");
 	db_write_unlock(c->srv.db, w);
+	if (!rc)
+		rc = db_learn_tables(c->srv.db);
 	if (!rc)
 		step("migrations", NULL);
 	return rc;
@@ -125,6 +130,14 @@ static int serve(struct core *c)
 		return rc;
 	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)))
 		return HL_ENOMEM;
+	if ((rc = cache_new(&c->srv.cache, &c->cfg, db_changes(c->srv.db))) ||
+	    (rc = cache_prepare(c->srv.cache, c->srv.router)))
+		return rc;
+	int nroutes;
+	router_entries(c->srv.router, &nroutes);
+	if (!(c->srv.metrics = metrics_new(nroutes, (int)c->cfg.threads)))
+		return HL_ENOMEM;
+	c->srv.jobs = c->jobs;
 	char real[PATH_MAX];
 	if (realpath(c->cfg.web_dir, real))
 		c->srv.web_root = strdup(real);
@@ -155,6 +168,8 @@ static void core_release(struct core *c)
 	router_free(c->srv.router);
 	limiter_free(c->srv.api_limit);
 	limiter_free(c->srv.login_limit);
+	cache_free(c->srv.cache);
+	metrics_free(c->srv.metrics);
 	free(c->srv.web_root);
 	config_free(&c->cfg);
 }

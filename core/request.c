@@ -63,6 +63,11 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	memset(&r->who, 0, sizeof(r->who));
 	r->location_id = 0;
 	r->reader = r->writer = NULL;
+	r->cache_entry = NULL;
+	r->plain_len = 0;
+	r->streamed = 0;
+	r->stream_sent = 0;
+	r->asked_user = 0;
 	buf_reset(&r->headers);
 	request_reset_answer(r);
 }
@@ -298,6 +303,7 @@ HL_API const char *hl_body(const struct hl_req *r, size_t *len)
 
 HL_API int64_t hl_user_id(const struct hl_req *r)
 {
+	((struct hl_req *)r)->asked_user = 1; /* the read cache must know */
 	return r->who.user_id;
 }
 

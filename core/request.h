@@ -63,6 +63,11 @@ struct hl_req {
 	int64_t location_id;        /* the current location, or 0 */
 	struct hl_db *reader;
 	struct hl_db *writer;
+	void *cache_entry;          /* the cache entry this request computes */
+	int metrics_slot;           /* what answered: a route id, or see metrics.h */
+	size_t plain_len;           /* the body's size before compression, when the
+	                             * answer came compressed (0: not known) */
+	int asked_user;             /* the handler asked who the user is */
 
 	/* The answer. */
 	int status;
@@ -76,6 +81,9 @@ struct hl_req {
 	                             * when the answer is replaced */
 	struct hl_json writer_json;
 	int replied;
+	struct stream *stream;      /* a streamed answer being sent (stream.c) */
+	int streamed;               /* the answer was streamed: already sent */
+	size_t stream_sent;         /* body bytes a stream sent, compressed */
 };
 
 void request_init(struct hl_req *r, struct server *srv);
@@ -96,6 +104,14 @@ void request_return_reader(struct hl_req *r);
 /* Answer body helpers for the core itself. */
 void request_reset_answer(struct hl_req *r);
 void request_add_header(struct hl_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* End a streamed answer after its handler: the last bytes and the final
+ * chunk when `ok`, else the body stays cut short. Frees the encoder. */
+void stream_end(struct hl_req *r, int ok);
+
+/* The status line and headers of r's answer into dst; the length, as
+ * snprintf counts it. */
+int http_format_head(const struct hl_req *r, char *dst, size_t cap);
 
 /* Split the query string into r->query; HL_EINVAL when a part has a bad
  * escape or a NUL (the good parts are kept). */

@@ -23,6 +23,9 @@ struct server {
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per 15 minutes */
 	struct backup *backup;       /* the daily backup thread, or NULL when off */
+	struct cache *cache;         /* the read cache, or NULL when off */
+	struct metrics *metrics;
+	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };
@@ -42,6 +45,7 @@ void static_serve(struct hl_req *r);
 int health_register(struct router *r);
 int accounts_register(struct router *r);
 int users_register(struct router *r);
+int metrics_register(struct router *r);
 /* GET /api/admin/doctor: live checks of the database, disk, backups, modules. */
 int doctor_register(struct router *r);
 /* `hyperlevel create-admin`: the agency (made when there is none) and an

@@ -53,7 +53,7 @@ def run_integration(build):
         harness.SANITIZED = "asan" in build
         spec.loader.exec_module(mod)
         for name in [n for n in dir(mod) if n.startswith("test_")]:
-            if only and only not in name:
+            if only and only not in file + "::" + name:
                 continue
             if getattr(mod, name).__dict__.get("normal_build_only") and "asan" in build:
                 continue

@@ -253,3 +253,18 @@ def check_sanitizers(text):
 
 def error_lines(log):
     return [line for line in log.splitlines() if line.startswith("error: ")]
+
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+
+
+def agency(modules=("contacts",), locations=("Client A",), plugins=None, env=None):
+    """A running server with an agency admin (made before it starts: one
+    process per data folder), signed in, and the named locations. Returns
+    the server, the admin's client and the locations' ids."""
+    s = Server(modules=modules, plugins=plugins, env=env)
+    s.create_admin(*ADMIN)
+    s.start()
+    admin = s.login(*ADMIN)
+    ids = [admin.post("/api/admin/locations", {"name": n}).json()["id"] for n in locations]
+    return s, admin, ids

@@ -105,9 +105,16 @@ struct hl_route {
 	hl_handler *handler;
 	enum hl_access access;
 	unsigned flags;      /* enum hl_route_flags */
-	unsigned cache_ms;   /* how long the answer may be cached; 0: never
-			      * (declared now, used once the read cache exists) */
-	const char *reads;   /* space-separated tables the answer is built from */
+	/* The read cache: a GET whose answer depends only on its path, query,
+	 * location and the caller's role (and the user, for "assigned only"
+	 * callers) may be kept up to cache_ms; 0: never. `reads` names, space-
+	 * separated, every table the answer is built from: a committed write
+	 * to one of them drops the answer (in a route of a location, only a
+	 * write to that location's rows, for tables with a location_id). A
+	 * table the database lacks stops the start. An answer whose handler
+	 * asked hl_user_id is not kept unless the caller is "assigned only". */
+	unsigned cache_ms;
+	const char *reads;
 };
 
 /* ---------------------------------------------------------------------------
@@ -308,6 +315,18 @@ HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, in
 /* Answer the first row of `st` as an object with `status`, or 404 with
  * "no such `what`" when there is none. 0 or HL_EDB. */
 HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
+
+/* A streamed answer, for big ones (exports): the status and headers leave
+ * at once, the body in pieces as hl_stream_write is called, compressed on
+ * the way (brotli or gzip, as the client accepts) for text media types,
+ * and never held whole in memory. The core ends the body after the handler
+ * returns; a handler that fails after hl_stream_begin leaves the body cut
+ * short, which clients report as an error. The connection closes after a
+ * stream. hl_stream_begin: 0, HL_ESTATE when an answer was already begun,
+ * HL_ENOMEM. hl_stream_write: 0, or HL_EIO once the client has gone (stop
+ * then), HL_ESTATE without hl_stream_begin. */
+HL_API int hl_stream_begin(struct hl_req *req, int status, const char *content_type);
+HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
 
 /* The JSON writer: call in document order; commas and escaping are done
  * for you. Strings must be UTF-8; invalid bytes become U+FFFD. */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * changes.c: the generation counters of changes.h.
+ */
+#include "changes.h"
+#include "log.h"
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOCATION_SLOTS 16384 /* power of two; 128 KB of counters */
+
+struct changes {
+	int ntables;
+	char *name[CHANGES_MAX_TABLES];
+	int location_col[CHANGES_MAX_TABLES]; /* -1: no location_id column */
+	_Atomic uint64_t any[CHANGES_MAX_TABLES];  /* every write */
+	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
+	_Atomic uint64_t in_location[LOCATION_SLOTS];
+};
+
+struct changes *changes_new(void)
+{
+	return calloc(1, sizeof(struct changes));
+}
+
+void changes_free(struct changes *ch)
+{
+	if (!ch)
+		return;
+	for (int i = 0; i < ch->ntables; i++)
+		free(ch->name[i]);
+	free(ch);
+}
+
+static int location_column(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st = NULL;
+	int col = -1;
+	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_info(?1) WHERE name = 'location_id'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		col = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return col;
+}
+
+int changes_learn(struct changes *ch, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return HL_EDB;
+	int rc = 0;
+	while (ch->ntables < CHANGES_MAX_TABLES && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (changes_table_id(ch, name) >= 0)
+			continue;
+		if (!(ch->name[ch->ntables] = strdup(name))) {
+			rc = HL_ENOMEM;
+			break;
+		}
+		ch->location_col[ch->ntables] = location_column(db, name);
+		ch->ntables++;
+	}
+	sqlite3_finalize(st);
+	if (ch->ntables == CHANGES_MAX_TABLES)
+		log_warn("more than %d tables: writes to the rest do not refresh cached answers",
+			 CHANGES_MAX_TABLES);
+	return rc;
+}
+
+int changes_table_id(const struct changes *ch, const char *name)
+{
+	for (int i = 0; i < ch->ntables; i++)
+		if (!strcmp(ch->name[i], name))
+			return i;
+	return -1;
+}
+
+int changes_count(const struct changes *ch)
+{
+	return ch->ntables;
+}
+
+const char *changes_table_name(const struct changes *ch, int table)
+{
+	return ch->name[table];
+}
+
+int changes_has_location(const struct changes *ch, int table)
+{
+	return ch->location_col[table] >= 0;
+}
+
+static void add_pair(struct change_set *set, int table, int64_t location)
+{
+	for (int i = 0; i < set->n; i++)
+		if (set->pair[i].table == table && set->pair[i].location == location)
+			return;
+	if (set->n == CHANGE_SET_MAX) {
+		set->overflow = 1;
+		return;
+	}
+	set->pair[set->n].table = table;
+	set->pair[set->n].location = location;
+	set->n++;
+}
+
+static int64_t location_of(sqlite3_value *v)
+{
+	if (!v || sqlite3_value_type(v) != SQLITE_INTEGER)
+		return 0;
+	int64_t id = sqlite3_value_int64(v);
+	return id > 0 ? id : 0;
+}
+
+void changes_note(struct changes *ch, struct change_set *set, sqlite3 *db, int op,
+		  const char *table)
+{
+	/* SQLite passes the same name pointer for every row of a table; the
+	 * name is compared too, as a schema reload may reuse the pointer. */
+	int t = set->last_table;
+	if (table != set->last_name || t < 0 || strcmp(table, ch->name[t])) {
+		t = set->last_table = changes_table_id(ch, table);
+		set->last_name = table;
+	}
+	if (t < 0)
+		return; /* a table made after start; no cached answer reads it */
+	int col = ch->location_col[t];
+	if (col < 0) {
+		add_pair(set, t, 0);
+		return;
+	}
+	sqlite3_value *v = NULL;
+	if (op != SQLITE_INSERT && sqlite3_preupdate_old(db, col, &v) == SQLITE_OK)
+		add_pair(set, t, location_of(v));
+	if (op != SQLITE_DELETE && sqlite3_preupdate_new(db, col, &v) == SQLITE_OK)
+		add_pair(set, t, location_of(v));
+}
+
+static size_t slot(int table, int64_t location)
+{
+	uint64_t h = ((uint64_t)location * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)table * 0xC2B2AE3D27D4EB4Full);
+	return (size_t)(h >> 40) & (LOCATION_SLOTS - 1);
+}
+
+void changes_publish(struct changes *ch, struct change_set *set)
+{
+	for (int t = 0; set->overflow && t < ch->ntables; t++) {
+		ch->any[t]++;
+		ch->every[t]++;
+	}
+	for (int i = 0; !set->overflow && i < set->n; i++) {
+		int t = set->pair[i].table;
+		ch->any[t]++;
+		if (set->pair[i].location)
+			ch->in_location[slot(t, set->pair[i].location)]++;
+		else
+			ch->every[t]++;
+	}
+	changes_forget(set);
+}
+
+uint64_t changes_stamp(const struct changes *ch, const int *tables, int n, int64_t location)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < n; i++) {
+		int t = tables[i];
+		if (location > 0 && ch->location_col[t] >= 0)
+			sum += ch->every[t] + ch->in_location[slot(t, location)];
+		else
+			sum += ch->any[t];
+	}
+	return sum;
+}

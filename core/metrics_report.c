@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics_report.c: the server's figures for people and for scrapers.
+ * GET /api/admin/metrics answers JSON to agency administrators; GET /metrics
+ * answers the Prometheus text format to administrators or to a scraper that
+ * sends the metrics_token setting as a bearer token.
+ *
+ * Besides the counters of metrics.h an answer holds the read cache's use,
+ * the jobs' runs, memory, the SQLite settings in force and the row counts
+ * of the tables that grow with the agency's data (those with a location_id,
+ * the audit log and sessions). Counting rows reads whole indexes, so the
+ * counts are kept for 30 s; a count that failed is not kept.
+ */
+#include "cache.h"
+#include "changes.h"
+#include "jobs.h"
+#include "log.h"
+#include "metrics.h"
+#include "request.h"
+#include "server.h"
+
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define COUNTS_KEPT_US (30 * 1000000LL)
+#define MAX_JOBS 64
+
+/* ---- gathering ------------------------------------------------------------ */
+
+struct row_counts {
+	pthread_mutex_t lock;
+	long long counted_at; /* 0: never */
+	int n;
+	int table[CHANGES_MAX_TABLES];
+	int64_t rows[CHANGES_MAX_TABLES];
+};
+
+static struct row_counts counts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int is_big(const struct changes *ch, int t)
+{
+	const char *name = changes_table_name(ch, t);
+	return (changes_has_location(ch, t) && strncmp(name, "sqlite_", 7)) ||
+	       !strcmp(name, "audit_log") || !strcmp(name, "sessions");
+}
+
+static int count_rows(struct hl_req *req, const struct changes *ch)
+{
+	struct hl_db *db = hl_read(req);
+	int n = 0;
+	for (int t = 0; t < changes_count(ch); t++) {
+		if (!is_big(ch, t))
+			continue;
+		char sql[200];
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM \"%s\"", changes_table_name(ch, t));
+		sqlite3_stmt *st = hl_stmt(db, sql);
+		if (!st || sqlite3_step(st) != SQLITE_ROW)
+			return HL_EDB;
+		counts.table[n] = t;
+		counts.rows[n++] = sqlite3_column_int64(st, 0);
+	}
+	counts.n = n;
+	return 0;
+}
+
+/* The row counts, counted again when older than 30 s; the lock is held
+ * while the caller writes them out (release with rows_done). */
+static int rows_begin(struct hl_req *req)
+{
+	pthread_mutex_lock(&counts.lock);
+	long long now = now_us();
+	if (counts.counted_at && now - counts.counted_at < COUNTS_KEPT_US)
+		return 0;
+	int rc = count_rows(req, db_changes(req->srv->db));
+	counts.counted_at = rc ? 0 : now;
+	if (rc)
+		counts.n = 0;
+	return rc;
+}
+
+static void rows_done(void)
+{
+	pthread_mutex_unlock(&counts.lock);
+}
+
+/* Resident memory now and at its peak, in bytes, from /proc. */
+static void memory(long long *rss, long long *peak)
+{
+	char line[256];
+	*rss = *peak = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		long long kb;
+		if (sscanf(line, "VmRSS: %lld kB", &kb) == 1)
+			*rss = kb * 1024;
+		else if (sscanf(line, "VmHWM: %lld kB", &kb) == 1)
+			*peak = kb * 1024;
+	}
+	if (f)
+		fclose(f);
+}
+
+static const char *const pragmas[] = {
+	"journal_mode", "synchronous", "cache_size", "mmap_size", "page_size", "temp_store",
+	"busy_timeout", "foreign_keys", "page_count", "freelist_count",
+};
+#define NPRAGMAS (sizeof(pragmas) / sizeof(pragmas[0]))
+
+/* A PRAGMA's value on a read connection, as text ("" when it failed). */
+static const char *pragma(struct hl_req *req, const char *name)
+{
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA %s", name);
+	sqlite3_stmt *st = hl_stmt(hl_read(req), sql);
+	if (!st || sqlite3_step(st) != SQLITE_ROW)
+		return "";
+	return hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
+			  (size_t)sqlite3_column_bytes(st, 0));
+}
+
+static int is_number(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* The method and pattern of a metrics slot. */
+static void slot_name(const struct server *srv, int slot, const char **method, const char **pattern)
+{
+	int n;
+	const struct route_entry *const *all = router_entries(srv->router, &n);
+	*method = "GET";
+	*pattern = "(static)";
+	if (slot < n && all[slot]) {
+		*method = all[slot]->route.method;
+		*pattern = all[slot]->route.pattern;
+	} else if (slot == METRICS_NO_ROUTE(srv->metrics)) {
+		*method = "*";
+		*pattern = "(no route)";
+	} else if (slot < n) {
+		*pattern = NULL; /* a route of a module whose init failed */
+	}
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void put_int(struct hl_json *j, const char *key, int64_t v)
+{
+	hl_json_key(j, key);
+	hl_json_int(j, v);
+}
+
+static void put_ms(struct hl_json *j, const char *key, double us)
+{
+	hl_json_key(j, key);
+	hl_json_double(j, (double)(int64_t)(us + 0.5) / 1000.0);
+}
+
+static void json_route(struct hl_json *j, const struct server *srv, int slot)
+{
+	const struct route_metrics *rm = &srv->metrics->route[slot];
+	const char *method, *pattern;
+	slot_name(srv, slot, &method, &pattern);
+	if (!pattern)
+		return;
+	hl_json_object(j);
+	hl_json_key(j, "method");
+	hl_json_string(j, method);
+	hl_json_key(j, "pattern");
+	hl_json_string(j, pattern);
+	put_int(j, "count", (int64_t)rm->count);
+	hl_json_key(j, "status");
+	hl_json_object(j);
+	for (int c = 1; c <= 5; c++) {
+		char name[4] = { (char)('0' + c), 'x', 'x', 0 };
+		put_int(j, name, (int64_t)rm->status[c]);
+	}
+	hl_json_object_end(j);
+	put_ms(j, "p50_ms", metrics_percentile(rm, 0.50));
+	put_ms(j, "p95_ms", metrics_percentile(rm, 0.95));
+	put_ms(j, "p99_ms", metrics_percentile(rm, 0.99));
+	put_ms(j, "mean_ms", rm->count ? (double)rm->time_us / (double)rm->count : 0);
+	put_int(j, "bytes_in", (int64_t)rm->bytes_in);
+	put_int(j, "bytes_out", (int64_t)rm->bytes_plain);
+	put_int(j, "bytes_sent", (int64_t)rm->bytes_sent);
+	struct cache_stats cs = cache_route_stats(srv->cache, slot);
+	put_int(j, "cache_hits", (int64_t)cs.hits);
+	put_int(j, "cache_misses", (int64_t)cs.misses);
+	hl_json_object_end(j);
+}
+
+static void json_workers(struct hl_json *j, const struct server *srv)
+{
+	const struct metrics *m = srv->metrics;
+	double up_us = (double)(now_us() - m->started_us);
+	hl_json_key(j, "workers");
+	hl_json_object(j);
+	put_int(j, "threads", m->threads);
+	put_int(j, "busy", m->busy);
+	put_int(j, "busy_peak", m->busy_peak);
+	hl_json_key(j, "utilisation");
+	hl_json_double(j, up_us > 0 ? (double)m->busy_us / (up_us * m->threads) : 0);
+	put_int(j, "connections", m->held);
+	put_int(j, "connections_peak", m->held_peak);
+	long long since = m->all_held_since;
+	put_ms(j, "all_workers_held_ms",
+		(double)m->all_held_us + (since ? (double)(now_us() - since) : 0));
+	hl_json_object_end(j);
+}
+
+static void json_jobs(struct hl_json *j, struct jobs *jobs)
+{
+	struct job_stat st[MAX_JOBS];
+	int n = jobs ? jobs_snapshot(jobs, st, MAX_JOBS) : 0;
+	hl_json_key(j, "jobs");
+	hl_json_array(j);
+	for (int i = 0; i < n && i < MAX_JOBS; i++) {
+		hl_json_object(j);
+		hl_json_key(j, "name");
+		hl_json_string(j, st[i].name);
+		put_int(j, "runs", st[i].runs);
+		put_int(j, "failures", st[i].failures);
+		put_int(j, "overruns", st[i].overruns);
+		put_int(j, "last_ms", st[i].last_ms);
+		put_int(j, "max_ms", st[i].max_ms);
+		put_int(j, "total_ms", st[i].total_ms);
+		put_int(j, "next_in_ms", st[i].next_in_ms);
+		hl_json_object_end(j);
+	}
+	hl_json_array_end(j);
+}
+
+static void json_sqlite(struct hl_json *j, struct hl_req *req)
+{
+	hl_json_key(j, "sqlite");
+	hl_json_object(j);
+	for (size_t i = 0; i < NPRAGMAS; i++) {
+		const char *v = pragma(req, pragmas[i]);
+		hl_json_key(j, pragmas[i]);
+		if (is_number(v))
+			hl_json_int(j, strtoll(v, NULL, 10));
+		else
+			hl_json_string(j, v);
+	}
+	put_int(j, "memory_used", sqlite3_memory_used());
+	hl_json_object_end(j);
+}
+
+static void json_tables(struct hl_json *j, struct hl_req *req)
+{
+	const struct changes *ch = db_changes(req->srv->db);
+	int failed = rows_begin(req);
+	hl_json_key(j, "tables");
+	if (failed) {
+		hl_json_null(j);
+	} else {
+		hl_json_object(j);
+		for (int i = 0; i < counts.n; i++)
+			put_int(j, changes_table_name(ch, counts.table[i]), counts.rows[i]);
+		hl_json_object_end(j);
+	}
+	rows_done();
+}
+
+static int metrics_json(struct hl_req *req)
+{
+	const struct server *srv = req->srv;
+	long long rss, peak;
+	uint64_t entries, bytes;
+	memory(&rss, &peak);
+	cache_usage(srv->cache, &entries, &bytes);
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	put_int(j, "uptime_s", (now_us() - srv->metrics->started_us) / 1000000);
+	hl_json_key(j, "routes");
+	hl_json_array(j);
+	for (int slot = 0; slot < srv->metrics->nroutes + 2; slot++)
+		json_route(j, srv, slot);
+	hl_json_array_end(j);
+	json_workers(j, srv);
+	hl_json_key(j, "cache");
+	hl_json_object(j);
+	hl_json_key(j, "enabled");
+	hl_json_bool(j, srv->cache != NULL);
+	put_int(j, "entries", (int64_t)entries);
+	put_int(j, "bytes", (int64_t)bytes);
+	put_int(j, "limit_bytes", srv->cache ? srv->cfg->cache_mb << 20 : 0);
+	hl_json_object_end(j);
+	hl_json_key(j, "memory");
+	hl_json_object(j);
+	put_int(j, "rss_bytes", rss);
+	put_int(j, "rss_peak_bytes", peak);
+	hl_json_object_end(j);
+	json_jobs(j, srv->jobs);
+	json_sqlite(j, req);
+	json_tables(j, req);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* ---- Prometheus ------------------------------------------------------------- */
+
+static void label(struct buf *b, const char *name, const char *value)
+{
+	buf_printf(b, "%s=\"", name);
+	for (const char *p = value; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			buf_printf(b, "\\%c", *p);
+		else if (*p == '\n')
+			buf_printf(b, "\\n");
+		else
+			buf_append(b, p, 1);
+	}
+	buf_append(b, "\"", 1);
+}
+
+static void route_labels(struct buf *b, const char *metric, const char *method, const char *pattern)
+{
+	buf_printf(b, "%s{", metric);
+	label(b, "method", method);
+	buf_append(b, ",", 1);
+	label(b, "route", pattern);
+}
+
+static void help(struct buf *b, const char *name, const char *type, const char *text)
+{
+	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+}
+
+static void prom_routes(struct buf *b, const struct server *srv)
+{
+	static const double quantiles[] = { 0.5, 0.95, 0.99 };
+	help(b, "hyperlevel_requests_total", "counter", "Requests answered, by route and status class.");
+	help(b, "hyperlevel_request_duration_seconds", "summary", "Time to answer, by route.");
+	help(b, "hyperlevel_response_bytes_total", "counter",
+	     "Answer bodies, before (plain) and after (sent) compression.");
+	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
+	for (int slot = 0; slot < srv->metrics->nroutes + 2; slot++) {
+		const struct route_metrics *rm = &srv->metrics->route[slot];
+		const char *method, *pattern;
+		slot_name(srv, slot, &method, &pattern);
+		if (!pattern || !rm->count)
+			continue;
+		for (int c = 1; c <= 5; c++) {
+			route_labels(b, "hyperlevel_requests_total", method, pattern);
+			buf_printf(b, ",status=\"%dxx\"} %llu\n", c, (unsigned long long)rm->status[c]);
+		}
+		for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+			route_labels(b, "hyperlevel_request_duration_seconds", method, pattern);
+			buf_printf(b, ",quantile=\"%g\"} %.6f\n", quantiles[q],
+				   metrics_percentile(rm, quantiles[q]) / 1e6);
+		}
+		route_labels(b, "hyperlevel_request_duration_seconds_sum", method, pattern);
+		buf_printf(b, "} %.6f\n", (double)rm->time_us / 1e6);
+		route_labels(b, "hyperlevel_request_duration_seconds_count", method, pattern);
+		buf_printf(b, "} %llu\n", (unsigned long long)rm->count);
+		route_labels(b, "hyperlevel_response_bytes_total", method, pattern);
+		buf_printf(b, ",stage=\"plain\"} %llu\n", (unsigned long long)rm->bytes_plain);
+		route_labels(b, "hyperlevel_response_bytes_total", method, pattern);
+		buf_printf(b, ",stage=\"sent\"} %llu\n", (unsigned long long)rm->bytes_sent);
+		struct cache_stats cs = cache_route_stats(srv->cache, slot);
+		if (cs.hits + cs.misses) {
+			route_labels(b, "hyperlevel_cache_requests_total", method, pattern);
+			buf_printf(b, ",result=\"hit\"} %llu\n", (unsigned long long)cs.hits);
+			route_labels(b, "hyperlevel_cache_requests_total", method, pattern);
+			buf_printf(b, ",result=\"miss\"} %llu\n", (unsigned long long)cs.misses);
+		}
+	}
+}
+
+static void gauge(struct buf *b, const char *name, const char *text, double v)
+{
+	help(b, name, "gauge", text);
+	buf_printf(b, "%s %.17g\n", name, v);
+}
+
+static void prom_server(struct buf *b, const struct server *srv)
+{
+	const struct metrics *m = srv->metrics;
+	long long rss, peak;
+	uint64_t entries, bytes;
+	memory(&rss, &peak);
+	cache_usage(srv->cache, &entries, &bytes);
+	gauge(b, "hyperlevel_workers", "HTTP worker threads.", m->threads);
+	gauge(b, "hyperlevel_workers_busy", "Workers inside a request now.", m->busy);
+	help(b, "hyperlevel_worker_busy_seconds_total", "counter", "Time workers spent in requests.");
+	buf_printf(b, "hyperlevel_worker_busy_seconds_total %.6f\n", (double)m->busy_us / 1e6);
+	gauge(b, "hyperlevel_connections", "Connections held by a worker now.", m->held);
+	gauge(b, "hyperlevel_resident_memory_bytes", "Resident memory.", (double)rss);
+	gauge(b, "hyperlevel_cache_entries", "Answers in the read cache.", (double)entries);
+	gauge(b, "hyperlevel_cache_bytes", "Memory of the read cache.", (double)bytes);
+}
+
+static void prom_jobs(struct buf *b, struct jobs *jobs)
+{
+	struct job_stat st[MAX_JOBS];
+	int n = jobs ? jobs_snapshot(jobs, st, MAX_JOBS) : 0;
+	help(b, "hyperlevel_job_slices_total", "counter", "Job slices run, by job and result.");
+	help(b, "hyperlevel_job_seconds_total", "counter", "Time spent in job slices.");
+	for (int i = 0; i < n && i < MAX_JOBS; i++) {
+		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"ok\"} %lld\n",
+			   st[i].name, st[i].runs - st[i].failures);
+		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"failed\"} %lld\n",
+			   st[i].name, st[i].failures);
+		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"overrun\"} %lld\n",
+			   st[i].name, st[i].overruns);
+		buf_printf(b, "hyperlevel_job_seconds_total{job=\"%s\"} %.3f\n", st[i].name,
+			   (double)st[i].total_ms / 1e3);
+	}
+}
+
+static void prom_tables(struct buf *b, struct hl_req *req)
+{
+	const struct changes *ch = db_changes(req->srv->db);
+	help(b, "hyperlevel_table_rows", "gauge", "Rows of the tables that grow with the data.");
+	if (!rows_begin(req))
+		for (int i = 0; i < counts.n; i++) {
+			buf_printf(b, "hyperlevel_table_rows{");
+			label(b, "table", changes_table_name(ch, counts.table[i]));
+			buf_printf(b, "} %lld\n", (long long)counts.rows[i]);
+		}
+	rows_done();
+}
+
+/* An administrator's session, or the scraper's token. */
+static int may_scrape(struct hl_req *req)
+{
+	if (req->who.user_id && req->who.role == ROLE_AGENCY_ADMIN)
+		return 1;
+	const char *want = req->srv->cfg->metrics_token;
+	const char *auth = hl_header(req, "Authorization");
+	if (!*want || !auth || strncasecmp(auth, "Bearer ", 7))
+		return 0;
+	size_t n = strlen(want);
+	return strlen(auth + 7) == n && !sodium_memcmp(auth + 7, want, n);
+}
+
+static int metrics_text(struct hl_req *req)
+{
+	if (!may_scrape(req))
+		return hl_reply_error(req, req->who.user_id ? 403 : 401,
+				      req->who.user_id ? "forbidden" : "unauthorized",
+				      "sign in as an administrator, or send the metrics token");
+	struct buf b = { 0 };
+	prom_routes(&b, req->srv);
+	prom_server(&b, req->srv);
+	prom_jobs(&b, req->srv->jobs);
+	prom_tables(&b, req);
+	int rc = b.oom ? HL_ENOMEM
+		       : hl_reply_raw(req, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);
+	buf_release(&b);
+	return rc;
+}
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/admin/metrics", .handler = metrics_json,
+	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "GET", .pattern = "/metrics", .handler = metrics_text, .access = HL_ACCESS_PUBLIC },
+};
+
+int metrics_register(struct router *r)
+{
+	return router_add_table(r, routes, sizeof(routes) / sizeof(routes[0]), "core");
+}

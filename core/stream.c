@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream.c: answers sent while they are made (exports), in HTTP chunks,
+ * compressed as they go, so a 100 MB export never sits in memory.
+ *
+ * A handler calls hl_stream_begin, then hl_stream_write as often as it
+ * likes; the pieces gather in the request's answer buffer and leave as one
+ * chunk each time STREAM_CHUNK bytes are ready, and the core ends the
+ * stream after the handler. libdeflate compresses whole buffers only, and
+ * browsers ignore a second gzip member, so streams use brotli's streaming
+ * encoder or zlib's deflate (see DESIGN.md's facts).
+ */
+#include "compress.h"
+#include "log.h"
+#include "request.h"
+#include "server.h"
+
+#include <brotli/encode.h>
+#include <civetweb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define STREAM_CHUNK (64 * 1024)
+#define BROTLI_STREAM_WINDOW 20 /* 1 MB: bounded memory per stream */
+
+struct stream {
+	enum coding coding;
+	BrotliEncoderState *br;
+	z_stream gz;
+	int head_only;
+	int failed;        /* the connection went away: drop the rest */
+	unsigned char out[STREAM_CHUNK + 64];
+};
+
+/* Send one chunk ("SIZE\r\nDATA\r\n"); a zero-length one ends the body. */
+static void send_chunk(struct hl_req *r, const void *data, size_t len)
+{
+	struct stream *s = r->stream;
+	char size[32];
+	if (s->failed || s->head_only || (!len && data))
+		return;
+	int n = snprintf(size, sizeof(size), "%zx\r\n", len);
+	if (mg_write(r->conn, size, (size_t)n) <= 0 || (len && mg_write(r->conn, data, len) <= 0) ||
+	    mg_write(r->conn, "\r\n", 2) <= 0)
+		s->failed = 1;
+	r->stream_sent += len;
+}
+
+static int coder_open(struct stream *s)
+{
+	if (s->coding == CODING_BR) {
+		if (!(s->br = BrotliEncoderCreateInstance(NULL, NULL, NULL)))
+			return HL_ENOMEM;
+		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_QUALITY, 5);
+		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_LGWIN, BROTLI_STREAM_WINDOW);
+		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_MODE, BROTLI_MODE_TEXT);
+	} else if (s->coding == CODING_GZIP) {
+		/* windowBits 15 + 16: a gzip wrapper, not zlib's. */
+		if (deflateInit2(&s->gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			return HL_ENOMEM;
+	}
+	return 0;
+}
+
+/* Compress `len` bytes (finishing the stream when `last`), sending each
+ * full output buffer as a chunk. */
+static void encode(struct hl_req *r, const unsigned char *in, size_t len, int last)
+{
+	struct stream *s = r->stream;
+	if (s->coding == CODING_IDENTITY) {
+		send_chunk(r, in, len);
+		return;
+	}
+	for (;;) {
+		size_t room = sizeof(s->out), made;
+		int done;
+		if (s->coding == CODING_BR) {
+			uint8_t *next_out = s->out;
+			if (!BrotliEncoderCompressStream(s->br, last ? BROTLI_OPERATION_FINISH
+								     : BROTLI_OPERATION_PROCESS,
+							 &len, &in, &room, &next_out, NULL)) {
+				s->failed = 1;
+				return;
+			}
+			made = sizeof(s->out) - room;
+			done = last ? BrotliEncoderIsFinished(s->br) : !len && !BrotliEncoderHasMoreOutput(s->br);
+		} else {
+			s->gz.next_in = (unsigned char *)in;
+			s->gz.avail_in = (uInt)len;
+			s->gz.next_out = s->out;
+			s->gz.avail_out = (uInt)room;
+			int rc = deflate(&s->gz, last ? Z_FINISH : Z_NO_FLUSH);
+			made = room - s->gz.avail_out;
+			in = s->gz.next_in;
+			len = s->gz.avail_in;
+			done = last ? rc == Z_STREAM_END : s->gz.avail_out != 0;
+		}
+		if (made)
+			send_chunk(r, s->out, made);
+		if (done || s->failed)
+			return;
+	}
+}
+
+static void stream_head(struct hl_req *r)
+{
+	struct stream *s = r->stream;
+	char head[HEAD_ROOM * 2];
+	if (s->coding)
+		request_add_header(r, "Content-Encoding: %s", coding_name(s->coding));
+	int n = http_format_head(r, head, sizeof(head));
+	if (n < 0 || (size_t)n >= sizeof(head) || mg_write(r->conn, head, (size_t)n) <= 0)
+		s->failed = 1;
+}
+
+HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_type)
+{
+	if (r->replied || r->stream)
+		return HL_ESTATE;
+	struct stream *s = calloc(1, sizeof(*s));
+	if (!s)
+		return HL_ENOMEM;
+	s->head_only = !strcmp(r->method, "HEAD");
+	s->coding = compress_worth(content_type)
+			    ? compress_choose(mg_get_header(r->conn, "Accept-Encoding"))
+			    : CODING_IDENTITY;
+	if (!s->head_only && coder_open(s)) {
+		free(s);
+		return HL_ENOMEM;
+	}
+	r->stream = s;
+	r->streamed = 1;
+	request_reset_answer(r);
+	r->status = status;
+	r->content_type = content_type;
+	r->replied = 1;
+	r->encoded = 1;
+	if (compress_worth(content_type))
+		request_add_header(r, "Vary: Accept-Encoding");
+	stream_head(r);
+	return 0;
+}
+
+HL_API int hl_stream_write(struct hl_req *r, const void *data, size_t len)
+{
+	struct stream *s = r->stream;
+	if (!s)
+		return HL_ESTATE;
+	if (s->failed)
+		return HL_EIO; /* the client is gone: the handler may stop */
+	r->plain_len += len;
+	buf_append(&r->out, data, len);
+	if (r->out.oom)
+		return HL_ENOMEM;
+	if (r->out.len - HEAD_ROOM >= STREAM_CHUNK) {
+		encode(r, (unsigned char *)r->out.data + HEAD_ROOM, r->out.len - HEAD_ROOM, 0);
+		r->out.len = HEAD_ROOM;
+	}
+	return s->failed ? HL_EIO : 0;
+}
+
+void stream_end(struct hl_req *r, int ok)
+{
+	struct stream *s = r->stream;
+	if (!s)
+		return;
+	if (ok && !s->head_only) {
+		encode(r, (unsigned char *)r->out.data + HEAD_ROOM, r->out.len - HEAD_ROOM, 1);
+		send_chunk(r, NULL, 0);
+	} else if (!s->head_only && !s->failed) {
+		/* A chunk size that is not hex: the client sees a broken body at
+		 * once, instead of waiting for the rest until a timeout. */
+		mg_write(r->conn, "cut\r\n", 5);
+	}
+	if (s->br)
+		BrotliEncoderDestroyInstance(s->br);
+	if (s->coding == CODING_GZIP && !s->head_only)
+		deflateEnd(&s->gz);
+	free(s);
+	r->stream = NULL;
+	r->out.len = HEAD_ROOM;
+}
