@@ -75,6 +75,10 @@ int compress_worth(const char *type)
 {
 	static const char *const types[] = { "text/", "application/json", "application/javascript",
 					     "application/manifest+json", "image/svg+xml" };
+	/* An event stream is read as it arrives; compression would hold
+	 * events back in the encoder. */
+	if (type && !strncmp(type, "text/event-stream", 17))
+		return 0;
 	for (size_t i = 0; type && i < sizeof(types) / sizeof(types[0]); i++)
 		if (!strncmp(type, types[i], strlen(types[i])))
 			return 1;

@@ -49,3 +49,24 @@ def test_head_gives_the_compressed_length_without_a_body():
         head = s.request("HEAD", "/api/probe/big", headers=enc)
         assert head.body == b"" and head.header("content-encoding") == "br"
         assert head.header("content-length") == get.header("content-length")
+
+
+def test_only_text_is_compressed_and_never_an_event_stream():
+    with Server(modules=("contacts", "reader")).start() as s:
+        enc = {"Accept-Encoding": "br, gzip"}
+        for kind, compressed in ((0, True), (3, True), (1, False), (2, False)):
+            r = s.get("/api/reader/typed?type=%d&size=20000" % kind, headers=enc)
+            assert r.status == 200
+            assert (r.header("content-encoding") == "br") == compressed, r.header("content-type")
+            assert (len(r.body) < 5000) == compressed
+        # Vary is there for every compressible answer, even one too small.
+        small = s.get("/api/reader/typed?type=0&size=100", headers=enc)
+        assert small.header("content-encoding") is None and small.header("vary") == "Accept-Encoding"
+        assert s.get("/api/reader/typed?type=1&size=20000").header("vary") is None
+
+
+def test_a_range_request_gets_the_whole_answer():
+    with Server().start() as s:
+        r = s.get("/api/probe/big", headers={"Range": "bytes=0-99", "Accept-Encoding": "gzip"})
+        assert r.status == 200 and r.header("content-range") is None
+        assert gzip.decompress(r.body) == s.get("/api/probe/big").body

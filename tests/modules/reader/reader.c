@@ -114,6 +114,22 @@ static int export_rows(struct hl_req *req)
 	return rc;
 }
 
+/* GET /api/reader/typed?type=N&size=S: S bytes of text under one of a few
+ * media types, for the compression rules. */
+static int typed(struct hl_req *req)
+{
+	static const char *const types[] = { "text/csv; charset=utf-8", "text/event-stream",
+					     "image/png", "application/json" };
+	static char text[64 * 1024];
+	int64_t type, size;
+	if (hl_query_int(req, "type", 0, 0, 3, &type) ||
+	    hl_query_int(req, "size", 100, 0, sizeof(text), &size))
+		return 0;
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = "abcdefgh,12345678\n"[i % 18];
+	return hl_reply_raw(req, 200, types[type], text, (size_t)size);
+}
+
 static int count_runs(struct hl_req *req)
 {
 	struct hl_json *j = hl_reply_json(req, 200);
@@ -170,6 +186,7 @@ static const struct hl_route routes[] = {
 	  .cache_ms = 60000, .reads = "reader_notes" },
 	{ .method = "GET", .pattern = P "/runs", .handler = count_runs },
 	{ .method = "GET", .pattern = P "/slow-sql", .handler = slow_sql },
+	{ .method = "GET", .pattern = P "/typed", .handler = typed, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/export", .handler = export_rows,
 	  .cache_ms = 60000, .reads = "reader_items" },
 	{ .method = "POST", .pattern = P "/items", .handler = add_item },
