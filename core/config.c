@@ -257,8 +257,11 @@ void config_print(const struct config *c, FILE *out)
 	for (size_t i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		const char *field = (const char *)c + s->offset;
-		if (s->kind == STR)
-			fprintf(out, "%s = %s\n", s->name, *(char *const *)field);
+		const char *text = s->kind == STR ? *(char *const *)field : NULL;
+		if (text && *text && strstr(s->name, "token")) /* a secret stays out of logs */
+			fprintf(out, "%s = (set, not shown)\n", s->name);
+		else if (text)
+			fprintf(out, "%s = %s\n", s->name, text);
 		else if (s->kind == BOOL)
 			fprintf(out, "%s = %s\n", s->name, *(const long long *)field ? "yes" : "no");
 		else

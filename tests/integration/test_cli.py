@@ -26,9 +26,10 @@ def test_version_and_help():
     assert code == 0
     for flag in ("--data-dir", "--port", "--config", "--modules-dir", "--plugins-dir",
                  "PGHL_SQLITE_CACHE_MB", "PGHL_SQLITE_MMAP_MB", "PGHL_SLOW_REQUEST_MS",
-                 "PGHL_SLOW_QUERY_MS", "PGHL_RESULT_CACHE", "PGHL_BACKUPS", "PGHL_BACKUP_KEEP"):
+                 "PGHL_SLOW_QUERY_MS", "PGHL_RESULT_CACHE", "PGHL_BACKUPS", "PGHL_BACKUP_KEEP",
+                 "PGHL_CACHE_MB", "PGHL_METRICS_TOKEN"):
         assert flag in out, flag
-    for command in ("serve", "migrate", "modules", "check-config"):
+    for command in ("serve", "migrate", "modules", "check-config", "backup"):
         assert command in out
 
 
@@ -48,6 +49,10 @@ def test_check_config_shows_settings_from_each_source():
             assert "sqlite_cache_mb = 128" in p.stdout  # environment over file
             assert "slow_request_ms = 50" in p.stdout   # flag over file
             assert "configuration is valid" in p.stdout
+            p = subprocess.run(args, capture_output=True, text=True,
+                               env=dict(os.environ, PGHL_METRICS_TOKEN="scrape-secret-1"))
+            assert "metrics_token = (set, not shown)" in p.stdout
+            assert "scrape-secret-1" not in p.stdout + p.stderr
 
 
 def one_error(result, want_code, pattern):
