@@ -11,6 +11,7 @@
  */
 #include "cache.h"
 #include "compress.h"
+#include "db.h"
 #include "log.h"
 #include "request.h"
 #include "server.h"
@@ -95,8 +96,12 @@ int cache_new(struct cache **out, const struct config *cfg, const struct changes
 	c->limit = (size_t)cfg->cache_mb << 20;
 	for (int i = 0; i < SHARDS; i++) {
 		struct shard *s = &c->shard[i];
+		pthread_condattr_t attr;
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* as now_us() */
 		pthread_mutex_init(&s->lock, NULL);
-		pthread_cond_init(&s->settled, NULL);
+		pthread_cond_init(&s->settled, &attr);
+		pthread_condattr_destroy(&attr);
 		s->lru.newer = s->lru.older = &s->lru;
 		s->limit = c->limit / SHARDS;
 		s->nbuckets = 256;
@@ -146,11 +151,13 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 			char name[128];
 			snprintf(name, sizeof(name), "%.*s", (int)n, p);
 			int t = changes_table_id(c->changes, name);
-			if (t < 0 || cr->ntables == MAX_READS) {
+			const char *why = t < 0 ? "which is not a table of the database"
+				: changes_is_virtual(c->changes, t)
+					? "a virtual table; name the tables it is built from"
+				: cr->ntables == MAX_READS ? "one table too many for the cache" : NULL;
+			if (why) {
 				log_error("module %s: %s %s reads '%s', %s", e->owner, e->route.method,
-					  e->route.pattern, name,
-					  t < 0 ? "which is not a table of the database"
-						: "one table too many for the cache");
+					  e->route.pattern, name, why);
 				return HL_EINVAL;
 			}
 			cr->tables[cr->ntables++] = t;
@@ -241,14 +248,9 @@ static void key_put_string(struct key *k, const char *s)
 	key_put(k, s, n);
 }
 
-static int pair_before(const struct query_pair *a, const struct query_pair *b)
-{
-	int d = strcmp(a->name, b->name);
-	return d < 0 || (d == 0 && strcmp(a->value, b->value) < 0);
-}
-
-/* The query's pairs sorted by name and value, without location_id (the
- * location has its own place in the key). 0 when there are too many. */
+/* The query's pairs sorted by name, and a repeated name's values kept in
+ * their order (hl_query answers the first), without location_id (the
+ * location has its own place in the key). -1 when there are too many. */
 static int sorted_query(const struct hl_req *r, const struct query_pair **out)
 {
 	int n = 0;
@@ -259,7 +261,7 @@ static int sorted_query(const struct hl_req *r, const struct query_pair **out)
 		if (n == KEY_MAX_PAIRS)
 			return -1;
 		int j = n++;
-		for (; j > 0 && pair_before(q, out[j - 1]); j--)
+		for (; j > 0 && strcmp(q->name, out[j - 1]->name) < 0; j--)
 			out[j] = out[j - 1];
 		out[j] = q;
 	}
@@ -457,7 +459,7 @@ static struct entry *new_entry(uint64_t hash, const char *key, size_t len, uint6
 
 static long long deadline_in(long long us, struct timespec *ts)
 {
-	clock_gettime(CLOCK_REALTIME, ts);
+	clock_gettime(CLOCK_MONOTONIC, ts);
 	ts->tv_sec += us / 1000000;
 	ts->tv_nsec += (us % 1000000) * 1000;
 	if (ts->tv_nsec >= 1000000000) {
@@ -465,6 +467,19 @@ static long long deadline_in(long long us, struct timespec *ts)
 		ts->tv_nsec -= 1000000000;
 	}
 	return now_us() + us;
+}
+
+/* Wait, with the shard locked, until the request computing `e` has kept
+ * or dropped it; WAIT_MS at most. */
+static void wait_for_leader(struct shard *s, struct entry *e)
+{
+	struct timespec until;
+	long long give_up = deadline_in(WAIT_MS * 1000LL, &until);
+	e->refs++;
+	while (e->state == PENDING && now_us() < give_up)
+		pthread_cond_timedwait(&s->settled, &s->lock, &until);
+	if (!--e->refs && e->state == DROPPED)
+		entry_free(e);
 }
 
 int cache_serve(struct cache *c, struct hl_req *r)
@@ -477,11 +492,13 @@ int cache_serve(struct cache *c, struct hl_req *r)
 	uint64_t hash = hash_bytes(key, len);
 	struct shard *s = shard_of(c, hash);
 	int64_t location = cr->per_location ? r->location_id : 0;
-	struct timespec until;
-	long long give_up = deadline_in(WAIT_MS * 1000LL, &until);
+	/* Authentication read with the request's connection: end that read,
+	 * so the answer's snapshot begins after the stamp (changes.h). */
+	if (r->reader)
+		db_conn_reset(r->reader);
+	int waited = 0;
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
-		/* Taken before any read of this request begins (changes.h). */
 		uint64_t stamp = changes_stamp(c->changes, cr->tables, cr->ntables, location);
 		struct entry *e = find(s, hash, key, len);
 		if (e && e->state == READY && e->stamp == stamp && now_us() < e->expires_us) {
@@ -493,15 +510,14 @@ int cache_serve(struct cache *c, struct hl_req *r)
 			release(s, e);
 			return 1;
 		}
-		if (e && e->state == PENDING && now_us() < give_up) {
-			e->refs++;
-			pthread_cond_timedwait(&s->settled, &s->lock, &until);
-			if (!--e->refs && e->state == DROPPED)
-				entry_free(e);
+		if (e && e->state == PENDING && !waited) {
+			wait_for_leader(s, e);
+			waited = 1;
 			continue;
 		}
-		if (e && e->state == PENDING)
-			break; /* waited long enough: compute, without the cache */
+		if (waited)
+			break; /* the answer was not kept, or is already out of date:
+				* compute it, without the cache, rather than queue again */
 		if (e)
 			drop(s, e); /* out of date */
 		if ((e = new_entry(hash, key, len, stamp, r->match.entry->id))) {

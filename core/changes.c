@@ -17,6 +17,8 @@ struct changes {
 	int ntables;
 	char *name[CHANGES_MAX_TABLES];
 	int location_col[CHANGES_MAX_TABLES]; /* -1: no location_id column */
+	int is_virtual[CHANGES_MAX_TABLES];   /* writes to it reach the hook only
+					       * as writes to its shadow tables */
 	_Atomic uint64_t any[CHANGES_MAX_TABLES];  /* every write */
 	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
 	_Atomic uint64_t in_location[LOCATION_SLOTS];
@@ -40,7 +42,7 @@ static int location_column(sqlite3 *db, const char *table)
 {
 	sqlite3_stmt *st = NULL;
 	int col = -1;
-	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_info(?1) WHERE name = 'location_id'",
+	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE name = 'location_id'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
@@ -53,7 +55,8 @@ static int location_column(sqlite3 *db, const char *table)
 int changes_learn(struct changes *ch, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+	if (sqlite3_prepare_v2(db, "SELECT name, sql LIKE 'CREATE VIRTUAL TABLE%' FROM sqlite_schema"
+			       " WHERE type = 'table' ORDER BY name",
 			       -1, &st, NULL) != SQLITE_OK)
 		return HL_EDB;
 	int rc = 0;
@@ -66,6 +69,7 @@ int changes_learn(struct changes *ch, sqlite3 *db)
 			break;
 		}
 		ch->location_col[ch->ntables] = location_column(db, name);
+		ch->is_virtual[ch->ntables] = sqlite3_column_int(st, 1);
 		ch->ntables++;
 	}
 	sqlite3_finalize(st);
@@ -81,6 +85,11 @@ int changes_table_id(const struct changes *ch, const char *name)
 		if (!strcmp(ch->name[i], name))
 			return i;
 	return -1;
+}
+
+int changes_is_virtual(const struct changes *ch, int table)
+{
+	return ch->is_virtual[table];
 }
 
 int changes_count(const struct changes *ch)

@@ -53,6 +53,8 @@ int changes_learn(struct changes *ch, sqlite3 *db);
 /* A table's id, or -1 when the database has no such table. */
 int changes_table_id(const struct changes *ch, const char *name);
 int changes_has_location(const struct changes *ch, int table);
+/* Whether a table is virtual (FTS5): the hook never names it. */
+int changes_is_virtual(const struct changes *ch, int table);
 /* The tables learnt, by id from 0 to changes_count() - 1. */
 int changes_count(const struct changes *ch);
 const char *changes_table_name(const struct changes *ch, int table);

@@ -337,45 +337,66 @@ static void help(struct buf *b, const char *name, const char *type, const char *
 	buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
-static void prom_routes(struct buf *b, const struct server *srv)
+/* The route slots worth a line (routes that were asked for), one family
+ * of samples at a time: the text format wants each family's lines
+ * together. */
+enum family { REQUESTS, DURATION, BYTES, CACHE };
+
+static void prom_family(struct buf *b, const struct server *srv, enum family f)
 {
 	static const double quantiles[] = { 0.5, 0.95, 0.99 };
-	help(b, "hyperlevel_requests_total", "counter", "Requests answered, by route and status class.");
-	help(b, "hyperlevel_request_duration_seconds", "summary", "Time to answer, by route.");
-	help(b, "hyperlevel_response_bytes_total", "counter",
-	     "Answer bodies, before (plain) and after (sent) compression.");
-	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
 	for (int slot = 0; slot < srv->metrics->nroutes + 2; slot++) {
 		const struct route_metrics *rm = &srv->metrics->route[slot];
-		const char *method, *pattern;
-		slot_name(srv, slot, &method, &pattern);
-		if (!pattern || !rm->count)
-			continue;
-		for (int c = 1; c <= 5; c++) {
-			route_labels(b, "hyperlevel_requests_total", method, pattern);
-			buf_printf(b, ",status=\"%dxx\"} %llu\n", c, (unsigned long long)rm->status[c]);
-		}
-		for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
-			route_labels(b, "hyperlevel_request_duration_seconds", method, pattern);
-			buf_printf(b, ",quantile=\"%g\"} %.6f\n", quantiles[q],
-				   metrics_percentile(rm, quantiles[q]) / 1e6);
-		}
-		route_labels(b, "hyperlevel_request_duration_seconds_sum", method, pattern);
-		buf_printf(b, "} %.6f\n", (double)rm->time_us / 1e6);
-		route_labels(b, "hyperlevel_request_duration_seconds_count", method, pattern);
-		buf_printf(b, "} %llu\n", (unsigned long long)rm->count);
-		route_labels(b, "hyperlevel_response_bytes_total", method, pattern);
-		buf_printf(b, ",stage=\"plain\"} %llu\n", (unsigned long long)rm->bytes_plain);
-		route_labels(b, "hyperlevel_response_bytes_total", method, pattern);
-		buf_printf(b, ",stage=\"sent\"} %llu\n", (unsigned long long)rm->bytes_sent);
 		struct cache_stats cs = cache_route_stats(srv->cache, slot);
-		if (cs.hits + cs.misses) {
-			route_labels(b, "hyperlevel_cache_requests_total", method, pattern);
+		const char *m, *p;
+		slot_name(srv, slot, &m, &p);
+		if (!p || !rm->count || (f == CACHE && !(cs.hits + cs.misses)))
+			continue;
+		switch (f) {
+		case REQUESTS:
+			for (int c = 1; c <= 5; c++) {
+				route_labels(b, "hyperlevel_requests_total", m, p);
+				buf_printf(b, ",status=\"%dxx\"} %llu\n", c, (unsigned long long)rm->status[c]);
+			}
+			break;
+		case DURATION:
+			for (size_t q = 0; q < sizeof(quantiles) / sizeof(quantiles[0]); q++) {
+				route_labels(b, "hyperlevel_request_duration_seconds", m, p);
+				buf_printf(b, ",quantile=\"%g\"} %.6f\n", quantiles[q],
+					   metrics_percentile(rm, quantiles[q]) / 1e6);
+			}
+			route_labels(b, "hyperlevel_request_duration_seconds_sum", m, p);
+			buf_printf(b, "} %.6f\n", (double)rm->time_us / 1e6);
+			route_labels(b, "hyperlevel_request_duration_seconds_count", m, p);
+			buf_printf(b, "} %llu\n", (unsigned long long)rm->count);
+			break;
+		case BYTES:
+			route_labels(b, "hyperlevel_response_bytes_total", m, p);
+			buf_printf(b, ",stage=\"plain\"} %llu\n", (unsigned long long)rm->bytes_plain);
+			route_labels(b, "hyperlevel_response_bytes_total", m, p);
+			buf_printf(b, ",stage=\"sent\"} %llu\n", (unsigned long long)rm->bytes_sent);
+			break;
+		case CACHE:
+			route_labels(b, "hyperlevel_cache_requests_total", m, p);
 			buf_printf(b, ",result=\"hit\"} %llu\n", (unsigned long long)cs.hits);
-			route_labels(b, "hyperlevel_cache_requests_total", method, pattern);
+			route_labels(b, "hyperlevel_cache_requests_total", m, p);
 			buf_printf(b, ",result=\"miss\"} %llu\n", (unsigned long long)cs.misses);
+			break;
 		}
 	}
+}
+
+static void prom_routes(struct buf *b, const struct server *srv)
+{
+	help(b, "hyperlevel_requests_total", "counter", "Requests answered, by route and status class.");
+	prom_family(b, srv, REQUESTS);
+	help(b, "hyperlevel_request_duration_seconds", "summary", "Time to answer, by route.");
+	prom_family(b, srv, DURATION);
+	help(b, "hyperlevel_response_bytes_total", "counter",
+	     "Answer bodies, before (plain) and after (sent) compression.");
+	prom_family(b, srv, BYTES);
+	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
+	prom_family(b, srv, CACHE);
 }
 
 static void gauge(struct buf *b, const char *name, const char *text, double v)
@@ -401,22 +422,34 @@ static void prom_server(struct buf *b, const struct server *srv)
 	gauge(b, "hyperlevel_cache_bytes", "Memory of the read cache.", (double)bytes);
 }
 
+static void job_family(struct buf *b, const struct job_stat *st, int n, const char *name,
+		       const char *text, int seconds)
+{
+	help(b, name, "counter", text);
+	for (int i = 0; i < n && i < MAX_JOBS; i++) {
+		buf_printf(b, "%s{", name);
+		label(b, "job", st[i].name);
+		if (seconds)
+			buf_printf(b, "} %.3f\n", (double)st[i].total_ms / 1e3);
+		else
+			buf_printf(b, "} %lld\n", st[i].overruns);
+	}
+}
+
 static void prom_jobs(struct buf *b, struct jobs *jobs)
 {
 	struct job_stat st[MAX_JOBS];
 	int n = jobs ? jobs_snapshot(jobs, st, MAX_JOBS) : 0;
 	help(b, "hyperlevel_job_slices_total", "counter", "Job slices run, by job and result.");
-	help(b, "hyperlevel_job_seconds_total", "counter", "Time spent in job slices.");
-	for (int i = 0; i < n && i < MAX_JOBS; i++) {
-		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"ok\"} %lld\n",
-			   st[i].name, st[i].runs - st[i].failures);
-		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"failed\"} %lld\n",
-			   st[i].name, st[i].failures);
-		buf_printf(b, "hyperlevel_job_slices_total{job=\"%s\",result=\"overrun\"} %lld\n",
-			   st[i].name, st[i].overruns);
-		buf_printf(b, "hyperlevel_job_seconds_total{job=\"%s\"} %.3f\n", st[i].name,
-			   (double)st[i].total_ms / 1e3);
-	}
+	for (int i = 0; i < n && i < MAX_JOBS; i++)
+		for (int failed = 0; failed < 2; failed++) {
+			buf_printf(b, "hyperlevel_job_slices_total{");
+			label(b, "job", st[i].name);
+			buf_printf(b, ",result=\"%s\"} %lld\n", failed ? "failed" : "ok",
+				   failed ? st[i].failures : st[i].runs - st[i].failures);
+		}
+	job_family(b, st, n, "hyperlevel_job_overruns_total", "Job slices over their budget.", 0);
+	job_family(b, st, n, "hyperlevel_job_seconds_total", "Time spent in job slices.", 1);
 }
 
 static void prom_tables(struct buf *b, struct hl_req *req)
@@ -435,8 +468,8 @@ static void prom_tables(struct buf *b, struct hl_req *req)
 /* An administrator's session, or the scraper's token. */
 static int may_scrape(struct hl_req *req)
 {
-	if (req->who.user_id && req->who.role == ROLE_AGENCY_ADMIN)
-		return 1;
+	if (req->who.user_id && req->who.role == ROLE_AGENCY_ADMIN && !req->who.token_location)
+		return 1; /* a token limited to one location sees no agency figures */
 	const char *want = req->srv->cfg->metrics_token;
 	const char *auth = hl_header(req, "Authorization");
 	if (!*want || !auth || strncasecmp(auth, "Bearer ", 7))

@@ -150,6 +150,8 @@ HL_API int hl_stream_write(struct hl_req *r, const void *data, size_t len)
 		return HL_ESTATE;
 	if (s->failed)
 		return HL_EIO; /* the client is gone: the handler may stop */
+	if (s->head_only)
+		return 0; /* no body, and no encoder */
 	r->plain_len += len;
 	buf_append(&r->out, data, len);
 	if (r->out.oom)

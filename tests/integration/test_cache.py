@@ -180,3 +180,54 @@ def test_a_route_reading_an_unknown_table_stops_the_start():
     assert code == 1
     assert ("module reader_bad_reads: GET /api/reader_bad_reads/items reads 'no_such_table',"
             " which is not a table of the database") in log
+
+
+def test_a_write_while_an_identical_miss_waits_is_not_lost():
+    # The leader reads before the write; a request waiting for it (already
+    # through authentication) must not keep that answer under a newer stamp.
+    s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
+    with s:
+        def fetch():
+            c = s.client()
+            c.cookies = dict(admin.cookies)
+            items(c, a)
+
+        leader = threading.Thread(target=fetch)
+        leader.start()
+        time.sleep(0.1)
+        waiter = threading.Thread(target=fetch)
+        waiter.start()
+        time.sleep(0.1)
+        writer = s.client()
+        writer.cookies = dict(admin.cookies)
+        assert writer.post("/api/reader/items", {}, headers={"X-Location-Id": str(a)}).status == 201
+        leader.join()
+        waiter.join()
+        assert len(items(admin, a).json()["items"]) == 1
+
+
+def test_repeated_query_names_keep_their_order_in_the_key():
+    s, admin, a, b = agency()
+    with s:
+        first = admin.get("/api/reader/items?location_id=%d&size=8&size=800" % a)
+        second = admin.get("/api/reader/items?location_id=%d&size=800&size=8" % a)
+        assert len(first.json()["padding"]) == 1
+        assert second.header("x-cache") == "miss" and len(second.json()["padding"]) == 100
+
+
+def test_the_location_is_found_after_generated_columns():
+    s, admin, a, b = agency()
+    with s:
+        scores = "/api/reader/scores?location_id=%d"
+        assert admin.get(scores % a).json()["points"] == 0
+        assert admin.get(scores % b).json()["points"] == 0
+        assert admin.post("/api/reader/scores", {}, headers={"X-Location-Id": str(a)}).status == 201
+        r = admin.get(scores % a)
+        assert r.header("x-cache") == "miss" and r.json()["points"] == 5
+        assert admin.get(scores % b).header("x-cache") == "hit"
+
+
+def test_a_route_reading_a_virtual_table_stops_the_start():
+    code, log = Server(modules=("contacts", "reader_fts_reads")).start_fails()
+    assert code == 1
+    assert ("reads 'reader_search', a virtual table; name the tables it is built from") in log

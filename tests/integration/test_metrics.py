@@ -89,6 +89,10 @@ def test_prometheus_text_for_admins_and_the_scraper_token():
         assert r.status == 200 and b"hyperlevel_requests_total" in r.body
         assert scraper.get("/api/admin/metrics",
                            headers={"Authorization": "Bearer scrape-secret-1"}).status == 401
+        # An admin's API token limited to one location sees no agency figures.
+        token = admin.post("/api/auth/tokens", {"name": "one", "location_id": loc}).json()["token"]
+        one = s.client(headers={"Authorization": "Bearer " + token})
+        assert one.get("/metrics").status == 403
 
 
 def test_metrics_are_for_administrators_only():

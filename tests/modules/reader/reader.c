@@ -16,8 +16,10 @@
 #ifndef READER_NAME
 #define READER_NAME "reader"
 #endif
-#ifdef READER_BAD_READS
+#if defined(READER_BAD_READS)
 #define ITEM_TABLES "reader_items no_such_table"
+#elif defined(READER_FTS_READS)
+#define ITEM_TABLES "reader_items reader_search"
 #else
 #define ITEM_TABLES "reader_items"
 #endif
@@ -130,20 +132,37 @@ static int typed(struct hl_req *req)
 	return hl_reply_raw(req, 200, types[type], text, (size_t)size);
 }
 
+static int created(struct hl_req *req)
+{
+	struct hl_json *j = hl_reply_json(req, 201);
+	hl_json_object(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* GET /api/reader/scores: the location's total points. */
+static int total_points(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT coalesce(sum(points), 0) AS points FROM reader_scores WHERE location_id = :location");
+	return st ? hl_reply_row(req, 200, st, "total") : HL_EDB;
+}
+
+static int add_score(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"INSERT INTO reader_scores (points, location_id) VALUES (5, :location)");
+	if (!st || sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return created(req);
+}
+
 static int count_runs(struct hl_req *req)
 {
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
 	hl_json_key(j, "runs");
 	hl_json_int(j, runs);
-	hl_json_object_end(j);
-	return 0;
-}
-
-static int created(struct hl_req *req)
-{
-	struct hl_json *j = hl_reply_json(req, 201);
-	hl_json_object(j);
 	hl_json_object_end(j);
 	return 0;
 }
@@ -185,6 +204,9 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/mine", .handler = whoami,
 	  .cache_ms = 60000, .reads = "reader_notes" },
 	{ .method = "GET", .pattern = P "/runs", .handler = count_runs },
+	{ .method = "GET", .pattern = P "/scores", .handler = total_points,
+	  .cache_ms = 60000, .reads = "reader_scores" },
+	{ .method = "POST", .pattern = P "/scores", .handler = add_score },
 	{ .method = "GET", .pattern = P "/slow-sql", .handler = slow_sql },
 	{ .method = "GET", .pattern = P "/typed", .handler = typed, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/export", .handler = export_rows,
