@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+"""perf-seed as benchmark authors and testers use it: the counts the scale
+asks for, the same data for the same seed, references that never cross a
+sub-account, a clean database, and accounts that sign in to the server."""
+
+import atexit
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+
+import harness
+from harness import Server
+
+HEADLINE = {"contacts": 100000, "opportunities": 20000, "messages": 200000, "tasks": 50000,
+            "invoices": 5000}
+
+
+def seed(folder, *args):
+    p = subprocess.run([os.path.join(harness.BUILD, "perf-seed"), "--data-dir", folder] + list(args),
+                       capture_output=True, text=True, timeout=300)
+    harness.check_sanitizers(p.stderr)
+    return p
+
+
+def scratch():
+    d = tempfile.mkdtemp(prefix="hl-seed-")
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def seeded(*args):
+    d = scratch()
+    p = seed(d, *args)
+    assert p.returncode == 0, p.stderr
+    return d, p
+
+
+def query(folder, sql, *args):
+    with sqlite3.connect(os.path.join(folder, "hyperlevel.db")) as db:
+        return db.execute(sql, args).fetchall()
+
+
+def test_counts_follow_the_scale_exactly():
+    d, p = seeded("--scale", "0.01")
+    for table, full in HEADLINE.items():
+        assert query(d, "SELECT count(*) FROM " + table) == [(full // 100,)], table
+    assert query(d, "SELECT count(*) FROM locations") == [(50,)]
+    assert query(d, "SELECT count(*) FROM users") == [(51,)]
+    # Location 1 is the largest: about 7.9 % of contacts, 7.5 % of deals.
+    assert query(d, "SELECT count(*) FROM contacts WHERE location_id = 1") == [(79,)]
+    assert query(d, "SELECT count(*) FROM opportunities WHERE location_id = 1") == [(15,)]
+    biggest = query(d, "SELECT location_id FROM contacts GROUP BY location_id"
+                       " ORDER BY count(*) DESC, location_id LIMIT 1")
+    assert biggest == [(1,)]
+    # The summary: every table's rows, the file's size and the time.
+    assert "contacts" in p.stdout and "1000" in p.stdout
+    assert " MB, " in p.stdout and " rows in " in p.stdout
+
+
+def test_locations_spread_the_same_rows():
+    d, _ = seeded("--scale", "0.01", "--locations", "7")
+    assert query(d, "SELECT count(*) FROM locations") == [(7,)]
+    assert query(d, "SELECT count(*) FROM contacts") == [(1000,)]
+    assert query(d, "SELECT count(DISTINCT location_id) FROM contacts") == [(7,)]
+
+
+def dump(folder):
+    with sqlite3.connect(os.path.join(folder, "hyperlevel.db")) as db:
+        lines = list(db.iterdump())
+    # When each migration was applied is the one thing that is not data.
+    return [l for l in lines if not l.startswith('INSERT INTO "schema_migrations"')]
+
+
+def test_the_same_seed_gives_the_same_data():
+    a, _ = seeded("--scale", "0.01", "--seed", "7")
+    b, _ = seeded("--scale", "0.01", "--seed", "7")
+    c, _ = seeded("--scale", "0.01", "--seed", "8")
+    assert dump(a) == dump(b)
+    assert dump(a) != dump(c)
+
+
+def test_no_reference_crosses_a_location_and_the_file_is_clean():
+    d, _ = seeded("--scale", "0.02")
+    assert query(d, "PRAGMA integrity_check") == [("ok",)]
+    assert query(d, "PRAGMA foreign_key_check") == []
+    query(d, "INSERT INTO contact_search (contact_search) VALUES ('integrity-check')")
+    tables = [r[0] for r in query(d, "SELECT name FROM sqlite_schema WHERE type = 'table'"
+                                     " AND sql NOT LIKE 'CREATE VIRTUAL%'")]
+    checked = 0
+    for table in tables:
+        columns = [r[1] for r in query(d, "SELECT * FROM pragma_table_info(?)", table)]
+        if "location_id" not in columns:
+            continue
+        for parent, column in query(d, 'SELECT "table", "from" FROM pragma_foreign_key_list(?)', table):
+            parent_columns = [r[1] for r in query(d, "SELECT * FROM pragma_table_info(?)", parent)]
+            if parent == "locations" or "location_id" not in parent_columns:
+                continue
+            crossing = query(d, 'SELECT count(*) FROM "%s" c JOIN "%s" p ON p.id = c."%s"'
+                                ' WHERE p.location_id <> c.location_id' % (table, parent, column))
+            assert crossing == [(0,)], (table, column, parent)
+            checked += 1
+    assert checked >= 15
+    # The search index holds what the contacts' trigger would have written.
+    assert query(d, "SELECT count(*) FROM contacts c JOIN contact_search s ON s.rowid = c.id"
+                    " WHERE s.text = c.first_name || ' ' || c.last_name || ' ' ||"
+                    " coalesce(c.email, '') || ' ' || coalesce(c.phone, '') || ' ' ||"
+                    " coalesce(c.company_name, '')") == query(d, "SELECT count(*) FROM contacts")
+    assert query(d, "PRAGMA journal_mode") == [("wal",)]
+
+
+def test_invoices_and_deals_look_real():
+    d, _ = seeded("--scale", "0.05")
+    statuses = {r[0] for r in query(d, "SELECT DISTINCT status FROM invoices")}
+    assert statuses == {"draft", "sent", "paid", "partially_paid", "void"}
+    assert query(d, "SELECT count(*) FROM invoices i WHERE total_cents <> (SELECT sum(amount_cents)"
+                    " FROM invoice_items WHERE invoice_id = i.id) + tax_cents") == [(0,)]
+    assert query(d, "SELECT count(*) FROM invoices WHERE status = 'paid' AND paid_cents <> total_cents") == [(0,)]
+    assert {r[0] for r in query(d, "SELECT DISTINCT status FROM opportunities")} == {
+        "open", "won", "lost", "abandoned"}
+    overdue = query(d, "SELECT count(*) FROM tasks WHERE completed_at IS NULL AND due_at < '2026-12-01'")
+    open_later = query(d, "SELECT count(*) FROM tasks WHERE completed_at IS NULL AND due_at >= '2026-12-01'")
+    assert overdue[0][0] > 0 and open_later[0][0] > 0
+    # Tags are skewed: the most used carries several times the tenth.
+    counts = [r[0] for r in query(d, "SELECT count(*) FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id"
+                                     " GROUP BY t.name ORDER BY 1 DESC")]
+    assert counts[0] > 2 * counts[9]
+
+
+def test_the_seeded_accounts_sign_in():
+    d, _ = seeded("--scale", "0.01", "--locations", "3")
+    s = Server(modules=("contacts", "opportunities", "conversations", "tasks", "invoices",
+                        "reports", "agency", "mobile"), data_dir=d)
+    with s.start():
+        admin = s.login("perf@example.test", "perf-pass-123")
+        assert admin.get("/api/auth/me").status == 200
+        user = s.login("location-2@example.test", "perf-pass-123")
+        me = user.get("/api/auth/me").json()
+        assert [l["id"] for l in me["locations"]] == [2]
+        ids = {c["id"] for c in user.get("/api/contacts?limit=1000").json()["data"]}
+        assert ids and ids == {r[0] for r in query(d, "SELECT id FROM contacts WHERE location_id = 2"
+                                                      " AND deleted_at IS NULL")}
+        assert user.get("/api/contacts?location_id=1").status == 404
+
+
+def test_bad_input_is_one_line_and_an_existing_database_is_kept():
+    d, _ = seeded("--scale", "0.01")
+    before = query(d, "SELECT count(*) FROM contacts")
+    p = seed(d)
+    assert p.returncode == 2 and "already exists" in p.stderr and len(p.stderr.splitlines()) == 1
+    assert query(d, "SELECT count(*) FROM contacts") == before
+    for args, words in ((["--scale", "0"], "--scale"), (["--scale", "x"], "--scale"),
+                        (["--locations", "0"], "--locations"), (["--seed", "-1"], "--seed"),
+                        (["--bogus", "1"], "unknown option")):
+        p = seed(scratch(), *args)
+        assert p.returncode == 2 and words in p.stderr and len(p.stderr.splitlines()) == 1, p.stderr

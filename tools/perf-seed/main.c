@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf-seed: the reference data set (50 sub-accounts, 100k contacts, 20k
+ * deals, 200k messages, 50k tasks, 5k invoices), fictional, the same for
+ * the same seed, in a few seconds.
+ *
+ *   perf-seed --data-dir DIR [--scale F] [--locations N] [--seed N]
+ *
+ * The database is made by the server itself (`hyperlevel migrate`, found
+ * beside this program, with every module beside it), so its tables and
+ * indexes are exactly the ones the server runs with. The rows then go in
+ * through one connection in one transaction, without a journal: a seed
+ * that fails leaves a database to throw away, never one that looks whole.
+ */
+#include "seed.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: perf-seed --data-dir DIR [--scale F] [--locations N] [--seed N]\n\n"
+		     "  --data-dir DIR    where to create the database (it must not hold one)\n"
+		     "  --scale F         share of the reference data set, 0 < F <= 10 (default 1)\n"
+		     "  --locations N     sub-accounts to spread it over, 1-10000 (default 50)\n"
+		     "  --seed N          the same seed gives the same data (default 1)\n");
+}
+
+static int fail_usage(const char *what, const char *value)
+{
+	fprintf(stderr, "perf-seed: %s '%s' (see --help)\n", what, value ? value : "");
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct seed *s, const char **dir)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		}
+		if (strcmp(a, "--data-dir") && strcmp(a, "--scale") && strcmp(a, "--locations") &&
+		    strcmp(a, "--seed"))
+			return fail_usage("unknown option", a);
+		if (!v)
+			return fail_usage("a value is needed after", a);
+		i++;
+		errno = 0;
+		if (!strcmp(a, "--data-dir")) {
+			*dir = v;
+		} else if (!strcmp(a, "--scale")) {
+			s->scale = strtod(v, &end);
+			if (errno || *end || !(s->scale > 0 && s->scale <= 10))
+				return fail_usage("--scale takes a number above 0 and at most 10, not", v);
+		} else if (!strcmp(a, "--locations")) {
+			long n = strtol(v, &end, 10);
+			if (errno || *end || n < 1 || n > 10000)
+				return fail_usage("--locations takes a whole number from 1 to 10000, not", v);
+			s->locations = (int)n;
+		} else {
+			unsigned long long n = strtoull(v, &end, 10);
+			if (errno || *end || *v == '-' || !*v)
+				return fail_usage("--seed takes a whole number, not", v);
+			s->seed = n;
+		}
+	}
+	if (!*dir)
+		return fail_usage("--data-dir is needed", "");
+	return 0;
+}
+
+/* `hyperlevel migrate` from beside this program, with its modules. */
+static int migrate(const char *dir)
+{
+	char self[PATH_MAX], bin[PATH_MAX + 16], modules[PATH_MAX + 16], plugins[] = "/tmp/perf-seed-XXXXXX";
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(bin, sizeof(bin), "%s/hyperlevel", self);
+	snprintf(modules, sizeof(modules), "%s/modules", self);
+	if (!mkdtemp(plugins)) /* no NAME.conf: every module is enabled */
+		return -1;
+	/* Its start-up lines are kept aside and shown only if it fails. */
+	FILE *log = tmpfile();
+	pid_t pid = log ? fork() : -1;
+	if (pid == 0) {
+		dup2(fileno(log), STDERR_FILENO);
+		execl(bin, bin, "migrate", "--data-dir", dir, "--config", "/dev/null", "--modules-dir",
+		      modules, "--plugins-dir", plugins, (char *)NULL);
+		fprintf(stderr, "perf-seed: cannot run %s: %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	int status = 0, ok;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = -1;
+	rmdir(plugins);
+	ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (!ok && log) {
+		char line[1024];
+		rewind(log);
+		while (fgets(line, sizeof(line), log))
+			fputs(line, stderr);
+	}
+	if (log)
+		fclose(log);
+	return ok ? 0 : -1;
+}
+
+/* The password's hash in libsodium's own format, with a salt from the seed,
+ * so the same seed gives the same file. */
+static int hash_password(struct seed *s)
+{
+	unsigned char salt[crypto_pwhash_SALTBYTES], key[32];
+	char salt64[64], key64[64];
+	for (size_t i = 0; i < sizeof(salt); i++)
+		salt[i] = (unsigned char)(rng_next(&s->rng) >> 56);
+	if (crypto_pwhash(key, sizeof(key), SEED_PASSWORD, strlen(SEED_PASSWORD), salt,
+			  crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE,
+			  crypto_pwhash_ALG_ARGON2ID13))
+		return -1;
+	sodium_bin2base64(salt64, sizeof(salt64), salt, sizeof(salt),
+			  sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+	sodium_bin2base64(key64, sizeof(key64), key, sizeof(key),
+			  sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+	snprintf(s->password_hash, sizeof(s->password_hash), "$argon2id$v=19$m=%zu,t=%llu,p=1$%s$%s",
+		 (size_t)(crypto_pwhash_MEMLIMIT_INTERACTIVE / 1024),
+		 (unsigned long long)crypto_pwhash_OPSLIMIT_INTERACTIVE, salt64, key64);
+	/* The server must accept it: check with libsodium's own verifier. */
+	return crypto_pwhash_str_verify(s->password_hash, SEED_PASSWORD, strlen(SEED_PASSWORD));
+}
+
+static void summary(struct seed *s, const char *path, double secs)
+{
+	struct stat st;
+	long long size = stat(path, &st) ? 0 : (long long)st.st_size;
+	int64_t total = 0;
+	printf("%-16s %10s\n", "table", "rows");
+	for (int i = 0; i < T_COUNT; i++) {
+		printf("%-16s %10lld\n", s->table[i].name, (long long)s->table[i].rows);
+		total += s->table[i].rows;
+	}
+	printf("%-16s %10lld\n", "all", (long long)total);
+	printf("%s: %.1f MB, %lld rows in %.2f s (%.0f rows/s)\n", path, (double)size / 1048576.0,
+	       (long long)total, secs, secs > 0 ? (double)total / secs : 0.0);
+}
+
+/* The indexes, and the trigger the search thread stands in for, are set
+ * aside while the rows go in: building an index once over sorted keys
+ * beats updating it a row at a time. Their SQL comes back afterwards. */
+struct deferred {
+	char **sql;
+	int n;
+};
+
+static int defer(sqlite3 *db, struct deferred *d)
+{
+	sqlite3_stmt *st = NULL;
+	char drops[16384] = "";
+	size_t used = 0;
+	int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL"
+				    " AND (type = 'index' OR name = 'contacts_search_insert')", -1, &st, NULL);
+	while (!rc && sqlite3_step(st) == SQLITE_ROW && used < sizeof(drops) - 300) {
+		char **grown = realloc(d->sql, sizeof(*grown) * (size_t)(d->n + 1));
+		if (!grown)
+			break;
+		d->sql = grown;
+		d->sql[d->n++] = strdup((const char *)sqlite3_column_text(st, 2));
+		used += (size_t)snprintf(drops + used, sizeof(drops) - used, "DROP %s \"%s\";",
+					 (const char *)sqlite3_column_text(st, 0),
+					 (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	/* Dropped once the schema is no longer being read. */
+	return rc ? -1 : run_sql(db, drops);
+}
+
+static int restore(sqlite3 *db, struct deferred *d)
+{
+	int rc = run_sql(db, "PRAGMA threads = 2");
+	for (int i = 0; i < d->n; i++) {
+		if (!rc)
+			rc = run_sql(db, d->sql[i]);
+		free(d->sql[i]);
+	}
+	free(d->sql);
+	return rc;
+}
+
+static int seed_database(struct seed *s, const char *path)
+{
+	struct deferred later = { NULL, 0 };
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		fprintf(stderr, "perf-seed: %s: %s\n", path, sqlite3_errmsg(s->db));
+		return -1;
+	}
+	/* No journal and no fsync while filling; the server's WAL mode comes
+	 * back at the end. Foreign keys are checked by the tests afterwards. */
+	if (run_sql(s->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+			"PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -1048576;"
+			"PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;") ||
+	    run_sql(s->db, "BEGIN") || defer(s->db, &later) || tables_prepare(s) ||
+	    search_start(&s->search, s->db, path, llround(s->scale * FULL_CONTACTS)))
+		return -1;
+	fill(s);
+	tables_finalize(s);
+	int rc = restore(s->db, &later) || search_finish(&s->search, s->db) ||
+		 run_sql(s->db, "COMMIT");
+	search_close(&s->search, s->db);
+	progress(s, 1);
+	if (rc ||
+	    run_sql(s->db, "PRAGMA analysis_limit = 400; PRAGMA optimize;"
+			"PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL;"))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct seed s = { .scale = 1, .locations = 50, .seed = 1 };
+	const char *dir = NULL;
+	char path[PATH_MAX];
+	int rc = parse(argc, argv, &s, &dir);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/hyperlevel.db", dir);
+	if (!access(path, F_OK)) {
+		fprintf(stderr, "perf-seed: %s already exists; remove it or choose another folder\n", path);
+		return 2;
+	}
+	/* Each connection is used by one thread: no mutexes, and no global
+	 * memory statistics, whose lock every allocation of both threads
+	 * took (it cost a second of the fill). */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sodium_init() < 0)
+		return 1;
+	s.rng.state = s.seed;
+	s.tty = isatty(STDERR_FILENO);
+	s.started_us = now_us();
+	if (migrate(dir)) {
+		fprintf(stderr, "perf-seed: the server could not create the database in %s\n", dir);
+		return 1;
+	}
+	if (hash_password(&s)) {
+		fprintf(stderr, "perf-seed: hashing the password failed (out of memory?)\n");
+		return 1;
+	}
+	rc = seed_database(&s, path);
+	sqlite3_close(s.db);
+	if (rc)
+		return 1;
+	summary(&s, path, (double)(now_us() - s.started_us) / 1e6);
+	printf("sign in as %s or location-ID@example.test, password %s\n", SEED_ADMIN, SEED_PASSWORD);
+	return 0;
+}

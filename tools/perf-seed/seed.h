@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * seed.h: perf-seed's parts. main.c reads the command line, has the server
+ * create the database with its own migrations and prints the summary;
+ * fill.c writes the rows, location by location; rows.c holds the shared
+ * means: the random numbers, times, statements and the progress line.
+ */
+#ifndef SEED_H
+#define SEED_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+/* The reference data set at scale 1. */
+#define FULL_CONTACTS 100000
+#define FULL_DEALS 20000
+#define FULL_MESSAGES 200000
+#define FULL_TASKS 50000
+#define FULL_INVOICES 5000
+/* Sub-account 1 is the largest: about 7,900 contacts and a 1,500-deal board. */
+#define FIRST_CONTACT_SHARE 0.079
+#define FIRST_DEAL_SHARE 0.075
+
+#define SEED_PASSWORD "perf-pass-123"
+#define SEED_ADMIN "perf@example.test"
+/* Every time is set from this one, so the same seed gives the same file. */
+#define SEED_NOW 1796083200LL /* 2026-12-01T00:00:00Z */
+
+struct rng {
+	uint64_t state;
+};
+
+uint64_t rng_next(struct rng *r);
+/* 0 <= n < bound */
+int64_t rng_below(struct rng *r, int64_t bound);
+/* A number in [0, n) where small ones are more likely (Zipf-like). */
+int rng_skewed(struct rng *r, int n);
+/* True `percent` times in a hundred. */
+int rng_percent(struct rng *r, int percent);
+
+/* ISO 8601 UTC with milliseconds, "2026-11-29T10:04:05.000Z". */
+void iso_time(int64_t unix_seconds, char out[32]);
+
+/* Rows of one table: a statement and a count. */
+struct table {
+	const char *name;
+	sqlite3_stmt *st;
+	int64_t rows;
+};
+
+enum table_id {
+	T_AGENCIES, T_LOCATIONS, T_USERS, T_USER_LOCATIONS, T_COMPANIES, T_CONTACTS, T_TAGS,
+	T_CONTACT_TAGS, T_CUSTOM_FIELDS, T_CUSTOM_VALUES, T_NOTES, T_PIPELINES, T_STAGES,
+	T_OPPORTUNITIES, T_CONVERSATIONS, T_MESSAGES, T_TASKS, T_INVOICES, T_INVOICE_ITEMS,
+	T_PAYMENTS, T_DASHBOARDS, T_WIDGETS, T_COUNT
+};
+
+/* The contacts' search index, built on a thread of its own (search.c). */
+#define SEARCH_SLOT 192
+
+struct search {
+	char path[4200];       /* its own database, removed afterwards */
+	char *ddl;             /* CREATE VIRTUAL TABLE contact_search ... */
+	char *texts;           /* contact i's text at i * SEARCH_SLOT */
+	int64_t first_id, total;
+	_Atomic int64_t ready; /* texts written so far */
+	pthread_t thread;
+	int failed;
+};
+
+int search_start(struct search *x, sqlite3 *db, const char *path, int64_t contacts);
+/* Hand over a contact's text (ids in order, from first_id). */
+void search_add(struct search *x, int64_t id, const char *text);
+/* Wait for the thread and copy its tables in, inside the transaction; 0
+ * or -1 after a line. search_close detaches and removes its database once
+ * the transaction is over. */
+int search_finish(struct search *x, sqlite3 *db);
+void search_close(struct search *x, sqlite3 *db);
+
+struct seed {
+	double scale;
+	int locations;
+	uint64_t seed;
+	sqlite3 *db;
+	struct rng rng;
+	struct table table[T_COUNT];
+	int64_t expected_rows; /* for the progress bar */
+	int64_t done_rows;
+	int tty;
+	long long started_us, shown_us;
+	char password_hash[192];
+	struct search search;
+};
+
+/* Prepare every table's INSERT; 0, or -1 after one line on stderr. */
+int tables_prepare(struct seed *s);
+void tables_finalize(struct seed *s);
+/* Bind nothing more and run the table's statement once; exits with one
+ * line on stderr when SQLite refuses (the data would be incomplete). */
+void insert(struct seed *s, enum table_id t);
+void progress(struct seed *s, int final);
+/* sqlite3_exec, with one line on stderr when it fails; 0 or -1. */
+int run_sql(sqlite3 *db, const char *sql);
+long long now_us(void);
+
+/* Write the whole data set. */
+void fill(struct seed *s);
+
+#endif
