@@ -54,6 +54,8 @@ static const struct setting settings[] = {
 	S(slow_request_ms, INT, "300", 0, 3600000, "log slower requests; 0: off"),
 	S(slow_query_ms, INT, "0", 0, 3600000, "time every statement, log slower ones; 0: off"),
 	S(result_cache, BOOL, "yes", 0, 0, "cache answers of read-only routes"),
+	S(log_plans, BOOL, "no", 0, 0,
+	  "log each statement's query plan when first prepared (for tests)"),
 	S(cache_mb, INT, "64", 1, 65536, "memory for cached answers, in MB"),
 	S(metrics_token, STR, "", 0, 0,
 	  "a token scrapers send (Authorization: Bearer) for GET /metrics; empty: admins only"),

@@ -29,6 +29,7 @@ struct config {
 	long long slow_request_ms;
 	long long slow_query_ms;
 	long long result_cache;
+	long long log_plans;
 	long long cache_mb;
 	char *metrics_token;
 	long long backups;

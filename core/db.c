@@ -44,6 +44,7 @@ struct hl_db {
 	size_t nused, capused;
 	uint64_t lease;
 	struct hl_db *next_free;
+	int log_plans;             /* log each new statement's query plan */
 };
 
 struct db {
@@ -157,6 +158,24 @@ static int note_used(struct hl_db *c, struct cached_stmt *s)
 	return 0;
 }
 
+/* `[plan] SQL => step; step; ...` for a statement prepared for the first
+ * time (the log_plans setting), so tests can look for full scans. */
+static void log_plan(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *explain = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", sql);
+	if (explain && sqlite3_prepare_v2(db, explain, -1, &st, NULL) == SQLITE_OK) {
+		char steps[2048] = "";
+		size_t used = 0;
+		while (sqlite3_step(st) == SQLITE_ROW && used < sizeof(steps) - 2)
+			used += (size_t)snprintf(steps + used, sizeof(steps) - used, "%s%s",
+						 used ? "; " : "", (const char *)sqlite3_column_text(st, 3));
+		log_info("[plan] %s => %s", sql, steps);
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(explain);
+}
+
 HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 {
 	if (!c)
@@ -184,6 +203,8 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 		log_error("SQL error: %s, in: %.300s", sqlite3_errmsg(c->sql), sql);
 		return NULL;
 	}
+	if (c->log_plans)
+		log_plan(c->sql, sql);
 	char *key = strdup(sql);
 	if (!key) {
 		sqlite3_finalize(st);
@@ -272,6 +293,7 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 	sqlite3_db_config(c->sql, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
 	sqlite3_db_config(c->sql, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
 	slowsql_watch(c->sql, cfg->slow_query_ms);
+	c->log_plans = (int)cfg->log_plans;
 	c->lease = 1;
 	return 0;
 }

@@ -211,6 +211,8 @@ HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st)
 	hl_json_object(j);
 	for (int i = 0; i < n; i++) {
 		const char *name = sqlite3_column_name(st, i);
+		if (name[0] == '_')
+			continue; /* for the core's use (a page's cursor), not the client's */
 		if (!strncmp(name, "json_", 5)) {
 			hl_json_key(j, name + 5);
 			const char *raw = (const char *)sqlite3_column_text(st, i);

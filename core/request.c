@@ -405,6 +405,12 @@ HL_API int hl_reply_raw(struct hl_req *r, int status, const char *content_type,
 
 HL_API int hl_reply_page(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int cursor_col)
 {
+	return hl_reply_page_total(r, st, limit, cursor_col, -1);
+}
+
+HL_API int hl_reply_page_total(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int cursor_col,
+			       int64_t total)
+{
 	struct hl_json *j = hl_reply_json(r, 200);
 	hl_json_object(j);
 	hl_json_key(j, "data");
@@ -425,6 +431,10 @@ HL_API int hl_reply_page(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int 
 	hl_json_array_end(j);
 	hl_json_key(j, "next_cursor");
 	hl_json_string(j, step == SQLITE_ROW ? cursor : NULL);
+	if (total >= 0) {
+		hl_json_key(j, "total");
+		hl_json_int(j, total);
+	}
 	hl_json_object_end(j);
 	return 0;
 }

@@ -1,23 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contacts.c: the contacts module: the contacts table, its list, and the
- * job that removes soft-deleted contacts for good after a grace period.
+ * contacts.c: the contacts module: its routes, migrations and the job
+ * that removes soft-deleted contacts for good after a grace period.
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "contacts.h"
 
 #include <stdio.h>
 
 #include "migrations.h"
 
-static int list_contacts(struct hl_req *req);
 static int purge_slice(struct hl_job_run *run);
 
 static const struct hl_route routes[] = {
-	{ .method = "GET", .pattern = "/api/contacts", .handler = list_contacts,
-	  .cache_ms = 10000, .reads = "contacts" },
+	{ .method = "GET", .pattern = "/api/contacts", .handler = contacts_list,
+	  .cache_ms = 60000, .reads = "contacts contact_tags tags" },
 };
 
 static const struct hl_job jobs[] = {
@@ -40,25 +39,6 @@ static int init(struct hl_mod *mod)
 
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts, their list and search");
-
-/* GET /api/contacts?limit=N&cursor=C: the location's contacts, newest
- * first, a page at a time. */
-static int list_contacts(struct hl_req *req)
-{
-	int64_t limit, cursor;
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &cursor))
-		return 0;
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT id, first_name, last_name, email, phone, company_name, created_at, updated_at"
-		" FROM contacts WHERE location_id = :location AND deleted_at IS NULL AND id < ?2"
-		" ORDER BY id DESC LIMIT ?3");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 2, cursor);
-	sqlite3_bind_int64(st, 3, limit + 1);
-	return hl_reply_page(req, st, limit, 0);
-}
 
 /* Remove contacts deleted more than purge_after_days ago, 500 at a time,
  * oldest deletion first. Deleted rows leave the index, so the next slice

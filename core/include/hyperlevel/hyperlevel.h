@@ -312,6 +312,10 @@ HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type
  * exists, next_cursor is the text of column `cursor_col` of the last row
  * written (so select limit + 1 rows), otherwise null. 0 or HL_EDB. */
 HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, int cursor_col);
+/* The same with "total": `total` (when asked with count=1, say); a
+ * negative total is left out. */
+HL_API int hl_reply_page_total(struct hl_req *req, sqlite3_stmt *st, int64_t limit,
+			       int cursor_col, int64_t total);
 /* Answer the first row of `st` as an object with `status`, or 404 with
  * "no such `what`" when there is none. 0 or HL_EDB. */
 HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
@@ -342,9 +346,10 @@ HL_API void hl_json_double(struct hl_json *j, double v);
 HL_API void hl_json_bool(struct hl_json *j, int v);
 HL_API void hl_json_null(struct hl_json *j);
 /* The current row of `st` as an object keyed by column name; NULL columns
- * are null, integers and reals numbers, text strings, BLOBs null. Names starting with "json_" are
- * taken as JSON text produced by SQLite and written as they are, under the
- * name without the prefix. */
+ * are null, integers and reals numbers, text strings, BLOBs null. Names
+ * starting with "json_" are taken as JSON text produced by SQLite and
+ * written as they are, under the name without the prefix; names starting
+ * with "_" are left out (a page's cursor column, say). */
 HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
 /* Column `col` of `st` as a value, by its storage class. */
 HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.c: GET /api/contacts, the contact list with its sort orders,
+ * filters and keyset pages.
+ *
+ * The statement is put together from the filters asked for, so that each
+ * combination is one SQL text, prepared once per connection, whose plan
+ * uses an index: the search through the trigram index (an indexed prefix
+ * range for one or two characters), tags through contact_tags, the order
+ * through an index per sort key. The cursor is the last row's sort key and
+ * id as a JSON array, in hex: opaque to clients, read back by SQLite.
+ */
+#include "contacts.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TAGS 20
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
+struct sort {
+	const char *name;    /* as in ?sort= */
+	const char *columns; /* the ORDER BY key, without the id */
+	int n;               /* columns in it */
+	int descending;
+};
+
+static const struct sort sorts[] = {
+	{ "-created", "c.created_at", 1, 1 },
+	{ "created", "c.created_at", 1, 0 },
+	{ "-updated", "c.updated_at", 1, 1 },
+	{ "updated", "c.updated_at", 1, 0 },
+	{ "name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 0 },
+	{ "-name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 1 },
+};
+
+/* The SQL being put together, in the request's memory. */
+struct sql {
+	struct hl_req *req;
+	char *text;
+};
+
+static void add(struct sql *q, const char *piece)
+{
+	q->text = hl_sprintf(q->req, "%s%s", q->text, piece);
+}
+
+/* Answer 400 for a bad filter; returns -1 for read_filters. */
+static int bad(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 400, "bad_request", "%s", message);
+	return -1;
+}
+
+static const struct sort *find_sort(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
+		if (!strcmp(sorts[i].name, name))
+			return &sorts[i];
+	return NULL;
+}
+
+/* "2026-11-29" or a longer ISO 8601 time. */
+static int is_date(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 10 || n > 30)
+		return 0;
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* The search text without LIKE's wildcards, which it is not meant to hold. */
+static char *search_text(struct hl_req *req, const char *q)
+{
+	char *out = hl_strndup(req, q, strlen(q)), *w = out;
+	for (const char *p = q; *p; p++)
+		if (*p != '%' && *p != '_')
+			*w++ = *p;
+	*w = '\0';
+	return out;
+}
+
+/* Characters, not bytes: UTF-8 continuation bytes are not counted. */
+static size_t characters(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+struct filters {
+	const struct sort *sort;
+	const char *q;          /* without wildcards; NULL: none */
+	const char **tags;
+	int ntags, all_tags;
+	int64_t owner;          /* 0: any */
+	const char *after, *before, *cursor;
+};
+
+/* Read and check the query string; answers 400 itself (returns -1). */
+static int read_filters(struct hl_req *req, struct filters *f)
+{
+	const char *sort = hl_query(req, "sort"), *mode = hl_query(req, "tag_mode");
+	memset(f, 0, sizeof(*f));
+	if (!(f->sort = find_sort(sort ? sort : "-created")))
+		return bad(req, "sort is one of created, -created, updated, -updated, name, -name");
+	const char *q = hl_query(req, "q");
+	if (q && *(q = search_text(req, q)))
+		f->q = q;
+	f->ntags = hl_query_all(req, "tag", &f->tags);
+	if (f->ntags > MAX_TAGS)
+		return bad(req, "at most " STRINGIFY(MAX_TAGS) " tags");
+	if (mode && strcmp(mode, "any") && strcmp(mode, "all"))
+		return bad(req, "tag_mode is any or all");
+	f->all_tags = mode && !strcmp(mode, "all");
+	if (hl_query_int(req, "owner", 0, 1, INT64_MAX, &f->owner))
+		return -1;
+	f->after = hl_query(req, "created_after");
+	f->before = hl_query(req, "created_before");
+	if ((f->after && !is_date(f->after)) || (f->before && !is_date(f->before)))
+		return bad(req, "created_after and created_before are dates, 2026-11-29");
+	return 0;
+}
+
+/* The WHERE clause of the list and of its count. */
+static void where(struct sql *q, const struct filters *f, int assigned_only)
+{
+	add(q, " FROM contacts c WHERE c.location_id = :location AND c.deleted_at IS NULL");
+	if (f->q && characters(f->q) >= 3)
+		add(q, " AND c.id IN (SELECT rowid FROM contact_search"
+		       " WHERE text LIKE '%' || :q || '%')");
+	else if (f->q) /* too short for trigrams: a prefix of a name or the e-mail */
+		add(q, " AND (c.first_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
+		       " OR c.last_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
+		       " OR c.email COLLATE NOCASE BETWEEN :q AND :q || char(1114111))");
+	if (f->ntags) {
+		add(q, " AND c.id IN (SELECT ct.contact_id FROM contact_tags ct WHERE ct.tag_id IN"
+		       " (SELECT id FROM tags WHERE location_id = :location AND name IN (");
+		for (int i = 0; i < f->ntags; i++)
+			add(q, hl_sprintf(q->req, "%s:tag%d", i ? ", " : "", i));
+		add(q, "))");
+		if (f->all_tags)
+			add(q, hl_sprintf(q->req, " GROUP BY ct.contact_id HAVING count(*) = %d",
+					  f->ntags));
+		add(q, ")");
+	}
+	if (f->owner)
+		add(q, " AND c.owner_id = :owner");
+	if (assigned_only)
+		add(q, " AND c.owner_id = :me");
+	if (f->after)
+		add(q, " AND c.created_at >= :after");
+	if (f->before)
+		add(q, " AND c.created_at < :before");
+}
+
+static void bind_filters(struct hl_req *req, sqlite3_stmt *st, const struct filters *f)
+{
+	int i;
+	if ((i = sqlite3_bind_parameter_index(st, ":q")))
+		sqlite3_bind_text(st, i, f->q, -1, SQLITE_STATIC);
+	for (int t = 0; t < f->ntags; t++) {
+		char name[16];
+		snprintf(name, sizeof(name), ":tag%d", t);
+		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), f->tags[t], -1,
+				  SQLITE_STATIC);
+	}
+	if ((i = sqlite3_bind_parameter_index(st, ":owner")))
+		sqlite3_bind_int64(st, i, f->owner);
+	if ((i = sqlite3_bind_parameter_index(st, ":me")))
+		sqlite3_bind_int64(st, i, hl_user_id(req));
+	if ((i = sqlite3_bind_parameter_index(st, ":after")))
+		sqlite3_bind_text(st, i, f->after, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":before")))
+		sqlite3_bind_text(st, i, f->before, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":cursor")))
+		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
+}
+
+/* After the last row of the previous page, in the sort's direction. */
+static void after_cursor(struct sql *q, const struct sort *s)
+{
+	add(q, hl_sprintf(q->req, " AND (%s, c.id) %s (", s->columns, s->descending ? "<" : ">"));
+	for (int i = 0; i <= s->n; i++)
+		add(q, hl_sprintf(q->req, "%sjson_extract(:cursor, '$[%d]')", i ? ", " : "", i));
+	add(q, ")");
+}
+
+static int64_t count(struct hl_req *req, const struct filters *f)
+{
+	struct sql q = { req, "SELECT count(*)" };
+	where(&q, f, hl_assigned_only(req));
+	sqlite3_stmt *st = hl_scoped_read(req, q.text);
+	if (!st)
+		return -1;
+	bind_filters(req, st, f);
+	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The cursor's JSON text from its hex form; NULL (after a 400) if bad. */
+static const char *read_cursor(struct hl_req *req, const char *hex)
+{
+	size_t n = strlen(hex);
+	char *text = hl_alloc(req, n / 2 + 1);
+	for (size_t i = 0; text && i < n; i += 2) {
+		int hi = hex_digit(hex[i]), lo = i + 1 < n ? hex_digit(hex[i + 1]) : -1;
+		if (hi < 0 || lo < 0)
+			text = NULL;
+		else
+			text[i / 2] = (char)(hi * 16 + lo);
+	}
+	/* A JSON array of the sort key and the id, as this list writes it;
+	 * SQLite reads its values (a wrong one only finds no rows). */
+	if (!text || !n || (text[n / 2] = '\0', text[0] != '[') || !strchr(text, ']')) {
+		hl_reply_error(req, 400, "bad_request", "the cursor is not one this list gave");
+		return NULL;
+	}
+	return text;
+}
+
+int contacts_list(struct hl_req *req)
+{
+	struct filters f;
+	int64_t limit, total = -1, want_count;
+	if (read_filters(req, &f) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_int(req, "count", 0, 0, 1, &want_count))
+		return 0;
+	const char *cursor = hl_query(req, "cursor");
+	if (cursor && !(f.cursor = read_cursor(req, cursor)))
+		return 0;
+	if (want_count && (total = count(req, &f)) < 0)
+		return HL_EDB;
+	struct sql q = { req, "SELECT c.id, c.first_name, c.last_name, c.email, c.phone,"
+			      " c.company_id, c.company_name, c.source, c.owner_id, c.created_at,"
+			      " c.updated_at, (SELECT json_group_array(t.name) FROM contact_tags ct"
+			      " JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id) AS json_tags" };
+	add(&q, hl_sprintf(req, ", hex(json_array(%s, c.id)) AS _cursor",
+			   f.sort->n == 1 ? f.sort->columns : "c.last_name, c.first_name"));
+	where(&q, &f, hl_assigned_only(req));
+	if (f.cursor)
+		after_cursor(&q, f.sort);
+	add(&q, hl_sprintf(req, " ORDER BY %s%s, c.id%s LIMIT :limit",
+			   f.sort->descending && f.sort->n == 2
+				   ? "c.last_name COLLATE NOCASE DESC, c.first_name COLLATE NOCASE"
+				   : f.sort->columns,
+			   f.sort->descending ? " DESC" : "", f.sort->descending ? " DESC" : ""));
+	sqlite3_stmt *st = hl_scoped_read(req, q.text);
+	if (!st)
+		return HL_EDB;
+	bind_filters(req, st, &f);
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit + 1);
+	return hl_reply_page_total(req, st, limit, 12, total);
+}

@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: MIT
+"""GET /api/contacts on seeded data, as the screens and the API's users
+see it: every sort order paged through with cursors, search equal to a
+plain LIKE scan, tag, owner and date filters, totals, tenancy, bad input,
+and no statement of the list ever scanning a whole table."""
+
+import atexit
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+
+import harness
+from harness import Server
+
+MODULES = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports",
+           "agency", "mobile")
+PASSWORD = "perf-pass-123"
+_seeded = {}
+
+
+def seeded_copy():
+    """A fresh copy of one seeded data folder (seeding once per build)."""
+    if harness.BUILD not in _seeded:
+        d = tempfile.mkdtemp(prefix="hl-list-seed-")
+        atexit.register(shutil.rmtree, d, True)
+        p = subprocess.run([os.path.join(harness.BUILD, "perf-seed"), "--data-dir", d,
+                            "--scale", "0.02", "--locations", "4"],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        _seeded[harness.BUILD] = d
+    copy = tempfile.mkdtemp(prefix="hl-list-")
+    atexit.register(shutil.rmtree, copy, True)
+    shutil.copy(os.path.join(_seeded[harness.BUILD], "hyperlevel.db"), copy)
+    return copy
+
+
+def server(env=None):
+    s = Server(modules=MODULES, data_dir=seeded_copy(), env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
+    s.start()
+    return s, s.login("perf@example.test", PASSWORD)
+
+
+def ids(rows):
+    return [r["id"] for r in rows]
+
+
+def every_page(client, path, limit=37):
+    """All rows of a list, page by page; checks the cursor's contract."""
+    rows, cursor, sep = [], None, "&" if "?" in path else "?"
+    for _ in range(1000):
+        r = client.get(path + sep + "limit=%d" % limit + ("&cursor=" + cursor if cursor else ""))
+        assert r.status == 200, r.body
+        page = r.json()
+        assert len(page["data"]) <= limit
+        rows += page["data"]
+        cursor = page["next_cursor"]
+        if not cursor:
+            return rows
+        assert len(page["data"]) == limit
+    raise AssertionError("no last page")
+
+
+def live(s, where="1", *args):
+    return s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL AND " + where, *args)
+
+
+SQL_ORDERS = {
+    "-created": "created_at DESC, id DESC",
+    "created": "created_at, id",
+    "-updated": "updated_at DESC, id DESC",
+    "updated": "updated_at, id",
+    "name": "last_name COLLATE NOCASE, first_name COLLATE NOCASE, id",
+    "-name": "last_name COLLATE NOCASE DESC, first_name COLLATE NOCASE DESC, id DESC",
+}
+
+
+def test_every_sort_order_pages_through_all_contacts():
+    s, admin = server()
+    with s:
+        for sort, order in SQL_ORDERS.items():
+            want = [r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 1 AND"
+                                        " deleted_at IS NULL ORDER BY " + order)]
+            got = ids(every_page(admin, "/api/contacts?location_id=1&sort=" + sort))
+            assert got == want, sort
+        first = admin.get("/api/contacts?location_id=1&limit=1").json()
+        assert set(first) == {"data", "next_cursor"}  # no total unless asked
+        row = first["data"][0]
+        assert set(row) == {"id", "first_name", "last_name", "email", "phone", "company_id",
+                            "company_name", "source", "owner_id", "created_at", "updated_at", "tags"}
+
+
+def test_each_row_carries_its_tags():
+    s, admin = server()
+    with s:
+        for row in every_page(admin, "/api/contacts?location_id=1", limit=200):
+            want = sorted(r[0] for r in s.sql("SELECT t.name FROM contact_tags ct JOIN tags t"
+                                              " ON t.id = ct.tag_id WHERE ct.contact_id = ?", row["id"]))
+            assert sorted(row["tags"]) == want
+
+
+def test_search_equals_a_like_scan():
+    s, admin = server()
+    text = ("first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' ||"
+            " coalesce(phone, '') || ' ' || coalesce(company_name, '')")
+    with s:
+        for q in ("berg", "BERG", "nna ", "realty", "555 1", "@inbox.te", "ara Sa", "zzzz"):
+            want = sorted(r[0] for r in live(s, text + " LIKE ?", "%" + q + "%"))
+            got = sorted(ids(every_page(admin, "/api/contacts?location_id=1&q=" + q.replace(" ", "+"))))
+            assert got == want, q
+        # Too short for trigrams: a prefix of a first name, last name or e-mail.
+        for q in ("b", "Ka"):
+            want = sorted(r[0] for r in live(s, "(first_name LIKE ? OR last_name LIKE ? OR email LIKE ?)",
+                                             q + "%", q + "%", q + "%"))
+            got = sorted(ids(every_page(admin, "/api/contacts?location_id=1&q=" + q, limit=500)))
+            assert got == want and want, q
+        # LIKE's wildcards are plain characters to a user: they are dropped.
+        assert ids(every_page(admin, "/api/contacts?location_id=1&q=be%25rg")) == \
+            ids(every_page(admin, "/api/contacts?location_id=1&q=berg"))
+
+
+def test_tag_owner_and_date_filters_and_the_total():
+    s, admin = server()
+    with s:
+        def tagged(*names, all_=False):
+            marks = ",".join("?" * len(names))
+            having = " HAVING count(*) = %d" % len(names) if all_ else ""
+            return "id IN (SELECT contact_id FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id" \
+                   " WHERE t.location_id = 1 AND t.name IN (%s) GROUP BY contact_id%s)" % (marks, having)
+        cases = [
+            ("tag=vip", tagged("vip"), ("vip",)),
+            ("tag=vip&tag=hot", tagged("vip", "hot"), ("vip", "hot")),
+            ("tag=vip&tag=hot&tag_mode=all", tagged("vip", "hot", all_=True), ("vip", "hot")),
+            ("tag=no-such-tag", tagged("no-such-tag"), ("no-such-tag",)),
+            ("owner=2", "owner_id = 2", ()),
+            ("created_after=2026-06-01&created_before=2026-09-01",
+             "created_at >= '2026-06-01' AND created_at < '2026-09-01'", ()),
+            ("q=berg&tag=lead", tagged("lead") + " AND (last_name LIKE '%berg%' OR first_name LIKE"
+             " '%berg%' OR email LIKE '%berg%' OR company_name LIKE '%berg%')", ("lead",)),
+        ]
+        for query, where, args in cases:
+            want = sorted(r[0] for r in live(s, where, *args))
+            got = every_page(admin, "/api/contacts?location_id=1&" + query)
+            assert sorted(ids(got)) == want, query
+            total = admin.get("/api/contacts?location_id=1&count=1&limit=1&" + query).json()["total"]
+            assert total == len(want), query
+
+
+def test_a_location_user_sees_only_their_location():
+    s, admin = server()
+    with s:
+        user = s.login("location-2@example.test", PASSWORD)
+        got = ids(every_page(user, "/api/contacts", limit=500))
+        want = [r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 2 AND deleted_at"
+                                    " IS NULL ORDER BY created_at DESC, id DESC")]
+        assert got == want
+        assert user.get("/api/contacts?location_id=1").status == 404
+        # Limited to assigned records: only their own contacts.
+        s.sql("UPDATE users SET assigned_only = 1 WHERE email = 'location-2@example.test'")
+        user = s.login("location-2@example.test", PASSWORD)
+        mine = sorted(ids(every_page(user, "/api/contacts", limit=500)))
+        owner = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
+        assert mine == sorted(r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 2 AND"
+                                                  " deleted_at IS NULL AND owner_id = ?", owner))
+
+
+def test_bad_list_input_is_400():
+    s, admin = server()
+    with s:
+        for query, words in (("sort=age", "sort is one of"), ("tag_mode=some", "tag_mode"),
+                             ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
+                             ("limit=0", "limit"), ("limit=1001", "limit"),
+                             ("created_after=yesterday", "dates"), ("owner=abc", "owner"),
+                             ("count=2", "count"), ("tag=" + "&tag=".join("t%d" % i for i in range(21)), "tags")):
+            r = admin.get("/api/contacts?location_id=1&" + query)
+            assert r.status == 400 and words in r.json()["error"]["message"], (query, r.body)
+
+
+def test_no_list_statement_scans_a_whole_table():
+    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    with s:
+        queries = ["", "sort=name", "sort=-name", "sort=updated", "sort=-updated", "sort=created",
+                   "q=berg", "q=b", "q=Ka", "tag=vip", "tag=vip&tag=hot&tag_mode=all", "owner=2",
+                   "created_after=2026-06-01", "created_before=2026-06-01", "count=1&q=berg&tag=lead",
+                   "q=berg&tag=lead&owner=1&sort=name&created_after=2025-01-01"]
+        for query in queries:
+            page = admin.get("/api/contacts?location_id=1&limit=5&" + query).json()
+            if page["next_cursor"]:
+                admin.get("/api/contacts?location_id=1&limit=5&%s&cursor=%s" % (query, page["next_cursor"]))
+        s.stop()
+        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and "FROM contacts c" in l]
+        assert len(plans) >= len(queries)
+        for line in plans:
+            assert not re.search(r"SCAN (c|contacts|tags|contact_tags|ct|t|notes)\b(?! USING)", line), line
