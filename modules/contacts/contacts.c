@@ -17,6 +17,11 @@ static int purge_slice(struct hl_job_run *run);
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts", .handler = contacts_list,
 	  .cache_ms = 60000, .reads = "contacts contact_tags tags" },
+	{ .method = "GET", .pattern = "/api/contacts/:id", .handler = contacts_record,
+	  .cache_ms = 60000,
+	  .reads = "contacts contact_tags tags custom_values custom_fields notes" },
+	{ .method = "GET", .pattern = "/api/tags", .handler = contacts_tags,
+	  .cache_ms = 60000, .reads = "tags contact_tags contacts" },
 };
 
 static const struct hl_job jobs[] = {

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c: GET /api/contacts/:id, one contact with its tags, custom field
+ * values (typed as their fields say), its five most recent notes and the
+ * number of notes, in one statement.
+ */
+#include "contacts.h"
+
+int contacts_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.company_id,"
+		" c.company_name, c.source, c.owner_id, c.health_score, c.created_at, c.updated_at,"
+		" (SELECT json_group_array(json_object('id', t.id, 'name', t.name, 'color', t.color))"
+		"  FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id)"
+		"  AS json_tags,"
+		" (SELECT json_group_object(f.key, CASE f.type"
+		"   WHEN 'number' THEN v.value + 0"
+		"   WHEN 'checkbox' THEN json(CASE v.value WHEN 'true' THEN 'true' ELSE 'false' END)"
+		"   ELSE v.value END)"
+		"  FROM custom_values v JOIN custom_fields f ON f.id = v.field_id"
+		"  WHERE v.contact_id = c.id) AS json_custom_fields,"
+		" (SELECT json_group_array(json_object('id', n.id, 'body', n.body,"
+		"   'author_id', n.author_id, 'created_at', n.created_at))"
+		"  FROM (SELECT * FROM notes WHERE contact_id = c.id ORDER BY id DESC LIMIT 5) n)"
+		"  AS json_recent_notes,"
+		" (SELECT count(*) FROM notes WHERE contact_id = c.id) AS notes_count"
+		" FROM contacts c WHERE c.id = ?2 AND c.location_id = :location AND c.deleted_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	return hl_reply_row(req, 200, st, "contact");
+}
+
+/* GET /api/tags: the location's tags by name, each with its number of
+ * live contacts. */
+int contacts_tags(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT t.id, t.name, t.color, (SELECT count(*) FROM contact_tags ct"
+		" JOIN contacts c ON c.id = ct.contact_id"
+		" WHERE ct.tag_id = t.id AND c.deleted_at IS NULL) AS contacts"
+		" FROM tags t WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
+	if (!st)
+		return HL_EDB;
+	return hl_reply_page(req, st, 10000, 0);
+}

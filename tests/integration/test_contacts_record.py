@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""GET /api/contacts/:id and GET /api/tags on seeded data: one contact
+whole (tags, typed custom fields, recent notes), and the tags with their
+counts, never another sub-account's."""
+
+import json
+
+from test_contacts_list import PASSWORD, server
+
+
+def test_a_contact_comes_whole():
+    s, admin = server()
+    with s:
+        cid = s.sql("SELECT c.id FROM contacts c WHERE c.location_id = 1 AND c.deleted_at IS NULL"
+                    " AND EXISTS (SELECT 1 FROM notes WHERE contact_id = c.id)"
+                    " AND (SELECT count(*) FROM custom_values WHERE contact_id = c.id) >= 2"
+                    " AND EXISTS (SELECT 1 FROM contact_tags WHERE contact_id = c.id) LIMIT 1")[0][0]
+        r = admin.get("/api/contacts/%d?location_id=1" % cid)
+        assert r.status == 200, r.body
+        c = r.json()
+        row = s.sql("SELECT first_name, last_name, email, owner_id FROM contacts WHERE id = ?", cid)[0]
+        assert (c["first_name"], c["last_name"], c["email"], c["owner_id"]) == row
+        tags = s.sql("SELECT t.id, t.name FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id"
+                     " WHERE ct.contact_id = ?", cid)
+        assert sorted((t["id"], t["name"]) for t in c["tags"]) == sorted(tags)
+        values = dict(s.sql("SELECT f.key, v.value FROM custom_values v JOIN custom_fields f"
+                            " ON f.id = v.field_id WHERE v.contact_id = ?", cid))
+        assert set(c["custom_fields"]) == set(values)
+        for key, value in c["custom_fields"].items():
+            if key == "budget":
+                assert value == int(values[key])          # a number field is a number
+            elif key == "newsletter":
+                assert value is (values[key] == "true")   # a checkbox is a boolean
+            else:
+                assert value == values[key]
+        notes = s.sql("SELECT id FROM notes WHERE contact_id = ? ORDER BY id DESC LIMIT 5", cid)
+        assert [n["id"] for n in c["recent_notes"]] == [n[0] for n in notes]
+        assert c["notes_count"] == s.sql("SELECT count(*) FROM notes WHERE contact_id = ?", cid)[0][0]
+
+
+def test_a_contact_of_another_location_or_deleted_is_404():
+    s, admin = server()
+    with s:
+        other = s.sql("SELECT id FROM contacts WHERE location_id = 2 AND deleted_at IS NULL LIMIT 1")[0][0]
+        deleted = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NOT NULL LIMIT 1")
+        assert admin.get("/api/contacts/%d?location_id=1" % other).status == 404
+        assert admin.get("/api/contacts/%d?location_id=2" % other).status == 200
+        if deleted:
+            assert admin.get("/api/contacts/%d?location_id=1" % deleted[0][0]).status == 404
+        for bad in ("0", "-1", "abc", "99999999999999999999"):
+            assert admin.get("/api/contacts/%s?location_id=1" % bad).status == 404
+        user = s.login("location-1@example.test", PASSWORD)
+        assert user.get("/api/contacts/%d" % other).status == 404
+
+
+def test_tags_come_with_their_live_contacts():
+    s, admin = server()
+    with s:
+        tags = admin.get("/api/tags?location_id=1").json()["data"]
+        want = s.sql("SELECT t.name, (SELECT count(*) FROM contact_tags ct JOIN contacts c ON"
+                     " c.id = ct.contact_id WHERE ct.tag_id = t.id AND c.deleted_at IS NULL)"
+                     " FROM tags t WHERE t.location_id = 1 ORDER BY t.name COLLATE NOCASE")
+        assert [(t["name"], t["contacts"]) for t in tags] == want
+        assert tags[0]["contacts"] >= 0 and len(tags) == 20
+        ids_2 = {t["id"] for t in admin.get("/api/tags?location_id=2").json()["data"]}
+        assert not ids_2 & {t["id"] for t in tags}
