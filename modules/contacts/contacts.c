@@ -20,6 +20,8 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts/:id", .handler = contacts_record,
 	  .cache_ms = 60000,
 	  .reads = "contacts contact_tags tags custom_values custom_fields notes" },
+	{ .method = "POST", .pattern = "/api/contacts", .handler = contacts_create },
+	{ .method = "DELETE", .pattern = "/api/contacts/:id", .handler = contacts_delete },
 	{ .method = "GET", .pattern = "/api/tags", .handler = contacts_tags,
 	  .cache_ms = 60000, .reads = "tags contact_tags contacts" },
 };

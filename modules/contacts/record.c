@@ -6,11 +6,8 @@
  */
 #include "contacts.h"
 
-int contacts_record(struct hl_req *req)
+int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
 	sqlite3_stmt *st = hl_scoped_read(req,
 		"SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.company_id,"
 		" c.company_name, c.source, c.owner_id, c.health_score, c.created_at, c.updated_at,"
@@ -32,7 +29,15 @@ int contacts_record(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
-	return hl_reply_row(req, 200, st, "contact");
+	return hl_reply_row(req, status, st, "contact");
+}
+
+int contacts_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return contacts_reply_record(req, 200, id);
 }
 
 /* GET /api/tags: the location's tags by name, each with its number of

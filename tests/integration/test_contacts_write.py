@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+"""Creating and deleting contacts as a sub-account's users do: the new
+record comes back whole and shows in the list and search, bad fields are
+422 naming the field, a known e-mail is 409 naming its contact, and a
+delete is soft, scoped to the location and seen by the cache at once."""
+
+from test_contacts_list import PASSWORD, server
+
+
+def create(client, body, location=1):
+    return client.post("/api/contacts", body, headers={"X-Location-Id": str(location)})
+
+
+def test_a_new_contact_comes_back_and_is_found():
+    s, admin = server()
+    with s:
+        before = admin.get("/api/contacts?location_id=1&count=1&limit=1").json()["total"]
+        r = create(admin, {"first_name": "Quirin", "last_name": "Zwolinski",
+                           "email": "q.zwolinski@example.test", "phone": "+1 555 010 9999",
+                           "company_name": "Zwolinski Bakery", "source": "referral", "owner_id": 1})
+        assert r.status == 201, r.body
+        c = r.json()
+        assert (c["first_name"], c["email"], c["owner_id"], c["tags"]) == \
+            ("Quirin", "q.zwolinski@example.test", 1, [])
+        assert s.sql("SELECT location_id FROM contacts WHERE id = ?", c["id"]) == [(1,)]
+        after = admin.get("/api/contacts?location_id=1&count=1&limit=1")
+        assert after.json()["total"] == before + 1 and after.json()["data"][0]["id"] == c["id"]
+        found = admin.get("/api/contacts?location_id=1&q=wolinsk").json()["data"]
+        assert [x["id"] for x in found] == [c["id"]]
+        assert admin.get("/api/contacts/%d?location_id=1" % c["id"]).json()["company_name"] == \
+            "Zwolinski Bakery"
+        # Only a phone is enough.
+        assert create(admin, {"phone": "+1 555 010 0000"}).status == 201
+
+
+def test_bad_fields_are_422_naming_the_field():
+    s, admin = server()
+    with s:
+        other_location_user = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
+        for body, field in (({}, "first_name"), ({"first_name": ""}, "first_name"),
+                            ({"first_name": 7}, "first_name"), ({"first_name": "x" * 201}, "first_name"),
+                            ({"first_name": "A", "email": "not-an-address"}, "email"),
+                            ({"first_name": "A", "email": "a@b"}, "email"),
+                            ({"first_name": "A", "owner_id": "me"}, "owner_id"),
+                            ({"first_name": "A", "owner_id": 999999}, "owner_id"),
+                            ({"first_name": "A", "owner_id": other_location_user}, "owner_id"),
+                            (["not", "an", "object"], "object")):
+            r = create(admin, body)
+            assert r.status == 422 and field in r.json()["error"]["message"], (body, r.body)
+        assert s.sql("SELECT count(*) FROM contacts WHERE first_name = 'A'") == [(0,)]
+
+
+def test_a_known_email_is_409_naming_the_contact():
+    s, admin = server()
+    with s:
+        first = create(admin, {"first_name": "Dup", "email": "dup@example.test"}).json()["id"]
+        r = create(admin, {"first_name": "Dup 2", "email": "DUP@example.test"})
+        assert r.status == 409 and str(first) in r.json()["error"]["message"]
+        # Another location may have the same address.
+        assert create(admin, {"first_name": "Dup", "email": "dup@example.test"}, location=2).status == 201
+        assert s.sql("SELECT count(*) FROM contacts WHERE email LIKE 'dup@example.test'") == [(2,)]
+
+
+def delete(client, cid, location=None):
+    """A browser's DELETE: a cookie session sends its CSRF token."""
+    headers = {"X-CSRF-Token": client.get("/api/auth/me").json()["csrf_token"]}
+    if location:
+        headers["X-Location-Id"] = str(location)
+    return client.delete("/api/contacts/%d" % cid, headers=headers)
+
+
+def test_delete_is_soft_scoped_and_seen_at_once():
+    s, admin = server()
+    with s:
+        cid = create(admin, {"first_name": "Gone", "email": "gone@example.test"}).json()["id"]
+        assert admin.get("/api/contacts/%d?location_id=1" % cid).status == 200  # now cached
+        user2 = s.login("location-2@example.test", PASSWORD)
+        assert delete(user2, cid).status == 404  # another location's
+        r = delete(admin, cid, 1)
+        assert r.status == 204 and r.body == b""
+        assert admin.get("/api/contacts/%d?location_id=1" % cid).status == 404
+        assert cid not in [c["id"] for c in admin.get("/api/contacts?location_id=1&limit=5").json()["data"]]
+        assert s.sql("SELECT deleted_at IS NOT NULL FROM contacts WHERE id = ?", cid) == [(1,)]
+        assert delete(admin, cid, 1).status == 404
+        # The address is free again for a new contact.
+        assert create(admin, {"first_name": "Back", "email": "gone@example.test"}).status == 201
