@@ -73,8 +73,9 @@ struct hl_req {
 	int status;
 	const char *content_type;
 	const char *cache_control; /* NULL: no-store */
-	int encoded;                /* the body is already content-encoded (a
-	                             * precompressed file): never compress it */
+	int encoded;                /* the body is final as it is (a precompressed
+	                             * file, a cached variant, a stream): the HTTP
+	                             * layer never compresses it */
 	struct buf out;             /* HEAD_ROOM bytes, then the body */
 	struct buf packed;          /* the same, compressed (swapped with out) */
 	struct buf headers;         /* extra header lines, "Name: value\r\n"; kept

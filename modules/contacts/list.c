@@ -13,14 +13,10 @@
 #include "contacts.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define MAX_TAGS 20
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
 
 struct sort {
 	const char *name;    /* as in ?sort= */
@@ -117,7 +113,7 @@ static int read_filters(struct hl_req *req, struct filters *f)
 		f->q = q;
 	f->ntags = hl_query_all(req, "tag", &f->tags);
 	if (f->ntags > MAX_TAGS)
-		return bad(req, "at most " STRINGIFY(MAX_TAGS) " tags");
+		return bad(req, "at most 20 tags"); /* MAX_TAGS */
 	if (mode && strcmp(mode, "any") && strcmp(mode, "all"))
 		return bad(req, "tag_mode is any or all");
 	f->all_tags = mode && !strcmp(mode, "all");

@@ -15,6 +15,7 @@
 static const char *const fields[] = {
 	"first_name", "last_name", "email", "phone", "company_name", "source",
 };
+#define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
 /* A text member, NULL when absent or null; 422 (and -1) when it is not
  * text of at most MAX_TEXT characters. */
@@ -41,7 +42,7 @@ static int is_email(const char *s)
 }
 
 struct contact {
-	const char *text[6]; /* the first six of `fields` */
+	const char *text[NFIELDS]; /* by `fields`; NULL when not given */
 	int64_t owner;
 };
 
@@ -58,7 +59,7 @@ static int read_contact(struct hl_req *req, struct contact *c)
 	memset(c, 0, sizeof(*c));
 	if (hl_body_type(req, 0) != HL_JSON_OBJECT)
 		return invalid(req, "send the contact as a JSON object");
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < NFIELDS; i++)
 		if (text_field(req, fields[i], &c->text[i]))
 			return -1;
 	int tok = hl_body_find(req, 0, "owner_id");
@@ -118,7 +119,7 @@ int contacts_create(struct hl_req *req)
 		" ?7, ?8)");
 	if (!st)
 		return HL_EDB;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < NFIELDS; i++)
 		sqlite3_bind_text(st, 2 + i, c.text[i], -1, SQLITE_STATIC);
 	if (c.owner)
 		sqlite3_bind_int64(st, 8, c.owner);

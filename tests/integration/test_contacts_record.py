@@ -45,8 +45,8 @@ def test_a_contact_of_another_location_or_deleted_is_404():
         deleted = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NOT NULL LIMIT 1")
         assert admin.get("/api/contacts/%d?location_id=1" % other).status == 404
         assert admin.get("/api/contacts/%d?location_id=2" % other).status == 200
-        if deleted:
-            assert admin.get("/api/contacts/%d?location_id=1" % deleted[0][0]).status == 404
+        assert deleted, "the seeded data has deleted contacts"
+        assert admin.get("/api/contacts/%d?location_id=1" % deleted[0][0]).status == 404
         for bad in ("0", "-1", "abc", "99999999999999999999"):
             assert admin.get("/api/contacts/%s?location_id=1" % bad).status == 404
         user = s.login("location-1@example.test", PASSWORD)
@@ -61,6 +61,6 @@ def test_tags_come_with_their_live_contacts():
                      " c.id = ct.contact_id WHERE ct.tag_id = t.id AND c.deleted_at IS NULL)"
                      " FROM tags t WHERE t.location_id = 1 ORDER BY t.name COLLATE NOCASE")
         assert [(t["name"], t["contacts"]) for t in tags] == want
-        assert tags[0]["contacts"] >= 0 and len(tags) == 20
+        assert len(tags) == 20 and any(t["contacts"] for t in tags)
         ids_2 = {t["id"] for t in admin.get("/api/tags?location_id=2").json()["data"]}
         assert not ids_2 & {t["id"] for t in tags}

@@ -30,23 +30,24 @@ static int build(struct search *x)
 	    run_sql(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN") ||
 	    run_sql(db, x->ddl) ||
 	    sqlite3_prepare_v2(db, "INSERT INTO contact_search (rowid, text) VALUES (?, ?)", -1, &st,
-			       NULL) != SQLITE_OK)
+			       NULL) != SQLITE_OK) {
+		fprintf(stderr, "perf-seed: search index: %s\n", sqlite3_errmsg(db));
 		goto out;
-	for (int64_t i = 0; i < x->total; i++) {
+	}
+	for (int64_t i = 0; i < x->total; i++, sqlite3_reset(st)) {
 		while (i >= x->ready) {
 			struct timespec pause = { 0, 200000 };
 			nanosleep(&pause, NULL);
 		}
 		sqlite3_bind_int64(st, 1, x->first_id + i);
 		sqlite3_bind_text(st, 2, x->texts + i * SEARCH_SLOT, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			fprintf(stderr, "perf-seed: search index: %s\n", sqlite3_errmsg(db));
 			goto out;
-		sqlite3_reset(st);
+		}
 	}
 	rc = run_sql(db, "COMMIT");
 out:
-	if (rc)
-		fprintf(stderr, "perf-seed: search index: %s\n", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return rc;
