@@ -216,9 +216,13 @@ static int read_body(struct hl_req *r, const struct mg_request_info *ri)
 {
 	if (ri->content_length <= 0 && !mg_get_header(r->conn, "Transfer-Encoding"))
 		return 0;
-	if (receive_body(r, ri->content_length, (size_t)r->srv->cfg->max_body_kb * 1024))
+	const struct hl_route *route = &r->match.entry->route;
+	size_t max_kb = (size_t)r->srv->cfg->max_body_kb;
+	if (route->max_body_kb > max_kb)
+		max_kb = route->max_body_kb;
+	if (receive_body(r, ri->content_length, max_kb * 1024))
 		return -1;
-	if (r->match.entry->route.flags & HL_ROUTE_RAW_BODY || !r->body.len)
+	if (route->flags & HL_ROUTE_RAW_BODY || !r->body.len)
 		return 0;
 	if (!is_json_type(mg_get_header(r->conn, "Content-Type"))) {
 		hl_reply_error(r, 415, "unsupported_media_type",

@@ -10,6 +10,7 @@
 #include "migrate.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -54,7 +55,7 @@ struct modules {
 };
 
 /* The smallest element sizes a module may pass: those of ABI 1.0. */
-#define ROUTE_SIZE_1_0 sizeof(struct hl_route)
+#define ROUTE_SIZE_1_0 offsetof(struct hl_route, max_body_kb)
 #define MIGRATION_SIZE_1_0 sizeof(struct hl_migration)
 #define JOB_SIZE_1_0 sizeof(struct hl_job)
 #define DESC_SIZE_1_0 sizeof(struct hl_module)
@@ -116,8 +117,8 @@ HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n
 	if (size < ROUTE_SIZE_1_0)
 		return registration_failed(mod, HL_EABI, "route table entries are too small");
 	for (size_t i = 0; i < n; i++) {
-		struct hl_route r;
-		memcpy(&r, (const char *)t + i * size, sizeof(r));
+		struct hl_route r = { 0 };
+		memcpy(&r, (const char *)t + i * size, size < sizeof(r) ? size : sizeof(r));
 		const char *why;
 		rc = router_add(mod->set->router, &r, mod->name, mod, &why);
 		if (rc == HL_EEXIST)

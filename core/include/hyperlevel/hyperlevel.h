@@ -21,6 +21,9 @@
  *   1.0  first version: descriptor, routes, migrations, jobs (with
  *        hl_job_over_budget), settings, request context, JSON reader and
  *        writer, database access.
+ *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
+ *        hl_is_email); events (hl_publish, hl_job_publish, event
+ *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -35,7 +38,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 0
+#define HL_ABI_MINOR 1
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -115,6 +118,9 @@ struct hl_route {
 	 * asked hl_user_id is not kept unless the caller is "assigned only". */
 	unsigned cache_ms;
 	const char *reads;
+	/* The largest body this route accepts, in KB, when it is more than
+	 * the server's max_body_kb (an upload, say); 0: the server's. */
+	unsigned max_body_kb;
 };
 
 /* ---------------------------------------------------------------------------
@@ -167,6 +173,44 @@ HL_API int hl_job_over_budget(struct hl_job_run *run);
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key);
 
 /* ---------------------------------------------------------------------------
+ * Events. A module publishes what happened ("contact.created") for a
+ * location; other modules react through event handlers, and the live
+ * channel can pass it on to the location's users. An event published
+ * during a request or a job slice is delivered only once that transaction
+ * has committed (never for a rolled-back one), in the order published.
+ * Delivery is at most once and in memory: a consumer that must never miss
+ * a change keeps its own cursor over the publisher's tables instead.
+ */
+struct hl_event {
+	const char *name;   /* "contact.created" */
+	int64_t location_id;
+	int64_t subject_id; /* the record the event is about, or 0 */
+	const char *data;   /* a JSON object (text), never NULL: "{}" at least */
+};
+
+/* A handler runs on the scheduler thread like a job slice: `run` gives it
+ * the write connection (hl_job_db) and its writes are committed after it
+ * returns 0, rolled back when it returns a negative HL_E code (then logged
+ * and counted; the event is not retried). `event` is a full name or a
+ * prefix ending in ".*" ("contact.*"). The event and its strings live
+ * until the handler returns. */
+struct hl_event_handler {
+	const char *event;
+	int (*handle)(struct hl_job_run *run, const struct hl_event *ev);
+};
+
+/* Publish `name` about record `subject_id` (0: none) with `data`, a JSON
+ * object's text (NULL: "{}"), copied. hl_publish: for the request's
+ * location, sent after the request's write transaction commits (or at
+ * once, when the request began none). hl_job_publish: for `location_id`,
+ * sent after the slice (or handler) commits. 0, HL_EINVAL for a name that
+ * is not "noun.verb" of [a-z0-9_.] or data that is not an object, HL_ENOMEM. */
+HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id,
+		      const char *data);
+HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
+			  int64_t subject_id, const char *data);
+
+/* ---------------------------------------------------------------------------
  * The module descriptor. Its first five fields never move: the core reads
  * them before it calls any function of the module.
  */
@@ -201,9 +245,13 @@ struct hl_module {
 	hl_add_migrations_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
 #define hl_add_jobs(mod, table) \
 	hl_add_jobs_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+#define hl_add_event_handlers(mod, table) \
+	hl_add_event_handlers_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
 HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n, size_t size);
 HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, size_t n, size_t size);
 HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, size_t size);
+HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_handler *t,
+				  size_t n, size_t size);
 
 /* Settings from plugins.d/NAME.conf, read inside init. hl_setting returns
  * the value or `def` when the file does not set it; the string lives as long
@@ -290,6 +338,27 @@ HL_API const char *hl_body_string(struct hl_req *req, int tok);
 HL_API int hl_body_int(struct hl_req *req, int tok, int64_t *out);
 HL_API int hl_body_bool(struct hl_req *req, int tok, int *out);
 
+/* Checking the members of an object in the body (`obj`: a token, 0 for
+ * the root). On bad input each answers 422 with the member's name and what
+ * it must be ("email: not an e-mail address"), and returns HL_EINVAL; the
+ * handler then returns 0. Otherwise they return HL_FIELD_ABSENT,
+ * HL_FIELD_NULL (a JSON null: *out is NULL or 0) or HL_FIELD_SET, so a
+ * PATCH can tell "leave" from "clear". */
+enum { HL_FIELD_ABSENT = 0, HL_FIELD_NULL = 1, HL_FIELD_SET = 2 };
+/* `obj` must be an object whose members are all named in `keys` (NULL-
+ * terminated): a misspelt member is refused, not silently ignored. */
+HL_API int hl_fields_only(struct hl_req *req, int obj, const char *const *keys);
+/* Text of at most `max` characters (code points), any UTF-8. */
+HL_API int hl_field_text(struct hl_req *req, int obj, const char *key, size_t max,
+			 const char **out);
+/* An integer in [min, max]. */
+HL_API int hl_field_int(struct hl_req *req, int obj, const char *key, int64_t min,
+			int64_t max, int64_t *out);
+HL_API int hl_field_bool(struct hl_req *req, int obj, const char *key, int *out);
+/* Whether `s` has the shape of an e-mail address (one @, a dot in the
+ * domain, no spaces); the one check every module uses. */
+HL_API int hl_is_email(const char *s);
+
 /* ---------------------------------------------------------------------------
  * Answers. The core adds the status line, Content-Length, the security
  * headers and the rest; a module never writes a header by hand.
@@ -331,6 +400,37 @@ HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const 
  * then), HL_ESTATE without hl_stream_begin. */
 HL_API int hl_stream_begin(struct hl_req *req, int status, const char *content_type);
 HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
+
+/* CSV (RFC 4180). The writer adds rows to a streamed answer: fields with a
+ * comma, a quote, CR or LF are quoted (quotes doubled), NULL is empty,
+ * lines end in CRLF. Columns whose names start with "_" are left out, as
+ * in hl_json_row. 0, or what hl_stream_write returns. */
+HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st);
+HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
+
+/* The reader walks `len` bytes at `data` (not copied: keep them alive)
+ * from byte `offset`, which starts line `line` (0 and 1 for the start,
+ * where a UTF-8 byte order mark is skipped; a job resuming an import
+ * passes what hl_csv_offset and hl_csv_line said). Quoted fields may hold
+ * commas, doubled quotes and line breaks; lines end in CRLF or LF. Any
+ * thread; NULL when memory runs out. Close with hl_csv_close. */
+struct hl_csv;
+HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line);
+HL_API void hl_csv_close(struct hl_csv *csv);
+/* Read the next record: its number of fields (a blank line is skipped),
+ * 0 at the end, or HL_EINVAL for a malformed record (a quote left open,
+ * text after a closing quote, a NUL byte or invalid UTF-8), which
+ * hl_csv_error describes; the reader then goes on at the next line. */
+HL_API int hl_csv_next(struct hl_csv *csv);
+/* Field `i` of the current record, NUL-terminated (NULL past the last),
+ * valid until the next hl_csv_next; *len (when not NULL) its length. */
+HL_API const char *hl_csv_field(const struct hl_csv *csv, int i, size_t *len);
+/* The line the current record began on; the byte offset and line just
+ * after it, to resume from; what was wrong with a malformed record. */
+HL_API long hl_csv_record_line(const struct hl_csv *csv);
+HL_API size_t hl_csv_offset(const struct hl_csv *csv);
+HL_API long hl_csv_line(const struct hl_csv *csv);
+HL_API const char *hl_csv_error(const struct hl_csv *csv);
 
 /* The JSON writer: call in document order; commas and escaping are done
  * for you. Strings must be UTF-8; invalid bytes become U+FFFD. */
