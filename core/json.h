@@ -51,6 +51,9 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 enum hl_json_type json_type(const struct json_doc *d, int tok);
 int json_find(const struct json_doc *d, int obj, const char *key);
 int json_count(const struct json_doc *d, int tok);
+/* The token of the key after `key` in the object at `obj` (the first when
+ * `key` is negative), or -1 after the last; its value is the next token. */
+int json_next_key(const struct json_doc *d, int obj, int key);
 int json_index(struct json_doc *d, int arr, int i);
 /* The unescaped string at `tok`, allocated from `a`; NULL if not a string. */
 char *json_string(const struct json_doc *d, int tok, struct arena *a);

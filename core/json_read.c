@@ -411,6 +411,14 @@ int json_find(const struct json_doc *d, int obj, const char *key)
 	return -1;
 }
 
+int json_next_key(const struct json_doc *d, int obj, int key)
+{
+	if (json_type(d, obj) != HL_JSON_OBJECT || !d->tok[obj].t.size)
+		return -1;
+	int next = key < 0 ? obj + 1 : skip(d, key + 1);
+	return next < d->ntok && d->tok[next].t.start < d->tok[obj].t.end ? next : -1;
+}
+
 int json_count(const struct json_doc *d, int tok)
 {
 	enum hl_json_type t = json_type(d, tok);
