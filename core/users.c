@@ -45,40 +45,36 @@ int users_register(struct router *r)
 
 /* ---- reading the body ---------------------------------------------------- */
 
-/* A string member: NULL when absent; answers 422 and sets *bad when it is
- * not a string of 1 to max characters. */
+/* A string member through hl_field_text, NULL when absent; an empty one
+ * is refused too, since no user field may be blank. Sets *bad after an
+ * answer, so a handler reads every member and checks once. */
 static const char *text_field(struct hl_req *req, const char *key, size_t max, int *bad)
 {
-	int tok = hl_body_find(req, 0, key);
-	if (tok < 0 || *bad)
+	const char *v;
+	if (*bad)
 		return NULL;
-	const char *v = hl_body_string(req, tok);
-	if (!v || !*v || strlen(v) > max) {
-		hl_reply_error(req, 422, "validation", "%s must be text of 1 to %zu characters", key, max);
-		*bad = 1;
-		return NULL;
+	int rc = hl_field_text(req, 0, key, max, &v);
+	if (rc == HL_FIELD_NULL || (rc == HL_FIELD_SET && !*v)) {
+		hl_reply_error(req, 422, "validation", "%s: text of 1 to %zu characters", key, max);
+		rc = HL_EINVAL;
 	}
-	return v;
+	*bad = rc < 0;
+	return rc == HL_FIELD_SET ? v : NULL;
 }
 
-/* A boolean member: -1 when absent; 422 and *bad when not a boolean. */
+/* A boolean member: -1 when absent; sets *bad after an answer. */
 static int bool_field(struct hl_req *req, const char *key, int *bad)
 {
-	int tok = hl_body_find(req, 0, key), v;
-	if (tok < 0 || *bad)
+	int v;
+	if (*bad)
 		return -1;
-	if (hl_body_bool(req, tok, &v)) {
-		hl_reply_error(req, 422, "validation", "%s must be true or false", key);
-		*bad = 1;
-		return -1;
+	int rc = hl_field_bool(req, 0, key, &v);
+	if (rc == HL_FIELD_NULL) {
+		hl_reply_error(req, 422, "validation", "%s: true or false", key);
+		rc = HL_EINVAL;
 	}
-	return v;
-}
-
-static int valid_email(const char *s)
-{
-	const char *at = strchr(s, '@');
-	return at && at > s && strchr(at + 1, '.') && !strchr(at + 1, '@') && !strpbrk(s, " \t\r\n");
+	*bad = rc < 0;
+	return rc == HL_FIELD_SET ? v : -1;
 }
 
 /* ---- users ------------------------------------------------------------- */
@@ -176,7 +172,7 @@ static int create_user(struct hl_req *req)
 	int assigned_only = bool_field(req, "assigned_only", &bad);
 	if (bad)
 		return 0;
-	if (!email || !valid_email(email))
+	if (!email || !hl_is_email(email))
 		return hl_reply_error(req, 422, "validation", "email must be an e-mail address");
 	if (!name || !role_parse(role))
 		return hl_reply_error(req, 422, "validation", "name and a role (agency_admin,"
@@ -408,7 +404,7 @@ static int update_location(struct hl_req *req)
 int users_create_admin(struct db *db, const char *email, const char *name, const char *agency,
 		       const char *password)
 {
-	if (!valid_email(email) || !*name || strlen(password) < PASSWORD_MIN) {
+	if (!hl_is_email(email) || !*name || strlen(password) < PASSWORD_MIN) {
 		log_error("create-admin: give an e-mail address, a name, and a password of at least"
 			  " %d characters on standard input", PASSWORD_MIN);
 		return HL_EINVAL;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contacts.c: the contacts module: its routes, migrations and the job
- * that removes soft-deleted contacts for good after a grace period.
+ * contacts.c: the contacts module: its routes, migrations and jobs (the
+ * CSV import's, and the one that removes soft-deleted contacts for good
+ * after a grace period).
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
@@ -14,20 +15,44 @@
 
 static int purge_slice(struct hl_job_run *run);
 
+#define CONTACT_READS "contacts contact_tags tags custom_values custom_fields notes"
+
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts", .handler = contacts_list,
 	  .cache_ms = 60000, .reads = "contacts contact_tags tags" },
+	{ .method = "GET", .pattern = "/api/contacts/export.csv", .handler = contacts_export,
+	  .reads = CONTACT_READS },
 	{ .method = "GET", .pattern = "/api/contacts/:id", .handler = contacts_record,
-	  .cache_ms = 60000,
-	  .reads = "contacts contact_tags tags custom_values custom_fields notes" },
+	  .cache_ms = 60000, .reads = CONTACT_READS },
 	{ .method = "POST", .pattern = "/api/contacts", .handler = contacts_create },
+	{ .method = "POST", .pattern = "/api/contacts/upsert", .handler = contacts_upsert },
+	{ .method = "PATCH", .pattern = "/api/contacts/:id", .handler = contacts_change },
 	{ .method = "DELETE", .pattern = "/api/contacts/:id", .handler = contacts_delete },
-	{ .method = "GET", .pattern = "/api/tags", .handler = contacts_tags,
+	{ .method = "POST", .pattern = "/api/contacts/import", .handler = contacts_import,
+	  .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 256 * 1024 },
+	{ .method = "GET", .pattern = "/api/contacts/imports/:id", .handler = contacts_import_status },
+	{ .method = "POST", .pattern = "/api/contacts/:id/tags", .handler = tags_add },
+	{ .method = "DELETE", .pattern = "/api/contacts/:id/tags/:tag", .handler = tags_remove },
+	{ .method = "POST", .pattern = "/api/tags/bulk", .handler = tags_bulk },
+	{ .method = "GET", .pattern = "/api/tags", .handler = tags_list,
 	  .cache_ms = 60000, .reads = "tags contact_tags contacts" },
+	{ .method = "GET", .pattern = "/api/contacts/:id/notes", .handler = notes_list,
+	  .cache_ms = 60000, .reads = "notes contacts" },
+	{ .method = "POST", .pattern = "/api/contacts/:id/notes", .handler = notes_add },
+	{ .method = "DELETE", .pattern = "/api/contacts/:id/notes/:note", .handler = notes_delete },
+	{ .method = "GET", .pattern = "/api/custom-fields", .handler = custom_fields_list,
+	  .cache_ms = 60000, .reads = "custom_fields" },
+	{ .method = "POST", .pattern = "/api/custom-fields", .handler = custom_fields_create,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "PATCH", .pattern = "/api/custom-fields/:id", .handler = custom_fields_change,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "DELETE", .pattern = "/api/custom-fields/:id", .handler = custom_fields_delete,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 };
 
 static const struct hl_job jobs[] = {
 	{ .name = "purge", .period_ms = 3600 * 1000, .slice = purge_slice },
+	{ .name = "import", .period_ms = 1000, .slice = import_slice },
 };
 
 static long long purge_after_days;
@@ -45,7 +70,7 @@ static int init(struct hl_mod *mod)
 }
 
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
-	  .summary = "contacts, their list and search");
+	  .summary = "contacts: list, search, tags, custom fields, notes, CSV");
 
 /* Remove contacts deleted more than purge_after_days ago, 500 at a time,
  * oldest deletion first. Deleted rows leave the index, so the next slice

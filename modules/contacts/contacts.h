@@ -1,23 +1,126 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contacts.h: the contacts module's parts: contacts.c registers them,
- * list.c answers the list, record.c one contact and the tags, write.c
- * creates and deletes.
+ * contacts.h: the contacts module's parts. contacts.c registers them;
+ * list.c answers the list, record.c one contact; write.c creates, changes,
+ * upserts and deletes through store.c, which imports share; custom.c keeps
+ * the custom fields and checks their values; tags.c and notes.c the tags
+ * and notes of a contact; export.c and import.c move contacts as CSV.
  */
 #ifndef CONTACTS_H
 #define CONTACTS_H
 
 #include <hyperlevel/hyperlevel.h>
 
-/* GET /api/contacts (list.c) */
-int contacts_list(struct hl_req *req);
-/* GET /api/contacts/:id and GET /api/tags (record.c) */
-int contacts_record(struct hl_req *req);
-int contacts_tags(struct hl_req *req);
+#define CONTACT_TEXT_MAX 200
+
+/* ---- one contact's own fields (store.c) ------------------------------- */
+
+/* The text fields, in this order everywhere (the JSON members, the CSV
+ * columns, the statements' parameters). */
+enum contact_text {
+	CT_FIRST_NAME, CT_LAST_NAME, CT_EMAIL, CT_PHONE, CT_COMPANY_NAME, CT_SOURCE, CT_COUNT
+};
+extern const char *const contact_text_names[CT_COUNT];
+
+/* What a create, change, upsert or import row says about a contact. A
+ * field whose bit is clear in `given` is left as it is; a given NULL
+ * clears it. */
+struct contact_input {
+	const char *text[CT_COUNT];
+	unsigned given;       /* bit (1 << CT_...) per text field, OWNER_GIVEN */
+	int64_t owner_id;     /* 0: nobody */
+};
+#define OWNER_GIVEN (1u << CT_COUNT)
+
+/* Why `in` cannot be stored as it is, as a 422 message naming the field,
+ * or NULL. `whole`: a new contact (it needs a name, an e-mail or a phone). */
+const char *contact_input_problem(const struct contact_input *in, int whole);
+/* The live contact of the location that `in` would duplicate: the same
+ * e-mail, or with no e-mail given, the same phone; not `except`. 0 for
+ * none, HL_EDB. */
+int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_input *in,
+		      int64_t except);
+/* Insert: the new id, or HL_EDB. */
+int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in);
+/* Change the given fields of live contact `id`: 0, HL_ENOENT, HL_EDB. */
+int contact_update(struct hl_db *db, int64_t location, int64_t id,
+		   const struct contact_input *in);
+/* Whether `owner` is a user who can open the location: 1, 0, HL_EDB. */
+int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner);
+
+/* ---- custom fields (custom.c) ------------------------------------------ */
+
+#define CUSTOM_TEXT_MAX 1000
+
+/* The text to store for `value` given to a field of `type` ("text",
+ * "number", "date", "select", "checkbox") with `options` (its JSON array of
+ * choices, for select): `value` itself or a canonical form written into
+ * `room` (a number as SQLite prints it, a checkbox as true or false).
+ * NULL with *why set when the value does not fit the type; `db` checks a
+ * choice against the options. */
+const char *custom_value_check(struct hl_db *db, const char *type, const char *options,
+			       const char *value, char room[32], const char **why);
+/* Set field `field`'s value on contact `id` (NULL removes it). 0, HL_EDB. */
+int custom_value_set(struct hl_db *db, int64_t location, int64_t id, int64_t field,
+		     const char *value);
+/* Store the body's "custom_fields" object (key: value, null clears) on
+ * contact `id`. 0, or HL_EINVAL after answering 422, HL_EDB. */
+int custom_values_from_body(struct hl_req *req, int64_t id);
+
+/* ---- tags (tags.c) ------------------------------------------------------ */
+
+#define TAG_NAME_MAX 64
+
+/* Put tag `name` (made when the location lacks it) on contact `id`: 1 when
+ * newly put, 0 when it was there, HL_EDB. */
+int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name);
+/* Put the body's "tags" (an array of names) on contact `id`. 0, or
+ * HL_EINVAL after answering 422, HL_EDB. */
+int tags_from_body(struct hl_req *req, int64_t id);
+
+/* ---- the list's filters (list.c), which the export shares ---------------- */
+
+struct contact_filters {
+	const struct contact_sort *sort;
+	const char *q;          /* without wildcards; NULL: none */
+	const char **tags;
+	int ntags, all_tags;
+	int64_t owner;          /* 0: any */
+	const char *after, *before, *cursor;
+};
+
+/* Read and check the query string; answers 400 itself (returns -1). */
+int contact_filters_read(struct hl_req *req, struct contact_filters *f);
+/* " FROM contacts c WHERE ...": the location's live contacts (c) that pass
+ * the filters, and are the caller's own for "assigned only" callers. */
+const char *contact_filters_where(struct hl_req *req, const struct contact_filters *f);
+/* Bind the filters' parameters in a statement built on that text. */
+void contact_filters_bind(struct hl_req *req, sqlite3_stmt *st, const struct contact_filters *f);
+
+/* ---- handlers ----------------------------------------------------------- */
+
+int contacts_list(struct hl_req *req);             /* list.c */
+int contacts_record(struct hl_req *req);           /* record.c */
 /* Answer contact `id` of the location whole, with `status`; 404 if none. */
 int contacts_reply_record(struct hl_req *req, int status, int64_t id);
-/* POST /api/contacts and DELETE /api/contacts/:id (write.c) */
-int contacts_create(struct hl_req *req);
+int contacts_create(struct hl_req *req);           /* write.c */
+int contacts_change(struct hl_req *req);
+int contacts_upsert(struct hl_req *req);
 int contacts_delete(struct hl_req *req);
+int custom_fields_list(struct hl_req *req);        /* custom.c */
+int custom_fields_create(struct hl_req *req);
+int custom_fields_change(struct hl_req *req);
+int custom_fields_delete(struct hl_req *req);
+int tags_list(struct hl_req *req);                 /* tags.c */
+int tags_add(struct hl_req *req);
+int tags_remove(struct hl_req *req);
+int tags_bulk(struct hl_req *req);
+int notes_list(struct hl_req *req);                /* notes.c */
+int notes_add(struct hl_req *req);
+int notes_delete(struct hl_req *req);
+int contacts_export(struct hl_req *req);           /* export.c */
+int contacts_import(struct hl_req *req);           /* import.c */
+int contacts_import_status(struct hl_req *req);
+int import_slice(struct hl_job_run *run);
 
 #endif

@@ -18,14 +18,14 @@
 
 #define MAX_TAGS 20
 
-struct sort {
+struct contact_sort {
 	const char *name;    /* as in ?sort= */
 	const char *columns; /* the ORDER BY key, without the id */
 	int n;               /* columns in it */
 	int descending;
 };
 
-static const struct sort sorts[] = {
+static const struct contact_sort sorts[] = {
 	{ "-created", "c.created_at", 1, 1 },
 	{ "created", "c.created_at", 1, 0 },
 	{ "-updated", "c.updated_at", 1, 1 },
@@ -52,7 +52,7 @@ static int bad(struct hl_req *req, const char *message)
 	return -1;
 }
 
-static const struct sort *find_sort(const char *name)
+static const struct contact_sort *find_sort(const char *name)
 {
 	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
 		if (!strcmp(sorts[i].name, name))
@@ -92,17 +92,7 @@ static size_t characters(const char *s)
 	return n;
 }
 
-struct filters {
-	const struct sort *sort;
-	const char *q;          /* without wildcards; NULL: none */
-	const char **tags;
-	int ntags, all_tags;
-	int64_t owner;          /* 0: any */
-	const char *after, *before, *cursor;
-};
-
-/* Read and check the query string; answers 400 itself (returns -1). */
-static int read_filters(struct hl_req *req, struct filters *f)
+int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 {
 	const char *sort = hl_query(req, "sort"), *mode = hl_query(req, "tag_mode");
 	memset(f, 0, sizeof(*f));
@@ -126,8 +116,7 @@ static int read_filters(struct hl_req *req, struct filters *f)
 	return 0;
 }
 
-/* The WHERE clause of the list and of its count. */
-static void where(struct sql *q, const struct filters *f, int assigned_only)
+static void where(struct sql *q, const struct contact_filters *f, int assigned_only)
 {
 	add(q, " FROM contacts c WHERE c.location_id = :location AND c.deleted_at IS NULL");
 	if (f->q && characters(f->q) >= 3)
@@ -158,7 +147,7 @@ static void where(struct sql *q, const struct filters *f, int assigned_only)
 		add(q, " AND c.created_at < :before");
 }
 
-static void bind_filters(struct hl_req *req, sqlite3_stmt *st, const struct filters *f)
+void contact_filters_bind(struct hl_req *req, sqlite3_stmt *st, const struct contact_filters *f)
 {
 	int i;
 	if ((i = sqlite3_bind_parameter_index(st, ":q")))
@@ -181,8 +170,15 @@ static void bind_filters(struct hl_req *req, sqlite3_stmt *st, const struct filt
 		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
 }
 
+const char *contact_filters_where(struct hl_req *req, const struct contact_filters *f)
+{
+	struct sql q = { req, "" };
+	where(&q, f, hl_assigned_only(req));
+	return q.text;
+}
+
 /* After the last row of the previous page, in the sort's direction. */
-static void after_cursor(struct sql *q, const struct sort *s)
+static void after_cursor(struct sql *q, const struct contact_sort *s)
 {
 	add(q, hl_sprintf(q->req, " AND (%s, c.id) %s (", s->columns, s->descending ? "<" : ">"));
 	for (int i = 0; i <= s->n; i++)
@@ -190,14 +186,14 @@ static void after_cursor(struct sql *q, const struct sort *s)
 	add(q, ")");
 }
 
-static int64_t count(struct hl_req *req, const struct filters *f)
+static int64_t count(struct hl_req *req, const struct contact_filters *f)
 {
 	struct sql q = { req, "SELECT count(*)" };
 	where(&q, f, hl_assigned_only(req));
 	sqlite3_stmt *st = hl_scoped_read(req, q.text);
 	if (!st)
 		return -1;
-	bind_filters(req, st, f);
+	contact_filters_bind(req, st, f);
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 }
 
@@ -230,9 +226,9 @@ static const char *read_cursor(struct hl_req *req, const char *hex)
 
 int contacts_list(struct hl_req *req)
 {
-	struct filters f;
+	struct contact_filters f;
 	int64_t limit, total = -1, want_count;
-	if (read_filters(req, &f) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	if (contact_filters_read(req, &f) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
 	const char *cursor = hl_query(req, "cursor");
@@ -257,7 +253,7 @@ int contacts_list(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_read(req, q.text);
 	if (!st)
 		return HL_EDB;
-	bind_filters(req, st, &f);
+	contact_filters_bind(req, st, &f);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit + 1);
 	return hl_reply_page_total(req, st, limit, 12, total);
 }

@@ -39,17 +39,3 @@ int contacts_record(struct hl_req *req)
 		return 0;
 	return contacts_reply_record(req, 200, id);
 }
-
-/* GET /api/tags: the location's tags by name, each with its number of
- * live contacts. */
-int contacts_tags(struct hl_req *req)
-{
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT t.id, t.name, t.color, (SELECT count(*) FROM contact_tags ct"
-		" JOIN contacts c ON c.id = ct.contact_id"
-		" WHERE ct.tag_id = t.id AND c.deleted_at IS NULL) AS contacts"
-		" FROM tags t WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
-	if (!st)
-		return HL_EDB;
-	return hl_reply_page(req, st, 10000, 0);
-}

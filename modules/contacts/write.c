@@ -1,132 +1,153 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * write.c: creating and deleting contacts. A new contact is checked field
- * by field (422 naming the field), and an e-mail address a live contact
- * of the location already has is refused with 409 naming that contact.
- * Deleting is soft: the purge job removes the row after a grace period.
+ * write.c: creating, changing, upserting and deleting contacts from JSON.
+ * The body is checked member by member (422 naming the member, unknown
+ * members refused); a contact that would duplicate a live one (the same
+ * e-mail, or without one the same phone) is 409 naming it, except for an
+ * upsert, which changes that one instead. Deleting is soft: the purge job
+ * removes the row after a grace period. Every write publishes an event.
  */
 #include "contacts.h"
 
 #include <string.h>
 
-#define MAX_TEXT 200
-
-/* The text fields, in the order of the INSERT's parameters. */
-static const char *const fields[] = {
+static const char *const contact_keys[] = {
 	"first_name", "last_name", "email", "phone", "company_name", "source",
+	"owner_id", "custom_fields", "tags", NULL,
 };
-#define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 
-/* A text member, NULL when absent or null; 422 (and -1) when it is not
- * text of at most MAX_TEXT characters. */
-static int text_field(struct hl_req *req, const char *key, const char **out)
+/* The body as a contact_input; answers 422 itself (HL_EINVAL). */
+static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 {
-	int tok = hl_body_find(req, 0, key);
-	*out = NULL;
-	if (tok < 0 || hl_body_type(req, tok) == HL_JSON_NULL)
-		return 0;
-	const char *s = hl_body_string(req, tok);
-	if (!s || strlen(s) > MAX_TEXT) {
-		hl_reply_error(req, 422, "validation", "%s: text of at most %d characters", key, MAX_TEXT);
-		return -1;
+	memset(in, 0, sizeof(*in));
+	int rc = hl_fields_only(req, 0, contact_keys);
+	for (int f = 0; f < CT_COUNT && rc >= 0; f++) {
+		rc = hl_field_text(req, 0, contact_text_names[f], CONTACT_TEXT_MAX, &in->text[f]);
+		if (rc > HL_FIELD_ABSENT)
+			in->given |= 1u << f;
 	}
-	*out = *s ? s : NULL;
+	if (rc >= 0)
+		rc = hl_field_int(req, 0, "owner_id", 1, INT64_MAX, &in->owner_id);
+	if (rc > HL_FIELD_ABSENT)
+		in->given |= OWNER_GIVEN;
+	if (rc < 0)
+		return rc;
+	const char *problem = contact_input_problem(in, whole);
+	if (problem) {
+		hl_reply_error(req, 422, "validation", "%s", problem);
+		return HL_EINVAL;
+	}
+	int ok = in->owner_id ? contact_owner_ok(hl_read(req), hl_location_id(req), in->owner_id) : 1;
+	if (ok < 0)
+		return ok;
+	if (!ok) {
+		hl_reply_error(req, 422, "validation", "owner_id: no user of this location");
+		return HL_EINVAL;
+	}
 	return 0;
 }
 
-static int is_email(const char *s)
+/* The JSON array of the given members' names, for contact.updated. */
+static const char *given_names(struct hl_req *req, const struct contact_input *in)
 {
-	const char *at = strchr(s, '@');
-	return at && at > s && !strchr(at + 1, '@') && strchr(at + 1, '.') &&
-	       at[strlen(at) - 1] != '.' && !strpbrk(s, " \t\r\n,;<>");
+	const char *list = "";
+	for (int f = 0; f < CT_COUNT; f++)
+		if (in->given & (1u << f))
+			list = hl_sprintf(req, "%s%s\"%s\"", list, *list ? "," : "",
+					  contact_text_names[f]);
+	if (in->given & OWNER_GIVEN)
+		list = hl_sprintf(req, "%s%s\"owner_id\"", list, *list ? "," : "");
+	return hl_sprintf(req, "{\"fields\":[%s]}", list);
 }
 
-struct contact {
-	const char *text[NFIELDS]; /* by `fields`; NULL when not given */
-	int64_t owner;
-};
-
-/* Answer 422; -1 for read_contact. */
-static int invalid(struct hl_req *req, const char *message)
+/* Custom values and tags of the body, then the event and the answer. */
+static int finish(struct hl_req *req, int64_t id, int status, const char *event,
+		  const char *data)
 {
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return -1;
+	int rc = custom_values_from_body(req, id);
+	if (!rc)
+		rc = tags_from_body(req, id);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	rc = hl_publish(req, event, id, data);
+	return rc ? rc : contacts_reply_record(req, status, id);
 }
 
-/* Read and check the body; answers 422 itself (-1). */
-static int read_contact(struct hl_req *req, struct contact *c)
+static int create(struct hl_req *req, const struct contact_input *in)
 {
-	memset(c, 0, sizeof(*c));
-	if (hl_body_type(req, 0) != HL_JSON_OBJECT)
-		return invalid(req, "send the contact as a JSON object");
-	for (int i = 0; i < NFIELDS; i++)
-		if (text_field(req, fields[i], &c->text[i]))
-			return -1;
-	int tok = hl_body_find(req, 0, "owner_id");
-	if (tok >= 0 && hl_body_type(req, tok) != HL_JSON_NULL && hl_body_int(req, tok, &c->owner))
-		return invalid(req, "owner_id: a user's id");
-	if (!c->text[0] && !c->text[1] && !c->text[2] && !c->text[3])
-		return invalid(req, "first_name: a contact needs a name, an e-mail or a phone");
-	if (c->text[2] && !is_email(c->text[2]))
-		return invalid(req, "email: not an e-mail address");
-	return 0;
+	struct hl_db *db = hl_write_begin(req);
+	int64_t id = db ? contact_insert(db, hl_location_id(req), in) : HL_EDB;
+	return id < 0 ? (int)id : finish(req, id, 201, "contact.created", NULL);
 }
 
-/* The owner must be able to open the location. */
-static int owner_ok(struct hl_req *req, int64_t owner)
-{
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT 1 FROM users u WHERE u.id = ?2 AND u.disabled_at IS NULL AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = :location))");
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 2, owner);
-	return sqlite3_step(st) == SQLITE_ROW;
-}
-
-/* A live contact of the location with this e-mail address, or 0. */
-static int64_t holder_of(struct hl_req *req, const char *email)
-{
-	sqlite3_stmt *st = hl_scoped_write(req,
-		"SELECT id FROM contacts WHERE location_id = :location AND email = ?2 COLLATE NOCASE"
-		" AND deleted_at IS NULL LIMIT 1");
-	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 2, email, -1, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-}
-
+/* POST /api/contacts */
 int contacts_create(struct hl_req *req)
 {
-	struct contact c;
-	if (read_contact(req, &c))
-		return 0;
-	int ok = c.owner ? owner_ok(req, c.owner) : 1;
-	if (ok < 0)
-		return HL_EDB;
-	if (!ok)
-		return hl_reply_error(req, 422, "validation", "owner_id: no user of this location");
-	int64_t holder = c.text[2] ? holder_of(req, c.text[2]) : 0;
-	if (holder < 0)
-		return HL_EDB;
-	if (holder)
-		return hl_reply_error(req, 409, "duplicate",
-				      "contact %lld already has this e-mail address", (long long)holder);
-	sqlite3_stmt *st = hl_scoped_write(req,
-		"INSERT INTO contacts (location_id, first_name, last_name, email, phone, company_name,"
-		" source, owner_id) VALUES (:location, coalesce(?2, ''), coalesce(?3, ''), ?4, ?5, ?6,"
-		" ?7, ?8)");
+	struct contact_input in;
+	int rc = read_input(req, &in, 1);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	int64_t twin = contact_match(hl_write_begin(req), hl_location_id(req), &in, 0);
+	if (twin < 0)
+		return (int)twin;
+	if (twin)
+		return hl_reply_error(req, 409, "duplicate", "contact %lld already has this %s",
+				      (long long)twin, in.text[CT_EMAIL] ? "e-mail address" : "phone");
+	return create(req, &in);
+}
+
+/* Change contact `id` as `in` says, refusing an e-mail another contact
+ * has and a change that leaves no name, e-mail or phone. */
+static int change(struct hl_req *req, int64_t id, const struct contact_input *in)
+{
+	struct hl_db *db = hl_write_begin(req);
+	if (in->given & (1u << CT_EMAIL) && in->text[CT_EMAIL]) {
+		struct contact_input probe = { .text[CT_EMAIL] = in->text[CT_EMAIL] };
+		int64_t twin = contact_match(db, hl_location_id(req), &probe, id);
+		if (twin)
+			return twin < 0 ? (int)twin : hl_reply_error(req, 409, "duplicate",
+				"contact %lld already has this e-mail address", (long long)twin);
+	}
+	int rc = contact_update(db, hl_location_id(req), id, in);
+	if (rc == HL_ENOENT)
+		return hl_reply_error(req, 404, "not_found", "no such contact");
+	sqlite3_stmt *st = rc ? NULL : hl_stmt(db,
+		"SELECT 1 FROM contacts WHERE id = ?1 AND first_name = '' AND last_name = ''"
+		" AND email IS NULL AND phone IS NULL");
 	if (!st)
 		return HL_EDB;
-	for (int i = 0; i < NFIELDS; i++)
-		sqlite3_bind_text(st, 2 + i, c.text[i], -1, SQLITE_STATIC);
-	if (c.owner)
-		sqlite3_bind_int64(st, 8, c.owner);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return contacts_reply_record(req, 201,
-				     sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req))));
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		return hl_reply_error(req, 422, "validation",
+				      "first_name: a contact needs a name, an e-mail or a phone");
+	return finish(req, id, 200, "contact.updated", given_names(req, in));
+}
+
+/* PATCH /api/contacts/:id: only the members sent change; null clears. */
+int contacts_change(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	struct contact_input in;
+	int rc = read_input(req, &in, 0);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	return change(req, id, &in);
+}
+
+/* POST /api/contacts/upsert: change the contact this one matches (by
+ * e-mail, then phone), or create it; 200 or 201. */
+int contacts_upsert(struct hl_req *req)
+{
+	struct contact_input in;
+	int rc = read_input(req, &in, 1);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	int64_t twin = contact_match(hl_write_begin(req), hl_location_id(req), &in, 0);
+	if (twin < 0)
+		return (int)twin;
+	return twin ? change(req, twin, &in) : create(req, &in);
 }
 
 /* DELETE /api/contacts/:id: soft; 204, or 404 for no live contact here. */
@@ -146,5 +167,6 @@ int contacts_delete(struct hl_req *req)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
 		return hl_reply_error(req, 404, "not_found", "no such contact");
-	return hl_reply_raw(req, 204, "application/json", "", 0);
+	int rc = hl_publish(req, "contact.deleted", id, NULL);
+	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }

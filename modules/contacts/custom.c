@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * custom.c: the fields a location adds to its contacts (a key, a name, a
+ * type: text, number, date, select with its options, checkbox) and their
+ * values, checked against the type before they are stored, whether they
+ * come from JSON or from a CSV import. Deleting a field deletes its values
+ * (the foreign key cascades).
+ *
+ * Option lists and the body's values are read by SQLite's JSON functions
+ * straight from the body text: they see the JSON types (a number stays a
+ * number) and build the stored array without a second JSON writer.
+ */
+#include "contacts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_MAX 64
+#define NAME_MAX_CHARS 100
+#define OPTIONS_MAX 100
+
+/* ---- values ------------------------------------------------------------- */
+
+static int is_leap(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+/* Whether `s` is a calendar date written YYYY-MM-DD. */
+static int is_date(const char *s)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, m, d, end = 0;
+	if (strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &end) != 3 || end != 10 ||
+	    s[4] != '-' || s[7] != '-' || m < 1 || m > 12 || d < 1)
+		return 0;
+	return d <= days[m - 1] + (m == 2 && is_leap(y));
+}
+
+static size_t code_points(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Whether `value` is one of the JSON array `options`: 1, 0, HL_EDB. */
+static int is_option(struct hl_db *db, const char *options, const char *value)
+{
+	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM json_each(?1) WHERE value = ?2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 1, options ? options : "[]", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+const char *custom_value_check(struct hl_db *db, const char *type, const char *options,
+			       const char *value, char room[32], const char **why)
+{
+	char *end;
+	*why = NULL;
+	if (!strcmp(type, "number")) {
+		double v = strtod(value, &end);
+		if (end == value || *end || !isfinite(v))
+			return *why = "a number", NULL;
+		snprintf(room, 32, "%.15g", v);
+		return room;
+	}
+	if (!strcmp(type, "date"))
+		return is_date(value) ? value : (*why = "a date written YYYY-MM-DD", NULL);
+	if (!strcmp(type, "checkbox")) {
+		if (!strcmp(value, "true") || !strcmp(value, "1") || !strcasecmp(value, "yes"))
+			return "true";
+		if (!strcmp(value, "false") || !strcmp(value, "0") || !strcasecmp(value, "no"))
+			return "false";
+		return *why = "true or false", NULL;
+	}
+	if (!strcmp(type, "select")) {
+		int rc = is_option(db, options, value);
+		return rc > 0 ? value : (*why = rc ? "(the database failed)" : "one of the field's options",
+					 NULL);
+	}
+	return code_points(value) <= CUSTOM_TEXT_MAX ? value
+		: (*why = "text of at most 1000 characters", NULL);
+}
+
+int custom_value_set(struct hl_db *db, int64_t location, int64_t id, int64_t field,
+		     const char *value)
+{
+	sqlite3_stmt *st = value
+		? hl_stmt(db, "INSERT INTO custom_values (contact_id, field_id, location_id, value)"
+			  " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET value = excluded.value")
+		: hl_stmt(db, "DELETE FROM custom_values WHERE contact_id = ?1 AND field_id = ?2"
+			  " AND location_id = ?3");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, field);
+	sqlite3_bind_int64(st, 3, location);
+	if (value)
+		sqlite3_bind_text(st, 4, value, -1, SQLITE_STATIC);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* Answer 422 for custom field `key`; HL_EINVAL. */
+static int bad_value(struct hl_req *req, const char *key, const char *why)
+{
+	hl_reply_error(req, 422, "validation", "custom_fields.%s: %s", key, why);
+	return HL_EINVAL;
+}
+
+int custom_values_from_body(struct hl_req *req, int64_t id)
+{
+	int obj = hl_body_find(req, 0, "custom_fields");
+	if (obj < 0)
+		return 0;
+	if (hl_body_type(req, obj) != HL_JSON_OBJECT) {
+		hl_reply_error(req, 422, "validation", "custom_fields: an object of field keys");
+		return HL_EINVAL;
+	}
+	size_t len;
+	const char *body = hl_body(req, &len);
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"SELECT j.key, j.type, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
+		" ELSE j.atom END, f.id, f.type, f.options FROM json_each(?2, '$.custom_fields') j"
+		" LEFT JOIN custom_fields f ON f.location_id = :location AND f.key = j.key");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 2, body, (int)len, SQLITE_STATIC);
+	struct hl_db *db = hl_write_begin(req);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		const char *json_type = (const char *)sqlite3_column_text(st, 1);
+		const char *value = (const char *)sqlite3_column_text(st, 2), *why;
+		char room[32];
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+			return bad_value(req, key, "no such custom field");
+		if (!strcmp(json_type, "object") || !strcmp(json_type, "array"))
+			return bad_value(req, key, "a single value");
+		if (value && !(value = custom_value_check(db, (const char *)sqlite3_column_text(st, 4),
+				(const char *)sqlite3_column_text(st, 5), value, room, &why)))
+			return bad_value(req, key, why);
+		if (custom_value_set(db, hl_location_id(req), id, sqlite3_column_int64(st, 3), value))
+			return HL_EDB;
+	}
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* ---- the fields themselves ---------------------------------------------- */
+
+static const char *const define_keys[] = { "key", "name", "type", "options", "position", NULL };
+static const char *const change_keys[] = { "name", "options", "position", NULL };
+
+/* The stored type for the API's `type`; "option" is the issue's word for
+ * what the table calls select. NULL for no type. */
+static const char *type_named(const char *type)
+{
+	static const char *const types[] = { "text", "number", "date", "select", "checkbox" };
+	if (type && !strcmp(type, "option"))
+		return "select";
+	for (size_t i = 0; type && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(type, types[i]))
+			return types[i];
+	return NULL;
+}
+
+/* A key: a lower-case letter, then letters, digits and _, and none of the
+ * contact's own columns (an import maps its columns by these names). */
+static int key_ok(const char *key)
+{
+	static const char *const taken[] = { "id", "owner_id", "tags", "created_at",
+					      "updated_at", "company_id", "health_score" };
+	if (!key || !*key || strlen(key) > KEY_MAX || *key < 'a' || *key > 'z')
+		return 0;
+	for (const char *p = key; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	for (int f = 0; f < CT_COUNT; f++)
+		if (!strcmp(key, contact_text_names[f]))
+			return 0;
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (!strcmp(key, taken[i]))
+			return 0;
+	return 1;
+}
+
+/* Check the body's options for a field of `type`: 0, or HL_EINVAL after
+ * answering 422. A select needs 1 to OPTIONS_MAX distinct non-empty texts;
+ * other types take none. */
+static int options_ok(struct hl_req *req, const char *type)
+{
+	int tok = hl_body_find(req, 0, "options");
+	int given = tok >= 0 && hl_body_type(req, tok) != HL_JSON_NULL;
+	if (strcmp(type, "select"))
+		return given ? (hl_reply_error(req, 422, "validation", "options: only a select field"
+					       " has options"), HL_EINVAL) : 0;
+	size_t len;
+	const char *body = hl_body(req, &len);
+	sqlite3_stmt *st = hl_stmt(hl_read(req),
+		"SELECT count(*), count(DISTINCT value), sum(type = 'text' AND length(value)"
+		" BETWEEN 1 AND 100) FROM json_each(?1, '$.options')");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 1, body, (int)len, SQLITE_STATIC);
+	int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	if (n < 1 || n > OPTIONS_MAX || hl_body_type(req, tok) != HL_JSON_ARRAY ||
+	    sqlite3_column_int(st, 1) != n || sqlite3_column_int(st, 2) != n)
+		return hl_reply_error(req, 422, "validation", "options: an array of 1 to %d different"
+				      " texts of 1 to 100 characters", OPTIONS_MAX), HL_EINVAL;
+	return 0;
+}
+
+/* Answer field `id` of the location with `status`. */
+static int reply_field(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"SELECT id, key, name, type, json(options) AS json_options, position, created_at"
+		" FROM custom_fields WHERE id = ?2 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	return hl_reply_row(req, status, st, "custom field");
+}
+
+/* GET /api/custom-fields */
+int custom_fields_list(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT id, key, name, type, json(options) AS json_options, position, created_at"
+		" FROM custom_fields WHERE location_id = :location ORDER BY position, id LIMIT 1001");
+	return st ? hl_reply_page(req, st, 1000, 0) : HL_EDB;
+}
+
+/* POST /api/custom-fields: 201, or 409 for a key the location has. */
+int custom_fields_create(struct hl_req *req)
+{
+	const char *key, *name, *type;
+	int64_t position;
+	if (hl_fields_only(req, 0, define_keys) ||
+	    hl_field_text(req, 0, "key", KEY_MAX, &key) < 0 ||
+	    hl_field_text(req, 0, "name", NAME_MAX_CHARS, &name) < 0 ||
+	    hl_field_text(req, 0, "type", 16, &type) < 0 ||
+	    hl_field_int(req, 0, "position", 0, 1000000, &position) < 0)
+		return 0;
+	if (!key_ok(key))
+		return hl_reply_error(req, 422, "validation", "key: a lower-case letter, then letters,"
+				      " digits or _, up to %d, and not a contact's own field", KEY_MAX);
+	if (!name || !*name)
+		return hl_reply_error(req, 422, "validation", "name: text of 1 to %d characters",
+				      NAME_MAX_CHARS);
+	if (!(type = type_named(type)))
+		return hl_reply_error(req, 422, "validation", "type: text, number, date, option"
+				      " (or select) or checkbox");
+	int rc = options_ok(req, type);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	size_t len;
+	const char *body = hl_body(req, &len);
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"INSERT INTO custom_fields (location_id, key, name, type, options, position)"
+		" VALUES (:location, ?2, ?3, ?4, json_extract(?5, '$.options'), ?6)"
+		" ON CONFLICT DO NOTHING");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, position);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	struct hl_db *db = hl_write_begin(req);
+	if (!sqlite3_changes(hl_sqlite(db)))
+		return hl_reply_error(req, 409, "duplicate", "key: this location has a field '%s'", key);
+	return reply_field(req, 201, sqlite3_last_insert_rowid(hl_sqlite(db)));
+}
+
+/* PATCH /api/custom-fields/:id: its name, options and position; the key
+ * and type stay (values were checked against them). Values a select no
+ * longer offers are kept: removing a choice does not erase data. */
+int custom_fields_change(struct hl_req *req)
+{
+	int64_t id, position;
+	const char *name;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int has_name, has_position;
+	if (hl_fields_only(req, 0, change_keys) ||
+	    (has_name = hl_field_text(req, 0, "name", NAME_MAX_CHARS, &name)) < 0 ||
+	    (has_position = hl_field_int(req, 0, "position", 0, 1000000, &position)) < 0)
+		return 0;
+	if (has_name && (!name || !*name))
+		return hl_reply_error(req, 422, "validation", "name: text of 1 to %d characters",
+				      NAME_MAX_CHARS);
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT type FROM custom_fields WHERE id = ?2"
+					   " AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return hl_reply_error(req, 404, "not_found", "no such custom field");
+	int has_options = hl_body_find(req, 0, "options") >= 0;
+	int rc = has_options ? options_ok(req, (const char *)sqlite3_column_text(st, 0)) : 0;
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	size_t len;
+	const char *body = hl_body(req, &len);
+	st = hl_scoped_write(req, "UPDATE custom_fields SET"
+		" name = CASE WHEN ?3 THEN ?4 ELSE name END,"
+		" options = CASE WHEN ?5 THEN json_extract(?6, '$.options') ELSE options END,"
+		" position = CASE WHEN ?7 THEN ?8 ELSE position END"
+		" WHERE id = ?2 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int(st, 3, has_name);
+	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, has_options);
+	sqlite3_bind_text(st, 6, body, (int)len, SQLITE_STATIC);
+	sqlite3_bind_int(st, 7, has_position);
+	sqlite3_bind_int64(st, 8, position);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return reply_field(req, 200, id);
+}
+
+/* DELETE /api/custom-fields/:id: the field and every value of it; 204. */
+int custom_fields_delete(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM custom_fields WHERE id = ?2"
+					   " AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
+		return hl_reply_error(req, 404, "not_found", "no such custom field");
+	return hl_reply_raw(req, 204, "application/json", "", 0);
+}

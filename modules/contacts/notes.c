@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * notes.c: the notes written on a contact, newest first, a page at a time;
+ * adding one (by the signed-in user) and deleting one. Adding publishes
+ * contact.note_added, deleting contact.note_deleted.
+ */
+#include "contacts.h"
+
+#define NOTE_MAX 10000
+
+/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
+static int contact_here(struct hl_req *req, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = ?2"
+					  " AND location_id = :location AND deleted_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* GET /api/contacts/:id/notes: newest first; the cursor is a note id. */
+int notes_list(struct hl_req *req)
+{
+	int64_t id, limit, before;
+	if (hl_param_id(req, "id", &id) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before))
+		return 0;
+	int rc = contact_here(req, id);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT id, body, author_id, created_at, id AS _cursor FROM notes"
+		" WHERE location_id = :location AND contact_id = ?2 AND id < ?3"
+		" ORDER BY id DESC LIMIT ?4");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 3, before);
+	sqlite3_bind_int64(st, 4, limit + 1);
+	return hl_reply_page(req, st, limit, 4);
+}
+
+static const char *const note_keys[] = { "body", NULL };
+
+/* POST /api/contacts/:id/notes {"body": ...}: 201 with the note. */
+int notes_add(struct hl_req *req)
+{
+	int64_t id;
+	const char *body;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, note_keys) ||
+	    hl_field_text(req, 0, "body", NOTE_MAX, &body) < 0)
+		return 0;
+	if (!body || !*body)
+		return hl_reply_error(req, 422, "validation", "body: text of 1 to %d characters",
+				      NOTE_MAX);
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"INSERT INTO notes (location_id, contact_id, author_id, body)"
+		" SELECT :location, id, ?3, ?4 FROM contacts WHERE id = ?2"
+		" AND location_id = :location AND deleted_at IS NULL"
+		" RETURNING id, body, author_id, created_at");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 3, hl_user_id(req));
+	sqlite3_bind_text(st, 4, body, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such contact")
+					 : HL_EDB;
+	rc = hl_publish(req, "contact.note_added", id,
+			hl_sprintf(req, "{\"note_id\":%lld}", (long long)sqlite3_column_int64(st, 0)));
+	if (rc)
+		return rc;
+	hl_json_row(hl_reply_json(req, 201), st);
+	return 0;
+}
+
+/* DELETE /api/contacts/:id/notes/:note: 204. */
+int notes_delete(struct hl_req *req)
+{
+	int64_t id, note;
+	if (hl_param_id(req, "id", &id) || hl_param_id(req, "note", &note))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM notes WHERE id = ?3"
+					   " AND contact_id = ?2 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 3, note);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
+		return hl_reply_error(req, 404, "not_found", "no such note");
+	int rc = hl_publish(req, "contact.note_deleted", id,
+			    hl_sprintf(req, "{\"note_id\":%lld}", (long long)note));
+	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tags.c: a location's tags and which contacts carry them. Tags are named
+ * freely (case-insensitively unique) and made on first use; putting one on
+ * a contact, or taking it off, one contact at a time or up to BULK_MAX in
+ * one request, publishes contact.tagged / contact.untagged with the tag
+ * ids. GET /api/tags lists them with the number of live contacts each.
+ */
+#include "contacts.h"
+
+#include <string.h>
+
+#define TAGS_MAX 100   /* names in one request */
+#define BULK_MAX 1000  /* contacts in one bulk request */
+
+int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name)
+{
+	sqlite3_stmt *st = hl_stmt(db, "INSERT INTO tags (location_id, name) VALUES (?1, ?2)"
+				   " ON CONFLICT DO NOTHING");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	st = hl_stmt(db, "INSERT INTO contact_tags (tag_id, contact_id, location_id)"
+		     " SELECT id, ?3, ?1 FROM tags WHERE location_id = ?1 AND name = ?2 COLLATE NOCASE"
+		     " ON CONFLICT DO NOTHING");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return sqlite3_changes(hl_sqlite(db)) > 0;
+}
+
+/* Take tag `name` off contact `id`: 1 when it was on, 0, HL_EDB. */
+static int tag_detach(struct hl_db *db, int64_t location, int64_t id, const char *name)
+{
+	sqlite3_stmt *st = hl_stmt(db, "DELETE FROM contact_tags WHERE contact_id = ?3"
+		" AND tag_id = (SELECT id FROM tags WHERE location_id = ?1 AND name = ?2 COLLATE NOCASE)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return sqlite3_changes(hl_sqlite(db)) > 0;
+}
+
+/* A tag name: 1 to TAG_NAME_MAX characters, no comma (an import's tags
+ * column separates names with commas). */
+static int tag_name_ok(const char *s)
+{
+	size_t chars = 0;
+	for (const char *p = s; *p; p++)
+		chars += ((unsigned char)*p & 0xC0) != 0x80;
+	return chars >= 1 && chars <= TAG_NAME_MAX && !strchr(s, ',');
+}
+
+/* The array of tag names at member `key` of the root: HL_FIELD_ABSENT, or
+ * the count (names in *out), or HL_EINVAL after answering 422. */
+static int read_names(struct hl_req *req, const char *key, const char ***out)
+{
+	int arr = hl_body_find(req, 0, key);
+	if (arr < 0)
+		return HL_FIELD_ABSENT;
+	int n = hl_body_count(req, arr);
+	if (hl_body_type(req, arr) != HL_JSON_ARRAY || n > TAGS_MAX)
+		return hl_reply_error(req, 422, "validation", "%s: an array of up to %d tag names",
+				      key, TAGS_MAX), HL_EINVAL;
+	const char **names = hl_alloc(req, sizeof(*names) * (size_t)(n + 1));
+	for (int i = 0; i < n; i++) {
+		const char *s = hl_body_string(req, hl_body_index(req, arr, i));
+		if (!s || !tag_name_ok(s))
+			return hl_reply_error(req, 422, "validation", "%s: tag names are text of 1 to"
+					      " %d characters without commas", key, TAG_NAME_MAX),
+			       HL_EINVAL;
+		names[i] = s;
+	}
+	*out = names;
+	return n;
+}
+
+/* {"tag_ids":[...]} of the names on contact `id`, for the events. */
+static const char *tag_ids_of(struct hl_req *req, const char **names, int n)
+{
+	const char *list = "";
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT id FROM tags WHERE location_id = :location"
+					   " AND name = ?2 COLLATE NOCASE");
+	for (int i = 0; st && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 2, names[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			list = hl_sprintf(req, "%s%s%lld", list, *list ? "," : "",
+					  (long long)sqlite3_column_int64(st, 0));
+	}
+	return hl_sprintf(req, "{\"tag_ids\":[%s]}", list);
+}
+
+/* Put or take off `names` on contact `id`, publishing what changed: the
+ * number of changes, or HL_EDB. */
+static int apply(struct hl_req *req, int64_t id, const char **names, int n, int put)
+{
+	struct hl_db *db = hl_write_begin(req);
+	int changed = 0;
+	for (int i = 0; i < n; i++) {
+		int rc = put ? tag_attach(db, hl_location_id(req), id, names[i])
+			     : tag_detach(db, hl_location_id(req), id, names[i]);
+		if (rc < 0)
+			return rc;
+		changed += rc;
+	}
+	if (!changed)
+		return 0;
+	int rc = hl_publish(req, put ? "contact.tagged" : "contact.untagged", id,
+			    tag_ids_of(req, names, n));
+	return rc ? rc : changed;
+}
+
+int tags_from_body(struct hl_req *req, int64_t id)
+{
+	const char **names;
+	int n = read_names(req, "tags", &names);
+	return n <= 0 ? n : (apply(req, id, names, n, 1) < 0 ? HL_EDB : 0);
+}
+
+/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
+static int contact_here(struct hl_req *req, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT 1 FROM contacts WHERE id = ?2"
+					   " AND location_id = :location AND deleted_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+static const char *const tags_keys[] = { "tags", NULL };
+
+/* POST /api/contacts/:id/tags {"tags": [names]}: the contact whole. */
+int tags_add(struct hl_req *req)
+{
+	int64_t id;
+	const char **names;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, tags_keys))
+		return 0;
+	int n = read_names(req, "tags", &names);
+	if (n == HL_FIELD_ABSENT)
+		return hl_reply_error(req, 422, "validation", "tags: an array of tag names");
+	int here = n < 0 ? 0 : contact_here(req, id);
+	if (n < 0 || here < 0)
+		return n < 0 ? 0 : here;
+	if (!here)
+		return hl_reply_error(req, 404, "not_found", "no such contact");
+	int rc = apply(req, id, names, n, 1);
+	return rc < 0 ? rc : contacts_reply_record(req, 200, id);
+}
+
+/* DELETE /api/contacts/:id/tags/:tag: by the tag's id or name; 204. */
+int tags_remove(struct hl_req *req)
+{
+	int64_t id;
+	const char *tag = hl_param(req, "tag");
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = tag ? hl_scoped_write(req, "SELECT name FROM tags"
+		" WHERE location_id = :location AND (id = ?2 OR name = ?2 COLLATE NOCASE)") : NULL;
+	if (!st)
+		return tag ? HL_EDB : hl_reply_error(req, 404, "not_found", "no such tag");
+	sqlite3_bind_text(st, 2, tag, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return hl_reply_error(req, 404, "not_found", "no such tag");
+	const char *name = hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
+				      (size_t)sqlite3_column_bytes(st, 0));
+	int rc = contact_here(req, id);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
+	rc = apply(req, id, &name, 1, 0);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		return hl_reply_error(req, 404, "not_found", "the contact does not carry this tag");
+	return hl_reply_raw(req, 204, "application/json", "", 0);
+}
+
+static const char *const bulk_keys[] = { "contact_ids", "add", "remove", NULL };
+
+/* The body's contact_ids: the count, or HL_EINVAL after answering 422. */
+static int read_ids(struct hl_req *req, int64_t **out)
+{
+	int arr = hl_body_find(req, 0, "contact_ids");
+	int n = hl_body_count(req, arr);
+	if (hl_body_type(req, arr) != HL_JSON_ARRAY || n < 1 || n > BULK_MAX)
+		return hl_reply_error(req, 422, "validation", "contact_ids: an array of 1 to %d"
+				      " contact ids", BULK_MAX), HL_EINVAL;
+	int64_t *ids = hl_alloc(req, sizeof(*ids) * (size_t)n);
+	for (int i = 0; i < n; i++)
+		if (hl_body_int(req, hl_body_index(req, arr, i), &ids[i]))
+			return hl_reply_error(req, 422, "validation", "contact_ids: element %d is not"
+					      " an id", i), HL_EINVAL;
+	*out = ids;
+	return n;
+}
+
+/* POST /api/tags/bulk {"contact_ids": [...], "add": [...], "remove": [...]}:
+ * one transaction; ids of no live contact here are listed, not changed. */
+int tags_bulk(struct hl_req *req)
+{
+	int64_t *ids;
+	const char **add = NULL, **remove = NULL;
+	if (hl_fields_only(req, 0, bulk_keys))
+		return 0;
+	int n = read_ids(req, &ids), nadd = 0, nremove = 0;
+	if (n >= 0 && (nadd = read_names(req, "add", &add)) >= 0)
+		nremove = read_names(req, "remove", &remove);
+	if (n < 0 || nadd < 0 || nremove < 0)
+		return 0;
+	if (!nadd && !nremove)
+		return hl_reply_error(req, 422, "validation", "add: name tags to add or remove");
+	int added = 0, removed = 0;
+	char *absent = hl_alloc(req, (size_t)n);
+	for (int i = 0; i < n; i++) {
+		int rc = contact_here(req, ids[i]);
+		if (rc < 0)
+			return rc;
+		absent[i] = !rc;
+		int a = rc ? apply(req, ids[i], add, nadd, 1) : 0;
+		int r = rc && a >= 0 ? apply(req, ids[i], remove, nremove, 0) : 0;
+		if (a < 0 || r < 0)
+			return HL_EDB;
+		added += a;
+		removed += r;
+	}
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	hl_json_key(j, "added");
+	hl_json_int(j, added);
+	hl_json_key(j, "removed");
+	hl_json_int(j, removed);
+	hl_json_key(j, "not_found");
+	hl_json_array(j);
+	for (int i = 0; i < n; i++)
+		if (absent[i])
+			hl_json_int(j, ids[i]);
+	hl_json_array_end(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* GET /api/tags: the location's tags by name, each with its number of
+ * live contacts. */
+int tags_list(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT t.id, t.name, t.color, (SELECT count(*) FROM contact_tags ct"
+		" JOIN contacts c ON c.id = ct.contact_id"
+		" WHERE ct.tag_id = t.id AND c.deleted_at IS NULL) AS contacts"
+		" FROM tags t WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
+	if (!st)
+		return HL_EDB;
+	return hl_reply_page(req, st, 10000, 0);
+}

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: MIT
+"""Contacts in and out as CSV, the way an agency moves a client's list
+between tools: the export holds every contact the list's filters pass,
+quoted so spreadsheets read it back; the import maps columns by header,
+creates or updates by e-mail, reports each rejected row by line, runs
+large files as a job whose progress can be read, and round-trips the
+export exactly."""
+
+import csv
+import gzip
+import io
+import time
+
+from test_contacts_edit import error, headers, make
+from test_contacts_list import server
+
+TRICKY = [
+    {"first_name": "Comma, Inc", "last_name": "O'Brien", "email": "comma@example.test"},
+    {"first_name": 'Say "hi"', "last_name": "Quote", "email": "quote@example.test"},
+    {"first_name": "Two\nLines", "last_name": "Break\r\nHere", "email": "lines@example.test"},
+    {"first_name": "Zoë", "last_name": "Łukasiewicz-Øberg 東京", "email": "utf8@example.test"},
+    {"first_name": " spaced ", "last_name": "", "email": "spaced@example.test",
+     "company_name": "=1+2"},
+]
+
+
+def export(client, location=1, query="", encoding=None):
+    h = {"X-Location-Id": str(location)}
+    if encoding:
+        h["Accept-Encoding"] = encoding
+    r = client.get("/api/contacts/export.csv" + query, headers=h)
+    assert r.status == 200, r.body
+    assert r.header("content-type") == "text/csv; charset=utf-8"
+    body = r.body
+    if r.header("content-encoding") == "gzip":
+        body = gzip.decompress(body)
+    return r, list(csv.DictReader(io.StringIO(body.decode("utf-8"), newline="")))
+
+
+def upload(client, h, text, encoding="utf-8"):
+    data = text.encode(encoding) if isinstance(text, str) else text
+    return client.request("POST", "/api/contacts/import", body=data,
+                          headers=dict(h, **{"Content-Type": "text/csv"}))
+
+
+def test_the_export_holds_every_contact_the_filters_pass():
+    s, admin = server()
+    with s:
+        # More than one page of a thousand, and a deleted contact left out.
+        more = ["first_name,email"] + ["Paged%d,paged%d@example.test" % (i, i) for i in range(1500)]
+        assert upload(admin, headers(admin), "\n".join(more)).json()["created"] == 1500
+        gone = s.sql("SELECT id FROM contacts WHERE location_id = 1 ORDER BY id LIMIT 1")[0][0]
+        assert admin.delete("/api/contacts/%d" % gone, headers=headers(admin)).status == 204
+        r, rows = export(admin)
+        assert r.header("transfer-encoding") == "chunked"
+        live = [x[0] for x in s.sql("SELECT id FROM contacts WHERE location_id = 1"
+                                    " AND deleted_at IS NULL ORDER BY id")]
+        assert [int(x["id"]) for x in rows] == live, (len(rows), len(live))
+        assert len(live) > 1500 and gone not in live, len(live)
+        assert list(rows[0])[:11] == ["id", "first_name", "last_name", "email", "phone", "company_name",
+                                      "source", "owner_id", "tags", "created_at", "updated_at"]
+        # The same contacts as the list, for a search and a tag.
+        for query in ("q=berg", "tag=vip", "q=an&tag=lead&tag=vip&tag_mode=any"):
+            listed = admin.get("/api/contacts?location_id=1&limit=1000&" + query).json()["data"]
+            _, got = export(admin, query="?" + query)
+            assert sorted(int(x["id"]) for x in got) == sorted(x["id"] for x in listed), query
+            assert all(set(x["tags"]) == set(g["tags"].split(", ") if g["tags"] else [])
+                       for x, g in zip(sorted(listed, key=lambda x: x["id"]),
+                                       sorted(got, key=lambda g: int(g["id"]))))
+        # Compressed as it streams, and the same rows.
+        zipped, again = export(admin, encoding="gzip")
+        assert zipped.header("content-encoding") == "gzip" and again == rows
+        error(admin.get("/api/contacts/export.csv?location_id=1&sort=nope"), 400, "sort")
+
+
+def test_tricky_values_survive_export_and_import():
+    s, admin = server()
+    with s:
+        h1, h3 = headers(admin, 1), headers(admin, 3)
+        admin.post("/api/custom-fields", {"key": "note_field", "name": "N", "type": "text"}, headers=h1)
+        admin.post("/api/custom-fields", {"key": "note_field", "name": "N", "type": "text"}, headers=h3)
+        made = [make(admin, h1, tags=["csv-test", "ünï"],
+                     custom_fields={"note_field": 'a "b", c\nd'}, **fields) for fields in TRICKY]
+        raw = admin.get("/api/contacts/export.csv?q=example.test&tag=csv-test",
+                        headers={"X-Location-Id": "1"}).body.decode()
+        # RFC 4180: fields with commas, quotes or line breaks are quoted,
+        # quotes doubled, lines end in CRLF.
+        assert '"Comma, Inc"' in raw and '"Say ""hi"""' in raw and '"Two\nLines"' in raw
+        assert raw.endswith("\r\n") and raw.count("\r\n") >= len(TRICKY) + 1
+        r = upload(admin, h3, raw)
+        assert r.status == 200, r.body
+        report = r.json()
+        assert (report["created"], report["updated"], report["skipped"]) == (len(TRICKY), 0, 0)
+        assert set(report["ignored_columns"]) >= {"id", "created_at", "updated_at"}
+        for original in made:
+            got = admin.get("/api/contacts?location_id=3&q=" + original["email"]).json()["data"]
+            assert len(got) == 1, original["email"]
+            back = admin.get("/api/contacts/%d?location_id=3" % got[0]["id"]).json()
+            for key in ("first_name", "last_name", "email", "company_name"):
+                assert back[key] == original[key], (key, back[key], original[key])
+            assert sorted(t["name"] for t in back["tags"]) == ["csv-test", "ünï"]
+            assert back["custom_fields"]["note_field"] == 'a "b", c\nd'
+        # Importing the same file again updates instead of duplicating.
+        again = upload(admin, h3, raw).json()
+        assert (again["created"], again["updated"]) == (0, len(TRICKY))
+
+
+def test_import_maps_headers_and_reports_each_rejected_row():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        admin.post("/api/custom-fields", {"key": "tier", "name": "Tier", "type": "option",
+                                          "options": ["gold", "silver"]}, headers=h)
+        known = make(admin, h, first_name="Known", last_name="Person", email="known@example.test",
+                     source="fair")
+        text = ("\ufeffFirst Name,E-mail,Phone Number,Tier,Tags,Favourite Colour\r\n"
+                "Ada,ada-import@example.test,,gold,\"a, b\",blue\r\n"
+                ",KNOWN@example.test,+1 555 000 3333,,,\r\n"       # updates; empty cells keep
+                "Bad,not-an-address,,,,\r\n"                          # line 4
+                "\"Multi\nline\",ml@example.test,,bronze,,\r\n"      # line 5-6: bad option
+                ",,,,,\r\n"                                           # line 7: nothing to call it
+                "Too,many@example.test,,,,,extra\r\n"                 # line 8: too many fields
+                "\"Open,quote@example.test\r\n")                      # line 9: a quote left open
+        r = upload(admin, h, text)
+        assert r.status == 200, r.body
+        rep = r.json()
+        assert (rep["status"], rep["created"], rep["updated"], rep["skipped"]) == ("done", 1, 1, 5)
+        assert rep["ignored_columns"] == ["Favourite Colour"] and rep["progress"] == 1
+        lines = {e["line"]: e["reason"] for e in rep["errors"]}
+        assert sorted(lines) == [4, 5, 7, 8, 9], rep["errors"]
+        assert "email" in lines[4] and "tier" in lines[5] and "name" in lines[7]
+        # A rejected row writes nothing, not even its half that was fine.
+        assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ml@example.test'") == [(0,)]
+        ada = admin.get("/api/contacts?location_id=1&q=ada-import").json()["data"][0]
+        assert sorted(ada["tags"]) == ["a", "b"]
+        assert admin.get("/api/contacts/%d?location_id=1" % ada["id"]).json()["custom_fields"] == \
+            {"tier": "gold"}
+        after = admin.get("/api/contacts/%d?location_id=1" % known["id"]).json()
+        assert (after["first_name"], after["last_name"], after["source"], after["phone"]) == \
+            ("Known", "Person", "fair", "+1 555 000 3333")
+        # The report can be read again later.
+        assert admin.get("/api/contacts/imports/%d?location_id=1" % rep["id"]).json() == rep
+        assert admin.get("/api/contacts/imports/%d?location_id=2" % rep["id"]).status == 404
+
+
+def test_bad_uploads_are_refused_whole():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        before = s.sql("SELECT count(*) FROM contacts")[0][0]
+        for text, status, words in (("", 422, "empty"),
+                                    ("colour,size\r\nred,9\r\n", 422, "none of a contact's fields"),
+                                    ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "twice"),
+                                    ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 200, "")):
+            r = upload(admin, h, text)
+            assert r.status == status, (text, r.body)
+            if words:
+                assert words in r.json()["error"]["message"], r.body
+            else:
+                assert r.json()["skipped"] == 1 and "UTF-8" in r.json()["errors"][0]["reason"]
+        r = admin.request("POST", "/api/contacts/import", body=b"--x\r\n",
+                          headers=dict(h, **{"Content-Type": "multipart/form-data; boundary=x"}))
+        assert r.status == 415
+        assert s.sql("SELECT count(*) FROM contacts")[0][0] == before
+        assert s.sql("SELECT count(*) FROM contact_imports WHERE status <> 'done'") == [(0,)]
+
+
+def test_a_large_import_runs_as_a_job_with_progress():
+    s, admin = server()
+    with s:
+        h = headers(admin, 2)
+        rows = ["first_name,last_name,email,company_name"]
+        for i in range(6000):
+            rows.append("Bulk%d,Importer,bulk%d@import.test,\"Firm %d, Ltd\"" % (i, i, i % 50))
+        rows.insert(3000, "Broken,Row,broken-at-line-3001,")
+        r = upload(admin, h, "\r\n".join(rows) + "\r\n")
+        assert r.status == 202, r.body
+        job = r.json()
+        assert job["status"] in ("queued", "running", "done") and job["bytes"] > 256 * 1024
+        seen = set()
+        for _ in range(600):
+            state = admin.get("/api/contacts/imports/%d?location_id=2" % job["id"]).json()
+            seen.add(state["status"])
+            if state["status"] == "done":
+                break
+            assert 0 <= state["progress"] < 1
+            time.sleep(0.05)
+        assert state["status"] == "done", state
+        assert (state["created"], state["updated"], state["skipped"]) == (6000, 0, 1)
+        assert state["errors"] == [{"line": 3001, "reason": "email: not an e-mail address"}]
+        assert s.sql("SELECT count(*) FROM contacts WHERE location_id = 2 AND email LIKE 'bulk%@import.test'") \
+            == [(6000,)]
+        assert s.sql("SELECT csv IS NULL FROM contact_imports WHERE id = ?", job["id"]) == [(1,)]
+        found = admin.get("/api/contacts?location_id=2&q=bulk5999@").json()["data"]
+        assert [c["company_name"] for c in found] == ["Firm 49, Ltd"]
