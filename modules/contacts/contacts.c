@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * contacts.c: the contacts module: its routes, migrations and jobs (the
- * CSV import's, and the one that removes soft-deleted contacts for good
- * after a grace period).
+ * contacts.c: the contacts module: its routes, migrations, jobs (the CSV
+ * import's, and the one that removes soft-deleted contacts for good after
+ * a grace period) and the events it counts as a contact's activity.
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
@@ -15,7 +15,7 @@
 
 static int purge_slice(struct hl_job_run *run);
 
-#define CONTACT_READS "contacts contact_tags tags custom_values custom_fields notes"
+#define CONTACT_READS "contacts contact_tags tags custom_values custom_fields notes contact_activity"
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts", .handler = contacts_list,
@@ -55,6 +55,16 @@ static const struct hl_job jobs[] = {
 	{ .name = "import", .period_ms = 1000, .slice = import_slice },
 };
 
+/* What other modules report about a contact, counted on its record. */
+static const struct hl_event_handler handlers[] = {
+	{ .event = "message.*", .handle = activity_count },
+	{ .event = "conversation.*", .handle = activity_count },
+	{ .event = "task.*", .handle = activity_count },
+	{ .event = "opportunity.*", .handle = activity_count },
+	{ .event = "invoice.*", .handle = activity_count },
+	{ .event = "appointment.*", .handle = activity_count },
+};
+
 static long long purge_after_days;
 
 static int init(struct hl_mod *mod)
@@ -66,6 +76,8 @@ static int init(struct hl_mod *mod)
 		rc = hl_add_routes(mod, routes);
 	if (!rc)
 		rc = hl_add_jobs(mod, jobs);
+	if (!rc)
+		rc = hl_add_event_handlers(mod, handlers);
 	return rc;
 }
 

@@ -4,7 +4,8 @@
  * list.c answers the list, record.c one contact; write.c creates, changes,
  * upserts and deletes through store.c, which imports share; custom.c keeps
  * the custom fields and checks their values; tags.c and notes.c the tags
- * and notes of a contact; export.c and import.c move contacts as CSV.
+ * and notes of a contact; export.c and import.c move contacts as CSV;
+ * activity.c counts what other modules report about a contact.
  */
 #ifndef CONTACTS_H
 #define CONTACTS_H
@@ -122,5 +123,8 @@ int contacts_export(struct hl_req *req);           /* export.c */
 int contacts_import(struct hl_req *req);           /* import.c */
 int contacts_import_status(struct hl_req *req);
 int import_slice(struct hl_job_run *run);
+
+/* Count an event about a contact as its activity (activity.c). */
+int activity_count(struct hl_job_run *run, const struct hl_event *ev);
 
 #endif

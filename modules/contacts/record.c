@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.c: GET /api/contacts/:id, one contact with its tags, custom field
- * values (typed as their fields say), its five most recent notes and the
- * number of notes, in one statement.
+ * values (typed as their fields say), its five most recent notes, the
+ * number of notes and the activity counts of activity.c, in one statement.
  */
 #include "contacts.h"
 
@@ -24,7 +24,11 @@ int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 		"   'author_id', n.author_id, 'created_at', n.created_at))"
 		"  FROM (SELECT * FROM notes WHERE contact_id = c.id ORDER BY id DESC LIMIT 5) n)"
 		"  AS json_recent_notes,"
-		" (SELECT count(*) FROM notes WHERE contact_id = c.id) AS notes_count"
+		" (SELECT count(*) FROM notes WHERE contact_id = c.id) AS notes_count,"
+		" (SELECT json_group_object(kind, count) FROM contact_activity"
+		"  WHERE contact_id = c.id) AS json_activity,"
+		" (SELECT max(last_at) FROM contact_activity WHERE contact_id = c.id)"
+		"  AS last_activity_at"
 		" FROM contacts c WHERE c.id = ?2 AND c.location_id = :location AND c.deleted_at IS NULL");
 	if (!st)
 		return HL_EDB;

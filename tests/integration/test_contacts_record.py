@@ -36,6 +36,15 @@ def test_a_contact_comes_whole():
         notes = s.sql("SELECT id FROM notes WHERE contact_id = ? ORDER BY id DESC LIMIT 5", cid)
         assert [n["id"] for n in c["recent_notes"]] == [n[0] for n in notes]
         assert c["notes_count"] == s.sql("SELECT count(*) FROM notes WHERE contact_id = ?", cid)[0][0]
+        # Activity: what the other modules' rows say happened around the contact.
+        busy = s.sql("SELECT cv.contact_id FROM conversations cv JOIN contacts c ON c.id = cv.contact_id"
+                     " WHERE c.location_id = 1 AND c.deleted_at IS NULL AND EXISTS (SELECT 1 FROM tasks"
+                     " WHERE contact_id = c.id) LIMIT 1")[0][0]
+        activity = admin.get("/api/contacts/%d?location_id=1" % busy).json()["activity"]
+        received = s.sql("SELECT count(*) FROM messages m JOIN conversations cv ON cv.id = m.conversation_id"
+                         " WHERE cv.contact_id = ? AND m.direction = 'inbound'", busy)[0][0]
+        tasks = s.sql("SELECT count(*) FROM tasks WHERE contact_id = ?", busy)[0][0]
+        assert activity.get("message.received", 0) == received and activity["task.created"] == tasks
 
 
 def test_a_contact_of_another_location_or_deleted_is_404():

@@ -720,3 +720,20 @@ void fill(struct seed *s)
 	}
 	free(places);
 }
+
+/* The contacts' activity counts, as the other modules' events would have
+ * left them (the contacts module counts those events as they come). */
+int add_activity(struct seed *s)
+{
+	return run_sql(s->db,
+		"INSERT INTO contact_activity (contact_id, kind, location_id, count, last_at)"
+		" SELECT cv.contact_id, CASE m.direction WHEN 'inbound' THEN 'message.received'"
+		" ELSE 'message.sent' END, m.location_id, count(*), max(m.created_at)"
+		" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id GROUP BY 1, 2"
+		" UNION ALL SELECT contact_id, 'task.created', location_id, count(*), max(created_at)"
+		" FROM tasks WHERE contact_id IS NOT NULL GROUP BY contact_id"
+		" UNION ALL SELECT contact_id, 'opportunity.created', location_id, count(*),"
+		" max(created_at) FROM opportunities WHERE contact_id IS NOT NULL GROUP BY contact_id"
+		" UNION ALL SELECT contact_id, 'invoice.created', location_id, count(*),"
+		" max(created_at) FROM invoices WHERE contact_id IS NOT NULL GROUP BY contact_id");
+}
