@@ -109,6 +109,13 @@ void request_add_header(struct hl_req *r, const char *fmt, ...) __attribute__((f
 /* End a streamed answer after its handler: the last bytes and the final
  * chunk when `ok`, else the body stays cut short. Frees the encoder. */
 void stream_end(struct hl_req *r, int ok);
+/* For writers that append to r->out themselves (csv_write.c), around the
+ * append. stream_body_open: 1 to append, 0 to skip it (a HEAD answer), or
+ * HL_ESTATE / HL_EIO as hl_stream_write says. stream_body_added: after
+ * `added` bytes were appended, sends a chunk when one is full; 0, HL_EIO
+ * (the client has gone) or HL_ENOMEM. */
+int stream_body_open(struct hl_req *r);
+int stream_body_added(struct hl_req *r, size_t added);
 
 /* The status line and headers of r's answer into dst; the length, as
  * snprintf counts it. */

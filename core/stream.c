@@ -143,24 +143,35 @@ HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_typ
 	return 0;
 }
 
-HL_API int hl_stream_write(struct hl_req *r, const void *data, size_t len)
+int stream_body_open(struct hl_req *r)
 {
 	struct stream *s = r->stream;
 	if (!s)
 		return HL_ESTATE;
 	if (s->failed)
 		return HL_EIO; /* the client is gone: the handler may stop */
-	if (s->head_only)
-		return 0; /* no body, and no encoder */
-	r->plain_len += len;
-	buf_append(&r->out, data, len);
+	return !s->head_only; /* a HEAD answer has no body, and no encoder */
+}
+
+int stream_body_added(struct hl_req *r, size_t added)
+{
+	r->plain_len += added;
 	if (r->out.oom)
 		return HL_ENOMEM;
 	if (r->out.len - HEAD_ROOM >= STREAM_CHUNK) {
 		encode(r, (unsigned char *)r->out.data + HEAD_ROOM, r->out.len - HEAD_ROOM, 0);
 		r->out.len = HEAD_ROOM;
 	}
-	return s->failed ? HL_EIO : 0;
+	return r->stream->failed ? HL_EIO : 0;
+}
+
+HL_API int hl_stream_write(struct hl_req *r, const void *data, size_t len)
+{
+	int rc = stream_body_open(r);
+	if (rc <= 0)
+		return rc;
+	buf_append(&r->out, data, len);
+	return stream_body_added(r, len);
 }
 
 void stream_end(struct hl_req *r, int ok)

@@ -402,9 +402,11 @@ HL_API int hl_stream_begin(struct hl_req *req, int status, const char *content_t
 HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
 
 /* CSV (RFC 4180). The writer adds rows to a streamed answer: fields with a
- * comma, a quote, CR or LF are quoted (quotes doubled), NULL is empty,
- * lines end in CRLF. Columns whose names start with "_" are left out, as
- * in hl_json_row. 0, or what hl_stream_write returns. */
+ * comma, a quote, CR or LF are quoted (quotes doubled), NULL and BLOBs are
+ * empty, numbers are SQLite's text of them, lines end in CRLF. Values are
+ * kept exact (no guard against spreadsheet formulas), so an export reads
+ * back unchanged. Columns whose names start with "_" are left out, as in
+ * hl_json_row. 0, or what hl_stream_write returns. */
 HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st);
 HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
 
@@ -412,21 +414,27 @@ HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
  * from byte `offset`, which starts line `line` (0 and 1 for the start,
  * where a UTF-8 byte order mark is skipped; a job resuming an import
  * passes what hl_csv_offset and hl_csv_line said). Quoted fields may hold
- * commas, doubled quotes and line breaks; lines end in CRLF or LF. Any
- * thread; NULL when memory runs out. Close with hl_csv_close. */
+ * commas, doubled quotes and line breaks; lines end in CRLF, LF or a lone
+ * CR, and are counted as an editor shows them (breaks inside quotes too).
+ * A quote inside an unquoted field is kept as text. Any thread, one at a
+ * time per reader; NULL when memory runs out. Close with hl_csv_close. */
 struct hl_csv;
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line);
 HL_API void hl_csv_close(struct hl_csv *csv);
 /* Read the next record: its number of fields (a blank line is skipped),
- * 0 at the end, or HL_EINVAL for a malformed record (a quote left open,
- * text after a closing quote, a NUL byte or invalid UTF-8), which
- * hl_csv_error describes; the reader then goes on at the next line. */
+ * 0 at the end, or HL_EINVAL for a malformed record (text after a closing
+ * quote, a NUL byte, invalid UTF-8, more than 1000 fields, a field over
+ * 1 MB, a quote left open), which hl_csv_error describes; the reader then
+ * goes on at the line after that record (a quote left open takes the rest
+ * of the input with it). HL_ENOMEM leaves the reader before the record,
+ * to try again. */
 HL_API int hl_csv_next(struct hl_csv *csv);
 /* Field `i` of the current record, NUL-terminated (NULL past the last),
  * valid until the next hl_csv_next; *len (when not NULL) its length. */
 HL_API const char *hl_csv_field(const struct hl_csv *csv, int i, size_t *len);
 /* The line the current record began on; the byte offset and line just
- * after it, to resume from; what was wrong with a malformed record. */
+ * after it, to resume from; what was wrong with a malformed record (NULL
+ * after any other outcome of hl_csv_next). */
 HL_API long hl_csv_record_line(const struct hl_csv *csv);
 HL_API size_t hl_csv_offset(const struct hl_csv *csv);
 HL_API long hl_csv_line(const struct hl_csv *csv);
