@@ -71,6 +71,9 @@ static int init(struct hl_mod *mod)
 {
 	int rc = hl_setting_int(mod, "purge_after_days", 30, 1, 36500, &purge_after_days);
 	if (!rc)
+		rc = hl_setting_int(mod, "search_matches_first", 1000, 0, 1000000,
+				    &contacts_matches_first);
+	if (!rc)
 		rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);

@@ -84,13 +84,17 @@ int tags_from_body(struct hl_req *req, int64_t id);
 struct contact_filters {
 	const struct contact_sort *sort;
 	const char *q;          /* without wildcards; NULL: none */
+	int fts_first;          /* few matches: read them first (list.c) */
 	const char **tags;
 	int ntags, all_tags;
 	int64_t owner;          /* 0: any */
 	const char *after, *before, *cursor;
 };
 
-/* Read and check the query string; answers 400 itself (returns -1). */
+/* The setting search_matches_first (list.c). */
+extern long long contacts_matches_first;
+/* Read and check the query string: 0, HL_EINVAL after answering 400, or
+ * HL_EDB. */
 int contact_filters_read(struct hl_req *req, struct contact_filters *f);
 /* " FROM contacts c WHERE ...": the location's live contacts (c) that pass
  * the filters, and are the caller's own for "assigned only" callers. */

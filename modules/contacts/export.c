@@ -39,8 +39,9 @@ static const char *columns(struct hl_req *req)
 int contacts_export(struct hl_req *req)
 {
 	struct contact_filters f;
-	if (contact_filters_read(req, &f))
-		return 0;
+	int rc = contact_filters_read(req, &f);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
 	const char *select = columns(req);
 	if (!select)
 		return HL_EDB;
@@ -49,7 +50,7 @@ int contacts_export(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	int rc = hl_stream_begin(req, 200, "text/csv; charset=utf-8");
+	rc = hl_stream_begin(req, 200, "text/csv; charset=utf-8");
 	if (!rc)
 		rc = hl_stream_csv_header(req, st);
 	int64_t last = 0;

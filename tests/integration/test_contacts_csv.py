@@ -9,6 +9,7 @@ export exactly."""
 import csv
 import gzip
 import io
+import socket
 import time
 
 from test_contacts_edit import error, headers, make
@@ -193,3 +194,31 @@ def test_a_large_import_runs_as_a_job_with_progress():
         assert s.sql("SELECT csv IS NULL FROM contact_imports WHERE id = ?", job["id"]) == [(1,)]
         found = admin.get("/api/contacts?location_id=2&q=bulk5999@").json()["data"]
         assert [c["company_name"] for c in found] == ["Firm 49, Ltd"]
+
+
+def test_a_stalled_export_holds_up_no_one():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        more = ["first_name,email,company_name"] + \
+            ["Stall%d,stall%d@example.test,%s" % (i, i, "x" * 150) for i in range(6000)]
+        assert upload(admin, h, "\n".join(more)).status == 202
+        for _ in range(400):
+            if s.sql("SELECT count(*) FROM contact_imports WHERE status <> 'done'") == [(0,)]:
+                break
+            time.sleep(0.05)
+        # A client that asks for the export (over 1 MB) and reads none of it.
+        cookie = "; ".join("%s=%s" % kv for kv in admin.cookies.items())
+        stalled = socket.create_connection(("127.0.0.1", s.port))
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.sendall(("GET /api/contacts/export.csv?location_id=1 HTTP/1.1\r\nHost: x\r\n"
+                         "Cookie: %s\r\n\r\n" % cookie).encode())
+        time.sleep(0.5)
+        try:
+            # Reads, writes and another export go on meanwhile.
+            assert admin.get("/api/contacts?location_id=1&q=stall59").status == 200
+            assert make(admin, h, first_name="During", email="during@example.test")["id"]
+            _, rows = export(admin, query="?q=during@")
+            assert [r["email"] for r in rows] == ["during@example.test"]
+        finally:
+            stalled.close()

@@ -39,8 +39,9 @@ def seeded_copy():
     return copy
 
 
-def server(env=None):
-    s = Server(modules=MODULES, data_dir=seeded_copy(), env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
+def server(env=None, plugins=None):
+    s = Server(modules=MODULES, data_dir=seeded_copy(), plugins=plugins,
+               env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
     s.start()
     return s, s.login("perf@example.test", PASSWORD)
 
@@ -104,7 +105,13 @@ def test_each_row_carries_its_tags():
 
 
 def test_search_equals_a_like_scan():
-    s, admin = server()
+    # Both ways of searching: from the index's matches first, and along the
+    # list's order checking each contact (search_matches_first = 0).
+    for plugins in (None, {"contacts": "search_matches_first = 0\n"}):
+        search_equals_a_like_scan(*server(plugins=plugins))
+
+
+def search_equals_a_like_scan(s, admin):
     text = ("first_name || ' ' || last_name || ' ' || coalesce(email, '') || ' ' ||"
             " coalesce(phone, '') || ' ' || coalesce(company_name, '')")
     with s:
@@ -212,7 +219,12 @@ def exercise_every_write(s, admin, h, cid):
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    for plugins in (None, {"contacts": "search_matches_first = 0\n"}):
+        no_statement_scans_a_whole_table(plugins)
+
+
+def no_statement_scans_a_whole_table(plugins):
+    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"}, plugins=plugins)
     with s:
         queries = ["", "sort=name", "sort=-name", "sort=updated", "sort=-updated", "sort=created",
                    "q=berg", "q=b", "q=Ka", "tag=vip", "tag=vip&tag=hot&tag_mode=all", "owner=2",
