@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * csv_write.c: the CSV writer (see csv.h) and the public
- * hl_stream_csv_header/row, which write a line straight into a streamed
- * answer's buffer, nothing allocated per row.
+ * hl_stream_csv_header/row/fields, which write a line straight into a
+ * streamed answer's buffer, nothing allocated per row.
  *
  * Values are written exactly as stored: no guard against formula
  * injection (a leading =, +, - or @ that a spreadsheet would evaluate), as
@@ -108,4 +108,23 @@ HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st)
 HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st)
 {
 	return stream_line(req, st, 0);
+}
+
+HL_API int hl_stream_csv_fields(struct hl_req *req, const char *const *fields,
+				const size_t *lens, int n)
+{
+	int rc = stream_body_open(req);
+	if (rc <= 0)
+		return rc;
+	size_t before = req->out.len;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			buf_putc(&req->out, ',');
+		if (fields[i])
+			csv_quote(&req->out, fields[i], lens ? lens[i] : strlen(fields[i]));
+	}
+	if (n == 1 && req->out.len == before) /* not a blank line: see line() */
+		buf_append(&req->out, "\"\"", 2);
+	buf_append(&req->out, "\r\n", 2);
+	return stream_body_added(req, req->out.len - before);
 }

@@ -29,7 +29,7 @@ static const struct hl_route routes[] = {
 	{ .method = "PATCH", .pattern = "/api/contacts/:id", .handler = contacts_change },
 	{ .method = "DELETE", .pattern = "/api/contacts/:id", .handler = contacts_delete },
 	{ .method = "POST", .pattern = "/api/contacts/import", .handler = contacts_import,
-	  .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 256 * 1024 },
+	  .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 64 * 1024 },
 	{ .method = "GET", .pattern = "/api/contacts/imports/:id", .handler = contacts_import_status },
 	{ .method = "POST", .pattern = "/api/contacts/:id/tags", .handler = tags_add },
 	{ .method = "DELETE", .pattern = "/api/contacts/:id/tags/:tag", .handler = tags_remove },

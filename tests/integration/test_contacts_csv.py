@@ -60,6 +60,20 @@ def test_the_export_holds_every_contact_the_filters_pass():
         assert len(live) > 1500 and gone not in live, len(live)
         assert list(rows[0])[:11] == ["id", "first_name", "last_name", "email", "phone", "company_name",
                                       "source", "owner_id", "tags", "created_at", "updated_at"]
+        # Every custom value in its field's column, every tag in the tags.
+        keys = [k for (k,) in s.sql("SELECT key FROM custom_fields WHERE location_id = 1 ORDER BY id")]
+        assert list(rows[0])[11:] == keys and keys
+        values = {(c, k): v for c, k, v in s.sql(
+            "SELECT v.contact_id, f.key, v.value FROM custom_values v JOIN custom_fields f"
+            " ON f.id = v.field_id WHERE v.location_id = 1")}
+        assert {(int(r["id"]), k): r[k] for r in rows for k in keys if r[k]} == \
+            {ck: v for ck, v in values.items() if ck[0] in set(live)}
+        tags = {}
+        for c, name in s.sql("SELECT ct.contact_id, t.name FROM contact_tags ct JOIN tags t"
+                             " ON t.id = ct.tag_id WHERE ct.location_id = 1"):
+            tags.setdefault(c, set()).add(name)
+        assert {int(r["id"]): set(r["tags"].split(", ")) for r in rows if r["tags"]} == \
+            {c: t for c, t in tags.items() if c in set(live)}
         # The same contacts as the list, for a search and a tag.
         for query in ("q=berg", "tag=vip", "q=an&tag=lead&tag=vip&tag_mode=any"):
             listed = admin.get("/api/contacts?location_id=1&limit=1000&" + query).json()["data"]
