@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "compress.h"
+#include "events.h"
 #include "metrics.h"
 #include "server.h"
 #include "log.h"
@@ -314,8 +315,13 @@ static void handle(struct hl_req *r, const struct mg_request_info *ri)
 		request_reset_answer(r);
 		hl_reply_error(r, 503, "unavailable", "out of memory");
 	}
-	if (request_finish(r))
+	int failed = request_finish(r);
+	if (failed)
 		hl_reply_error(r, 500, "internal", "the change could not be saved");
+	/* Events follow the write: sent once it committed (or, without one,
+	 * after a success answer), before the answer leaves, so a client's
+	 * next request comes after them; dropped with an error answer. */
+	events_request_end(r->srv->events, !failed && r->status > 0 && r->status < 400);
 }
 
 /* Slow requests are logged by route pattern only: never ids, queries or

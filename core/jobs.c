@@ -7,6 +7,12 @@
  * only by the scheduler thread, and only with js->lock held, so that
  * jobs_snapshot can copy them from any thread. The lock is released while
  * a slice runs: a reader never waits for a slice.
+ *
+ * Between slices the thread delivers queued events: each handler call
+ * runs like a slice (write lock, transaction, hl_job_run), and a burst of
+ * them lasts a slice's budget at most before due jobs get their turn. A
+ * hand-over wakes the thread (wake_for_events), so an event waits for the
+ * running slice at worst, not for a tick.
  */
 #include "jobs.h"
 #include "log.h"
@@ -29,14 +35,17 @@ struct job {
 
 struct hl_job_run {
 	struct hl_db *db;
-	int64_t cursor;
-	const struct job *job;
+	int64_t cursor;        /* always 0 in an event handler */
+	const struct hl_mod *mod; /* whose slice or handler; NULL for the core's */
 	long long start_us;    /* when the slice took the write lock */
 	long long checked_us;  /* the last hl_job_over_budget call, or start_us */
+	struct event_list events; /* published, handed over after the commit */
 };
 
 struct jobs {
 	struct db *db;
+	struct events *events; /* NULL: no event delivery */
+	long long deliver_us;  /* earliest next burst of events (0: at once) */
 	struct job *list;
 	int n;
 	int stop;
@@ -62,8 +71,15 @@ HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor)
 
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
 {
-	const struct hl_mod *mod = run->job->spec->mod;
-	return mod ? mod_setting(mod, key) : NULL; /* the core's jobs have no conf */
+	return run->mod ? mod_setting(run->mod, key) : NULL; /* the core's jobs have no conf */
+}
+
+HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
+			  int64_t subject_id, const char *data)
+{
+	if (!run || location_id < 0)
+		return HL_EINVAL;
+	return event_list_add(&run->events, name, location_id, subject_id, data);
 }
 
 HL_API int hl_job_over_budget(struct hl_job_run *run)
@@ -164,7 +180,7 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
  * its time in *ms. */
 static int run_slice(struct jobs *js, struct job *job, long long *ms)
 {
-	struct hl_job_run run = { .job = job };
+	struct hl_job_run run = { .mod = job->spec->mod };
 	const char *name = job->spec->name;
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
@@ -181,12 +197,49 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 		if (!db_begin(run.db) &&
 		    (record(run.db, name, 0, 0, *ms, hl_strerror(rc)) || db_commit(run.db)))
 			db_rollback(run.db);
+		event_list_clear(&run.events);
 	}
+	/* Handed over before the lock goes: in the order of the commits. */
+	events_commit(js->events, &run.events);
 	db_write_unlock(js->db, run.db);
 	if (*ms > JOB_SLICE_BUDGET_MS)
 		log_warn("[job] %s: slice took %lld ms (budget %d ms)", name, *ms,
 			 JOB_SLICE_BUDGET_MS);
 	return rc;
+}
+
+/* One event handler's call, run like a slice (an event_call). */
+static int run_handler(void *arg, const struct mod_handler *h, const struct hl_event *e)
+{
+	struct jobs *js = arg;
+	struct hl_job_run run = { .mod = h->mod };
+	run.db = db_write_lock(js->db);
+	run.start_us = run.checked_us = now_us();
+	int rc = db_begin(run.db);
+	if (!rc)
+		rc = h->h.handle(&run, e);
+	if (rc >= 0 && db_commit(run.db))
+		rc = HL_EDB;
+	if (rc < 0) {
+		db_rollback(run.db);
+		event_list_clear(&run.events);
+	}
+	events_commit(js->events, &run.events);
+	db_write_unlock(js->db, run.db);
+	long long ms = (now_us() - run.start_us) / 1000;
+	if (ms > JOB_SLICE_BUDGET_MS)
+		log_warn("[event] %s: the handler of '%s' took %lld ms on %s (budget %d ms)",
+			 h->module, h->h.event, ms, e->name, JOB_SLICE_BUDGET_MS);
+	return rc < 0 ? rc : 0;
+}
+
+/* Called by the event queue, with its lock held, when events were queued. */
+static void wake_for_events(void *arg)
+{
+	struct jobs *js = arg;
+	pthread_mutex_lock(&js->lock);
+	pthread_cond_signal(&js->wake);
+	pthread_mutex_unlock(&js->lock);
 }
 
 /* ---- the schedule (js->lock held) -------------------------------------- */
@@ -242,26 +295,46 @@ static void wait_until(struct jobs *js, long long when_us)
 	pthread_cond_timedwait(&js->wake, &js->lock, &ts);
 }
 
+/* A burst of event deliveries, a slice's budget long at most; when events
+ * remain, the next burst waits a pause so request writers get in. */
+static void deliver_events(struct jobs *js)
+{
+	pthread_mutex_unlock(&js->lock);
+	int more = events_deliver(js->events, run_handler, js, JOB_SLICE_BUDGET_MS * 1000LL);
+	pthread_mutex_lock(&js->lock);
+	js->deliver_us = more ? now_us() + PAUSE_MS * 1000LL : 0;
+}
+
+static void run_job(struct jobs *js, struct job *job)
+{
+	pthread_mutex_unlock(&js->lock);
+	long long ms;
+	int rc = run_slice(js, job, &ms);
+	pthread_mutex_lock(&js->lock);
+	count(job, rc, ms);
+	schedule(job, rc, now_us());
+}
+
+/* Events first when their burst is due, then a due job; else sleep until
+ * the earlier of the two, or until woken. */
 static void *loop(void *arg)
 {
 	struct jobs *js = arg;
 	pthread_mutex_lock(&js->lock);
 	while (!js->stop) {
+		long long now = now_us();
+		int events = events_queued(js->events) > 0;
 		struct job *job = next_due(js);
-		if (!job) {
-			pthread_cond_wait(&js->wake, &js->lock);
-			continue;
-		}
-		if (job->next_us > now_us()) {
+		if (events && js->deliver_us <= now)
+			deliver_events(js);
+		else if (job && job->next_us <= now)
+			run_job(js, job);
+		else if (events && (!job || js->deliver_us < job->next_us))
+			wait_until(js, js->deliver_us);
+		else if (job)
 			wait_until(js, job->next_us);
-			continue;
-		}
-		pthread_mutex_unlock(&js->lock);
-		long long ms;
-		int rc = run_slice(js, job, &ms);
-		pthread_mutex_lock(&js->lock);
-		count(job, rc, ms);
-		schedule(job, rc, now_us());
+		else
+			pthread_cond_wait(&js->wake, &js->lock);
 	}
 	pthread_mutex_unlock(&js->lock);
 	return NULL;
@@ -277,7 +350,8 @@ static void add_job(struct jobs *js, struct mod_job *spec, long long first_us)
 	job->stat.name = spec->name;
 }
 
-int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db)
+int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
+	       struct events *events)
 {
 	struct jobs *js = calloc(1, sizeof(*js));
 	*out = NULL;
@@ -286,6 +360,7 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db)
 		return HL_ENOMEM;
 	}
 	js->db = db;
+	js->events = events;
 	long long first = now_us() + 1000000; /* first slices a second after start */
 	for (int i = 0; i < CORE_JOBS; i++)
 		add_job(js, &core_jobs[i], first);
@@ -297,7 +372,11 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db)
 	pthread_cond_init(&js->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	pthread_mutex_init(&js->lock, NULL);
+	if (events)
+		events_on_queue(events, wake_for_events, js);
 	if (pthread_create(&js->thread, NULL, loop, js)) {
+		if (events)
+			events_on_queue(events, NULL, NULL);
 		pthread_cond_destroy(&js->wake);
 		pthread_mutex_destroy(&js->lock);
 		free(js->list);
@@ -312,6 +391,8 @@ void jobs_stop(struct jobs *js)
 {
 	if (!js)
 		return;
+	if (js->events)
+		events_on_queue(js->events, NULL, NULL);
 	pthread_mutex_lock(&js->lock);
 	js->stop = 1;
 	pthread_cond_signal(&js->wake);

@@ -15,11 +15,18 @@
  * slice over the budget is logged. A slice that fails is rolled back and
  * its job backs off (the period doubles per failure in a row, up to an
  * hour); the first success restores the period.
+ *
+ * The same thread delivers the events of events.h: each call of an event
+ * handler runs like a slice, in a transaction on the write connection that
+ * commits when the handler returns 0 and rolls back otherwise. Events a
+ * slice or a handler published (hl_job_publish) are handed over after its
+ * commit, before the write lock is let go.
  */
 #ifndef HL_JOBS_H
 #define HL_JOBS_H
 
 #include "db.h"
+#include "events.h"
 #include "module.h"
 
 #define JOB_SLICE_BUDGET_MS 40
@@ -28,9 +35,11 @@ struct jobs;
 
 /* Start the thread with the core's own jobs (core.sessions, core.optimize)
  * and the modules' `list`, which must outlive the scheduler. Every job's
- * first slice comes a second after the start. Returns 0 or HL_ENOMEM /
- * HL_EIO. */
-int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db);
+ * first slice comes a second after the start. `events` (NULL: none) are
+ * delivered as soon as they are queued; they must outlive the scheduler.
+ * Returns 0 or HL_ENOMEM / HL_EIO. */
+int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
+	       struct events *events);
 /* Finish the running slice and stop the thread (NULL is ignored). */
 void jobs_stop(struct jobs *js);
 

@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "config.h"
 #include "db.h"
+#include "events.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
@@ -114,18 +115,36 @@ static int wait_for_signal(void)
 	return sig;
 }
 
+/* The event queue, and the scheduler that also delivers its events; with
+ * jobs = no, handlers never run, so nothing is queued for them. */
+static int start_jobs(struct core *c)
+{
+	char detail[64];
+	int njobs, nhandlers;
+	struct mod_job *jobs = modules_jobs(c->srv.modules, &njobs);
+	struct mod_handler *handlers = modules_handlers(c->srv.modules, &nhandlers);
+	if (!c->cfg.jobs && nhandlers)
+		log_warn("jobs = no: %d event handler%s will not run", nhandlers,
+			 nhandlers == 1 ? "" : "s");
+	int rc = events_new(&c->srv.events, handlers, c->cfg.jobs ? nhandlers : 0);
+	if (!rc && c->cfg.jobs)
+		rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db, c->srv.events);
+	if (rc)
+		return rc;
+	snprintf(detail, sizeof(detail), "%d job%s, %d event handler%s", c->cfg.jobs ? njobs : 0,
+		 njobs == 1 ? "" : "s", c->cfg.jobs ? nhandlers : 0, nhandlers == 1 ? "" : "s");
+	step("jobs", detail);
+	return 0;
+}
+
 static int serve(struct core *c)
 {
 	char detail[PATH_MAX + 64];
 	int rc = open_and_migrate(c);
+	if (!rc)
+		rc = start_jobs(c);
 	if (rc)
 		return rc;
-	int njobs;
-	struct mod_job *jobs = modules_jobs(c->srv.modules, &njobs);
-	if (c->cfg.jobs && (rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db)))
-		return rc;
-	snprintf(detail, sizeof(detail), "%d job%s", c->cfg.jobs ? njobs : 0, njobs == 1 ? "" : "s");
-	step("jobs", detail);
 	if (c->cfg.backups && (rc = backup_start(&c->srv.backup, &c->cfg)))
 		return rc;
 	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)))
@@ -163,6 +182,7 @@ static void core_release(struct core *c)
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
 	jobs_stop(c->jobs);
+	events_free(c->srv.events);
 	db_close(c->srv.db);
 	modules_free(c->srv.modules);
 	router_free(c->srv.router);

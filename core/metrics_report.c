@@ -6,13 +6,14 @@
  * sends the metrics_token setting as a bearer token.
  *
  * Besides the counters of metrics.h an answer holds the read cache's use,
- * the jobs' runs, memory, the SQLite settings in force and the row counts
+ * the jobs' runs, the events' deliveries, memory, the SQLite settings in force and the row counts
  * of the tables that grow with the agency's data (those with a location_id,
  * the audit log and sessions). Counting rows reads whole indexes, so the
  * counts are kept for 30 s; a count that failed is not kept.
  */
 #include "cache.h"
 #include "changes.h"
+#include "events.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
@@ -240,6 +241,21 @@ static void json_jobs(struct hl_json *j, struct jobs *jobs)
 	hl_json_array_end(j);
 }
 
+static void json_events(struct hl_json *j, struct events *events)
+{
+	struct event_stat st;
+	events_snapshot(events, &st);
+	hl_json_key(j, "events");
+	hl_json_object(j);
+	put_int(j, "handlers", st.handlers);
+	put_int(j, "published", st.published);
+	put_int(j, "delivered", st.delivered);
+	put_int(j, "failed", st.failed);
+	put_int(j, "dropped", st.dropped);
+	put_int(j, "queued", st.queued);
+	hl_json_object_end(j);
+}
+
 static void json_sqlite(struct hl_json *j, struct hl_req *req)
 {
 	hl_json_key(j, "sqlite");
@@ -302,6 +318,7 @@ static int metrics_json(struct hl_req *req)
 	put_int(j, "rss_peak_bytes", peak);
 	hl_json_object_end(j);
 	json_jobs(j, srv->jobs);
+	json_events(j, srv->events);
 	json_sqlite(j, req);
 	json_tables(j, req);
 	hl_json_object_end(j);
@@ -452,6 +469,23 @@ static void prom_jobs(struct buf *b, struct jobs *jobs)
 	job_family(b, st, n, "hyperlevel_job_seconds_total", "Time spent in job slices.", 1);
 }
 
+static void prom_events(struct buf *b, struct events *events)
+{
+	struct event_stat st;
+	events_snapshot(events, &st);
+	help(b, "hyperlevel_events_published_total", "counter",
+	     "Events handed over after their transaction committed.");
+	buf_printf(b, "hyperlevel_events_published_total %lld\n", st.published);
+	help(b, "hyperlevel_event_deliveries_total", "counter",
+	     "Event handler calls, by result (failed: rolled back).");
+	buf_printf(b, "hyperlevel_event_deliveries_total{result=\"ok\"} %lld\n", st.delivered);
+	buf_printf(b, "hyperlevel_event_deliveries_total{result=\"failed\"} %lld\n", st.failed);
+	help(b, "hyperlevel_events_dropped_total", "counter", "Events dropped: the queue was full.");
+	buf_printf(b, "hyperlevel_events_dropped_total %lld\n", st.dropped);
+	gauge(b, "hyperlevel_events_queued", "Events waiting for their handlers now.",
+	      (double)st.queued);
+}
+
 static void prom_tables(struct buf *b, struct hl_req *req)
 {
 	const struct changes *ch = db_changes(req->srv->db);
@@ -488,6 +522,7 @@ static int metrics_text(struct hl_req *req)
 	prom_routes(&b, req->srv);
 	prom_server(&b, req->srv);
 	prom_jobs(&b, req->srv->jobs);
+	prom_events(&b, req->srv->events);
 	prom_tables(&b, req);
 	int rc = b.oom ? HL_ENOMEM
 		       : hl_reply_raw(req, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);

@@ -2,10 +2,11 @@
 /*
  * module.c: the module loader of module.h, and the registration functions a
  * module's init calls (hl_add_routes_, hl_add_migrations_, hl_add_jobs_,
- * hl_setting).
+ * hl_add_event_handlers_, hl_setting).
  */
 #include "module.h"
 #include "conf.h"
+#include "events.h"
 #include "log.h"
 #include "migrate.h"
 
@@ -41,6 +42,8 @@ struct hl_mod {
 	int nmigrations;
 	struct hl_job *jobs;
 	int njobs;
+	struct hl_event_handler *handlers;
+	int nhandlers;
 	struct modules *set;
 };
 
@@ -51,6 +54,8 @@ struct modules {
 	int norder;
 	struct mod_job *jobs;
 	int njobs;
+	struct mod_handler *handlers;
+	int nhandlers;
 	struct router *router;
 };
 
@@ -59,6 +64,7 @@ struct modules {
 #define MIGRATION_SIZE_1_0 sizeof(struct hl_migration)
 #define JOB_SIZE_1_0 sizeof(struct hl_job)
 #define DESC_SIZE_1_0 sizeof(struct hl_module)
+#define HANDLER_SIZE_1_1 sizeof(struct hl_event_handler)
 
 static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -180,6 +186,34 @@ HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, si
 				return registration_failed(mod, HL_EEXIST, "job '%s' is listed twice",
 							   j->name);
 		mod->jobs[mod->njobs++] = *j;
+	}
+	return 0;
+}
+
+HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_handler *t,
+				  size_t n, size_t size)
+{
+	int rc = check_init(mod, "hl_add_event_handlers");
+	if (rc)
+		return rc;
+	if (size < HANDLER_SIZE_1_1)
+		return registration_failed(mod, HL_EABI, "event handler table entries are too small");
+	struct hl_event_handler *grown = realloc(mod->handlers,
+						 sizeof(*grown) * (mod->nhandlers + n));
+	if (!grown)
+		return registration_failed(mod, HL_ENOMEM, "out of memory");
+	mod->handlers = grown;
+	for (size_t i = 0; i < n; i++) {
+		const struct hl_event_handler *h = (const void *)((const char *)t + i * size);
+		if (!h->handle)
+			return registration_failed(mod, HL_EINVAL, "event handler %zu has no function",
+						   i + 1);
+		if (!events_pattern_ok(h->event))
+			return registration_failed(mod, HL_EINVAL, "event handler %zu: '%.*s' is not"
+						   " an event name (noun.verb of a-z, 0-9, _ and .)"
+						   " nor a prefix ending in .*", i + 1,
+						   EVENT_NAME_MAX, h->event ? h->event : "(null)");
+		mod->handlers[mod->nhandlers++] = *h;
 	}
 	return 0;
 }
@@ -428,6 +462,9 @@ static void undo(struct hl_mod *m)
 	free(m->jobs);
 	m->jobs = NULL;
 	m->njobs = 0;
+	free(m->handlers);
+	m->handlers = NULL;
+	m->nhandlers = 0;
 }
 
 static void init_module(struct hl_mod *m)
@@ -504,6 +541,22 @@ static int collect_jobs(struct modules *set)
 	return 0;
 }
 
+static int collect_handlers(struct modules *set)
+{
+	int n = 0;
+	for (int i = 0; i < set->norder; i++)
+		n += set->order[i]->nhandlers;
+	if (n && !(set->handlers = calloc((size_t)n, sizeof(*set->handlers))))
+		return HL_ENOMEM;
+	for (int i = 0; i < set->norder; i++) {
+		struct hl_mod *m = set->order[i];
+		for (int k = 0; k < m->nhandlers; k++)
+			set->handlers[set->nhandlers++] = (struct mod_handler){
+				.h = m->handlers[k], .module = m->name, .mod = m };
+	}
+	return 0;
+}
+
 int modules_load(struct modules **out, const struct config *cfg, struct router *r)
 {
 	struct modules *set = calloc(1, sizeof(*set));
@@ -527,7 +580,7 @@ int modules_load(struct modules **out, const struct config *cfg, struct router *
 	}
 	for (int i = 0; i < set->n; i++)
 		visit(set->mods[i]);
-	if ((rc = collect_jobs(set)))
+	if ((rc = collect_jobs(set)) || (rc = collect_handlers(set)))
 		return rc;
 	for (int i = 0; i < set->n; i++)
 		if (set->mods[i]->state == MOD_REFUSED)
@@ -549,6 +602,7 @@ void modules_free(struct modules *set)
 		free(m->settings);
 		free(m->migrations);
 		free(m->jobs);
+		free(m->handlers);
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
@@ -558,6 +612,7 @@ void modules_free(struct modules *set)
 	for (int i = 0; i < set->njobs; i++)
 		free(set->jobs[i].name);
 	free(set->jobs);
+	free(set->handlers);
 	free(set->order);
 	free(set->mods);
 	free(set);
@@ -581,6 +636,12 @@ struct mod_job *modules_jobs(struct modules *set, int *n)
 {
 	*n = set->njobs;
 	return set->jobs;
+}
+
+struct mod_handler *modules_handlers(struct modules *set, int *n)
+{
+	*n = set->nhandlers;
+	return set->handlers;
 }
 
 int modules_loaded(const struct modules *set)

@@ -39,6 +39,13 @@ struct mod_job {
 	struct hl_mod *mod;
 };
 
+/* An event handler of a loaded module, for the event queue. */
+struct mod_handler {
+	struct hl_event_handler h;
+	const char *module;     /* the module's name, for the log */
+	struct hl_mod *mod;
+};
+
 /* Find and load every module. Returns 0 when every enabled module loaded;
  * HL_EINVAL when one or more were refused (each logged); HL_ENOMEM. The set
  * is returned in *out either way, for listings. Routes go into `r`. */
@@ -50,6 +57,10 @@ int modules_migrate(struct modules *set, struct hl_db *w);
 
 /* The jobs of all loaded modules; count in *n. */
 struct mod_job *modules_jobs(struct modules *set, int *n);
+
+/* The event handlers of all loaded modules, in load order and, within a
+ * module, in table order; count in *n. */
+struct mod_handler *modules_handlers(struct modules *set, int *n);
 
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);

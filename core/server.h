@@ -26,6 +26,7 @@ struct server {
 	struct cache *cache;         /* the read cache, or NULL when off */
 	struct metrics *metrics;
 	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
+	struct events *events;       /* published events on their way to handlers */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };

@@ -189,22 +189,30 @@ struct hl_event {
 };
 
 /* A handler runs on the scheduler thread like a job slice: `run` gives it
- * the write connection (hl_job_db) and its writes are committed after it
- * returns 0, rolled back when it returns a negative HL_E code (then logged
- * and counted; the event is not retried). `event` is a full name or a
- * prefix ending in ".*" ("contact.*"). The event and its strings live
- * until the handler returns. */
+ * the write connection (hl_job_db), the budget (hl_job_over_budget), the
+ * module's settings and hl_job_publish (its cursor is 0 and not kept); its
+ * writes are committed after it returns 0, rolled back when it returns a
+ * negative HL_E code (then logged and counted; the event is not retried).
+ * `event` is a full name or a prefix ending in ".*" ("contact.*" takes
+ * "contact.created" and "contact.tag.added"). An event goes to every
+ * handler that takes it, in module load order, then table order. The
+ * event and its strings live until the handler returns. Handlers do not
+ * run when the server's jobs are turned off. */
 struct hl_event_handler {
 	const char *event;
 	int (*handle)(struct hl_job_run *run, const struct hl_event *ev);
 };
 
 /* Publish `name` about record `subject_id` (0: none) with `data`, a JSON
- * object's text (NULL: "{}"), copied. hl_publish: for the request's
- * location, sent after the request's write transaction commits (or at
- * once, when the request began none). hl_job_publish: for `location_id`,
- * sent after the slice (or handler) commits. 0, HL_EINVAL for a name that
- * is not "noun.verb" of [a-z0-9_.] or data that is not an object, HL_ENOMEM. */
+ * object's text (NULL: "{}"), copied. hl_publish, inside a route handler:
+ * for the request's location, sent once the request has answered with a
+ * status below 400 and its write transaction, if it began one, has
+ * committed; dropped otherwise. hl_job_publish, inside a slice or an event
+ * handler: for `location_id`, sent after the slice (or handler) commits,
+ * dropped when it fails. 0; HL_EINVAL (logged) for a name that is not
+ * "noun.verb" of [a-z0-9_.] (no dot first or last, none doubled, 64 bytes
+ * at most) or data that is not a JSON object; HL_ETOOBIG for data over 64
+ * KB or over 65536 events in one transaction; HL_ENOMEM. */
 HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id,
 		      const char *data);
 HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,

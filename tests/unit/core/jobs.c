@@ -93,7 +93,7 @@ static int start_fixture(struct fixture *f)
 			       &applied);
 	db_write_unlock(f->db, w);
 	CHECK_INT(rc, 0);
-	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->db);
+	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->db, NULL);
 }
 
 static void stop_fixture(struct fixture *f)
