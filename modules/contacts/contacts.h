@@ -41,11 +41,22 @@ const char *contact_input_problem(const struct contact_input *in, int whole);
  * none, HL_EDB. */
 int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_input *in,
 		      int64_t except);
-/* Insert: the new id, or HL_EDB. */
+/* Insert: the new id, or HL_EDB. (Then contact_index.) */
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in);
-/* Change the given fields of live contact `id`: 0, HL_ENOENT, HL_EDB. */
+/* Change the given fields of live contact `id`: 0, HL_ENOENT, HL_EDB.
+ * (Then contact_index when contact_searchable.) */
 int contact_update(struct hl_db *db, int64_t location, int64_t id,
 		   const struct contact_input *in);
+/* Write contact `id`'s line in the trigram search index: a new line when
+ * `fresh`, else the line replaced. Call it after the transaction's other
+ * writes to the contact (its tags, custom values): a statement that takes
+ * a savepoint after an FTS5 write makes SQLite 3.40's FTS5 flush its
+ * pending terms into a new segment, which cost an import three quarters
+ * of its time when it happened once per row (see migration 008). So an
+ * import indexes its batch last. 0, HL_EDB. */
+int contact_index(struct hl_db *db, int64_t id, int fresh);
+/* Whether a change of the fields in `given` changes the search line. */
+int contact_searchable(unsigned given);
 /* Whether `owner` is a user who can open the location: 1, 0, HL_EDB. */
 int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner);
 

@@ -46,6 +46,10 @@ struct import {
 	int ncols;
 	int64_t created, updated, skipped, errors_kept;
 	char why[160];            /* the current row's reason to be skipped */
+	/* The contacts to index for search once the batch's other writes are
+	 * done (see contact_index), and whether each is new. */
+	struct { int64_t id; int fresh; } *index;
+	size_t nindex, index_cap;
 };
 
 /* ---- the header ----------------------------------------------------------- */
@@ -154,6 +158,7 @@ static void import_free(struct import *im)
 		free(im->cols[i].key);
 	}
 	free(im->cols);
+	free(im->index);
 	hl_csv_close(im->csv);
 }
 
@@ -247,6 +252,22 @@ static int publish(struct import *im, const char *name, int64_t id)
 		       : hl_job_publish(im->run, name, im->location, id, NULL);
 }
 
+/* Note contact `id` for index_batch. 0, HL_ENOMEM. */
+static int index_later(struct import *im, int64_t id, int fresh)
+{
+	if (im->nindex == im->index_cap) {
+		size_t cap = im->index_cap ? 2 * im->index_cap : 1024;
+		void *bigger = realloc(im->index, cap * sizeof(*im->index));
+		if (!bigger)
+			return HL_ENOMEM;
+		im->index = bigger;
+		im->index_cap = cap;
+	}
+	im->index[im->nindex].id = id;
+	im->index[im->nindex++].fresh = fresh;
+	return 0;
+}
+
 /* Write the checked row, counting it as created or updated: 0, HL_EDB. */
 static int write_row(struct import *im, const struct contact_input *in)
 {
@@ -263,10 +284,22 @@ static int write_row(struct import *im, const struct contact_input *in)
 		else if (c->value && c->target == T_TAGS)
 			rc = each_tag(im, c->value, id) ? HL_EDB : 0;
 	}
+	if (!rc && (!found || contact_searchable(in->given)))
+		rc = index_later(im, id, !found);
 	if (rc)
 		return rc;
 	*(found ? &im->updated : &im->created) += 1;
 	return publish(im, found ? "contact.updated" : "contact.created", id);
+}
+
+/* Index the batch's contacts for search, last. 0, HL_EDB. */
+static int index_batch(struct import *im)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < im->nindex; i++)
+		rc = contact_index(im->db, im->index[i].id, im->index[i].fresh);
+	im->nindex = 0;
+	return rc;
 }
 
 /* Keep the reason of a skipped row (the first ERRORS_KEPT of them). */
@@ -292,10 +325,10 @@ static int import_rows(struct import *im)
 {
 	for (int row = 0;; row++) {
 		if (im->run && row % 64 == 63 && hl_job_over_budget(im->run))
-			return 0;
+			return index_batch(im) ? HL_EDB : 0;
 		int n = hl_csv_next(im->csv), rc;
 		if (!n)
-			return 1;
+			return index_batch(im) ? HL_EDB : 1;
 		struct contact_input in;
 		if (n < 0) {
 			snprintf(im->why, sizeof(im->why), "%s", hl_csv_error(im->csv));
@@ -314,13 +347,22 @@ static int import_rows(struct import *im)
 
 /* ---- progress, the request and the job -------------------------------- */
 
+/* Drop the upload of a finished import. 0, HL_EDB. */
+static int drop_file(struct import *im)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_files WHERE import_id = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->id);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
 /* Record how far the import got, and when `done`, finish it. 0, HL_EDB. */
 static int save_progress(struct import *im, int done)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET offset = ?2, line = ?3,"
 		" created = created + ?4, updated = updated + ?5, skipped = skipped + ?6,"
 		" status = CASE WHEN ?7 THEN 'done' ELSE 'running' END,"
-		" csv = CASE WHEN ?7 THEN NULL ELSE csv END,"
 		" finished_at = CASE WHEN ?7 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
 		" WHERE id = ?1");
 	if (!st)
@@ -332,7 +374,9 @@ static int save_progress(struct import *im, int done)
 	sqlite3_bind_int64(st, 5, im->updated);
 	sqlite3_bind_int64(st, 6, im->skipped);
 	sqlite3_bind_int(st, 7, done);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return done ? drop_file(im) : 0;
 }
 
 /* Answer import `id` of the location: its state, counts and errors. */
@@ -354,18 +398,24 @@ static int reply_import(struct hl_req *req, int status, int64_t id)
 static int64_t import_create(struct import *im, const char *body, size_t len, int large)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "INSERT INTO contact_imports (location_id, user_id,"
-				   " status, csv, bytes) VALUES (?1, ?2, ?3, ?4, ?5)");
+				   " status, bytes) VALUES (?1, ?2, ?3, ?4)");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, im->location);
 	sqlite3_bind_int64(st, 2, hl_user_id(im->req));
 	sqlite3_bind_text(st, 3, large ? "queued" : "running", -1, SQLITE_STATIC);
-	if (large)
-		sqlite3_bind_blob64(st, 4, body, len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)len);
+	sqlite3_bind_int64(st, 4, (int64_t)len);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
-	return sqlite3_last_insert_rowid(hl_sqlite(im->db));
+	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(im->db));
+	if (!large)
+		return id;
+	st = hl_stmt(im->db, "INSERT INTO contact_import_files (import_id, csv) VALUES (?1, ?2)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_blob64(st, 2, body, len, SQLITE_STATIC);
+	return sqlite3_step(st) == SQLITE_DONE ? id : HL_EDB;
 }
 
 /* POST /api/contacts/import: 200 with the report, or 202 for a large
@@ -409,14 +459,14 @@ int contacts_import_status(struct hl_req *req)
 static int import_fail(struct import *im)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET status = 'failed',"
-		" csv = NULL, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
+		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
 		" errors = json_insert(errors, '$[#]', json_object('line', 1, 'reason', ?2))"
 		" WHERE id = ?1");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, im->id);
 	sqlite3_bind_text(st, 2, im->why, -1, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return sqlite3_step(st) == SQLITE_DONE ? drop_file(im) : HL_EDB;
 }
 
 /* The import job: the oldest unfinished import, from where it stopped,
@@ -424,9 +474,10 @@ static int import_fail(struct import *im)
 int import_slice(struct hl_job_run *run)
 {
 	struct hl_db *db = hl_job_db(run);
-	sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, csv, offset, line,"
-		" json_array_length(errors) FROM contact_imports"
-		" WHERE status IN ('queued', 'running') ORDER BY id LIMIT 1");
+	sqlite3_stmt *st = hl_stmt(db, "SELECT i.id, i.location_id, f.csv, i.offset, i.line,"
+		" json_array_length(i.errors) FROM contact_imports i"
+		" JOIN contact_import_files f ON f.import_id = i.id"
+		" WHERE i.status IN ('queued', 'running') ORDER BY i.id LIMIT 1");
 	if (!st)
 		return HL_EDB;
 	int rc = sqlite3_step(st);

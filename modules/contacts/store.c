@@ -4,7 +4,8 @@
  * handlers (write.c) and CSV imports (import.c) share, so a contact is
  * checked, matched and stored the same way whichever door it came in by.
  * Each function takes the write connection and the location explicitly,
- * since an import runs in a job, outside any request.
+ * since an import runs in a job, outside any request. contact_index keeps
+ * a contact's line in the trigram search index.
  */
 #include "contacts.h"
 
@@ -64,6 +65,45 @@ static void bind_input(sqlite3_stmt *st, const struct contact_input *in)
 	}
 	if (in->owner_id)
 		sqlite3_bind_int64(st, 2 + CT_COUNT, in->owner_id);
+}
+
+int contact_searchable(unsigned given)
+{
+	return (given & ((1u << CT_FIRST_NAME) | (1u << CT_LAST_NAME) | (1u << CT_EMAIL) |
+			 (1u << CT_PHONE) | (1u << CT_COMPANY_NAME))) != 0;
+}
+
+/* The stored row's name, e-mail, phone and company, joined as list.c's
+ * SEARCH_TEXT joins them, are bound as a value (not selected: see
+ * contacts.h on why an INSERT ... SELECT would cost a segment). */
+int contact_index(struct hl_db *db, int64_t id, int fresh)
+{
+	sqlite3_stmt *row = hl_stmt(db, "SELECT first_name, last_name, email, phone, company_name"
+				    " FROM contacts WHERE id = ?1");
+	if (!row)
+		return HL_EDB;
+	sqlite3_bind_int64(row, 1, id);
+	if (sqlite3_step(row) != SQLITE_ROW)
+		return HL_EDB;
+	char line[CT_SOURCE * (CONTACT_TEXT_MAX * 4 + 1)];
+	size_t n = 0;
+	for (int f = CT_FIRST_NAME; f < CT_SOURCE; f++) {
+		size_t len = (size_t)sqlite3_column_bytes(row, f);
+		if (n + len + 1 > sizeof(line))
+			len = sizeof(line) - n - 1; /* longer than any field is let in */
+		if (len)
+			memcpy(line + n, sqlite3_column_text(row, f), len);
+		n += len;
+		line[n++] = ' ';
+	}
+	sqlite3_stmt *st = fresh
+		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (?1, ?2)")
+		: hl_stmt(db, "UPDATE contact_search SET text = ?2 WHERE rowid = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, line, (int)n - 1, SQLITE_STATIC);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in)

@@ -60,8 +60,9 @@ static const char *given_names(struct hl_req *req, const struct contact_input *i
 	return hl_sprintf(req, "{\"fields\":[%s]}", list);
 }
 
-/* Custom values and tags of the body, then the event and the answer. */
-static int finish(struct hl_req *req, int64_t id, int status, const char *event,
+/* Custom values and tags of the body, the search index, then the event
+ * and the answer. `index`: 0 none, 1 a new line, 2 the line replaced. */
+static int finish(struct hl_req *req, int64_t id, int status, int index, const char *event,
 		  const char *data)
 {
 	int rc = custom_values_from_body(req, id);
@@ -69,6 +70,8 @@ static int finish(struct hl_req *req, int64_t id, int status, const char *event,
 		rc = tags_from_body(req, id);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
+	if (index && (rc = contact_index(hl_write_begin(req), id, index == 1)))
+		return rc;
 	rc = hl_publish(req, event, id, data);
 	return rc ? rc : contacts_reply_record(req, status, id);
 }
@@ -77,7 +80,7 @@ static int create(struct hl_req *req, const struct contact_input *in)
 {
 	struct hl_db *db = hl_write_begin(req);
 	int64_t id = db ? contact_insert(db, hl_location_id(req), in) : HL_EDB;
-	return id < 0 ? (int)id : finish(req, id, 201, "contact.created", NULL);
+	return id < 0 ? (int)id : finish(req, id, 201, 1, "contact.created", NULL);
 }
 
 /* POST /api/contacts */
@@ -120,7 +123,8 @@ static int change(struct hl_req *req, int64_t id, const struct contact_input *in
 	if (sqlite3_step(st) == SQLITE_ROW)
 		return hl_reply_error(req, 422, "validation",
 				      "first_name: a contact needs a name, an e-mail or a phone");
-	return finish(req, id, 200, "contact.updated", given_names(req, in));
+	return finish(req, id, 200, contact_searchable(in->given) ? 2 : 0, "contact.updated",
+		      given_names(req, in));
 }
 
 /* PATCH /api/contacts/:id: only the members sent change; null clears. */

@@ -63,19 +63,20 @@ def search(s, text):
                                 " contact_search WHERE text LIKE ?) ORDER BY id", "%" + text + "%")]
 
 
-def test_contact_search_follows_inserts_updates_and_deletes():
+def test_a_deleted_contact_leaves_the_search_index():
+    # The module writes each contact's line itself (test_contacts_write and
+    # _edit search what they create and change); a row deleted by anyone,
+    # the purge job say, takes its line along through a trigger.
     with migrated() as s:
         s.sql("INSERT INTO agencies (id, name) VALUES (1, 'A')")
         s.sql("INSERT INTO locations (id, agency_id, name) VALUES (1, 1, 'L')")
-        s.sql("INSERT INTO contacts (id, location_id, first_name, last_name, email, phone,"
-              " company_name) VALUES (1, 1, 'Anna', 'Berg', 'anna@berg.test', '+1 555 0100',"
-              " 'Bergwerk'), (2, 1, 'Ben', 'Okafor', NULL, NULL, NULL)")
-        assert search(s, "nna be") == [1] and search(s, "werk") == [1] and search(s, "0100") == [1]
-        assert search(s, "okaf") == [2]
-        s.sql("UPDATE contacts SET last_name = 'Stone' WHERE id = 1")
-        assert search(s, "berg.test") == [1] and search(s, "nna be") == [] and search(s, "stone") == [1]
+        s.sql("INSERT INTO contacts (id, location_id, first_name, last_name, email)"
+              " VALUES (1, 1, 'Anna', 'Berg', 'anna@berg.test'), (2, 1, 'Ben', 'Okafor', NULL)")
+        s.sql("INSERT INTO contact_search (rowid, text) VALUES (1, 'Anna Berg anna@berg.test  '),"
+              " (2, 'Ben Okafor   ')")
+        assert search(s, "okaf") == [2] and search(s, "nna be") == [1]
         s.sql("DELETE FROM contacts WHERE id = 2")
-        assert search(s, "okaf") == []
+        assert search(s, "okaf") == [] and search(s, "nna be") == [1]
         plan = " ".join(r[3] for r in s.sql(
             "EXPLAIN QUERY PLAN SELECT id FROM contacts WHERE location_id = 1 AND id IN"
             " (SELECT rowid FROM contact_search WHERE text LIKE '%anna%')"))
@@ -102,7 +103,7 @@ def test_existing_contacts_survive_the_rebuild_into_the_full_record():
             db.execute("INSERT INTO contacts (id, location_id, first_name, email, deleted_at)"
                        " VALUES (7, 1, 'Kept', 'kept@x.test', NULL), (8, 1, 'Gone', NULL, '2026-01-01')")
         code, _, err = s.run("migrate")
-        assert code == 0 and "contacts: 5 migrations applied" in err, err
+        assert code == 0 and "contacts: 6 migrations applied" in err, err
         assert s.sql("SELECT id, first_name, email, deleted_at FROM contacts ORDER BY id") == [
             (7, "Kept", "kept@x.test", None), (8, "Gone", None, "2026-01-01")]
         assert search(s, "kept@") == [7]

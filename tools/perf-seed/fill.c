@@ -365,7 +365,7 @@ static void add_contact(struct seed *s, struct place *p, int64_t id)
 	bind_text(st, 12, updated);
 	bind_text(st, 13, deleted_too ? deleted : NULL);
 	insert(s, T_CONTACTS);
-	/* What the contacts' search trigger would index (see its migration). */
+	/* What the contacts module indexes for search (its store.c). */
 	char text[SEARCH_SLOT * 3];
 	snprintf(text, sizeof(text), "%s %s %s %s %s", fn, ln, email_kept ? email : "",
 		 phone_kept ? phone : "", company_id ? company : "");

@@ -156,9 +156,9 @@ static void summary(struct seed *s, const char *path, double secs)
 	       (long long)total, secs, secs > 0 ? (double)total / secs : 0.0);
 }
 
-/* The indexes, and the trigger the search thread stands in for, are set
- * aside while the rows go in: building an index once over sorted keys
- * beats updating it a row at a time. Their SQL comes back afterwards. */
+/* The indexes are set aside while the rows go in: building an index once
+ * over sorted keys beats updating it a row at a time. Their SQL comes
+ * back afterwards. */
 struct deferred {
 	char **sql;
 	int n;
@@ -170,7 +170,7 @@ static int defer(sqlite3 *db, struct deferred *d)
 	char drops[16384] = "";
 	size_t used = 0;
 	int rc = sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_schema WHERE sql IS NOT NULL"
-				    " AND (type = 'index' OR name = 'contacts_search_insert')", -1, &st, NULL);
+				    " AND type = 'index'", -1, &st, NULL);
 	while (!rc && sqlite3_step(st) == SQLITE_ROW && used < sizeof(drops) - 300) {
 		char **grown = realloc(d->sql, sizeof(*grown) * (size_t)(d->n + 1));
 		if (!grown)

@@ -2,13 +2,13 @@
 /*
  * search.c: the contacts' trigram search index, built beside the rest.
  *
- * Filling FTS5 row by row from the contacts' trigger, between the other
- * tables' inserts, took two thirds of the seeding time; in one go it is
- * about a second. So while fill.c writes the tables, a second thread
- * builds the same FTS5 table in a database of its own from each contact's
- * search text (handed over through `texts` and an atomic count), and the
- * finished shadow tables are copied into the real database: the index is
- * exactly what the trigger would have made, at a fraction of the cost.
+ * Filling FTS5 row by row, between the other tables' inserts, took two
+ * thirds of the seeding time; in one go it is about a second. So while
+ * fill.c writes the tables, a second thread builds the same FTS5 table in
+ * a database of its own from each contact's search text (handed over
+ * through `texts` and an atomic count), and the finished shadow tables are
+ * copied into the real database: the index is exactly what the contacts
+ * module writes (its store.c), at a fraction of the cost.
  */
 #include "seed.h"
 

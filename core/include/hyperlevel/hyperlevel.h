@@ -417,6 +417,10 @@ HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
  * hl_json_row. 0, or what hl_stream_write returns. */
 HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st);
 HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
+/* One line of `n` fields put together by the caller (a NULL field is
+ * empty); `lens` gives their lengths, or is NULL for NUL-terminated text. */
+HL_API int hl_stream_csv_fields(struct hl_req *req, const char *const *fields,
+				const size_t *lens, int n);
 
 /* The reader walks `len` bytes at `data` (not copied: keep them alive)
  * from byte `offset`, which starts line `line` (0 and 1 for the start,

@@ -4,14 +4,13 @@ CREATE INDEX contacts_location_phone ON contacts (location_id, phone)
 
 -- CSV imports: small ones run inside their request, large ones in the
 -- import job, which keeps its place in `offset` and `line` so each slice
--- goes on where the last stopped. The upload is dropped once done.
+-- goes on where the last stopped.
 CREATE TABLE contact_imports (
 	id INTEGER PRIMARY KEY,
 	location_id INTEGER NOT NULL REFERENCES locations (id),
 	user_id INTEGER REFERENCES users (id),
 	status TEXT NOT NULL DEFAULT 'queued'
 		CHECK (status IN ('queued', 'running', 'done', 'failed')),
-	csv BLOB,
 	bytes INTEGER NOT NULL,
 	offset INTEGER NOT NULL DEFAULT 0,
 	line INTEGER NOT NULL DEFAULT 1,
@@ -26,3 +25,11 @@ CREATE TABLE contact_imports (
 );
 CREATE INDEX contact_imports_location ON contact_imports (location_id, id);
 CREATE INDEX contact_imports_pending ON contact_imports (id) WHERE status IN ('queued', 'running');
+
+-- The upload of a queued or running import, apart from its progress: a
+-- slice that records how far it got then rewrites a small row, not the
+-- whole file. Dropped once the import is done.
+CREATE TABLE contact_import_files (
+	import_id INTEGER PRIMARY KEY REFERENCES contact_imports (id) ON DELETE CASCADE,
+	csv BLOB NOT NULL
+);
