@@ -39,8 +39,8 @@ def seeded_copy():
     return copy
 
 
-def server(env=None, plugins=None):
-    s = Server(modules=MODULES, data_dir=seeded_copy(), plugins=plugins,
+def server(env=None, plugins=None, extra_modules=()):
+    s = Server(modules=MODULES + tuple(extra_modules), data_dir=seeded_copy(), plugins=plugins,
                env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
     s.start()
     return s, s.login("perf@example.test", PASSWORD)

@@ -23,6 +23,7 @@ static int on_any(struct hl_job_run *run, const struct hl_event *ev);
 static int on_created(struct hl_job_run *run, const struct hl_event *ev);
 static int on_broken(struct hl_job_run *run, const struct hl_event *ev);
 static int on_chain(struct hl_job_run *run, const struct hl_event *ev);
+static int on_contact(struct hl_job_run *run, const struct hl_event *ev);
 
 static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = P "/publish", .handler = publish },
@@ -34,6 +35,7 @@ static const struct hl_event_handler handlers[] = {
 	{ .event = "thing.created", .handle = on_created },
 	{ .event = "thing.broken", .handle = on_broken },
 	{ .event = "thing.chain", .handle = on_chain },
+	{ .event = "contact.*", .handle = on_contact }, /* what the contacts module says */
 #ifdef EVENTS_PROBE_BAD_HANDLER
 	{ .event = "Thing.Created", .handle = on_any },
 #endif
@@ -159,4 +161,9 @@ static int on_chain(struct hl_job_run *run, const struct hl_event *ev)
 	struct hl_event seen = *ev;
 	seen.data = data;
 	return rc ? rc : record(run, &seen, "chain");
+}
+
+static int on_contact(struct hl_job_run *run, const struct hl_event *ev)
+{
+	return record(run, ev, "contact");
 }
