@@ -125,7 +125,7 @@ def test_failing_handler_is_rolled_back_counted_and_logged():
     s, admin, (a,) = events_server()
     with s:
         before = metrics(admin)
-        assert before["handlers"] == 4 and before["failed"] == 0, before
+        assert before["handlers"] == 5 and before["failed"] == 0, before
         assert publish(admin, a, ["thing.broken"]).status == 201
         settle(s, admin, a)
         # thing.* took it (its own transaction), the failing handler's row is gone
@@ -188,7 +188,7 @@ def test_bad_handler_name_refuses_the_module():
         assert code == 1, log
         lines = error_lines(log)
         assert len(lines) == 1, log
-        assert re.search(r"events_probe_bad_handler\.so: refused: init failed: event handler 5:"
+        assert re.search(r"events_probe_bad_handler\.so: refused: init failed: event handler 6:"
                          r" 'Thing\.Created' is not an event name", lines[0]), lines
 
 
@@ -205,4 +205,4 @@ def test_events_wait_for_jobs_when_jobs_are_off():
         m = metrics(admin)
         assert m["handlers"] == 0 and m["published"] == 1 and m["queued"] == 0, m
         s.stop()
-        assert "jobs = no: 4 event handlers will not run" in s.log, s.log
+        assert "jobs = no: 5 event handlers will not run" in s.log, s.log
