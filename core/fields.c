@@ -48,12 +48,11 @@ HL_API int hl_fields_only(struct hl_req *r, int obj, const char *const *keys)
 	return 0;
 }
 
-/* The number of UTF-8 code points in `s` (the body is valid UTF-8). */
-static size_t code_points(const char *s)
+HL_API size_t hl_text_length(const char *s)
 {
 	size_t n = 0;
 	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
+		n += ((unsigned char)*s & 0xC0) != 0x80; /* not a continuation byte */
 	return n;
 }
 
@@ -64,7 +63,7 @@ HL_API int hl_field_text(struct hl_req *r, int obj, const char *key, size_t max,
 	if (rc != HL_FIELD_SET)
 		return rc;
 	const char *s = json_string(&r->json, tok, &r->arena);
-	if (!s || code_points(s) > max) {
+	if (!s || hl_text_length(s) > max) {
 		char what[64];
 		snprintf(what, sizeof(what), "text of at most %zu characters", max);
 		return refuse(r, key, what);

@@ -57,6 +57,8 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 int contact_index(struct hl_db *db, int64_t id, int fresh);
 /* Whether a change of the fields in `given` changes the search line. */
 int contact_searchable(unsigned given);
+/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
+int contact_live(struct hl_db *db, int64_t location, int64_t id);
 /* Whether `owner` is a user who can open the location: 1, 0, HL_EDB. */
 int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner);
 

@@ -39,14 +39,6 @@ static int is_date(const char *s)
 	return d <= days[m - 1] + (m == 2 && is_leap(y));
 }
 
-static size_t code_points(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
-	return n;
-}
-
 /* Whether `value` is one of the JSON array `options`: 1, 0, HL_EDB. */
 static int is_option(struct hl_db *db, const char *options, const char *value)
 {
@@ -85,7 +77,7 @@ const char *custom_value_check(struct hl_db *db, const char *type, const char *o
 		return rc > 0 ? value : (*why = rc ? "(the database failed)" : "one of the field's options",
 					 NULL);
 	}
-	return code_points(value) <= CUSTOM_TEXT_MAX ? value
+	return hl_text_length(value) <= CUSTOM_TEXT_MAX ? value
 		: (*why = "text of at most 1000 characters", NULL);
 }
 

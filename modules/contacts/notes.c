@@ -8,18 +8,6 @@
 
 #define NOTE_MAX 10000
 
-/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
-static int contact_here(struct hl_req *req, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = ?2"
-					  " AND location_id = :location AND deleted_at IS NULL");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 /* GET /api/contacts/:id/notes: newest first; the cursor is a note id. */
 int notes_list(struct hl_req *req)
 {
@@ -27,7 +15,7 @@ int notes_list(struct hl_req *req)
 	if (hl_param_id(req, "id", &id) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before))
 		return 0;
-	int rc = contact_here(req, id);
+	int rc = contact_live(hl_read(req), hl_location_id(req), id);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	sqlite3_stmt *st = hl_scoped_read(req,

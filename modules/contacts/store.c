@@ -161,3 +161,15 @@ int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner)
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }
+
+int contact_live(struct hl_db *db, int64_t location, int64_t id)
+{
+	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM contacts WHERE id = ?2 AND location_id = ?1"
+				   " AND deleted_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}

@@ -55,9 +55,7 @@ static int tag_detach(struct hl_db *db, int64_t location, int64_t id, const char
  * column separates names with commas). */
 static int tag_name_ok(const char *s)
 {
-	size_t chars = 0;
-	for (const char *p = s; *p; p++)
-		chars += ((unsigned char)*p & 0xC0) != 0x80;
+	size_t chars = hl_text_length(s);
 	return chars >= 1 && chars <= TAG_NAME_MAX && !strchr(s, ',');
 }
 
@@ -128,18 +126,6 @@ int tags_from_body(struct hl_req *req, int64_t id)
 	return n <= 0 ? n : (apply(req, id, names, n, 1) < 0 ? HL_EDB : 0);
 }
 
-/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
-static int contact_here(struct hl_req *req, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT 1 FROM contacts WHERE id = ?2"
-					   " AND location_id = :location AND deleted_at IS NULL");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 static const char *const tags_keys[] = { "tags", NULL };
 
 /* POST /api/contacts/:id/tags {"tags": [names]}: the contact whole. */
@@ -152,7 +138,7 @@ int tags_add(struct hl_req *req)
 	int n = read_names(req, "tags", &names);
 	if (n == HL_FIELD_ABSENT)
 		return hl_reply_error(req, 422, "validation", "tags: an array of tag names");
-	int here = n < 0 ? 0 : contact_here(req, id);
+	int here = n < 0 ? 0 : contact_live(hl_write_begin(req), hl_location_id(req), id);
 	if (n < 0 || here < 0)
 		return n < 0 ? 0 : here;
 	if (!here)
@@ -177,7 +163,7 @@ int tags_remove(struct hl_req *req)
 		return hl_reply_error(req, 404, "not_found", "no such tag");
 	const char *name = hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
 				      (size_t)sqlite3_column_bytes(st, 0));
-	int rc = contact_here(req, id);
+	int rc = contact_live(hl_write_begin(req), hl_location_id(req), id);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	rc = apply(req, id, &name, 1, 0);
@@ -225,7 +211,7 @@ int tags_bulk(struct hl_req *req)
 	int added = 0, removed = 0;
 	char *absent = hl_alloc(req, (size_t)n);
 	for (int i = 0; i < n; i++) {
-		int rc = contact_here(req, ids[i]);
+		int rc = contact_live(hl_write_begin(req), hl_location_id(req), ids[i]);
 		if (rc < 0)
 			return rc;
 		absent[i] = !rc;
@@ -258,8 +244,7 @@ int tags_list(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_read(req,
 		"SELECT t.id, t.name, t.color, (SELECT count(*) FROM contact_tags ct"
-		" JOIN contacts c ON c.id = ct.contact_id"
-		" WHERE ct.tag_id = t.id AND c.deleted_at IS NULL) AS contacts"
+		" WHERE ct.tag_id = t.id AND ct.contact_deleted = 0) AS contacts"
 		" FROM tags t WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
 	if (!st)
 		return HL_EDB;

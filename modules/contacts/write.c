@@ -83,16 +83,25 @@ static int create(struct hl_req *req, const struct contact_input *in)
 	return id < 0 ? (int)id : finish(req, id, 201, 1, "contact.created", NULL);
 }
 
+/* The body of a new contact, and the live contact it would duplicate (0
+ * for none): 0, HL_EINVAL after answering 422, or HL_EDB. */
+static int read_new(struct hl_req *req, struct contact_input *in, int64_t *twin)
+{
+	int rc = read_input(req, in, 1);
+	if (rc)
+		return rc;
+	*twin = contact_match(hl_write_begin(req), hl_location_id(req), in, 0);
+	return *twin < 0 ? (int)*twin : 0;
+}
+
 /* POST /api/contacts */
 int contacts_create(struct hl_req *req)
 {
 	struct contact_input in;
-	int rc = read_input(req, &in, 1);
+	int64_t twin;
+	int rc = read_new(req, &in, &twin);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	int64_t twin = contact_match(hl_write_begin(req), hl_location_id(req), &in, 0);
-	if (twin < 0)
-		return (int)twin;
 	if (twin)
 		return hl_reply_error(req, 409, "duplicate", "contact %lld already has this %s",
 				      (long long)twin, in.text[CT_EMAIL] ? "e-mail address" : "phone");
@@ -145,12 +154,10 @@ int contacts_change(struct hl_req *req)
 int contacts_upsert(struct hl_req *req)
 {
 	struct contact_input in;
-	int rc = read_input(req, &in, 1);
+	int64_t twin;
+	int rc = read_new(req, &in, &twin);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	int64_t twin = contact_match(hl_write_begin(req), hl_location_id(req), &in, 0);
-	if (twin < 0)
-		return (int)twin;
 	return twin ? change(req, twin, &in) : create(req, &in);
 }
 
@@ -171,6 +178,14 @@ int contacts_delete(struct hl_req *req)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
 		return hl_reply_error(req, 404, "not_found", "no such contact");
+	/* Its tags no longer count it (see migration 009). */
+	st = hl_scoped_write(req, "UPDATE contact_tags SET contact_deleted = 1"
+			     " WHERE location_id = :location AND contact_id = ?2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
 	int rc = hl_publish(req, "contact.deleted", id, NULL);
 	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }

@@ -108,6 +108,13 @@ def test_tags_on_and_off_one_contact():
         for body in ({"tags": "vip"}, {"tags": [""]}, {"tags": ["a,b"]}, {"tags": ["x" * 65]},
                      {"tags": [7]}, {}):
             error(admin.post("/api/contacts/%d/tags" % c["id"], body, headers=h), 422, "tags")
+        # A deleted contact no longer counts for its tags.
+        def vip_count():
+            return {t["name"].lower(): t["contacts"]
+                    for t in admin.get("/api/tags?location_id=1").json()["data"]}["vip"]
+        before = vip_count()
+        assert admin.delete("/api/contacts/%d" % c["id"], headers=h).status == 204
+        assert vip_count() == before - 1
 
 
 def test_bulk_tags_for_a_thousand_contacts_in_one_request():

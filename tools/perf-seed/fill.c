@@ -721,11 +721,15 @@ void fill(struct seed *s)
 	free(places);
 }
 
-/* The contacts' activity counts, as the other modules' events would have
- * left them (the contacts module counts those events as they come). */
-int add_activity(struct seed *s)
+/* What the contacts module keeps as it writes, made here from the rows:
+ * the marks on a deleted contact's tags, and the activity counts the
+ * other modules' events would have left (the module counts them as they
+ * come). */
+int derive_contact_state(struct seed *s)
 {
-	return run_sql(s->db,
+	return run_sql(s->db, "UPDATE contact_tags SET contact_deleted = 1 WHERE contact_id IN"
+		       " (SELECT id FROM contacts WHERE deleted_at IS NOT NULL)") ||
+	       run_sql(s->db,
 		"INSERT INTO contact_activity (contact_id, kind, location_id, count, last_at)"
 		" SELECT cv.contact_id, CASE m.direction WHEN 'inbound' THEN 'message.received'"
 		" ELSE 'message.sent' END, m.location_id, count(*), max(m.created_at)"

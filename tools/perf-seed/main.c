@@ -215,7 +215,7 @@ static int seed_database(struct seed *s, const char *path)
 		return -1;
 	fill(s);
 	tables_finalize(s);
-	int rc = add_activity(s) || restore(s->db, &later) || search_finish(&s->search, s->db) ||
+	int rc = derive_contact_state(s) || restore(s->db, &later) || search_finish(&s->search, s->db) ||
 		 run_sql(s->db, "COMMIT");
 	search_close(&s->search, s->db);
 	progress(s, 1);

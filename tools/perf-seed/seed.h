@@ -106,6 +106,6 @@ long long now_us(void);
 
 /* Write the whole data set. */
 void fill(struct seed *s);
-int add_activity(struct seed *s);
+int derive_contact_state(struct seed *s);
 
 #endif

@@ -22,7 +22,7 @@
  *        hl_job_over_budget), settings, request context, JSON reader and
  *        writer, database access.
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
- *        hl_is_email); events (hl_publish, hl_job_publish, event
+ *        hl_is_email, hl_text_length); events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -366,6 +366,9 @@ HL_API int hl_field_bool(struct hl_req *req, int obj, const char *key, int *out)
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
 HL_API int hl_is_email(const char *s);
+/* The characters (code points) of UTF-8 text: what every length limit
+ * counts, so "at most 200 characters" means the same to everyone. */
+HL_API size_t hl_text_length(const char *s);
 
 /* ---------------------------------------------------------------------------
  * Answers. The core adds the status line, Content-Length, the security
