@@ -26,11 +26,12 @@
 #define BROTLI_STREAM_WINDOW 20 /* 1 MB: bounded memory per stream */
 /* Streams are the big answers, where compressing costs more than the
  * query: on a 1.25 MB contacts export, brotli 5 took 40 ms (4.0 times
- * smaller), brotli 2 10 ms (3.4 times), brotli 1 7 ms (3.1 times); zlib 6
+ * smaller), brotli 2 10 ms (3.4 times), brotli 0 5 ms (2.8 times); zlib 6
  * 44 ms (3.6 times), zlib 1 13 ms (2.8 times). So streams use the fast
- * levels: the export of 7,900 contacts answers in 22 ms at brotli 1, 27 ms
- * at 2 (15 ms uncompressed). */
-#define BROTLI_STREAM_QUALITY 1
+ * levels: the export of 7,900 contacts answers in 20 ms at brotli 0, 27 ms
+ * at 2 (15 ms uncompressed). Brotli 1 allocates two buffers for every
+ * chunk smaller than its 128 KB block, which is each of ours. */
+#define BROTLI_STREAM_QUALITY 0
 #define GZIP_STREAM_LEVEL 1
 
 struct stream {
