@@ -1,18 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * invoices.c: the invoices module. Its tables: invoices (totals in
- * cents, a status from draft to paid or void), their lines and payments.
+ * invoices.c: the invoices module: its routes and migrations. Invoices
+ * (totals in integer cents, computed by the server from their lines), a
+ * status from draft to sent, partially paid, paid or void, and payments.
+ *
+ * Every query is scoped by the current location (hl_location_id), so an
+ * invoice of another sub-account is never seen.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "invoices.h"
 
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", NULL };
 
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/invoices", .handler = invoices_list,
+	  .cache_ms = 60000, .reads = "invoices contacts" },
+	{ .method = "GET", .pattern = "/api/invoices/:id", .handler = invoices_record,
+	  .cache_ms = 60000, .reads = "invoices invoice_items payments contacts" },
+	{ .method = "POST", .pattern = "/api/invoices", .handler = invoices_create },
+	{ .method = "PATCH", .pattern = "/api/invoices/:id", .handler = invoices_change },
+	{ .method = "DELETE", .pattern = "/api/invoices/:id", .handler = invoices_delete },
+	{ .method = "POST", .pattern = "/api/invoices/:id/send", .handler = invoices_send },
+	{ .method = "POST", .pattern = "/api/invoices/:id/void", .handler = invoices_void },
+	{ .method = "POST", .pattern = "/api/invoices/:id/payments", .handler = invoices_pay },
+};
+
 static int init(struct hl_mod *mod)
 {
-	return hl_add_migrations(mod, migrations);
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "invoices", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "invoices, their lines and payments");

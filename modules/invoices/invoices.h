@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * invoices.h: the invoices module's parts. invoices.c registers them;
+ * list.c answers the list, record.c one invoice with its lines and
+ * payments; money.c computes a line's amount and tax and the totals;
+ * lines.c reads the body's items and stores them; write.c creates,
+ * changes and deletes drafts; status.c sends, voids and records
+ * payments; store.c holds what the writers share (the invoice's state,
+ * the next number, dates, events).
+ */
+#ifndef INVOICES_H
+#define INVOICES_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* No amount, line or total may exceed this many cents (a hundred billion
+ * dollars): products of two bounded values then stay far inside int64. */
+#define MONEY_MAX 10000000000000LL
+#define ITEMS_MAX 200
+#define DESCRIPTION_MAX 500
+
+/* ---- money (money.c) ------------------------------------------------------- */
+
+struct line {
+	const char *description;
+	int64_t quantity, unit_price_cents, tax_rate_bp, discount_cents;
+	int64_t amount_cents, tax_cents; /* computed */
+};
+
+struct totals {
+	int64_t subtotal_cents, tax_cents, total_cents;
+};
+
+/* Compute `l`'s amount and tax: NULL, or why it cannot be (a 422 message
+ * without the member's name). */
+const char *line_compute(struct line *l);
+/* Add up `n` computed lines: 0, or HL_ETOOBIG past MONEY_MAX. */
+int totals_compute(const struct line *lines, int n, struct totals *t);
+
+/* ---- lines (lines.c) --------------------------------------------------------- */
+
+/* The body's "items" (1 to ITEMS_MAX objects), computed, and their
+ * totals. 0, or HL_EINVAL after answering 422 naming the member. */
+int lines_read(struct hl_req *req, int tok, struct line **lines, int *n, struct totals *t);
+/* Replace invoice `id`'s lines and totals with these. 0, HL_EDB. */
+int lines_store(struct hl_req *req, int64_t id, const struct line *lines, int n,
+		const struct totals *t);
+
+/* ---- what the writers share (store.c) ------------------------------------------- */
+
+struct invoice_state {
+	int64_t id, contact_id, total_cents, paid_cents;
+	char status[16];
+};
+
+/* Invoice `id` of the location as the write transaction sees it: 0, or
+ * HL_ENOENT after answering 404, HL_EDB. */
+int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s);
+/* The next number of the location ("INV-00042"), taken in the write
+ * transaction. NULL on a database error. */
+const char *invoice_number_next(struct hl_req *req);
+/* Body member `key`, a date or an ISO 8601 time, as the stored form
+ * ("2026-11-29T00:00:00.000Z"): HL_FIELD_* as hl_field_text, or HL_EINVAL
+ * after answering 422. */
+int invoice_field_time(struct hl_req *req, const char *key, const char **out);
+/* Whether `id` is a live contact of the location: 1, 0, HL_EDB. */
+int invoice_contact_ok(struct hl_req *req, int64_t id);
+/* Publish `name` about invoice `id`, with {"contact_id": N} when it has one. */
+int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t contact_id);
+/* Answer 409 because the invoice is `status`, saying what cannot be done. */
+int invoice_refuse(struct hl_req *req, const char *status, const char *what);
+
+/* ---- handlers ------------------------------------------------------------------- */
+
+int invoices_list(struct hl_req *req);        /* list.c */
+int invoices_record(struct hl_req *req);      /* record.c */
+/* Answer invoice `id` of the location whole, with `status`; 404 if none. */
+int invoices_reply_record(struct hl_req *req, int status, int64_t id);
+int invoices_create(struct hl_req *req);      /* write.c */
+int invoices_change(struct hl_req *req);
+int invoices_delete(struct hl_req *req);
+int invoices_send(struct hl_req *req);        /* status.c */
+int invoices_void(struct hl_req *req);
+int invoices_pay(struct hl_req *req);
+
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.c: GET /api/invoices, newest first (created_at, then id), with the
+ * contact's name, filtered by status (or "overdue": sent or partially
+ * paid and past due) and the issue date, in keyset pages.
+ *
+ * Each combination of filters is one SQL text, prepared once per
+ * connection, whose plan walks an index in the list's order: (location,
+ * created_at, id) or, with a status, (location, status, created_at, id).
+ * The cursor is the last row's created_at and id as a JSON array, in hex:
+ * opaque to clients, read back by SQLite.
+ */
+#include "invoices.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static const char *const statuses[] = {
+	"draft", "sent", "paid", "partially_paid", "void", "overdue", NULL,
+};
+
+struct filters {
+	const char *status, *after, *before, *cursor;
+	int64_t limit, count;
+};
+
+static int bad(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 400, "bad_request", "%s", message);
+	return HL_EINVAL;
+}
+
+/* "2026-11-29" or a longer ISO 8601 time. */
+static int is_date(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 10 || n > 30)
+		return 0;
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The cursor's JSON text from its hex form; NULL if it is not one. */
+static const char *read_cursor(struct hl_req *req, const char *hex)
+{
+	size_t n = strlen(hex);
+	if (!n || n % 2)
+		return NULL;
+	char *text = hl_alloc(req, n / 2 + 1);
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+		if (hi < 0 || lo < 0)
+			return NULL;
+		text[i / 2] = (char)(hi * 16 + lo);
+	}
+	text[n / 2] = '\0';
+	/* A JSON array of created_at and id, as this list writes it; SQLite
+	 * reads its values (a wrong one only finds no rows). */
+	return text[0] == '[' && strchr(text, ']') ? text : NULL;
+}
+
+static int read_filters(struct hl_req *req, struct filters *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (hl_query_int(req, "limit", 50, 1, 1000, &f->limit) ||
+	    hl_query_int(req, "count", 0, 0, 1, &f->count))
+		return HL_EINVAL;
+	if ((f->status = hl_query(req, "status"))) {
+		const char *const *s = statuses;
+		while (*s && strcmp(*s, f->status))
+			s++;
+		if (!*s)
+			return bad(req, "status is one of draft, sent, paid, partially_paid, void,"
+				   " overdue");
+	}
+	f->after = hl_query(req, "issued_after");
+	f->before = hl_query(req, "issued_before");
+	if ((f->after && !is_date(f->after)) || (f->before && !is_date(f->before)))
+		return bad(req, "issued_after and issued_before are dates, 2026-11-29");
+	const char *cursor = hl_query(req, "cursor");
+	if (cursor && !(f->cursor = read_cursor(req, cursor)))
+		return bad(req, "the cursor is not one this list gave");
+	return 0;
+}
+
+/* " FROM ... WHERE ...": the location's invoices that pass the filters.
+ * Overdue is two statuses, each an index range in created_at order. */
+static const char *where(struct hl_req *req, const struct filters *f)
+{
+	const char *status = !f->status ? ""
+		: !strcmp(f->status, "overdue")
+		? " AND i.status IN ('sent', 'partially_paid')"
+		  " AND i.due_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		: " AND i.status = :status";
+	return hl_sprintf(req, " FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
+			  " WHERE i.location_id = :location%s%s%s", status,
+			  f->after ? " AND i.issued_at >= :after" : "",
+			  f->before ? " AND i.issued_at < :before" : "");
+}
+
+static void bind(sqlite3_stmt *st, const struct filters *f)
+{
+	int i;
+	if ((i = sqlite3_bind_parameter_index(st, ":status")))
+		sqlite3_bind_text(st, i, f->status, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":after")))
+		sqlite3_bind_text(st, i, f->after, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":before")))
+		sqlite3_bind_text(st, i, f->before, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":cursor")))
+		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
+		sqlite3_bind_int64(st, i, f->limit + 1);
+}
+
+static int64_t count(struct hl_req *req, const struct filters *f)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req, "SELECT count(*)%s", where(req, f)));
+	if (!st)
+		return -1;
+	bind(st, f);
+	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+}
+
+int invoices_list(struct hl_req *req)
+{
+	struct filters f;
+	int64_t total = -1;
+	if (read_filters(req, &f))
+		return 0;
+	if (f.count && (total = count(req, &f)) < 0)
+		return HL_EDB;
+	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req,
+		"SELECT i.id, i.number, i.contact_id,"
+		" trim(c.first_name || ' ' || c.last_name) AS contact_name, i.status, i.currency,"
+		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents, i.issued_at, i.due_at,"
+		" i.paid_at, i.created_at, i.updated_at, hex(json_array(i.created_at, i.id)) AS _cursor"
+		"%s%s ORDER BY i.created_at DESC, i.id DESC LIMIT :limit", where(req, &f),
+		f.cursor ? " AND (i.created_at, i.id) < (json_extract(:cursor, '$[0]'),"
+			   " json_extract(:cursor, '$[1]'))" : ""));
+	if (!st)
+		return HL_EDB;
+	bind(st, &f);
+	return hl_reply_page_total(req, st, f.limit, 15, total);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c: GET /api/invoices/:id, one invoice with its contact's name,
+ * its lines in position order and its payments in the order they were
+ * made, in one statement.
+ */
+#include "invoices.h"
+
+int invoices_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT i.id, i.number, i.contact_id,"
+		" trim(c.first_name || ' ' || c.last_name) AS contact_name, i.status, i.currency,"
+		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents,"
+		" i.total_cents - i.paid_cents AS balance_cents, i.issued_at, i.due_at, i.paid_at,"
+		" i.created_at, i.updated_at,"
+		" (SELECT json_group_array(json_object('id', l.id, 'position', l.position,"
+		"   'description', l.description, 'quantity', l.quantity,"
+		"   'unit_price_cents', l.unit_price_cents, 'discount_cents', l.discount_cents,"
+		"   'tax_rate_bp', l.tax_rate_bp, 'amount_cents', l.amount_cents,"
+		"   'tax_cents', l.tax_cents))"
+		"  FROM (SELECT * FROM invoice_items WHERE invoice_id = i.id ORDER BY position) l)"
+		"  AS json_items,"
+		" (SELECT json_group_array(json_object('id', p.id, 'amount_cents', p.amount_cents,"
+		"   'method', p.method, 'paid_at', p.paid_at, 'created_at', p.created_at))"
+		"  FROM (SELECT * FROM payments WHERE invoice_id = i.id ORDER BY paid_at, id) p)"
+		"  AS json_payments"
+		" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
+		" WHERE i.id = ?2 AND i.location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	return hl_reply_row(req, status, st, "invoice");
+}
+
+int invoices_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return invoices_reply_record(req, 200, id);
+}

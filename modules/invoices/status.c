@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * status.c: an invoice's life after its draft. The states and the
+ * functions that move between them:
+ *
+ *   draft ──send──> sent ──payment──> partially_paid ──payment──> paid
+ *                     └───────────── payment (the whole balance) ──┘
+ *   draft, sent, partially_paid ──void──> void
+ *
+ * paid and void are final. A payment is at most the balance due (more is
+ * 422); on a draft, a void or a paid invoice it is 409.
+ */
+#include "invoices.h"
+
+#include <string.h>
+
+static const char *const payment_keys[] = { "amount_cents", "method", "paid_at", NULL };
+static const char *const methods[] = { "card", "bank_transfer", "cash", "check", "other", NULL };
+
+static int refuse(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 422, "validation", "%s", message);
+	return HL_EINVAL;
+}
+
+/* Load invoice :id for a status change: 0, or HL_EINVAL once answered. */
+static int load(struct hl_req *req, struct invoice_state *s)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return HL_EINVAL;
+	int rc = invoice_state_load(req, id, s);
+	return rc == HL_ENOENT ? HL_EINVAL : rc;
+}
+
+/* Set the status and paid_cents; `issue`: issued now; `paid_at`, when
+ * not NULL: the invoice's paid_at. */
+static int set_status(struct hl_req *req, const struct invoice_state *s, const char *status,
+		      int issue, const char *paid_at)
+{
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"UPDATE invoices SET status = ?3, paid_cents = ?4,"
+		" issued_at = CASE WHEN ?5 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		"  ELSE issued_at END,"
+		" paid_at = coalesce(?6, paid_at), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		" WHERE id = ?2 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, s->id);
+	sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, s->paid_cents);
+	sqlite3_bind_int(st, 5, issue);
+	sqlite3_bind_text(st, 6, paid_at, -1, SQLITE_STATIC);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+static int finish(struct hl_req *req, const struct invoice_state *s, const char *event)
+{
+	int rc = invoice_publish(req, event, s->id, s->contact_id);
+	return rc ? rc : invoices_reply_record(req, 200, s->id);
+}
+
+/* POST /api/invoices/:id/send: a draft is issued now. */
+int invoices_send(struct hl_req *req)
+{
+	struct invoice_state s;
+	int rc = load(req, &s);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (strcmp(s.status, "draft"))
+		return invoice_refuse(req, s.status, "only a draft can be sent");
+	rc = set_status(req, &s, "sent", 1, NULL);
+	return rc ? rc : finish(req, &s, "invoice.sent");
+}
+
+/* POST /api/invoices/:id/void: anything not paid (or void already). */
+int invoices_void(struct hl_req *req)
+{
+	struct invoice_state s;
+	int rc = load(req, &s);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (!strcmp(s.status, "paid") || !strcmp(s.status, "void"))
+		return invoice_refuse(req, s.status, "a paid or void invoice cannot be voided");
+	rc = set_status(req, &s, "void", 0, NULL);
+	return rc ? rc : finish(req, &s, "invoice.voided");
+}
+
+/* The body of a payment; answers 422 itself (HL_EINVAL). */
+static int read_payment(struct hl_req *req, int64_t *amount, const char **method,
+			const char **paid_at)
+{
+	int rc = hl_fields_only(req, 0, payment_keys);
+	if (!rc && !(rc = hl_field_int(req, 0, "amount_cents", 1, MONEY_MAX, amount)))
+		return refuse(req, "amount_cents: an integer from 1 to 10000000000000");
+	if (rc >= 0)
+		rc = hl_field_text(req, 0, "method", 20, method);
+	int known = 0;
+	for (const char *const *m = methods; rc >= 0 && *method && *m && !known; m++)
+		known = !strcmp(*m, *method);
+	if (rc >= 0 && !known)
+		return refuse(req, "method: one of card, bank_transfer, cash, check, other");
+	if (rc >= 0)
+		rc = invoice_field_time(req, "paid_at", paid_at);
+	return rc < 0 ? rc : 0;
+}
+
+/* Insert the payment; *paid_at becomes the time stored (now when NULL). */
+static int payment_insert(struct hl_req *req, int64_t id, int64_t amount, const char *method,
+			  const char **paid_at)
+{
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"INSERT INTO payments (location_id, invoice_id, amount_cents, method, paid_at)"
+		" VALUES (:location, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+		" RETURNING paid_at");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_int64(st, 3, amount);
+	sqlite3_bind_text(st, 4, method, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, *paid_at, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_EDB;
+	*paid_at = hl_sprintf(req, "%s", (const char *)sqlite3_column_text(st, 0));
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* POST /api/invoices/:id/payments: part of the balance moves a sent
+ * invoice to partially_paid, the rest of it to paid (its paid_at: the
+ * last payment's). 201 with the invoice. */
+int invoices_pay(struct hl_req *req)
+{
+	struct invoice_state s;
+	int64_t amount;
+	const char *method, *paid_at;
+	int rc = read_payment(req, &amount, &method, &paid_at);
+	if (!rc)
+		rc = load(req, &s);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (strcmp(s.status, "sent") && strcmp(s.status, "partially_paid"))
+		return invoice_refuse(req, s.status, "payments are recorded on sent invoices only");
+	if (amount > s.total_cents - s.paid_cents)
+		return hl_reply_error(req, 422, "validation", "amount_cents: more than the balance"
+				      " due, %lld", (long long)(s.total_cents - s.paid_cents));
+	if ((rc = payment_insert(req, s.id, amount, method, &paid_at)))
+		return rc;
+	s.paid_cents += amount;
+	int paid = s.paid_cents == s.total_cents;
+	if ((rc = set_status(req, &s, paid ? "paid" : "partially_paid", 0, paid ? paid_at : NULL)) ||
+	    (rc = invoice_publish(req, "invoice.payment_recorded", s.id, s.contact_id)))
+		return rc;
+	if (paid && (rc = invoice_publish(req, "invoice.paid", s.id, s.contact_id)))
+		return rc;
+	return invoices_reply_record(req, 201, s.id);
+}

@@ -1,0 +1,394 @@
+# SPDX-License-Identifier: MIT
+"""The invoices module on seeded data, as a sub-account's users see it:
+the server's money arithmetic (rounding, discounts, taxes, totals,
+overflow), the status transitions it allows and refuses, gap-free numbers,
+the list's filters against the equivalent SQL and its pages, validation
+naming the member, tenancy, the read cache, the contact's activity, and no
+statement of the module scanning a whole table."""
+
+import re
+import threading
+import time
+
+from test_contacts_edit import error, headers
+from test_contacts_list import every_page, ids, server
+
+ROW_KEYS = {"id", "number", "contact_id", "contact_name", "status", "currency", "subtotal_cents",
+            "tax_cents", "total_cents", "paid_cents", "issued_at", "due_at", "paid_at",
+            "created_at", "updated_at"}
+
+
+def item(description="Work", quantity=1, price=1000, **more):
+    return dict({"description": description, "quantity": quantity, "unit_price_cents": price}, **more)
+
+
+def create(client, h, items=None, **fields):
+    r = client.post("/api/invoices", dict({"items": items or [item()]}, **fields), headers=h)
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def a_contact(s, location=1):
+    return s.sql("SELECT id FROM contacts WHERE location_id = ? AND deleted_at IS NULL"
+                 " ORDER BY id LIMIT 1", location)[0][0]
+
+
+def test_the_server_computes_every_amount_in_cents():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        inv = create(admin, h, [
+            item("half down", 3, 335, tax_rate_bp=500),      # 1005 at 5 %: 50.25 -> 50
+            item("half up", 1, 1010, tax_rate_bp=500),       # 1010 at 5 %: 50.5 -> 51
+            item("discounted", 2, 1000, tax_rate_bp=1000, discount_cents=150),  # 1850, 185
+            item("half a cent", 1, 5, tax_rate_bp=1000),     # 0.5 -> 1
+            item("free", 4, 0),
+            item("all off", 2, 300, discount_cents=600, tax_rate_bp=10000),
+        ])
+        lines = [(l["amount_cents"], l["tax_cents"]) for l in inv["items"]]
+        assert lines == [(1005, 50), (1010, 51), (1850, 185), (5, 1), (0, 0), (0, 0)], lines
+        assert [l["position"] for l in inv["items"]] == list(range(6))
+        assert (inv["subtotal_cents"], inv["tax_cents"], inv["total_cents"]) == (3870, 287, 4157)
+        assert inv["currency"] == "USD" and inv["status"] == "draft" and inv["balance_cents"] == 4157
+        # What was stored is what was answered.
+        assert s.sql("SELECT subtotal_cents, tax_cents, total_cents FROM invoices WHERE id = ?",
+                     inv["id"]) == [(3870, 287, 4157)]
+        # The largest amount allowed, and one cent more.
+        big = create(admin, h, [item("max", 1, 10 ** 13)])
+        assert big["total_cents"] == 10 ** 13
+        for items, words in (
+            ([item("x", 10 ** 7, 10 ** 7)], "items[0]: quantity × unit_price_cents is over"),
+            ([item("x", 1, 10 ** 13 + 1)], "items[0].unit_price_cents: an integer from 0 to"),
+            ([item("x", 2 ** 62, 2 ** 62)], "items[0].quantity"),
+            ([item("a", 1, 6 * 10 ** 12), item("b", 1, 6 * 10 ** 12)], "items: the total is over"),
+            ([item("a", 1, 9 * 10 ** 12, tax_rate_bp=2000)], "items: the total is over"),
+            ([item("x", 2, 100, discount_cents=201)], "items[0]: discount_cents is more than"),
+        ):
+            error(admin.post("/api/invoices", {"items": items}, headers=h), 422, words)
+
+
+def test_statuses_move_as_allowed_and_no_further():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        path = "/api/invoices/%d"
+        inv = create(admin, h, [item("a", 2, 5000, tax_rate_bp=1000)])  # total 11000
+        i = inv["id"]
+        pay = lambda amount, **more: admin.post(path % i + "/payments",
+                                                dict({"amount_cents": amount, "method": "card"}, **more), headers=h)
+        error(pay(100), 409, "the invoice is draft")
+        sent = admin.post(path % i + "/send", {}, headers=h)
+        assert sent.status == 200 and sent.json()["status"] == "sent" and sent.json()["issued_at"]
+        error(admin.post(path % i + "/send", {}, headers=h), 409, "only a draft can be sent")
+        error(admin.patch(path % i, {"due_at": "2027-01-01"}, headers=h), 409, "only a draft can be changed")
+        error(admin.delete(path % i, headers=h), 409, "only a draft can be deleted")
+        part = pay(4000, paid_at="2026-11-20")
+        assert part.status == 201, part.body
+        got = part.json()
+        assert (got["status"], got["paid_cents"], got["balance_cents"], got["paid_at"]) == \
+            ("partially_paid", 4000, 7000, None)
+        assert got["payments"][0]["paid_at"] == "2026-11-20T00:00:00.000Z"
+        error(pay(7001), 422, "amount_cents: more than the balance due, 7000")
+        paid = pay(7000, method="bank_transfer").json()
+        assert (paid["status"], paid["paid_cents"], paid["balance_cents"]) == ("paid", 11000, 0)
+        assert paid["paid_at"] == paid["payments"][1]["paid_at"]
+        assert [p["amount_cents"] for p in paid["payments"]] == [4000, 7000]
+        error(pay(1), 409, "the invoice is paid")
+        error(admin.post(path % i + "/void", {}, headers=h), 409, "the invoice is paid")
+        # A partially paid one and a draft can be voided; a void one takes nothing more.
+        other = create(admin, h)["id"]
+        assert admin.post(path % other + "/send", {}, headers=h).status == 200
+        assert admin.post("/api/invoices/%d/payments" % other, {"amount_cents": 1, "method": "cash"},
+                          headers=h).json()["status"] == "partially_paid"
+        assert admin.post(path % other + "/void", {}, headers=h).json()["status"] == "void"
+        error(admin.post("/api/invoices/%d/payments" % other, {"amount_cents": 1, "method": "cash"},
+                         headers=h), 409, "the invoice is void")
+        error(admin.post(path % other + "/void", {}, headers=h), 409, "the invoice is void")
+        error(admin.post(path % other + "/send", {}, headers=h), 409, "the invoice is void")
+        draft = create(admin, h)["id"]
+        assert admin.post(path % draft + "/void", {}, headers=h).json()["status"] == "void"
+        # A draft changes (its lines replaced whole) and is deleted.
+        draft = create(admin, h, [item("a"), item("b")])["id"]
+        cid = a_contact(s)
+        changed = admin.patch(path % draft, {"items": [item("c", 3, 100, tax_rate_bp=2000)],
+                                             "due_at": "2027-01-31", "contact_id": cid}, headers=h)
+        assert changed.status == 200, changed.body
+        got = changed.json()
+        assert [l["description"] for l in got["items"]] == ["c"]
+        assert (got["total_cents"], got["due_at"], got["contact_id"]) == (360, "2027-01-31T00:00:00.000Z", cid)
+        got = admin.patch(path % draft, {"contact_id": None}, headers=h).json()
+        assert got["contact_id"] is None and got["total_cents"] == 360
+        assert admin.delete(path % draft, headers=h).status == 204
+        assert admin.get(path % draft + "?location_id=1").status == 404
+        assert s.sql("SELECT count(*) FROM invoice_items WHERE invoice_id = ?", draft) == [(0,)]
+
+
+def numbers(s, location=1):
+    return sorted(int(n[4:]) for (n,) in s.sql("SELECT number FROM invoices WHERE location_id = ?", location))
+
+
+def test_numbers_are_unique_per_location_and_gap_free():
+    s, admin = server()
+    with s:
+        h1, h2 = headers(admin, 1), headers(admin, 2)
+        seeded = numbers(s)
+        assert seeded == list(range(1, len(seeded) + 1))
+        first = create(admin, h1)
+        assert first["number"] == "INV-%05d" % (len(seeded) + 1)
+        # Refused creates take no number.
+        error(admin.post("/api/invoices", {"items": []}, headers=h1), 422, "items")
+        error(admin.post("/api/invoices", {"items": [item()], "contact_id": 10 ** 9}, headers=h1),
+              422, "contact_id")
+        assert create(admin, h1)["number"] == "INV-%05d" % (len(seeded) + 2)
+        # Another location counts on its own.
+        other = numbers(s, 2)
+        assert create(admin, h2)["number"] == "INV-%05d" % (len(other) + 1)
+        # Two clients at once: two numbers, the next two.
+        got, clients = [], [s.login("perf@example.test", "perf-pass-123") for _ in range(2)]
+        hs = [headers(c) for c in clients]
+
+        def make(k):
+            for _ in range(5):
+                got.append(create(clients[k], hs[k])["number"])
+
+        threads = [threading.Thread(target=make, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(got) == ["INV-%05d" % n for n in range(len(seeded) + 3, len(seeded) + 13)], got
+        assert numbers(s) == list(range(1, len(seeded) + 13))
+
+
+def sql_ids(s, where="1", *args):
+    return [r[0] for r in s.sql("SELECT id FROM invoices WHERE location_id = 2 AND " + where +
+                                " ORDER BY created_at DESC, id DESC", *args)]
+
+
+def every_status(client, h):
+    """One new invoice in each status, next to the seeded ones."""
+    made = [create(client, h, due_at="2026-01-01")["id"] for _ in range(4)]
+    for i in made[1:]:
+        assert client.post("/api/invoices/%d/send" % i, {}, headers=h).status == 200
+    pay = {"amount_cents": 1, "method": "cash"}
+    assert client.post("/api/invoices/%d/payments" % made[2], pay, headers=h).status == 201
+    assert client.post("/api/invoices/%d/void" % made[3], {}, headers=h).status == 200
+    return made
+
+
+def test_filters_equal_the_sql_and_pages_cover_everything():
+    s, admin = server()
+    with s:
+        every_status(admin, headers(admin, 2))
+        now = s.sql("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")[0][0]
+        cases = [("", "1", ())]
+        for st in ("draft", "sent", "paid", "partially_paid", "void"):
+            cases.append(("status=" + st, "status = ?", (st,)))
+        cases += [
+            ("status=overdue", "status IN ('sent', 'partially_paid') AND due_at < ?", (now,)),
+            ("issued_after=2026-06-01", "issued_at >= '2026-06-01'", ()),
+            ("issued_before=2026-06-01", "issued_at < '2026-06-01'", ()),
+            ("status=paid&issued_after=2026-03-01&issued_before=2026-09-01",
+             "status = 'paid' AND issued_at >= '2026-03-01' AND issued_at < '2026-09-01'", ()),
+        ]
+        for query, where, args in cases:
+            want = sql_ids(s, where, *args)
+            assert want, query
+            for limit in (7, 1000):
+                got = ids(every_page(admin, "/api/invoices?location_id=2&" + query, limit=limit))
+                assert got == want, (query, limit)
+            total = admin.get("/api/invoices?location_id=2&count=1&limit=1&" + query).json()["total"]
+            assert total == len(want), query
+        assert sql_ids(s, "status IN ('sent', 'partially_paid') AND due_at < ?", now)
+        first = admin.get("/api/invoices?location_id=2&limit=1").json()
+        assert set(first) == {"data", "next_cursor"}
+        assert set(first["data"][0]) == ROW_KEYS
+        names = dict(s.sql("SELECT id, trim(first_name || ' ' || last_name) FROM contacts WHERE location_id = 2"))
+        rows = every_page(admin, "/api/invoices?location_id=2", limit=1000)
+        assert [r["contact_name"] for r in rows] == [names.get(r["contact_id"]) for r in rows]
+        assert sum(1 for r in rows if r["contact_name"]) > 10
+        # Default 50, at most 1000; bad input is 400.
+        assert len(admin.get("/api/invoices?location_id=2").json()["data"]) == min(50, len(sql_ids(s)))
+        for query, words in (("limit=0", "limit"), ("limit=1001", "limit"), ("status=late", "status is one of"),
+                             ("issued_after=soon", "dates"), ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
+                             ("count=2", "count")):
+            r = admin.get("/api/invoices?location_id=1&" + query)
+            assert r.status == 400 and words in r.json()["error"]["message"], (query, r.body)
+
+
+def test_one_invoice_has_its_lines_in_order_and_its_payments():
+    s, admin = server()
+    with s:
+        i = s.sql("SELECT invoice_id FROM payments WHERE location_id = 1 ORDER BY id LIMIT 1")[0][0]
+        got = admin.get("/api/invoices/%d?location_id=1" % i).json()
+        want = s.sql("SELECT id, description, quantity, unit_price_cents, amount_cents FROM invoice_items"
+                     " WHERE invoice_id = ? ORDER BY position", i)
+        assert [(l["id"], l["description"], l["quantity"], l["unit_price_cents"], l["amount_cents"])
+                for l in got["items"]] == [tuple(w) for w in want]
+        pays = s.sql("SELECT id, amount_cents, method FROM payments WHERE invoice_id = ? ORDER BY paid_at, id", i)
+        assert [(p["id"], p["amount_cents"], p["method"]) for p in got["payments"]] == [tuple(p) for p in pays]
+        assert got["balance_cents"] == got["total_cents"] - got["paid_cents"]
+
+
+def test_each_validation_error_names_the_member():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        other_location_contact = a_contact(s, 2)
+        for body, words in (
+            ([], "send a JSON object"),
+            ({"items": [item()], "colour": "red"}, "colour: no such field"),
+            ({}, "items: an array of 1 to 200 lines"),
+            ({"items": "x"}, "items: an array"),
+            ({"items": [item()] * 201}, "items: an array of 1 to 200 lines"),
+            ({"items": [5]}, "items[0]: an object"),
+            ({"items": [item(), {"quantity": 1, "unit_price_cents": 1}]}, "items[1].description"),
+            ({"items": [item("x" * 501)]}, "items[0].description: text of 1 to 500"),
+            ({"items": [item("")]}, "items[0].description"),
+            ({"items": [item(quantity=0)]}, "items[0].quantity: an integer from 1"),
+            ({"items": [item(quantity=1.5)]}, "items[0].quantity"),
+            ({"items": [item(price=-1)]}, "items[0].unit_price_cents"),
+            ({"items": [item(price="10")]}, "items[0].unit_price_cents"),
+            ({"items": [{"description": "x", "quantity": 1}]}, "items[0].unit_price_cents"),
+            ({"items": [item(tax_rate_bp=10001)]}, "items[0].tax_rate_bp: an integer from 0 to 10000"),
+            ({"items": [item(discount_cents=-1)]}, "items[0].discount_cents"),
+            ({"items": [item(colour=1)]}, "items[0]: only description"),
+            ({"items": [item()], "currency": "usd"}, "currency: three capital letters"),
+            ({"items": [item()], "currency": "EURO"}, "currency"),
+            ({"items": [item()], "due_at": "next week"}, "due_at: a date"),
+            ({"items": [item()], "due_at": "2026-02-30x"}, "due_at"),
+            ({"items": [item()], "contact_id": "1"}, "contact_id"),
+            ({"items": [item()], "contact_id": other_location_contact}, "contact_id: no contact of this location"),
+        ):
+            error(admin.post("/api/invoices", body, headers=h), 422, words)
+        inv = create(admin, h)
+        assert admin.post("/api/invoices/%d/send" % inv["id"], {}, headers=h).status == 200
+        pay = "/api/invoices/%d/payments" % inv["id"]
+        for body, words in (
+            ({"method": "card"}, "amount_cents: an integer from 1"),
+            ({"amount_cents": 0, "method": "card"}, "amount_cents: an integer from 1"),
+            ({"amount_cents": 1}, "method: one of card, bank_transfer, cash, check, other"),
+            ({"amount_cents": 1, "method": "bitcoin"}, "method: one of"),
+            ({"amount_cents": 1, "method": "card", "paid_at": "yesterday"}, "paid_at: a date"),
+            ({"amount_cents": 1, "method": "card", "tip": 1}, "tip: no such field"),
+        ):
+            error(admin.post(pay, body, headers=h), 422, words)
+        draft = create(admin, h)["id"]
+        error(admin.patch("/api/invoices/%d" % draft, {"items": []}, headers=h), 422, "items")
+        error(admin.patch("/api/invoices/%d" % draft, {"number": "INV-1"}, headers=h), 422, "number: no such field")
+        # Nothing of the refused bodies was written.
+        assert admin.get(pay.replace("/payments", "") + "?location_id=1").json()["payments"] == []
+
+
+def test_another_locations_invoice_is_404():
+    s, admin = server()
+    with s:
+        h1 = headers(admin, 1)
+        theirs = create(admin, headers(admin, 2))["id"]
+        sent = s.sql("SELECT id FROM invoices WHERE location_id = 2 AND status = 'sent' LIMIT 1")[0][0]
+        assert admin.get("/api/invoices/%d?location_id=1" % theirs).status == 404
+        for method, path, body in (("PATCH", "", {"due_at": "2027-01-01"}), ("DELETE", "", None),
+                                   ("POST", "/send", {}), ("POST", "/void", {}),
+                                   ("POST", "/payments", {"amount_cents": 1, "method": "card"})):
+            for i in (theirs, sent):
+                r = admin.request(method, "/api/invoices/%d%s" % (i, path), body=body, headers=h1)
+                assert r.status == 404, (method, path, r.body)
+        assert s.sql("SELECT status FROM invoices WHERE id = ?", theirs) == [("draft",)]
+        user = s.login("location-2@example.test", "perf-pass-123")
+        mine = ids(every_page(user, "/api/invoices", limit=1000))
+        assert mine == [r[0] for r in s.sql("SELECT id FROM invoices WHERE location_id = 2"
+                                            " ORDER BY created_at DESC, id DESC")]
+        assert user.get("/api/invoices?location_id=1").status == 404
+        ours = s.sql("SELECT id FROM invoices WHERE location_id = 1 LIMIT 1")[0][0]
+        assert user.get("/api/invoices/%d" % ours).status == 404
+
+
+def test_a_write_drops_the_cached_answers():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        for path in ("/api/invoices?location_id=1&limit=5", "/api/invoices?location_id=1&status=draft"):
+            assert admin.get(path).header("X-Cache") == "miss"
+            assert admin.get(path).header("X-Cache") == "hit"
+        made = create(admin, h)
+        r = admin.get("/api/invoices?location_id=1&limit=5")
+        assert r.header("X-Cache") == "miss" and made["id"] in ids(r.json()["data"])
+        one = "/api/invoices/%d?location_id=1" % made["id"]
+        assert admin.get(one).header("X-Cache") == "miss"
+        assert admin.get(one).header("X-Cache") == "hit"
+        assert admin.post("/api/invoices/%d/send" % made["id"], {}, headers=h).status == 200
+        r = admin.get(one)
+        assert r.header("X-Cache") == "miss" and r.json()["status"] == "sent"
+        # A contact's new name shows in the list: the list reads contacts too.
+        cid = s.sql("SELECT contact_id FROM invoices WHERE location_id = 1 AND contact_id IS NOT NULL")[0][0]
+        path = "/api/invoices?location_id=1&limit=1000"
+        admin.get(path)
+        assert admin.get(path).header("X-Cache") == "hit"
+        assert admin.patch("/api/contacts/%d" % cid, {"first_name": "Renamed", "last_name": "Person"},
+                           headers=h).status == 200
+        rows = [r for r in admin.get(path).json()["data"] if r["contact_id"] == cid]
+        assert rows and all(r["contact_name"] == "Renamed Person" for r in rows)
+
+
+def activity(admin, cid):
+    got = admin.get("/api/contacts/%d?location_id=1" % cid).json()["activity"]
+    return {k: v for k, v in got.items() if k.startswith("invoice.")}
+
+
+def test_events_reach_the_contacts_activity():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        cid = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL"
+                    " AND id NOT IN (SELECT contact_id FROM invoices WHERE contact_id IS NOT NULL) LIMIT 1")[0][0]
+        assert activity(admin, cid) == {}
+        a = create(admin, h, contact_id=cid)["id"]
+        assert admin.patch("/api/invoices/%d" % a, {"due_at": "2027-01-01"}, headers=h).status == 200
+        assert admin.post("/api/invoices/%d/send" % a, {}, headers=h).status == 200
+        for amount in (400, 600):
+            r = admin.post("/api/invoices/%d/payments" % a, {"amount_cents": amount, "method": "cash"}, headers=h)
+            assert r.status == 201
+        b = create(admin, h, contact_id=cid)["id"]
+        assert admin.post("/api/invoices/%d/void" % b, {}, headers=h).status == 200
+        c = create(admin, h, contact_id=cid)["id"]
+        assert admin.delete("/api/invoices/%d" % c, headers=h).status == 204
+        create(admin, h)  # no contact: counted nowhere
+        error(admin.post("/api/invoices", {"contact_id": cid, "items": []}, headers=h), 422, "items")
+        want = {"invoice.created": 3, "invoice.updated": 1, "invoice.sent": 1,
+                "invoice.payment_recorded": 2, "invoice.paid": 1, "invoice.voided": 1,
+                "invoice.deleted": 1}
+        deadline = time.time() + 10
+        while activity(admin, cid) != want and time.time() < deadline:
+            time.sleep(0.05)
+        assert activity(admin, cid) == want
+
+
+def test_no_statement_of_the_module_scans_a_whole_table():
+    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    with s:
+        h = headers(admin)
+        queries = ["", "status=draft", "status=overdue", "issued_after=2026-06-01",
+                   "issued_before=2026-06-01", "status=paid&issued_after=2026-03-01&issued_before=2026-09-01",
+                   "count=1&status=sent"]
+        for query in queries:
+            page = admin.get("/api/invoices?location_id=1&limit=5&" + query).json()
+            if page["next_cursor"]:
+                admin.get("/api/invoices?location_id=1&limit=5&%s&cursor=%s" % (query, page["next_cursor"]))
+        cid = a_contact(s)
+        inv = create(admin, h, contact_id=cid, due_at="2027-01-01")["id"]
+        assert admin.get("/api/invoices/%d?location_id=1" % inv).status == 200
+        assert admin.patch("/api/invoices/%d" % inv, {"items": [item(), item()], "contact_id": cid},
+                           headers=h).status == 200
+        assert admin.post("/api/invoices/%d/send" % inv, {}, headers=h).status == 200
+        assert admin.post("/api/invoices/%d/payments" % inv, {"amount_cents": 2000, "method": "card"},
+                          headers=h).status == 201
+        other = create(admin, h)["id"]
+        assert admin.post("/api/invoices/%d/void" % other, {}, headers=h).status == 200
+        assert admin.delete("/api/invoices/%d" % create(admin, h)["id"], headers=h).status == 204
+        s.stop()
+        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+                 re.search(r"\b(invoices|invoice_items|payments|invoice_counters)\b", l.split("=>")[0])]
+        assert len(plans) >= len(queries) + 10, plans
+        for line in plans:
+            assert not re.search(r"SCAN (i|c|invoices|invoice_items|payments|contacts)\b(?! USING)",
+                                 line), line
