@@ -1,18 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tasks.c: the tasks module. Its table: tasks with an
- * assignee, a due date and a completion time.
+ * tasks.c: the tasks module: to-dos for a person, about a contact or not.
+ * Its routes and migrations. Every query is scoped by the current location
+ * (hl_location_id); "assigned only" users see and touch only the tasks
+ * assigned to them. Each write publishes a task.* event naming the task's
+ * contact, which the contacts module counts as the contact's activity.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "tasks.h"
 
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", NULL };
 
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/tasks", .handler = tasks_list,
+	  .cache_ms = 60000, .reads = "tasks contacts" },
+	{ .method = "GET", .pattern = "/api/tasks/:id", .handler = tasks_record,
+	  .cache_ms = 60000, .reads = "tasks contacts" },
+	{ .method = "POST", .pattern = "/api/tasks", .handler = tasks_create },
+	{ .method = "PATCH", .pattern = "/api/tasks/:id", .handler = tasks_change },
+	{ .method = "DELETE", .pattern = "/api/tasks/:id", .handler = tasks_delete },
+	{ .method = "POST", .pattern = "/api/tasks/:id/complete", .handler = tasks_complete },
+	{ .method = "POST", .pattern = "/api/tasks/:id/reopen", .handler = tasks_reopen },
+};
+
 static int init(struct hl_mod *mod)
 {
-	return hl_add_migrations(mod, migrations);
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "tasks", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "tasks for a person, about a contact");
+
+int64_t tasks_only_for(struct hl_req *req)
+{
+	return hl_assigned_only(req) ? hl_user_id(req) : 0;
+}
+
+void tasks_bind(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_int64(st, i, value);
+}

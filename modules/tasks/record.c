@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c: GET /api/tasks/:id, one task with its contact's name; the
+ * writes answer with it too.
+ */
+#include "tasks.h"
+
+int tasks_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " TASK_COLUMNS
+		" FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
+		" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)");
+	if (!st)
+		return HL_EDB;
+	tasks_bind(st, ":id", id);
+	tasks_bind(st, ":me", tasks_only_for(req));
+	return hl_reply_row(req, status, st, "task");
+}
+
+int tasks_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return tasks_reply_record(req, 200, id);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasks.h: the tasks module's parts. tasks.c registers them; list.c
+ * answers the list, record.c one task; write.c creates, changes, deletes,
+ * completes and reopens tasks.
+ */
+#ifndef TASKS_H
+#define TASKS_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* The columns of a task as the list and the record write them (t: tasks,
+ * c: the task's contact, joined by a LEFT JOIN). */
+#define TASK_COLUMNS "t.id, t.title, t.body, t.due_at, t.completed_at," \
+	" CASE WHEN t.completed_at IS NULL THEN 'open' ELSE 'completed' END AS status," \
+	" t.contact_id, trim(c.first_name || ' ' || c.last_name) AS contact_name," \
+	" t.assignee_id, t.created_at, t.updated_at"
+
+/* The caller's own id when they see only the tasks assigned to them, else
+ * 0 (asking for the id only then, so that others' answers stay cacheable). */
+int64_t tasks_only_for(struct hl_req *req);
+/* Bind `value` to the parameter called `name` (":id") of `st`, if it has
+ * one: the statements name their parameters, since :location takes a
+ * number of its own. */
+void tasks_bind(sqlite3_stmt *st, const char *name, int64_t value);
+
+int tasks_list(struct hl_req *req);                /* list.c */
+int tasks_record(struct hl_req *req);              /* record.c */
+/* Answer task `id` of the location with `status`; 404 if none (or not the
+ * caller's own, for "assigned only" callers). */
+int tasks_reply_record(struct hl_req *req, int status, int64_t id);
+int tasks_create(struct hl_req *req);              /* write.c */
+int tasks_change(struct hl_req *req);
+int tasks_delete(struct hl_req *req);
+int tasks_complete(struct hl_req *req);
+int tasks_reopen(struct hl_req *req);
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * write.c: creating, changing, deleting, completing and reopening tasks.
+ * The body is checked member by member (422 naming the member, unknown
+ * members refused): the assignee must be a user who can open the
+ * location, the contact a live one of the location, the due time an ISO
+ * 8601 date or time (stored in UTC, as SQLite's strftime writes it).
+ * Completing a completed task, or reopening an open one, changes nothing
+ * and publishes nothing. Every change publishes a task.* event.
+ */
+#include "tasks.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define TITLE_MAX 200
+#define BODY_MAX 10000
+
+enum { TITLE = 1, BODY = 2, DUE = 4, ASSIGNEE = 8, CONTACT = 16 };
+
+static const char *const task_keys[] = {
+	"title", "body", "due_at", "assignee_id", "contact_id", NULL,
+};
+
+/* What a create or a change says; a member whose bit is clear in `given`
+ * is left as it is, a given NULL (or 0) clears it. */
+struct task_input {
+	const char *title, *body, *due_at;
+	int64_t assignee, contact;
+	unsigned given;
+};
+
+static int invalid(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 422, "validation", "%s", message);
+	return HL_EINVAL;
+}
+
+/* "2026-12-01", "2026-12-01T09:30", "2026-12-01T09:30:00+02:00"... */
+static int has_date_shape(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 10 || n > 35 || (n > 10 && s[10] != 'T' && s[10] != ' '))
+		return 0;
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* `*due` in UTC as strftime writes it; HL_EINVAL after a 422 for text
+ * that is not a real date or time (SQLite would roll 02-30 into March). */
+static int due_in_utc(struct hl_req *req, const char **due)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?1)"
+				   " WHERE date(julianday(substr(?1, 1, 10))) = substr(?1, 1, 10)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_text(st, 1, *due, -1, SQLITE_STATIC);
+	const char *utc = has_date_shape(*due) && sqlite3_step(st) == SQLITE_ROW
+		? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (!utc)
+		return invalid(req, "due_at: not a date or time, 2026-12-01 or 2026-12-01T09:30:00Z");
+	*due = hl_strndup(req, utc, strlen(utc));
+	return 0;
+}
+
+/* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
+static int exists(struct hl_req *req, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, sql);
+	if (!st)
+		return HL_EDB;
+	tasks_bind(st, ":id", id);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* The assignee and the contact, when given, exist for this location. */
+static int check_refs(struct hl_req *req, const struct task_input *in)
+{
+	int ok = !in->assignee ? 1 : exists(req,
+		"SELECT 1 FROM users u WHERE u.id = :id AND u.disabled_at IS NULL AND"
+		" u.agency_id = (SELECT agency_id FROM locations WHERE id = :location) AND"
+		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
+		" WHERE user_id = u.id AND location_id = :location))", in->assignee);
+	if (ok != 1)
+		return ok < 0 ? ok : invalid(req, "assignee_id: no user of this location");
+	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"
+				       " AND location_id = :location AND deleted_at IS NULL", in->contact);
+	if (ok != 1)
+		return ok < 0 ? ok : invalid(req, "contact_id: no contact of this location");
+	return 0;
+}
+
+/* Record which members were given, from an hl_field_* result. */
+static int note(int rc, unsigned bit, unsigned *given)
+{
+	if (rc > HL_FIELD_ABSENT)
+		*given |= bit;
+	return rc;
+}
+
+/* The body as a task_input; answers 422 itself (HL_EINVAL). `whole`: a
+ * new task, which needs a title. */
+static int read_input(struct hl_req *req, struct task_input *in, int whole)
+{
+	memset(in, 0, sizeof(*in));
+	int rc = hl_fields_only(req, 0, task_keys);
+	if (rc >= 0)
+		rc = note(hl_field_text(req, 0, "title", TITLE_MAX, &in->title), TITLE, &in->given);
+	if (rc >= 0)
+		rc = note(hl_field_text(req, 0, "body", BODY_MAX, &in->body), BODY, &in->given);
+	if (rc >= 0)
+		rc = note(hl_field_text(req, 0, "due_at", 64, &in->due_at), DUE, &in->given);
+	if (rc >= 0)
+		rc = note(hl_field_int(req, 0, "assignee_id", 1, INT64_MAX, &in->assignee),
+			  ASSIGNEE, &in->given);
+	if (rc >= 0)
+		rc = note(hl_field_int(req, 0, "contact_id", 1, INT64_MAX, &in->contact),
+			  CONTACT, &in->given);
+	if (rc < 0)
+		return rc;
+	if ((whole || in->given & TITLE) && (!in->title || !*in->title))
+		return invalid(req, "title: required, at most 200 characters");
+	if (in->due_at && (rc = due_in_utc(req, &in->due_at)))
+		return rc;
+	return check_refs(req, in);
+}
+
+static void bind_text(sqlite3_stmt *st, const char *name, const char *value)
+{
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), value, -1, SQLITE_STATIC);
+}
+
+static void bind_input(sqlite3_stmt *st, const struct task_input *in)
+{
+	bind_text(st, ":title", in->title);
+	bind_text(st, ":body", in->body);
+	bind_text(st, ":due", in->due_at);
+	if (in->assignee)
+		tasks_bind(st, ":assignee", in->assignee);
+	if (in->contact)
+		tasks_bind(st, ":contact", in->contact);
+	tasks_bind(st, ":given", in->given);
+}
+
+/* Step a statement whose RETURNING gives the task's contact: 1 and
+ * *contact (0 for none) when it touched a task, 0 when none, HL_EDB. The
+ * statement is run to its end, so the write is complete. */
+static int step_returning(sqlite3_stmt *st, int64_t *contact)
+{
+	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
+	*contact = found ? sqlite3_column_int64(st, 0) : 0;
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? found : HL_EDB;
+}
+
+/* Publish `event` about task `id` with its contact, when it has one. */
+static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact)
+{
+	return hl_publish(req, event, id,
+			  contact ? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact) : NULL);
+}
+
+/* POST /api/tasks: 201 with the task. An "assigned only" user's task is
+ * theirs unless they name someone else. */
+int tasks_create(struct hl_req *req)
+{
+	struct task_input in;
+	int rc = read_input(req, &in, 1);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (!(in.given & ASSIGNEE))
+		in.assignee = tasks_only_for(req);
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"INSERT INTO tasks (location_id, title, body, due_at, assignee_id, contact_id)"
+		" VALUES (:location, :title, :body, :due, :assignee, :contact)");
+	if (!st)
+		return HL_EDB;
+	bind_input(st, &in);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	rc = publish(req, "task.created", id, in.contact);
+	return rc ? rc : tasks_reply_record(req, 201, id);
+}
+
+/* PATCH /api/tasks/:id: only the members sent change; null clears. */
+int tasks_change(struct hl_req *req)
+{
+	int64_t id, contact;
+	struct task_input in;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = read_input(req, &in, 0);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE tasks SET"
+		" title = CASE WHEN :given & 1 THEN :title ELSE title END,"
+		" body = CASE WHEN :given & 2 THEN :body ELSE body END,"
+		" due_at = CASE WHEN :given & 4 THEN :due ELSE due_at END,"
+		" assignee_id = CASE WHEN :given & 8 THEN :assignee ELSE assignee_id END,"
+		" contact_id = CASE WHEN :given & 16 THEN :contact ELSE contact_id END,"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		" WHERE id = :id AND location_id = :location AND (:me = 0 OR assignee_id = :me)"
+		" RETURNING contact_id");
+	if (!st)
+		return HL_EDB;
+	bind_input(st, &in);
+	tasks_bind(st, ":id", id);
+	tasks_bind(st, ":me", tasks_only_for(req));
+	if ((rc = step_returning(st, &contact)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
+	rc = publish(req, "task.updated", id, contact);
+	return rc ? rc : tasks_reply_record(req, 200, id);
+}
+
+/* DELETE /api/tasks/:id: for good; 204, or 404. */
+int tasks_delete(struct hl_req *req)
+{
+	int64_t id, contact;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM tasks WHERE id = :id"
+		" AND location_id = :location AND (:me = 0 OR assignee_id = :me) RETURNING contact_id");
+	if (!st)
+		return HL_EDB;
+	tasks_bind(st, ":id", id);
+	tasks_bind(st, ":me", tasks_only_for(req));
+	int rc = step_returning(st, &contact);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
+	rc = publish(req, "task.deleted", id, contact);
+	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+}
+
+/* Complete (`done`) or reopen the task, when it is not so already. */
+static int set_done(struct hl_req *req, int done, const char *event)
+{
+	int64_t id, contact;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE tasks SET"
+		" completed_at = CASE WHEN :done THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END,"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		" WHERE id = :id AND location_id = :location AND (:me = 0 OR assignee_id = :me)"
+		" AND (completed_at IS NULL) = :done RETURNING contact_id");
+	if (!st)
+		return HL_EDB;
+	tasks_bind(st, ":id", id);
+	tasks_bind(st, ":me", tasks_only_for(req));
+	tasks_bind(st, ":done", done);
+	int rc = step_returning(st, &contact);
+	if (rc > 0)
+		rc = publish(req, event, id, contact);
+	return rc < 0 ? rc : tasks_reply_record(req, 200, id);
+}
+
+/* POST /api/tasks/:id/complete, /reopen: 200 with the task, either way. */
+int tasks_complete(struct hl_req *req)
+{
+	return set_done(req, 1, "task.completed");
+}
+
+int tasks_reopen(struct hl_req *req)
+{
+	return set_done(req, 0, "task.reopened");
+}
