@@ -91,7 +91,8 @@ static int read_payment(struct hl_req *req, int64_t *amount, const char **method
 			const char **paid_at)
 {
 	int rc = hl_fields_only(req, 0, payment_keys);
-	if (!rc && !(rc = hl_field_int(req, 0, "amount_cents", 1, MONEY_MAX, amount)))
+	if (!rc && (rc = hl_field_int(req, 0, "amount_cents", 1, MONEY_MAX, amount)) >= 0 &&
+	    rc != HL_FIELD_SET) /* absent or null: a payment needs an amount */
 		return refuse(req, "amount_cents: an integer from 1 to 10000000000000");
 	if (rc >= 0)
 		rc = hl_field_text(req, 0, "method", 20, method);

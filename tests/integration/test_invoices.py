@@ -267,6 +267,9 @@ def test_each_validation_error_names_the_member():
         for body, words in (
             ({"method": "card"}, "amount_cents: an integer from 1"),
             ({"amount_cents": 0, "method": "card"}, "amount_cents: an integer from 1"),
+            ({"amount_cents": None, "method": "card"}, "amount_cents: an integer from 1"),
+            ({"amount_cents": "5", "method": "card"}, "amount_cents: an integer from 1"),
+            ({"amount_cents": 1, "method": None}, "method: one of"),
             ({"amount_cents": 1}, "method: one of card, bank_transfer, cash, check, other"),
             ({"amount_cents": 1, "method": "bitcoin"}, "method: one of"),
             ({"amount_cents": 1, "method": "card", "paid_at": "yesterday"}, "paid_at: a date"),
