@@ -295,6 +295,37 @@ HL_API int hl_query_int(struct hl_req *r, const char *name, int64_t def, int64_t
 	return 0;
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+HL_API int hl_query_cursor(struct hl_req *r, const char *name, const char **out)
+{
+	const char *hex = hl_query(r, name);
+	size_t n = hex ? strlen(hex) : 0;
+	char *text = n && n % 2 == 0 ? hl_alloc(r, n / 2 + 1) : NULL;
+	*out = NULL;
+	if (!hex)
+		return 0;
+	for (size_t i = 0; text && i < n; i += 2) {
+		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+		if (hi < 0 || lo < 0)
+			text = NULL;
+		else
+			text[i / 2] = (char)(hi * 16 + lo);
+	}
+	/* Only the shape is checked: SQLite reads the values, and a wrong one
+	 * only finds no rows. */
+	if (!text || (text[n / 2] = '\0', text[0] != '[') || !strchr(text, ']')) {
+		hl_reply_error(r, 400, "bad_request", "the %s is not one this list gave", name);
+		return HL_EINVAL;
+	}
+	*out = text;
+	return 0;
+}
+
 HL_API const char *hl_body(const struct hl_req *r, size_t *len)
 {
 	*len = r->body.len;

@@ -233,33 +233,6 @@ static int64_t count(struct hl_req *req, const struct contact_filters *f)
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The cursor's JSON text from its hex form; NULL (after a 400) if bad. */
-static const char *read_cursor(struct hl_req *req, const char *hex)
-{
-	size_t n = strlen(hex);
-	char *text = hl_alloc(req, n / 2 + 1);
-	for (size_t i = 0; text && i < n; i += 2) {
-		int hi = hex_digit(hex[i]), lo = i + 1 < n ? hex_digit(hex[i + 1]) : -1;
-		if (hi < 0 || lo < 0)
-			text = NULL;
-		else
-			text[i / 2] = (char)(hi * 16 + lo);
-	}
-	/* A JSON array of the sort key and the id, as this list writes it;
-	 * SQLite reads its values (a wrong one only finds no rows). */
-	if (!text || !n || (text[n / 2] = '\0', text[0] != '[') || !strchr(text, ']')) {
-		hl_reply_error(req, 400, "bad_request", "the cursor is not one this list gave");
-		return NULL;
-	}
-	return text;
-}
-
 int contacts_list(struct hl_req *req)
 {
 	struct contact_filters f;
@@ -270,8 +243,7 @@ int contacts_list(struct hl_req *req)
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
-	const char *cursor = hl_query(req, "cursor");
-	if (cursor && !(f.cursor = read_cursor(req, cursor)))
+	if (hl_query_cursor(req, "cursor", &f.cursor))
 		return 0;
 	if (want_count && (total = count(req, &f)) < 0)
 		return HL_EDB;

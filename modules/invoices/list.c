@@ -42,31 +42,6 @@ static int is_date(const char *s)
 	return 1;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The cursor's JSON text from its hex form; NULL if it is not one. */
-static const char *read_cursor(struct hl_req *req, const char *hex)
-{
-	size_t n = strlen(hex);
-	if (!n || n % 2)
-		return NULL;
-	char *text = hl_alloc(req, n / 2 + 1);
-	for (size_t i = 0; i < n; i += 2) {
-		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
-		if (hi < 0 || lo < 0)
-			return NULL;
-		text[i / 2] = (char)(hi * 16 + lo);
-	}
-	text[n / 2] = '\0';
-	/* A JSON array of created_at and id, as this list writes it; SQLite
-	 * reads its values (a wrong one only finds no rows). */
-	return text[0] == '[' && strchr(text, ']') ? text : NULL;
-}
-
 static int read_filters(struct hl_req *req, struct filters *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -85,10 +60,7 @@ static int read_filters(struct hl_req *req, struct filters *f)
 	f->before = hl_query(req, "issued_before");
 	if ((f->after && !is_date(f->after)) || (f->before && !is_date(f->before)))
 		return bad(req, "issued_after and issued_before are dates, 2026-11-29");
-	const char *cursor = hl_query(req, "cursor");
-	if (cursor && !(f->cursor = read_cursor(req, cursor)))
-		return bad(req, "the cursor is not one this list gave");
-	return 0;
+	return hl_query_cursor(req, "cursor", &f->cursor);
 }
 
 /* " FROM ... WHERE ...": the location's invoices that pass the filters.

@@ -52,29 +52,17 @@ static int pick(const char *s, const char *const *names)
 	return s ? -1 : 0;
 }
 
-static int hex_digit(char c)
+/* The cursor, and the part of the list it is in: ["o", due, id] or ["c",
+ * completed_at, id]. HL_EINVAL after a 400 when it is not one this list
+ * wrote. */
+static int read_cursor(struct hl_req *req, struct task_filters *f)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The cursor's JSON text from its hex form, and its part; HL_EINVAL
- * after a 400 when it is not one this list wrote. */
-static int read_cursor(struct hl_req *req, const char *hex, struct task_filters *f)
-{
-	size_t n = strlen(hex);
-	char *text = n % 2 ? NULL : hl_alloc(req, n / 2 + 1);
-	for (size_t i = 0; text && i < n; i += 2) {
-		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
-		if (hi < 0 || lo < 0)
-			text = NULL;
-		else
-			text[i / 2] = (char)(hi * 16 + lo);
-	}
-	/* ["o", due, id] or ["c", completed_at, id]; SQLite reads the values
-	 * (a wrong one only finds no rows). */
-	if (!text || n < 12 || (text[n / 2] = '\0', strncmp(text, "[\"o\",", 5) &&
-				strncmp(text, "[\"c\",", 5)) || !strchr(text, ']'))
+	const char *text;
+	if (hl_query_cursor(req, "cursor", &text))
+		return HL_EINVAL;
+	if (!text)
+		return 0;
+	if (strncmp(text, "[\"o\",", 5) && strncmp(text, "[\"c\",", 5))
 		return bad(req, "the cursor is not one this list gave");
 	f->from = text[2] == 'o' ? OPEN : DONE;
 	if ((f->from == DONE && f->status == ONLY_OPEN) || (f->from == OPEN && f->status == ONLY_DONE))
@@ -113,8 +101,7 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 	if (read_assignee(req, f) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
 		return HL_EINVAL;
 	f->me = tasks_only_for(req);
-	const char *cursor = hl_query(req, "cursor");
-	return cursor ? read_cursor(req, cursor, f) : 0;
+	return read_cursor(req, f);
 }
 
 /* The statement of one part, with the cursor's condition when the cursor

@@ -22,7 +22,7 @@
  *        hl_job_over_budget), settings, request context, JSON reader and
  *        writer, database access.
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
- *        hl_is_email, hl_text_length); events (hl_publish, hl_job_publish, event
+ *        hl_is_email, hl_text_length); hl_query_cursor; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -307,6 +307,13 @@ HL_API const char *hl_header(const struct hl_req *req, const char *name);
 HL_API int hl_param_id(struct hl_req *req, const char *name, int64_t *out);
 HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
 			int64_t min, int64_t max, int64_t *out);
+/* A keyset page's opaque cursor, the query parameter `name`. A list
+ * writes it in SQL as hex(json_array(sort key..., id)) (a "_cursor" column
+ * for hl_reply_page) and reads it back here as the JSON text, whose values
+ * SQLite takes apart with json_extract. *out is NULL when absent; on a
+ * value that is not hex of a JSON array it answers 400 and returns
+ * HL_EINVAL. */
+HL_API int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
 
 /* The raw body (any route) and its length. */
 HL_API const char *hl_body(const struct hl_req *req, size_t *len);
