@@ -1,19 +1,94 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opportunities.c: the opportunities module. Its tables: pipelines, their
- * ordered stages, and opportunities (deals) with a value in cents. The board
- * and the deal routes come with the sub-account screens.
+ * opportunities.c: the opportunities module: a location's pipelines, their
+ * ordered stages and the deals that move along them. Its routes and
+ * migrations, and the small helpers its files share. Every query is scoped
+ * by the current location (hl_location_id); "assigned only" users see and
+ * touch only the deals they own. Each write publishes an opportunity.*,
+ * pipeline.* or stage.* event; a deal's carry its contact, which the
+ * contacts module counts as the contact's activity.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "opportunities.h"
 
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", NULL };
 
+/* The board and the record show contacts' names: a rename drops them. */
+#define DEAL_READS "opportunities stages pipelines contacts"
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/opportunities", .handler = opp_board,
+	  .cache_ms = 60000, .reads = DEAL_READS },
+	{ .method = "GET", .pattern = "/api/opportunities/:id", .handler = opp_record,
+	  .cache_ms = 60000, .reads = DEAL_READS },
+	{ .method = "POST", .pattern = "/api/opportunities", .handler = opp_create },
+	{ .method = "PATCH", .pattern = "/api/opportunities/:id", .handler = opp_change },
+	{ .method = "DELETE", .pattern = "/api/opportunities/:id", .handler = opp_delete },
+	{ .method = "GET", .pattern = "/api/pipelines", .handler = pipelines_list,
+	  .cache_ms = 60000, .reads = "pipelines stages" },
+	{ .method = "POST", .pattern = "/api/pipelines", .handler = pipelines_create },
+	{ .method = "PATCH", .pattern = "/api/pipelines/:id", .handler = pipelines_change },
+	{ .method = "DELETE", .pattern = "/api/pipelines/:id", .handler = pipelines_delete },
+	{ .method = "POST", .pattern = "/api/pipelines/:id/stages", .handler = stages_create },
+	{ .method = "PATCH", .pattern = "/api/stages/:id", .handler = stages_change },
+	{ .method = "DELETE", .pattern = "/api/stages/:id", .handler = stages_delete },
+};
+
 static int init(struct hl_mod *mod)
 {
-	return hl_add_migrations(mod, migrations);
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "opportunities", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "pipelines, their stages and deals");
+
+int64_t opp_only_for(struct hl_req *req)
+{
+	return hl_assigned_only(req) ? hl_user_id(req) : 0;
+}
+
+void opp_bind(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_int64(st, i, value);
+}
+
+void opp_bind_text(sqlite3_stmt *st, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+}
+
+int opp_invalid(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 422, "validation", "%s", message);
+	return HL_EINVAL;
+}
+
+int opp_step_int(sqlite3_stmt *st, int64_t *out)
+{
+	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
+	*out = found ? sqlite3_column_int64(st, 0) : 0;
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? found : HL_EDB;
+}
+
+int opp_run(sqlite3_stmt *st)
+{
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+int opp_no_content(struct hl_req *req)
+{
+	return hl_reply_raw(req, 204, "application/json", "", 0);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opportunities.h: the opportunities module's parts. opportunities.c
+ * registers them; board.c answers the board, record.c one deal; input.c
+ * reads and checks a deal's body, write.c creates, changes and deletes
+ * deals; pipelines.c and stages.c keep the boards themselves.
+ */
+#ifndef OPPORTUNITIES_H
+#define OPPORTUNITIES_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* The columns of a deal as the record writes them (o: opportunities, s:
+ * its stage, c: its contact by a LEFT JOIN). */
+#define DEAL_COLUMNS "o.id, o.name, o.value_cents, o.currency, o.status, o.lost_reason," \
+	" o.pipeline_id, o.stage_id, s.name AS stage_name, o.position, o.contact_id," \
+	" trim(c.first_name || ' ' || c.last_name) AS contact_name, o.owner_id," \
+	" o.created_at, o.updated_at, o.closed_at"
+
+/* The caller's own id when they see only the deals they own, else 0
+ * (asking for the id only then, so that others' answers stay cacheable). */
+int64_t opp_only_for(struct hl_req *req);
+/* Bind `value` to the parameter called `name` (":id") of `st`, if it has
+ * one; opp_bind_text likewise, NULL binding NULL. */
+void opp_bind(sqlite3_stmt *st, const char *name, int64_t value);
+void opp_bind_text(sqlite3_stmt *st, const char *name, const char *value);
+/* Answer 422 {"code":"validation"} with `message`; returns HL_EINVAL. */
+int opp_invalid(struct hl_req *req, const char *message);
+/* Step `st` once: 1 and *out (column 0) for a row, 0 for none, HL_EDB. */
+int opp_step_int(sqlite3_stmt *st, int64_t *out);
+/* Step `st` to its end: 0 or HL_EDB. */
+int opp_run(sqlite3_stmt *st);
+/* The 204 of a deletion. */
+int opp_no_content(struct hl_req *req);
+
+/* What a deal's body says (input.c); a member whose bit is clear in
+ * `given` is left as it is, one in `nulls` was sent as null (clearing a
+ * contact or an owner; refused for the others). */
+enum {
+	DEAL_NAME = 1, DEAL_VALUE = 2, DEAL_CURRENCY = 4, DEAL_CONTACT = 8, DEAL_OWNER = 16,
+	DEAL_STAGE = 32, DEAL_POSITION = 64, DEAL_STATUS = 128, DEAL_REASON = 256,
+	DEAL_PIPELINE = 512,
+};
+struct deal_input {
+	const char *name, *currency, *status, *lost_reason;
+	int64_t pipeline, stage, position, value, contact, owner;
+	int64_t stage_pipeline; /* the pipeline of `stage`, once checked */
+	unsigned given, nulls;
+};
+/* Read and check the body of a new deal (`whole`) or a change: 0, or
+ * HL_EINVAL after a 422, or HL_EDB. */
+int deal_read_input(struct hl_req *req, struct deal_input *in, int whole);
+
+int opp_board(struct hl_req *req);                 /* board.c */
+int opp_record(struct hl_req *req);                /* record.c */
+/* Answer deal `id` of the location with `status`; 404 if none. */
+int opp_reply_record(struct hl_req *req, int status, int64_t id);
+int opp_create(struct hl_req *req);                /* write.c */
+int opp_change(struct hl_req *req);
+int opp_delete(struct hl_req *req);
+int pipelines_list(struct hl_req *req);            /* pipelines.c */
+int pipelines_create(struct hl_req *req);
+int pipelines_change(struct hl_req *req);
+int pipelines_delete(struct hl_req *req);
+int stages_create(struct hl_req *req);             /* stages.c */
+int stages_change(struct hl_req *req);
+int stages_delete(struct hl_req *req);
+
+#endif

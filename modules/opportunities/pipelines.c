@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pipelines.c: a location's pipelines: the list (each with its stages in
+ * order, in one statement), creating, renaming or reordering, and deleting
+ * one that holds no deals (its stages go with it). Each write publishes a
+ * pipeline.* event.
+ */
+#include "opportunities.h"
+
+static const char *const pipeline_keys[] = { "name", "position", NULL };
+
+/* The name (required for a new pipeline) and the position. */
+static int read_pipeline(struct hl_req *req, int whole, const char **name, int64_t *position,
+			 int *has_position)
+{
+	int rc = hl_fields_only(req, 0, pipeline_keys);
+	int named = rc < 0 ? rc : hl_field_text(req, 0, "name", 100, name);
+	if (named < 0)
+		return named;
+	if ((whole || named != HL_FIELD_ABSENT) && (!*name || !**name))
+		return opp_invalid(req, "name: required, at most 100 characters");
+	rc = hl_field_int(req, 0, "position", 0, INT32_MAX, position);
+	if (rc == HL_FIELD_NULL)
+		return opp_invalid(req, "position: may not be null");
+	*has_position = rc == HL_FIELD_SET;
+	return rc < 0 ? rc : 0;
+}
+
+/* The pipeline as the list writes it, by id. */
+static int reply_pipeline(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT p.id, p.name, p.position, p.created_at,"
+		" (SELECT json_group_array(json_object('id', id, 'name', name, 'position', position,"
+		" 'probability', probability)) FROM (SELECT * FROM stages WHERE pipeline_id = p.id"
+		" ORDER BY position, id)) AS json_stages"
+		" FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	return hl_reply_row(req, status, st, "pipeline");
+}
+
+/* GET /api/pipelines: every pipeline of the location, by position. */
+int pipelines_list(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT p.id, p.name, p.position, p.created_at,"
+		" (SELECT json_group_array(json_object('id', id, 'name', name, 'position', position,"
+		" 'probability', probability)) FROM (SELECT * FROM stages WHERE pipeline_id = p.id"
+		" ORDER BY position, id)) AS json_stages"
+		" FROM pipelines p WHERE p.location_id = :location ORDER BY p.position, p.id");
+	if (!st)
+		return HL_EDB;
+	struct hl_json *j = hl_reply_json(req, 200);
+	int rc;
+	hl_json_object(j);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		hl_json_row(j, st);
+	hl_json_array_end(j);
+	hl_json_key(j, "next_cursor");
+	hl_json_null(j);
+	hl_json_object_end(j);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* POST /api/pipelines: 201 with the pipeline, last unless a position is
+ * given, without stages yet. */
+int pipelines_create(struct hl_req *req)
+{
+	const char *name = NULL;
+	int64_t position = 0;
+	int has_position, rc = read_pipeline(req, 1, &name, &position, &has_position);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO pipelines (location_id, name, position)"
+		" SELECT :location, :name, CASE WHEN :has THEN :position ELSE ifnull(max(position) + 1, 0) END"
+		" FROM pipelines WHERE location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind_text(st, ":name", name);
+	opp_bind(st, ":has", has_position);
+	opp_bind(st, ":position", position);
+	if (opp_run(st))
+		return HL_EDB;
+	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	rc = hl_publish(req, "pipeline.created", id, NULL);
+	return rc ? rc : reply_pipeline(req, 201, id);
+}
+
+/* PATCH /api/pipelines/:id: its name or position. */
+int pipelines_change(struct hl_req *req)
+{
+	const char *name = NULL;
+	int64_t id, position = 0, found;
+	int has_position;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = read_pipeline(req, 0, &name, &position, &has_position);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE pipelines SET name = ifnull(:name, name),"
+		" position = CASE WHEN :has THEN :position ELSE position END"
+		" WHERE id = :id AND location_id = :location RETURNING id");
+	if (!st)
+		return HL_EDB;
+	opp_bind_text(st, ":name", name);
+	opp_bind(st, ":has", has_position);
+	opp_bind(st, ":position", position);
+	opp_bind(st, ":id", id);
+	if ((rc = opp_step_int(st, &found)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
+	rc = hl_publish(req, "pipeline.updated", id, NULL);
+	return rc ? rc : reply_pipeline(req, 200, id);
+}
+
+/* DELETE /api/pipelines/:id: 204; 409 naming how many deals it holds. */
+int pipelines_delete(struct hl_req *req)
+{
+	int64_t id, deals;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT (SELECT count(*) FROM opportunities"
+		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	int rc = opp_step_int(st, &deals);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
+	if (deals)
+		return hl_reply_error(req, 409, "conflict", "the pipeline holds %lld deal%s: move or"
+				      " delete them first", (long long)deals, deals == 1 ? "" : "s");
+	static const char *const deletes[] = {
+		"DELETE FROM stages WHERE pipeline_id = :id AND location_id = :location",
+		"DELETE FROM pipelines WHERE id = :id AND location_id = :location",
+	};
+	for (int i = 0; i < 2; i++) {
+		if (!(st = hl_scoped_write(req, deletes[i])))
+			return HL_EDB;
+		opp_bind(st, ":id", id);
+		if (opp_run(st))
+			return HL_EDB;
+	}
+	rc = hl_publish(req, "pipeline.deleted", id, NULL);
+	return rc ? rc : opp_no_content(req);
+}

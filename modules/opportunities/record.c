@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c: GET /api/opportunities/:id, one deal with its stage's and its
+ * contact's names; the writes answer with it too.
+ */
+#include "opportunities.h"
+
+int opp_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " DEAL_COLUMNS
+		" FROM opportunities o JOIN stages s ON s.id = o.stage_id"
+		" LEFT JOIN contacts c ON c.id = o.contact_id"
+		" WHERE o.id = :id AND o.location_id = :location AND (:me = 0 OR o.owner_id = :me)");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	opp_bind(st, ":me", opp_only_for(req));
+	return hl_reply_row(req, status, st, "opportunity");
+}
+
+int opp_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return opp_reply_record(req, 200, id);
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stages.c: a pipeline's stages: adding one (last unless a position is
+ * given), renaming, reordering or changing its probability, and deleting
+ * one that holds no deals. A position given puts the stage before the one
+ * that held it (those from it on move down by one), as deals do within a
+ * stage. Each write publishes a stage.* event.
+ */
+#include "opportunities.h"
+
+static const char *const stage_keys[] = { "name", "position", "probability", NULL };
+
+struct stage_input {
+	const char *name;
+	int64_t position, probability;
+	int has_position, has_probability;
+};
+
+/* One integer member that may be absent but not null. */
+static int read_int(struct hl_req *req, const char *key, int64_t max, int64_t *out, int *has)
+{
+	int rc = hl_field_int(req, 0, key, 0, max, out);
+	if (rc == HL_FIELD_NULL)
+		return opp_invalid(req, hl_sprintf(req, "%s: may not be null", key));
+	*has = rc == HL_FIELD_SET;
+	return rc < 0 ? rc : 0;
+}
+
+static int read_stage(struct hl_req *req, int whole, struct stage_input *in)
+{
+	int rc = hl_fields_only(req, 0, stage_keys);
+	int named = rc < 0 ? rc : hl_field_text(req, 0, "name", 100, &in->name);
+	if (named < 0)
+		return named;
+	if ((whole || named != HL_FIELD_ABSENT) && (!in->name || !*in->name))
+		return opp_invalid(req, "name: required, at most 100 characters");
+	rc = read_int(req, "position", INT32_MAX, &in->position, &in->has_position);
+	return rc ? rc : read_int(req, "probability", 100, &in->probability, &in->has_probability);
+}
+
+static int reply_stage(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT id, pipeline_id, name, position, probability"
+		" FROM stages WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	return hl_reply_row(req, status, st, "stage");
+}
+
+static void bind_stage(sqlite3_stmt *st, const struct stage_input *in, int64_t id)
+{
+	opp_bind_text(st, ":name", in->name);
+	opp_bind(st, ":position", in->position);
+	opp_bind(st, ":has_position", in->has_position);
+	opp_bind(st, ":probability", in->probability);
+	opp_bind(st, ":has_probability", in->has_probability);
+	opp_bind(st, ":id", id);
+}
+
+/* Make room at in->position in the pipeline of stage or pipeline `id`
+ * (`of_stage` says which), when a position is given. */
+static int make_room(struct hl_req *req, const struct stage_input *in, int64_t id, int of_stage)
+{
+	if (!in->has_position)
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, of_stage
+		? "UPDATE stages SET position = position + 1 WHERE pipeline_id = (SELECT pipeline_id"
+		  " FROM stages WHERE id = :id AND location_id = :location) AND position >= :position"
+		  " AND id <> :id"
+		: "UPDATE stages SET position = position + 1 WHERE pipeline_id = :id"
+		  " AND location_id = :location AND position >= :position");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	opp_bind(st, ":position", in->position);
+	return opp_run(st);
+}
+
+/* POST /api/pipelines/:id/stages: 201 with the stage; 404 for a pipeline
+ * of another location. */
+int stages_create(struct hl_req *req)
+{
+	struct stage_input in = { 0 };
+	int64_t pipeline;
+	if (hl_param_id(req, "id", &pipeline))
+		return 0;
+	int rc = read_stage(req, 1, &in);
+	if (!rc)
+		rc = make_room(req, &in, pipeline, 0);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO stages (location_id, pipeline_id, name,"
+		" position, probability) SELECT :location, p.id, :name, CASE WHEN :has_position"
+		" THEN :position ELSE (SELECT ifnull(max(position) + 1, 0) FROM stages"
+		" WHERE pipeline_id = p.id) END, :probability FROM pipelines p"
+		" WHERE p.id = :id AND p.location_id = :location RETURNING id");
+	if (!st)
+		return HL_EDB;
+	bind_stage(st, &in, pipeline);
+	int64_t id;
+	if ((rc = opp_step_int(st, &id)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
+	rc = hl_publish(req, "stage.created", id, NULL);
+	return rc ? rc : reply_stage(req, 201, id);
+}
+
+/* PATCH /api/stages/:id: its name, position or probability. */
+int stages_change(struct hl_req *req)
+{
+	struct stage_input in = { 0 };
+	int64_t id, found;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = read_stage(req, 0, &in);
+	if (!rc)
+		rc = make_room(req, &in, id, 1);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE stages SET name = ifnull(:name, name),"
+		" position = CASE WHEN :has_position THEN :position ELSE position END,"
+		" probability = CASE WHEN :has_probability THEN :probability ELSE probability END"
+		" WHERE id = :id AND location_id = :location RETURNING id");
+	if (!st)
+		return HL_EDB;
+	bind_stage(st, &in, id);
+	if ((rc = opp_step_int(st, &found)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
+	rc = hl_publish(req, "stage.updated", id, NULL);
+	return rc ? rc : reply_stage(req, 200, id);
+}
+
+/* DELETE /api/stages/:id: 204; 409 naming how many deals it holds. */
+int stages_delete(struct hl_req *req)
+{
+	int64_t id, deals;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT (SELECT count(*) FROM opportunities"
+		" WHERE stage_id = s.id) FROM stages s WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	int rc = opp_step_int(st, &deals);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
+	if (deals)
+		return hl_reply_error(req, 409, "conflict", "the stage holds %lld deal%s: move or"
+				      " delete them first", (long long)deals, deals == 1 ? "" : "s");
+	if (!(st = hl_scoped_write(req, "DELETE FROM stages WHERE id = :id AND location_id = :location")))
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	if (opp_run(st))
+		return HL_EDB;
+	rc = hl_publish(req, "stage.deleted", id, NULL);
+	return rc ? rc : opp_no_content(req);
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * write.c: creating, changing (moving, closing, reopening) and deleting
+ * deals. A deal moves only within its pipeline. Its position sorts it
+ * within its stage and status: a move with a position shifts the deals at
+ * and after that position down by one (one indexed UPDATE of that stage's
+ * deals), a move without one puts the deal last. A status other than open
+ * sets closed_at, open clears it (and the lost reason, unless one is
+ * sent). Every change publishes opportunity.updated, and a move
+ * opportunity.stage_changed, a status change opportunity.won, .lost,
+ * .abandoned or .reopened; each carries the deal's contact, when it has
+ * one.
+ */
+#include "opportunities.h"
+
+#include <string.h>
+
+/* The deal a change starts from. */
+struct deal_now {
+	int64_t pipeline, stage, position;
+	const char *status;
+};
+
+/* Publish `event` about deal `id` with `extra` JSON members (or "") and
+ * its contact, when it has one. */
+static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact,
+		   const char *extra)
+{
+	const char *data = hl_sprintf(req, "{%s%s%s}", extra,
+		*extra && contact ? "," : "",
+		contact ? hl_sprintf(req, "\"contact_id\":%lld", (long long)contact) : "");
+	return hl_publish(req, event, id, data);
+}
+
+/* Where a deal goes in `stage` with `status`: the position asked for, the
+ * deals from it on shifted down, or after the last one. */
+static int make_room(struct hl_req *req, const struct deal_input *in, int64_t pipeline,
+		     int64_t stage, const char *status, int64_t id, int64_t *position)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, in->given & DEAL_POSITION
+		? "UPDATE opportunities SET position = position + 1 WHERE pipeline_id = :pipeline"
+		  " AND status = :status AND stage_id = :stage AND position >= :position"
+		  " AND id <> :id AND location_id = :location"
+		: "SELECT ifnull(max(position) + 1, 0) FROM opportunities WHERE pipeline_id = :pipeline"
+		  " AND status = :status AND stage_id = :stage AND id <> :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":pipeline", pipeline);
+	opp_bind_text(st, ":status", status);
+	opp_bind(st, ":stage", stage);
+	opp_bind(st, ":position", in->position);
+	opp_bind(st, ":id", id);
+	if (in->given & DEAL_POSITION) {
+		*position = in->position;
+		return opp_run(st);
+	}
+	return opp_step_int(st, position) < 0 ? HL_EDB : 0;
+}
+
+/* POST /api/opportunities: 201 with the deal, open, last in its stage
+ * unless a position is given. An "assigned only" user's deal is theirs
+ * unless they name another owner. */
+int opp_create(struct hl_req *req)
+{
+	struct deal_input in;
+	int64_t position;
+	int rc = deal_read_input(req, &in, 1);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (!(in.given & DEAL_OWNER))
+		in.owner = opp_only_for(req);
+	if ((rc = make_room(req, &in, in.stage_pipeline, in.stage, "open", 0, &position)))
+		return rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO opportunities (location_id,"
+		" pipeline_id, stage_id, position, name, value_cents, currency, contact_id, owner_id)"
+		" VALUES (:location, :pipeline, :stage, :position, :name, :value,"
+		" ifnull(:currency, 'USD'), :contact, :owner)");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":pipeline", in.stage_pipeline);
+	opp_bind(st, ":stage", in.stage);
+	opp_bind(st, ":position", position);
+	opp_bind_text(st, ":name", in.name);
+	opp_bind(st, ":value", in.value);
+	opp_bind_text(st, ":currency", in.currency);
+	if (in.contact)
+		opp_bind(st, ":contact", in.contact);
+	if (in.owner)
+		opp_bind(st, ":owner", in.owner);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	rc = publish(req, "opportunity.created", id, in.contact, "");
+	return rc ? rc : opp_reply_record(req, 201, id);
+}
+
+/* The deal as it is, from the write connection: 1, 0 when it is not the
+ * location's (or not the caller's own), HL_EDB. */
+static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT pipeline_id, stage_id, position, status"
+		" FROM opportunities WHERE id = :id AND location_id = :location"
+		" AND (:me = 0 OR owner_id = :me)");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	opp_bind(st, ":me", opp_only_for(req));
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	now->pipeline = sqlite3_column_int64(st, 0);
+	now->stage = sqlite3_column_int64(st, 1);
+	now->position = sqlite3_column_int64(st, 2);
+	now->status = hl_strndup(req, (const char *)sqlite3_column_text(st, 3),
+				 (size_t)sqlite3_column_bytes(st, 3));
+	sqlite3_reset(st);
+	return 1;
+}
+
+/* Apply the change; *contact the deal's contact afterwards. */
+static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
+		  const char *status, int64_t stage, int64_t position, int64_t *contact)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE opportunities SET"
+		" name = CASE WHEN :given & 1 THEN :name ELSE name END,"
+		" value_cents = CASE WHEN :given & 2 THEN :value ELSE value_cents END,"
+		" currency = CASE WHEN :given & 4 THEN :currency ELSE currency END,"
+		" contact_id = CASE WHEN :given & 8 THEN :contact ELSE contact_id END,"
+		" owner_id = CASE WHEN :given & 16 THEN :owner ELSE owner_id END,"
+		" lost_reason = CASE WHEN :given & 256 THEN :reason"
+		" WHEN :status = 'open' AND status <> 'open' THEN NULL ELSE lost_reason END,"
+		" closed_at = CASE WHEN :status = status THEN closed_at WHEN :status = 'open' THEN NULL"
+		" ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END,"
+		" status = :status, stage_id = :stage, position = :position,"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		" WHERE id = :id AND location_id = :location RETURNING contact_id");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":given", in->given);
+	opp_bind_text(st, ":name", in->name);
+	opp_bind(st, ":value", in->value);
+	opp_bind_text(st, ":currency", in->currency);
+	if (in->contact)
+		opp_bind(st, ":contact", in->contact);
+	if (in->owner)
+		opp_bind(st, ":owner", in->owner);
+	opp_bind_text(st, ":reason", in->lost_reason);
+	opp_bind_text(st, ":status", status);
+	opp_bind(st, ":stage", stage);
+	opp_bind(st, ":position", position);
+	opp_bind(st, ":id", id);
+	return opp_step_int(st, contact) == 1 ? 0 : HL_EDB;
+}
+
+/* The events of a change: updated, then the move and the status. */
+static int publish_change(struct hl_req *req, int64_t id, int64_t contact,
+			  const struct deal_now *now, int64_t stage, const char *status)
+{
+	int rc = publish(req, "opportunity.updated", id, contact, "");
+	if (!rc && stage != now->stage)
+		rc = publish(req, "opportunity.stage_changed", id, contact,
+			     hl_sprintf(req, "\"from\":%lld,\"to\":%lld", (long long)now->stage,
+					(long long)stage));
+	if (!rc && strcmp(status, now->status))
+		rc = publish(req, hl_sprintf(req, "opportunity.%s", strcmp(status, "open")
+					     ? status : "reopened"), id, contact,
+			     hl_sprintf(req, "\"from\":\"%s\",\"to\":\"%s\"", now->status, status));
+	return rc;
+}
+
+/* PATCH /api/opportunities/:id: only the members sent change; null clears
+ * the contact or the owner. A stage of another pipeline is 422. */
+int opp_change(struct hl_req *req)
+{
+	int64_t id, contact, position;
+	struct deal_input in;
+	struct deal_now now;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = deal_read_input(req, &in, 0);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if ((rc = load_now(req, id, &now)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");
+	if (in.stage && in.stage_pipeline != now.pipeline)
+		return opp_invalid(req, "stage_id: not a stage of this deal's pipeline"), 0;
+	int64_t stage = in.stage ? in.stage : now.stage;
+	const char *status = in.status ? in.status : now.status;
+	position = now.position;
+	if ((in.given & DEAL_POSITION || stage != now.stage || strcmp(status, now.status)) &&
+	    (rc = make_room(req, &in, now.pipeline, stage, status, id, &position)))
+		return rc;
+	if ((rc = update(req, &in, id, status, stage, position, &contact)) ||
+	    (rc = publish_change(req, id, contact, &now, stage, status)))
+		return rc;
+	return opp_reply_record(req, 200, id);
+}
+
+/* DELETE /api/opportunities/:id: for good; 204, or 404. */
+int opp_delete(struct hl_req *req)
+{
+	int64_t id, contact;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM opportunities WHERE id = :id"
+		" AND location_id = :location AND (:me = 0 OR owner_id = :me) RETURNING ifnull(contact_id, 0)");
+	if (!st)
+		return HL_EDB;
+	opp_bind(st, ":id", id);
+	opp_bind(st, ":me", opp_only_for(req));
+	int rc = opp_step_int(st, &contact);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");
+	rc = publish(req, "opportunity.deleted", id, contact, "");
+	return rc ? rc : opp_no_content(req);
+}

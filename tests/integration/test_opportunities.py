@@ -1,0 +1,383 @@
+# SPDX-License-Identifier: MIT
+"""Opportunities on seeded data, as a sub-account's users see them: the
+board of a pipeline equal to the same question asked in SQL (stages in
+order, their deals, their totals) with every filter; creating, changing,
+moving, closing, reopening and deleting deals with each bad input refused;
+pipelines and stages kept; other locations' records out of reach; the
+events that reach a contact's activity; the cache dropped by writes; and
+no statement scanning a whole table."""
+
+import re
+import time
+
+from test_contacts_edit import error, headers
+from test_contacts_list import ids, server
+
+DEAL_KEYS = {"id", "name", "value_cents", "currency", "stage_id", "position", "contact_id",
+             "contact_name", "owner_id", "created_at"}
+RECORD_KEYS = {"id", "name", "value_cents", "currency", "status", "lost_reason", "pipeline_id",
+               "stage_id", "stage_name", "position", "contact_id", "contact_name", "owner_id",
+               "created_at", "updated_at", "closed_at"}
+
+
+def first_pipeline(s, location=1):
+    return s.sql("SELECT id FROM pipelines WHERE location_id = ? ORDER BY position, id LIMIT 1",
+                 location)[0][0]
+
+
+def want(s, pipeline, where="o.status = 'open'"):
+    """The board's deals in its order, and each stage's (id, count, value)."""
+    deals = [r[0] for r in s.sql(
+        "SELECT o.id FROM opportunities o JOIN stages s ON s.id = o.stage_id"
+        " LEFT JOIN contacts c ON c.id = o.contact_id WHERE o.pipeline_id = ? AND (%s)"
+        " ORDER BY s.position, s.id, o.position, o.id" % where, pipeline)]
+    stages = [tuple(r) for r in s.sql(
+        "SELECT s.id, count(o.id), ifnull(sum(o.value_cents), 0) FROM stages s"
+        " LEFT JOIN (SELECT o.* FROM opportunities o LEFT JOIN contacts c ON c.id = o.contact_id"
+        " WHERE %s) o ON o.stage_id = s.id WHERE s.pipeline_id = ?"
+        " GROUP BY s.id ORDER BY s.position, s.id" % where, pipeline)]
+    return deals, stages
+
+
+def got(board):
+    return ids(board["data"]), [(st["id"], st["count"], st["value_cents"]) for st in board["stages"]]
+
+
+def make(client, h, **fields):
+    r = client.post("/api/opportunities", fields, headers=h)
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def stage_ids(s, pipeline):
+    return [r[0] for r in s.sql("SELECT id FROM stages WHERE pipeline_id = ? ORDER BY position, id",
+                                pipeline)]
+
+
+def test_the_board_equals_its_sql():
+    s, admin = server()
+    with s:
+        pipeline = first_pipeline(s)
+        board = admin.get("/api/opportunities?location_id=1").json()
+        assert board["pipeline"]["id"] == pipeline and board["next_cursor"] is None
+        assert len(board["data"]) > 10 and set(board["data"][0]) == DEAL_KEYS, board["data"][0]
+        assert got(board) == want(s, pipeline)
+        assert [st["name"] for st in board["stages"]] == \
+            [r[0] for r in s.sql("SELECT name FROM stages WHERE pipeline_id = ? ORDER BY position, id",
+                                 pipeline)]
+        assert admin.get("/api/opportunities?location_id=1&pipeline=%d" % pipeline).json() == board
+        row = next(d for d in board["data"] if d["contact_id"])
+        first, last = s.sql("SELECT first_name, last_name FROM contacts WHERE id = ?", row["contact_id"])[0]
+        assert row["contact_name"] == ("%s %s" % (first, last)).strip()
+        owner = s.sql("SELECT owner_id FROM opportunities WHERE pipeline_id = ? AND owner_id IS NOT NULL"
+                      " GROUP BY 1 ORDER BY count(*) DESC LIMIT 1", pipeline)[0][0]
+        word = row["contact_name"].split()[0][:4].lower()
+        cases = [("status=won", "o.status = 'won'"), ("status=lost", "o.status = 'lost'"),
+                 ("status=abandoned", "o.status = 'abandoned'"),
+                 ("owner=%d" % owner, "o.status = 'open' AND o.owner_id = %d" % owner),
+                 ("status=won&owner=%d" % owner, "o.status = 'won' AND o.owner_id = %d" % owner),
+                 ("q=%23", "o.status = 'open' AND instr(o.name, '#')"),
+                 ("q=" + word, "o.status = 'open' AND (instr(lower(o.name), '%s') OR"
+                  " instr(lower(c.first_name || ' ' || c.last_name), '%s'))" % (word, word)),
+                 ("q=zzqqxx", "0")]
+        for query, where in cases:
+            answer = admin.get("/api/opportunities?location_id=1&" + query)
+            assert answer.status == 200, answer.body
+            assert got(answer.json()) == want(s, pipeline, where), query
+            assert answer.json()["stages"] and answer.json()["pipeline"]["id"] == pipeline
+        # A location without pipelines has an empty board.
+        s.sql("DELETE FROM opportunities WHERE location_id = 3")
+        s.sql("DELETE FROM stages WHERE location_id = 3")
+        s.sql("DELETE FROM pipelines WHERE location_id = 3")
+        assert admin.get("/api/opportunities?location_id=3").json() == \
+            {"pipeline": None, "data": [], "stages": [], "next_cursor": None}
+
+
+def test_bad_board_queries_are_400_and_others_pipelines_404():
+    s, admin = server()
+    with s:
+        for query, words in (("status=closed", "status"), ("pipeline=x", "pipeline"),
+                             ("pipeline=0", "pipeline"), ("owner=me", "owner"), ("q=", "q")):
+            error(admin.get("/api/opportunities?location_id=1&" + query), 400, words)
+        theirs = first_pipeline(s, 2)
+        error(admin.get("/api/opportunities?location_id=1&pipeline=%d" % theirs), 404, "pipeline")
+
+
+def test_create_change_move_close_reopen_and_delete():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        pipeline = first_pipeline(s)
+        stages = stage_ids(s, pipeline)
+        contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL LIMIT 1")[0][0]
+        me = admin.get("/api/auth/me").json()["user"]["id"]
+        d = make(admin, h, name="Big deal", stage_id=stages[0], value_cents=123456, contact_id=contact,
+                 owner_id=me, currency="EUR")
+        assert set(d) == RECORD_KEYS
+        assert (d["status"], d["pipeline_id"], d["stage_id"], d["value_cents"], d["currency"],
+                d["owner_id"], d["closed_at"]) == ("open", pipeline, stages[0], 123456, "EUR", me, None)
+        last = s.sql("SELECT max(position) FROM opportunities WHERE stage_id = ? AND status = 'open'"
+                     " AND id <> ?", stages[0], d["id"])[0][0] or 0
+        assert d["position"] >= last
+        path = "/api/opportunities/%d" % d["id"]
+        assert admin.get(path + "?location_id=1").json() == d
+        r = admin.patch(path, {"name": "Bigger", "value_cents": 0, "contact_id": None}, headers=h)
+        assert r.status == 200 and (r.json()["name"], r.json()["value_cents"], r.json()["contact_id"]) == \
+            ("Bigger", 0, None)
+        # A move with a position lands before the deal that held it.
+        target = admin.get("/api/opportunities?location_id=1").json()
+        in_second = [x for x in target["data"] if x["stage_id"] == stages[1]]
+        r = admin.patch(path, {"stage_id": stages[1], "position": in_second[0]["position"]}, headers=h)
+        assert r.status == 200 and r.json()["stage_id"] == stages[1]
+        board = admin.get("/api/opportunities?location_id=1").json()
+        assert [x["id"] for x in board["data"] if x["stage_id"] == stages[1]][:2] == [d["id"], in_second[0]["id"]]
+        assert got(board) == want(s, pipeline)
+        # Without a position it goes last.
+        assert admin.patch(path, {"stage_id": stages[2]}, headers=h).status == 200
+        board = admin.get("/api/opportunities?location_id=1").json()
+        assert [x["id"] for x in board["data"] if x["stage_id"] == stages[2]][-1] == d["id"]
+        r = admin.patch(path, {"status": "lost", "lost_reason": "Too dear"}, headers=h).json()
+        assert (r["status"], r["lost_reason"]) == ("lost", "Too dear") and r["closed_at"]
+        assert d["id"] not in ids(admin.get("/api/opportunities?location_id=1").json()["data"])
+        assert d["id"] in ids(admin.get("/api/opportunities?location_id=1&status=lost").json()["data"])
+        r = admin.patch(path, {"status": "won"}, headers=h).json()
+        assert (r["status"], r["lost_reason"]) == ("won", "Too dear") and r["closed_at"]
+        r = admin.patch(path, {"status": "open"}, headers=h).json()
+        assert (r["status"], r["lost_reason"], r["closed_at"]) == ("open", None, None)
+        assert admin.delete(path, headers=h).status == 204
+        assert admin.get(path + "?location_id=1").status == 404
+        assert admin.delete(path, headers=h).status == 404
+        assert not s.sql("SELECT 1 FROM opportunities WHERE id = ?", d["id"])
+
+
+def test_bad_input_is_refused_naming_the_field():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        pipeline = first_pipeline(s)
+        stage = stage_ids(s, pipeline)[0]
+        other_stage = s.sql("SELECT id FROM stages WHERE location_id = 2 LIMIT 1")[0][0]
+        other_contact = s.sql("SELECT id FROM contacts WHERE location_id = 2 LIMIT 1")[0][0]
+        gone = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL LIMIT 1")[0][0]
+        assert admin.delete("/api/contacts/%d" % gone, headers=h).status == 204
+        other_user = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
+        second = admin.post("/api/pipelines", {"name": "Second"}, headers=h).json()
+        second_stage = admin.post("/api/pipelines/%d/stages" % second["id"], {"name": "One"}, headers=h).json()
+        before = s.sql("SELECT count(*) FROM opportunities")[0][0]
+        ok = {"name": "n", "stage_id": stage}
+        for body, words in (
+                ({"stage_id": stage}, "name: required"),
+                (dict(ok, name=""), "name: required"),
+                (dict(ok, name=None), "name: required"),
+                (dict(ok, name="x" * 201), "name"),
+                (dict(ok, name=5), "name"),
+                ({"name": "n"}, "stage_id: required"),
+                (dict(ok, stage_id=None), "stage_id"),
+                (dict(ok, stage_id=other_stage), "stage_id: no stage of this location"),
+                (dict(ok, stage_id=999999), "stage_id: no stage of this location"),
+                (dict(ok, pipeline_id=second["id"]), "stage_id: not a stage of pipeline_id"),
+                (dict(ok, value_cents=-1), "value_cents"),
+                (dict(ok, value_cents=1.5), "value_cents"),
+                (dict(ok, value_cents="100"), "value_cents"),
+                (dict(ok, currency="usd"), "currency"),
+                (dict(ok, currency="DOLLARS"), "currency"),
+                (dict(ok, contact_id=other_contact), "contact_id: no contact of this location"),
+                (dict(ok, contact_id=gone), "contact_id: no contact of this location"),
+                (dict(ok, contact_id=0), "contact_id"),
+                (dict(ok, owner_id=other_user), "owner_id: no user of this location"),
+                (dict(ok, owner_id=999999), "owner_id: no user of this location"),
+                (dict(ok, position=-1), "position"),
+                (dict(ok, status="won"), "status: no such field"),
+                (dict(ok, stage="Lead"), "stage: no such field")):
+            error(admin.post("/api/opportunities", body, headers=h), 422, words)
+        assert s.sql("SELECT count(*) FROM opportunities")[0][0] == before
+        d = make(admin, h, name="x" * 200, stage_id=stage)
+        path = "/api/opportunities/%d" % d["id"]
+        for body, words in (({"name": None}, "name: required"), ({"status": "closed"}, "status"),
+                            ({"status": None}, "status"), ({"value_cents": None}, "value_cents"),
+                            ({"stage_id": second_stage["id"]}, "stage_id: not a stage of this deal's pipeline"),
+                            ({"stage_id": other_stage}, "stage_id"), ({"lost_reason": "x" * 501}, "lost_reason"),
+                            ({"pipeline_id": second["id"]}, "pipeline_id: no such field")):
+            error(admin.patch(path, body, headers=h), 422, words)
+        assert admin.get(path + "?location_id=1").json() == d
+        for body, words in (({}, "name: required"), ({"name": "p", "position": None}, "position"),
+                            ({"name": "p", "stages": []}, "stages")):
+            error(admin.post("/api/pipelines", body, headers=h), 422, words)
+        for body, words in (({}, "name: required"), ({"name": "s", "probability": 101}, "probability"),
+                            ({"name": "s", "position": -1}, "position")):
+            error(admin.post("/api/pipelines/%d/stages" % second["id"], body, headers=h), 422, words)
+        error(admin.patch("/api/stages/%d" % second_stage["id"], {"probability": None}, headers=h),
+              422, "probability")
+        error(admin.patch("/api/pipelines/%d" % second["id"], {"name": ""}, headers=h), 422, "name")
+
+
+def test_pipelines_and_stages():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        listed = admin.get("/api/pipelines?location_id=1").json()["data"]
+        assert ids(listed) == [r[0] for r in s.sql(
+            "SELECT id FROM pipelines WHERE location_id = 1 ORDER BY position, id")]
+        assert ids(listed[0]["stages"]) == stage_ids(s, listed[0]["id"])
+        p = admin.post("/api/pipelines", {"name": "Renewals"}, headers=h)
+        assert p.status == 201
+        p = p.json()
+        assert p["stages"] == [] and p["position"] > listed[-1]["position"]
+        a = admin.post("/api/pipelines/%d/stages" % p["id"], {"name": "Ask", "probability": 20}, headers=h).json()
+        b = admin.post("/api/pipelines/%d/stages" % p["id"], {"name": "Sign"}, headers=h).json()
+        c = admin.post("/api/pipelines/%d/stages" % p["id"], {"name": "First", "position": 0}, headers=h).json()
+        assert (a["position"], b["position"], a["probability"], a["pipeline_id"]) == (0, 1, 20, p["id"])
+        board = admin.get("/api/opportunities?location_id=1&pipeline=%d" % p["id"]).json()
+        assert [st["id"] for st in board["stages"]] == [c["id"], a["id"], b["id"]]
+        assert board["data"] == [] and all(st["count"] == 0 for st in board["stages"])
+        r = admin.patch("/api/stages/%d" % b["id"], {"name": "Signed", "position": 9, "probability": 90},
+                        headers=h).json()
+        assert (r["name"], r["position"], r["probability"]) == ("Signed", 9, 90)
+        r = admin.patch("/api/pipelines/%d" % p["id"], {"name": "Renewal", "position": 0}, headers=h).json()
+        assert (r["name"], r["position"]) == ("Renewal", 0) and ids(r["stages"]) == [c["id"], a["id"], b["id"]]
+        deal = make(admin, h, name="Renew", stage_id=a["id"], value_cents=500)
+        make(admin, h, name="Renew 2", stage_id=a["id"], value_cents=700)
+        error(admin.delete("/api/stages/%d" % a["id"], headers=h), 409, "2 deals")
+        error(admin.delete("/api/pipelines/%d" % p["id"], headers=h), 409, "2 deals")
+        board = admin.get("/api/opportunities?location_id=1&pipeline=%d" % p["id"]).json()
+        assert [(st["count"], st["value_cents"]) for st in board["stages"]] == [(0, 0), (2, 1200), (0, 0)]
+        assert admin.delete("/api/stages/%d" % b["id"], headers=h).status == 204
+        assert admin.patch("/api/stages/%d" % b["id"], {"name": "x"}, headers=h).status == 404
+        s.sql("DELETE FROM opportunities WHERE stage_id = ?", a["id"])
+        assert admin.delete("/api/pipelines/%d" % p["id"], headers=h).status == 204
+        assert not s.sql("SELECT 1 FROM stages WHERE pipeline_id = ?", p["id"])
+        assert admin.get("/api/opportunities/%d?location_id=1" % deal["id"]).status == 404
+        assert admin.delete("/api/pipelines/%d" % p["id"], headers=h).status == 404
+
+
+def test_another_locations_records_are_404():
+    s, admin = server()
+    with s:
+        h1, h2 = headers(admin, 1), headers(admin, 2)
+        pipeline = first_pipeline(s, 2)
+        stage = stage_ids(s, pipeline)[0]
+        theirs = make(admin, h2, name="Theirs", stage_id=stage)
+        path = "/api/opportunities/%d" % theirs["id"]
+        assert admin.get(path + "?location_id=1").status == 404
+        assert admin.patch(path, {"name": "Mine now"}, headers=h1).status == 404
+        assert admin.patch(path, {"status": "won"}, headers=h1).status == 404
+        assert admin.delete(path, headers=h1).status == 404
+        assert admin.get(path + "?location_id=2").json() == theirs
+        assert admin.patch("/api/pipelines/%d" % pipeline, {"name": "x"}, headers=h1).status == 404
+        assert admin.delete("/api/pipelines/%d" % pipeline, headers=h1).status == 404
+        assert admin.post("/api/pipelines/%d/stages" % pipeline, {"name": "x"}, headers=h1).status == 404
+        assert admin.patch("/api/stages/%d" % stage, {"name": "x"}, headers=h1).status == 404
+        assert admin.delete("/api/stages/%d" % stage, headers=h1).status == 404
+        assert pipeline not in ids(admin.get("/api/pipelines?location_id=1").json()["data"])
+        assert s.sql("SELECT name FROM pipelines WHERE id = ?", pipeline)[0][0] != "x"
+        user = s.login("location-2@example.test", "perf-pass-123")
+        assert user.get("/api/opportunities?location_id=1").status == 404
+        assert theirs["id"] in ids(user.get("/api/opportunities").json()["data"])
+
+
+def activity(admin, contact):
+    return admin.get("/api/contacts/%d?location_id=1" % contact).json()["activity"]
+
+
+def test_events_reach_the_contacts_activity():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        pipeline = first_pipeline(s)
+        stages = stage_ids(s, pipeline)
+        contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL"
+                        " ORDER BY id DESC LIMIT 1")[0][0]
+        before = activity(admin, contact)
+        total = s.sql("SELECT sum(count) FROM contact_activity")[0][0]
+        loose = make(admin, h, name="Loose", stage_id=stages[0])["id"]
+        admin.patch("/api/opportunities/%d" % loose, {"status": "won"}, headers=h)
+        admin.delete("/api/opportunities/%d" % loose, headers=h)
+        d = make(admin, h, name="Busy", stage_id=stages[0], contact_id=contact)["id"]
+        path = "/api/opportunities/%d" % d
+        for body in ({"value_cents": 5}, {"stage_id": stages[1]}, {"status": "won"}, {"status": "lost"},
+                     {"status": "abandoned"}, {"status": "open"}):
+            assert admin.patch(path, body, headers=h).status == 200
+        error(admin.patch(path, {"status": "gone"}, headers=h), 422, "status")  # refused: none
+        assert admin.delete(path, headers=h).status == 204
+        expected = dict(before)
+        counts = {"opportunity.created": 1, "opportunity.updated": 6, "opportunity.stage_changed": 1,
+                  "opportunity.won": 1, "opportunity.lost": 1, "opportunity.abandoned": 1,
+                  "opportunity.reopened": 1, "opportunity.deleted": 1}
+        for kind, n in counts.items():
+            expected[kind] = expected.get(kind, 0) + n
+        deadline = time.time() + 10
+        while activity(admin, contact) != expected and time.time() < deadline:
+            time.sleep(0.02)
+        assert activity(admin, contact) == expected
+        assert s.sql("SELECT sum(count) FROM contact_activity")[0][0] == total + sum(counts.values())
+
+
+def test_writes_drop_the_cached_board():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        stages = stage_ids(s, first_pipeline(s))
+        path = "/api/opportunities?location_id=1"
+        assert admin.get(path).header("x-cache") == "miss"
+        assert admin.get(path).header("x-cache") == "hit"
+        made = make(admin, h, name="Fresh", stage_id=stages[0])
+        after = admin.get(path)
+        assert after.header("x-cache") == "miss" and made["id"] in ids(after.json()["data"])
+        assert admin.get(path).header("x-cache") == "hit"
+        # The board shows contacts' names: renaming one drops it too.
+        contact = next(r["contact_id"] for r in after.json()["data"] if r["contact_id"])
+        assert admin.patch("/api/contacts/%d" % contact, {"first_name": "Renamed"}, headers=h).status == 200
+        renamed = admin.get(path)
+        assert renamed.header("x-cache") == "miss"
+        assert any(r["contact_name"].startswith("Renamed") for r in renamed.json()["data"]
+                   if r["contact_id"] == contact)
+        # And stage names: renaming a stage drops it.
+        assert admin.patch("/api/stages/%d" % stages[0], {"name": "Fresh leads"}, headers=h).status == 200
+        board = admin.get(path)
+        assert board.header("x-cache") == "miss" and board.json()["stages"][0]["name"] == "Fresh leads"
+        record = "/api/opportunities/%d?location_id=1" % made["id"]
+        assert admin.get(record).header("x-cache") == "miss"
+        assert admin.get(record).header("x-cache") == "hit"
+        admin.patch("/api/opportunities/%d" % made["id"], {"status": "won"}, headers=h)
+        won = admin.get(record)
+        assert won.header("x-cache") == "miss" and won.json()["status"] == "won"
+
+
+def test_no_statement_of_the_module_scans_a_whole_table():
+    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    with s:
+        h = headers(admin)
+        pipeline = first_pipeline(s)
+        stages = stage_ids(s, pipeline)
+        contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL LIMIT 1")[0][0]
+        queries = ["", "pipeline=%d" % pipeline, "status=won", "owner=2", "q=deal", "status=lost&owner=2&q=a"]
+        for query in queries:
+            assert admin.get("/api/opportunities?location_id=1&" + query).status == 200
+        assert admin.get("/api/pipelines?location_id=1").status == 200
+        d = make(admin, h, name="Plan", stage_id=stages[0], contact_id=contact, owner_id=1, position=0)
+        path = "/api/opportunities/%d" % d["id"]
+        assert admin.get(path + "?location_id=1").status == 200
+        assert admin.patch(path, {"name": "Plan 2", "contact_id": None}, headers=h).status == 200
+        assert admin.patch(path, {"stage_id": stages[1], "position": 1}, headers=h).status == 200
+        assert admin.patch(path, {"stage_id": stages[2]}, headers=h).status == 200
+        assert admin.patch(path, {"status": "won"}, headers=h).status == 200
+        assert admin.delete(path, headers=h).status == 204
+        p = admin.post("/api/pipelines", {"name": "P"}, headers=h).json()
+        st = admin.post("/api/pipelines/%d/stages" % p["id"], {"name": "S"}, headers=h).json()
+        assert admin.patch("/api/stages/%d" % st["id"], {"name": "T"}, headers=h).status == 200
+        assert admin.patch("/api/pipelines/%d" % p["id"], {"name": "Q"}, headers=h).status == 200
+        error(admin.delete("/api/stages/%d" % stages[0], headers=h), 409, "deal")
+        assert admin.delete("/api/stages/%d" % st["id"], headers=h).status == 204
+        assert admin.delete("/api/pipelines/%d" % p["id"], headers=h).status == 204
+        s.stop()
+        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+                 re.search(r"\b(opportunities|stages|pipelines)\b", l.split("=>")[0])]
+        assert len(plans) >= len(queries) + 15
+        for line in plans:
+            assert not re.search(r"SCAN (o|opportunities|s|stages|p|pipelines|c|contacts|u|users)\b"
+                                 r"(?! USING)", line), line
+        # The board walks its deals in order: no sort of the whole board.
+        boards = [l for l in plans if "JOIN opportunities o" in l.split("=>")[0]]
+        assert len(boards) >= 4  # a text per filter combination: none, owner, q, both
+        for line in boards:
+            assert "TEMP B-TREE" not in line.split("=>", 1)[1], line
