@@ -1,18 +1,97 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * conversations.c: the conversations module. Its tables: a conversation
- * per contact and channel, and the messages of each thread.
+ * conversations.c: the conversations module: a conversation per contact
+ * and channel, and the messages of each thread. Its routes, migrations and
+ * the helpers its parts share. Every query is scoped by the current
+ * location (hl_location_id); "assigned only" users see and touch only the
+ * conversations assigned to them. Every write publishes an event whose
+ * data names the contact, which the contacts module counts as the
+ * contact's activity. Sending is not done here: message.sent is the
+ * interface a provider module (SMS, e-mail ...) implements.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "conversations.h"
+
+#include <string.h>
 
 #include "migrations.h"
 
+/* What a list or a record is built from: a write to any drops it. */
+#define INBOX_READS "conversations contacts"
+
 static const char *const requires[] = { "contacts", NULL };
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/conversations", .handler = conv_list,
+	  .cache_ms = 60000, .reads = INBOX_READS },
+	{ .method = "POST", .pattern = "/api/conversations", .handler = conv_open },
+	{ .method = "POST", .pattern = "/api/conversations/inbound", .handler = conv_inbound },
+	{ .method = "GET", .pattern = "/api/conversations/:id", .handler = conv_record,
+	  .cache_ms = 60000, .reads = INBOX_READS },
+	{ .method = "PATCH", .pattern = "/api/conversations/:id", .handler = conv_change },
+	{ .method = "POST", .pattern = "/api/conversations/:id/read", .handler = conv_read },
+	{ .method = "GET", .pattern = "/api/conversations/:id/messages", .handler = conv_messages,
+	  .cache_ms = 60000, .reads = "conversations messages" },
+	{ .method = "POST", .pattern = "/api/conversations/:id/messages", .handler = conv_send },
+};
 
 static int init(struct hl_mod *mod)
 {
-	return hl_add_migrations(mod, migrations);
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "conversations", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages");
+
+int64_t conv_only_for(struct hl_req *req)
+{
+	return hl_assigned_only(req) ? hl_user_id(req) : 0;
+}
+
+void conv_bind(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_int64(st, i, value);
+}
+
+void conv_bind_text(sqlite3_stmt *st, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
+}
+
+int conv_is_channel(const char *s)
+{
+	/* As the CHECK of migration 001 lists them. */
+	static const char *const channels[] = { "sms", "email", "whatsapp", "facebook",
+						"instagram", "webchat", "phone", NULL };
+	for (int i = 0; s && channels[i]; i++)
+		if (!strcmp(s, channels[i]))
+			return 1;
+	return 0;
+}
+
+int conv_invalid(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 422, "validation", "%s", message);
+	return HL_EINVAL;
+}
+
+int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,
+		 int64_t conversation, int64_t message, const char *channel)
+{
+	/* Ids are numbers and channels one of conv_is_channel's words, so
+	 * nothing here needs escaping. */
+	const char *data = hl_sprintf(req, "{\"contact_id\":%lld", (long long)contact);
+	if (conversation)
+		data = hl_sprintf(req, "%s,\"conversation_id\":%lld", data, (long long)conversation);
+	if (message)
+		data = hl_sprintf(req, "%s,\"message_id\":%lld", data, (long long)message);
+	if (channel)
+		data = hl_sprintf(req, "%s,\"channel\":\"%s\"", data, channel);
+	return hl_publish(req, event, subject, hl_sprintf(req, "%s}", data));
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conversations.h: the conversations module's parts. conversations.c
+ * registers them; list.c answers the inbox, record.c one conversation;
+ * messages.c a thread and the messages users send; inbound.c the hook a
+ * provider calls with a message received; write.c opens, changes and marks
+ * conversations read.
+ */
+#ifndef CONVERSATIONS_H
+#define CONVERSATIONS_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* The inbox order: the last message's time, or the opening's for a
+ * conversation without messages (migration 002 indexes it). */
+#define INBOX_KEY "coalesce(cv.last_message_at, cv.created_at)"
+
+/* A conversation as the list and the record write it (cv: conversations,
+ * c: its contact, joined by a LEFT JOIN to keep conversations outermost). */
+#define CONVERSATION_COLUMNS "cv.id, cv.contact_id," \
+	" trim(c.first_name || ' ' || c.last_name) AS contact_name, cv.channel," \
+	" cv.assigned_to, iif(cv.starred, 'true', 'false') AS json_starred, cv.unread_count," \
+	" cv.last_message_at, cv.last_message_preview, cv.created_at"
+
+/* A message as a thread and the writes answer it (m: messages). */
+#define MESSAGE_COLUMNS "m.id, m.conversation_id, m.direction, m.channel, m.body, m.status," \
+	" m.created_at"
+
+/* The longest message body, in characters (a preview keeps the first
+ * 200 of the last message). */
+#define BODY_MAX 10000
+
+/* The caller's own id when they see only the conversations assigned to
+ * them, else 0 (asking for the id only then, so others' answers stay
+ * cacheable). */
+int64_t conv_only_for(struct hl_req *req);
+/* Bind `value` to the parameter called `name` of `st`, if it has one. */
+void conv_bind(sqlite3_stmt *st, const char *name, int64_t value);
+void conv_bind_text(sqlite3_stmt *st, const char *name, const char *value);
+/* Whether `s` is a channel the schema takes ("sms", "email" ...). */
+int conv_is_channel(const char *s);
+/* Answer 422 with `message`; returns HL_EINVAL. */
+int conv_invalid(struct hl_req *req, const char *message);
+/* Publish `event` about `subject` with data naming the contact, and the
+ * conversation, message and channel when given (0 / NULL: left out). */
+int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,
+		 int64_t conversation, int64_t message, const char *channel);
+
+/* A conversation of the location the caller may see, read for a write:
+ * its contact and channel. 1 when found, 0 when not, HL_EDB. */
+struct conversation {
+	int64_t id, contact;
+	char channel[16];
+};
+int conv_find(struct hl_req *req, int64_t id, struct conversation *out);
+/* The contact's conversation on `channel`, opened (assigned to
+ * `assigned`, 0: nobody) and conversation.opened published when there is
+ * none: 1 when opened, 0 when found, HL_EDB. Inside a write. */
+int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
+		      int64_t assigned, struct conversation *out);
+/* Add a message to conversation `cv` and bring the conversation's last
+ * message, preview and (for an inbound one) unread count up to date;
+ * *id is the new message's. 0 or HL_EDB. */
+int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
+		     const char *channel, const char *body, int64_t *id);
+/* The members "body" (required) and "channel" (optional, NULL when
+ * absent) of the request's body: 0, or HL_EINVAL after a 422. */
+int conv_read_message(struct hl_req *req, const char **body, const char **channel);
+/* Answer message `id` with `status`. */
+int conv_reply_message(struct hl_req *req, int status, int64_t id);
+
+int conv_list(struct hl_req *req);                 /* list.c */
+int conv_record(struct hl_req *req);               /* record.c */
+/* Answer conversation `id` of the location with `status`; 404 if none
+ * (or not the caller's, for "assigned only" callers). */
+int conv_reply_record(struct hl_req *req, int status, int64_t id);
+int conv_messages(struct hl_req *req);             /* messages.c */
+int conv_send(struct hl_req *req);
+int conv_inbound(struct hl_req *req);              /* inbound.c */
+int conv_open(struct hl_req *req);                 /* write.c */
+int conv_change(struct hl_req *req);
+int conv_read(struct hl_req *req);
+
+#endif

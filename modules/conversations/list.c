@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.c: GET /api/conversations, the inbox with its filters and keyset
+ * pages, newest first.
+ *
+ * One statement put together from the filters asked for, so that each
+ * combination is one SQL text prepared once per connection; it walks one
+ * of migration 002's indexes backwards (a contact's few conversations are
+ * found through the contact and sorted). The cursor is the last row's
+ * inbox key and id as a JSON array, in hex: opaque to clients, read back
+ * by SQLite.
+ */
+#include "conversations.h"
+
+#include <string.h>
+
+struct inbox_filters {
+	int64_t unread, starred, contact, assigned, me; /* 0: any */
+	const char *channel;                            /* NULL: any */
+	const char *cursor;                             /* JSON text, or NULL */
+};
+
+static int bad(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 400, "bad_request", "%s", message);
+	return HL_EINVAL;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The cursor's JSON text from its hex form; HL_EINVAL after a 400 when it
+ * does not have the shape of one this list wrote, ["time", id]. SQLite
+ * reads the values: a wrong one only finds no rows. */
+static int read_cursor(struct hl_req *req, const char *hex, struct inbox_filters *f)
+{
+	size_t n = strlen(hex);
+	char *text = n % 2 || n < 12 ? NULL : hl_alloc(req, n / 2 + 1);
+	for (size_t i = 0; text && i < n; i += 2) {
+		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
+		if (hi < 0 || lo < 0)
+			text = NULL;
+		else
+			text[i / 2] = (char)(hi * 16 + lo);
+	}
+	if (!text || (text[n / 2] = '\0', strncmp(text, "[\"", 2)) || text[n / 2 - 1] != ']')
+		return bad(req, "the cursor is not one this list gave");
+	f->cursor = text;
+	return 0;
+}
+
+static int read_assigned(struct hl_req *req, struct inbox_filters *f)
+{
+	const char *who = hl_query(req, "assigned");
+	if (who && !strcmp(who, "me")) {
+		f->assigned = hl_user_id(req);
+		return 0;
+	}
+	return hl_query_int(req, "assigned", 0, 1, INT64_MAX, &f->assigned);
+}
+
+/* Read and check the query string: 0, or HL_EINVAL after answering 400. */
+static int read_filters(struct hl_req *req, struct inbox_filters *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (hl_query_int(req, "unread", 0, 0, 1, &f->unread) ||
+	    hl_query_int(req, "starred", 0, 0, 1, &f->starred) ||
+	    hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact) || read_assigned(req, f))
+		return HL_EINVAL;
+	f->channel = hl_query(req, "channel");
+	if (f->channel && !conv_is_channel(f->channel))
+		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
+	f->me = conv_only_for(req);
+	const char *cursor = hl_query(req, "cursor");
+	return cursor ? read_cursor(req, cursor, f) : 0;
+}
+
+/* The list's statement. SQLite does not take a range of an index from a
+ * row value over an expression, hence the cursor's key twice. The + keeps
+ * a contact's conversations off the location's indexes. */
+static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filters *f)
+{
+	const char *sql = hl_sprintf(req, "SELECT " CONVERSATION_COLUMNS
+		", hex(json_array(" INBOX_KEY ", cv.id)) AS _cursor"
+		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
+		" WHERE %scv.location_id = :location%s%s%s%s%s%s%s"
+		" ORDER BY " INBOX_KEY " DESC, cv.id DESC LIMIT :limit",
+		f->contact ? "+" : "",
+		f->unread ? " AND cv.unread_count > 0" : "",
+		f->starred ? " AND cv.starred = 1" : "",
+		f->channel ? " AND cv.channel = :channel" : "",
+		f->contact ? " AND cv.contact_id = :contact" : "",
+		f->assigned ? " AND cv.assigned_to = :assigned" : "",
+		f->me ? " AND cv.assigned_to = :me" : "",
+		f->cursor ? " AND " INBOX_KEY " <= json_extract(:cursor, '$[0]') AND (" INBOX_KEY
+			    ", cv.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))" : "");
+	sqlite3_stmt *st = hl_scoped_read(req, sql);
+	if (!st)
+		return NULL;
+	conv_bind(st, ":contact", f->contact);
+	conv_bind(st, ":assigned", f->assigned);
+	conv_bind(st, ":me", f->me);
+	conv_bind_text(st, ":channel", f->channel);
+	conv_bind_text(st, ":cursor", f->cursor);
+	return st;
+}
+
+int conv_list(struct hl_req *req)
+{
+	struct inbox_filters f;
+	int64_t limit;
+	if (read_filters(req, &f) || hl_query_int(req, "limit", 50, 1, 1000, &limit))
+		return 0;
+	sqlite3_stmt *st = list_statement(req, &f);
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":limit", limit + 1);
+	return hl_reply_page(req, st, limit, sqlite3_column_count(st) - 1);
+}

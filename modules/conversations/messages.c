@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * messages.c: a conversation's thread, newest first and paged backwards
+ * (the cursor is the id of the oldest message of the page), and the
+ * messages users send. A message sent is only stored, with status queued:
+ * delivering it is a provider module's job (SMS, e-mail ...), which takes
+ * the message.sent event published here and moves the status on. The
+ * thread walks messages_conversation (conversation_id, id) backwards.
+ */
+#include "conversations.h"
+
+#include <string.h>
+
+int conv_messages(struct hl_req *req)
+{
+	int64_t id, before, limit;
+	struct conversation cv;
+	if (hl_param_id(req, "id", &id) ||
+	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before) ||
+	    hl_query_int(req, "limit", 50, 1, 1000, &limit))
+		return 0;
+	int rc = conv_find(req, id, &cv);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " MESSAGE_COLUMNS " FROM messages m"
+		" WHERE m.conversation_id = :id AND m.location_id = :location AND m.id < :before"
+		" ORDER BY m.id DESC LIMIT :limit");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	conv_bind(st, ":before", before);
+	conv_bind(st, ":limit", limit + 1);
+	return hl_reply_page(req, st, limit, 0);
+}
+
+int conv_reply_message(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " MESSAGE_COLUMNS " FROM messages m"
+		" WHERE m.id = :id AND m.location_id = :location");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	return hl_reply_row(req, status, st, "message");
+}
+
+/* Store the message; *id and *at (its time, in the arena) from RETURNING. */
+static int insert_message(struct hl_req *req, const struct conversation *cv, int inbound,
+			  const char *channel, const char *body, int64_t *id, const char **at)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO messages (location_id,"
+		" conversation_id, direction, channel, body, status) VALUES (:location, :id,"
+		" iif(:inbound, 'inbound', 'outbound'), :channel, :body, iif(:inbound, 'received', 'queued'))"
+		" RETURNING id, created_at");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", cv->id);
+	conv_bind(st, ":inbound", inbound);
+	conv_bind_text(st, ":channel", channel);
+	conv_bind_text(st, ":body", body);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_EDB;
+	*id = sqlite3_column_int64(st, 0);
+	*at = hl_strndup(req, (const char *)sqlite3_column_text(st, 1),
+			 (size_t)sqlite3_column_bytes(st, 1));
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
+		     const char *channel, const char *body, int64_t *id)
+{
+	const char *at;
+	int rc = insert_message(req, cv, inbound, channel, body, id, &at);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET last_message_at = :at,"
+		" last_message_preview = substr(:body, 1, 200),"
+		" unread_count = unread_count + :inbound WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	conv_bind_text(st, ":at", at);
+	conv_bind_text(st, ":body", body);
+	conv_bind(st, ":inbound", inbound);
+	conv_bind(st, ":id", cv->id);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* The body and channel of a message from the body of the request: 0, or
+ * HL_EINVAL after a 422. */
+int conv_read_message(struct hl_req *req, const char **body, const char **channel)
+{
+	*channel = NULL;
+	if (hl_field_text(req, 0, "body", BODY_MAX, body) < 0 ||
+	    hl_field_text(req, 0, "channel", 16, channel) < 0)
+		return HL_EINVAL;
+	if (!*body || !**body)
+		return conv_invalid(req, "body: required, at most 10000 characters");
+	if (*channel && !conv_is_channel(*channel))
+		return conv_invalid(req, "channel: sms, email, whatsapp, facebook, instagram,"
+				    " webchat or phone");
+	return 0;
+}
+
+/* POST /api/conversations/:id/messages {"body", "channel"}: 201 with the
+ * message, queued for a provider. */
+int conv_send(struct hl_req *req)
+{
+	static const char *const keys[] = { "body", "channel", NULL };
+	int64_t id, message;
+	const char *body, *channel;
+	struct conversation cv;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys) ||
+	    conv_read_message(req, &body, &channel))
+		return 0;
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	int rc = conv_find(req, id, &cv);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	if (!channel)
+		channel = hl_strndup(req, cv.channel, strlen(cv.channel));
+	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
+		return rc;
+	/* The provider's cue: it delivers the message and updates its status. */
+	rc = conv_publish(req, "message.sent", message, cv.contact, cv.id, message, channel);
+	return rc ? rc : conv_reply_message(req, 201, message);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.c: GET /api/conversations/:id, one conversation with its
+ * contact's name; the writes answer with it too. And conv_find, which
+ * every handler of one conversation uses to learn whether the caller may
+ * see it.
+ */
+#include "conversations.h"
+
+#include <stdio.h>
+
+int conv_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " CONVERSATION_COLUMNS
+		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
+		" WHERE cv.id = :id AND cv.location_id = :location"
+		" AND (:me = 0 OR cv.assigned_to = :me)");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	conv_bind(st, ":me", conv_only_for(req));
+	return hl_reply_row(req, status, st, "conversation");
+}
+
+int conv_record(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return conv_reply_record(req, 200, id);
+}
+
+int conv_find(struct hl_req *req, int64_t id, struct conversation *out)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT contact_id, channel FROM conversations"
+		" WHERE id = :id AND location_id = :location AND (:me = 0 OR assigned_to = :me)");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	conv_bind(st, ":me", conv_only_for(req));
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	out->id = id;
+	out->contact = sqlite3_column_int64(st, 0);
+	const char *channel = (const char *)sqlite3_column_text(st, 1);
+	snprintf(out->channel, sizeof(out->channel), "%s", channel ? channel : "");
+	sqlite3_reset(st);
+	return 1;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * write.c: opening a conversation with a contact on a channel, changing
+ * its star and assignee, and marking it read. Bodies are checked member by
+ * member (422 naming the member, unknown members refused): the contact
+ * must be a live one of the location, the assignee a user who can open
+ * it. Marking a read conversation read changes nothing and publishes
+ * nothing.
+ */
+#include "conversations.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
+static int exists(struct hl_req *req, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, sql);
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* 0 when `user` (0: nobody) may be assigned conversations of the
+ * location; HL_EINVAL after a 422, or HL_EDB. */
+static int check_assignee(struct hl_req *req, int64_t user)
+{
+	int ok = !user ? 1 : exists(req,
+		"SELECT 1 FROM users u WHERE u.id = :id AND u.disabled_at IS NULL AND"
+		" u.agency_id = (SELECT agency_id FROM locations WHERE id = :location) AND"
+		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
+		" WHERE user_id = u.id AND location_id = :location))", user);
+	if (ok == 1)
+		return 0;
+	return ok < 0 ? ok : conv_invalid(req, "assigned_to: no user of this location");
+}
+
+/* An "assigned only" user may not hand a conversation to someone else:
+ * they could no longer see it. 0, or HL_EINVAL after a 422. */
+static int keeps_it(struct hl_req *req, int64_t assigned)
+{
+	int64_t me = conv_only_for(req);
+	if (!me || assigned == me)
+		return 0;
+	return conv_invalid(req, "assigned_to: you see only your own conversations,"
+			    " so you may assign them only to yourself");
+}
+
+int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
+		      int64_t assigned, struct conversation *out)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT id FROM conversations"
+		" WHERE contact_id = :contact AND channel = :channel AND location_id = :location"
+		" ORDER BY id LIMIT 1");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":contact", contact);
+	conv_bind_text(st, ":channel", channel);
+	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
+	out->id = found ? sqlite3_column_int64(st, 0) : 0;
+	out->contact = contact;
+	snprintf(out->channel, sizeof(out->channel), "%s", channel);
+	sqlite3_reset(st);
+	if (found || rc != SQLITE_DONE)
+		return found ? 0 : HL_EDB;
+	st = hl_scoped_write(req, "INSERT INTO conversations (location_id, contact_id, channel,"
+		" assigned_to) VALUES (:location, :contact, :channel, nullif(:assigned, 0))");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":contact", contact);
+	conv_bind_text(st, ":channel", channel);
+	conv_bind(st, ":assigned", assigned);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	out->id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	rc = conv_publish(req, "conversation.opened", out->id, contact, out->id, 0, channel);
+	return rc ? rc : 1;
+}
+
+/* POST /api/conversations {"contact_id", "channel", "assigned_to"}: 201
+ * with the conversation opened, or 200 with the one the contact already
+ * has on that channel. An "assigned only" user's is theirs. */
+int conv_open(struct hl_req *req)
+{
+	static const char *const keys[] = { "contact_id", "channel", "assigned_to", NULL };
+	int64_t contact = 0, assigned = 0;
+	const char *channel = NULL;
+	struct conversation cv;
+	int given;
+	if (hl_fields_only(req, 0, keys) ||
+	    hl_field_int(req, 0, "contact_id", 1, INT64_MAX, &contact) < 0 ||
+	    hl_field_text(req, 0, "channel", 16, &channel) < 0 ||
+	    (given = hl_field_int(req, 0, "assigned_to", 1, INT64_MAX, &assigned)) < 0)
+		return 0;
+	if (given == HL_FIELD_ABSENT)
+		assigned = conv_only_for(req);
+	if (!contact)
+		return conv_invalid(req, "contact_id: required"), 0;
+	if (!conv_is_channel(channel))
+		return conv_invalid(req, "channel: required, sms, email, whatsapp, facebook,"
+				    " instagram, webchat or phone"), 0;
+	int rc = exists(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
+			" AND deleted_at IS NULL", contact);
+	if (rc <= 0)
+		return rc ? rc : (conv_invalid(req, "contact_id: no contact of this location"), 0);
+	if ((rc = check_assignee(req, assigned)))
+		return rc == HL_EINVAL ? 0 : rc;
+	if ((rc = keeps_it(req, assigned)))
+		return 0;
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	rc = conv_find_or_open(req, contact, channel, assigned, &cv);
+	return rc < 0 ? rc : conv_reply_record(req, rc ? 201 : 200, cv.id);
+}
+
+enum { STARRED = 1, ASSIGNED = 2 };
+
+/* PATCH /api/conversations/:id {"starred", "assigned_to"}: only the
+ * members sent change; assigned_to null unassigns. */
+int conv_change(struct hl_req *req)
+{
+	static const char *const keys[] = { "starred", "assigned_to", NULL };
+	int64_t id, assigned = 0;
+	int starred = 0, given = 0, rc;
+	struct conversation cv;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys) ||
+	    (rc = hl_field_bool(req, 0, "starred", &starred)) < 0)
+		return 0;
+	given |= rc == HL_FIELD_SET ? STARRED : 0;
+	if (rc == HL_FIELD_NULL)
+		return conv_invalid(req, "starred: true or false"), 0;
+	if ((rc = hl_field_int(req, 0, "assigned_to", 1, INT64_MAX, &assigned)) < 0)
+		return 0;
+	given |= rc > HL_FIELD_ABSENT ? ASSIGNED : 0;
+	if ((given & ASSIGNED) && (rc = check_assignee(req, assigned)))
+		return rc == HL_EINVAL ? 0 : rc;
+	if ((given & ASSIGNED) && keeps_it(req, assigned))
+		return 0;
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	if ((rc = conv_find(req, id, &cv)) <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET"
+		" starred = CASE WHEN :given & 1 THEN :starred ELSE starred END,"
+		" assigned_to = CASE WHEN :given & 2 THEN nullif(:assigned, 0) ELSE assigned_to END"
+		" WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":given", given);
+	conv_bind(st, ":starred", starred);
+	conv_bind(st, ":assigned", assigned);
+	conv_bind(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	rc = conv_publish(req, "conversation.updated", id, cv.contact, id, 0, NULL);
+	return rc ? rc : conv_reply_record(req, 200, id);
+}
+
+/* POST /api/conversations/:id/read: no unread messages left; 200 with
+ * the conversation. */
+int conv_read(struct hl_req *req)
+{
+	int64_t id;
+	struct conversation cv;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	int rc = conv_find(req, id, &cv);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET unread_count = 0"
+		" WHERE id = :id AND location_id = :location AND unread_count > 0");
+	if (!st)
+		return HL_EDB;
+	conv_bind(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (sqlite3_changes(hl_sqlite(hl_write_begin(req))) &&
+	    (rc = conv_publish(req, "conversation.read", id, cv.contact, id, 0, NULL)))
+		return rc;
+	return conv_reply_record(req, 200, id);
+}
