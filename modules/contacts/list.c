@@ -66,18 +66,6 @@ static const struct contact_sort *find_sort(const char *name)
 	return NULL;
 }
 
-/* "2026-11-29" or a longer ISO 8601 time. */
-static int is_date(const char *s)
-{
-	size_t n = strlen(s);
-	if (n < 10 || n > 30)
-		return 0;
-	for (int i = 0; i < 10; i++)
-		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
 /* The search text without LIKE's wildcards, which it is not meant to hold. */
 static char *search_text(struct hl_req *req, const char *q)
 {
@@ -124,10 +112,9 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 	f->all_tags = mode && !strcmp(mode, "all");
 	if (hl_query_int(req, "owner", 0, 1, INT64_MAX, &f->owner))
 		return HL_EINVAL;
-	f->after = hl_query(req, "created_after");
-	f->before = hl_query(req, "created_before");
-	if ((f->after && !is_date(f->after)) || (f->before && !is_date(f->before)))
-		return bad(req, "created_after and created_before are dates, 2026-11-29");
+	if (hl_query_time(req, "created_after", &f->after) ||
+	    hl_query_time(req, "created_before", &f->before))
+		return HL_EINVAL;
 	return 0;
 }
 

@@ -59,10 +59,6 @@ int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s);
 /* The next number of the location ("INV-00042"), taken in the write
  * transaction. NULL on a database error. */
 const char *invoice_number_next(struct hl_req *req);
-/* Body member `key`, a date or an ISO 8601 time, as the stored form
- * ("2026-11-29T00:00:00.000Z"): HL_FIELD_* as hl_field_text, or HL_EINVAL
- * after answering 422. */
-int invoice_field_time(struct hl_req *req, const char *key, const char **out);
 /* Whether `id` is a live contact of the location: 1, 0, HL_EDB. */
 int invoice_contact_ok(struct hl_req *req, int64_t id);
 /* Publish `name` about invoice `id`, with {"contact_id": N} when it has one. */

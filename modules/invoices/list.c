@@ -30,18 +30,6 @@ static int bad(struct hl_req *req, const char *message)
 	return HL_EINVAL;
 }
 
-/* "2026-11-29" or a longer ISO 8601 time. */
-static int is_date(const char *s)
-{
-	size_t n = strlen(s);
-	if (n < 10 || n > 30)
-		return 0;
-	for (int i = 0; i < 10; i++)
-		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
 static int read_filters(struct hl_req *req, struct filters *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -56,10 +44,9 @@ static int read_filters(struct hl_req *req, struct filters *f)
 			return bad(req, "status is one of draft, sent, paid, partially_paid, void,"
 				   " overdue");
 	}
-	f->after = hl_query(req, "issued_after");
-	f->before = hl_query(req, "issued_before");
-	if ((f->after && !is_date(f->after)) || (f->before && !is_date(f->before)))
-		return bad(req, "issued_after and issued_before are dates, 2026-11-29");
+	if (hl_query_time(req, "issued_after", &f->after) ||
+	    hl_query_time(req, "issued_before", &f->before))
+		return HL_EINVAL;
 	return hl_query_cursor(req, "cursor", &f->cursor);
 }
 

@@ -102,7 +102,7 @@ static int read_payment(struct hl_req *req, int64_t *amount, const char **method
 	if (rc >= 0 && !known)
 		return refuse(req, "method: one of card, bank_transfer, cash, check, other");
 	if (rc >= 0)
-		rc = invoice_field_time(req, "paid_at", paid_at);
+		rc = hl_field_time(req, 0, "paid_at", paid_at);
 	return rc < 0 ? rc : 0;
 }
 

@@ -55,38 +55,6 @@ const char *invoice_number_next(struct hl_req *req)
 	return number;
 }
 
-/* "2026-11-29", then optionally a time: SQLite reads the rest. */
-static int looks_like_time(const char *s)
-{
-	size_t n = strlen(s);
-	if (n < 10 || n > 35)
-		return 0;
-	for (int i = 0; i < 10; i++)
-		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-int invoice_field_time(struct hl_req *req, const char *key, const char **out)
-{
-	int rc = hl_field_text(req, 0, key, 40, out);
-	if (rc != HL_FIELD_SET)
-		return rc;
-	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?1)");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_text(st, 1, *out, -1, SQLITE_STATIC);
-	const char *stored = sqlite3_step(st) == SQLITE_ROW && looks_like_time(*out)
-			     ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (!stored) {
-		hl_reply_error(req, 422, "validation", "%s: a date (2026-11-29) or an ISO 8601 time",
-			       key);
-		return HL_EINVAL;
-	}
-	*out = hl_strndup(req, stored, strlen(stored));
-	return rc;
-}
-
 int invoice_contact_ok(struct hl_req *req, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = ?2"

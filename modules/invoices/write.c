@@ -59,7 +59,7 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 			return refuse(req, "currency: three capital letters (ISO 4217), USD");
 		in->given |= GIVEN_CURRENCY;
 	}
-	if (rc >= 0 && (rc = invoice_field_time(req, "due_at", &in->due_at)) > HL_FIELD_ABSENT)
+	if (rc >= 0 && (rc = hl_field_time(req, 0, "due_at", &in->due_at)) > HL_FIELD_ABSENT)
 		in->given |= GIVEN_DUE;
 	if (rc < 0)
 		return rc;

@@ -36,35 +36,6 @@ static int invalid(struct hl_req *req, const char *message)
 	return HL_EINVAL;
 }
 
-/* "2026-12-01", "2026-12-01T09:30", "2026-12-01T09:30:00+02:00"... */
-static int has_date_shape(const char *s)
-{
-	size_t n = strlen(s);
-	if (n < 10 || n > 35 || (n > 10 && s[10] != 'T' && s[10] != ' '))
-		return 0;
-	for (int i = 0; i < 10; i++)
-		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-/* `*due` in UTC as strftime writes it; HL_EINVAL after a 422 for text
- * that is not a real date or time (SQLite would roll 02-30 into March). */
-static int due_in_utc(struct hl_req *req, const char **due)
-{
-	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ?1)"
-				   " WHERE date(julianday(substr(?1, 1, 10))) = substr(?1, 1, 10)");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_text(st, 1, *due, -1, SQLITE_STATIC);
-	const char *utc = has_date_shape(*due) && sqlite3_step(st) == SQLITE_ROW
-		? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (!utc)
-		return invalid(req, "due_at: not a date or time, 2026-12-01 or 2026-12-01T09:30:00Z");
-	*due = hl_strndup(req, utc, strlen(utc));
-	return 0;
-}
-
 /* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
 static int exists(struct hl_req *req, const char *sql, int64_t id)
 {
@@ -112,7 +83,7 @@ static int read_input(struct hl_req *req, struct task_input *in, int whole)
 	if (rc >= 0)
 		rc = note(hl_field_text(req, 0, "body", BODY_MAX, &in->body), BODY, &in->given);
 	if (rc >= 0)
-		rc = note(hl_field_text(req, 0, "due_at", 64, &in->due_at), DUE, &in->given);
+		rc = note(hl_field_time(req, 0, "due_at", &in->due_at), DUE, &in->given);
 	if (rc >= 0)
 		rc = note(hl_field_int(req, 0, "assignee_id", 1, INT64_MAX, &in->assignee),
 			  ASSIGNEE, &in->given);
@@ -123,8 +94,6 @@ static int read_input(struct hl_req *req, struct task_input *in, int whole)
 		return rc;
 	if ((whole || in->given & TITLE) && (!in->title || !*in->title))
 		return invalid(req, "title: required, at most 200 characters");
-	if (in->due_at && (rc = due_in_utc(req, &in->due_at)))
-		return rc;
 	return check_refs(req, in);
 }
 

@@ -181,7 +181,7 @@ def test_bad_list_input_is_400():
         for query, words in (("sort=age", "sort is one of"), ("tag_mode=some", "tag_mode"),
                              ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
                              ("limit=0", "limit"), ("limit=1001", "limit"),
-                             ("created_after=yesterday", "dates"), ("owner=abc", "owner"),
+                             ("created_after=yesterday", "created_after must be a date"), ("created_before=2026-02-30", "created_before"), ("owner=abc", "owner"),
                              ("count=2", "count"), ("tag=" + "&tag=".join("t%d" % i for i in range(21)), "tags")):
             r = admin.get("/api/contacts?location_id=1&" + query)
             assert r.status == 400 and words in r.json()["error"]["message"], (query, r.body)

@@ -210,7 +210,7 @@ def test_filters_equal_the_sql_and_pages_cover_everything():
         # Default 50, at most 1000; bad input is 400.
         assert len(admin.get("/api/invoices?location_id=2").json()["data"]) == min(50, len(sql_ids(s)))
         for query, words in (("limit=0", "limit"), ("limit=1001", "limit"), ("status=late", "status is one of"),
-                             ("issued_after=soon", "dates"), ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
+                             ("issued_after=soon", "issued_after must be a date"), ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
                              ("count=2", "count")):
             r = admin.get("/api/invoices?location_id=1&" + query)
             assert r.status == 400 and words in r.json()["error"]["message"], (query, r.body)

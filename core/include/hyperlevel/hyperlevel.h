@@ -22,7 +22,8 @@
  *        hl_job_over_budget), settings, request context, JSON reader and
  *        writer, database access.
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
- *        hl_is_email, hl_text_length); hl_query_cursor; events (hl_publish, hl_job_publish, event
+ *        hl_is_email, hl_text_length, hl_field_time); hl_query_cursor,
+ *        hl_query_time; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -314,6 +315,9 @@ HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
  * value that is not hex of a JSON array it answers 400 and returns
  * HL_EINVAL. */
 HL_API int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
+/* A date or time in the query, read as hl_field_time reads one; *out is
+ * NULL when absent; otherwise 400 and HL_EINVAL. */
+HL_API int hl_query_time(struct hl_req *req, const char *name, const char **out);
 
 /* The raw body (any route) and its length. */
 HL_API const char *hl_body(const struct hl_req *req, size_t *len);
@@ -370,6 +374,11 @@ HL_API int hl_field_text(struct hl_req *req, int obj, const char *key, size_t ma
 HL_API int hl_field_int(struct hl_req *req, int obj, const char *key, int64_t min,
 			int64_t max, int64_t *out);
 HL_API int hl_field_bool(struct hl_req *req, int obj, const char *key, int *out);
+/* An ISO 8601 date ("2026-11-29": its midnight) or time (with seconds,
+ * fractions and an offset optional: "2026-11-29T10:30+01:00"), a real one
+ * (not February 30), as the tables keep times: UTC with milliseconds,
+ * "2026-11-29T09:30:00.000Z", which compares and sorts as text. */
+HL_API int hl_field_time(struct hl_req *req, int obj, const char *key, const char **out);
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
 HL_API int hl_is_email(const char *s);

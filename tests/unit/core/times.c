@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests core/times.c: the dates and times the API takes, refused when they
+ * are not real ones, and written as UTC with milliseconds.
+ */
+#include "times.h"
+
+#include "../test.h"
+
+static const char *utc(const char *s)
+{
+	static char out[TIME_TEXT];
+	return time_to_utc(s, out) ? NULL : out;
+}
+
+static void dates_are_their_midnight(void)
+{
+	CHECK_STR(utc("2026-11-29"), "2026-11-29T00:00:00.000Z");
+	CHECK_STR(utc("1969-12-31"), "1969-12-31T00:00:00.000Z");
+	CHECK_STR(utc("2024-02-29"), "2024-02-29T00:00:00.000Z");
+	CHECK_STR(utc("2000-02-29"), "2000-02-29T00:00:00.000Z");
+}
+
+static void times_keep_what_they_say(void)
+{
+	CHECK_STR(utc("2026-11-29T09:30"), "2026-11-29T09:30:00.000Z");
+	CHECK_STR(utc("2026-11-29 09:30:05"), "2026-11-29T09:30:05.000Z");
+	CHECK_STR(utc("2026-11-29T09:30:05.25Z"), "2026-11-29T09:30:05.250Z");
+	CHECK_STR(utc("2026-11-29T09:30:05.123456Z"), "2026-11-29T09:30:05.123Z");
+}
+
+static void offsets_move_to_utc_across_days_and_years(void)
+{
+	CHECK_STR(utc("2026-11-29T10:30+01:00"), "2026-11-29T09:30:00.000Z");
+	CHECK_STR(utc("2026-12-31T23:30:00-02:00"), "2027-01-01T01:30:00.000Z");
+	CHECK_STR(utc("2026-01-01T00:15:00+00:30"), "2025-12-31T23:45:00.000Z");
+	CHECK_STR(utc("2024-03-01T00:00:00+01:00"), "2024-02-29T23:00:00.000Z");
+}
+
+static void what_is_not_a_real_time_is_refused(void)
+{
+	const char *bad[] = {
+		"", "2026", "2026-11", "2026-13-01", "2026-00-10", "2026-02-29", "2023-02-29",
+		"2100-02-29", "2026-04-31", "2026-11-29T24:00", "2026-11-29T09:60",
+		"2026-11-29T09:30:61", "2026-11-29T09", "2026-11-29T09:30+1", "2026-11-29T09:30Zx",
+		"29.11.2026", "2026/11/29", "2026-11-29junk", " 2026-11-29", "next tuesday",
+		"0000-01-01T00:00:00+01:00",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(utc(bad[i]) == NULL);
+		if (utc(bad[i]))
+			printf("    accepted \"%s\"\n", bad[i]);
+	}
+	CHECK(utc(NULL) == NULL);
+}
+
+TEST_MAIN(dates_are_their_midnight,
+	  times_keep_what_they_say,
+	  offsets_move_to_utc_across_days_and_years,
+	  what_is_not_a_real_time_is_refused)
