@@ -26,32 +26,6 @@ static int bad(struct hl_req *req, const char *message)
 	return HL_EINVAL;
 }
 
-static int hex_digit(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The cursor's JSON text from its hex form; HL_EINVAL after a 400 when it
- * does not have the shape of one this list wrote, ["time", id]. SQLite
- * reads the values: a wrong one only finds no rows. */
-static int read_cursor(struct hl_req *req, const char *hex, struct inbox_filters *f)
-{
-	size_t n = strlen(hex);
-	char *text = n % 2 || n < 12 ? NULL : hl_alloc(req, n / 2 + 1);
-	for (size_t i = 0; text && i < n; i += 2) {
-		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
-		if (hi < 0 || lo < 0)
-			text = NULL;
-		else
-			text[i / 2] = (char)(hi * 16 + lo);
-	}
-	if (!text || (text[n / 2] = '\0', strncmp(text, "[\"", 2)) || text[n / 2 - 1] != ']')
-		return bad(req, "the cursor is not one this list gave");
-	f->cursor = text;
-	return 0;
-}
-
 static int read_assigned(struct hl_req *req, struct inbox_filters *f)
 {
 	const char *who = hl_query(req, "assigned");
@@ -74,8 +48,7 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 	if (f->channel && !conv_is_channel(f->channel))
 		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
 	f->me = conv_only_for(req);
-	const char *cursor = hl_query(req, "cursor");
-	return cursor ? read_cursor(req, cursor, f) : 0;
+	return hl_query_cursor(req, "cursor", &f->cursor);
 }
 
 /* The list's statement. SQLite does not take a range of an index from a
