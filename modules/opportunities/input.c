@@ -79,7 +79,7 @@ static int check_shapes(struct hl_req *req, const struct deal_input *in, int who
 					     "currency", "status" };
 	static const unsigned bits[] = { DEAL_PIPELINE, DEAL_STAGE, DEAL_POSITION, DEAL_VALUE,
 					 DEAL_CURRENCY, DEAL_STATUS };
-	for (int i = 0; i < 6; i++)
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (in->nulls & bits[i])
 			return opp_invalid(req, hl_sprintf(req, "%s: may not be null", names[i]));
 	const char *c = in->currency;

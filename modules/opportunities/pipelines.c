@@ -9,6 +9,14 @@
 
 static const char *const pipeline_keys[] = { "name", "position", NULL };
 
+/* A pipeline with its stages in order, as JSON built by SQLite: one
+ * indexed lookup of stages_pipeline per pipeline, and a location has a
+ * few pipelines. */
+#define PIPELINE_SELECT "SELECT p.id, p.name, p.position, p.created_at," \
+	" (SELECT json_group_array(json_object('id', id, 'name', name, 'position', position," \
+	" 'probability', probability)) FROM (SELECT * FROM stages WHERE pipeline_id = p.id" \
+	" ORDER BY position, id)) AS json_stages"
+
 /* The name (required for a new pipeline) and the position. */
 static int read_pipeline(struct hl_req *req, int whole, const char **name, int64_t *position,
 			 int *has_position)
@@ -29,10 +37,7 @@ static int read_pipeline(struct hl_req *req, int whole, const char **name, int64
 /* The pipeline as the list writes it, by id. */
 static int reply_pipeline(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT p.id, p.name, p.position, p.created_at,"
-		" (SELECT json_group_array(json_object('id', id, 'name', name, 'position', position,"
-		" 'probability', probability)) FROM (SELECT * FROM stages WHERE pipeline_id = p.id"
-		" ORDER BY position, id)) AS json_stages"
+	sqlite3_stmt *st = hl_scoped_read(req, PIPELINE_SELECT
 		" FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
 	if (!st)
 		return HL_EDB;
@@ -43,10 +48,7 @@ static int reply_pipeline(struct hl_req *req, int status, int64_t id)
 /* GET /api/pipelines: every pipeline of the location, by position. */
 int pipelines_list(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT p.id, p.name, p.position, p.created_at,"
-		" (SELECT json_group_array(json_object('id', id, 'name', name, 'position', position,"
-		" 'probability', probability)) FROM (SELECT * FROM stages WHERE pipeline_id = p.id"
-		" ORDER BY position, id)) AS json_stages"
+	sqlite3_stmt *st = hl_scoped_read(req, PIPELINE_SELECT
 		" FROM pipelines p WHERE p.location_id = :location ORDER BY p.position, p.id");
 	if (!st)
 		return HL_EDB;
