@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * contacts.c: the contacts module: its routes, migrations, jobs (the CSV
- * import's, and the one that removes soft-deleted contacts for good after
- * a grace period) and the events it counts as a contact's activity.
+ * import's, the upkeep of health scores and company links, and the one
+ * that removes soft-deleted contacts for good after a grace period) and
+ * the events it counts as a contact's activity.
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
@@ -53,6 +54,8 @@ static const struct hl_route routes[] = {
 static const struct hl_job jobs[] = {
 	{ .name = "purge", .period_ms = 3600 * 1000, .slice = purge_slice },
 	{ .name = "import", .period_ms = 1000, .slice = import_slice },
+	{ .name = "health", .period_ms = 3600 * 1000, .slice = health_slice },
+	{ .name = "companies", .period_ms = 600 * 1000, .slice = companies_slice },
 };
 
 /* What other modules report about a contact, counted on its record. */

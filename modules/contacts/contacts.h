@@ -5,7 +5,8 @@
  * upserts and deletes through store.c, which imports share; custom.c keeps
  * the custom fields and checks their values; tags.c and notes.c the tags
  * and notes of a contact; export.c and import.c move contacts as CSV;
- * activity.c counts what other modules report about a contact.
+ * activity.c counts what other modules report about a contact; upkeep.c
+ * keeps health scores and company links.
  */
 #ifndef CONTACTS_H
 #define CONTACTS_H
@@ -140,6 +141,10 @@ int contacts_export(struct hl_req *req);           /* export.c */
 int contacts_import(struct hl_req *req);           /* import.c */
 int contacts_import_status(struct hl_req *req);
 int import_slice(struct hl_job_run *run);
+
+/* The upkeep jobs: health scores and company links (upkeep.c). */
+int health_slice(struct hl_job_run *run);
+int companies_slice(struct hl_job_run *run);
 
 /* Count an event about a contact as its activity (activity.c). */
 int activity_count(struct hl_job_run *run, const struct hl_event *ev);
