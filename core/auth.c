@@ -243,6 +243,21 @@ static int64_t open_location(struct hl_req *r, int64_t want)
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 }
 
+HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
+{
+	sqlite3_stmt *st = hl_stmt(db,
+		"SELECT 1 FROM users u WHERE u.id = ?2 AND u.disabled_at IS NULL AND"
+		" u.agency_id = (SELECT agency_id FROM locations WHERE id = ?1) AND"
+		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
+		" WHERE user_id = u.id AND location_id = ?1))");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_int64(st, 2, user);
+	int rc = sqlite3_step(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
 int auth_may_open(struct hl_req *r, int64_t id)
 {
 	return id > 0 && open_location(r, id) == id &&

@@ -13,6 +13,12 @@
 
 #define GZIP_LEVEL 6
 #define BROTLI_QUALITY 5
+/* Past this size brotli 5 costs more than the query that made the answer
+ * (about 10 us a KB: 1.8 ms for a 188 KB deal board, half its time), so a
+ * big answer is compressed at brotli 2, 3 to 4 times as fast and about 15 %
+ * larger. Streams go further still (stream.c). */
+#define BIG_ANSWER (64 * 1024)
+#define BROTLI_QUALITY_BIG 2
 
 /* Creating a libdeflate compressor costs about 5 us: one per thread. */
 static __thread struct libdeflate_compressor *deflater;
@@ -95,7 +101,8 @@ static size_t gzip(const void *in, size_t n, char *out, size_t room)
 static size_t brotli(const void *in, size_t n, char *out, size_t room)
 {
 	size_t size = room;
-	if (!BrotliEncoderCompress(BROTLI_QUALITY, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, n, in,
+	int quality = n > BIG_ANSWER ? BROTLI_QUALITY_BIG : BROTLI_QUALITY;
+	if (!BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, n, in,
 				   &size, (uint8_t *)out))
 		return 0;
 	return size;

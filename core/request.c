@@ -295,6 +295,23 @@ HL_API int hl_query_int(struct hl_req *r, const char *name, int64_t def, int64_t
 	return 0;
 }
 
+HL_API int hl_query_user(struct hl_req *r, const char *name, int64_t *out)
+{
+	const char *v = hl_query(r, name);
+	if (v && !strcmp(v, "me")) {
+		*out = hl_user_id(r);
+		return 0;
+	}
+	*out = 0;
+	if (!v)
+		return 0;
+	if (parse_int64(v, 1, INT64_MAX, out)) {
+		hl_reply_error(r, 400, "bad_request", "%s must be a user's id or me", name);
+		return HL_EINVAL;
+	}
+	return 0;
+}
+
 static int hex_digit(char c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10

@@ -60,8 +60,6 @@ int contact_index(struct hl_db *db, int64_t id, int fresh);
 int contact_searchable(unsigned given);
 /* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
 int contact_live(struct hl_db *db, int64_t location, int64_t id);
-/* Whether `owner` is a user who can open the location: 1, 0, HL_EDB. */
-int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner);
 
 /* ---- custom fields (custom.c) ------------------------------------------ */
 

@@ -221,7 +221,7 @@ static int check_row(struct import *im, int nfields, struct contact_input *in)
 			char *end;
 			in->owner_id = strtoll(v, &end, 10);
 			int ok = *end || in->owner_id <= 0 ? 0
-				: contact_owner_ok(im->db, im->location, in->owner_id);
+				: hl_user_in_location(im->db, im->location, in->owner_id);
 			if (ok <= 0)
 				return ok < 0 ? ok : reject(im, "owner_id: %s is no user of this"
 							    " location%s", v, "");

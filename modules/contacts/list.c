@@ -110,7 +110,7 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 	if (mode && strcmp(mode, "any") && strcmp(mode, "all"))
 		return bad(req, "tag_mode is any or all");
 	f->all_tags = mode && !strcmp(mode, "all");
-	if (hl_query_int(req, "owner", 0, 1, INT64_MAX, &f->owner))
+	if (hl_query_user(req, "owner", &f->owner))
 		return HL_EINVAL;
 	if (hl_query_time(req, "created_after", &f->after) ||
 	    hl_query_time(req, "created_before", &f->before))

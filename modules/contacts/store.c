@@ -147,21 +147,6 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 	return sqlite3_changes(hl_sqlite(db)) ? 0 : HL_ENOENT;
 }
 
-int contact_owner_ok(struct hl_db *db, int64_t location, int64_t owner)
-{
-	sqlite3_stmt *st = hl_stmt(db,
-		"SELECT 1 FROM users u WHERE u.id = ?2 AND u.disabled_at IS NULL AND"
-		" u.agency_id = (SELECT agency_id FROM locations WHERE id = ?1) AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = ?1))");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_int64(st, 2, owner);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 int contact_live(struct hl_db *db, int64_t location, int64_t id)
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM contacts WHERE id = ?2 AND location_id = ?1"

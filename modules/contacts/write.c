@@ -37,7 +37,7 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 		hl_reply_error(req, 422, "validation", "%s", problem);
 		return HL_EINVAL;
 	}
-	int ok = in->owner_id ? contact_owner_ok(hl_read(req), hl_location_id(req), in->owner_id) : 1;
+	int ok = in->owner_id ? hl_user_in_location(hl_read(req), hl_location_id(req), in->owner_id) : 1;
 	if (ok < 0)
 		return ok;
 	if (!ok) {

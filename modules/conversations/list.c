@@ -26,23 +26,13 @@ static int bad(struct hl_req *req, const char *message)
 	return HL_EINVAL;
 }
 
-static int read_assigned(struct hl_req *req, struct inbox_filters *f)
-{
-	const char *who = hl_query(req, "assigned");
-	if (who && !strcmp(who, "me")) {
-		f->assigned = hl_user_id(req);
-		return 0;
-	}
-	return hl_query_int(req, "assigned", 0, 1, INT64_MAX, &f->assigned);
-}
-
 /* Read and check the query string: 0, or HL_EINVAL after answering 400. */
 static int read_filters(struct hl_req *req, struct inbox_filters *f)
 {
 	memset(f, 0, sizeof(*f));
 	if (hl_query_int(req, "unread", 0, 0, 1, &f->unread) ||
 	    hl_query_int(req, "starred", 0, 0, 1, &f->starred) ||
-	    hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact) || read_assigned(req, f))
+	    hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact) || hl_query_user(req, "assigned", &f->assigned))
 		return HL_EINVAL;
 	f->channel = hl_query(req, "channel");
 	if (f->channel && !conv_is_channel(f->channel))

@@ -28,11 +28,7 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
  * location; HL_EINVAL after a 422, or HL_EDB. */
 static int check_assignee(struct hl_req *req, int64_t user)
 {
-	int ok = !user ? 1 : exists(req,
-		"SELECT 1 FROM users u WHERE u.id = :id AND u.disabled_at IS NULL AND"
-		" u.agency_id = (SELECT agency_id FROM locations WHERE id = :location) AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = :location))", user);
+	int ok = !user ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), user);
 	if (ok == 1)
 		return 0;
 	return ok < 0 ? ok : conv_invalid(req, "assigned_to: no user of this location");

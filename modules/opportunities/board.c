@@ -56,7 +56,7 @@ static int read_filters(struct hl_req *req, struct board_filters *f)
 	if (status && strcmp(status, f->status))
 		return bad(req, "status is open, won, lost or abandoned");
 	if (hl_query_int(req, "pipeline", 0, 1, INT64_MAX, &f->pipeline) ||
-	    hl_query_int(req, "owner", 0, 1, INT64_MAX, &f->owner))
+	    hl_query_user(req, "owner", &f->owner))
 		return HL_EINVAL;
 	f->q = hl_query(req, "q");
 	if (f->q && (!*f->q || hl_text_length(f->q) > 200))

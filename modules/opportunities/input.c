@@ -110,11 +110,7 @@ static int lookup(struct hl_req *req, const char *sql, int64_t id, int64_t *out)
 static int check_refs(struct hl_req *req, struct deal_input *in)
 {
 	int64_t unused;
-	int ok = !in->owner ? 1 : lookup(req,
-		"SELECT 1 FROM users u WHERE u.id = :id AND u.disabled_at IS NULL AND"
-		" u.agency_id = (SELECT agency_id FROM locations WHERE id = :location) AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = :location))", in->owner, &unused);
+	int ok = !in->owner ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), in->owner);
 	if (ok != 1)
 		return ok < 0 ? ok : opp_invalid(req, "owner_id: no user of this location");
 	ok = !in->contact ? 1 : lookup(req, "SELECT 1 FROM contacts WHERE id = :id"

@@ -71,16 +71,6 @@ static int read_cursor(struct hl_req *req, struct task_filters *f)
 	return 0;
 }
 
-static int read_assignee(struct hl_req *req, struct task_filters *f)
-{
-	const char *who = hl_query(req, "assignee");
-	if (who && !strcmp(who, "me")) {
-		f->assignee = hl_user_id(req);
-		return 0;
-	}
-	return hl_query_int(req, "assignee", 0, 1, INT64_MAX, &f->assignee);
-}
-
 /* Read and check the query string: 0, or HL_EINVAL after answering 400. */
 static int read_filters(struct hl_req *req, struct task_filters *f)
 {
@@ -98,7 +88,7 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 		return bad(req, "due=overdue lists open tasks only");
 	if (f->due == OVERDUE)
 		f->status = ONLY_OPEN;
-	if (read_assignee(req, f) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
+	if (hl_query_user(req, "assignee", &f->assignee) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
 		return HL_EINVAL;
 	f->me = tasks_only_for(req);
 	return read_cursor(req, f);

@@ -50,11 +50,8 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
 /* The assignee and the contact, when given, exist for this location. */
 static int check_refs(struct hl_req *req, const struct task_input *in)
 {
-	int ok = !in->assignee ? 1 : exists(req,
-		"SELECT 1 FROM users u WHERE u.id = :id AND u.disabled_at IS NULL AND"
-		" u.agency_id = (SELECT agency_id FROM locations WHERE id = :location) AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = :location))", in->assignee);
+	int ok = !in->assignee ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req),
+							  in->assignee);
 	if (ok != 1)
 		return ok < 0 ? ok : invalid(req, "assignee_id: no user of this location");
 	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"

@@ -97,10 +97,14 @@ def test_bad_board_queries_are_400_and_others_pipelines_404():
     s, admin = server()
     with s:
         for query, words in (("status=closed", "status"), ("pipeline=x", "pipeline"),
-                             ("pipeline=0", "pipeline"), ("owner=me", "owner"), ("q=", "q")):
+                             ("pipeline=0", "pipeline"), ("owner=someone", "owner"), ("q=", "q")):
             error(admin.get("/api/opportunities?location_id=1&" + query), 400, words)
         theirs = first_pipeline(s, 2)
         error(admin.get("/api/opportunities?location_id=1&pipeline=%d" % theirs), 404, "pipeline")
+        # owner=me is the caller's id.
+        me = admin.get("/api/auth/me").json()["user"]["id"]
+        assert admin.get("/api/opportunities?location_id=1&owner=me").json() == \
+            admin.get("/api/opportunities?location_id=1&owner=%d" % me).json()
 
 
 def test_create_change_move_close_reopen_and_delete():

@@ -23,7 +23,7 @@
  *        writer, database access.
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
  *        hl_is_email, hl_text_length, hl_field_time); hl_query_cursor,
- *        hl_query_time; events (hl_publish, hl_job_publish, event
+ *        hl_query_time, hl_query_user; hl_user_in_location; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -333,6 +333,14 @@ HL_API int64_t hl_location_id(const struct hl_req *req);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
+/* Whether `user` is an active user of the location's agency who may open
+ * `location` (an agency user, or one given that location): the check for
+ * an owner or an assignee a record is given. 1, 0, or HL_EDB. `db`: the
+ * request's (hl_read) or a job's. */
+HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user);
+/* A user id in the query, or "me" for the caller: *out is 0 when absent;
+ * otherwise 400 and HL_EINVAL. */
+HL_API int hl_query_user(struct hl_req *req, const char *name, int64_t *out);
 
 /* ---------------------------------------------------------------------------
  * Reading a JSON body. The core parses the body of a JSON route before the
