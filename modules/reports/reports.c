@@ -1,20 +1,61 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reports.c: the reports module. Its tables: dashboards and their
- * widgets; the figures come from the other modules' tables, so it requires
- * them.
+ * reports.c: the reports module: the dashboard of a location's numbers
+ * and the dashboards a location arranges from widgets. Its tables are
+ * dashboards and widgets; the figures come from the other modules' tables,
+ * so it requires them. Every query is scoped by the current location.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "reports.h"
 
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
 
+/* Everything the figures read. */
+#define FIGURE_TABLES "contacts opportunities pipelines stages conversations messages tasks" \
+	" invoices payments"
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/dashboard", .handler = reports_dashboard,
+	  .cache_ms = 30000, .reads = FIGURE_TABLES },
+	{ .method = "GET", .pattern = "/api/reports/dashboards", .handler = dashboards_list,
+	  .cache_ms = 30000, .reads = "dashboards widgets" },
+	{ .method = "POST", .pattern = "/api/reports/dashboards", .handler = dashboards_create },
+	{ .method = "GET", .pattern = "/api/reports/dashboards/:id", .handler = dashboards_record,
+	  .cache_ms = 30000, .reads = "dashboards widgets" },
+	{ .method = "PATCH", .pattern = "/api/reports/dashboards/:id", .handler = dashboards_change },
+	{ .method = "DELETE", .pattern = "/api/reports/dashboards/:id", .handler = dashboards_delete },
+	{ .method = "POST", .pattern = "/api/reports/dashboards/:id/widgets", .handler = widgets_create },
+	{ .method = "PATCH", .pattern = "/api/reports/widgets/:id", .handler = widgets_change },
+	{ .method = "DELETE", .pattern = "/api/reports/widgets/:id", .handler = widgets_delete },
+	{ .method = "GET", .pattern = "/api/reports/dashboards/:id/data", .handler = dashboards_data,
+	  .cache_ms = 30000, .reads = FIGURE_TABLES " dashboards widgets" },
+};
+
 static int init(struct hl_mod *mod)
 {
-	return hl_add_migrations(mod, migrations);
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "reports", .version = "0.1.0", .requires = requires, .init = init,
-	  .summary = "dashboards and their widgets");
+HL_MODULE(.name = "reports", .version = "0.2.0", .requires = requires, .init = init,
+	  .summary = "the dashboard, dashboards and their widgets");
+
+int64_t reports_step_id(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	while (rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? id : HL_EDB;
+}
+
+int reports_invalid(struct hl_req *req, const char *message)
+{
+	hl_reply_error(req, 422, "validation", "%s", message);
+	return HL_EINVAL;
+}

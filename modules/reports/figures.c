@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * figures.c: a location's figures, read from the other modules' tables
+ * with three grouped statements, each walking an index range of the
+ * location (the ones reports adds are in migrations/002): the counts of
+ * now (contacts, unread conversations, open tasks, unpaid invoices), the
+ * series by day over the period (new contacts, deals won and lost,
+ * messages received, payments), and the open deals per stage. Never a
+ * statement per item.
+ */
+#include "reports.h"
+
+#include <string.h>
+
+/* One row: each part reads one index range and counts it. */
+static const char counts_sql[] =
+	"SELECT live.n, unread.n, due.open, due.today, due.overdue, unpaid.n, unpaid.due,"
+	" unpaid.over_n, unpaid.over_due FROM"
+	" (SELECT count(*) AS n FROM contacts WHERE location_id = :location AND deleted_at IS NULL) live,"
+	" (SELECT count(*) AS n FROM conversations WHERE location_id = :location AND unread_count > 0) unread,"
+	" (SELECT count(*) AS open, count(*) FILTER (WHERE due_at >= :today AND due_at < :end) AS today,"
+	"  count(*) FILTER (WHERE due_at < :now) AS overdue"
+	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL) due,"
+	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due,"
+	"  count(*) FILTER (WHERE due_at < :now) AS over_n,"
+	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due"
+	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid";
+
+/* Rows of (series, day of the period, count, cents). */
+#define DAY_OF(col) "CAST(julianday(" col ") - julianday(:since) AS INTEGER)"
+static const char series_sql[] =
+	"SELECT 0, " DAY_OF("created_at") " AS day, count(*), 0 FROM contacts"
+	" WHERE location_id = :location AND deleted_at IS NULL"
+	" AND created_at >= :since AND created_at < :end GROUP BY day"
+	" UNION ALL SELECT CASE status WHEN 'won' THEN 1 ELSE 2 END, " DAY_OF("closed_at") " AS day,"
+	" count(*), sum(value_cents) FROM opportunities"
+	" WHERE location_id = :location AND status IN ('won', 'lost')"
+	" AND closed_at >= :since AND closed_at < :end GROUP BY status, day"
+	" UNION ALL SELECT 3, " DAY_OF("created_at") " AS day, count(*), 0 FROM messages"
+	" WHERE location_id = :location AND direction = 'inbound'"
+	" AND created_at >= :since AND created_at < :end GROUP BY day"
+	" UNION ALL SELECT 4, " DAY_OF("paid_at") " AS day, count(*), sum(amount_cents) FROM payments"
+	" WHERE location_id = :location AND paid_at >= :since AND paid_at < :end GROUP BY day";
+
+/* Open deals per stage, empty stages included, in board order. */
+static const char stages_sql[] =
+	"SELECT p.id, p.name, s.id, s.name, coalesce(o.n, 0), coalesce(o.cents, 0)"
+	" FROM pipelines p JOIN stages s ON s.pipeline_id = p.id"
+	" LEFT JOIN (SELECT stage_id, count(*) AS n, sum(value_cents) AS cents FROM opportunities"
+	"  WHERE location_id = :location AND status = 'open' GROUP BY stage_id) o ON o.stage_id = s.id"
+	" WHERE p.location_id = :location AND (:pipeline = 0 OR p.id = :pipeline)"
+	" ORDER BY p.position, p.id, s.position, s.id";
+
+void reports_bind(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_int64(st, i, value);
+}
+
+void reports_bind_text(sqlite3_stmt *st, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_period(sqlite3_stmt *st, const struct period *p)
+{
+	reports_bind_text(st, ":since", p->since);
+	reports_bind_text(st, ":today", p->today);
+	reports_bind_text(st, ":end", p->end);
+	reports_bind_text(st, ":now", p->now);
+}
+
+static int load_counts(struct hl_req *req, struct figures *f)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, counts_sql);
+	if (!st)
+		return HL_EDB;
+	bind_period(st, &f->period);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_EDB;
+	int64_t *out[] = { &f->contacts, &f->unread, &f->tasks_open, &f->tasks_today,
+			   &f->tasks_overdue, &f->outstanding, &f->outstanding_cents, &f->overdue,
+			   &f->overdue_cents };
+	for (int i = 0; i < (int)(sizeof(out) / sizeof(out[0])); i++)
+		*out[i] = sqlite3_column_int64(st, i);
+	sqlite3_reset(st);
+	return 0;
+}
+
+static int load_series(struct hl_req *req, struct figures *f)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, series_sql);
+	if (!st)
+		return HL_EDB;
+	bind_period(st, &f->period);
+	memset(f->series, 0, sizeof(f->series));
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int s = sqlite3_column_int(st, 0), day = sqlite3_column_int(st, 1);
+		if (s < 0 || s >= SERIES_COUNT || day < 0 || day >= f->period.days)
+			continue; /* a time SQLite could not read */
+		f->series[s][day].count += sqlite3_column_int64(st, 2);
+		f->series[s][day].cents += sqlite3_column_int64(st, 3);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+int figures_load(struct hl_req *req, struct figures *f)
+{
+	int rc = load_counts(req, f);
+	return rc ? rc : load_series(req, f);
+}
+
+struct day_figure figures_sum(const struct figures *f, enum series s, int days)
+{
+	struct day_figure sum = { 0, 0 };
+	for (int d = f->period.days - days; d < f->period.days; d++) {
+		sum.count += f->series[s][d].count;
+		sum.cents += f->series[s][d].cents;
+	}
+	return sum;
+}
+
+static void close_pipeline(struct hl_json *j, int64_t count, int64_t cents)
+{
+	hl_json_array_end(j);
+	hl_json_key(j, "count");
+	hl_json_int(j, count);
+	hl_json_key(j, "value_cents");
+	hl_json_int(j, cents);
+	hl_json_object_end(j);
+}
+
+static void open_pipeline(struct hl_json *j, sqlite3_stmt *st)
+{
+	hl_json_object(j);
+	hl_json_key(j, "id");
+	hl_json_column(j, st, 0);
+	hl_json_key(j, "name");
+	hl_json_column(j, st, 1);
+	hl_json_key(j, "stages");
+	hl_json_array(j);
+}
+
+static void write_stage(struct hl_json *j, sqlite3_stmt *st)
+{
+	hl_json_object(j);
+	hl_json_key(j, "id");
+	hl_json_column(j, st, 2);
+	hl_json_key(j, "name");
+	hl_json_column(j, st, 3);
+	hl_json_key(j, "count");
+	hl_json_column(j, st, 4);
+	hl_json_key(j, "value_cents");
+	hl_json_column(j, st, 5);
+	hl_json_object_end(j);
+}
+
+int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, stages_sql);
+	if (!st)
+		return HL_EDB;
+	reports_bind(st, ":pipeline", pipeline);
+	int64_t current = 0, count = 0, cents = 0;
+	int rc;
+	hl_json_array(j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int64(st, 0) != current) {
+			if (current)
+				close_pipeline(j, count, cents);
+			current = sqlite3_column_int64(st, 0);
+			count = cents = 0;
+			open_pipeline(j, st);
+		}
+		count += sqlite3_column_int64(st, 4);
+		cents += sqlite3_column_int64(st, 5);
+		write_stage(j, st);
+	}
+	if (current)
+		close_pipeline(j, count, cents);
+	hl_json_array_end(j);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}

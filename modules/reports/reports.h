@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reports.h: the reports module's parts. reports.c registers them;
+ * period.c reads a period and works out its bounds; figures.c loads a
+ * location's figures with a few grouped statements; dashboard.c answers
+ * GET /api/dashboard with them; dashboards.c and widgets.c keep the
+ * dashboards a location arranges; data.c answers a dashboard's widget data.
+ */
+#ifndef REPORTS_H
+#define REPORTS_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <time.h>
+
+#define PERIOD_MAX 90 /* days: the longest period a figure covers */
+
+/* A period: the `days` days (UTC) that end today, from `since` (the first
+ * day's midnight) to `end` (tomorrow's midnight), and the moment it was
+ * worked out, all as the tables keep times ("2026-11-30T00:00:00.000Z"). */
+struct period {
+	int days;
+	time_t start; /* the first day's midnight */
+	char since[32], today[32], end[32], now[32];
+};
+
+/* What the series count per day. */
+enum series { SERIES_CONTACTS, SERIES_WON, SERIES_LOST, SERIES_RECEIVED, SERIES_PAYMENTS,
+	      SERIES_COUNT };
+
+struct day_figure {
+	int64_t count, cents;
+};
+
+/* A location's figures: the counts that do not depend on the period, and
+ * one series per enum series over the whole period, by day. */
+struct figures {
+	struct period period;
+	int64_t contacts, unread, tasks_open, tasks_today, tasks_overdue;
+	int64_t outstanding, outstanding_cents, overdue, overdue_cents;
+	struct day_figure series[SERIES_COUNT][PERIOD_MAX];
+};
+
+/* The days of a period's name ("7d", "30d", "90d"), or 0 for another. */
+int period_days(const char *name);
+/* The period of `days` days ending on the day of `now`. */
+void period_init(struct period *p, int days, time_t now);
+/* "2026-11-30", the date `day` days after the period's first. */
+void period_date(const struct period *p, int day, char out[11]);
+
+/* Load the counts and the series of `f` (whose period is set). 0 or HL_EDB. */
+int figures_load(struct hl_req *req, struct figures *f);
+/* The sum of series `s` over the last `days` days of the period. */
+struct day_figure figures_sum(const struct figures *f, enum series s, int days);
+/* Write the location's pipelines (only `pipeline`, unless 0) as an array,
+ * each with its open deals' count and value and its stages in order with
+ * theirs. 0 or HL_EDB. */
+int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline);
+
+/* Bind to the parameter called `name` of `st`, if it has one. */
+void reports_bind(sqlite3_stmt *st, const char *name, int64_t value);
+void reports_bind_text(sqlite3_stmt *st, const char *name, const char *value);
+/* Step a write with RETURNING id to its end: the id, 0 when it touched
+ * nothing, or HL_EDB. */
+int64_t reports_step_id(sqlite3_stmt *st);
+/* Answer 422 with `message`; returns HL_EINVAL. */
+int reports_invalid(struct hl_req *req, const char *message);
+
+int reports_dashboard(struct hl_req *req);          /* dashboard.c */
+int dashboards_list(struct hl_req *req);            /* dashboards.c */
+int dashboards_record(struct hl_req *req);
+int dashboards_create(struct hl_req *req);
+int dashboards_change(struct hl_req *req);
+int dashboards_delete(struct hl_req *req);
+/* 1 when dashboard `id` is the location's (on the connection of `write`
+ * or a read one), 0, or HL_EDB. */
+int dashboards_exists(struct hl_req *req, int64_t id, int write);
+int widgets_create(struct hl_req *req);             /* widgets.c */
+int widgets_change(struct hl_req *req);
+int widgets_delete(struct hl_req *req);
+int dashboards_data(struct hl_req *req);            /* data.c */
+
+#endif
