@@ -12,33 +12,40 @@
 
 #include <string.h>
 
-/* One row: each part reads one index range and counts it. */
+/* One row: each part reads one index range and counts it; all open
+ * tasks only when :open is true (a widget asks, the dashboard does not). */
 static const char counts_sql[] =
-	"SELECT live.n, unread.n, due.open, due.today, due.overdue, unpaid.n, unpaid.due,"
+	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due,"
 	" unpaid.over_n, unpaid.over_due FROM"
 	" (SELECT count(*) AS n FROM contacts WHERE location_id = :location AND deleted_at IS NULL) live,"
 	" (SELECT count(*) AS n FROM conversations WHERE location_id = :location AND unread_count > 0) unread,"
-	" (SELECT count(*) AS open, count(*) FILTER (WHERE due_at >= :today AND due_at < :end) AS today,"
+	" (SELECT count(*) FILTER (WHERE due_at >= :today) AS today,"
 	"  count(*) FILTER (WHERE due_at < :now) AS overdue"
-	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL) due,"
+	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL AND due_at < :end) due,"
+	" (SELECT count(*) AS n FROM tasks WHERE :open AND location_id = :location"
+	"  AND completed_at IS NULL) open_tasks,"
 	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due,"
 	"  count(*) FILTER (WHERE due_at < :now) AS over_n,"
 	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due"
 	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid";
 
-/* Rows of (series, day of the period, count, cents). */
+/* Rows of (series, day of the period, count, cents). Messages are many
+ * per day: they are counted day by day, each day a range of their index,
+ * which costs half what grouping them through a sorter does. */
 #define DAY_OF(col) "CAST(julianday(" col ") - julianday(:since) AS INTEGER)"
 static const char series_sql[] =
-	"SELECT 0, " DAY_OF("created_at") " AS day, count(*), 0 FROM contacts"
+	"WITH RECURSIVE day (n, since, until) AS (SELECT 0, :since,"
+	" strftime('%Y-%m-%dT%H:%M:%fZ', :since, '+1 day') UNION ALL SELECT n + 1, until,"
+	" strftime('%Y-%m-%dT%H:%M:%fZ', until, '+1 day') FROM day WHERE n + 1 < :days)"
+	" SELECT 0, " DAY_OF("created_at") " AS day, count(*), 0 FROM contacts"
 	" WHERE location_id = :location AND deleted_at IS NULL"
 	" AND created_at >= :since AND created_at < :end GROUP BY day"
 	" UNION ALL SELECT CASE status WHEN 'won' THEN 1 ELSE 2 END, " DAY_OF("closed_at") " AS day,"
 	" count(*), sum(value_cents) FROM opportunities"
 	" WHERE location_id = :location AND status IN ('won', 'lost')"
 	" AND closed_at >= :since AND closed_at < :end GROUP BY status, day"
-	" UNION ALL SELECT 3, " DAY_OF("created_at") " AS day, count(*), 0 FROM messages"
-	" WHERE location_id = :location AND direction = 'inbound'"
-	" AND created_at >= :since AND created_at < :end GROUP BY day"
+	" UNION ALL SELECT 3, n, (SELECT count(*) FROM messages WHERE location_id = :location"
+	" AND direction = 'inbound' AND created_at >= day.since AND created_at < day.until), 0 FROM day"
 	" UNION ALL SELECT 4, " DAY_OF("paid_at") " AS day, count(*), sum(amount_cents) FROM payments"
 	" WHERE location_id = :location AND paid_at >= :since AND paid_at < :end GROUP BY day";
 
@@ -79,6 +86,7 @@ static int load_counts(struct hl_req *req, struct figures *f)
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
+	reports_bind(st, ":open", f->want_open);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t *out[] = { &f->contacts, &f->unread, &f->tasks_open, &f->tasks_today,
@@ -96,6 +104,7 @@ static int load_series(struct hl_req *req, struct figures *f)
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
+	reports_bind(st, ":days", f->period.days);
 	memset(f->series, 0, sizeof(f->series));
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

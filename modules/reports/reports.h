@@ -36,6 +36,7 @@ struct day_figure {
  * one series per enum series over the whole period, by day. */
 struct figures {
 	struct period period;
+	int want_open; /* count every open task (tasks_open), set by the caller */
 	int64_t contacts, unread, tasks_open, tasks_today, tasks_overdue;
 	int64_t outstanding, outstanding_cents, overdue, overdue_cents;
 	struct day_figure series[SERIES_COUNT][PERIOD_MAX];
