@@ -550,6 +550,20 @@ static sqlite3_stmt *scoped(struct hl_req *r, struct hl_db *db, const char *sql)
 	return st;
 }
 
+HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_int64(st, i, value);
+}
+
+HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value)
+{
+	int i = sqlite3_bind_parameter_index(st, name);
+	if (i)
+		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
+}
+
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *r, const char *sql)
 {
 	return scoped(r, hl_read(r), sql);

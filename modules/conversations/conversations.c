@@ -50,20 +50,6 @@ int64_t conv_only_for(struct hl_req *req)
 	return hl_assigned_only(req) ? hl_user_id(req) : 0;
 }
 
-void conv_bind(sqlite3_stmt *st, const char *name, int64_t value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_int64(st, i, value);
-}
-
-void conv_bind_text(sqlite3_stmt *st, const char *name, const char *value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
-}
-
 int conv_is_channel(const char *s)
 {
 	/* As the CHECK of migration 001 lists them. */

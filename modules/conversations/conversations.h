@@ -34,9 +34,6 @@
  * them, else 0 (asking for the id only then, so others' answers stay
  * cacheable). */
 int64_t conv_only_for(struct hl_req *req);
-/* Bind `value` to the parameter called `name` of `st`, if it has one. */
-void conv_bind(sqlite3_stmt *st, const char *name, int64_t value);
-void conv_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
 /* Answer 422 with `message`; returns HL_EINVAL. */

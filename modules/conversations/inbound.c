@@ -29,9 +29,9 @@ static int first_contact(struct hl_req *req, const char *sql, const struct inbou
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", in->contact);
-	conv_bind_text(st, ":email", in->email);
-	conv_bind_text(st, ":phone", in->phone);
+	hl_bind_int(st, ":id", in->contact);
+	hl_bind_text(st, ":email", in->email);
+	hl_bind_text(st, ":phone", in->phone);
 	int rc = sqlite3_step(st);
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);

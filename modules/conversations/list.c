@@ -63,11 +63,11 @@ static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filte
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return NULL;
-	conv_bind(st, ":contact", f->contact);
-	conv_bind(st, ":assigned", f->assigned);
-	conv_bind(st, ":me", f->me);
-	conv_bind_text(st, ":channel", f->channel);
-	conv_bind_text(st, ":cursor", f->cursor);
+	hl_bind_int(st, ":contact", f->contact);
+	hl_bind_int(st, ":assigned", f->assigned);
+	hl_bind_int(st, ":me", f->me);
+	hl_bind_text(st, ":channel", f->channel);
+	hl_bind_text(st, ":cursor", f->cursor);
 	return st;
 }
 
@@ -80,6 +80,6 @@ int conv_list(struct hl_req *req)
 	sqlite3_stmt *st = list_statement(req, &f);
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":limit", limit + 1);
+	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, sqlite3_column_count(st) - 1);
 }

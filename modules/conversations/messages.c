@@ -27,9 +27,9 @@ int conv_messages(struct hl_req *req)
 		" ORDER BY m.id DESC LIMIT :limit");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
-	conv_bind(st, ":before", before);
-	conv_bind(st, ":limit", limit + 1);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":before", before);
+	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, 0);
 }
 
@@ -39,7 +39,7 @@ int conv_reply_message(struct hl_req *req, int status, int64_t id)
 		" WHERE m.id = :id AND m.location_id = :location");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "message");
 }
 
@@ -53,10 +53,10 @@ static int insert_message(struct hl_req *req, const struct conversation *cv, int
 		" RETURNING id, created_at");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", cv->id);
-	conv_bind(st, ":inbound", inbound);
-	conv_bind_text(st, ":channel", channel);
-	conv_bind_text(st, ":body", body);
+	hl_bind_int(st, ":id", cv->id);
+	hl_bind_int(st, ":inbound", inbound);
+	hl_bind_text(st, ":channel", channel);
+	hl_bind_text(st, ":body", body);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	*id = sqlite3_column_int64(st, 0);
@@ -77,10 +77,10 @@ int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbo
 		" unread_count = unread_count + :inbound WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	conv_bind_text(st, ":at", at);
-	conv_bind_text(st, ":body", body);
-	conv_bind(st, ":inbound", inbound);
-	conv_bind(st, ":id", cv->id);
+	hl_bind_text(st, ":at", at);
+	hl_bind_text(st, ":body", body);
+	hl_bind_int(st, ":inbound", inbound);
+	hl_bind_int(st, ":id", cv->id);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 

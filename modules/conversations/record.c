@@ -17,8 +17,8 @@ int conv_reply_record(struct hl_req *req, int status, int64_t id)
 		" AND (:me = 0 OR cv.assigned_to = :me)");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
-	conv_bind(st, ":me", conv_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", conv_only_for(req));
 	return hl_reply_row(req, status, st, "conversation");
 }
 
@@ -36,8 +36,8 @@ int conv_find(struct hl_req *req, int64_t id, struct conversation *out)
 		" WHERE id = :id AND location_id = :location AND (:me = 0 OR assigned_to = :me)");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
-	conv_bind(st, ":me", conv_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", conv_only_for(req));
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;

@@ -18,7 +18,7 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -53,8 +53,8 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 		" ORDER BY id LIMIT 1");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":contact", contact);
-	conv_bind_text(st, ":channel", channel);
+	hl_bind_int(st, ":contact", contact);
+	hl_bind_text(st, ":channel", channel);
 	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
 	out->id = found ? sqlite3_column_int64(st, 0) : 0;
 	out->contact = contact;
@@ -66,9 +66,9 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 		" assigned_to) VALUES (:location, :contact, :channel, nullif(:assigned, 0))");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":contact", contact);
-	conv_bind_text(st, ":channel", channel);
-	conv_bind(st, ":assigned", assigned);
+	hl_bind_int(st, ":contact", contact);
+	hl_bind_text(st, ":channel", channel);
+	hl_bind_int(st, ":assigned", assigned);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	out->id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
@@ -145,10 +145,10 @@ int conv_change(struct hl_req *req)
 		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":given", given);
-	conv_bind(st, ":starred", starred);
-	conv_bind(st, ":assigned", assigned);
-	conv_bind(st, ":id", id);
+	hl_bind_int(st, ":given", given);
+	hl_bind_int(st, ":starred", starred);
+	hl_bind_int(st, ":assigned", assigned);
+	hl_bind_int(st, ":id", id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	rc = conv_publish(req, "conversation.updated", id, cv.contact, id, 0, NULL);
@@ -172,7 +172,7 @@ int conv_read(struct hl_req *req)
 		" WHERE id = :id AND location_id = :location AND unread_count > 0");
 	if (!st)
 		return HL_EDB;
-	conv_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (sqlite3_changes(hl_sqlite(hl_write_begin(req))) &&

@@ -75,7 +75,7 @@ static int load_pipeline(struct hl_req *req, const struct board_filters *f, sqli
 		  " ORDER BY position, id LIMIT 1");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", f->pipeline);
+	hl_bind_int(st, ":id", f->pipeline);
 	int rc = sqlite3_step(st);
 	*out = rc == SQLITE_ROW ? st : NULL;
 	if (rc == SQLITE_DONE && f->pipeline)
@@ -91,7 +91,7 @@ static int load_stages(struct hl_req *req, int64_t pipeline, struct stage_list *
 		" WHERE pipeline_id = :pipeline AND location_id = :location ORDER BY position, id");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":pipeline", pipeline);
+	hl_bind_int(st, ":pipeline", pipeline);
 	int rc, room = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (list->n == room) {
@@ -132,11 +132,11 @@ static sqlite3_stmt *deals_statement(struct hl_req *req, const struct board_filt
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return NULL;
-	opp_bind(st, ":pipeline", pipeline);
-	opp_bind_text(st, ":status", f->status);
-	opp_bind(st, ":owner", f->owner);
-	opp_bind(st, ":me", f->me);
-	opp_bind_text(st, ":q", f->q);
+	hl_bind_int(st, ":pipeline", pipeline);
+	hl_bind_text(st, ":status", f->status);
+	hl_bind_int(st, ":owner", f->owner);
+	hl_bind_int(st, ":me", f->me);
+	hl_bind_text(st, ":q", f->q);
 	return st;
 }
 

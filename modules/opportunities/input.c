@@ -101,7 +101,7 @@ static int lookup(struct hl_req *req, const char *sql, int64_t id, int64_t *out)
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return opp_step_int(st, out);
 }
 

@@ -51,20 +51,6 @@ int64_t opp_only_for(struct hl_req *req)
 	return hl_assigned_only(req) ? hl_user_id(req) : 0;
 }
 
-void opp_bind(sqlite3_stmt *st, const char *name, int64_t value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_int64(st, i, value);
-}
-
-void opp_bind_text(sqlite3_stmt *st, const char *name, const char *value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_text(st, i, value, -1, SQLITE_STATIC);
-}
-
 int opp_invalid(struct hl_req *req, const char *message)
 {
 	hl_reply_error(req, 422, "validation", "%s", message);

@@ -20,10 +20,6 @@
 /* The caller's own id when they see only the deals they own, else 0
  * (asking for the id only then, so that others' answers stay cacheable). */
 int64_t opp_only_for(struct hl_req *req);
-/* Bind `value` to the parameter called `name` (":id") of `st`, if it has
- * one; opp_bind_text likewise, NULL binding NULL. */
-void opp_bind(sqlite3_stmt *st, const char *name, int64_t value);
-void opp_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 /* Answer 422 {"code":"validation"} with `message`; returns HL_EINVAL. */
 int opp_invalid(struct hl_req *req, const char *message);
 /* Step `st` once: 1 and *out (column 0) for a row, 0 for none, HL_EDB. */

@@ -41,7 +41,7 @@ static int reply_pipeline(struct hl_req *req, int status, int64_t id)
 		" FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "pipeline");
 }
 
@@ -80,9 +80,9 @@ int pipelines_create(struct hl_req *req)
 		" FROM pipelines WHERE location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind_text(st, ":name", name);
-	opp_bind(st, ":has", has_position);
-	opp_bind(st, ":position", position);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":has", has_position);
+	hl_bind_int(st, ":position", position);
 	if (opp_run(st))
 		return HL_EDB;
 	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
@@ -106,10 +106,10 @@ int pipelines_change(struct hl_req *req)
 		" WHERE id = :id AND location_id = :location RETURNING id");
 	if (!st)
 		return HL_EDB;
-	opp_bind_text(st, ":name", name);
-	opp_bind(st, ":has", has_position);
-	opp_bind(st, ":position", position);
-	opp_bind(st, ":id", id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":has", has_position);
+	hl_bind_int(st, ":position", position);
+	hl_bind_int(st, ":id", id);
 	if ((rc = opp_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
 	rc = hl_publish(req, "pipeline.updated", id, NULL);
@@ -126,7 +126,7 @@ int pipelines_delete(struct hl_req *req)
 		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = opp_step_int(st, &deals);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
@@ -140,7 +140,7 @@ int pipelines_delete(struct hl_req *req)
 	for (int i = 0; i < 2; i++) {
 		if (!(st = hl_scoped_write(req, deletes[i])))
 			return HL_EDB;
-		opp_bind(st, ":id", id);
+		hl_bind_int(st, ":id", id);
 		if (opp_run(st))
 			return HL_EDB;
 	}

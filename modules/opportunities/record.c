@@ -13,8 +13,8 @@ int opp_reply_record(struct hl_req *req, int status, int64_t id)
 		" WHERE o.id = :id AND o.location_id = :location AND (:me = 0 OR o.owner_id = :me)");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
-	opp_bind(st, ":me", opp_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", opp_only_for(req));
 	return hl_reply_row(req, status, st, "opportunity");
 }
 

@@ -44,18 +44,18 @@ static int reply_stage(struct hl_req *req, int status, int64_t id)
 		" FROM stages WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "stage");
 }
 
 static void bind_stage(sqlite3_stmt *st, const struct stage_input *in, int64_t id)
 {
-	opp_bind_text(st, ":name", in->name);
-	opp_bind(st, ":position", in->position);
-	opp_bind(st, ":has_position", in->has_position);
-	opp_bind(st, ":probability", in->probability);
-	opp_bind(st, ":has_probability", in->has_probability);
-	opp_bind(st, ":id", id);
+	hl_bind_text(st, ":name", in->name);
+	hl_bind_int(st, ":position", in->position);
+	hl_bind_int(st, ":has_position", in->has_position);
+	hl_bind_int(st, ":probability", in->probability);
+	hl_bind_int(st, ":has_probability", in->has_probability);
+	hl_bind_int(st, ":id", id);
 }
 
 /* Make room at in->position in the pipeline of stage or pipeline `id`
@@ -72,8 +72,8 @@ static int make_room(struct hl_req *req, const struct stage_input *in, int64_t i
 		  " AND location_id = :location AND position >= :position");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
-	opp_bind(st, ":position", in->position);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":position", in->position);
 	return opp_run(st);
 }
 
@@ -140,7 +140,7 @@ int stages_delete(struct hl_req *req)
 		" WHERE stage_id = s.id) FROM stages s WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = opp_step_int(st, &deals);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
@@ -149,7 +149,7 @@ int stages_delete(struct hl_req *req)
 				      " delete them first", (long long)deals, deals == 1 ? "" : "s");
 	if (!(st = hl_scoped_write(req, "DELETE FROM stages WHERE id = :id AND location_id = :location")))
 		return HL_EDB;
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	if (opp_run(st))
 		return HL_EDB;
 	rc = hl_publish(req, "stage.deleted", id, NULL);

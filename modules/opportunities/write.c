@@ -45,11 +45,11 @@ static int make_room(struct hl_req *req, const struct deal_input *in, int64_t pi
 		  " AND status = :status AND stage_id = :stage AND id <> :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":pipeline", pipeline);
-	opp_bind_text(st, ":status", status);
-	opp_bind(st, ":stage", stage);
-	opp_bind(st, ":position", in->position);
-	opp_bind(st, ":id", id);
+	hl_bind_int(st, ":pipeline", pipeline);
+	hl_bind_text(st, ":status", status);
+	hl_bind_int(st, ":stage", stage);
+	hl_bind_int(st, ":position", in->position);
+	hl_bind_int(st, ":id", id);
 	if (in->given & DEAL_POSITION) {
 		*position = in->position;
 		return opp_run(st);
@@ -77,16 +77,16 @@ int opp_create(struct hl_req *req)
 		" ifnull(:currency, 'USD'), :contact, :owner)");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":pipeline", in.stage_pipeline);
-	opp_bind(st, ":stage", in.stage);
-	opp_bind(st, ":position", position);
-	opp_bind_text(st, ":name", in.name);
-	opp_bind(st, ":value", in.value);
-	opp_bind_text(st, ":currency", in.currency);
+	hl_bind_int(st, ":pipeline", in.stage_pipeline);
+	hl_bind_int(st, ":stage", in.stage);
+	hl_bind_int(st, ":position", position);
+	hl_bind_text(st, ":name", in.name);
+	hl_bind_int(st, ":value", in.value);
+	hl_bind_text(st, ":currency", in.currency);
 	if (in.contact)
-		opp_bind(st, ":contact", in.contact);
+		hl_bind_int(st, ":contact", in.contact);
 	if (in.owner)
-		opp_bind(st, ":owner", in.owner);
+		hl_bind_int(st, ":owner", in.owner);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
@@ -103,8 +103,8 @@ static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 		" AND (:me = 0 OR owner_id = :me)");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
-	opp_bind(st, ":me", opp_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", opp_only_for(req));
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -136,19 +136,19 @@ static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
 		" WHERE id = :id AND location_id = :location RETURNING contact_id");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":given", in->given);
-	opp_bind_text(st, ":name", in->name);
-	opp_bind(st, ":value", in->value);
-	opp_bind_text(st, ":currency", in->currency);
+	hl_bind_int(st, ":given", in->given);
+	hl_bind_text(st, ":name", in->name);
+	hl_bind_int(st, ":value", in->value);
+	hl_bind_text(st, ":currency", in->currency);
 	if (in->contact)
-		opp_bind(st, ":contact", in->contact);
+		hl_bind_int(st, ":contact", in->contact);
 	if (in->owner)
-		opp_bind(st, ":owner", in->owner);
-	opp_bind_text(st, ":reason", in->lost_reason);
-	opp_bind_text(st, ":status", status);
-	opp_bind(st, ":stage", stage);
-	opp_bind(st, ":position", position);
-	opp_bind(st, ":id", id);
+		hl_bind_int(st, ":owner", in->owner);
+	hl_bind_text(st, ":reason", in->lost_reason);
+	hl_bind_text(st, ":status", status);
+	hl_bind_int(st, ":stage", stage);
+	hl_bind_int(st, ":position", position);
+	hl_bind_int(st, ":id", id);
 	return opp_step_int(st, contact) == 1 ? 0 : HL_EDB;
 }
 
@@ -206,8 +206,8 @@ int opp_delete(struct hl_req *req)
 		" AND location_id = :location AND (:me = 0 OR owner_id = :me) RETURNING ifnull(contact_id, 0)");
 	if (!st)
 		return HL_EDB;
-	opp_bind(st, ":id", id);
-	opp_bind(st, ":me", opp_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", opp_only_for(req));
 	int rc = opp_step_int(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");

@@ -34,7 +34,7 @@ int dashboards_exists(struct hl_req *req, int64_t id, int write)
 	sqlite3_stmt *st = write ? hl_scoped_write(req, sql) : hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -45,7 +45,7 @@ static int reply_record(struct hl_req *req, int status, int64_t id)
 	sqlite3_stmt *st = hl_scoped_read(req, record_sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "dashboard");
 }
 
@@ -58,8 +58,8 @@ int dashboards_list(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_read(req, list_sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind_text(st, ":after", after);
-	reports_bind(st, ":limit", limit + 1);
+	hl_bind_text(st, ":after", after);
+	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, 6);
 }
 
@@ -94,8 +94,8 @@ int dashboards_create(struct hl_req *req)
 					   " VALUES (:location, :name, nullif(:user, 0)) RETURNING id");
 	if (!st)
 		return HL_EDB;
-	reports_bind_text(st, ":name", name);
-	reports_bind(st, ":user", hl_user_id(req));
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":user", hl_user_id(req));
 	int64_t id = reports_step_id(st);
 	if (id <= 0)
 		return HL_EDB;
@@ -114,8 +114,8 @@ int dashboards_change(struct hl_req *req)
 		" WHERE id = :id AND location_id = :location RETURNING id");
 	if (!st)
 		return HL_EDB;
-	reports_bind_text(st, ":name", name);
-	reports_bind(st, ":id", id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":id", id);
 	int64_t done = reports_step_id(st);
 	if (done <= 0)
 		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");
@@ -132,14 +132,14 @@ int dashboards_delete(struct hl_req *req)
 					   " WHERE dashboard_id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	if (reports_step_id(st) < 0)
 		return HL_EDB;
 	st = hl_scoped_write(req, "DELETE FROM dashboards WHERE id = :id AND location_id = :location"
 			     " RETURNING id");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int64_t done = reports_step_id(st);
 	if (done <= 0)
 		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");

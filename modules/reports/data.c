@@ -147,7 +147,7 @@ static int longest_period(struct hl_req *req, int64_t id)
 	sqlite3_stmt *st = hl_scoped_read(req, period_sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st), days = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? days : HL_EDB;
@@ -168,7 +168,7 @@ int dashboards_data(struct hl_req *req)
 	sqlite3_stmt *st = rc ? NULL : hl_scoped_read(req, widgets_sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
 	hl_json_key(j, "dashboard_id");

@@ -58,26 +58,12 @@ static const char stages_sql[] =
 	" WHERE p.location_id = :location AND (:pipeline = 0 OR p.id = :pipeline)"
 	" ORDER BY p.position, p.id, s.position, s.id";
 
-void reports_bind(sqlite3_stmt *st, const char *name, int64_t value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_int64(st, i, value);
-}
-
-void reports_bind_text(sqlite3_stmt *st, const char *name, const char *value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
-}
-
 static void bind_period(sqlite3_stmt *st, const struct period *p)
 {
-	reports_bind_text(st, ":since", p->since);
-	reports_bind_text(st, ":today", p->today);
-	reports_bind_text(st, ":end", p->end);
-	reports_bind_text(st, ":now", p->now);
+	hl_bind_text(st, ":since", p->since);
+	hl_bind_text(st, ":today", p->today);
+	hl_bind_text(st, ":end", p->end);
+	hl_bind_text(st, ":now", p->now);
 }
 
 static int load_counts(struct hl_req *req, struct figures *f)
@@ -86,7 +72,7 @@ static int load_counts(struct hl_req *req, struct figures *f)
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
-	reports_bind(st, ":open", f->want_open);
+	hl_bind_int(st, ":open", f->want_open);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t *out[] = { &f->contacts, &f->unread, &f->tasks_open, &f->tasks_today,
@@ -104,7 +90,7 @@ static int load_series(struct hl_req *req, struct figures *f)
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
-	reports_bind(st, ":days", f->period.days);
+	hl_bind_int(st, ":days", f->period.days);
 	memset(f->series, 0, sizeof(f->series));
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -174,7 +160,7 @@ int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipel
 	sqlite3_stmt *st = hl_scoped_read(req, stages_sql);
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":pipeline", pipeline);
+	hl_bind_int(st, ":pipeline", pipeline);
 	int64_t current = 0, count = 0, cents = 0;
 	int rc;
 	hl_json_array(j);

@@ -58,9 +58,6 @@ struct day_figure figures_sum(const struct figures *f, enum series s, int days);
  * theirs. 0 or HL_EDB. */
 int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline);
 
-/* Bind to the parameter called `name` of `st`, if it has one. */
-void reports_bind(sqlite3_stmt *st, const char *name, int64_t value);
-void reports_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 /* Step a write with RETURNING id to its end: the id, 0 when it touched
  * nothing, or HL_EDB. */
 int64_t reports_step_id(sqlite3_stmt *st);

@@ -52,7 +52,7 @@ static int pipeline_exists(struct hl_req *req, int64_t id)
 					  " WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -128,7 +128,7 @@ static int reply_widget(struct hl_req *req, int status, int64_t id)
 		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "widget");
 }
 
@@ -154,12 +154,12 @@ int widgets_create(struct hl_req *req)
 		" FROM widgets WHERE dashboard_id = :dashboard) END) RETURNING id");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":dashboard", dashboard);
-	reports_bind_text(st, ":kind", in.kind);
-	reports_bind_text(st, ":title", in.title);
-	reports_bind_text(st, ":config", in.config);
-	reports_bind(st, ":given", in.given);
-	reports_bind(st, ":position", in.position);
+	hl_bind_int(st, ":dashboard", dashboard);
+	hl_bind_text(st, ":kind", in.kind);
+	hl_bind_text(st, ":title", in.title);
+	hl_bind_text(st, ":config", in.config);
+	hl_bind_int(st, ":given", in.given);
+	hl_bind_int(st, ":position", in.position);
 	int64_t id = reports_step_id(st);
 	if (id <= 0)
 		return HL_EDB;
@@ -175,7 +175,7 @@ static int load_widget(struct hl_req *req, int64_t id, int64_t *dashboard, const
 					  " WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*dashboard = sqlite3_column_int64(st, 0);
@@ -210,12 +210,12 @@ int widgets_change(struct hl_req *req)
 		" WHERE id = :id AND location_id = :location RETURNING id");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":given", in.given);
-	reports_bind_text(st, ":kind", in.kind);
-	reports_bind_text(st, ":title", in.title);
-	reports_bind_text(st, ":config", in.config);
-	reports_bind(st, ":position", in.position);
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":given", in.given);
+	hl_bind_text(st, ":kind", in.kind);
+	hl_bind_text(st, ":title", in.title);
+	hl_bind_text(st, ":config", in.config);
+	hl_bind_int(st, ":position", in.position);
+	hl_bind_int(st, ":id", id);
 	if (reports_step_id(st) <= 0)
 		return HL_EDB;
 	rc = publish(req, "widget.updated", id, dashboard);
@@ -231,7 +231,7 @@ int widgets_delete(struct hl_req *req)
 					   " AND location_id = :location RETURNING dashboard_id");
 	if (!st)
 		return HL_EDB;
-	reports_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	dashboard = reports_step_id(st);
 	if (dashboard <= 0)
 		return dashboard < 0 ? (int)dashboard : hl_reply_error(req, 404, "not_found", "no such widget");

@@ -122,9 +122,9 @@ static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filter
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return NULL;
-	tasks_bind(st, ":assignee", f->assignee);
-	tasks_bind(st, ":me", f->me);
-	tasks_bind(st, ":contact", f->contact);
+	hl_bind_int(st, ":assignee", f->assignee);
+	hl_bind_int(st, ":me", f->me);
+	hl_bind_int(st, ":contact", f->contact);
 	int i = sqlite3_bind_parameter_index(st, ":cursor");
 	if (i)
 		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
@@ -148,7 +148,7 @@ static int write_part(struct hl_req *req, const struct task_filters *f, enum par
 	sqlite3_stmt *st = part_statement(req, f, part);
 	if (!st)
 		return HL_EDB;
-	tasks_bind(st, ":limit", p->room + 1);
+	hl_bind_int(st, ":limit", p->room + 1);
 	int rc, cursor_col = sqlite3_column_count(st) - 1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!p->room) {

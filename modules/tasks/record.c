@@ -12,8 +12,8 @@ int tasks_reply_record(struct hl_req *req, int status, int64_t id)
 		" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)");
 	if (!st)
 		return HL_EDB;
-	tasks_bind(st, ":id", id);
-	tasks_bind(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", tasks_only_for(req));
 	return hl_reply_row(req, status, st, "task");
 }
 

@@ -40,9 +40,3 @@ int64_t tasks_only_for(struct hl_req *req)
 	return hl_assigned_only(req) ? hl_user_id(req) : 0;
 }
 
-void tasks_bind(sqlite3_stmt *st, const char *name, int64_t value)
-{
-	int i = sqlite3_bind_parameter_index(st, name);
-	if (i)
-		sqlite3_bind_int64(st, i, value);
-}

@@ -19,10 +19,6 @@
 /* The caller's own id when they see only the tasks assigned to them, else
  * 0 (asking for the id only then, so that others' answers stay cacheable). */
 int64_t tasks_only_for(struct hl_req *req);
-/* Bind `value` to the parameter called `name` (":id") of `st`, if it has
- * one: the statements name their parameters, since :location takes a
- * number of its own. */
-void tasks_bind(sqlite3_stmt *st, const char *name, int64_t value);
 
 int tasks_list(struct hl_req *req);                /* list.c */
 int tasks_record(struct hl_req *req);              /* record.c */

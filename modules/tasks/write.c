@@ -42,7 +42,7 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	tasks_bind(st, ":id", id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }
@@ -94,21 +94,16 @@ static int read_input(struct hl_req *req, struct task_input *in, int whole)
 	return check_refs(req, in);
 }
 
-static void bind_text(sqlite3_stmt *st, const char *name, const char *value)
-{
-	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), value, -1, SQLITE_STATIC);
-}
-
 static void bind_input(sqlite3_stmt *st, const struct task_input *in)
 {
-	bind_text(st, ":title", in->title);
-	bind_text(st, ":body", in->body);
-	bind_text(st, ":due", in->due_at);
+	hl_bind_text(st, ":title", in->title);
+	hl_bind_text(st, ":body", in->body);
+	hl_bind_text(st, ":due", in->due_at);
 	if (in->assignee)
-		tasks_bind(st, ":assignee", in->assignee);
+		hl_bind_int(st, ":assignee", in->assignee);
 	if (in->contact)
-		tasks_bind(st, ":contact", in->contact);
-	tasks_bind(st, ":given", in->given);
+		hl_bind_int(st, ":contact", in->contact);
+	hl_bind_int(st, ":given", in->given);
 }
 
 /* Step a statement whose RETURNING gives the task's contact: 1 and
@@ -176,8 +171,8 @@ int tasks_change(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	bind_input(st, &in);
-	tasks_bind(st, ":id", id);
-	tasks_bind(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", tasks_only_for(req));
 	if ((rc = step_returning(st, &contact)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
 	rc = publish(req, "task.updated", id, contact);
@@ -194,8 +189,8 @@ int tasks_delete(struct hl_req *req)
 		" AND location_id = :location AND (:me = 0 OR assignee_id = :me) RETURNING contact_id");
 	if (!st)
 		return HL_EDB;
-	tasks_bind(st, ":id", id);
-	tasks_bind(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", tasks_only_for(req));
 	int rc = step_returning(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
@@ -216,9 +211,9 @@ static int set_done(struct hl_req *req, int done, const char *event)
 		" AND (completed_at IS NULL) = :done RETURNING contact_id");
 	if (!st)
 		return HL_EDB;
-	tasks_bind(st, ":id", id);
-	tasks_bind(st, ":me", tasks_only_for(req));
-	tasks_bind(st, ":done", done);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":done", done);
 	int rc = step_returning(st, &contact);
 	if (rc > 0)
 		rc = publish(req, event, id, contact);

@@ -23,7 +23,8 @@
  *        writer, database access.
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
  *        hl_is_email, hl_text_length, hl_field_time); hl_query_cursor,
- *        hl_query_time, hl_query_user; hl_user_in_location; events (hl_publish, hl_job_publish, event
+ *        hl_query_time, hl_query_user; hl_user_in_location; hl_bind_int,
+ *        hl_bind_text; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -534,6 +535,12 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
  * scope. Bind other parameters by their index as usual. */
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *req, const char *sql);
 HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
+
+/* Bind parameter `name` (":id") of `st`, when the statement has it (so
+ * one binding serves statement texts with and without an optional
+ * filter). The text is copied. */
+HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value);
+HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 
 /* Run one or more statements that return no rows; HL_EDB on error or when
  * `db` is NULL. */
