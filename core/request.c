@@ -360,6 +360,11 @@ HL_API int hl_assigned_only(const struct hl_req *r)
 	return r->who.assigned_only;
 }
 
+HL_API int64_t hl_assigned_user(struct hl_req *r)
+{
+	return hl_assigned_only(r) ? hl_user_id(r) : 0;
+}
+
 HL_API int64_t hl_location_id(const struct hl_req *r)
 {
 	return r->location_id;

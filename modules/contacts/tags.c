@@ -99,31 +99,41 @@ static const char *tag_ids_of(struct hl_req *req, const char **names, int n)
 	return hl_sprintf(req, "{\"tag_ids\":[%s]}", list);
 }
 
-/* Put or take off `names` on contact `id`, publishing what changed: the
- * number of changes, or HL_EDB. */
-static int apply(struct hl_req *req, int64_t id, const char **names, int n, int put)
+/* Tag names to put on or take off contacts, and their event's data, made
+ * once for however many contacts (a bulk request has up to BULK_MAX). */
+struct tag_set {
+	const char **names;
+	int n;
+	const char *event_data; /* NULL until a contact changes */
+};
+
+/* Put or take off the set's tags on contact `id`, publishing what changed:
+ * the number of changes, or HL_EDB. */
+static int apply(struct hl_req *req, int64_t id, struct tag_set *set, int put)
 {
 	struct hl_db *db = hl_write_begin(req);
 	int changed = 0;
-	for (int i = 0; i < n; i++) {
-		int rc = put ? tag_attach(db, hl_location_id(req), id, names[i])
-			     : tag_detach(db, hl_location_id(req), id, names[i]);
+	for (int i = 0; i < set->n; i++) {
+		int rc = put ? tag_attach(db, hl_location_id(req), id, set->names[i])
+			     : tag_detach(db, hl_location_id(req), id, set->names[i]);
 		if (rc < 0)
 			return rc;
 		changed += rc;
 	}
 	if (!changed)
 		return 0;
+	if (!set->event_data) /* after the first change, when new tags exist */
+		set->event_data = tag_ids_of(req, set->names, set->n);
 	int rc = hl_publish(req, put ? "contact.tagged" : "contact.untagged", id,
-			    tag_ids_of(req, names, n));
+			    set->event_data);
 	return rc ? rc : changed;
 }
 
 int tags_from_body(struct hl_req *req, int64_t id)
 {
-	const char **names;
-	int n = read_names(req, "tags", &names);
-	return n <= 0 ? n : (apply(req, id, names, n, 1) < 0 ? HL_EDB : 0);
+	struct tag_set set = { 0 };
+	set.n = read_names(req, "tags", &set.names);
+	return set.n <= 0 ? set.n : (apply(req, id, &set, 1) < 0 ? HL_EDB : 0);
 }
 
 static const char *const tags_keys[] = { "tags", NULL };
@@ -143,7 +153,8 @@ int tags_add(struct hl_req *req)
 		return n < 0 ? 0 : here;
 	if (!here)
 		return hl_reply_error(req, 404, "not_found", "no such contact");
-	int rc = apply(req, id, names, n, 1);
+	struct tag_set set = { names, n, NULL };
+	int rc = apply(req, id, &set, 1);
 	return rc < 0 ? rc : contacts_reply_record(req, 200, id);
 }
 
@@ -166,7 +177,8 @@ int tags_remove(struct hl_req *req)
 	int rc = contact_live(hl_write_begin(req), hl_location_id(req), id);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
-	rc = apply(req, id, &name, 1, 0);
+	struct tag_set set = { &name, 1, NULL };
+	rc = apply(req, id, &set, 0);
 	if (rc < 0)
 		return rc;
 	if (!rc)
@@ -209,14 +221,15 @@ int tags_bulk(struct hl_req *req)
 	if (!nadd && !nremove)
 		return hl_reply_error(req, 422, "validation", "add: name tags to add or remove");
 	int added = 0, removed = 0;
+	struct tag_set adding = { add, nadd, NULL }, removing = { remove, nremove, NULL };
 	char *absent = hl_alloc(req, (size_t)n);
 	for (int i = 0; i < n; i++) {
 		int rc = contact_live(hl_write_begin(req), hl_location_id(req), ids[i]);
 		if (rc < 0)
 			return rc;
 		absent[i] = !rc;
-		int a = rc ? apply(req, ids[i], add, nadd, 1) : 0;
-		int r = rc && a >= 0 ? apply(req, ids[i], remove, nremove, 0) : 0;
+		int a = rc ? apply(req, ids[i], &adding, 1) : 0;
+		int r = rc && a >= 0 ? apply(req, ids[i], &removing, 0) : 0;
 		if (a < 0 || r < 0)
 			return HL_EDB;
 		added += a;

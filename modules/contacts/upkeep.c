@@ -68,9 +68,10 @@ static int batch(struct hl_job_run *run, const char *sql)
 
 int health_slice(struct hl_job_run *run)
 {
-	return batch(run, "UPDATE contacts AS c SET health_score = " HEALTH_SCORE
-		     " WHERE c.id > ?1 AND c.id <= ?2 AND c.deleted_at IS NULL"
-		     " AND c.health_score IS NOT " HEALTH_SCORE);
+	return batch(run, "UPDATE contacts SET health_score = s.score FROM (SELECT c.id,"
+		     " " HEALTH_SCORE " AS score FROM contacts c WHERE c.id > ?1 AND c.id <= ?2"
+		     " AND c.deleted_at IS NULL) s"
+		     " WHERE contacts.id = s.id AND contacts.health_score IS NOT s.score");
 }
 
 /* The company of contact `c`'s location with its e-mail's domain. */
@@ -80,8 +81,8 @@ int health_slice(struct hl_job_run *run)
 
 int companies_slice(struct hl_job_run *run)
 {
-	return batch(run, "UPDATE contacts AS c SET company_id = " COMPANY_OF_EMAIL
-		     " WHERE c.id > ?1 AND c.id <= ?2 AND c.company_id IS NULL"
-		     " AND c.email IS NOT NULL AND c.deleted_at IS NULL"
-		     " AND " COMPANY_OF_EMAIL " IS NOT NULL");
+	return batch(run, "UPDATE contacts SET company_id = s.company FROM (SELECT c.id,"
+		     " " COMPANY_OF_EMAIL " AS company FROM contacts c WHERE c.id > ?1 AND c.id <= ?2"
+		     " AND c.company_id IS NULL AND c.email IS NOT NULL AND c.deleted_at IS NULL) s"
+		     " WHERE contacts.id = s.id AND s.company IS NOT NULL");
 }

@@ -45,11 +45,6 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages");
 
-int64_t conv_only_for(struct hl_req *req)
-{
-	return hl_assigned_only(req) ? hl_user_id(req) : 0;
-}
-
 int conv_is_channel(const char *s)
 {
 	/* As the CHECK of migration 001 lists them. */

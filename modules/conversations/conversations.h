@@ -30,10 +30,6 @@
  * 200 of the last message). */
 #define BODY_MAX 10000
 
-/* The caller's own id when they see only the conversations assigned to
- * them, else 0 (asking for the id only then, so others' answers stay
- * cacheable). */
-int64_t conv_only_for(struct hl_req *req);
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
 /* Answer 422 with `message`; returns HL_EINVAL. */

@@ -37,7 +37,7 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 	f->channel = hl_query(req, "channel");
 	if (f->channel && !conv_is_channel(f->channel))
 		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
-	f->me = conv_only_for(req);
+	f->me = hl_assigned_user(req);
 	return hl_query_cursor(req, "cursor", &f->cursor);
 }
 

@@ -18,7 +18,7 @@ int conv_reply_record(struct hl_req *req, int status, int64_t id)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", conv_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "conversation");
 }
 
@@ -37,7 +37,7 @@ int conv_find(struct hl_req *req, int64_t id, struct conversation *out)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", conv_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;

@@ -38,7 +38,7 @@ static int check_assignee(struct hl_req *req, int64_t user)
  * they could no longer see it. 0, or HL_EINVAL after a 422. */
 static int keeps_it(struct hl_req *req, int64_t assigned)
 {
-	int64_t me = conv_only_for(req);
+	int64_t me = hl_assigned_user(req);
 	if (!me || assigned == me)
 		return 0;
 	return conv_invalid(req, "assigned_to: you see only your own conversations,"
@@ -92,7 +92,7 @@ int conv_open(struct hl_req *req)
 	    (given = hl_field_int(req, 0, "assigned_to", 1, INT64_MAX, &assigned)) < 0)
 		return 0;
 	if (given == HL_FIELD_ABSENT)
-		assigned = conv_only_for(req);
+		assigned = hl_assigned_user(req);
 	if (!contact)
 		return conv_invalid(req, "contact_id: required"), 0;
 	if (!conv_is_channel(channel))

@@ -61,7 +61,7 @@ static int read_filters(struct hl_req *req, struct board_filters *f)
 	f->q = hl_query(req, "q");
 	if (f->q && (!*f->q || hl_text_length(f->q) > 200))
 		return bad(req, "q is 1 to 200 characters");
-	f->me = opp_only_for(req);
+	f->me = hl_assigned_user(req);
 	return 0;
 }
 

@@ -46,11 +46,6 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "pipelines, their stages and deals");
 
-int64_t opp_only_for(struct hl_req *req)
-{
-	return hl_assigned_only(req) ? hl_user_id(req) : 0;
-}
-
 int opp_invalid(struct hl_req *req, const char *message)
 {
 	hl_reply_error(req, 422, "validation", "%s", message);

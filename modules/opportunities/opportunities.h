@@ -17,9 +17,6 @@
 	" trim(c.first_name || ' ' || c.last_name) AS contact_name, o.owner_id," \
 	" o.created_at, o.updated_at, o.closed_at"
 
-/* The caller's own id when they see only the deals they own, else 0
- * (asking for the id only then, so that others' answers stay cacheable). */
-int64_t opp_only_for(struct hl_req *req);
 /* Answer 422 {"code":"validation"} with `message`; returns HL_EINVAL. */
 int opp_invalid(struct hl_req *req, const char *message);
 /* Step `st` once: 1 and *out (column 0) for a row, 0 for none, HL_EDB. */

@@ -68,7 +68,7 @@ int opp_create(struct hl_req *req)
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (!(in.given & DEAL_OWNER))
-		in.owner = opp_only_for(req);
+		in.owner = hl_assigned_user(req);
 	if ((rc = make_room(req, &in, in.stage_pipeline, in.stage, "open", 0, &position)))
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO opportunities (location_id,"
@@ -104,7 +104,7 @@ static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", opp_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -207,7 +207,7 @@ int opp_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", opp_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = opp_step_int(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");

@@ -90,7 +90,7 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 		f->status = ONLY_OPEN;
 	if (hl_query_user(req, "assignee", &f->assignee) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
 		return HL_EINVAL;
-	f->me = tasks_only_for(req);
+	f->me = hl_assigned_user(req);
 	return read_cursor(req, f);
 }
 

@@ -13,7 +13,7 @@ int tasks_reply_record(struct hl_req *req, int status, int64_t id)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "task");
 }
 

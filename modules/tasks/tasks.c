@@ -35,8 +35,3 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "tasks for a person, about a contact");
 
-int64_t tasks_only_for(struct hl_req *req)
-{
-	return hl_assigned_only(req) ? hl_user_id(req) : 0;
-}
-

@@ -16,9 +16,6 @@
 	" t.contact_id, trim(c.first_name || ' ' || c.last_name) AS contact_name," \
 	" t.assignee_id, t.created_at, t.updated_at"
 
-/* The caller's own id when they see only the tasks assigned to them, else
- * 0 (asking for the id only then, so that others' answers stay cacheable). */
-int64_t tasks_only_for(struct hl_req *req);
 
 int tasks_list(struct hl_req *req);                /* list.c */
 int tasks_record(struct hl_req *req);              /* record.c */

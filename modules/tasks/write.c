@@ -135,7 +135,7 @@ int tasks_create(struct hl_req *req)
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (!(in.given & ASSIGNEE))
-		in.assignee = tasks_only_for(req);
+		in.assignee = hl_assigned_user(req);
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO tasks (location_id, title, body, due_at, assignee_id, contact_id)"
 		" VALUES (:location, :title, :body, :due, :assignee, :contact)");
@@ -172,7 +172,7 @@ int tasks_change(struct hl_req *req)
 		return HL_EDB;
 	bind_input(st, &in);
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	if ((rc = step_returning(st, &contact)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
 	rc = publish(req, "task.updated", id, contact);
@@ -190,7 +190,7 @@ int tasks_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = step_returning(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
@@ -212,7 +212,7 @@ static int set_done(struct hl_req *req, int done, const char *event)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", tasks_only_for(req));
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	hl_bind_int(st, ":done", done);
 	int rc = step_returning(st, &contact);
 	if (rc > 0)

@@ -24,7 +24,7 @@
  *   1.1  hl_route.max_body_kb; checking body members (hl_field_*,
  *        hl_is_email, hl_text_length, hl_field_time); hl_query_cursor,
  *        hl_query_time, hl_query_user; hl_user_in_location; hl_bind_int,
- *        hl_bind_text; events (hl_publish, hl_job_publish, event
+ *        hl_bind_text; hl_assigned_user; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  */
 #ifndef HYPERLEVEL_H
@@ -334,6 +334,11 @@ HL_API int64_t hl_location_id(const struct hl_req *req);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
+/* The caller's id when they see only records assigned to them, else 0:
+ * the value to filter an owner or assignee column by (":me = 0 OR
+ * owner_id = :me"). It asks for the id only for such callers, so the
+ * answers of everyone else stay cacheable (see hl_route.cache_ms). */
+HL_API int64_t hl_assigned_user(struct hl_req *req);
 /* Whether `user` is an active user of the location's agency who may open
  * `location` (an agency user, or one given that location): the check for
  * an owner or an assignee a record is given. 1, 0, or HL_EDB. `db`: the
