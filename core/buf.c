@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int buf_reserve(struct buf *b, size_t extra)
+int buf_grow(struct buf *b, size_t extra)
 {
 	if (b->oom)
 		return -1;
@@ -28,26 +28,9 @@ int buf_reserve(struct buf *b, size_t extra)
 	return 0;
 }
 
-void buf_append(struct buf *b, const void *p, size_t n)
-{
-	if (buf_reserve(b, n))
-		return;
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
 void buf_puts(struct buf *b, const char *s)
 {
 	buf_append(b, s, strlen(s));
-}
-
-void buf_putc(struct buf *b, char c)
-{
-	if (buf_reserve(b, 1))
-		return;
-	b->data[b->len++] = c;
-	b->data[b->len] = '\0';
 }
 
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct buf {
 	char *data;
@@ -21,10 +22,33 @@ struct buf {
 
 #define BUF_INIT { NULL, 0, 0, 0 }
 
-int buf_reserve(struct buf *b, size_t extra);
-void buf_append(struct buf *b, const void *p, size_t n);
+/* Make room for `extra` more bytes (and the NUL): 0, or -1 once the
+ * buffer is out of memory. buf_grow is its slow path. */
+int buf_grow(struct buf *b, size_t extra);
+static inline int buf_reserve(struct buf *b, size_t extra)
+{
+	return !b->oom && b->len + extra < b->cap ? 0 : buf_grow(b, extra);
+}
+
+/* Appends are inline: a JSON answer makes tens of thousands of them. */
+static inline void buf_append(struct buf *b, const void *p, size_t n)
+{
+	if (buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static inline void buf_putc(struct buf *b, char c)
+{
+	if (buf_reserve(b, 1))
+		return;
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
+
 void buf_puts(struct buf *b, const char *s);
-void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 /* Empty the buffer, keeping its memory. */

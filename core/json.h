@@ -23,11 +23,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The key hl_json_row wrote for one column of the last row: a row of the
+ * same statement finds its column's name here and copies the key as it
+ * was quoted instead of quoting it again. */
+enum row_key_kind { ROW_KEY_PLAIN, ROW_KEY_JSON, ROW_KEY_HIDDEN };
+struct row_key {
+	char name[40];   /* the column's name, as SQLite gives it */
+	char quoted[48]; /* what the answer gets: "name": */
+	unsigned char len, kind;
+};
+#define ROW_KEYS 24 /* columns remembered; later ones are quoted each time */
+
 struct hl_json {
 	struct buf *out;
 	uint64_t need_comma; /* bit d: the next value at depth d needs a comma */
 	int depth;
 	int after_key;
+	int row_keys;    /* how many of row_key[] are filled */
+	struct row_key row_key[ROW_KEYS];
 };
 
 void json_writer_init(struct hl_json *j, struct buf *out);

@@ -26,6 +26,7 @@
  *        hl_query_time, hl_query_user; hl_user_in_location; hl_bind_int,
  *        hl_bind_text; hl_assigned_user; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
+ *   1.2  hl_json_columns.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -40,7 +41,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 1
+#define HL_ABI_MINOR 2
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -504,6 +505,9 @@ HL_API void hl_json_null(struct hl_json *j);
  * written as they are, under the name without the prefix; names starting
  * with "_" are left out (a page's cursor column, say). */
 HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
+/* The same members without the braces, into the object being written,
+ * so that a caller can add members of its own after them. */
+HL_API void hl_json_columns(struct hl_json *j, sqlite3_stmt *st);
 /* Column `col` of `st` as a value, by its storage class. */
 HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
 

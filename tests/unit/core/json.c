@@ -177,6 +177,66 @@ static void row_from_sqlite_statement(void)
 	sqlite3_close(db);
 }
 
+/* Prepare `sql` on `db` and step it to its first row. */
+static sqlite3_stmt *first_row(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	CHECK_INT(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	return st;
+}
+
+/* hl_json_row remembers the keys of the last row it wrote: rows of other
+ * statements, with other names at the same columns, must get their own. */
+static void rows_of_statements_in_turn_keep_their_keys(void)
+{
+	sqlite3 *db = NULL;
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	sqlite3_stmt *a = first_row(db, "SELECT 1 AS id, 'x' AS name, 7 AS _cursor");
+	sqlite3_stmt *b = first_row(db, "SELECT 2 AS id, '[3]' AS json_name, 'y' AS \"q\"\"uote\"");
+	sqlite3_stmt *c = first_row(db, "SELECT 4 AS _id, 5 AS id");
+	struct hl_json *j = writer();
+	hl_json_array(j);
+	hl_json_row(j, a);
+	hl_json_row(j, b);
+	hl_json_row(j, a);
+	hl_json_row(j, c);
+	hl_json_row(j, b);
+	hl_json_array_end(j);
+	CHECK_STR(written(), "[{\"id\":1,\"name\":\"x\"},{\"id\":2,\"name\":[3],\"q\\\"uote\":\"y\"},"
+			     "{\"id\":1,\"name\":\"x\"},{\"id\":5},"
+			     "{\"id\":2,\"name\":[3],\"q\\\"uote\":\"y\"}]");
+	sqlite3_finalize(a);
+	sqlite3_finalize(b);
+	sqlite3_finalize(c);
+	sqlite3_close(db);
+}
+
+/* Names too long to remember, and more columns than are remembered,
+ * are written all the same, row after row. */
+static void long_names_and_many_columns(void)
+{
+	sqlite3 *db = NULL;
+	struct buf sql = BUF_INIT, want = BUF_INIT;
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	buf_puts(&sql, "SELECT 0 AS a_name_much_longer_than_the_forty_bytes_kept_for_one");
+	buf_puts(&want, "{\"a_name_much_longer_than_the_forty_bytes_kept_for_one\":0");
+	for (int i = 1; i < 40; i++) {
+		buf_printf(&sql, ", %d AS c%d", i, i);
+		buf_printf(&want, ",\"c%d\":%d", i, i);
+	}
+	buf_puts(&want, "}");
+	sqlite3_stmt *st = first_row(db, sql.data);
+	for (int round = 0; round < 3; round++) {
+		hl_json_row(writer(), st);
+		CHECK_STR(written(), want.data);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	buf_release(&sql);
+	buf_release(&want);
+}
+
 /* ---- the reader ------------------------------------------------------------ */
 
 static struct arena arena;
@@ -474,6 +534,8 @@ TEST_MAIN(commas_in_nested_objects_and_arrays,
 	  int64_extremes,
 	  doubles_are_short_and_non_finite_is_null,
 	  row_from_sqlite_statement,
+	  rows_of_statements_in_turn_keep_their_keys,
+	  long_names_and_many_columns,
 	  valid_document_lookups,
 	  a_value_after_a_nested_one_is_found,
 	  escaped_strings_are_decoded,
