@@ -341,6 +341,9 @@ int db_open(struct db **out, const struct config *cfg)
 	*out = NULL;
 	if (!db)
 		return HL_ENOMEM;
+	/* SQLite's global memory statistics take one lock on every allocation
+	 * of every thread; nothing reads them (ignored once SQLite is up). */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	pthread_mutex_init(&db->write_lock, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
 	pthread_cond_init(&db->pool_cond, NULL);

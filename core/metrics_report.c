@@ -268,7 +268,6 @@ static void json_sqlite(struct hl_json *j, struct hl_req *req)
 		else
 			hl_json_string(j, v);
 	}
-	put_int(j, "memory_used", sqlite3_memory_used());
 	hl_json_object_end(j);
 }
 
