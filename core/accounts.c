@@ -185,9 +185,8 @@ static int logout(struct hl_req *req)
 static int write_locations(struct hl_req *req, struct hl_json *j)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
-		"SELECT l.id, l.name FROM users u JOIN locations l ON l.agency_id = u.agency_id"
-		" WHERE u.id = ?1 AND l.disabled_at IS NULL AND (u.role IN ('agency_admin', 'agency_user')"
-		" OR l.id IN (SELECT location_id FROM user_locations WHERE user_id = u.id)) ORDER BY l.id");
+		"SELECT l.id, l.name FROM location_users lu JOIN locations l ON l.id = lu.location_id"
+		" WHERE lu.user_id = ?1 AND l.disabled_at IS NULL ORDER BY l.id");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, req->who.user_id);

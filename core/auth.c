@@ -246,10 +246,7 @@ static int64_t open_location(struct hl_req *r, int64_t want)
 HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
 {
 	sqlite3_stmt *st = hl_stmt(db,
-		"SELECT 1 FROM users u WHERE u.id = ?2 AND u.disabled_at IS NULL AND"
-		" u.agency_id = (SELECT agency_id FROM locations WHERE id = ?1) AND"
-		" (u.role IN ('agency_admin', 'agency_user') OR EXISTS (SELECT 1 FROM user_locations"
-		" WHERE user_id = u.id AND location_id = ?1))");
+		"SELECT 1 FROM location_users WHERE location_id = ?1 AND user_id = ?2");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, location);

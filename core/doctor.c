@@ -270,10 +270,6 @@ static void check_backups(struct server *srv, struct check *c)
 
 static void check_modules(struct server *srv, struct check *c)
 {
-	static const char *const words[] = {
-		[MOD_FOUND] = "found", [MOD_DISABLED] = "disabled", [MOD_REFUSED] = "refused",
-		[MOD_LOADED] = "loaded",
-	};
 	int n = modules_count(srv->modules), refused = 0;
 	size_t len = 0;
 	c->name = "modules";
@@ -283,7 +279,7 @@ static void check_modules(struct server *srv, struct check *c)
 		enum mod_state s = modules_state(srv->modules, i, &name, &reason);
 		refused += s == MOD_REFUSED;
 		int w = snprintf(c->detail + len, sizeof(c->detail) - len, "%s%s %s%s%s%s",
-				 i ? ", " : "", name, words[s], s == MOD_REFUSED ? " (" : "",
+				 i ? ", " : "", name, mod_state_name(s), s == MOD_REFUSED ? " (" : "",
 				 s == MOD_REFUSED && reason ? reason : "", s == MOD_REFUSED ? ")" : "");
 		len += w > 0 ? (size_t)w : 0;
 	}

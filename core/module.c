@@ -9,6 +9,8 @@
 #include "events.h"
 #include "log.h"
 #include "migrate.h"
+#include "request.h"
+#include "server.h"
 
 #include <dirent.h>
 #include <stddef.h>
@@ -662,17 +664,38 @@ enum mod_state modules_state(const struct modules *set, int i, const char **name
 	return set->mods[i]->state;
 }
 
+const char *mod_state_name(enum mod_state s)
+{
+	static const char *const words[] = {
+		[MOD_FOUND] = "found", [MOD_DISABLED] = "disabled", [MOD_REFUSED] = "refused",
+		[MOD_LOADED] = "loaded",
+	};
+	return words[s];
+}
+
 void modules_print(const struct modules *set, FILE *out)
 {
-	static const char *const words[] = { "found", "disabled", "refused", "enabled" };
 	for (int i = 0; i < set->n; i++) {
 		const struct hl_mod *m = set->mods[i];
 		fprintf(out, "%-16s %-10s %-9s", m->name,
-			m->desc ? m->desc->version : "-", words[m->state]);
+			m->desc ? m->desc->version : "-", mod_state_name(m->state));
 		if (m->reason)
 			fprintf(out, " %s", m->reason);
 		else if (m->desc && m->desc->summary)
 			fprintf(out, " %s", m->desc->summary);
 		fputc('\n', out);
 	}
+}
+
+HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const char **version,
+			  const char **state)
+{
+	const struct modules *set = req->srv->modules;
+	if (!set || i < 0 || i >= set->n)
+		return HL_ENOENT;
+	const struct hl_mod *m = set->mods[i];
+	*name = m->name;
+	*version = m->desc ? m->desc->version : NULL;
+	*state = mod_state_name(m->state);
+	return 0;
 }

@@ -62,6 +62,8 @@ struct mod_job *modules_jobs(struct modules *set, int *n);
  * module, in table order; count in *n. */
 struct mod_handler *modules_handlers(struct modules *set, int *n);
 
+/* The word for a state: "found", "disabled", "refused" or "loaded". */
+const char *mod_state_name(enum mod_state s);
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);
 int modules_loaded(const struct modules *set);

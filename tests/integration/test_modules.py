@@ -29,8 +29,8 @@ def test_modules_command_lists_versions_and_states():
                 plugins={"probe": "enabled = yes\ngreeting = hi\n"}) as s:
         code, out, _ = s.run("modules")
         assert code == 0
-        assert re.search(r"^contacts +0\.1\.0 +enabled", out, re.M), out
-        assert re.search(r"^probe +9\.9\.9 +enabled", out, re.M), out
+        assert re.search(r"^contacts +0\.1\.0 +loaded", out, re.M), out
+        assert re.search(r"^probe +9\.9\.9 +loaded", out, re.M), out
 
 
 def test_module_settings_reach_the_module():
@@ -171,5 +171,6 @@ def test_migrations_apply_once():
                           ("contacts", "007_export_order"), ("contacts", "008_search_written_by_the_module"),
                           ("contacts", "009_tag_counts"),
                           ("core", "001_job_state"), ("core", "002_accounts"),
-                          ("core", "003_job_stats"), ("probe", "001_probe"),
+                          ("core", "003_job_stats"), ("core", "004_location_users"),
+                          ("probe", "001_probe"),
                           ("probe", "002_probe_work")]

@@ -26,7 +26,8 @@
  *        hl_query_time, hl_query_user; hl_user_in_location; hl_bind_int,
  *        hl_bind_text; hl_assigned_user; events (hl_publish, hl_job_publish, event
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
- *   1.2  hl_json_columns.
+ *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
+ *        (locations, users, the location_users view).
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -349,6 +350,16 @@ HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
  * otherwise 400 and HL_EINVAL. */
 HL_API int hl_query_user(struct hl_req *req, const char *name, int64_t *out);
 
+/* The modules the server found, for an answer that shows them: module
+ * `i` (0 for the first, in the order of their names), its name, its
+ * version (NULL when its file was never opened: a disabled module) and
+ * its state: "loaded", "disabled" (enabled = no) or "refused" (it failed
+ * a check; the log says why). The strings live as long as the process;
+ * the list does not change once the server has started. 0, or HL_ENOENT
+ * when there is no module `i`. */
+HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const char **version,
+			  const char **state);
+
 /* ---------------------------------------------------------------------------
  * Reading a JSON body. The core parses the body of a JSON route before the
  * handler runs (invalid JSON, or nesting deeper than 64, is answered 400, an
@@ -514,6 +525,17 @@ HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
 /* ---------------------------------------------------------------------------
  * The database. One SQLite file in WAL mode; readers run side by side, one
  * writer at a time. Handlers never open connections: they borrow one.
+ */
+
+/* The core's tables a module may read (never write) to show a location
+ * and its people; these columns stay, others may be added:
+ *   locations (id, agency_id, name, timezone, disabled_at, created_at,
+ *       updated_at)
+ *   users (id, agency_id, email, name, role, assigned_only, disabled_at,
+ *       created_at); never password_hash
+ *   location_users (location_id, user_id), a view: who may open which
+ *       location, the rule hl_user_in_location checks. A cached route that
+ *       reads it names "users user_locations locations" in its reads.
  */
 
 /* A read connection lent to this request until its answer is sent; waits
