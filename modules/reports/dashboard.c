@@ -7,8 +7,8 @@
  */
 #include "reports.h"
 
-static void write_pair(struct hl_json *j, const char *key, const char *count_key,
-		       int64_t count, const char *cents_key, int64_t cents)
+void reports_write_pair(struct hl_json *j, const char *key, const char *count_key,
+			int64_t count, const char *cents_key, int64_t cents)
 {
 	hl_json_key(j, key);
 	hl_json_object(j);
@@ -32,19 +32,19 @@ static void write_counts(struct hl_json *j, const struct figures *f)
 	hl_json_object_end(j);
 	hl_json_key(j, "deals");
 	hl_json_object(j);
-	write_pair(j, "won", "count", won.count, "value_cents", won.cents);
-	write_pair(j, "lost", "count", lost.count, "value_cents", lost.cents);
+	reports_write_pair(j, "won", "count", won.count, "value_cents", won.cents);
+	reports_write_pair(j, "lost", "count", lost.count, "value_cents", lost.cents);
 	hl_json_object_end(j);
 	hl_json_key(j, "conversations");
 	hl_json_object(j);
 	hl_json_key(j, "unread");
 	hl_json_int(j, f->unread);
 	hl_json_object_end(j);
-	write_pair(j, "tasks", "due_today", f->tasks_today, "overdue", f->tasks_overdue);
+	reports_write_pair(j, "tasks", "due_today", f->tasks_today, "overdue", f->tasks_overdue);
 	hl_json_key(j, "invoices");
 	hl_json_object(j);
-	write_pair(j, "outstanding", "count", f->outstanding, "amount_due_cents", f->outstanding_cents);
-	write_pair(j, "overdue", "count", f->overdue, "amount_due_cents", f->overdue_cents);
+	reports_write_pair(j, "outstanding", "count", f->outstanding, "amount_due_cents", f->outstanding_cents);
+	reports_write_pair(j, "overdue", "count", f->overdue, "amount_due_cents", f->overdue_cents);
 	hl_json_key(j, "paid_cents");
 	hl_json_int(j, figures_sum(f, SERIES_PAYMENTS, f->period.days).cents);
 	hl_json_object_end(j);
@@ -83,7 +83,7 @@ int reports_dashboard(struct hl_req *req)
 		return hl_reply_error(req, 400, "bad_request", "period must be 7d, 30d or 90d");
 	struct figures *f = hl_alloc(req, sizeof(*f));
 	period_init(&f->period, days, time(NULL));
-	f->want_open = 0;
+	f->want = 0;
 	int rc = figures_load(req, f);
 	if (rc)
 		return rc;

@@ -13,21 +13,28 @@
 #include <string.h>
 
 /* One row: each part reads one index range and counts it; all open
- * tasks only when :open is true (a widget asks, the dashboard does not). */
-static const char counts_sql[] =
-	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due,"
-	" unpaid.over_n, unpaid.over_due FROM"
-	" (SELECT count(*) AS n FROM contacts WHERE location_id = :location AND deleted_at IS NULL) live,"
-	" (SELECT count(*) AS n FROM conversations WHERE location_id = :location AND unread_count > 0) unread,"
-	" (SELECT count(*) FILTER (WHERE due_at >= :today) AS today,"
-	"  count(*) FILTER (WHERE due_at < :now) AS overdue"
-	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL AND due_at < :end) due,"
-	" (SELECT count(*) AS n FROM tasks WHERE :open AND location_id = :location"
-	"  AND completed_at IS NULL) open_tasks,"
-	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due,"
-	"  count(*) FILTER (WHERE due_at < :now) AS over_n,"
-	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due"
-	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid";
+ * tasks and all open deals only when :more asks (enum figures_more). The
+ * contacts' mean health score, in the same walk, costs as much again as
+ * counting them (avg steps a function a row), so it has a text of its own. */
+#define COUNTS_SQL(health) \
+	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due," \
+	" unpaid.over_n, unpaid.over_due, deals.n, deals.cents, live.health FROM" \
+	" (SELECT count(*) AS n, " health " AS health FROM contacts" \
+	"  WHERE location_id = :location AND deleted_at IS NULL) live," \
+	" (SELECT count(*) AS n FROM conversations WHERE location_id = :location AND unread_count > 0) unread," \
+	" (SELECT count(*) FILTER (WHERE due_at >= :today) AS today," \
+	"  count(*) FILTER (WHERE due_at < :now) AS overdue" \
+	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL AND due_at < :end) due," \
+	" (SELECT count(*) AS n FROM tasks WHERE :more & 1 AND location_id = :location" \
+	"  AND completed_at IS NULL) open_tasks," \
+	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due," \
+	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
+	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
+	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid," \
+	" (SELECT count(*) AS n, coalesce(sum(value_cents), 0) AS cents FROM opportunities" \
+	"  WHERE :more & 2 AND location_id = :location AND status = 'open') deals"
+static const char counts_sql[] = COUNTS_SQL("NULL");
+static const char counts_health_sql[] = COUNTS_SQL("CAST(round(avg(health_score)) AS INTEGER)");
 
 /* Rows of (series, day of the period, count, cents). Messages are many
  * per day: they are counted day by day, each day a range of their index,
@@ -66,20 +73,23 @@ static void bind_period(sqlite3_stmt *st, const struct period *p)
 	hl_bind_text(st, ":now", p->now);
 }
 
-static int load_counts(struct hl_req *req, struct figures *f)
+int figures_load_counts(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, counts_sql);
+	sqlite3_stmt *st = hl_scoped_read(req, f->want & FIGURES_HEALTH ? counts_health_sql
+									 : counts_sql);
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
-	hl_bind_int(st, ":open", f->want_open);
+	hl_bind_int(st, ":more", f->want);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t *out[] = { &f->contacts, &f->unread, &f->tasks_open, &f->tasks_today,
 			   &f->tasks_overdue, &f->outstanding, &f->outstanding_cents, &f->overdue,
-			   &f->overdue_cents };
-	for (int i = 0; i < (int)(sizeof(out) / sizeof(out[0])); i++)
+			   &f->overdue_cents, &f->deals_open, &f->deals_open_cents };
+	int n = (int)(sizeof(out) / sizeof(out[0]));
+	for (int i = 0; i < n; i++)
 		*out[i] = sqlite3_column_int64(st, i);
+	f->health = sqlite3_column_type(st, n) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, n);
 	sqlite3_reset(st);
 	return 0;
 }
@@ -106,7 +116,7 @@ static int load_series(struct hl_req *req, struct figures *f)
 
 int figures_load(struct hl_req *req, struct figures *f)
 {
-	int rc = load_counts(req, f);
+	int rc = figures_load_counts(req, f);
 	return rc ? rc : load_series(req, f);
 }
 

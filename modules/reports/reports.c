@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reports.c: the reports module: the dashboard of a location's numbers
- * and the dashboards a location arranges from widgets. Its tables are
- * dashboards and widgets; the figures come from the other modules' tables,
- * so it requires them. Every query is scoped by the current location.
+ * reports.c: the reports module: the dashboard of a location's numbers,
+ * the overview of the sub-account (its project), and the dashboards a
+ * location arranges from widgets. Its tables are dashboards and widgets;
+ * the figures come from the other modules' tables, so it requires them.
+ * Every query is scoped by the current location.
  */
 #include "reports.h"
 
@@ -15,10 +16,15 @@ static const char *const requires[] = { "contacts", "opportunities", "conversati
 /* Everything the figures read. */
 #define FIGURE_TABLES "contacts opportunities pipelines stages conversations messages tasks" \
 	" invoices payments"
+/* The project also shows the location and its people (the core's tables
+ * under its location_users view). */
+#define PROJECT_TABLES FIGURE_TABLES " locations users user_locations"
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/dashboard", .handler = reports_dashboard,
 	  .cache_ms = 30000, .reads = FIGURE_TABLES },
+	{ .method = "GET", .pattern = "/api/project", .handler = reports_project,
+	  .cache_ms = 30000, .reads = PROJECT_TABLES },
 	{ .method = "GET", .pattern = "/api/reports/dashboards", .handler = dashboards_list,
 	  .cache_ms = 30000, .reads = "dashboards widgets" },
 	{ .method = "POST", .pattern = "/api/reports/dashboards", .handler = dashboards_create },
@@ -41,8 +47,8 @@ static int init(struct hl_mod *mod)
 	return rc;
 }
 
-HL_MODULE(.name = "reports", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "the dashboard, dashboards and their widgets");
+HL_MODULE(.name = "reports", .version = "0.3.0", .requires = requires, .init = init,
+	  .summary = "the dashboard, the project overview, dashboards and widgets");
 
 int64_t reports_step_id(sqlite3_stmt *st)
 {

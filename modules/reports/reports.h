@@ -3,8 +3,9 @@
  * reports.h: the reports module's parts. reports.c registers them;
  * period.c reads a period and works out its bounds; figures.c loads a
  * location's figures with a few grouped statements; dashboard.c answers
- * GET /api/dashboard with them; dashboards.c and widgets.c keep the
- * dashboards a location arranges; data.c answers a dashboard's widget data.
+ * GET /api/dashboard with them, project.c GET /api/project; dashboards.c
+ * and widgets.c keep the dashboards a location arranges; data.c answers a
+ * dashboard's widget data.
  */
 #ifndef REPORTS_H
 #define REPORTS_H
@@ -32,13 +33,18 @@ struct day_figure {
 	int64_t count, cents;
 };
 
+/* Counts a caller asks for on top of the dashboard's. */
+enum figures_more { FIGURES_OPEN_TASKS = 1, FIGURES_OPEN_DEALS = 2, FIGURES_HEALTH = 4 };
+
 /* A location's figures: the counts that do not depend on the period, and
  * one series per enum series over the whole period, by day. */
 struct figures {
 	struct period period;
-	int want_open; /* count every open task (tasks_open), set by the caller */
+	unsigned want; /* enum figures_more, set by the caller */
 	int64_t contacts, unread, tasks_open, tasks_today, tasks_overdue;
 	int64_t outstanding, outstanding_cents, overdue, overdue_cents;
+	int64_t deals_open, deals_open_cents;
+	int64_t health; /* the contacts' mean health score; -1: none scored or not asked */
 	struct day_figure series[SERIES_COUNT][PERIOD_MAX];
 };
 
@@ -51,6 +57,8 @@ void period_date(const struct period *p, int day, char out[11]);
 
 /* Load the counts and the series of `f` (whose period is set). 0 or HL_EDB. */
 int figures_load(struct hl_req *req, struct figures *f);
+/* Load only the counts (the period sets what is due today and overdue). */
+int figures_load_counts(struct hl_req *req, struct figures *f);
 /* The sum of series `s` over the last `days` days of the period. */
 struct day_figure figures_sum(const struct figures *f, enum series s, int days);
 /* Write the location's pipelines (only `pipeline`, unless 0) as an array,
@@ -61,6 +69,10 @@ int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipel
 /* Step a write with RETURNING id to its end: the id, 0 when it touched
  * nothing, or HL_EDB. */
 int64_t reports_step_id(sqlite3_stmt *st);
+/* Write `key`: {`count_key`: count, `cents_key`: cents}, the shape of
+ * every pair of figures the module answers. */
+void reports_write_pair(struct hl_json *j, const char *key, const char *count_key,
+			int64_t count, const char *cents_key, int64_t cents);
 /* Answer 422 with `message`; returns HL_EINVAL. */
 int reports_invalid(struct hl_req *req, const char *message);
 
@@ -77,5 +89,6 @@ int widgets_create(struct hl_req *req);             /* widgets.c */
 int widgets_change(struct hl_req *req);
 int widgets_delete(struct hl_req *req);
 int dashboards_data(struct hl_req *req);            /* data.c */
+int reports_project(struct hl_req *req);            /* project.c */
 
 #endif

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
-"""The dashboard and the reports' dashboards on seeded data: every figure
-equal to the same question asked in SQL over the seeded rows, for each
-period; a write to each table it reads drops the cached answer; dashboards
-and widgets created, changed and deleted with each bad input refused;
-each widget's data equal to its SQL; other locations' dashboards out of
-reach; and no statement of the reports module scanning a whole big table."""
+"""The dashboard, the project and the reports' dashboards on seeded data:
+every figure equal to the same question asked in SQL over the seeded
+rows, for each period; a write to each table they read drops the cached
+answer; dashboards and widgets created, changed and deleted with each bad
+input refused; each widget's data equal to its SQL; other locations'
+dashboards and projects out of reach; and no statement of the reports
+module scanning a whole big table."""
 
 import datetime
 import re
@@ -199,7 +200,8 @@ BIG = r"(contacts|opportunities|conversations|messages|tasks|invoices|payments|d
 def reports_plans(s):
     """The plan lines of the statements the reports module prepared."""
     return [l for l in s.log.splitlines() if l.startswith("[plan]") and
-            re.search(r"julianday|unread_count > 0|GROUP BY stage_id|\bdashboards\b|\bwidgets\b",
+            re.search(r"julianday|unread_count > 0|GROUP BY stage_id|location_users|\bdashboards\b"
+                      r"|\bwidgets\b",
                       l.split("=>")[0])]
 
 
@@ -209,6 +211,7 @@ def test_no_statement_scans_a_big_table():
         h = headers(admin)
         for period in ("7d", "30d", "90d"):
             assert admin.get("/api/dashboard?location_id=1&period=" + period).status == 200
+        assert admin.get("/api/project?location_id=1").status == 200
         d = admin.post("/api/reports/dashboards", {"name": "Plans"}, headers=h).json()["id"]
         pipeline = one(s, "SELECT id FROM pipelines WHERE location_id = 1 LIMIT 1")
         w = admin.post("/api/reports/dashboards/%d/widgets" % d, {"kind": "pipeline_value", "title": "P",
@@ -225,7 +228,8 @@ def test_no_statement_scans_a_big_table():
         assert admin.delete("/api/reports/dashboards/%d" % d, headers=h).status == 204
         s.stop()
         plans = reports_plans(s)
-        assert len(plans) >= 12, plans
+        assert len(plans) >= 13, plans
+        assert any("location_users" in l for l in plans), plans
         for line in plans:
             assert not re.search(r"SCAN %s\b(?! USING)" % BIG, line.split("=>", 1)[-1]), line
 
@@ -412,3 +416,118 @@ def test_another_locations_dashboard_is_404():
         user = s.login("location-2@example.test", "perf-pass-123")
         assert [d["id"] for d in user.get("/api/reports/dashboards").json()["data"]] == [theirs]
         assert user.get("/api/reports/dashboards/%d" % mine).status == 404
+
+
+# ---- the project -----------------------------------------------------------------
+
+def expected_users(s, location):
+    """Who may open the location, worked out from the tables as the README
+    says: agency staff of its agency and the people given it, if active."""
+    agency = one(s, "SELECT agency_id FROM locations WHERE id = ?", location)
+    given = {r[0] for r in s.sql("SELECT user_id FROM user_locations WHERE location_id = ?", location)}
+    people = []
+    for uid, name, email, role, only, disabled in s.sql(
+            "SELECT id, name, email, role, assigned_only, disabled_at FROM users WHERE agency_id = ?", agency):
+        if disabled is None and (role.startswith("agency_") or uid in given):
+            people.append({"id": uid, "name": name, "email": email, "role": role,
+                           "assigned_only": bool(only)})
+    return sorted(people, key=lambda p: (p["name"].lower(), p["id"]))
+
+
+def expected_project(s, location):
+    L = location
+    want = expected_dashboard(s, 1, L)
+    scores = [r[0] for r in s.sql("SELECT health_score FROM contacts WHERE location_id = ?"
+                                  " AND deleted_at IS NULL AND health_score IS NOT NULL", L)]
+    deals = s.sql("SELECT count(*), coalesce(sum(value_cents), 0) FROM opportunities"
+                  " WHERE location_id = ? AND status = 'open'", L)[0]
+    return {
+        "location": dict(zip(("id", "name", "timezone", "created_at", "updated_at"), s.sql(
+            "SELECT id, name, timezone, created_at, updated_at FROM locations WHERE id = ?", L)[0])),
+        "users": expected_users(s, L),
+        "counts": {
+            "contacts": want["contacts"]["total"],
+            "deals": {"open": deals[0], "open_value_cents": deals[1]},
+            "conversations": want["conversations"],
+            "tasks": {"open": one(s, "SELECT count(*) FROM tasks WHERE location_id = ?"
+                                  " AND completed_at IS NULL", L),
+                      "overdue": want["tasks"]["overdue"]},
+            "invoices": {k: want["invoices"][k] for k in ("outstanding", "overdue")},
+        },
+        # The mean, rounded half up as SQLite's round() does for scores.
+        "health_score": int(sum(scores) / len(scores) + 0.5) if scores else None,
+    }
+
+
+def test_project_is_the_sub_account_at_a_glance():
+    s, admin = server(plugins={"mobile": "enabled = no\n"})
+    with s:
+        # Scores for some contacts (the hourly job would give them).
+        s.sql("UPDATE contacts SET health_score = (id * 37) % 101 WHERE location_id IN (1, 2) AND id % 3 = 0")
+        assert expected_project(s, 1)["health_score"] is not None
+        for location in (1, 2):
+            got = admin.get("/api/project?location_id=%d" % location)
+            assert got.status == 200, got.body
+            got = got.json()
+            want = expected_project(s, location)
+            for key, value in want.items():
+                assert got[key] == value, key
+        users = [u["role"] for u in got["users"]]
+        assert "agency_admin" in users and "location_user" in users
+        modules = {m["name"]: m for m in got["modules"]}
+        assert [m["name"] for m in got["modules"]] == sorted(modules)
+        assert set(modules) >= {"contacts", "opportunities", "conversations", "tasks", "invoices",
+                                "reports", "agency", "mobile"}
+        assert modules["mobile"] == {"name": "mobile", "version": None, "state": "disabled"}
+        for name in ("contacts", "reports"):
+            assert modules[name]["state"] == "loaded"
+            assert re.fullmatch(r"\d+\.\d+\.\d+", modules[name]["version"]), modules[name]
+        # A location's own user sees theirs, and no other.
+        user = s.login("location-2@example.test", "perf-pass-123")
+        assert user.get("/api/project").json()["counts"] == expected_project(s, 2)["counts"]
+        assert user.get("/api/project?location_id=1").status == 404
+        # Without any scored contact there is no score.
+        s.sql("UPDATE contacts SET health_score = NULL WHERE location_id = 3")
+        assert admin.get("/api/project?location_id=3").json()["health_score"] is None
+
+
+def test_a_write_to_what_it_shows_drops_the_project():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        path = "/api/project?location_id=1"
+
+        def cached():
+            admin.get(path)
+            assert admin.get(path).header("X-Cache") == "hit"
+
+        def dropped():
+            r = admin.get(path)
+            assert r.header("X-Cache") == "miss"
+            return r.json()
+
+        cached()
+        before = admin.get(path).json()
+        assert admin.post("/api/contacts", {"first_name": "Proj"}, headers=h).status == 201
+        assert dropped()["counts"]["contacts"] == before["counts"]["contacts"] + 1
+        cached()
+        stage = s.sql("SELECT id, pipeline_id FROM stages WHERE location_id = 1 LIMIT 1")[0]
+        r = admin.post("/api/opportunities", {"name": "Proj deal", "pipeline_id": stage[1], "stage_id": stage[0],
+                                              "value_cents": 1234}, headers=h)
+        assert r.status == 201, r.body
+        got = dropped()["counts"]["deals"]
+        assert got == {"open": before["counts"]["deals"]["open"] + 1,
+                       "open_value_cents": before["counts"]["deals"]["open_value_cents"] + 1234}
+        cached()
+        assert admin.post("/api/tasks", {"title": "Proj task"}, headers=h).status == 201
+        assert dropped()["counts"]["tasks"]["open"] == before["counts"]["tasks"]["open"] + 1
+        # A person who can no longer sign in leaves the list.
+        cached()
+        gone = next(u for u in before["users"] if u["role"] == "location_user")
+        assert admin.patch("/api/admin/users/%d" % gone["id"], {"disabled": True}).status == 200
+        assert dropped()["users"] == expected_users(s, 1)
+        assert gone["id"] not in [u["id"] for u in expected_users(s, 1)]
+        # Another location's write leaves this one's answer cached.
+        cached()
+        assert admin.post("/api/contacts", {"first_name": "Elsewhere"}, headers=headers(admin, 2)).status == 201
+        assert admin.get(path).header("X-Cache") == "hit"

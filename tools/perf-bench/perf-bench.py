@@ -49,8 +49,11 @@ ENDPOINTS = [
     {"name": "dashboard", "path": "/api/dashboard", "later": True},
     {"name": "conversations", "path": "/api/conversations", "later": True},
     {"name": "conversation", "path": "/api/conversations/{conversation}", "later": True},
+    {"name": "conversation-messages", "path": "/api/conversations/{conversation}/messages",
+     "later": True},
     {"name": "opportunities", "path": "/api/opportunities", "later": True},
     {"name": "opportunity", "path": "/api/opportunities/{opportunity}", "later": True},
+    {"name": "pipelines", "path": "/api/pipelines", "later": True},
     {"name": "tasks", "path": "/api/tasks", "later": True},
     {"name": "task", "path": "/api/tasks/{task}", "later": True},
     {"name": "invoices", "path": "/api/invoices", "later": True},
@@ -65,6 +68,7 @@ ENDPOINTS = [
     {"name": "mobile-inbox", "path": "/api/mobile/inbox", "later": True},
     {"name": "mobile-deals", "path": "/api/mobile/deals", "later": True},
     {"name": "mobile-projects", "path": "/api/mobile/projects", "later": True},
+    {"name": "report-dashboards", "path": "/api/reports/dashboards", "later": True},
     {"name": "report-data", "path": "/api/reports/dashboards/{dashboard}/data", "later": True},
 ]
 
