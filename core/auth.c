@@ -223,7 +223,9 @@ static int64_t requested_location(struct hl_req *r)
 }
 
 /* The caller's location `want`, or their first one when want is 0; 0
- * when there is none they may open. */
+ * when there is none they may open. The rule of the location_users view,
+ * written per role: on every request, one index lookup instead of the
+ * view's union. */
 static int64_t open_location(struct hl_req *r, int64_t want)
 {
 	const struct identity *w = &r->who;

@@ -114,13 +114,13 @@ static int load_stages(struct hl_req *req, int64_t pipeline, struct stage_list *
 /* The deals' statement for the filters asked for: each combination is one
  * SQL text, prepared once per connection. The totals need the stage and
  * the value; the contact's name is put together in C from its parts. */
-enum { COL_STAGE = 0, COL_VALUE = 2, COL_FIRST_NAME = 7, COL_LAST_NAME = 8 };
+enum { COL_STAGE = 0, COL_VALUE = 2, COL_FIRST_NAME = 9, COL_LAST_NAME = 10 };
 static sqlite3_stmt *deals_statement(struct hl_req *req, const struct board_filters *f,
 				     int64_t pipeline)
 {
 	const char *sql = hl_sprintf(req, "SELECT o.stage_id, o.id, o.value_cents, o.name,"
-		" o.currency, o.position, o.contact_id, c.first_name AS _first_name,"
-		" c.last_name AS _last_name, o.owner_id, o.created_at"
+		" o.currency, o.position, o.owner_id, o.created_at, o.contact_id,"
+		" c.first_name AS _first_name, c.last_name AS _last_name"
 		" FROM stages s CROSS JOIN opportunities o ON o.pipeline_id = s.pipeline_id"
 		" AND o.status = :status AND o.stage_id = s.id"
 		" LEFT JOIN contacts c ON c.id = o.contact_id"
@@ -141,14 +141,16 @@ static sqlite3_stmt *deals_statement(struct hl_req *req, const struct board_filt
 	return st;
 }
 
-/* The contact's name as every list gives it, trim(first || ' ' || last),
- * or null without a contact. Done in SQL, the two concatenations and the
- * trim cost three allocations a deal: an eighth of the board's time. */
+/* The contact's name as every list gives it, trim(first || ' ' || last)
+ * (null without a contact), written last so that it follows contact_id.
+ * Done in SQL, the two concatenations and the trim cost three allocations
+ * a deal: an eighth of the board's time. */
 static void write_contact_name(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st)
 {
 	char small[256];
 	hl_json_key(j, "contact_name");
-	if (sqlite3_column_type(st, COL_FIRST_NAME) == SQLITE_NULL) {
+	if (sqlite3_column_type(st, COL_FIRST_NAME) == SQLITE_NULL ||
+	    sqlite3_column_type(st, COL_LAST_NAME) == SQLITE_NULL) {
 		hl_json_null(j);
 		return;
 	}

@@ -4,7 +4,7 @@
  * its settings, the people who may open it, the server's modules and
  * their states, its counts (those of the dashboard, with every open task
  * and deal) and its health score, the mean of its scored contacts'
- * (the contacts module keeps each contact's). Four statements whatever
+ * (the contacts module keeps each contact's). Three statements whatever
  * the size; cached by the core like the dashboard.
  */
 #include "reports.h"
@@ -25,12 +25,12 @@ static int write_location(struct hl_req *req, struct hl_json *j)
 	if (!st)
 		return HL_EDB;
 	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return HL_EDB; /* the core admitted the request to this location */
-	hl_json_key(j, "location");
-	hl_json_row(j, st);
+	if (rc == SQLITE_ROW) {
+		hl_json_key(j, "location");
+		hl_json_row(j, st);
+	}
 	sqlite3_reset(st);
-	return 0;
+	return rc == SQLITE_ROW ? 0 : HL_EDB; /* the core admitted the request to it */
 }
 
 static int write_users(struct hl_req *req, struct hl_json *j)
@@ -48,6 +48,8 @@ static int write_users(struct hl_req *req, struct hl_json *j)
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
+/* Which features the sub-account has: names and states, which a screen
+ * needs; versions are for operators (`hyperlevel modules`). */
 static void write_modules(struct hl_req *req, struct hl_json *j)
 {
 	const char *name, *version, *state;
@@ -57,8 +59,6 @@ static void write_modules(struct hl_req *req, struct hl_json *j)
 		hl_json_object(j);
 		hl_json_key(j, "name");
 		hl_json_string(j, name);
-		hl_json_key(j, "version");
-		hl_json_string(j, version);
 		hl_json_key(j, "state");
 		hl_json_string(j, state);
 		hl_json_object_end(j);

@@ -16,9 +16,10 @@ static const char *const requires[] = { "contacts", "opportunities", "conversati
 /* Everything the figures read. */
 #define FIGURE_TABLES "contacts opportunities pipelines stages conversations messages tasks" \
 	" invoices payments"
-/* The project also shows the location and its people (the core's tables
- * under its location_users view). */
-#define PROJECT_TABLES FIGURE_TABLES " locations users user_locations"
+/* What the project reads: the counts' tables, the location and its people
+ * (the core's tables under its location_users view). */
+#define PROJECT_TABLES "contacts opportunities conversations tasks invoices" \
+	" locations users user_locations"
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/dashboard", .handler = reports_dashboard,

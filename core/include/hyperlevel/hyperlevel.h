@@ -355,8 +355,8 @@ HL_API int hl_query_user(struct hl_req *req, const char *name, int64_t *out);
  * version (NULL when its file was never opened: a disabled module) and
  * its state: "loaded", "disabled" (enabled = no) or "refused" (it failed
  * a check; the log says why). The strings live as long as the process;
- * the list does not change once the server has started. 0, or HL_ENOENT
- * when there is no module `i`. */
+ * the list does not change once the server has started. Any thread. 0,
+ * or HL_ENOENT when there is no module `i`. */
 HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const char **version,
 			  const char **state);
 

@@ -212,26 +212,72 @@ static void rows_of_statements_in_turn_keep_their_keys(void)
 	sqlite3_close(db);
 }
 
-/* Names too long to remember, and more columns than are remembered,
- * are written all the same, row after row. */
-static void long_names_and_many_columns(void)
+/* Build "SELECT 0 AS "names[0]", 1 AS ..." and the object a row of it
+ * makes, for `n` columns (c7 and so on past the names given). */
+static void columns(const char *const *names, int given, int n, struct buf *sql, struct buf *want)
 {
-	sqlite3 *db = NULL;
-	struct buf sql = BUF_INIT, want = BUF_INIT;
-	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
-	buf_puts(&sql, "SELECT 0 AS a_name_much_longer_than_the_forty_bytes_kept_for_one");
-	buf_puts(&want, "{\"a_name_much_longer_than_the_forty_bytes_kept_for_one\":0");
-	for (int i = 1; i < 40; i++) {
-		buf_printf(&sql, ", %d AS c%d", i, i);
-		buf_printf(&want, ",\"c%d\":%d", i, i);
+	buf_reset(sql);
+	buf_reset(want);
+	buf_puts(sql, "SELECT ");
+	buf_puts(want, "{");
+	for (int i = 0; i < n; i++) {
+		char own[16];
+		const char *name = names && i < given ? names[i] : own;
+		snprintf(own, sizeof(own), "c%d", i);
+		buf_printf(sql, "%s%d AS \"", i ? ", " : "", i);
+		buf_puts(want, i ? ",\"" : "\"");
+		for (const char *p = name; *p; p++) {
+			buf_puts(sql, *p == '"' ? "\"\"" : (char[]){ *p, 0 });
+			buf_puts(want, *p == '"' ? "\\\"" : (char[]){ *p, 0 });
+		}
+		buf_printf(sql, "\"");
+		buf_printf(want, "\":%d", i);
 	}
-	buf_puts(&want, "}");
-	sqlite3_stmt *st = first_row(db, sql.data);
+	buf_puts(want, "}");
+}
+
+/* Write three rows of `sql`, each as `want`; returns how many keys the
+ * writer then remembers. */
+static int rows_are(sqlite3 *db, const char *sql, const char *want)
+{
+	sqlite3_stmt *st = first_row(db, sql);
 	for (int round = 0; round < 3; round++) {
 		hl_json_row(writer(), st);
-		CHECK_STR(written(), want.data);
+		CHECK_STR(written(), want);
 	}
 	sqlite3_finalize(st);
+	return w.row_keys;
+}
+
+/* Keys at the edges of what is remembered, written right all the same:
+ * names of 39 bytes fit, 40 do not; a quoted key ("name":) of 48 bytes
+ * fits, 49 do not; 24 columns are remembered, the rest quoted each time;
+ * past a name that does not fit, nothing more is remembered. */
+static void long_names_and_many_columns(void)
+{
+	static const char n39[] = "c_name_of_exactly_thirty_nine_bytes_xyz";
+	static const char n40[] = "c_name_of_exactly_forty_bytes_long_wxyz0";
+	/* 39 bytes with 6 and 7 quotes: "name": is 39 + 3 + 6 = 48 and 49 bytes. */
+	static const char q48[] = "q\"q\"q\"q\"q\"q\"xxxxxxxxxxxxxxxxxxxxxxxxxxx";
+	static const char q49[] = "q\"q\"q\"q\"q\"q\"q\"xxxxxxxxxxxxxxxxxxxxxxxxx";
+	const char *const by_name[] = { "a", n39, "b", n40, "c" };
+	const char *const by_quotes[] = { q48, q49, "z" };
+	const char *const mixed[] = { "a", "b", "a_name_much_longer_than_the_forty_bytes_kept", "d" };
+	sqlite3 *db = NULL;
+	struct buf sql = BUF_INIT, want = BUF_INIT;
+	CHECK_INT(sizeof(n39) - 1, 39);
+	CHECK_INT(sizeof(n40) - 1, 40);
+	CHECK_INT(sizeof(q48) - 1, 39);
+	CHECK_INT(sizeof(q49) - 1, 39);
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	columns(by_name, 5, 5, &sql, &want);
+	CHECK_INT(rows_are(db, sql.data, want.data), 3);
+	columns(by_quotes, 3, 3, &sql, &want);
+	CHECK_INT(rows_are(db, sql.data, want.data), 1);
+	columns(NULL, 0, 40, &sql, &want);
+	CHECK_INT(rows_are(db, sql.data, want.data), ROW_KEYS);
+	columns(mixed, 4, 30, &sql, &want);
+	CHECK_INT(rows_are(db, sql.data, want.data), 2);
 	sqlite3_close(db);
 	buf_release(&sql);
 	buf_release(&want);
