@@ -9,10 +9,10 @@
  *
  * Three statements whatever the size: the pipeline, its stages (a few,
  * kept in the arena), and the deals, walked from the stages' index into
- * opportunities_board_order (migration 002) without sorting (the CROSS
- * JOIN keeps the stages outside: left to itself the planner walks the
- * deals first and sorts them all); the stage
- * totals are summed in C while the deals are written. q= is a substring of
+ * opportunities_board_shown (migration 003), which holds every column
+ * shown, without sorting (the CROSS JOIN keeps the stages outside: left
+ * to itself the planner walks the deals first and sorts them all); the
+ * stage totals are summed in C while the deals are written. q= is a substring of
  * the deal's or its contact's name, checked on the board's own rows (a
  * board holds ~1,500 deals, fewer than an FTS lookup would save).
  */
