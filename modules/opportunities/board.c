@@ -12,9 +12,10 @@
  * opportunities_board_shown (migration 003), which holds every column
  * shown, without sorting (the CROSS JOIN keeps the stages outside: left
  * to itself the planner walks the deals first and sorts them all); the
- * stage totals are summed in C while the deals are written. q= is a substring of
- * the deal's or its contact's name, checked on the board's own rows (a
- * board holds ~1,500 deals, fewer than an FTS lookup would save).
+ * stage totals are summed in C while the deals are written. q= is a
+ * substring of the deal's or its contact's name, checked on the board's
+ * own rows (a board holds ~1,500 deals, fewer than an FTS lookup would
+ * save).
  */
 #include "opportunities.h"
 

@@ -130,6 +130,22 @@ struct day_figure figures_sum(const struct figures *f, enum series s, int days)
 	return sum;
 }
 
+void figures_write_unread(struct hl_json *j, const struct figures *f)
+{
+	hl_json_key(j, "conversations");
+	hl_json_object(j);
+	hl_json_key(j, "unread");
+	hl_json_int(j, f->unread);
+	hl_json_object_end(j);
+}
+
+void figures_write_unpaid(struct hl_json *j, const struct figures *f)
+{
+	reports_write_pair(j, "outstanding", "count", f->outstanding, "amount_due_cents",
+			   f->outstanding_cents);
+	reports_write_pair(j, "overdue", "count", f->overdue, "amount_due_cents", f->overdue_cents);
+}
+
 static void close_pipeline(struct hl_json *j, int64_t count, int64_t cents)
 {
 	hl_json_array_end(j);

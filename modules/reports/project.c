@@ -75,17 +75,11 @@ static void write_counts(struct hl_json *j, const struct figures *f)
 	hl_json_int(j, f->contacts);
 	reports_write_pair(j, "deals", "open", f->deals_open, "open_value_cents",
 			   f->deals_open_cents);
-	hl_json_key(j, "conversations");
-	hl_json_object(j);
-	hl_json_key(j, "unread");
-	hl_json_int(j, f->unread);
-	hl_json_object_end(j);
+	figures_write_unread(j, f);
 	reports_write_pair(j, "tasks", "open", f->tasks_open, "overdue", f->tasks_overdue);
 	hl_json_key(j, "invoices");
 	hl_json_object(j);
-	reports_write_pair(j, "outstanding", "count", f->outstanding, "amount_due_cents",
-			   f->outstanding_cents);
-	reports_write_pair(j, "overdue", "count", f->overdue, "amount_due_cents", f->overdue_cents);
+	figures_write_unpaid(j, f);
 	hl_json_object_end(j);
 	hl_json_object_end(j);
 }

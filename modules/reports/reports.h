@@ -61,6 +61,11 @@ int figures_load(struct hl_req *req, struct figures *f);
 int figures_load_counts(struct hl_req *req, struct figures *f);
 /* The sum of series `s` over the last `days` days of the period. */
 struct day_figure figures_sum(const struct figures *f, enum series s, int days);
+/* The members the dashboard and the project both answer, named alike:
+ * "conversations": {"unread"}, and inside "invoices" the "outstanding" and
+ * "overdue" pairs. */
+void figures_write_unread(struct hl_json *j, const struct figures *f);
+void figures_write_unpaid(struct hl_json *j, const struct figures *f);
 /* Write the location's pipelines (only `pipeline`, unless 0) as an array,
  * each with its open deals' count and value and its stages in order with
  * theirs. 0 or HL_EDB. */
