@@ -249,14 +249,16 @@ static void key_put_string(struct key *k, const char *s)
 }
 
 /* The query's pairs sorted by name, and a repeated name's values kept in
- * their order (hl_query answers the first), without location_id (the
- * location has its own place in the key). -1 when there are too many. */
+ * their order (hl_query answers the first), without the location_id the
+ * core chose the location by (the location has its own place in the key;
+ * for a route of no location it is a parameter like any other). -1 when
+ * there are too many. */
 static int sorted_query(const struct hl_req *r, const struct query_pair **out)
 {
 	int n = 0;
 	for (int i = 0; i < r->nquery; i++) {
 		const struct query_pair *q = &r->query[i];
-		if (!strcmp(q->name, "location_id"))
+		if (r->location_id && !strcmp(q->name, "location_id"))
 			continue;
 		if (n == KEY_MAX_PAIRS)
 			return -1;
@@ -268,6 +270,11 @@ static int sorted_query(const struct hl_req *r, const struct query_pair **out)
 	return n;
 }
 
+static int per_user(const struct hl_req *r)
+{
+	return !!(r->match.entry->route.flags & HL_ROUTE_PER_USER);
+}
+
 /* The key of a request; 0 when it is too long to be worth caching. */
 static size_t make_key(const struct hl_req *r, char *buf, size_t cap)
 {
@@ -275,11 +282,12 @@ static size_t make_key(const struct hl_req *r, char *buf, size_t cap)
 	const struct query_pair *pairs[KEY_MAX_PAIRS];
 	int npairs = sorted_query(r, pairs);
 	int32_t route = r->match.entry->id, role = (int32_t)r->who.role;
-	int64_t user = r->who.assigned_only ? r->who.user_id : 0;
+	int64_t user = r->who.assigned_only || per_user(r) ? r->who.user_id : 0;
 	if (npairs < 0)
 		return 0;
 	key_put(&k, &route, sizeof(route));
 	key_put(&k, &r->location_id, sizeof(r->location_id));
+	key_put(&k, &r->who.agency_id, sizeof(r->who.agency_id)); /* routes of no location */
 	key_put(&k, &role, sizeof(role));
 	key_put(&k, &user, sizeof(user));
 	key_put(&k, r->path, r->path_len);
@@ -495,7 +503,7 @@ int cache_serve(struct cache *c, struct hl_req *r)
 	/* Authentication read with the request's connection: end that read,
 	 * so the answer's snapshot begins after the stamp (changes.h). */
 	if (r->reader)
-		db_conn_reset(r->reader);
+		r->statements += db_conn_reset(r->reader);
 	int waited = 0;
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
@@ -539,7 +547,7 @@ static int may_keep(const struct hl_req *r, const struct shard *s)
 	return r->status == 200 && r->replied && !r->out.oom && !r->encoded && r->content_type &&
 	       len <= s->limit / 2 && /* one answer may not empty a shard */
 	       /* an answer made for one user, under a key shared by several */
-	       !(r->asked_user && !r->who.assigned_only);
+	       !(r->asked_user && !r->who.assigned_only && !per_user(r));
 }
 
 void cache_finish(struct cache *c, struct hl_req *r)

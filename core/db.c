@@ -242,12 +242,16 @@ HL_API const char *hl_db_errmsg(struct hl_db *c)
 	return c ? sqlite3_errmsg(c->sql) : "no database connection";
 }
 
-void db_conn_reset(struct hl_db *c)
+uint64_t db_conn_reset(struct hl_db *c)
 {
-	for (size_t i = 0; i < c->nused; i++)
+	uint64_t runs = 0;
+	for (size_t i = 0; i < c->nused; i++) {
 		sqlite3_reset(c->used[i]);
+		runs += (uint64_t)sqlite3_stmt_status(c->used[i], SQLITE_STMTSTATUS_RUN, 1);
+	}
 	c->nused = 0;
 	c->lease++;
+	return runs;
 }
 
 static void conn_close(struct hl_db *c)

@@ -74,7 +74,10 @@ const struct db_changes *db_recorded_changes(const struct hl_db *w);
 struct changes *db_changes(const struct db *db);
 int db_learn_tables(struct db *db);
 
-/* Reset the statements handed out since the last call (ends reads). */
-void db_conn_reset(struct hl_db *c);
+/* Reset the statements handed out since the last call (ends reads), and
+ * return how many times they ran since then: a run is one or more steps
+ * followed by a reset, so a statement stepped and reset in a loop counts
+ * once per pass. (The counts per route in the metrics come from here.) */
+uint64_t db_conn_reset(struct hl_db *c);
 
 #endif

@@ -361,7 +361,8 @@ static int dispatch(struct mg_connection *conn, void *data)
 		sent = has_body(r->status) && !head_only ? r->out.len - HEAD_ROOM : 0;
 	}
 	long long us = now_us() - start;
-	metrics_end(srv->metrics, r->metrics_slot, r->status, us, r->body.len, plain, sent);
+	metrics_end(srv->metrics, r->metrics_slot, r->status, us, r->body.len, plain, sent,
+		    r->statements);
 	log_if_slow(r, us / 1000);
 	int status = r->status;
 	request_end(r);

@@ -67,7 +67,7 @@ void metrics_begin(struct metrics *m)
 }
 
 void metrics_end(struct metrics *m, int slot, int status, long long us, size_t bytes_in,
-		 size_t bytes_plain, size_t bytes_sent)
+		 size_t bytes_plain, size_t bytes_sent, uint64_t statements)
 {
 	if (!m)
 		return;
@@ -81,6 +81,7 @@ void metrics_end(struct metrics *m, int slot, int status, long long us, size_t b
 	atomic_fetch_add_explicit(&rm->bytes_plain, bytes_plain, RELAXED);
 	atomic_fetch_add_explicit(&rm->bytes_sent, bytes_sent, RELAXED);
 	atomic_fetch_add_explicit(&rm->time_us, (uint64_t)us, RELAXED);
+	atomic_fetch_add_explicit(&rm->statements, statements, RELAXED);
 	atomic_fetch_add_explicit(&rm->bucket[metrics_bucket(us > 0 ? (uint64_t)us : 0)], 1, RELAXED);
 }
 

@@ -28,6 +28,7 @@ struct route_metrics {
 	_Atomic uint64_t bytes_plain; /* answer bodies before compression */
 	_Atomic uint64_t bytes_sent;  /* answer bodies as sent */
 	_Atomic uint64_t time_us;     /* sum of latencies */
+	_Atomic uint64_t statements;  /* SQL statement runs (db_conn_reset) */
 	_Atomic uint32_t bucket[METRICS_BUCKETS];
 };
 
@@ -55,7 +56,7 @@ void metrics_free(struct metrics *m);
 /* A request begins and ends in a worker (busy counts and time). */
 void metrics_begin(struct metrics *m);
 void metrics_end(struct metrics *m, int slot, int status, long long us, size_t bytes_in,
-		 size_t bytes_plain, size_t bytes_sent);
+		 size_t bytes_plain, size_t bytes_sent, uint64_t statements);
 /* A worker takes (+1) or lets go of (-1) a connection. */
 void metrics_connection(struct metrics *m, int delta);
 

@@ -194,6 +194,7 @@ static void json_route(struct hl_json *j, const struct server *srv, int slot)
 	put_int(j, "bytes_in", (int64_t)rm->bytes_in);
 	put_int(j, "bytes_out", (int64_t)rm->bytes_plain);
 	put_int(j, "bytes_sent", (int64_t)rm->bytes_sent);
+	put_int(j, "statements", (int64_t)rm->statements);
 	struct cache_stats cs = cache_route_stats(srv->cache, slot);
 	put_int(j, "cache_hits", (int64_t)cs.hits);
 	put_int(j, "cache_misses", (int64_t)cs.misses);
@@ -356,7 +357,7 @@ static void help(struct buf *b, const char *name, const char *type, const char *
 /* The route slots worth a line (routes that were asked for), one family
  * of samples at a time: the text format wants each family's lines
  * together. */
-enum family { REQUESTS, DURATION, BYTES, CACHE };
+enum family { REQUESTS, DURATION, BYTES, STATEMENTS, CACHE };
 
 static void prom_family(struct buf *b, const struct server *srv, enum family f)
 {
@@ -392,6 +393,10 @@ static void prom_family(struct buf *b, const struct server *srv, enum family f)
 			route_labels(b, "hyperlevel_response_bytes_total", m, p);
 			buf_printf(b, ",stage=\"sent\"} %llu\n", (unsigned long long)rm->bytes_sent);
 			break;
+		case STATEMENTS:
+			route_labels(b, "hyperlevel_sql_statements_total", m, p);
+			buf_printf(b, "} %llu\n", (unsigned long long)rm->statements);
+			break;
 		case CACHE:
 			route_labels(b, "hyperlevel_cache_requests_total", m, p);
 			buf_printf(b, ",result=\"hit\"} %llu\n", (unsigned long long)cs.hits);
@@ -411,6 +416,9 @@ static void prom_routes(struct buf *b, const struct server *srv)
 	help(b, "hyperlevel_response_bytes_total", "counter",
 	     "Answer bodies, before (plain) and after (sent) compression.");
 	prom_family(b, srv, BYTES);
+	help(b, "hyperlevel_sql_statements_total", "counter",
+	     "SQL statements the route's requests ran (a cached answer runs none).");
+	prom_family(b, srv, STATEMENTS);
 	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
 	prom_family(b, srv, CACHE);
 }

@@ -68,6 +68,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->streamed = 0;
 	r->stream_sent = 0;
 	r->asked_user = 0;
+	r->statements = 0;
 	buf_reset(&r->headers);
 	request_reset_answer(r);
 }
@@ -83,6 +84,7 @@ int request_finish(struct hl_req *r)
 		if (keep && module && audit_module_writes(r))
 			keep = 0, rc = HL_EDB;
 		db_record_changes(r->writer, 0);
+		r->statements += db_conn_reset(r->writer);
 		if (keep)
 			rc = db_commit(r->writer);
 		else
@@ -90,6 +92,8 @@ int request_finish(struct hl_req *r)
 		db_write_unlock(r->srv->db, r->writer);
 		r->writer = NULL;
 	}
+	if (r->reader)
+		r->statements += db_conn_reset(r->reader);
 	db_return(r->srv->db, r->reader);
 	r->reader = NULL;
 	return rc;
@@ -466,6 +470,19 @@ HL_API int hl_reply_page_total(struct hl_req *r, sqlite3_stmt *st, int64_t limit
 {
 	struct hl_json *j = hl_reply_json(r, 200);
 	hl_json_object(j);
+	if (hl_json_page(r, j, st, limit, cursor_col))
+		return HL_EDB;
+	if (total >= 0) {
+		hl_json_key(j, "total");
+		hl_json_int(j, total);
+	}
+	hl_json_object_end(j);
+	return 0;
+}
+
+HL_API int hl_json_page(struct hl_req *r, struct hl_json *j, sqlite3_stmt *st, int64_t limit,
+			int cursor_col)
+{
 	hl_json_key(j, "data");
 	hl_json_array(j);
 	int64_t n = 0;
@@ -484,11 +501,6 @@ HL_API int hl_reply_page_total(struct hl_req *r, sqlite3_stmt *st, int64_t limit
 	hl_json_array_end(j);
 	hl_json_key(j, "next_cursor");
 	hl_json_string(j, step == SQLITE_ROW ? cursor : NULL);
-	if (total >= 0) {
-		hl_json_key(j, "total");
-		hl_json_int(j, total);
-	}
-	hl_json_object_end(j);
 	return 0;
 }
 
@@ -572,6 +584,21 @@ HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value)
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *r, const char *sql)
 {
 	return scoped(r, hl_read(r), sql);
+}
+
+HL_API sqlite3_stmt *hl_agency_read(struct hl_req *r, const char *sql)
+{
+	int staff = r->who.role == ROLE_AGENCY_ADMIN || r->who.role == ROLE_AGENCY_USER;
+	sqlite3_stmt *st = staff ? hl_stmt(hl_read(r), sql) : NULL;
+	int idx = st ? sqlite3_bind_parameter_index(st, ":agency") : 0;
+	if (!idx) {
+		log_error("%s %s: %s", r->method, r->match.entry ? r->match.entry->route.pattern : "?",
+			  !staff ? "an agency statement for a caller who is not agency staff"
+			  : st ? "an agency statement needs an :agency parameter" : "no statement");
+		return NULL;
+	}
+	sqlite3_bind_int64(st, idx, r->who.agency_id);
+	return st;
 }
 
 HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *r, const char *sql)

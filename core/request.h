@@ -68,6 +68,7 @@ struct hl_req {
 	size_t plain_len;           /* the body's size before compression, when the
 	                             * answer came compressed (0: not known) */
 	int asked_user;             /* the handler asked who the user is */
+	uint64_t statements;        /* statement runs on its connections so far */
 
 	/* The answer. */
 	int status;

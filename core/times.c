@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian), after H. Hinnant. */
 static long long days_from_civil(long long y, int m, int d)
@@ -141,4 +142,11 @@ HL_API int hl_query_time(struct hl_req *r, const char *name, const char **out)
 		return HL_EINVAL;
 	}
 	return 0;
+}
+
+HL_API void hl_time_text(time_t t, char out[32])
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
 }

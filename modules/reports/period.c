@@ -20,22 +20,15 @@ int period_days(const char *name)
 	return 0;
 }
 
-static void iso(time_t t, char out[32])
-{
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-}
-
 void period_init(struct period *p, int days, time_t now)
 {
 	time_t midnight = now - now % DAY;
 	p->days = days;
 	p->start = midnight - (time_t)(days - 1) * DAY;
-	iso(p->start, p->since);
-	iso(midnight, p->today);
-	iso(midnight + DAY, p->end);
-	iso(now, p->now);
+	hl_time_text(p->start, p->since);
+	hl_time_text(midnight, p->today);
+	hl_time_text(midnight + DAY, p->end);
+	hl_time_text(now, p->now);
 }
 
 void period_date(const struct period *p, int day, char out[11])

@@ -48,6 +48,20 @@ def test_metrics_match_the_requests_made():
         assert any(j["name"] == "contacts.purge" for j in m["jobs"])
 
 
+def test_statements_are_counted_per_run():
+    """Each run of a statement counts, a statement stepped in a loop as often
+    as it ran: what the agency screens' test relies on."""
+    s, admin, loc = server()
+    with s:
+        anyone = s.client()
+        for n in (0, 1, 7, 7):
+            assert anyone.get("/api/reader/repeat?n=%d" % n).status == 200
+        m = route(admin.get("/api/admin/metrics").json(), "GET", "/api/reader/repeat")
+        assert m["count"] == 4 and m["statements"] == 15
+        text = admin.get("/metrics").body.decode()
+        assert 'hyperlevel_sql_statements_total{method="GET",route="/api/reader/repeat"} 15' in text
+
+
 def test_row_counts_are_kept_30_seconds():
     s, admin, loc = server()
     with s:

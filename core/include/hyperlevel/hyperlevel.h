@@ -28,6 +28,7 @@
  *        handlers); CSV (hl_csv_* reader, hl_stream_csv_* writer).
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
+ *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -35,6 +36,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <sqlite3.h>
 
 #ifdef __cplusplus
@@ -42,7 +44,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 2
+#define HL_ABI_MINOR 3
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -104,6 +106,10 @@ enum hl_route_flags {
 	/* The route needs a signed-in user but no current location (the
 	 * caller's own account, sign-out). */
 	HL_ROUTE_NO_LOCATION = 1u << 1,
+	/* The answer is the caller's own (their deals, the locations they may
+	 * open): the read cache keeps one per user, so the handler may ask
+	 * hl_user_id and still be cached. */
+	HL_ROUTE_PER_USER = 1u << 2,
 };
 
 struct hl_route {
@@ -405,6 +411,9 @@ HL_API int hl_field_bool(struct hl_req *req, int obj, const char *key, int *out)
  * (not February 30), as the tables keep times: UTC with milliseconds,
  * "2026-11-29T09:30:00.000Z", which compares and sorts as text. */
 HL_API int hl_field_time(struct hl_req *req, int obj, const char *key, const char **out);
+/* `t` (seconds since 1970) as the tables keep times, to the second:
+ * "2026-11-29T09:30:00.000Z", NUL-terminated in `out`. Any thread. */
+HL_API void hl_time_text(time_t t, char out[32]);
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
 HL_API int hl_is_email(const char *s);
@@ -438,6 +447,12 @@ HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, in
  * negative total is left out. */
 HL_API int hl_reply_page_total(struct hl_req *req, sqlite3_stmt *st, int64_t limit,
 			       int cursor_col, int64_t total);
+/* The members "data" and "next_cursor" of such a list, written into the
+ * object being written, so that an answer can hold more than the list
+ * (hl_reply_page is hl_reply_json, an object, this, and its end). 0 or
+ * HL_EDB (the answer is then left unfinished: return the error). */
+HL_API int hl_json_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, int64_t limit,
+			int cursor_col);
 /* Answer the first row of `st` as an object with `status`, or 404 with
  * "no such `what`" when there is none. 0 or HL_EDB. */
 HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
@@ -566,6 +581,13 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
  * scope. Bind other parameters by their index as usual. */
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *req, const char *sql);
 HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
+/* A read across every location of the caller's agency, for agency staff
+ * (the routes of HL_ACCESS_AGENCY): hl_stmt on hl_read(req) with :agency
+ * bound to the caller's agency. The SQL picks its locations by agency
+ * ("location_id IN (SELECT id FROM locations WHERE agency_id = :agency)"),
+ * so another agency's rows stay out. NULL (logged) without an :agency
+ * parameter, or when the caller is not agency staff. */
+HL_API sqlite3_stmt *hl_agency_read(struct hl_req *req, const char *sql);
 
 /* Bind parameter `name` (":id") of `st`, when the statement has it (so
  * one binding serves statement texts with and without an optional

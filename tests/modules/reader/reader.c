@@ -194,6 +194,23 @@ static int add_and_fail(struct hl_req *req)
 	return hl_reply_error(req, 422, "refused", "refused after writing");
 }
 
+/* GET /api/reader/repeat?n=N: one statement stepped and reset N times,
+ * as a query per row would be, for the metrics' count of statements. */
+static int repeat(struct hl_req *req)
+{
+	int64_t n;
+	if (hl_query_int(req, "n", 1, 0, 100, &n))
+		return 0;
+	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT ?1 + 1");
+	for (int64_t i = 0; st && i < n; i++) {
+		sqlite3_bind_int64(st, 1, i);
+		if (sqlite3_step(st) != SQLITE_ROW)
+			return HL_EDB;
+		sqlite3_reset(st);
+	}
+	return st ? hl_reply_raw(req, 200, "text/plain", "ok", 2) : HL_EDB;
+}
+
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = P "/items", .handler = list_items,
 	  .cache_ms = 60000, .reads = ITEM_TABLES },
@@ -209,6 +226,7 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = P "/scores", .handler = add_score },
 	{ .method = "GET", .pattern = P "/slow-sql", .handler = slow_sql },
 	{ .method = "GET", .pattern = P "/typed", .handler = typed, .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = P "/repeat", .handler = repeat, .access = HL_ACCESS_PUBLIC },
 	{ .method = "GET", .pattern = P "/export", .handler = export_rows,
 	  .cache_ms = 60000, .reads = "reader_items" },
 	{ .method = "POST", .pattern = P "/items", .handler = add_item },
