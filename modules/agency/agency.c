@@ -1,20 +1,73 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * agency.c: the agency module: every sub-account at once, for the
- * agency's staff. It has no tables of its own: it reads the other modules'
- * tables, so it requires them.
+ * agency's staff (a sub-account's own users are refused with 403). It has
+ * no tables of its own: it reads the other modules' tables, so it requires
+ * them, and adds the indexes its lists need across sub-accounts. Answers
+ * are cached; a write in any sub-account drops them.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "agency.h"
+
+#include "migrations.h"
+
+#include <stdint.h>
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
 
-/* Its routes come with the agency and mobile screens. */
+#define COUNT_TABLES "contact_counts deal_counts task_counts contacts conversations tasks" \
+	" invoices locations"
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/agency/projects", .handler = agency_projects,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = COUNT_TABLES },
+	{ .method = "GET", .pattern = "/api/agency/overview", .handler = agency_overview,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = COUNT_TABLES " opportunities messages payments" },
+	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	  .reads = "contacts contact_tags tags locations" },
+	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	  .reads = "opportunities stages pipelines locations" },
+	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = "tasks users locations" },
+};
+
 static int init(struct hl_mod *mod)
 {
-	(void)mod;
-	return 0;
+	int rc = hl_add_migrations(mod, migrations);
+	if (!rc)
+		rc = hl_add_routes(mod, routes);
+	return rc;
 }
 
-HL_MODULE(.name = "agency", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "agency", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "every sub-account at once, for agency staff");
+
+int agency_bad(struct hl_req *req, const char *message)
+{
+	return hl_reply_error(req, 400, "bad_request", "%s", message);
+}
+
+int agency_location(struct hl_req *req, int64_t *location)
+{
+	if (hl_query_int(req, "location_id", 0, 1, INT64_MAX, location))
+		return HL_EINVAL;
+	if (!*location)
+		return 0;
+	sqlite3_stmt *st = agency_read(req, "SELECT 1 FROM locations WHERE id IN " AGENCY_LOCATIONS,
+				       *location);
+	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+	if (rc == SQLITE_DONE) {
+		hl_reply_error(req, 404, "not_found", "no such location");
+		return HL_EINVAL;
+	}
+	return rc == SQLITE_ROW ? 0 : HL_EDB;
+}
+
+sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)
+{
+	sqlite3_stmt *st = hl_agency_read(req, sql);
+	hl_bind_int(st, ":location", location);
+	return st;
+}

@@ -1,19 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mobile.c: the mobile module: the phone app's API. It has no tables of
- * its own: it reads the other modules' tables, so it requires them.
+ * mobile.c: the mobile module: the phone app's API, small answers for
+ * any signed-in user, scoped to the sub-accounts they may open. It has no
+ * tables of its own: it reads the other modules' tables, so it requires
+ * them. Answers are cached, those that are the caller's own per user.
  */
-#include <hyperlevel/hyperlevel.h>
+#include "mobile.h"
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
 
-/* Its routes come with the agency and mobile screens. */
+#define COUNTER_TABLES "conversations tasks deal_counts locations"
+#define MY_TABLES "users user_locations locations"
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/mobile/summary", .handler = mobile_summary,
+	  .cache_ms = 30000, .reads = COUNTER_TABLES },
+	{ .method = "GET", .pattern = "/api/mobile/inbox", .handler = mobile_inbox,
+	  .flags = HL_ROUTE_NO_LOCATION | HL_ROUTE_PER_USER, .cache_ms = 30000,
+	  .reads = "conversations contacts " MY_TABLES },
+	{ .method = "GET", .pattern = "/api/mobile/deals", .handler = mobile_deals,
+	  .flags = HL_ROUTE_PER_USER, .cache_ms = 30000,
+	  .reads = "opportunities stages pipelines contacts" },
+	{ .method = "GET", .pattern = "/api/mobile/projects", .handler = mobile_projects,
+	  .flags = HL_ROUTE_NO_LOCATION | HL_ROUTE_PER_USER, .cache_ms = 30000,
+	  .reads = COUNTER_TABLES " " MY_TABLES },
+};
+
 static int init(struct hl_mod *mod)
 {
-	(void)mod;
-	return 0;
+	return hl_add_routes(mod, routes);
 }
 
-HL_MODULE(.name = "mobile", .version = "0.1.0", .requires = requires, .init = init,
+HL_MODULE(.name = "mobile", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "the phone app's API");

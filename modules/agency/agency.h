@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * agency.h: the agency module's parts. agency.c registers them;
+ * projects.c loads every sub-account's counts in one statement and
+ * answers GET /api/agency/projects; overview.c adds them up, with a series
+ * by day, for GET /api/agency/overview; contacts.c, deals.c and tasks.c
+ * answer the lists across sub-accounts.
+ *
+ * Every statement reads through hl_agency_read: its locations are those of
+ * the caller's agency (AGENCY_LOCATIONS), never a statement per location.
+ */
+#ifndef AGENCY_H
+#define AGENCY_H
+
+#include <hyperlevel/hyperlevel.h>
+
+
+/* The agency's sub-accounts that can be opened, or only :location when
+ * it is not 0 (?location_id=, see agency_location). */
+#define AGENCY_LOCATIONS \
+	"(SELECT id FROM locations WHERE agency_id = :agency AND disabled_at IS NULL" \
+	" AND (:location = 0 OR id = :location))"
+
+/* The agency's totals over every sub-account, in one row: sub_accounts,
+ * json_counts (as /api/project's counts) and health_score (the mean of
+ * every scored contact). Bind with projects_bind. */
+extern const char projects_totals_sql[];
+/* Bind :now and :q (the name searched for, or NULL) of a projects
+ * statement. */
+void projects_bind(sqlite3_stmt *st, const char *q);
+
+/* The sub-account a screen is narrowed to with ?location_id=: *location
+ * is 0 when absent. On a bad id it answers 400, on one that is not an open
+ * sub-account of the caller's agency 404, and returns HL_EINVAL (the
+ * handler then returns 0); HL_EDB. The agency's screens span
+ * sub-accounts, so the current location (X-Location-Id) does not narrow
+ * them: their routes take none. */
+int agency_location(struct hl_req *req, int64_t *location);
+/* hl_agency_read with :location bound to `location` (0: every one). */
+sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location);
+
+/* Answer 400 bad_request with `message`; returns 0 for the handler. */
+int agency_bad(struct hl_req *req, const char *message);
+
+int agency_projects(struct hl_req *req);      /* projects.c */
+int agency_overview(struct hl_req *req);      /* overview.c */
+int agency_contacts(struct hl_req *req);      /* contacts.c */
+int agency_deals(struct hl_req *req);         /* deals.c */
+int agency_tasks(struct hl_req *req);         /* tasks.c */
+
+#endif

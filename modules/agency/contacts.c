@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * contacts.c: GET /api/agency/contacts, the contacts of every sub-account,
+ * newest first, each naming its sub-account: searched (?q=), by tag
+ * (?tag=, the tag's name in any sub-account), in one sub-account
+ * (?location_id=), in keyset pages.
+ *
+ * One statement: each sub-account's newest contacts are a range of its
+ * (location_id, deleted_at, created_at) index, and SQLite merges the
+ * ranges, stopping each once the page is full, so a page costs about a
+ * page per sub-account, whatever their size. A search of 3 characters or
+ * more asks the contacts' trigram index for the matching ids first; a
+ * shorter one is a prefix of a name or the e-mail.
+ */
+#include "agency.h"
+
+#include <string.h>
+
+#define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
+	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
+
+/* The page is taken first, then joined to the names of the sub-accounts:
+ * a join inside would keep SQLite from stopping each range early. */
+static const char page_sql[] =
+	"SELECT page.id, page.location_id, l.name AS location_name, page.first_name, page.last_name,"
+	" page.email, page.phone, page.company_name, page.owner_id, page.created_at,"
+	" hex(json_array(page.created_at, page.id)) AS _cursor"
+	" FROM (SELECT * FROM contacts c%s WHERE c.location_id IN " AGENCY_LOCATIONS
+	" AND c.deleted_at IS NULL%s%s%s ORDER BY c.created_at DESC, c.id DESC LIMIT :limit) page"
+	" JOIN locations l ON l.id = page.location_id ORDER BY page.created_at DESC, page.id DESC";
+
+static const char by_search[] =
+	" AND c.id IN (SELECT rowid FROM contact_search"
+	" WHERE contact_search MATCH '\"' || replace(:q, '\"', '\"\"') || '\"')"
+	" AND " SEARCH_TEXT " LIKE '%' || :q || '%'";
+
+static const char by_prefix[] =
+	" AND (c.first_name LIKE :q || '%' OR c.last_name LIKE :q || '%' OR c.email LIKE :q || '%')";
+
+static const char by_tag[] =
+	" AND c.id IN (SELECT ct.contact_id FROM tags t JOIN contact_tags ct ON ct.tag_id = t.id"
+	" WHERE t.location_id IN " AGENCY_LOCATIONS " AND t.name = :tag COLLATE NOCASE)";
+
+static const char after[] =
+	" AND (c.created_at, c.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))";
+
+/* The search without LIKE's wildcards, which it is not meant to hold. */
+static const char *search_text(struct hl_req *req, const char *q)
+{
+	char *out = hl_strndup(req, q, strlen(q)), *w = out;
+	for (const char *p = q; *p; p++)
+		if (*p != '%' && *p != '_')
+			*w++ = *p;
+	*w = '\0';
+	return *out ? out : NULL;
+}
+
+int agency_contacts(struct hl_req *req)
+{
+	int64_t limit, location;
+	const char *cursor, *q = hl_query(req, "q"), *tag = hl_query(req, "tag");
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_cursor(req, "cursor", &cursor))
+		return 0;
+	int rc = agency_location(req, &location);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (q)
+		q = search_text(req, q);
+	/* Without a search or a tag, walking the ranges in time order is the
+	 * plan; with one, SQLite weighs the matches against the walk. */
+	char *sql = hl_sprintf(req, page_sql,
+			       q || tag ? "" : " INDEXED BY contacts_location_live_created",
+			       !q ? "" : hl_text_length(q) >= 3 ? by_search : by_prefix,
+			       tag ? by_tag : "", cursor ? after : "");
+	sqlite3_stmt *st = agency_read(req, sql, location);
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":q", q);
+	hl_bind_text(st, ":tag", tag);
+	hl_bind_text(st, ":cursor", cursor);
+	hl_bind_int(st, ":limit", limit + 1);
+	return hl_reply_page(req, st, limit, 10);
+}

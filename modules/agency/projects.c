@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * projects.c: every sub-account of the agency with its counts, health
+ * score and last activity, in one statement: one grouped part per table,
+ * each reading an index range per sub-account (location_id first) and
+ * counting it, or the row its module keeps per sub-account, joined to
+ * the agency's locations. The counts are those of /api/project, named
+ * alike. Sorting and keyset pages are done in SQL over
+ * the joined rows, which are one per sub-account.
+ */
+#include "agency.h"
+
+#include <string.h>
+
+/* The joined rows, one per sub-account. Live contacts, open deals and
+ * open tasks are counted by their modules as they change (the *_counts
+ * tables); what depends on the clock (overdue) or is small is counted
+ * here. Last activity is the newest message or contact change, each the
+ * last entry of an index range. */
+#define PROJECTS_ROWS \
+	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations" \
+	"  WHERE id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0))," \
+	" c AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
+	"  FROM contact_counts WHERE location_id IN (SELECT id FROM loc))," \
+	" d AS (SELECT location_id AS id, open AS n, open_cents AS cents FROM deal_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc))," \
+	" u AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
+	" t AS (SELECT location_id AS id, open AS n FROM task_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc))," \
+	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
+	"  GROUP BY location_id)," \
+	" i AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
+	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
+	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
+	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
+	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id)," \
+	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(c.n, 0) AS contacts," \
+	"  coalesce(d.n, 0) AS deals, coalesce(d.cents, 0) AS value, coalesce(u.n, 0) AS unread," \
+	"  coalesce(t.n, 0) AS tasks, coalesce(late.n, 0) AS overdue, coalesce(i.n, 0) AS invoices," \
+	"  coalesce(i.due, 0) AS outstanding, coalesce(i.over_n, 0) AS invoices_overdue," \
+	"  coalesce(i.over_due, 0) AS invoices_overdue_cents, coalesce(c.h_sum, 0) AS h_sum," \
+	"  coalesce(c.h_n, 0) AS h_n," \
+	"  CASE WHEN c.h_n THEN CAST(round(CAST(c.h_sum AS REAL) / c.h_n) AS INTEGER) END AS health," \
+	"  max(coalesce((SELECT max(last_message_at) FROM conversations WHERE location_id = loc.id), '')," \
+	"   coalesce((SELECT max(updated_at) FROM contacts WHERE location_id = loc.id" \
+	"   AND deleted_at IS NULL), '')) AS activity" \
+	"  FROM loc LEFT JOIN c USING (id) LEFT JOIN d USING (id) LEFT JOIN u USING (id)" \
+	"  LEFT JOIN t USING (id) LEFT JOIN late USING (id) LEFT JOIN i USING (id))" \
+	" SELECT "
+
+/* The counts of /api/project's "counts", of each sub-account (agg "") or
+ * added up (agg "sum"). */
+#define PROJECTS_COUNTS(agg) \
+	"json_object('contacts', " agg "(contacts)," \
+	" 'deals', json_object('open', " agg "(deals), 'open_value_cents', " agg "(value))," \
+	" 'conversations', json_object('unread', " agg "(unread))," \
+	" 'tasks', json_object('open', " agg "(tasks), 'overdue', " agg "(overdue))," \
+	" 'invoices', json_object('outstanding', json_object('count', " agg "(invoices)," \
+	"  'amount_due_cents', " agg "(outstanding)), 'overdue', json_object('count'," \
+	"  " agg "(invoices_overdue), 'amount_due_cents', " agg "(invoices_overdue_cents))))" \
+	" AS json_counts"
+
+/* The agency's totals: the mean health score is of every scored contact,
+ * rounded as each sub-account's is. */
+const char projects_totals_sql[] = PROJECTS_ROWS "count(*) AS sub_accounts, "
+	PROJECTS_COUNTS("sum") ", CASE WHEN sum(h_n) THEN"
+	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score FROM p";
+
+struct projects_sort {
+	const char *name; /* as in ?sort=, without the "-" of descending */
+	const char *key;  /* the SQL of the sort key, over p's columns */
+};
+
+static const struct projects_sort sorts[] = {
+	{ "name", "name COLLATE NOCASE" },
+	{ "contacts", "contacts" },
+	{ "deals", "deals" },
+	{ "value", "value" },
+	{ "unread", "unread" },
+	{ "tasks", "tasks" },
+	{ "overdue", "overdue" },
+	{ "outstanding", "outstanding" },
+	{ "health", "coalesce(health, -1)" },
+	{ "activity", "activity" },
+};
+
+static const char sort_names[] = "name, contacts, deals, value, unread, tasks, overdue,"
+				 " outstanding, health or activity (-name, -contacts ...: the"
+				 " largest first)";
+
+static const struct projects_sort *find_sort(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sorts) / sizeof(sorts[0]); i++)
+		if (!strcmp(sorts[i].name, name))
+			return &sorts[i];
+	return NULL;
+}
+
+/* The page's statement: the rows in the sort's order, after the cursor. */
+static char *page_sql(struct hl_req *req, const struct projects_sort *s, int desc, int after)
+{
+	const char *order = desc ? " DESC" : "";
+	return hl_sprintf(req, PROJECTS_ROWS "id, name, timezone, " PROJECTS_COUNTS("")
+		", health AS health_score, nullif(activity, '') AS last_activity_at,"
+		" hex(json_array(%s, id)) AS _cursor FROM p%s ORDER BY %s%s, id%s LIMIT :limit",
+		s->key, after ? hl_sprintf(req, " WHERE (%s, id) %s (json_extract(:cursor, '$[0]'),"
+					   " json_extract(:cursor, '$[1]'))", s->key, desc ? "<" : ">")
+			      : "", s->key, order, order);
+}
+
+/* How many sub-accounts the search finds, for count=1. */
+static int64_t count_projects(struct hl_req *req, const char *q, int64_t location)
+{
+	sqlite3_stmt *st = agency_read(req, "SELECT count(*) FROM locations WHERE id IN "
+		AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)", location);
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":q", q);
+	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : HL_EDB;
+}
+
+void projects_bind(sqlite3_stmt *st, const char *q)
+{
+	char now[32];
+	hl_time_text(time(NULL), now);
+	hl_bind_text(st, ":now", now);
+	hl_bind_text(st, ":q", q);
+}
+
+int agency_projects(struct hl_req *req)
+{
+	int64_t limit, want_count, total = -1, location;
+	const char *cursor, *q = hl_query(req, "q"), *sort = hl_query(req, "sort");
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_int(req, "count", 0, 0, 1, &want_count) ||
+	    hl_query_cursor(req, "cursor", &cursor))
+		return 0;
+	int rc = agency_location(req, &location);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	int desc = sort && sort[0] == '-';
+	const struct projects_sort *s = find_sort(sort ? sort + desc : "name");
+	if (!s)
+		return agency_bad(req, hl_sprintf(req, "sort is %s", sort_names));
+	if (q && !*q)
+		q = NULL;
+	if (want_count && (total = count_projects(req, q, location)) < 0)
+		return HL_EDB;
+	sqlite3_stmt *st = agency_read(req, page_sql(req, s, desc, cursor != NULL), location);
+	if (!st)
+		return HL_EDB;
+	projects_bind(st, q);
+	hl_bind_text(st, ":cursor", cursor);
+	hl_bind_int(st, ":limit", limit + 1);
+	return hl_reply_page_total(req, st, limit, 6, total);
+}

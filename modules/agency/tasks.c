@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tasks.c: GET /api/agency/tasks, the open tasks of every sub-account:
+ * each assignee's open and overdue ones counted ("assignees", the
+ * unassigned as a null id), and the tasks themselves by due date, the
+ * undated last, in keyset pages (?status=overdue for the overdue only,
+ * ?assignee=ID|me, ?location_id= for one sub-account).
+ *
+ * Two statements: the counts group each sub-account's open tasks by
+ * assignee along an index that holds what they read, then add the groups
+ * up by assignee; the page merges each sub-account's range of the open
+ * tasks' due-date index, stopping each once the page is full.
+ */
+#include "agency.h"
+
+#include <string.h>
+
+static const char assignees_sql[] =
+	"SELECT g.assignee_id AS id, u.name, sum(g.n) AS open, sum(g.late) AS overdue"
+	" FROM (SELECT location_id, assignee_id, count(*) AS n,"
+	"  count(*) FILTER (WHERE due_at < :now) AS late FROM tasks"
+	"  INDEXED BY tasks_location_completed_assignee"
+	"  WHERE location_id IN " AGENCY_LOCATIONS " AND completed_at IS NULL"
+	"  GROUP BY location_id, assignee_id) g"
+	" LEFT JOIN users u ON u.id = g.assignee_id"
+	" GROUP BY g.assignee_id ORDER BY u.name COLLATE NOCASE, g.assignee_id";
+
+#define DUE "ifnull(t.due_at, 'z')"
+
+/* The page first, then the sub-accounts' names (see contacts.c). */
+static const char page_columns[] =
+	"SELECT page.id, page.location_id, l.name AS location_name, page.title, page.due_at,"
+	" page.assignee_id, page.contact_id, hex(json_array(ifnull(page.due_at, 'z'), page.id)) AS _cursor"
+	" FROM (SELECT * FROM tasks t INDEXED BY %s"
+	" WHERE t.location_id IN " AGENCY_LOCATIONS " AND t.completed_at IS NULL%s%s%s"
+	" ORDER BY " DUE ", t.id LIMIT :limit) page JOIN locations l ON l.id = page.location_id"
+	" ORDER BY ifnull(page.due_at, 'z'), page.id";
+
+static int write_assignees(struct hl_req *req, struct hl_json *j, const char *now,
+			   int64_t location)
+{
+	sqlite3_stmt *st = agency_read(req, assignees_sql, location);
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":now", now);
+	int rc;
+	hl_json_key(j, "assignees");
+	hl_json_array(j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		hl_json_row(j, st);
+	hl_json_array_end(j);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+static sqlite3_stmt *page(struct hl_req *req, int64_t location, int overdue, int64_t assignee,
+			  const char *cursor)
+{
+	char *sql = hl_sprintf(req, page_columns,
+		assignee ? "tasks_open_assignee_due" : "tasks_open_due",
+		overdue ? " AND " DUE " < :now" : "",
+		assignee ? " AND t.assignee_id = :assignee" : "",
+		cursor ? " AND (" DUE ", t.id) > (json_extract(:cursor, '$[0]'),"
+			 " json_extract(:cursor, '$[1]'))" : "");
+	sqlite3_stmt *st = agency_read(req, sql, location);
+	if (st) {
+		hl_bind_int(st, ":assignee", assignee);
+		hl_bind_text(st, ":cursor", cursor);
+	}
+	return st;
+}
+
+int agency_tasks(struct hl_req *req)
+{
+	int64_t limit, assignee, location;
+	const char *cursor, *status = hl_query(req, "status");
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_cursor(req, "cursor", &cursor) || hl_query_user(req, "assignee", &assignee))
+		return 0;
+	if (status && strcmp(status, "open") && strcmp(status, "overdue"))
+		return agency_bad(req, "status is open or overdue");
+	int rc = agency_location(req, &location);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	char now[32];
+	hl_time_text(time(NULL), now);
+	sqlite3_stmt *st = page(req, location, status && !strcmp(status, "overdue"), assignee, cursor);
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":now", now);
+	hl_bind_int(st, ":limit", limit + 1);
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	rc = write_assignees(req, j, now, location);
+	if (!rc)
+		rc = hl_json_page(req, j, st, limit, 7);
+	hl_json_object_end(j);
+	return rc;
+}

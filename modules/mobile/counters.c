@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counters.c: the home screen's counters: unread conversations, tasks due
+ * today and overdue, open deals and their value. GET /api/mobile/summary
+ * gives them for the current location; GET /api/mobile/projects for every
+ * sub-account the user may open, one statement for all of them, each part
+ * grouping the sub-accounts' index ranges of one table (open deals: the
+ * row the opportunities module keeps per location).
+ */
+#include "mobile.h"
+
+#define COUNTERS(locations) \
+	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
+	" u AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
+	" t AS (SELECT location_id AS id, count(*) FILTER (WHERE due_at >= :today) AS today," \
+	"  count(*) FILTER (WHERE due_at < :now) AS late FROM tasks" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :end" \
+	"  GROUP BY location_id)," \
+	" d AS (SELECT location_id AS id, open AS n, open_cents AS cents FROM deal_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc))" \
+	" SELECT loc.id, loc.name, coalesce(u.n, 0) AS unread," \
+	" json_object('due_today', coalesce(t.today, 0), 'overdue', coalesce(t.late, 0)) AS json_tasks," \
+	" json_object('open', coalesce(d.n, 0), 'value_cents', coalesce(d.cents, 0)) AS json_deals" \
+	" FROM loc LEFT JOIN u USING (id) LEFT JOIN t USING (id) LEFT JOIN d USING (id)" \
+	" ORDER BY loc.name COLLATE NOCASE, loc.id"
+
+static const char here_sql[] = COUNTERS("(:location)");
+static const char mine_sql[] = COUNTERS(MY_LOCATIONS);
+
+/* Today's and tomorrow's midnights and now (UTC), as the tables keep times. */
+static void bind_day(sqlite3_stmt *st)
+{
+	time_t now = time(NULL), midnight = now - now % 86400;
+	char today[32], end[32], at[32];
+	hl_time_text(midnight, today);
+	hl_time_text(midnight + 86400, end);
+	hl_time_text(now, at);
+	hl_bind_text(st, ":today", today);
+	hl_bind_text(st, ":end", end);
+	hl_bind_text(st, ":now", at);
+}
+
+int mobile_summary(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, here_sql);
+	if (!st)
+		return HL_EDB;
+	bind_day(st);
+	return hl_reply_row(req, 200, st, "location");
+}
+
+int mobile_projects(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req), mine_sql);
+	if (!st)
+		return HL_EDB;
+	bind_day(st);
+	hl_bind_int(st, ":user", hl_user_id(req));
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	int rc = hl_json_page(req, j, st, 100000, 0);
+	hl_json_object_end(j);
+	return rc;
+}
