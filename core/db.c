@@ -277,6 +277,8 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 			  c->sql ? sqlite3_errmsg(c->sql) : "out of memory");
 		return HL_EDB;
 	}
+	/* recursive_triggers: a REPLACE fires the delete triggers of the rows
+	 * it replaces, so that counts kept by triggers stay right. */
 	snprintf(pragmas, sizeof(pragmas),
 		 "PRAGMA busy_timeout = 10000;"
 		 "PRAGMA journal_mode = WAL;"
@@ -286,6 +288,7 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 		 "PRAGMA mmap_size = %lld;"
 		 "PRAGMA foreign_keys = ON;"
 		 "PRAGMA secure_delete = OFF;"
+		 "PRAGMA recursive_triggers = ON;"
 		 "PRAGMA query_only = %d;",
 		 cfg->sqlite_cache_mb * 1024, cfg->sqlite_mmap_mb * 1024 * 1024, !writer);
 	if (hl_exec(c, pragmas) || cache_grow(c)) {

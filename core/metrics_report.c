@@ -107,7 +107,7 @@ static void memory(long long *rss, long long *peak)
 
 static const char *const pragmas[] = {
 	"journal_mode", "synchronous", "cache_size", "mmap_size", "page_size", "temp_store",
-	"busy_timeout", "foreign_keys", "page_count", "freelist_count",
+	"busy_timeout", "foreign_keys", "recursive_triggers", "page_count", "freelist_count",
 };
 #define NPRAGMAS (sizeof(pragmas) / sizeof(pragmas[0]))
 
@@ -417,7 +417,7 @@ static void prom_routes(struct buf *b, const struct server *srv)
 	     "Answer bodies, before (plain) and after (sent) compression.");
 	prom_family(b, srv, BYTES);
 	help(b, "hyperlevel_sql_statements_total", "counter",
-	     "SQL statements the route's requests ran (a cached answer runs none).");
+	     "SQL statements the route's requests ran (a cached answer, only the sign-in's).");
 	prom_family(b, srv, STATEMENTS);
 	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
 	prom_family(b, srv, CACHE);

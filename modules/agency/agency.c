@@ -15,7 +15,7 @@
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
 
-#define COUNT_TABLES "contact_counts deal_counts task_counts contacts conversations tasks" \
+#define COUNT_TABLES "contact_counts stage_counts task_counts contacts conversations tasks" \
 	" invoices locations"
 
 static const struct hl_route routes[] = {
@@ -28,9 +28,10 @@ static const struct hl_route routes[] = {
 	  .reads = "contacts contact_tags tags locations" },
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals,
 	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
-	  .reads = "opportunities stages pipelines locations" },
+	  .reads = "stage_counts stages pipelines locations" },
 	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = "tasks users locations" },
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	  .reads = "task_counts tasks users locations" },
 };
 
 static int init(struct hl_mod *mod)
@@ -51,6 +52,11 @@ int agency_bad(struct hl_req *req, const char *message)
 
 int agency_location(struct hl_req *req, int64_t *location)
 {
+	if (hl_assigned_only(req)) {
+		hl_reply_error(req, 403, "forbidden", "you see only what is assigned to you, not every"
+			       " sub-account's records");
+		return HL_EINVAL;
+	}
 	if (hl_query_int(req, "location_id", 0, 1, INT64_MAX, location))
 		return HL_EINVAL;
 	if (!*location)

@@ -29,12 +29,14 @@ extern const char projects_totals_sql[];
  * statement. */
 void projects_bind(sqlite3_stmt *st, const char *q);
 
-/* The sub-account a screen is narrowed to with ?location_id=: *location
- * is 0 when absent. On a bad id it answers 400, on one that is not an open
- * sub-account of the caller's agency 404, and returns HL_EINVAL (the
- * handler then returns 0); HL_EDB. The agency's screens span
- * sub-accounts, so the current location (X-Location-Id) does not narrow
- * them: their routes take none. */
+/* The first step of every handler: the caller must see every record (an
+ * "assigned only" agency user is answered 403), and the sub-account the
+ * screen is narrowed to with ?location_id= is read: *location is 0 when
+ * absent. On a bad id it answers 400, on one that is not an open
+ * sub-account of the caller's agency 404. After an answer it returns
+ * HL_EINVAL (the handler then returns 0); HL_EDB. The agency's screens
+ * span sub-accounts, so the current location (X-Location-Id) does not
+ * narrow them: their routes take none. */
 int agency_location(struct hl_req *req, int64_t *location);
 /* hl_agency_read with :location bound to `location` (0: every one). */
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location);

@@ -5,19 +5,15 @@
  * (?tag=, the tag's name in any sub-account), in one sub-account
  * (?location_id=), in keyset pages.
  *
- * One statement: each sub-account's newest contacts are a range of its
- * (location_id, deleted_at, created_at) index, and SQLite merges the
- * ranges, stopping each once the page is full, so a page costs about a
+ * One statement: each sub-account's newest contacts are a range of the
+ * contacts module's (location_id, created_at, id) index, and SQLite merges
+ * the ranges, stopping each once the page is full, so a page costs about a
  * page per sub-account, whatever their size. A search of 3 characters or
- * more asks the contacts' trigram index for the matching ids first; a
- * shorter one is a prefix of a name or the e-mail.
+ * more asks the contacts' trigram index (contacts/search.h) for the
+ * matching ids first; a shorter one is a prefix of a name or the e-mail.
  */
 #include "agency.h"
-
-#include <string.h>
-
-#define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
-	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
+#include "../contacts/search.h"
 
 /* The page is taken first, then joined to the names of the sub-accounts:
  * a join inside would keep SQLite from stopping each range early. */
@@ -30,8 +26,7 @@ static const char page_sql[] =
 	" JOIN locations l ON l.id = page.location_id ORDER BY page.created_at DESC, page.id DESC";
 
 static const char by_search[] =
-	" AND c.id IN (SELECT rowid FROM contact_search"
-	" WHERE contact_search MATCH '\"' || replace(:q, '\"', '\"\"') || '\"')"
+	" AND c.id IN (SELECT rowid FROM contact_search WHERE contact_search MATCH " PHRASE ")"
 	" AND " SEARCH_TEXT " LIKE '%' || :q || '%'";
 
 static const char by_prefix[] =
@@ -44,17 +39,6 @@ static const char by_tag[] =
 static const char after[] =
 	" AND (c.created_at, c.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))";
 
-/* The search without LIKE's wildcards, which it is not meant to hold. */
-static const char *search_text(struct hl_req *req, const char *q)
-{
-	char *out = hl_strndup(req, q, strlen(q)), *w = out;
-	for (const char *p = q; *p; p++)
-		if (*p != '%' && *p != '_')
-			*w++ = *p;
-	*w = '\0';
-	return *out ? out : NULL;
-}
-
 int agency_contacts(struct hl_req *req)
 {
 	int64_t limit, location;
@@ -65,12 +49,12 @@ int agency_contacts(struct hl_req *req)
 	int rc = agency_location(req, &location);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (q)
-		q = search_text(req, q);
+	if (q && !*(q = search_text(req, q)))
+		q = NULL;
 	/* Without a search or a tag, walking the ranges in time order is the
 	 * plan; with one, SQLite weighs the matches against the walk. */
 	char *sql = hl_sprintf(req, page_sql,
-			       q || tag ? "" : " INDEXED BY contacts_location_live_created",
+			       q || tag ? "" : " INDEXED BY contacts_location_created",
 			       !q ? "" : hl_text_length(q) >= 3 ? by_search : by_prefix,
 			       tag ? by_tag : "", cursor ? after : "");
 	sqlite3_stmt *st = agency_read(req, sql, location);

@@ -4,10 +4,9 @@
  * (open by default): the deals of every sub-account by stage, with each
  * sub-account's count and value, and the agency's totals by status.
  *
- * One statement groups every sub-account's deals by status and stage,
- * walking their (location_id, status, stage_id, value_cents) index, which
- * holds all it reads; the totals by status are added up here from the
- * same rows.
+ * One statement reads the counts the opportunities module keeps per stage
+ * and status (stage_counts), a few rows per stage of every sub-account;
+ * the totals by status are added up here from the same rows.
  */
 #include "agency.h"
 
@@ -17,12 +16,11 @@ static const char *const statuses[] = { "open", "won", "lost", "abandoned" };
 #define NSTATUS 4
 
 static const char sql[] =
-	"SELECT g.location_id, l.name, g.status, g.stage_id, s.name, s.pipeline_id, p.name,"
-	" g.n, g.cents FROM (SELECT location_id, status, stage_id, count(*) AS n,"
-	"  sum(value_cents) AS cents FROM opportunities WHERE location_id IN " AGENCY_LOCATIONS
-	"  GROUP BY location_id, status, stage_id) g"
-	" JOIN locations l ON l.id = g.location_id JOIN stages s ON s.id = g.stage_id"
+	"SELECT sc.location_id, l.name, sc.status, sc.stage_id, s.name, s.pipeline_id, p.name,"
+	" sc.deals, sc.cents FROM stage_counts sc"
+	" JOIN locations l ON l.id = sc.location_id JOIN stages s ON s.id = sc.stage_id"
 	" JOIN pipelines p ON p.id = s.pipeline_id"
+	" WHERE sc.location_id IN " AGENCY_LOCATIONS " AND sc.deals > 0"
 	" ORDER BY l.name COLLATE NOCASE, l.id, p.position, p.id, s.position, s.id";
 
 enum { COL_LOCATION, COL_LOCATION_NAME, COL_STATUS, COL_STAGE, COL_STAGE_NAME, COL_PIPELINE,
@@ -95,27 +93,14 @@ static void write_totals(struct hl_json *j, const struct figure totals[NSTATUS])
 	hl_json_object_end(j);
 }
 
-int agency_deals(struct hl_req *req)
+/* Each sub-account's stages of deals in `status`, counting every status
+ * into `totals` on the way. */
+static int write_sub_accounts(struct hl_json *j, sqlite3_stmt *st, int status,
+			      struct figure totals[NSTATUS])
 {
-	const char *want = hl_query(req, "status");
-	int status = 0;
-	while (want && status < NSTATUS && strcmp(want, statuses[status]))
-		status++;
-	if (status == NSTATUS)
-		return agency_bad(req, "status is open, won, lost or abandoned");
-	int64_t location;
-	int rc = agency_location(req, &location);
-	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
-	sqlite3_stmt *st = agency_read(req, sql, location);
-	if (!st)
-		return HL_EDB;
-	struct figure totals[NSTATUS] = { { 0, 0 } }, here = { 0, 0 };
+	struct figure here = { 0, 0 };
 	int64_t current = 0;
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "status");
-	hl_json_string(j, statuses[status]);
+	int rc;
 	hl_json_key(j, "sub_accounts");
 	hl_json_array(j);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -142,7 +127,31 @@ int agency_deals(struct hl_req *req)
 	if (current)
 		close_location(j, here);
 	hl_json_array_end(j);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+int agency_deals(struct hl_req *req)
+{
+	const char *want = hl_query(req, "status");
+	int status = 0;
+	while (want && status < NSTATUS && strcmp(want, statuses[status]))
+		status++;
+	if (status == NSTATUS)
+		return agency_bad(req, "status is open, won, lost or abandoned");
+	int64_t location;
+	int rc = agency_location(req, &location);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	sqlite3_stmt *st = agency_read(req, sql, location);
+	if (!st)
+		return HL_EDB;
+	struct figure totals[NSTATUS] = { { 0, 0 } };
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	hl_json_key(j, "status");
+	hl_json_string(j, statuses[status]);
+	rc = write_sub_accounts(j, st, status, totals);
 	write_totals(j, totals);
 	hl_json_object_end(j);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return rc;
 }

@@ -20,34 +20,35 @@
 #define PROJECTS_ROWS \
 	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations" \
 	"  WHERE id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0))," \
-	" c AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
+	" live AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
 	"  FROM contact_counts WHERE location_id IN (SELECT id FROM loc))," \
-	" d AS (SELECT location_id AS id, open AS n, open_cents AS cents FROM deal_counts" \
-	"  WHERE location_id IN (SELECT id FROM loc))," \
-	" u AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
+	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)," \
+	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
-	" t AS (SELECT location_id AS id, open AS n FROM task_counts" \
-	"  WHERE location_id IN (SELECT id FROM loc))," \
+	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM task_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
 	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
 	"  GROUP BY location_id)," \
-	" i AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
+	" unpaid AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
 	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
 	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
 	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
 	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id)," \
-	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(c.n, 0) AS contacts," \
-	"  coalesce(d.n, 0) AS deals, coalesce(d.cents, 0) AS value, coalesce(u.n, 0) AS unread," \
-	"  coalesce(t.n, 0) AS tasks, coalesce(late.n, 0) AS overdue, coalesce(i.n, 0) AS invoices," \
-	"  coalesce(i.due, 0) AS outstanding, coalesce(i.over_n, 0) AS invoices_overdue," \
-	"  coalesce(i.over_due, 0) AS invoices_overdue_cents, coalesce(c.h_sum, 0) AS h_sum," \
-	"  coalesce(c.h_n, 0) AS h_n," \
-	"  CASE WHEN c.h_n THEN CAST(round(CAST(c.h_sum AS REAL) / c.h_n) AS INTEGER) END AS health," \
+	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
+	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value, coalesce(unread.n, 0) AS unread," \
+	"  coalesce(open_tasks.n, 0) AS tasks, coalesce(late.n, 0) AS overdue, coalesce(unpaid.n, 0) AS invoices," \
+	"  coalesce(unpaid.due, 0) AS outstanding, coalesce(unpaid.over_n, 0) AS invoices_overdue," \
+	"  coalesce(unpaid.over_due, 0) AS invoices_overdue_cents, coalesce(live.h_sum, 0) AS h_sum," \
+	"  coalesce(live.h_n, 0) AS h_n," \
+	"  CASE WHEN live.h_n THEN CAST(round(CAST(live.h_sum AS REAL) / live.h_n) AS INTEGER) END AS health," \
 	"  max(coalesce((SELECT max(last_message_at) FROM conversations WHERE location_id = loc.id), '')," \
 	"   coalesce((SELECT max(updated_at) FROM contacts WHERE location_id = loc.id" \
 	"   AND deleted_at IS NULL), '')) AS activity" \
-	"  FROM loc LEFT JOIN c USING (id) LEFT JOIN d USING (id) LEFT JOIN u USING (id)" \
-	"  LEFT JOIN t USING (id) LEFT JOIN late USING (id) LEFT JOIN i USING (id))" \
+	"  FROM loc LEFT JOIN live USING (id) LEFT JOIN deals USING (id)" \
+	"  LEFT JOIN unread USING (id) LEFT JOIN open_tasks USING (id) LEFT JOIN late USING (id)" \
+	"  LEFT JOIN unpaid USING (id))" \
 	" SELECT "
 
 /* The counts of /api/project's "counts", of each sub-account (agg "") or

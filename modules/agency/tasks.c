@@ -6,24 +6,25 @@
  * undated last, in keyset pages (?status=overdue for the overdue only,
  * ?assignee=ID|me, ?location_id= for one sub-account).
  *
- * Two statements: the counts group each sub-account's open tasks by
- * assignee along an index that holds what they read, then add the groups
- * up by assignee; the page merges each sub-account's range of the open
- * tasks' due-date index, stopping each once the page is full.
+ * Two statements: the counts add up what the tasks module keeps per
+ * assignee and count the overdue in index ranges; the page merges each
+ * sub-account's range of the open tasks' due-date index, stopping each
+ * once the page is full.
  */
 #include "agency.h"
 
 #include <string.h>
 
+/* Open tasks from the counts the tasks module keeps per sub-account and
+ * assignee; for each of those, its overdue tasks are a range of an index
+ * (the agency's), counted without a sort. */
 static const char assignees_sql[] =
-	"SELECT g.assignee_id AS id, u.name, sum(g.n) AS open, sum(g.late) AS overdue"
-	" FROM (SELECT location_id, assignee_id, count(*) AS n,"
-	"  count(*) FILTER (WHERE due_at < :now) AS late FROM tasks"
-	"  INDEXED BY tasks_location_completed_assignee"
-	"  WHERE location_id IN " AGENCY_LOCATIONS " AND completed_at IS NULL"
-	"  GROUP BY location_id, assignee_id) g"
-	" LEFT JOIN users u ON u.id = g.assignee_id"
-	" GROUP BY g.assignee_id ORDER BY u.name COLLATE NOCASE, g.assignee_id";
+	"SELECT nullif(tc.assignee, 0) AS id, u.name, sum(tc.open) AS open,"
+	" sum((SELECT count(*) FROM tasks WHERE location_id = tc.location_id AND completed_at IS NULL"
+	"  AND assignee_id IS nullif(tc.assignee, 0) AND due_at < :now)) AS overdue"
+	" FROM task_counts tc LEFT JOIN users u ON u.id = tc.assignee"
+	" WHERE tc.location_id IN " AGENCY_LOCATIONS " AND tc.open > 0"
+	" GROUP BY tc.assignee ORDER BY u.name COLLATE NOCASE, tc.assignee";
 
 #define DUE "ifnull(t.due_at, 'z')"
 

@@ -11,6 +11,7 @@
  * id as a JSON array, in hex: opaque to clients, read back by SQLite.
  */
 #include "contacts.h"
+#include "search.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -66,17 +67,6 @@ static const struct contact_sort *find_sort(const char *name)
 	return NULL;
 }
 
-/* The search text without LIKE's wildcards, which it is not meant to hold. */
-static char *search_text(struct hl_req *req, const char *q)
-{
-	char *out = hl_strndup(req, q, strlen(q)), *w = out;
-	for (const char *p = q; *p; p++)
-		if (*p != '%' && *p != '_')
-			*w++ = *p;
-	*w = '\0';
-	return out;
-}
-
 /* How many contacts of every location hold `q`: the index counts them
  * without reading a row (about 0.2 ms for 3,400 matches). */
 static int64_t search_hits(struct hl_req *req, const char *q)
@@ -117,12 +107,6 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 		return HL_EINVAL;
 	return 0;
 }
-
-/* The text LIKE searches, as the trigram index holds it, and the MATCH
- * phrase of :q (a phrase of trigrams finds exactly the rows holding it). */
-#define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
-	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
-#define PHRASE "'\"' || replace(:q, '\"', '\"\"') || '\"'"
 
 /* A search of 3 characters or more asks the trigram index with a phrase
  * MATCH, which it answers from the index alone, where its LIKE reads every

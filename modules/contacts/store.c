@@ -74,7 +74,7 @@ int contact_searchable(unsigned given)
 }
 
 /* The stored row's name, e-mail, phone and company, joined as list.c's
- * SEARCH_TEXT joins them, are bound as a value (not selected: see
+ * SEARCH_TEXT (search.h) joins them, are bound as a value (not selected: see
  * contacts.h on why an INSERT ... SELECT would cost a segment). */
 int contact_index(struct hl_db *db, int64_t id, int fresh)
 {

@@ -5,24 +5,24 @@
  * gives them for the current location; GET /api/mobile/projects for every
  * sub-account the user may open, one statement for all of them, each part
  * grouping the sub-accounts' index ranges of one table (open deals: the
- * row the opportunities module keeps per location).
+ * rows the opportunities module keeps per stage).
  */
 #include "mobile.h"
 
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
-	" u AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
+	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
-	" t AS (SELECT location_id AS id, count(*) FILTER (WHERE due_at >= :today) AS today," \
+	" due AS (SELECT location_id AS id, count(*) FILTER (WHERE due_at >= :today) AS today," \
 	"  count(*) FILTER (WHERE due_at < :now) AS late FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :end" \
 	"  GROUP BY location_id)," \
-	" d AS (SELECT location_id AS id, open AS n, open_cents AS cents FROM deal_counts" \
-	"  WHERE location_id IN (SELECT id FROM loc))" \
-	" SELECT loc.id, loc.name, coalesce(u.n, 0) AS unread," \
-	" json_object('due_today', coalesce(t.today, 0), 'overdue', coalesce(t.late, 0)) AS json_tasks," \
-	" json_object('open', coalesce(d.n, 0), 'value_cents', coalesce(d.cents, 0)) AS json_deals" \
-	" FROM loc LEFT JOIN u USING (id) LEFT JOIN t USING (id) LEFT JOIN d USING (id)" \
+	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
+	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
+	" json_object('due_today', coalesce(due.today, 0), 'overdue', coalesce(due.late, 0)) AS json_tasks," \
+	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0)) AS json_deals" \
+	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN due USING (id) LEFT JOIN deals USING (id)" \
 	" ORDER BY loc.name COLLATE NOCASE, loc.id"
 
 static const char here_sql[] = COUNTERS("(:location)");
@@ -57,9 +57,14 @@ int mobile_projects(struct hl_req *req)
 		return HL_EDB;
 	bind_day(st);
 	hl_bind_int(st, ":user", hl_user_id(req));
+	int rc;
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
-	int rc = hl_json_page(req, j, st, 100000, 0);
+	hl_json_key(j, "data");
+	hl_json_array(j);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		hl_json_row(j, st);
+	hl_json_array_end(j);
 	hl_json_object_end(j);
-	return rc;
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }

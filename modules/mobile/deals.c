@@ -3,7 +3,8 @@
  * deals.c: GET /api/mobile/deals, the caller's open deals in the current
  * location by stage, in board order: each stage's count and value and its
  * first 20 deals. One statement over the location's deals of this owner
- * (an index range), numbered within each stage.
+ * (a range of the (location_id, owner_id) index: the open deals of
+ * everyone would be more), numbered within each stage.
  */
 #include "mobile.h"
 
@@ -16,7 +17,8 @@ static const char sql[] =
 	"  row_number() OVER (PARTITION BY stage_id ORDER BY position, id) AS n,"
 	"  count(*) OVER (PARTITION BY stage_id) AS total,"
 	"  sum(value_cents) OVER (PARTITION BY stage_id) AS cents"
-	"  FROM opportunities WHERE location_id = :location AND owner_id = :user"
+	"  FROM opportunities INDEXED BY opportunities_location_owner"
+	"  WHERE location_id = :location AND owner_id = :user"
 	"  AND status = 'open') mine"
 	" JOIN stages s ON s.id = mine.stage_id JOIN pipelines p ON p.id = mine.pipeline_id"
 	" LEFT JOIN contacts k ON k.id = mine.contact_id"

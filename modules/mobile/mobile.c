@@ -10,7 +10,7 @@
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
 
-#define COUNTER_TABLES "conversations tasks deal_counts locations"
+#define COUNTER_TABLES "conversations tasks stage_counts locations"
 #define MY_TABLES "users user_locations locations"
 
 static const struct hl_route routes[] = {

@@ -586,7 +586,8 @@ HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
  * bound to the caller's agency. The SQL picks its locations by agency
  * ("location_id IN (SELECT id FROM locations WHERE agency_id = :agency)"),
  * so another agency's rows stay out. NULL (logged) without an :agency
- * parameter, or when the caller is not agency staff. */
+ * parameter, or when the caller is not agency staff who see every record
+ * (an "assigned only" agency user is refused: answer 403 before). */
 HL_API sqlite3_stmt *hl_agency_read(struct hl_req *req, const char *sql);
 
 /* Bind parameter `name` (":id") of `st`, when the statement has it (so

@@ -1,5 +1,9 @@
--- Open tasks counted by assignee in every sub-account at once: each
--- sub-account's open tasks are one range of this index, in assignee order,
--- and the index holds all the count reads (overdue is due_at < now).
+-- Every sub-account's outstanding invoices added up from the index alone
+-- (the amounts were a row lookup each: 3 ms of a request on the full
+-- data set).
+CREATE INDEX invoices_location_unpaid ON invoices (location_id, status, due_at, total_cents,
+	paid_cents);
+-- Overdue tasks by assignee in every sub-account: each assignee's overdue
+-- tasks in a sub-account are one range of this index.
 CREATE INDEX tasks_location_completed_assignee ON tasks (location_id, completed_at, assignee_id,
 	due_at);

@@ -5,6 +5,8 @@
  */
 #include "times.h"
 
+#include <hyperlevel/hyperlevel.h>
+
 #include "../test.h"
 
 static const char *utc(const char *s)
@@ -54,7 +56,21 @@ static void what_is_not_a_real_time_is_refused(void)
 	CHECK(utc(NULL) == NULL);
 }
 
+static void seconds_are_written_as_the_tables_keep_times(void)
+{
+	char out[32];
+	hl_time_text(0, out);
+	CHECK_STR(out, "1970-01-01T00:00:00.000Z");
+	hl_time_text(1796128200, out);
+	CHECK_STR(out, "2026-12-01T12:30:00.000Z");
+	hl_time_text(1709164799, out);
+	CHECK_STR(out, "2024-02-28T23:59:59.000Z");
+	/* It reads back as itself. */
+	CHECK_STR(utc(out), "2024-02-28T23:59:59.000Z");
+}
+
 TEST_MAIN(dates_are_their_midnight,
+	  seconds_are_written_as_the_tables_keep_times,
 	  times_keep_what_they_say,
 	  offsets_move_to_utc_across_days_and_years,
 	  what_is_not_a_real_time_is_refused)

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * search.h: how the contacts' trigram search index is asked, for the
+ * contact list (list.c) and for other modules that search contacts (the
+ * agency's, which includes this header). The index holds one line per
+ * contact: its name, e-mail, phone and company joined as SEARCH_TEXT joins
+ * them (store.c writes it). A phrase MATCH of :q finds the candidates from
+ * the index alone; LIKE over SEARCH_TEXT then keeps exactly the rows
+ * holding :q. Terms under 3 characters have no trigram: search those
+ * another way.
+ */
+#ifndef CONTACTS_SEARCH_H
+#define CONTACTS_SEARCH_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <string.h>
+
+/* The searched text of contact row `c`. */
+#define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
+	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
+/* The MATCH phrase of :q. */
+#define PHRASE "'\"' || replace(:q, '\"', '\"\"') || '\"'"
+
+/* The search text without LIKE's wildcards, which it is not meant to
+ * hold, in the request's memory. */
+static inline char *search_text(struct hl_req *req, const char *q)
+{
+	char *out = hl_strndup(req, q, strlen(q)), *w = out;
+	for (const char *p = q; *p; p++)
+		if (*p != '%' && *p != '_')
+			*w++ = *p;
+	*w = '\0';
+	return out;
+}
+
+#endif
