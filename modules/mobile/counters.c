@@ -9,6 +9,8 @@
  */
 #include "mobile.h"
 
+#include <stdint.h>
+
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
 	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
@@ -57,14 +59,5 @@ int mobile_projects(struct hl_req *req)
 		return HL_EDB;
 	bind_day(st);
 	hl_bind_int(st, ":user", hl_user_id(req));
-	int rc;
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	hl_json_object_end(j);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_reply_page(req, st, INT64_MAX, 0); /* all of them: never paged */
 }

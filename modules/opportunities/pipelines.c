@@ -7,6 +7,8 @@
  */
 #include "opportunities.h"
 
+#include <stdint.h>
+
 static const char *const pipeline_keys[] = { "name", "position", NULL };
 
 /* A pipeline with its stages in order, as JSON built by SQLite: one
@@ -52,18 +54,7 @@ int pipelines_list(struct hl_req *req)
 		" FROM pipelines p WHERE p.location_id = :location ORDER BY p.position, p.id");
 	if (!st)
 		return HL_EDB;
-	struct hl_json *j = hl_reply_json(req, 200);
-	int rc;
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	hl_json_key(j, "next_cursor");
-	hl_json_null(j);
-	hl_json_object_end(j);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_reply_page(req, st, INT64_MAX, 0); /* a location has few: never paged */
 }
 
 /* POST /api/pipelines: 201 with the pipeline, last unless a position is

@@ -49,7 +49,7 @@ def test_counters_of_a_location_and_of_all_a_user_may_open():
         assert expected_counters(s, 2)["tasks"]["due_today"] > 0
         names = s.sql("SELECT id FROM locations ORDER BY name COLLATE NOCASE, id")
         got = admin.get("/api/mobile/projects").json()
-        assert got == {"data": [expected_counters(s, L) for (L,) in names]}
+        assert got == {"data": [expected_counters(s, L) for (L,) in names], "next_cursor": None}
         # A location's own user: theirs only, and only theirs to ask for.
         user = s.login("location-2@example.test", "perf-pass-123")
         assert user.get("/api/mobile/summary").json() == expected_counters(s, 2)

@@ -441,7 +441,8 @@ HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type
 /* Answer a list in the API's shape, {"data": [...], "next_cursor": ...}:
  * up to `limit` rows of `st` as hl_json_row objects. When a further row
  * exists, next_cursor is the text of column `cursor_col` of the last row
- * written (so select limit + 1 rows), otherwise null. 0 or HL_EDB. */
+ * written (so select limit + 1 rows), otherwise null; a list that is never
+ * paged passes INT64_MAX. 0 or HL_EDB. */
 HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, int cursor_col);
 /* The same with "total": `total` (when asked with count=1, say); a
  * negative total is left out. */
