@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * deals.c: GET /api/agency/opportunities?status=open|won|lost|abandoned
- * (open by default): the deals of every sub-account by stage, with each
- * sub-account's count and value, and the agency's totals by status.
+ * (open by default): the sub-accounts by name in keyset pages (limit,
+ * cursor), each with its deals of that status by stage and their count and
+ * value, and the agency's totals by status.
  *
- * One statement reads the counts the opportunities module keeps per stage
- * and status (stage_counts), a few rows per stage of every sub-account;
- * the totals by status are added up here from the same rows.
+ * Both statements read the counts the opportunities module keeps per
+ * stage and status (stage_counts): a few rows per stage of the page's
+ * sub-accounts, and of every one for the totals. A page's cost follows
+ * its size, not the number of sub-accounts.
  */
 #include "agency.h"
 
@@ -15,16 +17,29 @@
 static const char *const statuses[] = { "open", "won", "lost", "abandoned" };
 #define NSTATUS 4
 
-static const char sql[] =
-	"SELECT sc.location_id, l.name, sc.status, sc.stage_id, s.name, s.pipeline_id, p.name,"
-	" sc.deals, sc.cents FROM stage_counts sc"
-	" JOIN locations l ON l.id = sc.location_id JOIN stages s ON s.id = sc.stage_id"
-	" JOIN pipelines p ON p.id = s.pipeline_id"
-	" WHERE sc.location_id IN " AGENCY_LOCATIONS " AND sc.deals > 0"
-	" ORDER BY l.name COLLATE NOCASE, l.id, p.position, p.id, s.position, s.id";
+/* A row per stage with deals of :status, or one with NULLs for a
+ * sub-account without any; limit + 1 sub-accounts, to know there are more. */
+static const char page_sql[] =
+	"WITH page AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " AGENCY_LOCATIONS
+	"  AND (:cursor IS NULL OR (name COLLATE NOCASE, id) > (json_extract(:cursor, '$[0]'),"
+	"  json_extract(:cursor, '$[1]'))) ORDER BY name COLLATE NOCASE, id LIMIT :limit)"
+	" SELECT page.id, page.name, st.stage_id, st.stage_name, st.pipeline_id, st.pipeline_name,"
+	" st.deals, st.cents, hex(json_array(page.name, page.id)) FROM page"
+	" LEFT JOIN (SELECT sc.location_id, sc.stage_id, s.name AS stage_name, s.pipeline_id,"
+	"  p.name AS pipeline_name, p.position AS pipeline_position, s.position, sc.deals, sc.cents"
+	"  FROM stage_counts sc JOIN stages s ON s.id = sc.stage_id"
+	"  JOIN pipelines p ON p.id = s.pipeline_id"
+	"  WHERE sc.location_id IN (SELECT id FROM page) AND sc.status = :status AND sc.deals > 0) st"
+	" ON st.location_id = page.id"
+	" ORDER BY page.name COLLATE NOCASE, page.id, st.pipeline_position, st.pipeline_id,"
+	" st.position, st.stage_id";
 
-enum { COL_LOCATION, COL_LOCATION_NAME, COL_STATUS, COL_STAGE, COL_STAGE_NAME, COL_PIPELINE,
-       COL_PIPELINE_NAME, COL_COUNT, COL_CENTS };
+enum { COL_LOCATION, COL_LOCATION_NAME, COL_STAGE, COL_STAGE_NAME, COL_PIPELINE,
+       COL_PIPELINE_NAME, COL_COUNT, COL_CENTS, COL_CURSOR };
+
+static const char totals_sql[] =
+	"SELECT status, sum(deals), sum(cents) FROM stage_counts"
+	" WHERE location_id IN " AGENCY_LOCATIONS " GROUP BY status";
 
 struct figure {
 	int64_t count, cents;
@@ -36,15 +51,6 @@ static void write_figure(struct hl_json *j, struct figure f)
 	hl_json_int(j, f.count);
 	hl_json_key(j, "value_cents");
 	hl_json_int(j, f.cents);
-}
-
-static int status_of(sqlite3_stmt *st)
-{
-	const char *s = (const char *)sqlite3_column_text(st, COL_STATUS);
-	for (int i = 0; s && i < NSTATUS; i++)
-		if (!strcmp(s, statuses[i]))
-			return i;
-	return -1;
 }
 
 static void open_location(struct hl_json *j, sqlite3_stmt *st)
@@ -80,46 +86,33 @@ static void write_stage(struct hl_json *j, sqlite3_stmt *st, struct figure f)
 	hl_json_object_end(j);
 }
 
-static void write_totals(struct hl_json *j, const struct figure totals[NSTATUS])
-{
-	hl_json_key(j, "totals");
-	hl_json_object(j);
-	for (int i = 0; i < NSTATUS; i++) {
-		hl_json_key(j, statuses[i]);
-		hl_json_object(j);
-		write_figure(j, totals[i]);
-		hl_json_object_end(j);
-	}
-	hl_json_object_end(j);
-}
-
-/* Each sub-account's stages of deals in `status`, counting every status
- * into `totals` on the way. */
-static int write_sub_accounts(struct hl_json *j, sqlite3_stmt *st, int status,
-			      struct figure totals[NSTATUS])
+/* "sub_accounts": the page's, and "next_cursor": the last one's when a
+ * further sub-account came. */
+static int write_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, int64_t limit)
 {
 	struct figure here = { 0, 0 };
-	int64_t current = 0;
+	int64_t current = 0, n = 0;
+	const char *cursor = NULL;
 	int rc;
 	hl_json_key(j, "sub_accounts");
 	hl_json_array(j);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int s = status_of(st);
-		struct figure f = { sqlite3_column_int64(st, COL_COUNT),
-				    sqlite3_column_int64(st, COL_CENTS) };
-		if (s < 0)
-			continue; /* not a status the table allows */
-		totals[s].count += f.count;
-		totals[s].cents += f.cents;
-		if (s != status)
-			continue;
 		if (sqlite3_column_int64(st, COL_LOCATION) != current) {
+			if (n == limit)
+				break; /* the one past the page */
 			if (current)
 				close_location(j, here);
 			current = sqlite3_column_int64(st, COL_LOCATION);
 			here = (struct figure){ 0, 0 };
+			if (++n == limit)
+				cursor = hl_strndup(req, (const char *)sqlite3_column_text(st, COL_CURSOR),
+						    (size_t)sqlite3_column_bytes(st, COL_CURSOR));
 			open_location(j, st);
 		}
+		if (sqlite3_column_type(st, COL_STAGE) == SQLITE_NULL)
+			continue; /* a sub-account without such deals */
+		struct figure f = { sqlite3_column_int64(st, COL_COUNT),
+				    sqlite3_column_int64(st, COL_CENTS) };
 		here.count += f.count;
 		here.cents += f.cents;
 		write_stage(j, st, f);
@@ -127,31 +120,62 @@ static int write_sub_accounts(struct hl_json *j, sqlite3_stmt *st, int status,
 	if (current)
 		close_location(j, here);
 	hl_json_array_end(j);
+	hl_json_key(j, "next_cursor");
+	hl_json_string(j, rc == SQLITE_ROW ? cursor : NULL);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+static int write_totals(struct hl_req *req, struct hl_json *j, int64_t location)
+{
+	sqlite3_stmt *st = agency_read(req, totals_sql, location);
+	if (!st)
+		return HL_EDB;
+	struct figure totals[NSTATUS] = { { 0, 0 } };
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int s = 0; s < NSTATUS; s++)
+			if (!strcmp((const char *)sqlite3_column_text(st, 0), statuses[s]))
+				totals[s] = (struct figure){ sqlite3_column_int64(st, 1),
+							    sqlite3_column_int64(st, 2) };
+	hl_json_key(j, "totals");
+	hl_json_object(j);
+	for (int s = 0; s < NSTATUS; s++) {
+		hl_json_key(j, statuses[s]);
+		hl_json_object(j);
+		write_figure(j, totals[s]);
+		hl_json_object_end(j);
+	}
+	hl_json_object_end(j);
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
 int agency_deals(struct hl_req *req)
 {
-	const char *want = hl_query(req, "status");
+	const char *want = hl_query(req, "status"), *cursor;
+	int64_t limit, location;
 	int status = 0;
 	while (want && status < NSTATUS && strcmp(want, statuses[status]))
 		status++;
 	if (status == NSTATUS)
 		return agency_bad(req, "status is open, won, lost or abandoned");
-	int64_t location;
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
+	    hl_query_cursor(req, "cursor", &cursor))
+		return 0;
 	int rc = agency_location(req, &location);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	sqlite3_stmt *st = agency_read(req, sql, location);
+	sqlite3_stmt *st = agency_read(req, page_sql, location);
 	if (!st)
 		return HL_EDB;
-	struct figure totals[NSTATUS] = { { 0, 0 } };
+	hl_bind_text(st, ":status", statuses[status]);
+	hl_bind_text(st, ":cursor", cursor);
+	hl_bind_int(st, ":limit", limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
 	hl_json_key(j, "status");
 	hl_json_string(j, statuses[status]);
-	rc = write_sub_accounts(j, st, status, totals);
-	write_totals(j, totals);
+	if (!(rc = write_page(req, j, st, limit)))
+		rc = write_totals(req, j, location);
 	hl_json_object_end(j);
 	return rc;
 }

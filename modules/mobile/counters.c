@@ -15,16 +15,19 @@
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
 	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
-	" due AS (SELECT location_id AS id, count(*) FILTER (WHERE due_at >= :today) AS today," \
-	"  count(*) FILTER (WHERE due_at < :now) AS late FROM tasks" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :end" \
+	" today AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" \
+	"  AND due_at >= :today AND due_at < :end GROUP BY location_id)," \
+	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
 	"  GROUP BY location_id)," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
 	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
-	" json_object('due_today', coalesce(due.today, 0), 'overdue', coalesce(due.late, 0)) AS json_tasks," \
+	" json_object('due_today', coalesce(today.n, 0), 'overdue', coalesce(late.n, 0)) AS json_tasks," \
 	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0)) AS json_deals" \
-	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN due USING (id) LEFT JOIN deals USING (id)" \
+	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN today USING (id) LEFT JOIN late USING (id)" \
+	" LEFT JOIN deals USING (id)" \
 	" ORDER BY loc.name COLLATE NOCASE, loc.id"
 
 static const char here_sql[] = COUNTERS("(:location)");

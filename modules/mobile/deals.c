@@ -2,9 +2,10 @@
 /*
  * deals.c: GET /api/mobile/deals, the caller's open deals in the current
  * location by stage, in board order: each stage's count and value and its
- * first 20 deals. One statement over the location's deals of this owner
- * (a range of the (location_id, owner_id) index: the open deals of
- * everyone would be more), numbered within each stage.
+ * first 20 deals. One statement over the owner's deals in the location (a
+ * range of the (location_id, owner_id) index, 8.5M instructions a request
+ * on the full data set, where SQLite's own choice, every open deal of the
+ * location, took 9.4M), numbered within each stage.
  */
 #include "mobile.h"
 

@@ -299,14 +299,31 @@ def test_contacts_across_sub_accounts():
         assert [r["id"] for r in rows] == want and len({r["location_id"] for r in rows}) > 1
 
 
+def deal_pages(client, query, limit):
+    """Every sub-account of the deals screen, page by page."""
+    rows, cursor = [], None
+    for _ in range(100):
+        got = client.get("/api/agency/opportunities?limit=%d%s%s" % (limit, query,
+                                                                     "&cursor=" + cursor if cursor else ""))
+        assert got.status == 200, got.body
+        got = got.json()
+        assert len(got["sub_accounts"]) <= limit
+        rows += got["sub_accounts"]
+        cursor = got["next_cursor"]
+        if not cursor:
+            return rows, got
+        assert len(got["sub_accounts"]) == limit
+    raise AssertionError("no last page")
+
+
 def test_deals_by_status_and_stage():
     s, admin = server()
     with s:
         another_agency(s)
+        # A sub-account without deals is on the screen too.
+        admin.post("/api/admin/locations", {"name": "Empty"})
         for status in ("open", "won", "lost", "abandoned"):
-            got = admin.get("/api/agency/opportunities" + ("?status=" + status if status != "open" else ""))
-            assert got.status == 200, got.body
-            got = got.json()
+            rows, got = deal_pages(admin, "&status=" + status if status != "open" else "", 2)
             assert got["status"] == status
             want = []
             for L, name in s.sql("SELECT id, name FROM locations WHERE agency_id = 1"
@@ -319,18 +336,21 @@ def test_deals_by_status_and_stage():
                               " JOIN pipelines p ON p.id = s.pipeline_id WHERE o.location_id = ?"
                               " AND o.status = ? GROUP BY s.id ORDER BY p.position, p.id, s.position, s.id",
                               L, status)]
-                if stages:
-                    want.append({"id": L, "name": name, "stages": stages,
-                                 "count": sum(x["count"] for x in stages),
-                                 "value_cents": sum(x["value_cents"] for x in stages)})
-            assert got["sub_accounts"] == want and want, status
+                want.append({"id": L, "name": name, "stages": stages,
+                             "count": sum(x["count"] for x in stages),
+                             "value_cents": sum(x["value_cents"] for x in stages)})
+            assert rows == want and len(want) == 5 and want[0]["stages"], status
+            assert any(r["name"] == "Empty" and r["stages"] == [] for r in rows)
         totals = got["totals"]
         for status, (n, v) in {st: s.sql("SELECT count(*), coalesce(sum(o.value_cents), 0) FROM opportunities o"
                                          " JOIN locations l ON l.id = o.location_id WHERE l.agency_id = 1"
                                          " AND o.status = ?", st)[0]
                                for st in ("open", "won", "lost", "abandoned")}.items():
             assert totals[status] == {"count": n, "value_cents": v}, status
+        one_page = admin.get("/api/agency/opportunities?location_id=2").json()
+        assert [r["id"] for r in one_page["sub_accounts"]] == [2] and one_page["next_cursor"] is None
         error(admin.get("/api/agency/opportunities?status=closed"), 400, "status is")
+        error(admin.get("/api/agency/opportunities?cursor=nothex"), 400, "cursor")
 
 
 def test_tasks_by_assignee():
