@@ -18,19 +18,19 @@ static const char *const requires[] = { "contacts", "opportunities", "conversati
 #define COUNT_TABLES "contact_counts stage_counts task_counts contacts conversations tasks" \
 	" invoices locations"
 
+/* Agency staff, every location at once, cached until a write in any. */
+#define ACROSS .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000
+
 static const struct hl_route routes[] = {
-	{ .method = "GET", .pattern = "/api/agency/projects", .handler = agency_projects,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = COUNT_TABLES },
-	{ .method = "GET", .pattern = "/api/agency/overview", .handler = agency_overview,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000, .reads = COUNT_TABLES " opportunities messages payments" },
-	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	{ .method = "GET", .pattern = "/api/agency/projects", .handler = agency_projects, ACROSS,
+	  .reads = COUNT_TABLES },
+	{ .method = "GET", .pattern = "/api/agency/overview", .handler = agency_overview, ACROSS,
+	  .reads = COUNT_TABLES " opportunities messages payments" },
+	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts, ACROSS,
 	  .reads = "contacts contact_tags tags locations" },
-	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,
 	  .reads = "stage_counts stages pipelines locations" },
-	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks,
-	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000,
+	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks, ACROSS,
 	  .reads = "task_counts tasks users locations" },
 };
 

@@ -37,13 +37,15 @@
 	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
 	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id)," \
 	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
-	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value, coalesce(unread.n, 0) AS unread," \
-	"  coalesce(open_tasks.n, 0) AS tasks, coalesce(late.n, 0) AS overdue, coalesce(unpaid.n, 0) AS invoices," \
+	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value," \
+	"  coalesce(unread.n, 0) AS unread, coalesce(open_tasks.n, 0) AS tasks," \
+	"  coalesce(late.n, 0) AS overdue, coalesce(unpaid.n, 0) AS invoices," \
 	"  coalesce(unpaid.due, 0) AS outstanding, coalesce(unpaid.over_n, 0) AS invoices_overdue," \
 	"  coalesce(unpaid.over_due, 0) AS invoices_overdue_cents, coalesce(live.h_sum, 0) AS h_sum," \
-	"  coalesce(live.h_n, 0) AS h_n," \
-	"  CASE WHEN live.h_n THEN CAST(round(CAST(live.h_sum AS REAL) / live.h_n) AS INTEGER) END AS health," \
-	"  max(coalesce((SELECT max(last_message_at) FROM conversations WHERE location_id = loc.id), '')," \
+	"  coalesce(live.h_n, 0) AS h_n, CASE WHEN live.h_n" \
+	"  THEN CAST(round(CAST(live.h_sum AS REAL) / live.h_n) AS INTEGER) END AS health," \
+	"  max(coalesce((SELECT max(last_message_at) FROM conversations" \
+	"   WHERE location_id = loc.id), '')," \
 	"   coalesce((SELECT max(updated_at) FROM contacts WHERE location_id = loc.id" \
 	"   AND deleted_at IS NULL), '')) AS activity" \
 	"  FROM loc LEFT JOIN live USING (id) LEFT JOIN deals USING (id)" \

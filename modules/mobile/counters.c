@@ -25,7 +25,8 @@
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
 	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
 	" json_object('due_today', coalesce(today.n, 0), 'overdue', coalesce(late.n, 0)) AS json_tasks," \
-	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0)) AS json_deals" \
+	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0))" \
+	" AS json_deals" \
 	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN today USING (id) LEFT JOIN late USING (id)" \
 	" LEFT JOIN deals USING (id)" \
 	" ORDER BY loc.name COLLATE NOCASE, loc.id"
