@@ -71,6 +71,14 @@ int agency_location(struct hl_req *req, int64_t *location)
 	return rc == SQLITE_ROW ? 0 : HL_EDB;
 }
 
+int agency_list_read(struct hl_req *req, struct agency_list *list)
+{
+	if (hl_query_int(req, "limit", 50, 1, 1000, &list->limit) ||
+	    hl_query_cursor(req, "cursor", &list->cursor))
+		return HL_EINVAL;
+	return agency_location(req, &list->location);
+}
+
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)
 {
 	sqlite3_stmt *st = hl_agency_read(req, sql);

@@ -41,12 +41,9 @@ static const char after[] =
 
 int agency_contacts(struct hl_req *req)
 {
-	int64_t limit, location;
-	const char *cursor, *q = hl_query(req, "q"), *tag = hl_query(req, "tag");
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_cursor(req, "cursor", &cursor))
-		return 0;
-	int rc = agency_location(req, &location);
+	struct agency_list list;
+	const char *q = hl_query(req, "q"), *tag = hl_query(req, "tag");
+	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (q && !*(q = search_text(req, q)))
@@ -56,13 +53,13 @@ int agency_contacts(struct hl_req *req)
 	char *sql = hl_sprintf(req, page_sql,
 			       q || tag ? "" : " INDEXED BY contacts_location_created",
 			       !q ? "" : hl_text_length(q) >= 3 ? by_search : by_prefix,
-			       tag ? by_tag : "", cursor ? after : "");
-	sqlite3_stmt *st = agency_read(req, sql, location);
+			       tag ? by_tag : "", list.cursor ? after : "");
+	sqlite3_stmt *st = agency_read(req, sql, list.location);
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":q", q);
 	hl_bind_text(st, ":tag", tag);
-	hl_bind_text(st, ":cursor", cursor);
-	hl_bind_int(st, ":limit", limit + 1);
-	return hl_reply_page(req, st, limit, 10);
+	hl_bind_text(st, ":cursor", list.cursor);
+	hl_bind_int(st, ":limit", list.limit + 1);
+	return hl_reply_page(req, st, list.limit, 10);
 }

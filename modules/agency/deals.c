@@ -151,31 +151,28 @@ static int write_totals(struct hl_req *req, struct hl_json *j, int64_t location)
 
 int agency_deals(struct hl_req *req)
 {
-	const char *want = hl_query(req, "status"), *cursor;
-	int64_t limit, location;
+	const char *want = hl_query(req, "status");
+	struct agency_list list;
 	int status = 0;
 	while (want && status < NSTATUS && strcmp(want, statuses[status]))
 		status++;
 	if (status == NSTATUS)
 		return agency_bad(req, "status is open, won, lost or abandoned");
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_cursor(req, "cursor", &cursor))
-		return 0;
-	int rc = agency_location(req, &location);
+	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	sqlite3_stmt *st = agency_read(req, page_sql, location);
+	sqlite3_stmt *st = agency_read(req, page_sql, list.location);
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":status", statuses[status]);
-	hl_bind_text(st, ":cursor", cursor);
-	hl_bind_int(st, ":limit", limit + 1);
+	hl_bind_text(st, ":cursor", list.cursor);
+	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
 	hl_json_key(j, "status");
 	hl_json_string(j, statuses[status]);
-	if (!(rc = write_page(req, j, st, limit)))
-		rc = write_totals(req, j, location);
+	if (!(rc = write_page(req, j, st, list.limit)))
+		rc = write_totals(req, j, list.location);
 	hl_json_object_end(j);
 	return rc;
 }

@@ -134,13 +134,12 @@ void projects_bind(sqlite3_stmt *st, const char *q)
 
 int agency_projects(struct hl_req *req)
 {
-	int64_t limit, want_count, total = -1, location;
-	const char *cursor, *q = hl_query(req, "q"), *sort = hl_query(req, "sort");
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_int(req, "count", 0, 0, 1, &want_count) ||
-	    hl_query_cursor(req, "cursor", &cursor))
+	struct agency_list list;
+	int64_t want_count, total = -1;
+	const char *q = hl_query(req, "q"), *sort = hl_query(req, "sort");
+	if (hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
-	int rc = agency_location(req, &location);
+	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	int desc = sort && sort[0] == '-';
@@ -149,13 +148,13 @@ int agency_projects(struct hl_req *req)
 		return agency_bad(req, hl_sprintf(req, "sort is %s", sort_names));
 	if (q && !*q)
 		q = NULL;
-	if (want_count && (total = count_projects(req, q, location)) < 0)
+	if (want_count && (total = count_projects(req, q, list.location)) < 0)
 		return HL_EDB;
-	sqlite3_stmt *st = agency_read(req, page_sql(req, s, desc, cursor != NULL), location);
+	sqlite3_stmt *st = agency_read(req, page_sql(req, s, desc, list.cursor != NULL), list.location);
 	if (!st)
 		return HL_EDB;
 	projects_bind(st, q);
-	hl_bind_text(st, ":cursor", cursor);
-	hl_bind_int(st, ":limit", limit + 1);
-	return hl_reply_page_total(req, st, limit, 6, total);
+	hl_bind_text(st, ":cursor", list.cursor);
+	hl_bind_int(st, ":limit", list.limit + 1);
+	return hl_reply_page_total(req, st, list.limit, 6, total);
 }

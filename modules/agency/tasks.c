@@ -53,47 +53,47 @@ static int write_assignees(struct hl_req *req, struct hl_json *j, const char *no
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-static sqlite3_stmt *page(struct hl_req *req, int64_t location, int overdue, int64_t assignee,
-			  const char *cursor)
+static sqlite3_stmt *page(struct hl_req *req, const struct agency_list *list, int overdue,
+			  int64_t assignee)
 {
 	char *sql = hl_sprintf(req, page_columns,
 		assignee ? "tasks_open_assignee_due" : "tasks_open_due",
 		overdue ? " AND " DUE " < :now" : "",
 		assignee ? " AND t.assignee_id = :assignee" : "",
-		cursor ? " AND (" DUE ", t.id) > (json_extract(:cursor, '$[0]'),"
-			 " json_extract(:cursor, '$[1]'))" : "");
-	sqlite3_stmt *st = agency_read(req, sql, location);
+		list->cursor ? " AND (" DUE ", t.id) > (json_extract(:cursor, '$[0]'),"
+			       " json_extract(:cursor, '$[1]'))" : "");
+	sqlite3_stmt *st = agency_read(req, sql, list->location);
 	if (st) {
 		hl_bind_int(st, ":assignee", assignee);
-		hl_bind_text(st, ":cursor", cursor);
+		hl_bind_text(st, ":cursor", list->cursor);
 	}
 	return st;
 }
 
 int agency_tasks(struct hl_req *req)
 {
-	int64_t limit, assignee, location;
-	const char *cursor, *status = hl_query(req, "status");
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_cursor(req, "cursor", &cursor) || hl_query_user(req, "assignee", &assignee))
+	struct agency_list list;
+	int64_t assignee;
+	const char *status = hl_query(req, "status");
+	if (hl_query_user(req, "assignee", &assignee))
 		return 0;
 	if (status && strcmp(status, "open") && strcmp(status, "overdue"))
 		return agency_bad(req, "status is open or overdue");
-	int rc = agency_location(req, &location);
+	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	char now[32];
 	hl_time_text(time(NULL), now);
-	sqlite3_stmt *st = page(req, location, status && !strcmp(status, "overdue"), assignee, cursor);
+	sqlite3_stmt *st = page(req, &list, status && !strcmp(status, "overdue"), assignee);
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":now", now);
-	hl_bind_int(st, ":limit", limit + 1);
+	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
-	rc = write_assignees(req, j, now, location);
+	rc = write_assignees(req, j, now, list.location);
 	if (!rc)
-		rc = hl_json_page(req, j, st, limit, 7);
+		rc = hl_json_page(req, j, st, list.limit, 7);
 	hl_json_object_end(j);
 	return rc;
 }
