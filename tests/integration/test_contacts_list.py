@@ -50,19 +50,20 @@ def ids(rows):
     return [r["id"] for r in rows]
 
 
-def every_page(client, path, limit=37):
-    """All rows of a list, page by page; checks the cursor's contract."""
+def every_page(client, path, limit=37, key="data"):
+    """All rows of a list (its member `key`), page by page; checks the
+    cursor's contract."""
     rows, cursor, sep = [], None, "&" if "?" in path else "?"
     for _ in range(1000):
         r = client.get(path + sep + "limit=%d" % limit + ("&cursor=" + cursor if cursor else ""))
         assert r.status == 200, r.body
         page = r.json()
-        assert len(page["data"]) <= limit
-        rows += page["data"]
+        assert len(page[key]) <= limit
+        rows += page[key]
         cursor = page["next_cursor"]
         if not cursor:
             return rows
-        assert len(page["data"]) == limit
+        assert len(page[key]) == limit
     raise AssertionError("no last page")
 
 
