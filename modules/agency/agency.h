@@ -14,7 +14,6 @@
 
 #include <hyperlevel/hyperlevel.h>
 
-
 /* The agency's sub-accounts that can be opened, or only :location when
  * it is not 0 (?location_id=, see agency_location). */
 #define AGENCY_LOCATIONS \
