@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""bench-idle: the server's idle footprint. For each number of sub-accounts
+(0, 100 and 500 by default) it starts the server on a throwaway data
+folder, creates an agency admin and the sub-accounts through the API, waits
+5 s, samples the process's CPU time over an idle window and its resident
+memory at the end, then sends sequential GET requests over one keep-alive
+connection to each endpoint and reports p50 and p95. Last, the start-up
+time to the first answered request on the full data set (perf-seed).
+
+    bench-idle [--counts 0,100,500] [--seconds 60] [--requests 200]
+               [--endpoints /api/health,...] [--startup-runs 3 | --no-startup]
+               [--json out.json]
+
+Every figure is measured here, from /proc and the answers' timings; the
+tables are printed in the shape levelrail publishes its own in."""
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ADMIN = ("bench@example.test", "bench-pass-123")
+ENDPOINTS = ["/api/health", "/api/auth/me", "/api/admin/locations", "/api/agency/projects",
+             "/api/agency/overview", "/api/mobile/projects"]
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Fail(Exception):
+    """A run that cannot be made: the message says why."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="bench-idle", description=__doc__.split("\n\n")[0])
+    p.add_argument("--build", default=os.environ.get("BUILD", os.path.join(ROOT, "build")),
+                   help="the build folder (default %(default)s)")
+    p.add_argument("--counts", default="0,100,500", help="sub-accounts per step (default %(default)s)")
+    p.add_argument("--seconds", type=float, default=60, help="idle window (default %(default)s)")
+    p.add_argument("--requests", type=int, default=200, help="requests per endpoint (default %(default)s)")
+    p.add_argument("--endpoints", default=",".join(ENDPOINTS), help="paths, comma-separated")
+    p.add_argument("--startup-runs", type=int, default=3, help="start-ups timed (default %(default)s)")
+    p.add_argument("--no-startup", action="store_true", help="skip the start-up on the full data set")
+    p.add_argument("--json", help="write every figure there")
+    args = p.parse_args(argv)
+    try:
+        args.counts = [int(n) for n in args.counts.split(",")]
+    except ValueError:
+        p.error("--counts takes whole numbers separated by commas, not %r" % args.counts)
+    if any(n < 0 for n in args.counts) or args.seconds <= 0 or args.requests < 1:
+        p.error("--counts must be 0 or more, --seconds and --requests above 0")
+    args.endpoints = [e for e in args.endpoints.split(",") if e]
+    return args
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """The server on `data`, started and stopped by this tool."""
+
+    def __init__(self, build, data):
+        self.build, self.data, self.port = build, data, free_port()
+        self.proc, self.cookie, self.log = None, None, None
+
+    def command(self, verb):
+        return [os.path.join(self.build, "hyperlevel"), verb, "--data-dir", self.data,
+                "--config", "/dev/null", "--modules-dir", os.path.join(self.build, "modules"),
+                "--plugins-dir", os.path.join(ROOT, "plugins.d"), "--port", str(self.port),
+                "--backups", "no"]
+
+    def start(self):
+        """Start; the seconds until /api/health first answered. Its log
+        goes to a file: a pipe nobody reads would stop it once full."""
+        self.log = open(os.path.join(self.data, "server.log"), "w+")
+        began = time.monotonic()
+        self.proc = subprocess.Popen(self.command("serve"), stdout=subprocess.DEVNULL,
+                                     stderr=self.log)
+        while time.monotonic() - began < 60:
+            if self.proc.poll() is not None:
+                self.log.seek(0)
+                raise Fail("the server stopped: " + self.log.read().strip()[-500:])
+            try:
+                if self.request("GET", "/api/health")[0] == 200:
+                    return time.monotonic() - began
+            except OSError:
+                time.sleep(0.001)
+        raise Fail("the server did not answer within 60 s")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+        if self.log:
+            self.log.close()
+
+    def request(self, method, path, body=None, conn=None):
+        c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {"Cookie": self.cookie} if self.cookie else {}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        c.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        r = c.getresponse()
+        data = r.read()
+        if not conn:
+            c.close()
+        return r.status, r.getheader("Set-Cookie"), data
+
+    def sign_in(self):
+        p = subprocess.run(self.command("create-admin") + [ADMIN[0], "Bench Admin"],
+                           input=ADMIN[1] + "\n", capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            raise Fail("create-admin: " + p.stderr.strip()[-300:])
+
+    def login(self):
+        status, cookie, data = self.request("POST", "/api/auth/login",
+                                            {"email": ADMIN[0], "password": ADMIN[1]})
+        if status != 200 or not cookie:
+            raise Fail("could not sign in: %d %s" % (status, data[:200]))
+        self.cookie = cookie.split(";")[0]
+
+    def cpu_seconds(self):
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+    def rss_mb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+
+def latencies(server, path, n):
+    """p50 and p95 in ms of n sequential GETs on one connection, or None
+    when the endpoint does not answer 200 (a module that is off)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    times = []
+    for _ in range(n):
+        began = time.perf_counter()
+        status = server.request("GET", path, conn=conn)[0]
+        times.append((time.perf_counter() - began) * 1000)
+        if status != 200:
+            conn.close()
+            return None
+    conn.close()
+    times.sort()
+    return {"p50": statistics.median(times), "p95": times[min(len(times) - 1, int(0.95 * len(times)))]}
+
+
+def step(args, count):
+    """One number of sub-accounts: RSS, idle CPU and the latencies."""
+    data = tempfile.mkdtemp(prefix="hl-idle-")
+    server = Server(args.build, data)
+    try:
+        server.sign_in()
+        server.start()
+        server.login()
+        for i in range(count):
+            status, _, body = server.request("POST", "/api/admin/locations", {"name": "Client %d" % (i + 1)})
+            if status != 201:
+                raise Fail("creating a sub-account: %d %s" % (status, body[:200]))
+        time.sleep(5)
+        cpu = server.cpu_seconds()
+        time.sleep(args.seconds)
+        cpu = server.cpu_seconds() - cpu
+        out = {"sub_accounts": count, "rss_mb": round(server.rss_mb(), 1),
+               "cpu_percent": round(100 * cpu / args.seconds, 3), "endpoints": {}}
+        for path in args.endpoints:
+            out["endpoints"][path] = latencies(server, path, args.requests)
+        return out
+    finally:
+        server.stop()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def startup(args):
+    """Median seconds to the first answer on the full data set."""
+    data = tempfile.mkdtemp(prefix="hl-idle-full-")
+    try:
+        p = subprocess.run([os.path.join(args.build, "perf-seed"), "--data-dir", data],
+                           capture_output=True, text=True, timeout=600)
+        if p.returncode:
+            raise Fail("perf-seed: " + p.stderr.strip()[-300:])
+        times = []
+        for _ in range(args.startup_runs):
+            server = Server(args.build, data)
+            try:
+                times.append(server.start())
+            finally:
+                server.stop()
+        return {"runs_ms": [round(t * 1000, 1) for t in times],
+                "median_ms": round(statistics.median(times) * 1000, 1)}
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def print_tables(steps, start):
+    print("| Sub-accounts | RSS (MB) | CPU (%) |\n| - | - | - |")
+    for s in steps:
+        print("| %d | %.1f | %.2f |" % (s["sub_accounts"], s["rss_mb"], s["cpu_percent"]))
+    print("\nLatency in ms, p50 / p95:\n")
+    print("| Endpoint | " + " | ".join("%d sub-accounts" % s["sub_accounts"] for s in steps) + " |")
+    print("| - |" + " - |" * len(steps))
+    for path in steps[0]["endpoints"]:
+        cells = []
+        for s in steps:
+            f = s["endpoints"][path]
+            cells.append("%.2f / %.2f" % (f["p50"], f["p95"]) if f else "n/a")
+        print("| `GET %s` | %s |" % (path, " | ".join(cells)))
+    if start:
+        print("\nStart-up to the first answer on the full data set: %.1f ms (median of %s)"
+              % (start["median_ms"], ", ".join("%.1f" % t for t in start["runs_ms"])))
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        steps = [step(args, n) for n in args.counts]
+        start = None if args.no_startup else startup(args)
+    except Fail as e:
+        print("bench-idle: %s" % e, file=sys.stderr)
+        return 2
+    print_tables(steps, start)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"seconds": args.seconds, "requests": args.requests, "steps": steps,
+                       "startup": start}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
