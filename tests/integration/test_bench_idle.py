@@ -40,7 +40,7 @@ def test_reports_each_step_measured_on_a_real_server():
 
 
 def test_bad_options_are_refused_in_one_line():
-    for args in (("--counts", "a,b"), ("--seconds", "0"), ("--counts", "-1")):
+    for args in (("--counts", "a,b"), ("--seconds", "0"), ("--counts", "-1"), ("--startup-runs", "0")):
         p = idle(*args)
         assert p.returncode == 2 and p.stderr.strip().splitlines()[-1].startswith("bench-idle: error:"), \
             (args, p.stderr)

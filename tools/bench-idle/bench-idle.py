@@ -55,8 +55,9 @@ def parse_args(argv):
         args.counts = [int(n) for n in args.counts.split(",")]
     except ValueError:
         p.error("--counts takes whole numbers separated by commas, not %r" % args.counts)
-    if any(n < 0 for n in args.counts) or args.seconds <= 0 or args.requests < 1:
-        p.error("--counts must be 0 or more, --seconds and --requests above 0")
+    if any(n < 0 for n in args.counts) or args.seconds <= 0 or args.requests < 1 or \
+            args.startup_runs < 1:
+        p.error("--counts must be 0 or more, --seconds, --requests and --startup-runs above 0")
     args.endpoints = [e for e in args.endpoints.split(",") if e]
     return args
 
