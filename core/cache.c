@@ -65,7 +65,7 @@ struct cached_route {
 	int tables[MAX_READS];
 	int per_location;         /* compare only the caller's location */
 	long long ttl_us;
-	_Atomic uint64_t hits, misses;
+	_Atomic uint64_t hits, misses, invalidated;
 };
 
 struct cache {
@@ -199,10 +199,11 @@ int cache_prepare(struct cache *c, const struct router *rt)
 
 struct cache_stats cache_route_stats(const struct cache *c, int route_id)
 {
-	struct cache_stats st = { 0, 0 };
+	struct cache_stats st = { 0, 0, 0 };
 	if (c && route_id >= 0 && route_id < c->nroutes) {
 		st.hits = c->routes[route_id].hits;
 		st.misses = c->routes[route_id].misses;
+		st.invalidated = c->routes[route_id].invalidated;
 	}
 	return st;
 }
@@ -526,6 +527,8 @@ int cache_serve(struct cache *c, struct hl_req *r)
 		if (waited)
 			break; /* the answer was not kept, or is already out of date:
 				* compute it, without the cache, rather than queue again */
+		if (e && e->state == READY && e->stamp != stamp)
+			cr->invalidated++;
 		if (e)
 			drop(s, e); /* out of date */
 		if ((e = new_entry(hash, key, len, stamp, r->match.entry->id))) {

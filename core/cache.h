@@ -45,8 +45,11 @@ int cache_prepare(struct cache *c, const struct router *rt);
 int cache_serve(struct cache *c, struct hl_req *r);
 void cache_finish(struct cache *c, struct hl_req *r);
 
+/* `invalidated` counts the misses that found the route's answer kept but
+ * made out of date by a write: the reads a write cost. An answer no one
+ * asks for again is not counted. */
 struct cache_stats {
-	uint64_t hits, misses;
+	uint64_t hits, misses, invalidated;
 };
 /* Per route (by route_entry id); zeros for a route that is not cached. */
 struct cache_stats cache_route_stats(const struct cache *c, int route_id);

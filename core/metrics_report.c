@@ -198,6 +198,7 @@ static void json_route(struct hl_json *j, const struct server *srv, int slot)
 	struct cache_stats cs = cache_route_stats(srv->cache, slot);
 	put_int(j, "cache_hits", (int64_t)cs.hits);
 	put_int(j, "cache_misses", (int64_t)cs.misses);
+	put_int(j, "cache_invalidated", (int64_t)cs.invalidated);
 	hl_json_object_end(j);
 }
 
@@ -357,7 +358,7 @@ static void help(struct buf *b, const char *name, const char *type, const char *
 /* The route slots worth a line (routes that were asked for), one family
  * of samples at a time: the text format wants each family's lines
  * together. */
-enum family { REQUESTS, DURATION, BYTES, STATEMENTS, CACHE };
+enum family { REQUESTS, DURATION, BYTES, STATEMENTS, CACHE, INVALIDATED };
 
 static void prom_family(struct buf *b, const struct server *srv, enum family f)
 {
@@ -367,7 +368,7 @@ static void prom_family(struct buf *b, const struct server *srv, enum family f)
 		struct cache_stats cs = cache_route_stats(srv->cache, slot);
 		const char *m, *p;
 		slot_name(srv, slot, &m, &p);
-		if (!p || !rm->count || (f == CACHE && !(cs.hits + cs.misses)))
+		if (!p || !rm->count || (f >= CACHE && !(cs.hits + cs.misses)))
 			continue;
 		switch (f) {
 		case REQUESTS:
@@ -403,6 +404,10 @@ static void prom_family(struct buf *b, const struct server *srv, enum family f)
 			route_labels(b, "hyperlevel_cache_requests_total", m, p);
 			buf_printf(b, ",result=\"miss\"} %llu\n", (unsigned long long)cs.misses);
 			break;
+		case INVALIDATED:
+			route_labels(b, "hyperlevel_cache_invalidations_total", m, p);
+			buf_printf(b, "} %llu\n", (unsigned long long)cs.invalidated);
+			break;
 		}
 	}
 }
@@ -421,6 +426,9 @@ static void prom_routes(struct buf *b, const struct server *srv)
 	prom_family(b, srv, STATEMENTS);
 	help(b, "hyperlevel_cache_requests_total", "counter", "Read cache lookups, by result.");
 	prom_family(b, srv, CACHE);
+	help(b, "hyperlevel_cache_invalidations_total", "counter",
+	     "Cache misses whose kept answer a write had made out of date.");
+	prom_family(b, srv, INVALIDATED);
 }
 
 static void gauge(struct buf *b, const char *name, const char *text, double v)

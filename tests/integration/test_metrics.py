@@ -62,6 +62,26 @@ def test_statements_are_counted_per_run():
         assert 'hyperlevel_sql_statements_total{method="GET",route="/api/reader/repeat"} 15' in text
 
 
+def test_invalidations_count_the_kept_answers_a_write_outdated():
+    """A miss that finds the answer kept but out of date is an invalidation;
+    a first miss, or a write no read follows, is not."""
+    s, admin, loc = server()
+    with s:
+        h = {"X-Location-Id": str(loc)}
+        reads = ["/api/reader/items?size=%d" % n for n in (1, 2)]
+        for path in reads + reads:
+            assert admin.get(path, headers=h).status == 200
+        assert admin.post("/api/reader/items", {"x": 1}, headers=h).status == 201
+        for _ in range(3):
+            assert admin.get(reads[0], headers=h).status == 200
+        assert admin.post("/api/reader/items", {"x": 2}, headers=h).status == 201
+        items = route(admin.get("/api/admin/metrics").json(), "GET", "/api/reader/items")
+        assert (items["cache_misses"], items["cache_hits"], items["cache_invalidated"]) == (3, 4, 1)
+        samples = parse_prometheus(admin.get("/metrics").body.decode())
+        key = '{method="GET",route="/api/reader/items"}'
+        assert samples["hyperlevel_cache_invalidations_total" + key] == 1
+
+
 def test_row_counts_are_kept_30_seconds():
     s, admin, loc = server()
     with s:
