@@ -5,10 +5,13 @@ counts and percentiles, skips endpoints of modules that are not built,
 revokes its token, stops after --requests, and says when a p95 is over
 the budget. (Its figures are measured by `make bench`, not checked here.)"""
 
+import importlib.util
 import json
 import os
+import socket
 import subprocess
 import tempfile
+import time
 
 import harness
 
@@ -74,3 +77,158 @@ def test_stops_after_the_requests_and_exits_1_over_the_budget():
         assert "over budget: contact at 1 clients" in p.stdout
     finally:
         s.close()
+
+
+def test_compares_each_endpoint_with_the_hello_world_of_the_same_run():
+    s, big = server_with_contacts()
+    port = harness.free_port()
+    hello = subprocess.Popen([os.path.join(harness.BUILD, "tools", "bench-hello"), str(port)])
+    try:
+        wait_for(port)
+        p, out = bench(s, "--requests", "200", "--endpoints", "contacts",
+                       "--hello", "http://127.0.0.1:%d/" % port)
+        assert p.returncode == 0, p.stderr
+        first, contacts = out["endpoints"]
+        assert (first["name"], first["url"]) == ("hello", "http://127.0.0.1:%d/" % port)
+        assert first["runs"][0]["requests"] == 200 and first["runs"][0]["non2xx"] == 0
+        assert contacts["name"] == "contacts" and contacts["runs"][0]["requests"] == 200
+        header, *rows = [line.split() for line in p.stdout.splitlines()
+                         if line.split()[:1] in (["endpoint"], ["hello"], ["contacts"])]
+        assert header[-2:] == ["of", "hello"] and rows[0][-2:] == ["100", "%"]
+        share = 100 * contacts["median"]["rps"] / first["median"]["rps"]
+        assert rows[1][0] == "contacts" and rows[1][-2] == "%.0f" % share
+        assert out["machine"]["cores"] == os.cpu_count() and out["server"]["status"] == "ok"
+    finally:
+        hello.terminate()
+        hello.wait()
+        s.close()
+
+
+def wait_for(port):
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("bench-hello did not listen on %d" % port)
+
+
+WRITES = {"create-contact": 3, "move-deal": 3, "add-message": 3, "complete-task": 1}
+
+
+def server_with_one_of_everything():
+    """The big sub-account has a board of two stages with a deal, a
+    conversation and an open task; dashboards (reports) are not loaded."""
+    s, admin, (small, big) = harness.agency(
+        modules=("contacts", "opportunities", "conversations", "tasks"),
+        locations=("Small client", "Big client"))
+    h = {"X-Location-Id": str(big)}
+    c = admin.post("/api/contacts", {"first_name": "Anna", "email": "anna@example.test"}, headers=h)
+    assert c.status == 201, c.body
+    pipeline = admin.post("/api/pipelines", {"name": "Sales"}, headers=h).json()["id"]
+    for name in ("New", "Won over"):
+        assert admin.post("/api/pipelines/%d/stages" % pipeline, {"name": name}, headers=h).status == 201
+    first = s.sql("SELECT min(id) FROM stages WHERE pipeline_id = ?", pipeline)[0][0]
+    assert admin.post("/api/opportunities", {"name": "Deal", "pipeline_id": pipeline,
+                                             "stage_id": first}, headers=h).status == 201
+    assert admin.post("/api/conversations/inbound", {"contact_id": c.json()["id"], "channel": "sms",
+                                                      "body": "Hi"}, headers=h).status in (200, 201)
+    assert admin.post("/api/tasks", {"title": "Call"}, headers=h).status == 201
+    return s, big
+
+
+def test_mix_sends_reads_and_writes_in_their_shares_and_counts_invalidations():
+    s, big = server_with_one_of_everything()
+    try:
+        messages = s.sql("SELECT count(*) FROM messages")[0][0]
+        p, out = bench(s, "--mix", "--concurrency", "2", "--requests", "600")
+        assert p.returncode == 0, p.stderr
+        [step] = out["mix"]
+        [run] = step["runs"]
+        kinds = run["kinds"]
+        assert run["requests"] == 600 and kinds["all"]["answers"] == 600
+        assert not any(k["non2xx"] for k in kinds.values()), kinds
+        # Each kind in its share of the ones this server has (no dashboard,
+        # invoices or agency screens: those are skipped).
+        skipped = {k["name"] for k in out["skipped"]}
+        assert {"dashboard", "invoices"} <= skipped and not skipped & set(WRITES)
+        shares = {k: v for k, v in tool_module("perf-bench").MIX_READS + list(WRITES.items()) if k not in skipped}
+        for name, share in shares.items():
+            expected = 600 * share / sum(shares.values())
+            assert abs(kinds[name]["answers"] - expected) <= 4, (name, kinds[name], expected)
+        # The writes are real: contacts made, messages sent, tasks done.
+        made = s.sql("SELECT count(*) FROM contacts WHERE last_name LIKE 'Run %'")[0][0]
+        assert made == kinds["create-contact"]["answers"]
+        sent = s.sql("SELECT count(*) FROM messages")[0][0] - messages
+        assert sent == kinds["add-message"]["answers"]
+        cache = step["cache"][0]
+        assert cache["hits"] > 0 and 0 < cache["invalidated"] <= cache["misses"]
+        assert step["writes"] == sum(kinds[n]["answers"] for n in WRITES)
+        lines = p.stdout.splitlines()
+        assert any(line.split()[:2] == ["create-contact", "3"] for line in lines)
+        assert any(line.startswith("cache at 2 clients: %d hits" % cache["hits"]) for line in lines)
+    finally:
+        s.close()
+
+
+def tool_module(name):
+    """tools/perf-bench/NAME.py, imported, for its tables and helpers."""
+    path = os.path.join(harness.ROOT, "tools", "perf-bench", name + ".py")
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_performance_page_is_written_from_the_figures_measured():
+    """perf-doc puts each measured median in its cell, the reference's own
+    figures beside it, and replaces only the README's marked block."""
+    work = tempfile.mkdtemp(prefix="hl-doc-")
+    prefix = os.path.join(work, "perf")
+    uncached = lambda: harness.agency(env={"PGHL_RESULT_CACHE": "0"})[0]
+    for name, start in (("on", lambda: server_with_contacts()[0]), ("off", uncached)):
+        s = start()
+        try:
+            p, _ = bench(s, "--requests", "200", "--concurrency", "1,10", "--endpoints", "contacts")
+            assert p.returncode == 0, p.stderr
+            os.rename(p.args[p.args.index("--json") + 1], "%s-cache-%s.json" % (prefix, name))
+        finally:
+            s.close()
+    idle_json = os.path.join(work, "idle.json")
+    p = subprocess.run([os.path.join(harness.BUILD, "bench-idle"), "--counts", "0", "--seconds", "1",
+                        "--requests", "5", "--no-startup", "--json", idle_json],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    readme = os.path.join(work, "README.md")
+    with open(readme, "w") as f:
+        f.write("# Title\n\n<!-- performance:begin -->\nold\n<!-- performance:end -->\n\nThe rest.\n")
+    page = os.path.join(work, "performance.md")
+    p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
+    assert p.returncode == 0, p.stderr
+    on = json.load(open(prefix + "-cache-on.json"))
+    off = json.load(open(prefix + "-cache-off.json"))
+    med = {(e["clients"], state): e["median"] for state, doc in (("on", on), ("off", off))
+           for e in doc["endpoints"]}
+    fig = tool_module("perf-doc").fig
+    row = "| `/api/contacts` | %s | %s | – | %s | 2 | 26 | 76 | 29 |" % (
+        fig(med[1, "on"]["p50"]), fig(med[10, "on"]["p95"]), fig(med[10, "off"]["p95"]))
+    text = open(page).read()
+    assert row in text.splitlines(), text
+    assert "sub-account, \"Big client\" (5 contacts)" in text
+    idle = json.load(open(idle_json))["steps"][0]
+    assert "| 0 | %.1f | %.3f | 67.7 | 0.03 |" % (idle["rss_mb"], idle["cpu_percent"]) in text
+    block = open(readme).read()
+    assert block.startswith("# Title\n\n<!-- performance:begin -->") and "old" not in block
+    assert row in block.splitlines() and block.endswith("<!-- performance:end -->\n\nThe rest.\n")
+    # A README without the markers is refused, and left as it was.
+    with open(readme, "w") as f:
+        f.write("# No block\n")
+    p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
+    assert p.returncode == 2 and "no <!-- performance:begin -->" in p.stderr
+    assert open(readme).read() == "# No block\n"
+
+
+def perf_doc(*args):
+    return subprocess.run(["python3", os.path.join(harness.ROOT, "tools", "perf-bench", "perf-doc.py")]
+                          + list(args), capture_output=True, text=True, timeout=60)

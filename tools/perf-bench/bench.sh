@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # bench.sh: what `make bench` runs. Installs wrk when it is missing, seeds
-# the reference data set into a scratch folder, then serves it twice, with
-# the read cache on (PGHL_RESULT_CACHE=1) and off (=0), and runs
-# build/perf-bench against each, printing both tables.
+# the reference data set into a scratch folder, starts bench-hello (the
+# HTTP floor), then serves the data twice, with the read cache on
+# (PGHL_RESULT_CACHE=1) and off (=0), and runs build/perf-bench against
+# each, printing both tables. Then the mixed load (perf-bench --mix), cache
+# on and off, last because it writes.
 #
 #   sh tools/perf-bench/bench.sh BUILD [perf-bench options...]
 #
-# SEED_FLAGS (e.g. "--scale 0.1") go to perf-seed; BENCH_JSON=NAME writes
-# NAME-cache-on.json and NAME-cache-off.json. Exit code: the worse of the
-# two perf-bench runs (1: a p95 over --budget-ms).
+# SEED_FLAGS (e.g. "--scale 0.1") go to perf-seed; MIX_FLAGS to the mixed
+# runs (MIX_FLAGS=no skips them); BENCH_JSON=NAME writes NAME-cache-on.json,
+# NAME-cache-off.json, NAME-mix-on.json and NAME-mix-off.json. Exit code:
+# the worst of the perf-bench runs (1: a p95 over --budget-ms).
 set -eu
 BUILD=$1
 shift
@@ -55,10 +58,43 @@ stop() {
 	server=""
 }
 
+# bench CACHE NAME OPTIONS...: serves with the cache on (1) or off (0) and
+# runs perf-bench with OPTIONS; NAME names the JSON file.
+bench() {
+	cache=$1
+	name=$2
+	shift 2
+	serve "$cache"
+	state=$([ "$cache" = 1 ] && echo on || echo off)
+	echo
+	echo "== $name, read cache $state (PGHL_RESULT_CACHE=$cache) =="
+	rc=0
+	if [ -n "${BENCH_JSON:-}" ]; then
+		"$BUILD/perf-bench" --url "$url" --json "$BENCH_JSON-$name-$state.json" "$@" || rc=$?
+	else
+		"$BUILD/perf-bench" --url "$url" "$@" || rc=$?
+	fi
+	if [ $rc -gt $worst ]; then worst=$rc; fi
+	stop
+}
+
+hello_start() {
+	hello_port=$(free_port)
+	"$BUILD/tools/bench-hello" "$hello_port" &
+	hello=$!
+	for _ in $(seq 50); do
+		curl -fs "http://127.0.0.1:$hello_port/" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	echo "bench: bench-hello did not start" >&2
+	exit 2
+}
+
 need_wrk
 dir=$(mktemp -d)
 server=""
-trap 'stop; rm -rf "$dir"' EXIT
+hello=""
+trap 'stop; [ -z "$hello" ] || kill "$hello" 2>/dev/null; rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
 echo "bench: seeding ${SEED_FLAGS:-the full data set} (perf-seed)"
 # shellcheck disable=SC2086
@@ -68,18 +104,16 @@ if ! "$BUILD/perf-seed" --data-dir "$dir/data" ${SEED_FLAGS:-} >"$dir/seed.log" 
 fi
 grep ' rows in ' "$dir/seed.log"
 worst=0
+hello_start
 for cache in 1 0; do
-	serve $cache
-	name=$([ $cache = 1 ] && echo on || echo off)
-	echo
-	echo "== read cache $name (PGHL_RESULT_CACHE=$cache) =="
-	rc=0
-	if [ -n "${BENCH_JSON:-}" ]; then
-		"$BUILD/perf-bench" --url "$url" --json "$BENCH_JSON-cache-$name.json" "$@" || rc=$?
-	else
-		"$BUILD/perf-bench" --url "$url" "$@" || rc=$?
-	fi
-	if [ $rc -gt $worst ]; then worst=$rc; fi
-	stop
+	bench $cache cache --hello "http://127.0.0.1:$hello_port/" "$@"
 done
+kill "$hello" 2>/dev/null
+hello=""
+if [ "${MIX_FLAGS:-}" != no ]; then
+	for cache in 1 0; do
+		# shellcheck disable=SC2086
+		bench $cache mix --mix ${MIX_FLAGS:-}
+	done
+fi
 exit $worst

@@ -4,17 +4,21 @@
 by default), takes an API token, picks the sub-account with the most
 contacts, then runs wrk against every read endpoint in ENDPOINTS at each
 concurrency level, with keep-alive connections, and prints requests/s, p50,
-p95, p99, max and errors per endpoint and level.
+p95, p99, max and errors per endpoint and level. With --hello it measures
+a hello-world server first, the HTTP floor each endpoint is compared with.
+With --mix it sends reads and writes together instead (mix.lua), and
+counts the cached answers the writes made out of date.
 
     perf-bench [--url URL] [--concurrency 1,10,50] [--duration S | --requests N]
                [--runs R] [--endpoints a,b] [--location ID] [--grow N]
-               [--budget-ms N] [--json out.json] [--no-compress]
+               [--hello URL] [--mix] [--budget-ms N] [--json out.json]
+               [--no-compress]
 
 Percentiles come from every recorded request (report.lua reads wrk's
-histogram); nothing here averages latencies. Endpoints of modules that are
-not built yet answer 404 and are reported as skipped. The token is revoked
-at the end. Exit code 1 when a p95 is over --budget-ms, 2 when the run
-could not be made."""
+histogram, mix.lua keeps its own); nothing here averages latencies.
+Endpoints of modules that are not built yet answer 404 and are reported as
+skipped. The token is revoked at the end. Exit code 1 when a p95 is over
+--budget-ms, 2 when the run could not be made."""
 
 import argparse
 import http.client
@@ -26,11 +30,13 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPORT_LUA = os.path.join(HERE, "report.lua")
+MIX_LUA = os.path.join(HERE, "mix.lua")
 WRK_TIMEOUT_S = 10      # a slower answer counts as a socket error (timeout)
 REQUESTS_MAX_S = 600    # --requests: a step stops after this long regardless
 
@@ -81,6 +87,16 @@ IDS = {
     "dashboard": "/api/reports/dashboards?limit=1",
 }
 
+# --mix: a working day's requests, as shares of 100. Nine in ten are reads of
+# the screens people keep open; the writes are the ones that change those
+# screens: a new contact, a deal moved on the board, a message sent, a task
+# done (and, a round later, reopened).
+MIX_READS = [("contacts", 16), ("contacts-search", 6), ("contact", 8), ("conversations", 10),
+             ("conversation-messages", 10), ("opportunities", 8), ("tasks", 8), ("dashboard", 6),
+             ("project", 4), ("agency-projects", 4), ("mobile-summary", 4), ("mobile-inbox", 4),
+             ("invoices", 2)]
+MIX_WRITES = [("create-contact", 3), ("move-deal", 3), ("add-message", 3), ("complete-task", 1)]
+
 FIGURES = ("rps", "p50", "p95", "p99", "max", "errors")
 
 DESCRIPTION = """The reference's read benchmark: signs in, picks the sub-account with the
@@ -94,6 +110,8 @@ EXAMPLES = """examples:
   perf-bench --concurrency 1,10,50 --json out.json
   perf-bench --concurrency 10 --budget-ms 20    # exit code 1 if a p95 is over
   perf-bench --endpoints contacts,export --runs 3 --duration 2
+  perf-bench --hello http://127.0.0.1:4701/  # each endpoint against bench-hello
+  perf-bench --mix --concurrency 1,10,50     # reads and writes together
   make bench                                    # all of it, read cache on and off"""
 
 
@@ -112,8 +130,8 @@ def parse_args(argv):
     p.add_argument("--concurrency", default="1,10", type=int_list, metavar="LIST",
                    help="parallel keep-alive clients per step, e.g. 1,10,50 (default 1,10)")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--duration", type=positive(float), default=5.0, metavar="S",
-                     help="seconds per step (default 5)")
+    how.add_argument("--duration", type=positive(int), default=5, metavar="S",
+                     help="whole seconds per step, as wrk takes them (default 5)")
     how.add_argument("--requests", type=positive(int), metavar="N", help="requests per step instead")
     p.add_argument("--runs", type=positive(int), default=1, metavar="R",
                    help="repeat each step R times; each figure is the median (default 1)")
@@ -122,6 +140,11 @@ def parse_args(argv):
     p.add_argument("--location", type=positive(int), metavar="ID", help="this sub-account, not the largest")
     p.add_argument("--grow", type=positive(int), metavar="N",
                    help="first import N generated contacts into the sub-account (a CSV upload)")
+    p.add_argument("--hello", metavar="URL",
+                   help="first measure this hello-world server (tools/bench-hello) at each level")
+    p.add_argument("--mix", action="store_true",
+                   help="reads and writes together, in the shares of MIX_READS and MIX_WRITES"
+                        " (it writes to the data)")
     p.add_argument("--budget-ms", type=positive(float), metavar="MS", help="exit 1 when a p95 is over it")
     p.add_argument("--json", metavar="FILE", help="write every figure of every run there")
     p.add_argument("--no-compress", action="store_true",
@@ -131,6 +154,10 @@ def parse_args(argv):
     for name in args.endpoints or []:
         if name not in known:
             p.error("no endpoint named %r (see --list)" % name)
+    if args.mix and (args.endpoints or args.hello):
+        p.error("--mix sends its own endpoints: leave out --endpoints and --hello")
+    if args.hello and urllib.parse.urlsplit(args.hello).scheme != "http":
+        p.error("--hello must be http://HOST:PORT/PATH, not %r" % args.hello)
     return args
 
 
@@ -349,9 +376,10 @@ def resolve(api, endpoint, ids):
     return path, None, None
 
 
-def plan(api, args, wrk_headers):
-    """The endpoints to measure (name, path, first status) and those skipped."""
-    chosen = [e for e in ENDPOINTS if not args.endpoints or e["name"] in args.endpoints]
+def plan(api, names, wrk_headers):
+    """The endpoints to measure (name, path, first status) and those skipped:
+    those of `names`, or all."""
+    chosen = [e for e in ENDPOINTS if not names or e["name"] in names]
     ids, todo, skipped = {}, [], []
     for e in chosen:
         path, status, why = resolve(api, e, ids)
@@ -375,25 +403,23 @@ def wrk_threads(connections):
                key=lambda d: (abs(d - want), d))
 
 
-def wrk_command(args, api, path, connections, threads):
+def wrk_command(args, url, headers, connections, threads, script, script_args=()):
     cmd = ["wrk", "-t%d" % threads, "-c%d" % connections, "--timeout", "%ds" % WRK_TIMEOUT_S,
            "-d", "%ds" % REQUESTS_MAX_S if args.requests else "%gs" % args.duration,
-           "-s", REPORT_LUA]
-    for name, value in api.headers().items():
+           "-s", script]
+    for name, value in headers.items():
         cmd += ["-H", "%s: %s" % (name, value)]
-    if not args.no_compress:
-        cmd += ["-H", "Accept-Encoding: br, gzip"]
-    cmd.append(api.base + path)
-    if args.requests:
-        cmd += ["--", str(-(-args.requests // threads))]
-    return cmd
+    cmd.append(url)
+    quota = str(-(-args.requests // threads)) if args.requests else "0"
+    return cmd + ["--"] + list(script_args) + [quota]
 
 
-def run_wrk(cmd, connections, threads, stop_early):
-    """Runs wrk; returns report.lua's figures. With `stop_early` each thread
-    stops itself after its requests, but wrk's main thread sleeps for the
-    whole -d: it is interrupted once every thread has said so."""
-    env = dict(os.environ, PERF_BENCH_CONNECTIONS=str(connections))
+def run_wrk(cmd, connections, threads, stop_early, prefix="perf-bench-result "):
+    """Runs wrk; returns the script's figures, the line after `prefix`. With
+    `stop_early` each thread stops itself after its requests, but wrk's main
+    thread sleeps for the whole -d: it is interrupted once every thread has
+    said so."""
+    env = dict(os.environ, PERF_BENCH_CONNECTIONS=str(connections), PERF_BENCH_LUA=HERE)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     err = []
     if stop_early:
@@ -406,8 +432,8 @@ def run_wrk(cmd, connections, threads, stop_early):
                 break
     out, rest = proc.communicate()
     for line in out.splitlines():
-        if line.startswith("perf-bench-result "):
-            return json.loads(line.split(" ", 1)[1])
+        if line.startswith(prefix):
+            return json.loads(line[len(prefix):])
     raise Fail("wrk gave no result (exit %d): %s" % (proc.returncode, ("".join(err) + rest).strip()[-500:]))
 
 
@@ -418,14 +444,17 @@ def figures(result):
             "max": ms["max"], "errors": result["non2xx"] + sum(sock.values())}
 
 
-def measure(args, api, endpoints):
+def measure(args, api, endpoints, enc):
     """Every endpoint at every level, `runs` times (rounds outermost, so a
-    slow moment of the machine does not fall on one step's every run)."""
+    slow moment of the machine does not fall on one step's every run). An
+    endpoint with a `url` is another server's (the hello-world): it gets no
+    sign-in."""
     steps = [{"name": e["name"], "path": e["path"], "clients": c, "threads": wrk_threads(c),
-              "runs": []} for e in endpoints for c in args.concurrency]
+              "url": e.get("url"), "runs": []} for e in endpoints for c in args.concurrency]
     for r in range(args.runs):
         for s in steps:
-            cmd = wrk_command(args, api, s["path"], s["clients"], s["threads"])
+            url, headers = (s["url"], enc) if s["url"] else (api.base + s["path"], api.headers(enc))
+            cmd = wrk_command(args, url, headers, s["clients"], s["threads"], REPORT_LUA)
             result = run_wrk(cmd, s["clients"], s["threads"], bool(args.requests))
             s["runs"].append(result)
             f = figures(result)
@@ -434,6 +463,128 @@ def measure(args, api, endpoints):
     for s in steps:
         runs = [figures(r) for r in s["runs"]]
         s["median"] = {k: statistics.median(f[k] for f in runs) for k in FIGURES}
+    return steps
+
+
+# ---- --mix ----------------------------------------------------------------------
+
+def listed(api, path, key="data"):
+    """The rows of a list, or [] when its module is not loaded."""
+    status, _, data = api.request("GET", path)
+    return (json.loads(data).get(key) or []) if status == 200 else []
+
+
+def board_moves(api):
+    """Each of the board's first 100 deals to the next stage, then back."""
+    status, _, data = api.request("GET", "/api/opportunities?limit=100")
+    if status != 200:
+        return []
+    board = json.loads(data)
+    pipeline = next((p for p in listed(api, "/api/pipelines")
+                     if p["id"] == board["pipeline"]["id"]), None)
+    stages = [st["id"] for st in pipeline["stages"]] if pipeline else []
+    if len(stages) < 2:
+        return []
+    onward = {st: stages[(i + 1) % len(stages)] for i, st in enumerate(stages)}
+    deals = board["data"]
+    return ([("PATCH", "/api/opportunities/%d" % d["id"], {"stage_id": onward[d["stage_id"]]})
+             for d in deals] +
+            [("PATCH", "/api/opportunities/%d" % d["id"], {"stage_id": d["stage_id"]})
+             for d in deals])
+
+
+def mix_writes(api):
+    """{kind: [(method, path, body)]} for MIX_WRITES, on the sub-account's
+    own rows; a kind whose rows or module are missing has no requests."""
+    conversations = [c["id"] for c in listed(api, "/api/conversations?limit=50")]
+    tasks = [t["id"] for t in listed(api, "/api/tasks?status=open&limit=100")]
+    return {
+        "create-contact": [("POST", "/api/contacts",
+                            {"first_name": "Mix", "last_name": "Run {u}",
+                             "email": "mix-{u}@bench.example.test"})],
+        "move-deal": board_moves(api),
+        "add-message": [("POST", "/api/conversations/%d/messages" % c,
+                         {"body": "Following up on our call ({u})."}) for c in conversations],
+        "complete-task": ([("POST", "/api/tasks/%d/complete" % t, {}) for t in tasks] +
+                          [("POST", "/api/tasks/%d/reopen" % t, {}) for t in tasks]),
+    }
+
+
+def mix_plan(api, enc):
+    """The kinds of the mix with their shares and requests, and those skipped."""
+    reads, skipped = plan(api, [name for name, _ in MIX_READS], enc)
+    share = dict(MIX_READS + MIX_WRITES)
+    kinds = [{"name": e["name"], "share": share[e["name"]], "write": False,
+              "requests": [("GET", e["path"], None)]} for e in reads]
+    for name, requests in mix_writes(api).items():
+        if requests:
+            kinds.append({"name": name, "share": share[name], "write": True, "requests": requests})
+        else:
+            skipped.append({"name": name, "path": "", "reason": "no rows to write to"})
+    return kinds, skipped
+
+
+def plan_file(kinds, path):
+    """The plan as mix.lua reads it."""
+    with open(path, "w") as f:
+        for k in kinds:
+            f.write("kind\t%s\t%d\n" % (k["name"], k["share"]))
+            for method, target, body in k["requests"]:
+                f.write("request\t%s\t%s\t%s\t%s\n" % (k["name"], method, target,
+                                                        "-" if body is None else json.dumps(body)))
+
+
+def cache_counts(api):
+    """The read cache's hits, misses and invalidations over every route, or
+    None when the user may not read the metrics."""
+    status, _, data = api.request("GET", "/api/admin/metrics")
+    if status != 200:
+        return None
+    routes = json.loads(data)["routes"]
+    return {k: sum(r.get("cache_" + k, 0) for r in routes) for k in ("hits", "misses", "invalidated")}
+
+
+def mix_figures(result, kind):
+    k = result["kinds"][kind]
+    return {"rps": k["rps"], "p50": k["ms"]["p50"], "p95": k["ms"]["p95"], "p99": k["ms"]["p99"],
+            "max": k["ms"]["max"],
+            "errors": k["non2xx"] + (sum(result["socket_errors"].values()) if kind == "all" else 0)}
+
+
+def measure_mix(args, api, kinds, enc):
+    """The mix at every level, `runs` times; each run's figures by kind and
+    the cache's counts over it."""
+    names = [k["name"] for k in kinds] + ["all"]
+    writes = [k["name"] for k in kinds if k["write"]]
+    shares = {k["name"]: k["share"] for k in kinds}
+    steps = [{"clients": c, "shares": shares, "runs": [], "cache": []} for c in args.concurrency]
+    path = os.path.join(tempfile.mkdtemp(prefix="perf-bench-"), "mix.plan")
+    plan_file(kinds, path)
+    try:
+        for r in range(args.runs):
+            for s in steps:
+                before = cache_counts(api)
+                cmd = wrk_command(args, api.base + "/", api.headers(enc), s["clients"], s["clients"],
+                                  MIX_LUA, [path])
+                os.environ["PERF_BENCH_RUN"] = "%x" % int(time.time() * 1000)
+                result = run_wrk(cmd, s["clients"], s["clients"], bool(args.requests),
+                                 "perf-bench-mix ")
+                after = cache_counts(api)
+                s["runs"].append(result)
+                s["cache"].append({k: after[k] - before[k] for k in after} if after else None)
+                all_ = mix_figures(result, "all")
+                progress("mix %3d clients  run %d/%d: %8.0f req/s  p95 %7.2f ms  errors %d"
+                         % (s["clients"], r + 1, args.runs, all_["rps"], all_["p95"], all_["errors"]))
+    finally:
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    for s in steps:
+        s["median"] = {n: {f: statistics.median(mix_figures(run, n)[f] for run in s["runs"])
+                           for f in FIGURES} for n in names}
+        s["writes"] = statistics.median(sum(run["kinds"][w]["answers"] for w in writes)
+                                        for run in s["runs"])
+        counted = [c for c in s["cache"] if c]
+        s["cache_median"] = ({k: statistics.median(c[k] for c in counted) for k in counted[0]}
+                             if counted else None)
     return steps
 
 
@@ -470,13 +621,24 @@ def header(info):
     return lines
 
 
-def table(steps):
-    cols = ("endpoint", "path", "clients", "req/s", "p50", "p95", "p99", "max", "errors")
+def hello_share(steps):
+    """{clients: requests/s of the hello-world}, when it was measured."""
+    return {s["clients"]: s["median"]["rps"] for s in steps if s["name"] == "hello" and s.get("url")}
+
+
+def table(steps, first="endpoint"):
+    hello = hello_share(steps)
+    cols = (first, "path", "clients", "req/s", "p50", "p95", "p99", "max", "errors") + \
+        (("of hello",) if hello else ())
     rows = [cols]
     for s in steps:
         m = s["median"]
-        rows.append((s["name"], s["path"], str(s["clients"]), number(m["rps"]), number(m["p50"]),
-                     number(m["p95"]), number(m["p99"]), number(m["max"]), "%g" % m["errors"]))
+        row = (s["name"], s["path"], str(s["clients"]), number(m["rps"]), number(m["p50"]),
+               number(m["p95"]), number(m["p99"]), number(m["max"]), "%g" % m["errors"])
+        if hello:
+            h = hello.get(s["clients"])
+            row += ("%.0f %%" % (100 * m["rps"] / h) if h else "",)
+        rows.append(row)
     width = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     return ["  ".join(c.ljust(width[i]) if i < 2 else c.rjust(width[i]) for i, c in enumerate(r))
             for r in rows]
@@ -494,8 +656,38 @@ def skipped_lines(skipped):
     return ["skipped (%s): %s" % (why, ", ".join(names)) for why, names in reasons.items()]
 
 
-def report(info, steps, skipped, budget):
-    lines = header(info) + [""] + table(steps)
+def mix_rows(mix, kinds):
+    """The mix as the table's rows: each kind, then all, at each level."""
+    rows = []
+    for s in mix:
+        for k in kinds + [{"name": "all", "share": 100, "write": False}]:
+            what = "%d %% of requests%s" % (k["share"], ", a write" if k["write"] else "")
+            rows.append({"name": k["name"], "path": what, "clients": s["clients"],
+                         "median": s["median"][k["name"]]})
+    return rows
+
+
+def mix_lines(mix):
+    lines = []
+    for s in mix:
+        c = s["cache_median"]
+        if c is None:
+            lines.append("cache at %d clients: not counted (the user may not read /api/admin/metrics)"
+                         % s["clients"])
+            continue
+        if not c["hits"] + c["misses"]:
+            lines.append("cache at %d clients: not in use" % s["clients"])
+            continue
+        lines.append("cache at %d clients: %s hits, %s misses, %s of them answers a write had made"
+                     " out of date (%.2f a write, %s writes)"
+                     % (s["clients"], number(c["hits"]), number(c["misses"]), number(c["invalidated"]),
+                        c["invalidated"] / s["writes"] if s["writes"] else 0, number(s["writes"])))
+    return lines
+
+
+def report(info, steps, skipped, budget, mix=None):
+    lines = header(info) + [""]
+    lines += table(steps, "kind") + mix_lines(mix) if mix else table(steps)
     lines += skipped_lines(skipped)
     for s in over_budget(steps, budget):
         lines.append("over budget: %s at %d clients, p95 %s ms > %g ms"
@@ -503,10 +695,14 @@ def report(info, steps, skipped, budget):
     print("\n".join(lines), flush=True)
 
 
-def write_json(path, info, steps, skipped, budget):
-    doc = dict(info, endpoints=steps, skipped=skipped, budget_ms=budget,
+def write_json(path, info, steps, skipped, budget, mix=None):
+    doc = dict(info, skipped=skipped, budget_ms=budget,
                over_budget=[{"name": s["name"], "clients": s["clients"]}
                             for s in over_budget(steps, budget)])
+    if mix:
+        doc["mix"] = mix
+    else:
+        doc["endpoints"] = steps
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -524,13 +720,32 @@ def describe(args, api, session):
             "concurrency": args.concurrency, "duration_s": None if args.requests else args.duration,
             "requests": args.requests, "runs": args.runs, "cache": cache_state(api),
             "accept_encoding": None if args.no_compress else "br, gzip",
-            "wrk": wrk_version(), "wrk_timeout_s": WRK_TIMEOUT_S}
+            "wrk": wrk_version(), "wrk_timeout_s": WRK_TIMEOUT_S, "hello": args.hello,
+            "machine": machine(), "server": api.json("GET", "/api/health")}
     if args.grow:
         progress("importing %d contacts into sub-account %d ..." % (args.grow, loc_id))
         info["grow"] = grow(api, args.grow)
         contacts = contact_count(api, loc_id)
     info["location"] = {"id": loc_id, "name": loc_name, "contacts": contacts}
+    info["sub_accounts"] = len(session.get("locations", []))
     return info
+
+
+def machine():
+    """What the figures were measured on."""
+    def first(path, name, sep=":"):
+        try:
+            with open(path) as f:
+                return next((line.split(sep, 1)[1].strip() for line in f
+                             if line.split(sep, 1)[0].strip() == name), None)
+        except OSError:
+            return None
+    mem = first("/proc/meminfo", "MemTotal")
+    system = first("/etc/os-release", "PRETTY_NAME", "=") or ""
+    return {"cpu": first("/proc/cpuinfo", "model name"), "cores": os.cpu_count(),
+            "memory_gb": round(int(mem.split()[0]) / 2**20, 1) if mem else None,
+            "os": system.strip('"') or None,
+            "kernel": os.uname().release}
 
 
 def wrk_version():
@@ -551,13 +766,21 @@ def main(argv):
     try:
         info = describe(args, api, session)
         enc = {} if args.no_compress else {"Accept-Encoding": "br, gzip"}
-        endpoints, skipped = plan(api, args, enc)
-        steps = measure(args, api, endpoints)
+        mix = None
+        if args.mix:
+            kinds, skipped = mix_plan(api, enc)
+            mix = measure_mix(args, api, kinds, enc)
+            steps = mix_rows(mix, kinds)
+        else:
+            endpoints, skipped = plan(api, args.endpoints, enc)
+            if args.hello:
+                endpoints.insert(0, {"name": "hello", "path": args.hello, "url": args.hello})
+            steps = measure(args, api, endpoints, enc)
     finally:
         revoke(api, token_id, session_auth)
-    report(info, steps, skipped, args.budget_ms)
+    report(info, steps, skipped, args.budget_ms, mix)
     if args.json:
-        write_json(args.json, info, steps, skipped, args.budget_ms)
+        write_json(args.json, info, steps, skipped, args.budget_ms, mix)
     return 1 if over_budget(steps, args.budget_ms) else 0
 
 

@@ -17,18 +17,8 @@
 -- to stderr, one per thread that reached its number of answers.
 
 local ffi = require("ffi")
-ffi.cdef [[
-struct perf_timespec { long tv_sec; long tv_nsec; };
-int clock_gettime(int clock, struct perf_timespec *ts);
-]]
-
-local CLOCK_MONOTONIC = 1
-
-local function now_us()
-   local ts = ffi.new("struct perf_timespec")
-   ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
-   return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) / 1e3
-end
+local stats = dofile(os.getenv("PERF_BENCH_LUA") .. "/stats.lua")
+local now_us = stats.now_us
 
 -- ---- in each thread --------------------------------------------------------
 
@@ -84,29 +74,6 @@ local function raw_histogram(latency, interval)
    return raw, total, tonumber(s[0])
 end
 
--- The value at percentile p, by wrk's own rule (stats_percentile).
-local function percentile(values, counts, total, p)
-   local rank, seen = math.floor(p / 100 * total + 0.5 + 0.5), 0
-   for i, v in ipairs(values) do
-      seen = seen + counts[v]
-      if seen >= rank then
-         return v
-      end
-   end
-   return 0
-end
-
--- Sorted values of a histogram, and its mean.
-local function sorted(raw, total)
-   local values, sum = {}, 0
-   for v, c in pairs(raw) do
-      values[#values + 1] = v
-      sum = sum + v * c
-   end
-   table.sort(values)
-   return values, total > 0 and sum / total or 0
-end
-
 -- The correction done again on `raw` must give wrk's percentiles back.
 local function check_undo(raw, interval, latency)
    local corrected, total = {}, 0
@@ -122,9 +89,9 @@ local function check_undo(raw, interval, latency)
          end
       end
    end
-   local values = sorted(corrected, total)
+   local values = stats.sorted(corrected, total)
    for _, p in ipairs({ 50, 90, 99 }) do
-      if percentile(values, corrected, total, p) ~= latency:percentile(p) then
+      if stats.percentile(values, corrected, total, p) ~= latency:percentile(p) then
          return false
       end
    end
@@ -146,33 +113,20 @@ local function thread_totals()
    return t
 end
 
-local function json(fields)
-   local parts = {}
-   for k, v in pairs(fields) do
-      parts[#parts + 1] = string.format("%q:%s", k, type(v) == "table" and json(v) or
-         type(v) == "boolean" and tostring(v) or string.format("%.10g", v))
-   end
-   return "{" .. table.concat(parts, ",") .. "}"
-end
-
 function done(summary, latency)
    local connections = tonumber(os.getenv("PERF_BENCH_CONNECTIONS")) or 1
    local per_connection = math.floor(summary.requests / connections)
    local interval = per_connection > 0 and math.floor(summary.duration / per_connection) or 0
    local raw, total, wrk_count = raw_histogram(latency, interval)
-   local values, mean = sorted(raw, total)
    local t = thread_totals()
    local duration = t.all_stopped and t.last - t.first or summary.duration
    local e = summary.errors
-   local function p(x) return percentile(values, raw, total, x) / 1000 end
-   io.write("perf-bench-result ", json({
+   io.write("perf-bench-result ", stats.json({
       requests = summary.requests, recorded = total, duration_s = duration / 1e6,
       rps = summary.requests / (duration / 1e6), bytes = summary.bytes,
       non2xx = t.non2xx, answers = t.answers,
       socket_errors = { connect = e.connect, read = e.read, write = e.write, timeout = e.timeout },
-      ms = { p50 = p(50), p90 = p(90), p95 = p(95), p99 = p(99), p999 = p(99.9),
-             min = total > 0 and values[1] / 1000 or 0,
-             max = total > 0 and values[#values] / 1000 or 0, mean = mean / 1000 },
+      ms = stats.ms(raw, total),
       wrk_added_samples = (wrk_count or 0) - total,
       undo_checked = check_undo(raw, interval, latency),
    }), "\n")

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""perf-doc: the performance page, written from the benchmarks' JSON. It
+reads what `make bench` (perf-bench, cache on and off, reads and --mix) and
+bench-idle wrote, puts the published figures of reference.json beside ours,
+checks each against its target, and writes docs/performance.md; with
+--readme it also replaces the README's block between the performance
+markers with the main tables. No figure here is typed by hand: a page that
+must change is made again by `make bench-doc`.
+
+    perf-doc --bench NAME --idle idle.json [--out FILE] [--readme README.md]
+
+NAME is the BENCH_JSON prefix: NAME-cache-on.json, NAME-cache-off.json,
+NAME-mix-on.json and NAME-mix-off.json (the mixes may be missing)."""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
+
+# The targets of the figures, in ms and shares.
+CACHED_P95_MS = 2
+UNCACHED_P95_MS = 20
+EXPORT_P50_MS = 15
+HELLO_SHARE = 0.70
+RSS_MB = {0: 15, 500: 30}
+CPU_PERCENT = 0.05
+STARTUP_MS = 100
+
+
+class Fail(Exception):
+    pass
+
+
+def load(path, needed=True):
+    if not os.path.exists(path):
+        if needed:
+            raise Fail("%s is missing (make bench BENCH_JSON=... writes it)" % path)
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def fig(v):
+    """As perf-bench prints them: 12 300, 41.2, 3.07, 0.412; "–" for none."""
+    if v is None:
+        return "–"
+    if v >= 1000:
+        return "{:,.0f}".format(v).replace(",", " ")
+    return "%.3g" % v if v < 100 else "%.0f" % v
+
+
+def by_name(run):
+    """{(endpoint, clients): median figures} of a perf-bench JSON."""
+    return {(s["name"], s["clients"]): s["median"] for s in run["endpoints"]}
+
+
+def md_table(head, rows):
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def endpoints_of(run):
+    seen = []
+    for s in run["endpoints"]:
+        if s["name"] != "hello" and s["name"] not in seen:
+            seen.append(s["name"])
+    return seen
+
+
+def path_of(run, name):
+    return next(s["path"] for s in run["endpoints"] if s["name"] == name)
+
+
+def label(run, name):
+    """The path as the reference names it, ids as :id."""
+    parts = path_of(run, name).split("?")
+    path = "/".join(":id" if p.isdigit() else p for p in parts[0].split("/"))
+    return "`%s`" % (path + ("?" + parts[1] if len(parts) > 1 else ""))
+
+
+# ---- the sections ----------------------------------------------------------------
+
+def about(on, bench):
+    m, loc = on["machine"], on["location"]
+    step = "%g s" % on["duration_s"] if on["duration_s"] else "%d requests" % on["requests"]
+    runs = "the median of %d runs of %s" % (on["runs"], step) if on["runs"] > 1 else \
+        "from one run of %s" % step
+    return ["Measured %s on %s (%d cores, %s GB, %s, Linux %s); HyperLevel %s, %s."
+            % (on["started_at"][:10], m["cpu"] or "an unnamed CPU", m["cores"], m["memory_gb"],
+               m["os"], m["kernel"], on["server"].get("version", "?"), on["wrk"]),
+            "",
+            "The data set is perf-seed's, with %s sub-accounts (at full size: 100,000 contacts, "
+            "20,000 deals, 200,000 messages, 50,000 tasks, 5,000 invoices); the requests go to "
+            "the largest sub-account, \"%s\" (%s contacts), as the reference's did. Clients are "
+            "wrk's keep-alive connections, sending `Accept-Encoding: %s`. Each figure is %s; "
+            "latencies are in ms, percentiles of every request. Client and server share the "
+            "machine." % (on.get("sub_accounts", "?"), loc["name"], fig(loc["contacts"]),
+                          on["accept_encoding"] or "none", runs),
+            "",
+            "The reference's figures are its own (%s)." % bench["reference"]["machine"]]
+
+
+def main_table(on, off, ref):
+    a, b = by_name(on), by_name(off)
+    rows = []
+    for name in endpoints_of(on):
+        r = ref.get(name, {})
+        rows.append([label(on, name)] +
+                    [fig(a.get((name, c), {}).get(k)) for c, k in ((1, "p50"), (10, "p95"), (50, "p95"))] +
+                    [fig(b.get((name, 10), {}).get("p95"))] +
+                    [fig(r.get(k)) for k in ("p50_1", "p95_10", "p95_50", "uncached_p95_10")])
+    head = ["endpoint", "p50, 1 client", "p95, 10", "p95, 50", "no cache: p95, 10",
+            "reference: p50, 1", "p95, 10", "p95, 50", "no cache: p95, 10"]
+    return md_table(head, rows)
+
+
+def throughput_table(on, off):
+    a, b = by_name(on), by_name(off)
+    hello = {c: a[("hello", c)]["rps"] for c in (1, 10, 50) if ("hello", c) in a}
+    rows = []
+    for name in ["hello"] + endpoints_of(on):
+        if ("hello", 10) not in a and name == "hello":
+            continue
+        share = a.get((name, 10), {}).get("rps", 0) / hello[10] if hello.get(10) else None
+        rows.append(["hello-world" if name == "hello" else label(on, name)] +
+                    [fig(a.get((name, c), {}).get("rps")) for c in (1, 10, 50)] +
+                    ["%.0f %%" % (100 * share) if share is not None else "–",
+                     fig(a.get((name, 50), {}).get("max")),
+                     fig(b.get((name, 10), {}).get("rps")), fig(b.get((name, 50), {}).get("max"))])
+    head = ["endpoint", "req/s, 1 client", "10", "50", "of hello-world, 10", "worst, 50 (ms)",
+            "no cache: req/s, 10", "worst, 50 (ms)"]
+    return md_table(head, rows)
+
+
+def clients(n):
+    return "1 client" if n == 1 else "%d clients" % n
+
+
+def over(items, fmt):
+    return ", ".join(fmt % x for x in items) if items else "none"
+
+
+def targets(on, off):
+    """Each target and the endpoints that miss it. The export streams its
+    8k rows, so it is never cached and is held to its own aim."""
+    a, b = by_name(on), by_name(off)
+    names = [n for n in endpoints_of(on) if n != "export"]
+    lines = []
+    p95 = [(n, a[(n, 10)]["p95"]) for n in names if (n, 10) in a]
+    slow = [x for x in p95 if x[1] > CACHED_P95_MS]
+    lines.append("- Cached, p95 at 10 clients at most %g ms (the export aside): %d of %d endpoints."
+                 " Over: %s."
+                 % (CACHED_P95_MS, len(p95) - len(slow), len(p95), over(slow, "%s %.3g ms")))
+    if ("hello", 10) in a:
+        h = a[("hello", 10)]["rps"]
+        share = [(n, a[(n, 10)]["rps"] / h) for n in names if (n, 10) in a]
+        low = [(n, 100 * s) for n, s in share if s < HELLO_SHARE]
+        lines.append("- Cached throughput at 10 clients at least %.0f %% of the hello-world's (%s "
+                     "req/s): %d of %d. Below: %s."
+                     % (100 * HELLO_SHARE, fig(h), len(share) - len(low), len(share),
+                        over(low, "%s %.0f %%")))
+    q95 = [(n, b[(n, 10)]["p95"]) for n in names if (n, 10) in b]
+    slow = [x for x in q95 if x[1] > UNCACHED_P95_MS]
+    lines.append("- Without the cache, p95 at 10 clients at most %g ms: %d of %d."
+                 " Over: %s." % (UNCACHED_P95_MS, len(q95) - len(slow), len(q95),
+                                 over(slow, "%s %.3g ms")))
+    if ("export", 1) in b:
+        lines.append("- The export (%s), p50 at 1 client: %s ms (aim: under %g)."
+                     % ("%s rows" % fig(on["location"]["contacts"]), fig(b[("export", 1)]["p50"]),
+                        EXPORT_P50_MS))
+    for run, state in ((a, "cached"), (b, "without the cache")):
+        pairs = [(n, run[(n, 50)]["rps"] / run[(n, 10)]["rps"]) for n in names
+                 if (n, 50) in run and (n, 10) in run]
+        if not pairs:
+            continue
+        low = [(n, 100 * r) for n, r in pairs if r < 1]
+        worst = max((run[(n, 50)]["max"], n) for n, _ in pairs)
+        lines.append("- 50 clients, %s: throughput not below 10 clients' for %d of %d (below: %s); "
+                     "the worst single latency %s ms (%s)."
+                     % (state, len(pairs) - len(low), len(pairs), over(low, "%s %.0f %%"),
+                        fig(worst[0]), worst[1]))
+    return lines
+
+
+def mix_section(mix_on, mix_off):
+    if not mix_on:
+        return ["(not measured: make bench with MIX_FLAGS=no)"]
+    levels = [s["clients"] for s in mix_on["mix"]]
+    kinds = [k for k in mix_on["mix"][0]["median"]]
+    shares = mix_on["mix"][0]["shares"]
+    rows = []
+    for k in kinds:
+        row = [k, "%d %%" % shares.get(k, 100)]
+        for run in (mix_on, mix_off):
+            for s in (run["mix"] if run else []):
+                m = s["median"][k]
+                row.append("%s / %s / %s" % (fig(m["rps"]), fig(m["p50"]), fig(m["p95"])))
+        rows.append(row)
+    head = ["kind", "share"] + [clients(c) for c in levels] + \
+        (["no cache: " + clients(c) for c in levels] if mix_off else [])
+    lines = ["Requests/s, p50 and p95 (ms) of each kind, while all run together in the "
+             "shares of `MIX_READS` and `MIX_WRITES` (perf-bench.py): nine reads in ten, and "
+             "contacts created, deals moved, messages sent, tasks completed.", ""]
+    lines += md_table(head, rows) + [""]
+    for s in mix_on["mix"]:
+        c = s["cache_median"]
+        if c:
+            lines.append("- %s: %s cache hits and %s misses; %s of the misses found an "
+                         "answer a write had made out of date, %.1f a write (%s writes)."
+                         % (clients(s["clients"]), fig(c["hits"]), fig(c["misses"]), fig(c["invalidated"]),
+                            c["invalidated"] / s["writes"] if s["writes"] else 0, fig(s["writes"])))
+    return lines
+
+
+def idle_section(idle, levelrail):
+    ref = levelrail["idle"]
+    rows = []
+    for s in idle["steps"]:
+        r = ref.get(str(s["sub_accounts"]), {})
+        rows.append([str(s["sub_accounts"]), "%.1f" % s["rss_mb"], "%.3f" % s["cpu_percent"],
+                     fig(r.get("rss_mb")), fig(r.get("cpu_percent"))])
+    lines = md_table(["sub-accounts", "RSS (MB)", "CPU (%)", "levelrail: RSS (MB)", "CPU (%)"], rows)
+    lines += ["", "%d sequential requests per endpoint over one connection, p50 / p95 in ms:" %
+              idle["requests"], ""]
+    steps = idle["steps"]
+    rows = []
+    for path in steps[0]["endpoints"]:
+        cells = []
+        for s in steps:
+            f = s["endpoints"][path]
+            cells.append("%.2f / %.2f" % (f["p50"], f["p95"]) if f else "n/a")
+        rows.append(["`GET %s`" % path] + cells)
+    lines += md_table(["endpoint"] + ["%d sub-accounts" % s["sub_accounts"] for s in steps], rows)
+    if idle.get("startup"):
+        st = idle["startup"]
+        lines += ["", "Start-up to the first answer on the full data set: %s ms, the median of %s "
+                  "(aim: under %d ms)." % (fig(st["median_ms"]), ", ".join(fig(t) for t in st["runs_ms"]),
+                                           STARTUP_MS)]
+    lines += ["", idle_targets(idle)]
+    return lines
+
+
+def idle_targets(idle):
+    parts = []
+    for s in idle["steps"]:
+        if s["sub_accounts"] in RSS_MB:
+            parts.append("RSS at %d sub-accounts %.1f MB (aim: at most %d)"
+                         % (s["sub_accounts"], s["rss_mb"], RSS_MB[s["sub_accounts"]]))
+    worst = max(s["cpu_percent"] for s in idle["steps"])
+    parts.append("idle CPU at most %.3f %% (aim: under %g)" % (worst, CPU_PERCENT))
+    return "Against the targets: " + "; ".join(parts) + "."
+
+
+def full_table(run):
+    rows = [[s["name"], "`%s`" % s["path"], str(s["clients"])] +
+            [fig(s["median"][k]) for k in ("rps", "p50", "p95", "p99", "max")] +
+            ["%g" % s["median"]["errors"]] for s in run["endpoints"]]
+    return md_table(["endpoint", "path", "clients", "req/s", "p50", "p95", "p99", "max", "errors"], rows)
+
+
+# ---- the page ----------------------------------------------------------------------
+
+REPRODUCE = """```
+make bench-doc        # all of this page, about 40 minutes; rewrites it and the README's tables
+make bench            # perf-bench on a fresh full data set: cache on, off, then the mix
+make bench-idle       # bench-idle: the idle footprint and the start-up time
+```
+
+By hand, against a server of your own:
+
+```
+build/perf-seed --data-dir perf-data
+build/hyperlevel serve --data-dir perf-data --modules-dir build/modules --plugins-dir plugins.d
+build/tools/bench-hello 4701 &
+build/perf-bench --concurrency 1,10,50 --hello http://127.0.0.1:4701/ --json on.json
+PGHL_RESULT_CACHE=0 build/hyperlevel serve ...    # and again, for the uncached figures
+build/perf-bench --mix --concurrency 1,10,50      # reads and writes together (it writes)
+build/perf-bench --concurrency 10 --budget-ms 2   # exit code 1 when a p95 is over
+```"""
+
+
+def page(on, off, mix_on, mix_off, idle, ref):
+    lines = ["# Performance", "",
+             "<!-- Written by make bench-doc (tools/perf-bench/perf-doc.py) from the JSON of the "
+             "benchmarks: make it again rather than editing a figure. -->", ""]
+    lines += about(on, ref) + ["", "## Reproducing it", "", REPRODUCE, ""]
+    lines += ["## The reference's endpoints", ""] + main_table(on, off, ref["reference"]["endpoints"])
+    lines += ["", "## Throughput, and the HTTP floor", "",
+              "The hello-world is civetweb answering 17 bytes with our settings "
+              "(tools/bench-hello.c), measured in the same run by the same tool: the most this "
+              "machine serves.", ""] + throughput_table(on, off)
+    lines += ["", "## Against the targets", ""] + targets(on, off)
+    lines += ["", "## Reads and writes together", ""] + mix_section(mix_on, mix_off)
+    lines += ["", "## Idle", "",
+              "bench-idle, in the shape levelrail publishes (its figures: %s)." % ref["levelrail"]["machine"],
+              ""] + idle_section(idle, ref["levelrail"])
+    lines += ["", "## Every figure, read cache on", ""] + full_table(on)
+    lines += ["", "## Every figure, read cache off", ""] + full_table(off)
+    return "\n".join(lines) + "\n"
+
+
+def readme_block(on, off, idle, ref):
+    lines = [BEGIN, "",
+             "Measured %s on this machine: %s, %d cores. Latencies in ms; the reference's "
+             "figures are its own; how they were made and every other figure: "
+             "[docs/performance.md](docs/performance.md)."
+             % (on["started_at"][:10], on["machine"]["cpu"], on["machine"]["cores"]), ""]
+    lines += main_table(on, off, ref["reference"]["endpoints"]) + [""]
+    lines += targets(on, off) + [""]
+    lines += idle_section(idle, ref["levelrail"])[:2 + len(idle["steps"])]
+    lines += ["", idle_targets(idle), "", END]
+    return "\n".join(lines)
+
+
+def replace_block(path, block):
+    with open(path) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        raise Fail("%s has no %s ... %s block to fill" % (path, BEGIN, END))
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    with open(path, "w") as f:
+        f.write(head + block + tail)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="perf-doc", description=__doc__.split("\n\n")[0])
+    p.add_argument("--bench", required=True, metavar="NAME", help="the BENCH_JSON prefix")
+    p.add_argument("--idle", required=True, metavar="FILE", help="bench-idle's --json")
+    p.add_argument("--out", default="docs/performance.md", help="the page (default %(default)s)")
+    p.add_argument("--readme", metavar="FILE", help="fill this README's performance block")
+    args = p.parse_args(argv)
+    on, off = load(args.bench + "-cache-on.json"), load(args.bench + "-cache-off.json")
+    mix_on, mix_off = load(args.bench + "-mix-on.json", False), load(args.bench + "-mix-off.json", False)
+    idle, ref = load(args.idle), load(os.path.join(HERE, "reference.json"))
+    text = page(on, off, mix_on, mix_off, idle, ref)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(text)
+    if args.readme:
+        replace_block(args.readme, readme_block(on, off, idle, ref))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except Fail as e:
+        print("perf-doc: %s" % e, file=sys.stderr)
+        sys.exit(2)
