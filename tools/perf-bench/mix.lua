@@ -129,11 +129,7 @@ function response(status)
       failed[sent_kind] = failed[sent_kind] + 1
    end
    answers = answers + 1
-   if answers == quota then
-      stopped = now_us()
-      io.stderr:write("perf-bench-stopped\n")
-      wrk.thread:stop()
-   end
+   stopped = stopped or stats.stop_at(answers, quota)
 end
 
 -- ---- at the end, in wrk's main script ----------------------------------------
@@ -148,7 +144,6 @@ end
 -- Every thread's histograms and counts added up, by kind and in "all".
 local function merged()
    local hists, totals = { all = {} }, { all = { answers = 0, non2xx = 0 } }
-   local first, last, all_stopped = math.huge, 0, true
    for _, thread in ipairs(threads) do
       local names, answered, failed = thread:get("names"), thread:get("answered"), thread:get("failed")
       for key, n in pairs(thread:get("hist")) do
@@ -164,17 +159,13 @@ local function merged()
          totals.all.answers = totals.all.answers + answered[number]
          totals.all.non2xx = totals.all.non2xx + failed[number]
       end
-      first = math.min(first, thread:get("started"))
-      local stopped = thread:get("stopped")
-      all_stopped = all_stopped and stopped ~= nil
-      last = math.max(last, stopped or 0)
    end
-   return hists, totals, all_stopped and last - first or nil
+   return hists, totals
 end
 
 function done(summary)
-   local hists, totals, span = merged()
-   local seconds = (span or summary.duration) / 1e6
+   local hists, totals = merged()
+   local seconds = (stats.span(threads) or summary.duration) / 1e6
    local kinds = {}
    for name, c in pairs(totals) do
       kinds[name] = { answers = c.answers, non2xx = c.non2xx, rps = c.answers / seconds,

@@ -33,11 +33,7 @@ function response(status)
    if status < 200 or status > 299 then
       non2xx = non2xx + 1
    end
-   if answers == quota then
-      stopped = now_us()
-      io.stderr:write("perf-bench-stopped\n")
-      wrk.thread:stop()
-   end
+   stopped = stopped or stats.stop_at(answers, quota)
 end
 
 -- ---- at the end, in wrk's main script ----------------------------------------
@@ -98,17 +94,12 @@ local function check_undo(raw, interval, latency)
    return true
 end
 
--- Totals over the threads, and the span from the first start to the last
--- stop when every thread stopped by itself.
+-- Totals over the threads.
 local function thread_totals()
-   local t = { answers = 0, non2xx = 0, first = math.huge, last = 0, all_stopped = true }
+   local t = { answers = 0, non2xx = 0 }
    for _, thread in ipairs(threads) do
       t.answers = t.answers + thread:get("answers")
       t.non2xx = t.non2xx + thread:get("non2xx")
-      t.first = math.min(t.first, thread:get("started"))
-      local stopped = thread:get("stopped")
-      t.all_stopped = t.all_stopped and stopped ~= nil
-      t.last = math.max(t.last, stopped or 0)
    end
    return t
 end
@@ -119,7 +110,7 @@ function done(summary, latency)
    local interval = per_connection > 0 and math.floor(summary.duration / per_connection) or 0
    local raw, total, wrk_count = raw_histogram(latency, interval)
    local t = thread_totals()
-   local duration = t.all_stopped and t.last - t.first or summary.duration
+   local duration = stats.span(threads) or summary.duration
    local e = summary.errors
    io.write("perf-bench-result ", stats.json({
       requests = summary.requests, recorded = total, duration_s = duration / 1e6,

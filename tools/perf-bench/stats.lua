@@ -51,6 +51,31 @@ function stats.ms(hist, total)
             max = total > 0 and values[#values] / 1000 or 0, mean = mean / 1000 }
 end
 
+-- In a thread, after its n-th answer: at its quota (above 0) it stops,
+-- saying so on stderr for perf-bench, and the time is returned.
+function stats.stop_at(n, quota)
+   if n == quota then
+      io.stderr:write("perf-bench-stopped\n")
+      wrk.thread:stop()
+      return stats.now_us()
+   end
+end
+
+-- In the main script: microseconds from the threads' first start to their
+-- last stop when each stopped at its quota, else nil (wrk's -d ran out).
+function stats.span(threads)
+   local first, last = math.huge, 0
+   for _, thread in ipairs(threads) do
+      local stopped = thread:get("stopped")
+      if stopped == nil then
+         return nil
+      end
+      first = math.min(first, thread:get("started"))
+      last = math.max(last, stopped)
+   end
+   return last - first
+end
+
 function stats.json(fields)
    local parts = {}
    for k, v in pairs(fields) do
