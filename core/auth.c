@@ -45,11 +45,6 @@ const char *role_name(enum role role)
 	return role_names[role];
 }
 
-static int is_agency_role(enum role role)
-{
-	return role == ROLE_AGENCY_ADMIN || role == ROLE_AGENCY_USER;
-}
-
 void auth_token_hash(const char *token, unsigned char hash[32])
 {
 	crypto_hash_sha256(hash, (const unsigned char *)token, strlen(token));
@@ -230,7 +225,7 @@ static int64_t open_location(struct hl_req *r, int64_t want)
 {
 	const struct identity *w = &r->who;
 	sqlite3_stmt *st;
-	if (is_agency_role(w->role))
+	if (role_is_agency(w->role))
 		st = hl_stmt(hl_read(r),
 			"SELECT min(id) FROM locations WHERE agency_id = ?1 AND disabled_at IS NULL"
 			" AND (?2 = 0 OR id = ?2)");
@@ -240,7 +235,7 @@ static int64_t open_location(struct hl_req *r, int64_t want)
 			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND (?2 = 0 OR l.id = ?2)");
 	if (!st)
 		return 0;
-	sqlite3_bind_int64(st, 1, is_agency_role(w->role) ? w->agency_id : w->user_id);
+	sqlite3_bind_int64(st, 1, role_is_agency(w->role) ? w->agency_id : w->user_id);
 	sqlite3_bind_int64(st, 2, want);
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 }
@@ -379,7 +374,7 @@ static int within_rate(struct hl_req *r)
 static int role_allows(enum hl_access access, enum role role)
 {
 	switch (access) {
-	case HL_ACCESS_AGENCY: return is_agency_role(role);
+	case HL_ACCESS_AGENCY: return role_is_agency(role);
 	case HL_ACCESS_ADMIN: return role == ROLE_AGENCY_ADMIN;
 	case HL_ACCESS_LOCATION_ADMIN:
 		return role == ROLE_AGENCY_ADMIN || role == ROLE_LOCATION_ADMIN;

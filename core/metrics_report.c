@@ -368,7 +368,7 @@ static void prom_family(struct buf *b, const struct server *srv, enum family f)
 		struct cache_stats cs = cache_route_stats(srv->cache, slot);
 		const char *m, *p;
 		slot_name(srv, slot, &m, &p);
-		if (!p || !rm->count || (f >= CACHE && !(cs.hits + cs.misses)))
+		if (!p || !rm->count || ((f == CACHE || f == INVALIDATED) && !(cs.hits + cs.misses)))
 			continue;
 		switch (f) {
 		case REQUESTS:

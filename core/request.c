@@ -588,14 +588,15 @@ HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *r, const char *sql)
 
 HL_API sqlite3_stmt *hl_agency_read(struct hl_req *r, const char *sql)
 {
-	int staff = (r->who.role == ROLE_AGENCY_ADMIN || r->who.role == ROLE_AGENCY_USER) &&
-		    !r->who.assigned_only;
+	int staff = role_is_agency(r->who.role) && !r->who.assigned_only;
 	sqlite3_stmt *st = staff ? hl_stmt(hl_read(r), sql) : NULL;
 	int idx = st ? sqlite3_bind_parameter_index(st, ":agency") : 0;
+	if (staff && !st)
+		return NULL; /* hl_stmt has said why */
 	if (!idx) {
 		log_error("%s %s: %s", r->method, r->match.entry ? r->match.entry->route.pattern : "?",
 			  !staff ? "an agency statement for a caller who is not agency staff seeing every record"
-			  : st ? "an agency statement needs an :agency parameter" : "no statement");
+			  : "an agency statement needs an :agency parameter");
 		return NULL;
 	}
 	sqlite3_bind_int64(st, idx, r->who.agency_id);

@@ -29,6 +29,11 @@ struct server;
 enum role { ROLE_NONE, ROLE_AGENCY_ADMIN, ROLE_AGENCY_USER, ROLE_LOCATION_ADMIN,
 	    ROLE_LOCATION_USER };
 
+static inline int role_is_agency(enum role role)
+{
+	return role == ROLE_AGENCY_ADMIN || role == ROLE_AGENCY_USER;
+}
+
 /* Who is calling, from a session cookie or an API token. */
 struct identity {
 	int64_t user_id;        /* 0: nobody signed in */

@@ -90,11 +90,10 @@ static int parse_time(const char *s, long long *ms)
 	return 0;
 }
 
-int time_to_utc(const char *s, char out[TIME_TEXT])
+/* Milliseconds since 1970 as the tables keep times; -1 outside years 0
+ * to 9999. */
+static int format_ms(long long ms, char out[TIME_TEXT])
 {
-	long long ms;
-	if (!s || strlen(s) > 40 || parse_time(s, &ms))
-		return -1;
 	long long secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
 	long long day = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
 	long long in_day = secs - day * 86400;
@@ -107,6 +106,14 @@ int time_to_utc(const char *s, char out[TIME_TEXT])
 	snprintf(out, TIME_TEXT, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y % 10000, m % 13, d % 32,
 		 hh, mi, ss, milli);
 	return 0;
+}
+
+int time_to_utc(const char *s, char out[TIME_TEXT])
+{
+	long long ms;
+	if (!s || strlen(s) > 40 || parse_time(s, &ms))
+		return -1;
+	return format_ms(ms, out);
 }
 
 /* `s` as the tables keep times, in the request's memory; NULL if it is
@@ -144,9 +151,8 @@ HL_API int hl_query_time(struct hl_req *r, const char *name, const char **out)
 	return 0;
 }
 
-HL_API void hl_time_text(time_t t, char out[32])
+HL_API void hl_time_text(time_t t, char out[TIME_TEXT])
 {
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+	if (format_ms((long long)t * 1000, out))
+		out[0] = '\0';
 }

@@ -10,7 +10,6 @@
 
 #include "migrations.h"
 
-#include <stdint.h>
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					"invoices", NULL };
@@ -44,11 +43,6 @@ static int init(struct hl_mod *mod)
 
 HL_MODULE(.name = "agency", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "every sub-account at once, for agency staff");
-
-int agency_bad(struct hl_req *req, const char *message)
-{
-	return hl_reply_error(req, 400, "bad_request", "%s", message);
-}
 
 int agency_location(struct hl_req *req, int64_t *location)
 {

@@ -48,9 +48,6 @@ int agency_list_read(struct hl_req *req, struct agency_list *list);
 /* hl_agency_read with :location bound to `location` (0: every one). */
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location);
 
-/* Answer 400 bad_request with `message`; returns 0 for the handler. */
-int agency_bad(struct hl_req *req, const char *message);
-
 int agency_projects(struct hl_req *req);      /* projects.c */
 int agency_overview(struct hl_req *req);      /* overview.c */
 int agency_contacts(struct hl_req *req);      /* contacts.c */

@@ -29,8 +29,7 @@ static const char by_search[] =
 	" AND c.id IN (SELECT rowid FROM contact_search WHERE contact_search MATCH " PHRASE ")"
 	" AND " SEARCH_TEXT " LIKE '%' || :q || '%'";
 
-static const char by_prefix[] =
-	" AND (c.first_name LIKE :q || '%' OR c.last_name LIKE :q || '%' OR c.email LIKE :q || '%')";
+static const char by_prefix[] = " AND " SEARCH_PREFIX;
 
 static const char by_tag[] =
 	" AND c.id IN (SELECT ct.contact_id FROM tags t JOIN contact_tags ct ON ct.tag_id = t.id"

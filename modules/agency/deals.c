@@ -157,7 +157,7 @@ int agency_deals(struct hl_req *req)
 	while (want && status < NSTATUS && strcmp(want, statuses[status]))
 		status++;
 	if (status == NSTATUS)
-		return agency_bad(req, "status is open, won, lost or abandoned");
+		return hl_reply_error(req, 400, "bad_request", "status is open, won, lost or abandoned");
 	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;

@@ -35,8 +35,7 @@ static const char series_sql[] =
 	" WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD("paid_at");
 
 struct day {
-	char date[11];  /* "2026-11-02" */
-	char start[32]; /* its midnight, as the tables keep times */
+	char start[32]; /* its midnight, as the tables keep times: the date first */
 	int64_t count[S_COUNT], cents[S_COUNT];
 };
 
@@ -88,7 +87,7 @@ static void write_series(struct hl_json *j, const struct day *days)
 	for (int d = 0; d < DAYS; d++) {
 		hl_json_object(j);
 		hl_json_key(j, "date");
-		hl_json_string(j, days[d].date);
+		hl_json_stringn(j, days[d].start, 10);
 		for (int k = 0; k < S_COUNT; k++) {
 			if (series_keys[k][0]) {
 				hl_json_key(j, series_keys[k][0]);
@@ -122,10 +121,8 @@ int agency_overview(struct hl_req *req)
 	time_t now = time(NULL), start = now - now % DAY - (DAYS - 1) * DAY;
 	struct day *days = hl_alloc(req, sizeof(*days) * DAYS);
 	memset(days, 0, sizeof(*days) * DAYS);
-	for (int d = 0; d < DAYS; d++) {
+	for (int d = 0; d < DAYS; d++)
 		hl_time_text(start + (time_t)d * DAY, days[d].start);
-		memcpy(days[d].date, days[d].start, 10);
-	}
 	char until[32];
 	hl_time_text(start + DAYS * DAY, until);
 	int64_t location;

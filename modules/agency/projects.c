@@ -17,9 +17,11 @@
  * tables); what depends on the clock (overdue) or is small is counted
  * here. Last activity is the newest message or contact change, each the
  * last entry of an index range. */
+/* The sub-accounts a search by name finds. */
+#define FOUND_LOCATIONS "id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)"
+
 #define PROJECTS_ROWS \
-	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations" \
-	"  WHERE id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0))," \
+	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations WHERE " FOUND_LOCATIONS ")," \
 	" live AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
 	"  FROM contact_counts WHERE location_id IN (SELECT id FROM loc))," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
@@ -116,8 +118,8 @@ static char *page_sql(struct hl_req *req, const struct projects_sort *s, int des
 /* How many sub-accounts the search finds, for count=1. */
 static int64_t count_projects(struct hl_req *req, const char *q, int64_t location)
 {
-	sqlite3_stmt *st = agency_read(req, "SELECT count(*) FROM locations WHERE id IN "
-		AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)", location);
+	sqlite3_stmt *st = agency_read(req, "SELECT count(*) FROM locations WHERE " FOUND_LOCATIONS,
+				       location);
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":q", q);
@@ -145,7 +147,7 @@ int agency_projects(struct hl_req *req)
 	int desc = sort && sort[0] == '-';
 	const struct projects_sort *s = find_sort(sort ? sort + desc : "name");
 	if (!s)
-		return agency_bad(req, hl_sprintf(req, "sort is %s", sort_names));
+		return hl_reply_error(req, 400, "bad_request", "sort is %s", sort_names);
 	if (q && !*q)
 		q = NULL;
 	if (want_count && (total = count_projects(req, q, list.location)) < 0)

@@ -78,7 +78,7 @@ int agency_tasks(struct hl_req *req)
 	if (hl_query_user(req, "assignee", &assignee))
 		return 0;
 	if (status && strcmp(status, "open") && strcmp(status, "overdue"))
-		return agency_bad(req, "status is open or overdue");
+		return hl_reply_error(req, 400, "bad_request", "status is open or overdue");
 	int rc = agency_list_read(req, &list);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;

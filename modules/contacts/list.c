@@ -129,9 +129,7 @@ static void where(struct sql *q, const struct contact_filters *f, int assigned_o
 			       " WHERE contact_search MATCH " PHRASE ")");
 		add(q, " AND " SEARCH_TEXT " LIKE '%' || :q || '%'");
 	} else if (f->q) { /* too short for trigrams: a prefix of a name or the e-mail */
-		add(q, " AND (c.first_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
-		       " OR c.last_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
-		       " OR c.email COLLATE NOCASE BETWEEN :q AND :q || char(1114111))");
+		add(q, " AND " SEARCH_PREFIX);
 	}
 	if (f->ntags) {
 		add(q, " AND c.id IN (SELECT ct.contact_id FROM contact_tags ct WHERE ct.tag_id IN"

@@ -6,8 +6,8 @@
  * contact: its name, e-mail, phone and company joined as SEARCH_TEXT joins
  * them (store.c writes it). A phrase MATCH of :q finds the candidates from
  * the index alone; LIKE over SEARCH_TEXT then keeps exactly the rows
- * holding :q. Terms under 3 characters have no trigram: search those
- * another way.
+ * holding :q. Terms under 3 characters have no trigram: SEARCH_PREFIX
+ * finds the contacts whose name or e-mail begins with them.
  */
 #ifndef CONTACTS_SEARCH_H
 #define CONTACTS_SEARCH_H
@@ -19,6 +19,11 @@
 /* The searched text of contact row `c`. */
 #define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
 	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
+/* A name or the e-mail of contact row `c` begins with :q, in any case:
+ * ranges the NOCASE indexes can read, where LIKE could not. */
+#define SEARCH_PREFIX "(c.first_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)" \
+	" OR c.last_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)" \
+	" OR c.email COLLATE NOCASE BETWEEN :q AND :q || char(1114111))"
 /* The MATCH phrase of :q. */
 #define PHRASE "'\"' || replace(:q, '\"', '\"\"') || '\"'"
 

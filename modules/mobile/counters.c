@@ -9,7 +9,6 @@
  */
 #include "mobile.h"
 
-#include <stdint.h>
 
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \

@@ -11,7 +11,7 @@ static const char *const requires[] = { "contacts", "opportunities", "conversati
 					"invoices", NULL };
 
 #define COUNTER_TABLES "conversations tasks stage_counts locations"
-#define MY_TABLES "users user_locations locations"
+#define MY_TABLES "users user_locations locations" /* who may open which */
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/mobile/summary", .handler = mobile_summary,
@@ -24,7 +24,7 @@ static const struct hl_route routes[] = {
 	  .reads = "opportunities stages pipelines contacts" },
 	{ .method = "GET", .pattern = "/api/mobile/projects", .handler = mobile_projects,
 	  .flags = HL_ROUTE_NO_LOCATION | HL_ROUTE_PER_USER, .cache_ms = 30000,
-	  .reads = COUNTER_TABLES " " MY_TABLES },
+	  .reads = COUNTER_TABLES " users user_locations" },
 };
 
 static int init(struct hl_mod *mod)

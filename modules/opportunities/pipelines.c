@@ -7,7 +7,6 @@
  */
 #include "opportunities.h"
 
-#include <stdint.h>
 
 static const char *const pipeline_keys[] = { "name", "position", NULL };
 

@@ -40,7 +40,8 @@ def expected_counters(s, L):
 def test_counters_of_a_location_and_of_all_a_user_may_open():
     s, admin = server()
     with s:
-        s.sql("UPDATE tasks SET due_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '+1 minute')"
+        s.sql("UPDATE tasks SET due_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', 'start of day',"
+              " '+1 day', '-1 second')"
               " WHERE location_id = 2 AND completed_at IS NULL AND id % 5 = 0")
         for L in (1, 2):
             got = admin.get("/api/mobile/summary?location_id=%d" % L)

@@ -161,7 +161,7 @@ def test_database_ahead_of_module_stops_the_start():
 def test_migrations_apply_once():
     with Server() as s:
         code, _, err = s.run("migrate")
-        assert code == 0 and "contacts: 10 migrations applied" in err
+        assert code == 0 and "contacts: 11 migrations applied" in err
         code, _, err = s.run("migrate")
         assert code == 0 and "applied" not in err
         owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner, seq")
@@ -170,6 +170,7 @@ def test_migrations_apply_once():
                           ("contacts", "005_imports"), ("contacts", "006_activity"),
                           ("contacts", "007_export_order"), ("contacts", "008_search_written_by_the_module"),
                           ("contacts", "009_tag_counts"), ("contacts", "010_location_counts"),
+                          ("contacts", "011_counts_on_change"),
                           ("core", "001_job_state"), ("core", "002_accounts"),
                           ("core", "003_job_stats"), ("core", "004_location_users"),
                           ("probe", "001_probe"),

@@ -119,13 +119,15 @@ struct hl_route {
 	enum hl_access access;
 	unsigned flags;      /* enum hl_route_flags */
 	/* The read cache: a GET whose answer depends only on its path, query,
-	 * location and the caller's role (and the user, for "assigned only"
-	 * callers) may be kept up to cache_ms; 0: never. `reads` names, space-
-	 * separated, every table the answer is built from: a committed write
-	 * to one of them drops the answer (in a route of a location, only a
-	 * write to that location's rows, for tables with a location_id). A
-	 * table the database lacks stops the start. An answer whose handler
-	 * asked hl_user_id is not kept unless the caller is "assigned only". */
+	 * location, the caller's agency and role (and the user, for "assigned
+	 * only" callers, or every caller with HL_ROUTE_PER_USER) may be kept up
+	 * to cache_ms; 0: never. `reads` names, space-separated, every table
+	 * the answer is built from: a committed write to one of them drops the
+	 * answer (in a route of a location, only a write to that location's
+	 * rows, for tables with a location_id). A table the database lacks
+	 * stops the start. An answer whose handler asked hl_user_id is not
+	 * kept unless the caller is "assigned only" or the route is
+	 * HL_ROUTE_PER_USER. */
 	unsigned cache_ms;
 	const char *reads;
 	/* The largest body this route accepts, in KB, when it is more than
@@ -412,7 +414,8 @@ HL_API int hl_field_bool(struct hl_req *req, int obj, const char *key, int *out)
  * "2026-11-29T09:30:00.000Z", which compares and sorts as text. */
 HL_API int hl_field_time(struct hl_req *req, int obj, const char *key, const char **out);
 /* `t` (seconds since 1970) as the tables keep times, to the second:
- * "2026-11-29T09:30:00.000Z", NUL-terminated in `out`. Any thread. */
+ * "2026-11-29T09:30:00.000Z", NUL-terminated in `out`; empty outside the
+ * years 0 to 9999. Any thread. */
 HL_API void hl_time_text(time_t t, char out[32]);
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
