@@ -16,15 +16,26 @@ import time
 import harness
 
 
-def bench(server, *args):
-    out = os.path.join(tempfile.mkdtemp(prefix="hl-bench-"), "out.json")
-    p = subprocess.run([os.path.join(harness.BUILD, "perf-bench"),
-                        "--url", "http://127.0.0.1:%d" % server.port,
-                        "--user", harness.ADMIN[0], "--password", harness.ADMIN[1],
-                        "--concurrency", "1", "--json", out] + list(args),
-                       capture_output=True, text=True, timeout=120)
-    result = json.load(open(out)) if os.path.exists(out) else None
+def bench(server, *args, out=None):
+    """perf-bench's run and its --json (written to `out` when given)."""
+    with tempfile.TemporaryDirectory(prefix="hl-bench-") as tmp:
+        out = out or os.path.join(tmp, "out.json")
+        p = subprocess.run([os.path.join(harness.BUILD, "perf-bench"),
+                            "--url", "http://127.0.0.1:%d" % server.port,
+                            "--user", harness.ADMIN[0], "--password", harness.ADMIN[1],
+                            "--concurrency", "1", "--json", out] + list(args),
+                           capture_output=True, text=True, timeout=120)
+        result = json.load(open(out)) if os.path.exists(out) else None
     return p, result
+
+
+def tool_module(name):
+    """tools/perf-bench/NAME.py, imported, for its tables and helpers."""
+    path = os.path.join(harness.ROOT, "tools", "perf-bench", name + ".py")
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def server_with_contacts():
@@ -97,7 +108,7 @@ def test_compares_each_endpoint_with_the_hello_world_of_the_same_run():
         assert header[-2:] == ["of", "hello"] and rows[0][-2:] == ["100", "%"]
         share = 100 * contacts["median"]["rps"] / first["median"]["rps"]
         assert rows[1][0] == "contacts" and rows[1][-2] == "%.0f" % share
-        assert out["machine"]["cores"] == os.cpu_count() and out["server"]["status"] == "ok"
+        assert out["server"]["status"] == "ok" and out["machine"]["os"]
     finally:
         hello.terminate()
         hello.wait()
@@ -114,7 +125,7 @@ def wait_for(port):
     raise AssertionError("bench-hello did not listen on %d" % port)
 
 
-WRITES = {"create-contact": 3, "move-deal": 3, "add-message": 3, "complete-task": 1}
+WRITES = dict(tool_module("perf-bench").MIX_WRITES)
 
 
 def server_with_one_of_everything():
@@ -166,19 +177,12 @@ def test_mix_sends_reads_and_writes_in_their_shares_and_counts_invalidations():
         assert cache["hits"] > 0 and 0 < cache["invalidated"] <= cache["misses"]
         assert step["writes"] == sum(kinds[n]["answers"] for n in WRITES)
         lines = p.stdout.splitlines()
-        assert any(line.split()[:2] == ["create-contact", "3"] for line in lines)
+        percent = "%g" % round(100 * WRITES["create-contact"] / sum(shares.values()), 1)
+        assert any(line.split()[:3] == ["create-contact", percent, "%"] for line in lines)
         assert any(line.startswith("cache at 2 clients: %d hits" % cache["hits"]) for line in lines)
     finally:
         s.close()
 
-
-def tool_module(name):
-    """tools/perf-bench/NAME.py, imported, for its tables and helpers."""
-    path = os.path.join(harness.ROOT, "tools", "perf-bench", name + ".py")
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_performance_page_is_written_from_the_figures_measured():
@@ -190,9 +194,9 @@ def test_the_performance_page_is_written_from_the_figures_measured():
     for name, start in (("on", lambda: server_with_contacts()[0]), ("off", uncached)):
         s = start()
         try:
-            p, _ = bench(s, "--requests", "200", "--concurrency", "1,10", "--endpoints", "contacts")
+            p, _ = bench(s, "--requests", "200", "--concurrency", "1,10", "--endpoints", "contacts",
+                         out="%s-cache-%s.json" % (prefix, name))
             assert p.returncode == 0, p.stderr
-            os.rename(p.args[p.args.index("--json") + 1], "%s-cache-%s.json" % (prefix, name))
         finally:
             s.close()
     idle_json = os.path.join(work, "idle.json")

@@ -17,8 +17,9 @@
 --   kind    NAME  WEIGHT                 a kind of request and its share
 --   request NAME  METHOD  PATH  BODY     one of its requests; BODY "-" is none
 -- A kind's requests are sent in turn. "{u}" in a body becomes a text no
--- other request of the run has (a new contact's e-mail). Argument 2, when
--- above 0, stops each thread after that many answers, as report.lua does.
+-- other request has: argument 2 (a tag of the run), the thread and a count.
+-- Argument 3, when above 0, stops each thread after that many answers, as
+-- report.lua does.
 
 local stats = dofile(os.getenv("PERF_BENCH_LUA") .. "/stats.lua")
 local now_us = stats.now_us
@@ -91,7 +92,8 @@ end
 
 function init(args)
    kinds = read_plan(args[1])
-   quota = tonumber(args[2]) or 0
+   run = args[2] or "0"
+   quota = tonumber(args[3]) or 0
    schedule = schedule_of(kinds)
    hist, names, answered, failed = {}, {}, {}, {}
    for _, k in ipairs(kinds) do
@@ -102,9 +104,13 @@ function init(args)
          end
       end
    end
-   slot = (thread_number * 7) % #schedule -- threads start at different places
+   -- Threads start at different places, so that they do not move the same
+   -- deal or complete the same task in step.
+   slot = (thread_number * 7) % #schedule
+   for _, k in ipairs(kinds) do
+      k.turn = thread_number % #k.requests
+   end
    answers, serial = 0, 0
-   run = os.getenv("PERF_BENCH_RUN") or "0"
    started, stopped, sent_kind, sent_at = now_us(), nil, nil, nil
 end
 

@@ -468,10 +468,10 @@ def measure(args, api, endpoints, enc):
 
 # ---- --mix ----------------------------------------------------------------------
 
-def listed(api, path, key="data"):
+def listed(api, path):
     """The rows of a list, or [] when its module is not loaded."""
     status, _, data = api.request("GET", path)
-    return (json.loads(data).get(key) or []) if status == 200 else []
+    return (json.loads(data).get("data") or []) if status == 200 else []
 
 
 def board_moves(api):
@@ -511,7 +511,9 @@ def mix_writes(api):
 
 
 def mix_plan(api, enc):
-    """The kinds of the mix with their shares and requests, and those skipped."""
+    """The kinds of the mix with their weights, their percent of the
+    requests (of the kinds this server has), their requests, and the kinds
+    skipped."""
     reads, skipped = plan(api, [name for name, _ in MIX_READS], enc)
     share = dict(MIX_READS + MIX_WRITES)
     kinds = [{"name": e["name"], "share": share[e["name"]], "write": False,
@@ -521,6 +523,9 @@ def mix_plan(api, enc):
             kinds.append({"name": name, "share": share[name], "write": True, "requests": requests})
         else:
             skipped.append({"name": name, "path": "", "reason": "no rows to write to"})
+    total = sum(k["share"] for k in kinds)
+    for k in kinds:
+        k["percent"] = round(100 * k["share"] / total, 1)
     return kinds, skipped
 
 
@@ -556,22 +561,23 @@ def measure_mix(args, api, kinds, enc):
     the cache's counts over it."""
     names = [k["name"] for k in kinds] + ["all"]
     writes = [k["name"] for k in kinds if k["write"]]
-    shares = {k["name"]: k["share"] for k in kinds}
-    steps = [{"clients": c, "shares": shares, "runs": [], "cache": []} for c in args.concurrency]
+    percents = {k["name"]: k["percent"] for k in kinds}
+    steps = [{"clients": c, "percents": percents, "runs": [], "cache": []} for c in args.concurrency]
     path = os.path.join(tempfile.mkdtemp(prefix="perf-bench-"), "mix.plan")
     plan_file(kinds, path)
     try:
         for r in range(args.runs):
             for s in steps:
                 before = cache_counts(api)
+                run_tag = "%x" % int(time.time() * 1000)  # new contacts' e-mails differ by run
                 cmd = wrk_command(args, api.base + "/", api.headers(enc), s["clients"], s["clients"],
-                                  MIX_LUA, [path])
-                os.environ["PERF_BENCH_RUN"] = "%x" % int(time.time() * 1000)
+                                  MIX_LUA, [path, run_tag])
                 result = run_wrk(cmd, s["clients"], s["clients"], bool(args.requests),
                                  "perf-bench-mix ")
                 after = cache_counts(api)
                 s["runs"].append(result)
-                s["cache"].append({k: after[k] - before[k] for k in after} if after else None)
+                s["cache"].append({k: after[k] - before[k] for k in after}
+                                  if before and after else None)
                 all_ = mix_figures(result, "all")
                 progress("mix %3d clients  run %d/%d: %8.0f req/s  p95 %7.2f ms  errors %d"
                          % (s["clients"], r + 1, args.runs, all_["rps"], all_["p95"], all_["errors"]))
@@ -623,12 +629,12 @@ def header(info):
 
 def hello_share(steps):
     """{clients: requests/s of the hello-world}, when it was measured."""
-    return {s["clients"]: s["median"]["rps"] for s in steps if s["name"] == "hello" and s.get("url")}
+    return {s["clients"]: s["median"]["rps"] for s in steps if s.get("url")}
 
 
-def table(steps, first="endpoint"):
+def table(steps, head=("endpoint", "path")):
     hello = hello_share(steps)
-    cols = (first, "path", "clients", "req/s", "p50", "p95", "p99", "max", "errors") + \
+    cols = head + ("clients", "req/s", "p50", "p95", "p99", "max", "errors") + \
         (("of hello",) if hello else ())
     rows = [cols]
     for s in steps:
@@ -660,8 +666,8 @@ def mix_rows(mix, kinds):
     """The mix as the table's rows: each kind, then all, at each level."""
     rows = []
     for s in mix:
-        for k in kinds + [{"name": "all", "share": 100, "write": False}]:
-            what = "%d %% of requests%s" % (k["share"], ", a write" if k["write"] else "")
+        for k in kinds + [{"name": "all", "percent": 100, "write": False}]:
+            what = "%g %% of requests%s" % (k["percent"], ", a write" if k["write"] else "")
             rows.append({"name": k["name"], "path": what, "clients": s["clients"],
                          "median": s["median"][k["name"]]})
     return rows
@@ -687,7 +693,10 @@ def mix_lines(mix):
 
 def report(info, steps, skipped, budget, mix=None):
     lines = header(info) + [""]
-    lines += table(steps, "kind") + mix_lines(mix) if mix else table(steps)
+    if mix:
+        lines += table(steps, ("kind", "share")) + mix_lines(mix)
+    else:
+        lines += table(steps)
     lines += skipped_lines(skipped)
     for s in over_budget(steps, budget):
         lines.append("over budget: %s at %d clients, p95 %s ms > %g ms"

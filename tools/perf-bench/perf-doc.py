@@ -14,6 +14,8 @@ NAME is the BENCH_JSON prefix: NAME-cache-on.json, NAME-cache-off.json,
 NAME-mix-on.json and NAME-mix-off.json (the mixes may be missing)."""
 
 import argparse
+import functools
+import importlib.util
 import json
 import os
 import sys
@@ -44,13 +46,19 @@ def load(path, needed=True):
         return json.load(f)
 
 
+@functools.lru_cache(maxsize=None)
+def tool(name):
+    """tools/perf-bench/NAME.py as a module, for what the tools share."""
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
+                                                  os.path.join(HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def fig(v):
     """As perf-bench prints them: 12 300, 41.2, 3.07, 0.412; "–" for none."""
-    if v is None:
-        return "–"
-    if v >= 1000:
-        return "{:,.0f}".format(v).replace(",", " ")
-    return "%.3g" % v if v < 100 else "%.0f" % v
+    return "–" if v is None else tool("perf-bench").number(v)
 
 
 def by_name(run):
@@ -93,8 +101,7 @@ def about(on, bench):
             % (on["started_at"][:10], m["cpu"] or "an unnamed CPU", m["cores"], m["memory_gb"],
                m["os"], m["kernel"], on["server"].get("version", "?"), on["wrk"]),
             "",
-            "The data set is perf-seed's, with %s sub-accounts (at full size: 100,000 contacts, "
-            "20,000 deals, 200,000 messages, 50,000 tasks, 5,000 invoices); the requests go to "
+            "The data set is perf-seed's, with %s sub-accounts; the requests go to "
             "the largest sub-account, \"%s\" (%s contacts), as the reference's did. Clients are "
             "wrk's keep-alive connections, sending `Accept-Encoding: %s`. Each figure is %s; "
             "latencies are in ms, percentiles of every request. Client and server share the "
@@ -120,12 +127,10 @@ def main_table(on, off, ref):
 
 def throughput_table(on, off):
     a, b = by_name(on), by_name(off)
-    hello = {c: a[("hello", c)]["rps"] for c in (1, 10, 50) if ("hello", c) in a}
+    hello = a.get(("hello", 10), {}).get("rps")
     rows = []
-    for name in ["hello"] + endpoints_of(on):
-        if ("hello", 10) not in a and name == "hello":
-            continue
-        share = a.get((name, 10), {}).get("rps", 0) / hello[10] if hello.get(10) else None
+    for name in (["hello"] if hello else []) + endpoints_of(on):
+        share = a.get((name, 10), {}).get("rps", 0) / hello if hello else None
         rows.append(["hello-world" if name == "hello" else label(on, name)] +
                     [fig(a.get((name, c), {}).get("rps")) for c in (1, 10, 50)] +
                     ["%.0f %%" % (100 * share) if share is not None else "–",
@@ -191,10 +196,10 @@ def mix_section(mix_on, mix_off):
         return ["(not measured: make bench with MIX_FLAGS=no)"]
     levels = [s["clients"] for s in mix_on["mix"]]
     kinds = [k for k in mix_on["mix"][0]["median"]]
-    shares = mix_on["mix"][0]["shares"]
+    percents = mix_on["mix"][0]["percents"]
     rows = []
     for k in kinds:
-        row = [k, "%d %%" % shares.get(k, 100)]
+        row = [k, "%g %%" % percents.get(k, 100)]
         for run in (mix_on, mix_off):
             for s in (run["mix"] if run else []):
                 m = s["median"][k]
@@ -216,14 +221,18 @@ def mix_section(mix_on, mix_off):
     return lines
 
 
-def idle_section(idle, levelrail):
+def idle_table(idle, levelrail):
     ref = levelrail["idle"]
     rows = []
     for s in idle["steps"]:
         r = ref.get(str(s["sub_accounts"]), {})
         rows.append([str(s["sub_accounts"]), "%.1f" % s["rss_mb"], "%.3f" % s["cpu_percent"],
                      fig(r.get("rss_mb")), fig(r.get("cpu_percent"))])
-    lines = md_table(["sub-accounts", "RSS (MB)", "CPU (%)", "levelrail: RSS (MB)", "CPU (%)"], rows)
+    return md_table(["sub-accounts", "RSS (MB)", "CPU (%)", "levelrail: RSS (MB)", "CPU (%)"], rows)
+
+
+def idle_section(idle, levelrail):
+    lines = idle_table(idle, levelrail)
     lines += ["", "%d sequential requests per endpoint over one connection, p50 / p95 in ms:" %
               idle["requests"], ""]
     steps = idle["steps"]
@@ -308,10 +317,11 @@ def readme_block(on, off, idle, ref):
              "Measured %s on this machine: %s, %d cores. Latencies in ms; the reference's "
              "figures are its own; how they were made and every other figure: "
              "[docs/performance.md](docs/performance.md)."
-             % (on["started_at"][:10], on["machine"]["cpu"], on["machine"]["cores"]), ""]
+             % (on["started_at"][:10], on["machine"]["cpu"] or "an unnamed CPU",
+                on["machine"]["cores"]), ""]
     lines += main_table(on, off, ref["reference"]["endpoints"]) + [""]
     lines += targets(on, off) + [""]
-    lines += idle_section(idle, ref["levelrail"])[:2 + len(idle["steps"])]
+    lines += idle_table(idle, ref["levelrail"])
     lines += ["", idle_targets(idle), "", END]
     return "\n".join(lines)
 
