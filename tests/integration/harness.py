@@ -194,6 +194,8 @@ class Client:
         return self.http.sock if self.http else None
 
     def request(self, method, path, body=None, headers=None):
+        reused = self.http is not None and self.http.sock is not None
+        sent = body
         if self.http is None:
             self.http = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         hdrs = dict(self.headers, **(headers or {}))
@@ -206,6 +208,14 @@ class Client:
             self.http.request(method, path, body=body, headers=hdrs)
             r = self.http.getresponse()
             data = r.read()
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            self.close()
+            if not reused:
+                raise
+            # The server closed the idle connection before reading this
+            # request (keep_alive_s, or workers short): as browsers do,
+            # send it again on a new one.
+            return self.request(method, path, sent, headers)
         except (http.client.HTTPException, OSError):
             self.close()
             raise
