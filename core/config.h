@@ -24,6 +24,11 @@ struct config {
 	long long threads;
 	long long read_connections;
 	long long max_body_kb;
+	long long header_timeout_s;
+	long long keep_alive_s;
+	long long body_timeout_s;
+	long long min_rate_kb;
+	long long reader_wait_ms;
 	long long sqlite_cache_mb;
 	long long sqlite_mmap_mb;
 	long long slow_request_ms;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct cached_stmt {
@@ -55,6 +56,7 @@ struct db {
 	struct hl_db *readers;
 	int nreaders;
 	struct hl_db *free_list;
+	long long wait_ms;     /* the longest db_lend waits */
 	pthread_mutex_t pool_lock;
 	pthread_cond_t pool_cond;
 	struct changes *changes;
@@ -353,7 +355,12 @@ int db_open(struct db **out, const struct config *cfg)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	pthread_mutex_init(&db->write_lock, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
-	pthread_cond_init(&db->pool_cond, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&db->pool_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	db->wait_ms = cfg->reader_wait_ms;
 	db->lock_fd = -1;
 	if ((rc = make_dir(cfg->data_dir)) || (rc = lock_data_dir(db, cfg->data_dir)))
 		goto out;
@@ -417,12 +424,24 @@ const char *db_path(const struct db *db)
 
 struct hl_db *db_lend(struct db *db)
 {
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += db->wait_ms / 1000;
+	until.tv_nsec += db->wait_ms % 1000 * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 	pthread_mutex_lock(&db->pool_lock);
-	while (!db->free_list)
-		pthread_cond_wait(&db->pool_cond, &db->pool_lock);
+	int rc = 0;
+	while (!db->free_list && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&db->pool_cond, &db->pool_lock, &until);
 	struct hl_db *c = db->free_list;
-	db->free_list = c->next_free;
+	if (c)
+		db->free_list = c->next_free;
 	pthread_mutex_unlock(&db->pool_lock);
+	if (!c)
+		log_warn("no read connection came free in %lld ms", db->wait_ms);
 	return c;
 }
 

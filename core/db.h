@@ -33,7 +33,8 @@ int db_open(struct db **out, const struct config *cfg);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
 
-/* A read connection; waits while all are lent. */
+/* A read connection; waits while all are lent, for at most the setting
+ * reader_wait_ms, then returns NULL (the caller answers 503). */
 struct hl_db *db_lend(struct db *db);
 /* Give back a lent connection (NULL is ignored). */
 void db_return(struct db *db, struct hl_db *c);

@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "compress.h"
 #include "events.h"
+#include "guard.h"
 #include "metrics.h"
 #include "server.h"
 #include "log.h"
@@ -52,12 +53,14 @@ static const char *status_text(int status)
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
 	case 409: return "Conflict";
 	case 413: return "Content Too Large";
 	case 415: return "Unsupported Media Type";
 	case 417: return "Expectation Failed";
 	case 422: return "Unprocessable Content";
 	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
 	}
@@ -179,7 +182,53 @@ static int answer_expect(struct hl_req *r)
 	return 0;
 }
 
-/* Read the body straight into r->body; answers 413/400/417 itself. */
+#define BODY_PIECE (64 * 1024) /* read at a time, so the guard sees progress */
+
+/* Read the body into r->body, piece by piece, until its declared length
+ * (or the end of a chunked one). 0, or -1 after answering. */
+static int read_pieces(struct hl_req *r, long long declared, size_t max)
+{
+	int got = 0, strays = 0;
+	for (;;) {
+		size_t want = declared > 0 ? (size_t)declared - r->body.len : BODY_PIECE;
+		if (!want)
+			break;
+		if (want > BODY_PIECE)
+			want = BODY_PIECE;
+		if (buf_reserve(&r->body, want)) {
+			hl_reply_error(r, 503, "unavailable", "out of memory");
+			return -1;
+		}
+		got = mg_read(r->conn, r->body.data + r->body.len, want);
+		if (got > 0) {
+			r->body.len += (size_t)got;
+			guard_body_progress(r->guard, r->body.len);
+			if (r->body.len > max) {
+				hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes",
+					       max);
+				return -1;
+			}
+			continue;
+		}
+		if (guard_was_cut(r->guard) || (!got && declared > 0)) {
+			hl_reply_error(r, 408, "request_timeout", "the body came too slowly");
+			return -1;
+		}
+		/* A signal the guard meant for this worker's last state. */
+		if (got < 0 && strays++ < 2)
+			continue;
+		break;
+	}
+	r->body.data[r->body.len] = '\0';
+	if (declared > 0 ? r->body.len != (size_t)declared : got < 0) {
+		hl_reply_error(r, 400, "incomplete_body", "the body ended before its Content-Length");
+		return -1;
+	}
+	r->body_read = 1;
+	return 0;
+}
+
+/* Read the whole body under the guard's watch; answers 4xx itself. */
 static int receive_body(struct hl_req *r, long long declared, size_t max)
 {
 	if (declared > 0 && (size_t)declared > max) {
@@ -188,34 +237,24 @@ static int receive_body(struct hl_req *r, long long declared, size_t max)
 	}
 	if (answer_expect(r))
 		return -1;
-	size_t room = declared > 0 ? (size_t)declared : 16384;
-	int got;
-	do {
-		if (buf_reserve(&r->body, room)) {
-			hl_reply_error(r, 503, "unavailable", "out of memory");
-			return -1;
-		}
-		got = mg_read(r->conn, r->body.data + r->body.len, r->body.cap - r->body.len - 1);
-		if (got > 0)
-			r->body.len += (size_t)got;
-		if (r->body.len > max) {
-			hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
-			return -1;
-		}
-	} while (got > 0);
-	r->body.data[r->body.len] = '\0';
-	if (got < 0 || (declared > 0 && r->body.len != (size_t)declared)) {
-		hl_reply_error(r, 400, "incomplete_body", "the body ended before its Content-Length");
-		return -1;
-	}
-	return 0;
+	/* No read connection waits on a slow client (see DESIGN: hostile clients). */
+	request_return_reader(r);
+	guard_enter(r->guard, GUARD_BODY);
+	int rc = read_pieces(r, declared, max);
+	guard_enter(r->guard, GUARD_WORK);
+	return rc;
+}
+
+static int has_body_to_read(struct hl_req *r, const struct mg_request_info *ri)
+{
+	return ri->content_length > 0 || mg_get_header(r->conn, "Transfer-Encoding");
 }
 
 /* Read the body and, for a JSON route, parse it; answers 4xx itself.
  * Returns 0 to go on. */
 static int read_body(struct hl_req *r, const struct mg_request_info *ri)
 {
-	if (ri->content_length <= 0 && !mg_get_header(r->conn, "Transfer-Encoding"))
+	if (!has_body_to_read(r, ri))
 		return 0;
 	const struct hl_route *route = &r->match.entry->route;
 	size_t max_kb = (size_t)r->srv->cfg->max_body_kb;
@@ -279,7 +318,10 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 		cache_finish(r->srv->cache, r); /* a stream is never kept */
 		return;
 	}
-	if (rc < 0 || !r->replied) {
+	if ((rc < 0 || !r->replied) && r->no_reader) {
+		request_add_header(r, "Retry-After: 1");
+		hl_reply_error(r, 503, "unavailable", "the server is busy; try again");
+	} else if (rc < 0 || !r->replied) {
 		if (rc < 0)
 			log_error("%s %s: module %s: %s", r->method, e->route.pattern, e->owner,
 				  hl_strerror(rc));
@@ -335,6 +377,40 @@ static void log_if_slow(const struct hl_req *r, long long ms)
 		log_info("[slow] %lld ms %s %s -> %d", ms, r->method, what, r->status);
 }
 
+/* RFC 9112: a length that is not plain digits, two different lengths, or
+ * a length beside a transfer coding would let a proxy in front of us and
+ * us disagree on where the body ends. civetweb keeps 64 headers and drops
+ * the rest unseen, so a head that fills them all is refused whole. */
+static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
+{
+	const char *length = NULL;
+	int coded = 0;
+	if (ri->num_headers >= MG_MAX_HEADERS) {
+		hl_reply_error(r, 431, "too_many_headers", "a request may carry at most %d headers",
+			       MG_MAX_HEADERS - 1);
+		return 0;
+	}
+	for (int i = 0; i < ri->num_headers; i++) {
+		const struct mg_header *h = &ri->http_headers[i];
+		if (!strcasecmp(h->name, "Transfer-Encoding")) {
+			coded = 1;
+		} else if (!strcasecmp(h->name, "Content-Length")) {
+			if (!*h->value || h->value[strspn(h->value, "0123456789")] ||
+			    (length && strcmp(length, h->value))) {
+				hl_reply_error(r, 400, "bad_request", "the Content-Length is not one number");
+				return 0;
+			}
+			length = h->value;
+		}
+	}
+	if (length && coded) {
+		hl_reply_error(r, 400, "bad_request",
+			       "send either Content-Length or Transfer-Encoding, not both");
+		return 0;
+	}
+	return 1;
+}
+
 static int dispatch(struct mg_connection *conn, void *data)
 {
 	struct server *srv = data;
@@ -346,9 +422,10 @@ static int dispatch(struct mg_connection *conn, void *data)
 	metrics_begin(srv->metrics);
 	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
 	r->metrics_slot = METRICS_NO_ROUTE(srv->metrics);
+	guard_enter(r->guard, GUARD_WORK);
 	if (srv->draining)
 		hl_reply_error(r, 503, "unavailable", "the server is stopping");
-	else
+	else if (head_is_sound(r, ri))
 		handle(r, ri);
 	size_t plain = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
 	if (r->plain_len)
@@ -365,6 +442,8 @@ static int dispatch(struct mg_connection *conn, void *data)
 		    r->statements);
 	log_if_slow(r, us / 1000);
 	int status = r->status;
+	/* civetweb reads what is left of the body before the next head. */
+	guard_enter(r->guard, has_body_to_read(r, ri) && !r->body_read ? GUARD_DRAIN : GUARD_HEAD);
 	request_end(r);
 	srv->inflight--;
 	return status;
@@ -377,7 +456,9 @@ static void *thread_begin(const struct mg_context *ctx, int type)
 	struct hl_req *r = malloc(sizeof(*r));
 	if (!r)
 		fatal("out of memory starting a worker thread");
-	request_init(r, mg_get_user_data(ctx));
+	struct server *srv = mg_get_user_data(ctx);
+	request_init(r, srv);
+	r->guard = guard_attach(srv->guard);
 	return r;
 }
 
@@ -395,15 +476,21 @@ static void thread_end(const struct mg_context *ctx, int type, void *p)
 static int connection_opened(const struct mg_connection *conn, void **data)
 {
 	struct server *s = mg_get_user_data(mg_get_context(conn));
+	struct hl_req *r = mg_get_thread_pointer(conn);
 	*data = NULL;
 	metrics_connection(s->metrics, 1);
+	if (r)
+		guard_enter(r->guard, GUARD_HEAD);
 	return 0;
 }
 
 static void connection_closed(const struct mg_connection *conn)
 {
 	struct server *s = mg_get_user_data(mg_get_context(conn));
+	struct hl_req *r = mg_get_thread_pointer(conn);
 	metrics_connection(s->metrics, -1);
+	if (r)
+		guard_enter(r->guard, GUARD_FREE);
 }
 
 static int civetweb_log(const struct mg_connection *conn, const char *message)
@@ -415,15 +502,20 @@ static int civetweb_log(const struct mg_connection *conn, const char *message)
 
 int http_start(struct server *s)
 {
-	char listen[300], threads[16];
+	char listen[300], threads[16], keep_alive[24], head[24];
 	snprintf(listen, sizeof(listen), "%s:%lld", s->cfg->bind, s->cfg->port);
 	snprintf(threads, sizeof(threads), "%lld", s->cfg->threads);
+	snprintf(keep_alive, sizeof(keep_alive), "%lld", s->cfg->keep_alive_s * 1000);
+	snprintf(head, sizeof(head), "%lld", s->cfg->header_timeout_s * 1000);
+	/* civetweb times the head from its first byte (keep_alive for a kept
+	 * connection's next one), and a read or write that makes no progress
+	 * with request_timeout; the guard bounds the body. */
 	const char *options[] = {
 		"listening_ports", listen,
 		"num_threads", threads,
 		"enable_keep_alive", "yes",
-		"keep_alive_timeout_ms", "15000",
-		"request_timeout_ms", "30000",
+		"keep_alive_timeout_ms", keep_alive,
+		"request_timeout_ms", head,
 		"tcp_nodelay", "1",
 		"decode_url", "no",
 		"enable_auth_domain_check", "no",
@@ -437,8 +529,12 @@ int http_start(struct server *s)
 	cb.log_message = civetweb_log;
 	cb.init_connection = connection_opened;
 	cb.connection_closed = connection_closed;
+	if (!(s->guard = guard_new(s->cfg, (int)s->cfg->threads)))
+		return HL_ENOMEM;
 	s->mg = mg_start(&cb, s, options);
 	if (!s->mg) {
+		guard_free(s->guard);
+		s->guard = NULL;
 		log_error("cannot listen on %s (is the port taken?)", listen);
 		return HL_EIO;
 	}
@@ -479,7 +575,7 @@ static void *wake_listener(void *arg)
 static void drain(struct server *s)
 {
 	s->draining = 1;
-	long long deadline = now_us() + 30 * 1000000LL; /* request_timeout_ms */
+	long long deadline = now_us() + 30 * 1000000LL;
 	while (s->inflight > 0 && now_us() < deadline) {
 		struct timespec pause = { 0, 5 * 1000 * 1000 };
 		nanosleep(&pause, NULL);
@@ -499,4 +595,6 @@ void http_stop(struct server *s)
 	if (woke)
 		pthread_join(t, NULL);
 	s->mg = NULL;
+	guard_free(s->guard);
+	s->guard = NULL;
 }

@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "changes.h"
 #include "events.h"
+#include "guard.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
@@ -218,6 +219,10 @@ static void json_workers(struct hl_json *j, const struct server *srv)
 	long long since = m->all_held_since;
 	put_ms(j, "all_workers_held_ms",
 		(double)m->all_held_us + (since ? (double)(now_us() - since) : 0));
+	struct guard_counts g;
+	guard_read_counts(srv->guard, &g);
+	put_int(j, "slow_heads_closed", (int64_t)g.heads_closed);
+	put_int(j, "slow_bodies_cut", (int64_t)g.bodies_cut);
 	hl_json_object_end(j);
 }
 
@@ -449,6 +454,14 @@ static void prom_server(struct buf *b, const struct server *srv)
 	help(b, "hyperlevel_worker_busy_seconds_total", "counter", "Time workers spent in requests.");
 	buf_printf(b, "hyperlevel_worker_busy_seconds_total %.6f\n", (double)m->busy_us / 1e6);
 	gauge(b, "hyperlevel_connections", "Connections held by a worker now.", m->held);
+	struct guard_counts g;
+	guard_read_counts(srv->guard, &g);
+	help(b, "hyperlevel_slow_heads_closed_total", "counter",
+	     "Idle connections and slow heads closed while workers were short.");
+	buf_printf(b, "hyperlevel_slow_heads_closed_total %llu\n", g.heads_closed);
+	help(b, "hyperlevel_slow_bodies_cut_total", "counter",
+	     "Request bodies cut for arriving too slowly.");
+	buf_printf(b, "hyperlevel_slow_bodies_cut_total %llu\n", g.bodies_cut);
 	gauge(b, "hyperlevel_resident_memory_bytes", "Resident memory.", (double)rss);
 	gauge(b, "hyperlevel_cache_entries", "Answers in the read cache.", (double)entries);
 	gauge(b, "hyperlevel_cache_bytes", "Memory of the read cache.", (double)bytes);

@@ -59,10 +59,12 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->query = NULL;
 	r->nquery = 0;
 	buf_reset(&r->body);
+	r->body_read = 0;
 	r->has_json = 0;
 	memset(&r->who, 0, sizeof(r->who));
 	r->location_id = 0;
 	r->reader = r->writer = NULL;
+	r->no_reader = 0;
 	r->cache_entry = NULL;
 	r->plain_len = 0;
 	r->streamed = 0;
@@ -521,15 +523,23 @@ HL_API struct hl_db *hl_read(struct hl_req *r)
 {
 	if (r->writer)
 		return r->writer;
-	if (!r->reader)
-		r->reader = db_lend(r->srv->db);
+	if (!r->reader && !(r->reader = db_lend(r->srv->db)))
+		r->no_reader = 1;
 	return r->reader;
 }
 
 void request_return_reader(struct hl_req *r)
 {
+	if (r->reader)
+		r->statements += db_conn_reset(r->reader);
 	db_return(r->srv->db, r->reader);
 	r->reader = NULL;
+}
+
+HL_API void hl_read_end(struct hl_req *r)
+{
+	request_return_reader(r);
+	stream_flush(r);
 }
 
 HL_API struct hl_db *hl_write_begin(struct hl_req *r)

@@ -25,6 +25,7 @@
 #define HEAD_ROOM 1024
 
 struct server;
+struct guard_slot;
 
 enum role { ROLE_NONE, ROLE_AGENCY_ADMIN, ROLE_AGENCY_USER, ROLE_LOCATION_ADMIN,
 	    ROLE_LOCATION_USER };
@@ -62,12 +63,15 @@ struct hl_req {
 	struct query_pair *query;
 	int nquery;                 /* parsed before the handler runs */
 	struct buf body;            /* the request body */
+	int body_read;              /* all of it was read */
 	struct json_doc json;       /* parsed body of a JSON route */
 	int has_json;
 	struct identity who;        /* the caller, once auth_admit ran */
 	int64_t location_id;        /* the current location, or 0 */
 	struct hl_db *reader;
 	struct hl_db *writer;
+	int no_reader;              /* hl_read found none free in time (503) */
+	struct guard_slot *guard;   /* the worker's slot (guard.h), kept across requests */
 	void *cache_entry;          /* the cache entry this request computes */
 	int metrics_slot;           /* what answered: a route id, or see metrics.h */
 	size_t plain_len;           /* the body's size before compression, when the
@@ -121,6 +125,9 @@ void stream_end(struct hl_req *r, int ok);
  * `added` bytes were appended, sends a chunk when one is full; 0, HL_EIO
  * (the client has gone) or HL_ENOMEM. */
 int stream_body_open(struct hl_req *r);
+/* Send what a stream holds back while the request has a database
+ * connection; called when it gives the connection back. */
+void stream_flush(struct hl_req *r);
 int stream_body_added(struct hl_req *r, size_t added);
 
 /* The status line and headers of r's answer into dst; the length, as

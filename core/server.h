@@ -27,6 +27,7 @@ struct server {
 	struct metrics *metrics;
 	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
 	struct events *events;       /* published events on their way to handlers */
+	struct guard *guard;         /* bounds on a worker's slow reads (guard.h) */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };

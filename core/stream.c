@@ -9,6 +9,12 @@
  * stream after the handler. libdeflate compresses whole buffers only, and
  * browsers ignore a second gzip member, so streams use brotli's streaming
  * encoder or zlib's deflate (see DESIGN.md's facts).
+ *
+ * A client that reads slowly must not hold a read connection: chunks made
+ * while the request holds one wait in `pending`, and leave when it gives
+ * the connection back (hl_read_end, between pages) or the handler ends.
+ * Sending is bounded like a body (guard.h): a client that reads slower
+ * than min_rate_kb after body_timeout_s has its answer cut short.
  */
 #include "compress.h"
 #include "log.h"
@@ -23,6 +29,9 @@
 #include <zlib.h>
 
 #define STREAM_CHUNK (64 * 1024)
+#define SEND_PIECE (16 * 1024)          /* the deadline is checked between pieces */
+#define PENDING_MAX (1 << 20) /* sent anyway, by a handler that never gives
+				* its read connection back: a page must fit */
 #define BROTLI_STREAM_WINDOW 20 /* 1 MB: bounded memory per stream */
 /* Streams are the big answers, where compressing costs more than the
  * query: on a 1.25 MB contacts export, brotli 5 took 40 ms (4.0 times
@@ -40,10 +49,40 @@ struct stream {
 	z_stream gz;
 	int head_only;
 	int failed;        /* the connection went away: drop the rest */
+	long long started_us;
+	size_t written;     /* bytes sent so far, head and framing included */
+	struct buf pending; /* the head and chunks not sent yet */
 	unsigned char out[STREAM_CHUNK + 64];
 };
 
-/* Send one chunk ("SIZE\r\nDATA\r\n"); a zero-length one ends the body. */
+/* Whether the client has read too slowly: it gets body_timeout_s, and a
+ * second more for every min_rate_kb KB sent. */
+static int too_slow(const struct hl_req *r, size_t sent)
+{
+	const struct config *cfg = r->srv->cfg;
+	long long allowed = cfg->body_timeout_s * 1000000LL +
+			    (long long)sent * 1000000 / (cfg->min_rate_kb * 1024);
+	return now_us() - r->stream->started_us > allowed;
+}
+
+/* Send what is pending, unless the request holds a database connection
+ * (then it waits, up to PENDING_MAX) or `force`. */
+static void flush(struct hl_req *r, int force)
+{
+	struct stream *s = r->stream;
+	if (s->failed || !s->pending.len ||
+	    (!force && (r->reader || r->writer) && s->pending.len < PENDING_MAX))
+		return;
+	for (size_t at = 0; at < s->pending.len && !s->failed; at += SEND_PIECE) {
+		size_t n = s->pending.len - at < SEND_PIECE ? s->pending.len - at : SEND_PIECE;
+		s->written += n;
+		if (mg_write(r->conn, s->pending.data + at, n) <= 0 || too_slow(r, s->written))
+			s->failed = 1;
+	}
+	buf_reset(&s->pending);
+}
+
+/* Add one chunk ("SIZE\r\nDATA\r\n"); a zero-length one ends the body. */
 static void send_chunk(struct hl_req *r, const void *data, size_t len)
 {
 	struct stream *s = r->stream;
@@ -51,10 +90,14 @@ static void send_chunk(struct hl_req *r, const void *data, size_t len)
 	if (s->failed || s->head_only || (!len && data))
 		return;
 	int n = snprintf(size, sizeof(size), "%zx\r\n", len);
-	if (mg_write(r->conn, size, (size_t)n) <= 0 || (len && mg_write(r->conn, data, len) <= 0) ||
-	    mg_write(r->conn, "\r\n", 2) <= 0)
+	buf_append(&s->pending, size, (size_t)n);
+	if (len)
+		buf_append(&s->pending, data, len);
+	buf_append(&s->pending, "\r\n", 2);
+	if (s->pending.oom)
 		s->failed = 1;
 	r->stream_sent += len;
+	flush(r, 0);
 }
 
 static int coder_open(struct stream *s)
@@ -120,8 +163,17 @@ static void stream_head(struct hl_req *r)
 	if (s->coding)
 		request_add_header(r, "Content-Encoding: %s", coding_name(s->coding));
 	int n = http_format_head(r, head, sizeof(head));
-	if (n < 0 || (size_t)n >= sizeof(head) || mg_write(r->conn, head, (size_t)n) <= 0)
+	if (n < 0 || (size_t)n >= sizeof(head))
 		s->failed = 1;
+	else
+		buf_append(&s->pending, head, (size_t)n);
+	flush(r, 0);
+}
+
+void stream_flush(struct hl_req *r)
+{
+	if (r->stream)
+		flush(r, 0);
 }
 
 HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_type)
@@ -132,6 +184,7 @@ HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_typ
 	if (!s)
 		return HL_ENOMEM;
 	s->head_only = !strcmp(r->method, "HEAD");
+	s->started_us = now_us();
 	s->coding = compress_worth(content_type)
 			    ? compress_choose(mg_get_header(r->conn, "Accept-Encoding"))
 			    : CODING_IDENTITY;
@@ -194,12 +247,16 @@ void stream_end(struct hl_req *r, int ok)
 	} else if (!s->head_only && !s->failed) {
 		/* A chunk size that is not hex: the client sees a broken body at
 		 * once, instead of waiting for the rest until a timeout. */
-		mg_write(r->conn, "cut\r\n", 5);
+		buf_append(&s->pending, "cut\r\n", 5);
 	}
+	if (!r->writer)
+		request_return_reader(r); /* not held while the client reads */
+	flush(r, 1);
 	if (s->br)
 		BrotliEncoderDestroyInstance(s->br);
 	if (s->coding == CODING_GZIP && !s->head_only)
 		deflateEnd(&s->gz);
+	buf_release(&s->pending);
 	free(s);
 	r->stream = NULL;
 	r->out.len = HEAD_ROOM;

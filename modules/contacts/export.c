@@ -6,9 +6,9 @@
  * named by its key, so that the file imports back as it is.
  *
  * Rows are read in pages of PAGE by id, each page its own short read, so
- * the first bytes leave at once, memory stays flat however many contacts
- * there are, and no read holds back the database's checkpoints for the
- * length of a slow download. A page's tags and custom values are read
+ * memory stays flat however many contacts there are, and neither a read
+ * transaction nor a read connection is held for the length of a slow
+ * download: the page leaves once its connection is given back. A page's tags and custom values are read
  * alongside it, in contact order from the location's own ranges, and
  * merged in as the rows go out: with a subquery per row and column the
  * export of 7,900 contacts took 37 ms instead of 16 (uncompressed).
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PAGE 1000
+#define PAGE 250 /* a page of wide rows stays well under 1 MB (see hl_read_end) */
 
 /* The columns before the custom fields; the statement's own columns are
  * these less "tags" (OWN_TAGS), which the merge puts in. */
@@ -200,10 +200,12 @@ static int export_page(struct export *x, const char *sql, const struct contact_f
 		rows++;
 	}
 	rc = rc == SQLITE_DONE ? 0 : rc < 0 ? rc : HL_EDB;
-	/* End this page's read before the next. */
+	/* End this page's read before the next, and give the connection back
+	 * while the page goes out to the client, however slowly it reads. */
 	sqlite3_reset(st);
 	sqlite3_reset(x->tags.st);
 	sqlite3_reset(x->values.st);
+	hl_read_end(x->req);
 	return rc ? rc : rows;
 }
 

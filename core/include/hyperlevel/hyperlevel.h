@@ -29,6 +29,7 @@
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
  *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
+ *   1.4  hl_read_end; hl_read may return NULL (no reader free in time).
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -44,7 +45,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 3
+#define HL_ABI_MINOR 4
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -557,10 +558,20 @@ HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
  *       reads it names "users user_locations locations" in its reads.
  */
 
-/* A read connection lent to this request until its answer is sent; waits
- * while every reader is lent. After hl_write_begin it returns the write
- * connection, so a handler reads its own writes. Never NULL. */
+/* A read connection lent to this request until its answer is sent (or
+ * hl_read_end); waits while every reader is lent, for at most the setting
+ * reader_wait_ms, then returns NULL and the core answers 503 for a handler
+ * that fails (hl_stmt(NULL, ...) is NULL, so the usual check covers it).
+ * After hl_write_begin it returns the write connection, so a handler reads
+ * its own writes. */
 HL_API struct hl_db *hl_read(struct hl_req *req);
+/* Give the read connection back before the request ends: its statements
+ * must no longer be used, and the next hl_read lends one again (perhaps
+ * another, with a newer view of the data). A streamed answer sends what it
+ * holds back only at these points, so that a client who reads slowly never
+ * keeps a connection others wait for: call it between the pages of a
+ * long export. Nothing happens without a read connection. */
+HL_API void hl_read_end(struct hl_req *req);
 /* Take the write lock and begin a transaction (BEGIN IMMEDIATE). Writers
  * queue inside the process instead of spinning on SQLITE_BUSY. The core
  * commits after the handler when the answer's status is below 400, and rolls

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: MIT
+"""Clients that make the server wait: heads and bodies sent a byte at a
+time, downloads nobody reads, and heads that framing attacks use. None may
+keep the server from answering others, and none may pass unseen."""
+
+import json
+import socket
+import threading
+import time
+
+import harness
+from harness import Server, agency
+
+FORGED = "hl_session=forged-session-token-of-nobody"
+
+
+def connect(port, rcvbuf=None):
+    sock = socket.socket()
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(60)
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+class Dripper:
+    """Clients that send `head` and then `tail` one byte every `every` s,
+    reconnecting whenever the server closes on them, until stopped."""
+
+    def __init__(self, port, head, tail, every, count):
+        self.port, self.head, self.tail, self.every = port, head, tail, every
+        self.stopping = threading.Event()
+        self.closed = 0  # connections the server closed on a dripper
+        self.threads = [threading.Thread(target=self.run, daemon=True) for _ in range(count)]
+        for t in self.threads:
+            t.start()
+
+    def run(self):
+        while not self.stopping.is_set():
+            try:
+                sock = connect(self.port)
+                sock.sendall(self.head)
+                for byte in self.tail:
+                    if self.stopping.wait(self.every):
+                        break
+                    sock.sendall(bytes([byte]))
+                sock.close()
+            except OSError:
+                self.closed += 1
+                self.stopping.wait(0.05)
+
+    def stop(self):
+        self.stopping.set()
+        for t in self.threads:
+            t.join(timeout=10)
+
+
+def answer_of(sock, limit):
+    """The status and JSON body of the answer on `sock`, read within
+    `limit` seconds, or None when none came."""
+    sock.settimeout(limit)
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            more = sock.recv(4096)
+            if not more:
+                break
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = int(next((line.split(b":")[1] for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), b"0"))
+        while len(body) < length:
+            more = sock.recv(4096)
+            if not more:
+                break
+            body += more
+    except socket.timeout:
+        return None
+    if not head:
+        return None
+    return int(head.split(b" ")[1]), head, json.loads(body) if body else None
+
+
+def within(seconds, fn):
+    """fn() run on a thread of its own: its result, or an AssertionError
+    when it has not returned within `seconds`."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except Exception as e:  # re-raised below
+            out["error"] = e
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), "no answer within %d s" % seconds
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def login_head(length):
+    return ("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n"
+            "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+            % (FORGED, length)).encode()
+
+
+def test_slow_bodies_hold_no_read_connection():
+    # Four sign-ins with a forged cookie, their bodies a byte a second:
+    # the cookie is checked with a read connection, which must be given
+    # back before the body is waited for (two readers here).
+    s, admin, (loc,) = agency(env={"PGHL_READ_CONNECTIONS": "2", "PGHL_BODY_TIMEOUT_S": "120"})
+    with s:
+        drips = Dripper(s.port, login_head(200), b'{"email": "x@y.z"' + b" " * 180, 1.0, 4)
+        try:
+            time.sleep(1.5)
+            fresh = s.client()
+            assert within(10, lambda: fresh.get("/api/health")).status == 200
+            r = within(10, lambda: admin.get("/api/contacts", headers={"X-Location-Id": str(loc)}))
+            assert r.status == 200, r.body
+        finally:
+            drips.stop()
+
+
+def test_a_body_slower_than_the_least_rate_is_cut_with_408():
+    s = Server(env={"PGHL_BODY_TIMEOUT_S": "1", "PGHL_MIN_RATE_KB": "1"}).start()
+    with s:
+        sock = connect(s.port)
+        sock.sendall(login_head(5000))
+        started = time.time()
+        answer = None
+        for i in range(300):  # 60 s of a byte every 0.2 s, far from 5000 bytes
+            try:
+                sock.sendall(b" ")
+            except OSError:
+                break
+            answer = answer_of(sock, 0.2)
+            if answer:
+                break
+        assert answer, "the body was still read after %.0f s" % (time.time() - started)
+        status, head, body = answer
+        assert status == 408 and body["error"]["code"] == "request_timeout", answer
+        assert answer_of(sock, 5) is None  # and the connection is closed
+        # A body that keeps the rate is read whole, however long it takes.
+        sock = connect(s.port)
+        body = b'{"email": "a@b.c", "password": "nope", "pad": "' + b"x" * 6000 + b'"}'
+        sock.sendall(login_head(len(body)))
+        for at in range(0, len(body), 1000):
+            sock.sendall(body[at:at + 1000])
+            time.sleep(0.3)  # about 3 KB a second, over the 1 KB/s minimum
+        status, _, answer = answer_of(sock, 10)
+        assert status == 401 and answer["error"]["code"] != "request_timeout", answer
+
+
+def test_workers_held_by_slow_clients_are_taken_back_for_others():
+    # Eight workers, all taken by clients that send their heads or bodies a
+    # byte at a time and reconnect when closed; a real client still gets in.
+    s, admin, _ = agency(env={"PGHL_THREADS": "8", "PGHL_HEADER_TIMEOUT_S": "120",
+                              "PGHL_KEEP_ALIVE_S": "120", "PGHL_BODY_TIMEOUT_S": "120"})
+    admin.close()
+    with s:
+        heads = Dripper(s.port, b"GET /api/health HTTP/1.1\r\n", b"X-Slow: " + b"y" * 500, 0.5, 5)
+        bodies = Dripper(s.port, login_head(500), b" " * 500, 0.5, 5)
+        try:
+            time.sleep(2)
+            for _ in range(3):
+                fresh = s.client()
+                assert within(15, lambda: fresh.get("/api/health")).status == 200
+                fresh.close()
+            assert heads.closed + bodies.closed > 0
+        finally:
+            heads.stop()
+            bodies.stop()
+        workers = within(15, lambda: admin.get("/api/admin/metrics")).json()["workers"]
+        assert workers["slow_heads_closed"] > 0 and workers["slow_bodies_cut"] > 0, workers
+
+
+def test_stalled_downloads_hold_no_read_connection():
+    s, admin, (loc,) = agency(env={"PGHL_READ_CONNECTIONS": "2", "PGHL_BODY_TIMEOUT_S": "120"})
+    with s:
+        # About 9 MB of CSV: more than the sockets between us hold.
+        with harness.sqlite3.connect(s.db_path) as db:
+            db.executemany("INSERT INTO contacts (location_id, first_name, company_name)"
+                           " VALUES (?, ?, ?)",
+                           ((loc, "Name %d" % i, "C" * 200) for i in range(40000)))
+        cookie = "; ".join("%s=%s" % kv for kv in admin.cookies.items())
+        stalled = []
+        for _ in range(4):
+            sock = connect(s.port, rcvbuf=4096)
+            sock.sendall(("GET /api/contacts/export.csv HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n"
+                          "X-Location-Id: %d\r\n\r\n" % (cookie, loc)).encode())
+            stalled.append(sock)
+        time.sleep(2)
+        assert stalled[0].recv(100).startswith(b"HTTP/1.1 200")
+        fresh = s.client()
+        r = within(10, lambda: fresh.get("/api/health"))
+        assert r.status == 200, r.body
+        r = within(10, lambda: admin.get("/api/contacts?limit=5", headers={"X-Location-Id": str(loc)}))
+        assert r.status == 200 and len(r.json()["data"]) == 5, r.body
+        for sock in stalled:
+            sock.close()
+
+
+def raw_answer(port, head):
+    sock = connect(port)
+    sock.sendall(head)
+    answer = answer_of(sock, 10)
+    sock.close()
+    return answer
+
+
+def test_heads_that_frame_a_body_two_ways_are_refused():
+    s = Server().start()
+    with s:
+        two_lengths = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}")
+        status, _, body = raw_answer(s.port, two_lengths)
+        assert status == 400 and "Content-Length" in body["error"]["message"], body
+        not_a_number = two_lengths.replace(b"Content-Length: 40\r\n", b"").replace(
+            b"Content-Length: 2", b"Content-Length: 2abc")
+        assert raw_answer(s.port, not_a_number)[0] == 400
+        both = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+        status, _, body = raw_answer(s.port, both)
+        assert status == 400 and "Transfer-Encoding" in body["error"]["message"], body
+        # The same length twice is one length.
+        same = two_lengths.replace(b"Content-Length: 40", b"Content-Length: 2")
+        assert raw_answer(s.port, same)[0] in (400, 401, 422)
+        assert raw_answer(s.port, same)[2]["error"]["code"] != "bad_request"
+
+
+def test_a_head_with_too_many_headers_is_431():
+    s = Server().start()
+    with s:
+        def head(n):
+            extra = b"".join(b"X-H%d: v\r\n" % i for i in range(n))
+            return b"GET /api/health HTTP/1.1\r\nHost: x\r\n" + extra + b"\r\n"
+        assert raw_answer(s.port, head(62))[0] == 200  # 63 with Host
+        status, _, body = raw_answer(s.port, head(70))
+        assert status == 431 and body["error"]["code"] == "too_many_headers", body
