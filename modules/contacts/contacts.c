@@ -32,6 +32,7 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/contacts/import", .handler = contacts_import,
 	  .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 64 * 1024 },
 	{ .method = "GET", .pattern = "/api/contacts/imports/:id", .handler = contacts_import_status },
+	{ .method = "DELETE", .pattern = "/api/contacts/imports/:id", .handler = contacts_import_cancel },
 	{ .method = "POST", .pattern = "/api/contacts/:id/tags", .handler = tags_add },
 	{ .method = "DELETE", .pattern = "/api/contacts/:id/tags/:tag", .handler = tags_remove },
 	{ .method = "POST", .pattern = "/api/tags/bulk", .handler = tags_bulk },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * import.c: POST /api/contacts/import, a CSV file of contacts (RFC 4180,
+ * import.c: reading a CSV file of contacts into a location (RFC 4180,
  * UTF-8, a byte order mark or not) whose header row names the columns:
  * the contact's own fields, owner_id, tags (comma-separated) and the keys
  * of the location's custom fields; other columns are listed as ignored.
@@ -9,22 +9,16 @@
  * A row that fails a check is skipped and reported with its line number
  * and the reason, before anything of it is written.
  *
- * An upload up to INLINE_MAX runs inside its request, all of it in the
- * request's transaction. A larger one is stored in contact_imports and
- * run by the import job in slices, each slice a transaction that also
- * records how far it got, so a batch is never half written and progress
- * can be read (GET /api/contacts/imports/:id) while it runs.
+ * The rows are read the same way inside a request (a small file) and in
+ * the import job's slices (a large one; see import_job.c).
  */
-#include "contacts.h"
+#include "import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* About 1,000 rows: some 60 ms of the write lock, which other writers wait
- * out; a larger file goes to the job, which holds it 40 ms at a time. */
-#define INLINE_MAX (64 * 1024)
 #define ERRORS_KEPT 1000
 #define HEADER_NAME_MAX 64
 
@@ -36,22 +30,6 @@ struct column {
 	char *type, *options, *key;
 	char room[32];   /* the row's canonical custom value */
 	const char *value;
-};
-
-struct import {
-	struct hl_db *db;
-	struct hl_req *req;       /* inline: its request; NULL in the job */
-	struct hl_job_run *run;   /* in the job: its slice */
-	int64_t id, location;
-	struct hl_csv *csv;
-	struct column *cols;
-	int ncols;
-	int64_t created, updated, skipped, errors_kept;
-	char why[160];            /* the current row's reason to be skipped */
-	/* The contacts to index for search once the batch's other writes are
-	 * done (see contact_index), and whether each is new. */
-	struct { int64_t id; int fresh; } *index;
-	size_t nindex, index_cap;
 };
 
 /* ---- the header ----------------------------------------------------------- */
@@ -119,9 +97,7 @@ static int note_ignored(struct import *im, const char *name)
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* Read the header row into im->cols. 0, HL_EINVAL with im->why, HL_EDB,
- * HL_ENOMEM. `first`: note the ignored columns. */
-static int read_header(struct import *im, int first)
+int import_read_header(struct import *im, int first)
 {
 	int n = hl_csv_next(im->csv);
 	if (n <= 0)
@@ -152,7 +128,7 @@ static int read_header(struct import *im, int first)
 	return 0;
 }
 
-static void import_free(struct import *im)
+void import_free(struct import *im)
 {
 	for (int i = 0; i < im->ncols; i++) {
 		free(im->cols[i].type);
@@ -313,16 +289,26 @@ static int note_error(struct import *im, long line)
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* Import rows until the end (1) or until the job's budget is used (0);
- * HL_EDB. */
-static int import_rows(struct import *im)
+size_t import_offset(const struct import *im)
 {
-	for (int row = 0;; row++) {
-		if (im->run && row % 64 == 63 && hl_job_over_budget(im->run))
+	return im->base + hl_csv_offset(im->csv);
+}
+
+int import_rows(struct import *im)
+{
+	for (;;) {
+		if (im->run && hl_job_over_budget(im->run))
+			return index_batch(im) ? HL_EDB : 0;
+		if (im->stop && import_offset(im) >= im->stop)
 			return index_batch(im) ? HL_EDB : 0;
 		int n = hl_csv_next(im->csv), rc;
 		if (!n)
 			return index_batch(im) ? HL_EDB : 1;
+		if (im->partial && import_offset(im) >= im->end) { /* it may go on */
+			snprintf(im->why, sizeof(im->why), "line %ld: a row longer than 1 MB",
+				 hl_csv_record_line(im->csv));
+			return index_batch(im) ? HL_EDB : HL_EINVAL;
+		}
 		struct contact_input in;
 		if (n < 0) {
 			snprintf(im->why, sizeof(im->why), "%s", hl_csv_error(im->csv));
@@ -337,165 +323,4 @@ static int import_rows(struct import *im)
 		if (rc < 0)
 			return rc;
 	}
-}
-
-/* ---- progress, the request and the job -------------------------------- */
-
-/* Drop the upload of a finished import. 0, HL_EDB. */
-static int drop_file(struct import *im)
-{
-	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_files WHERE import_id = ?1");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
-}
-
-/* Record how far the import got, and when `done`, finish it. 0, HL_EDB. */
-static int save_progress(struct import *im, int done)
-{
-	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET offset = ?2, line = ?3,"
-		" created = created + ?4, updated = updated + ?5, skipped = skipped + ?6,"
-		" status = CASE WHEN ?7 THEN 'done' ELSE 'running' END,"
-		" finished_at = CASE WHEN ?7 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
-		" WHERE id = ?1");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_int64(st, 2, (int64_t)hl_csv_offset(im->csv));
-	sqlite3_bind_int64(st, 3, hl_csv_line(im->csv));
-	sqlite3_bind_int64(st, 4, im->created);
-	sqlite3_bind_int64(st, 5, im->updated);
-	sqlite3_bind_int64(st, 6, im->skipped);
-	sqlite3_bind_int(st, 7, done);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return done ? drop_file(im) : 0;
-}
-
-/* Answer import `id` of the location: its state, counts and errors. */
-static int reply_import(struct hl_req *req, int status, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT id, status, bytes, CASE status WHEN 'done' THEN 1.0"
-		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
-		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
-		" finished_at FROM contact_imports WHERE id = ?2 AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	return hl_reply_row(req, status, st, "import");
-}
-
-/* A new import of `len` bytes: its id, or HL_EDB. A large one keeps the
- * file for the job. */
-static int64_t import_create(struct import *im, const char *body, size_t len, int large)
-{
-	sqlite3_stmt *st = hl_stmt(im->db, "INSERT INTO contact_imports (location_id, user_id,"
-				   " status, bytes) VALUES (?1, ?2, ?3, ?4)");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->location);
-	sqlite3_bind_int64(st, 2, hl_user_id(im->req));
-	sqlite3_bind_text(st, 3, large ? "queued" : "running", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)len);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(im->db));
-	if (!large)
-		return id;
-	st = hl_stmt(im->db, "INSERT INTO contact_import_files (import_id, csv) VALUES (?1, ?2)");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_blob64(st, 2, body, len, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_DONE ? id : HL_EDB;
-}
-
-/* POST /api/contacts/import: 200 with the report, or 202 for a large
- * file the job imports (follow it at /api/contacts/imports/:id). */
-int contacts_import(struct hl_req *req)
-{
-	size_t len;
-	const char *body = hl_body(req, &len), *type = hl_header(req, "Content-Type");
-	if (type && !strncasecmp(type, "multipart/", 10))
-		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
-				      " as the body (Content-Type: text/csv)");
-	if (!len)
-		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
-	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
-	int large = len > INLINE_MAX;
-	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;
-	if (id < 0)
-		return (int)id;
-	im.id = id;
-	im.csv = hl_csv_open(body, len, 0, 1);
-	int rc = im.csv ? read_header(&im, 1) : HL_ENOMEM;
-	if (!rc && !large && (rc = import_rows(&im)) == 1)
-		rc = save_progress(&im, 1);
-	import_free(&im);
-	if (rc == HL_EINVAL)
-		return hl_reply_error(req, 422, "validation", "%s", im.why);
-	return rc < 0 ? rc : reply_import(req, large ? 202 : 200, id);
-}
-
-/* GET /api/contacts/imports/:id */
-int contacts_import_status(struct hl_req *req)
-{
-	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	return reply_import(req, 200, id);
-}
-
-/* Mark import `id` failed, for a stored file whose header no longer
- * reads (a custom field it named was deleted meanwhile, say). */
-static int import_fail(struct import *im)
-{
-	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET status = 'failed',"
-		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
-		" errors = json_insert(errors, '$[#]', json_object('line', 1, 'reason', ?2))"
-		" WHERE id = ?1");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_text(st, 2, im->why, -1, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_DONE ? drop_file(im) : HL_EDB;
-}
-
-/* The import job: the oldest unfinished import, from where it stopped,
- * for as long as the slice's budget lasts. */
-int import_slice(struct hl_job_run *run)
-{
-	struct hl_db *db = hl_job_db(run);
-	sqlite3_stmt *st = hl_stmt(db, "SELECT i.id, i.location_id, f.csv, i.offset, i.line,"
-		" json_array_length(i.errors) FROM contact_imports i"
-		" JOIN contact_import_files f ON f.import_id = i.id"
-		" WHERE i.status IN ('queued', 'running') ORDER BY i.id LIMIT 1");
-	if (!st)
-		return HL_EDB;
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? HL_JOB_DONE : HL_EDB;
-	struct import im = { .db = db, .run = run, .id = sqlite3_column_int64(st, 0),
-			     .location = sqlite3_column_int64(st, 1),
-			     .errors_kept = sqlite3_column_int64(st, 5) };
-	const char *csv = sqlite3_column_blob(st, 2);
-	size_t len = (size_t)sqlite3_column_bytes(st, 2), offset = (size_t)sqlite3_column_int64(st, 3);
-	long line = (long)sqlite3_column_int64(st, 4);
-	im.csv = hl_csv_open(csv ? csv : "", len, 0, 1);
-	rc = im.csv ? read_header(&im, 0) : HL_ENOMEM;
-	if (!rc && offset) {
-		hl_csv_close(im.csv);
-		rc = (im.csv = hl_csv_open(csv, len, offset, line)) ? 0 : HL_ENOMEM;
-	}
-	if (!rc)
-		rc = import_rows(&im);
-	if (rc >= 0)
-		rc = save_progress(&im, rc);
-	else if (rc == HL_EINVAL)
-		rc = import_fail(&im);
-	import_free(&im);
-	sqlite3_reset(st);
-	return rc < 0 ? rc : HL_JOB_MORE;
 }

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * import_job.c: an import's life. POST /api/contacts/import runs a file
+ * up to INLINE_MAX inside its request, all of it in the request's
+ * transaction. A larger one is recorded in contact_imports, its upload
+ * stored in parts of PART_BYTES, and run by the import job in slices:
+ * each slice a transaction that also records how far it got, so a batch
+ * is never half written and progress can be read (GET
+ * /api/contacts/imports/:id) while it runs; DELETE on it cancels it.
+ *
+ * What keeps one tenant's big file from slowing everyone's writes: a
+ * slice reads only the part it resumes in and the next (a row may cross
+ * into it), never the whole file; it stops within the job's budget,
+ * checked after every row; and the job takes the sub-accounts with work
+ * in turn (its cursor is the last one served), not the oldest import
+ * first.
+ */
+#include "import.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A row may be up to PART_BYTES long: it starts in one part and ends, at
+ * the latest, in the next. */
+#define PART_BYTES (1 << 20)
+
+/* ---- the stored upload -------------------------------------------------- */
+
+/* Store the upload of import `id` in parts. 0, HL_EDB. */
+static int store_parts(struct hl_db *db, int64_t id, const char *body, size_t len)
+{
+	sqlite3_stmt *st = hl_stmt(db, "INSERT INTO contact_import_parts (import_id, start, data)"
+				   " VALUES (?1, ?2, ?3)");
+	if (!st)
+		return HL_EDB;
+	for (size_t at = 0; at < len; at += PART_BYTES) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (int64_t)at);
+		sqlite3_bind_blob64(st, 3, body + at, len - at < PART_BYTES ? len - at : PART_BYTES,
+				    SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+	}
+	return 0;
+}
+
+/* Drop the upload of a finished import. 0, HL_EDB. */
+static int drop_parts(struct import *im)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_parts WHERE import_id = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->id);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* The part of the upload that holds byte `at` and the one after, copied
+ * together into *out (malloc'd; the caller frees it); sets im->base,
+ * end, stop and partial. 0, HL_EDB, HL_ENOMEM, HL_ENOENT (no parts). */
+static int read_window(struct import *im, size_t at, size_t bytes, char **out)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "SELECT start, data FROM contact_import_parts"
+		" WHERE import_id = ?1 AND start >= (SELECT max(start) FROM contact_import_parts"
+		" WHERE import_id = ?1 AND start <= ?2) ORDER BY start LIMIT 2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->id);
+	sqlite3_bind_int64(st, 2, (int64_t)at);
+	char *window = NULL;
+	size_t len = 0;
+	int rc, parts = 0;
+	im->stop = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t start = (size_t)sqlite3_column_int64(st, 0);
+		size_t n = (size_t)sqlite3_column_bytes(st, 1);
+		char *bigger = realloc(window, len + n + 1);
+		if (!bigger) {
+			free(window);
+			return HL_ENOMEM;
+		}
+		window = bigger;
+		memcpy(window + len, sqlite3_column_blob(st, 1), n);
+		if (!parts++)
+			im->base = start;
+		else
+			im->stop = start; /* rows starting in the next part wait for its turn */
+		len += n;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE || !parts) {
+		free(window);
+		snprintf(im->why, sizeof(im->why), "the stored file is missing");
+		return rc != SQLITE_DONE ? HL_EDB : HL_ENOENT;
+	}
+	im->end = im->base + len;
+	im->partial = im->end < bytes;
+	if (!im->partial)
+		im->stop = 0; /* the next part is the last: read to the end */
+	*out = window;
+	return 0;
+}
+
+/* ---- progress -------------------------------------------------------------- */
+
+/* Record how far the import got, and when `done`, finish it. 0, HL_EDB. */
+static int save_progress(struct import *im, int done)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET offset = ?2, line = ?3,"
+		" created = created + ?4, updated = updated + ?5, skipped = skipped + ?6,"
+		" status = CASE WHEN ?7 THEN 'done' ELSE 'running' END,"
+		" finished_at = CASE WHEN ?7 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
+		" WHERE id = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->id);
+	sqlite3_bind_int64(st, 2, (int64_t)import_offset(im));
+	sqlite3_bind_int64(st, 3, hl_csv_line(im->csv));
+	sqlite3_bind_int64(st, 4, im->created);
+	sqlite3_bind_int64(st, 5, im->updated);
+	sqlite3_bind_int64(st, 6, im->skipped);
+	sqlite3_bind_int(st, 7, done);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	return done ? drop_parts(im) : 0;
+}
+
+/* Mark the import failed, for a reason in im->why: a stored file whose
+ * header no longer reads (a custom field it named was deleted meanwhile),
+ * or a row too long to read. What it imported so far stays, counted. */
+static int import_fail(struct import *im)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET status = 'failed',"
+		" created = created + ?3, updated = updated + ?4, skipped = skipped + ?5,"
+		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
+		" errors = json_insert(errors, '$[#]', json_object('line', ?6, 'reason', ?2))"
+		" WHERE id = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->id);
+	sqlite3_bind_text(st, 2, im->why, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, im->created);
+	sqlite3_bind_int64(st, 4, im->updated);
+	sqlite3_bind_int64(st, 5, im->skipped);
+	sqlite3_bind_int64(st, 6, im->csv ? hl_csv_record_line(im->csv) : 1);
+	return sqlite3_step(st) == SQLITE_DONE ? drop_parts(im) : HL_EDB;
+}
+
+/* ---- the routes -------------------------------------------------------------- */
+
+/* Answer import `id` of the location: its state, counts and errors. */
+static int reply_import(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(req,
+		"SELECT id, CASE WHEN cancelled_at IS NOT NULL THEN 'cancelled' ELSE status END"
+		" AS status, bytes, CASE status WHEN 'done' THEN 1.0"
+		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
+		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
+		" finished_at, cancelled_at FROM contact_imports"
+		" WHERE id = ?2 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	return hl_reply_row(req, status, st, "import");
+}
+
+/* A new import of `len` bytes: its id, or HL_EDB. A large one keeps the
+ * file for the job. */
+static int64_t import_create(struct import *im, const char *body, size_t len, int large)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "INSERT INTO contact_imports (location_id, user_id,"
+				   " status, bytes) VALUES (?1, ?2, ?3, ?4)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, im->location);
+	sqlite3_bind_int64(st, 2, hl_user_id(im->req));
+	sqlite3_bind_text(st, 3, large ? "queued" : "running", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)len);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(im->db));
+	if (large && store_parts(im->db, id, body, len))
+		return HL_EDB;
+	return id;
+}
+
+/* POST /api/contacts/import: 200 with the report, or 202 for a large
+ * file the job imports (follow it at /api/contacts/imports/:id). */
+int contacts_import(struct hl_req *req)
+{
+	size_t len;
+	const char *body = hl_body(req, &len), *type = hl_header(req, "Content-Type");
+	if (type && !strncasecmp(type, "multipart/", 10))
+		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
+				      " as the body (Content-Type: text/csv)");
+	if (!len)
+		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
+	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
+	int large = len > INLINE_MAX;
+	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;
+	if (id < 0)
+		return (int)id;
+	im.id = id;
+	im.csv = hl_csv_open(body, len, 0, 1);
+	int rc = im.csv ? import_read_header(&im, 1) : HL_ENOMEM;
+	if (!rc && !large && (rc = import_rows(&im)) == 1)
+		rc = save_progress(&im, 1);
+	import_free(&im);
+	if (rc == HL_EINVAL)
+		return hl_reply_error(req, 422, "validation", "%s", im.why);
+	return rc < 0 ? rc : reply_import(req, large ? 202 : 200, id);
+}
+
+/* GET /api/contacts/imports/:id */
+int contacts_import_status(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	return reply_import(req, 200, id);
+}
+
+/* DELETE /api/contacts/imports/:id: stop an import the job has not
+ * finished; what it imported so far stays. 409 once it has finished. */
+int contacts_import_cancel(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE contact_imports SET status = 'failed',"
+		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
+		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2 AND location_id = :location"
+		" AND status IN ('queued', 'running') RETURNING id");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 2, id);
+	int step = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (step == SQLITE_DONE) {
+		st = hl_scoped_read(req, "SELECT 1 FROM contact_imports WHERE id = ?2"
+				    " AND location_id = :location");
+		if (!st)
+			return HL_EDB;
+		sqlite3_bind_int64(st, 2, id);
+		step = sqlite3_step(st);
+		if (step == SQLITE_ROW)
+			return hl_reply_error(req, 409, "conflict", "the import has already finished");
+		return step == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such import")
+					   : HL_EDB;
+	}
+	struct import im = { .db = hl_write_begin(req), .id = id };
+	if (step != SQLITE_ROW || drop_parts(&im))
+		return HL_EDB;
+	return reply_import(req, 200, id);
+}
+
+/* ---- the job ------------------------------------------------------------------- */
+
+/* The next unfinished import to work on: the oldest of the first
+ * sub-account with one after the last served (`after`), wrapping round.
+ * 1 with *im's id, location and counts filled, 0 when none, HL_EDB. */
+static int next_import(struct hl_db *db, int64_t after, struct import *im, size_t *offset,
+		       long *line, size_t *bytes)
+{
+	sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, offset, line,"
+		" json_array_length(errors), bytes FROM contact_imports"
+		" WHERE status IN ('queued', 'running') AND location_id > ?1"
+		" ORDER BY location_id, id LIMIT 1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, after);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE && after)
+		return next_import(db, 0, im, offset, line, bytes);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	im->id = sqlite3_column_int64(st, 0);
+	im->location = sqlite3_column_int64(st, 1);
+	*offset = (size_t)sqlite3_column_int64(st, 2);
+	*line = (long)sqlite3_column_int64(st, 3);
+	im->errors_kept = sqlite3_column_int64(st, 4);
+	*bytes = (size_t)sqlite3_column_int64(st, 5);
+	sqlite3_reset(st);
+	return 1;
+}
+
+/* The header, from the upload's first part. 0, or as import_read_header
+ * and read_window say. */
+static int read_stored_header(struct import *im, size_t bytes)
+{
+	char *first = NULL;
+	int rc = read_window(im, 0, bytes, &first);
+	if (!rc)
+		rc = (im->csv = hl_csv_open(first, im->end, 0, 1)) ? import_read_header(im, 0)
+								      : HL_ENOMEM;
+	hl_csv_close(im->csv);
+	im->csv = NULL;
+	free(first);
+	return rc;
+}
+
+/* The import job: a slice of the next sub-account's oldest unfinished
+ * import, from where it stopped, for as long as the budget lasts. */
+int import_slice(struct hl_job_run *run)
+{
+	struct import im = { .db = hl_job_db(run), .run = run };
+	size_t offset, bytes;
+	long line;
+	char *window = NULL;
+	int rc = next_import(im.db, hl_job_cursor(run), &im, &offset, &line, &bytes);
+	if (rc <= 0)
+		return rc < 0 ? rc : HL_JOB_DONE;
+	hl_job_set_cursor(run, im.location);
+	rc = read_stored_header(&im, bytes);
+	if (!rc)
+		rc = read_window(&im, offset, bytes, &window);
+	if (!rc)
+		rc = (im.csv = hl_csv_open(window, im.end - im.base, offset - im.base, line)) ? 0
+										       : HL_ENOMEM;
+	if (!rc && !offset)
+		hl_csv_next(im.csv); /* the header, read above */
+	if (!rc)
+		rc = import_rows(&im);
+	if (rc >= 0)
+		rc = save_progress(&im, rc);
+	else if (rc == HL_EINVAL || rc == HL_ENOENT)
+		rc = import_fail(&im);
+	import_free(&im);
+	free(window);
+	return rc < 0 ? rc : HL_JOB_MORE;
+}
