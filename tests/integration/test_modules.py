@@ -8,6 +8,7 @@ import os
 import re
 import time
 
+import harness
 from harness import Server, error_lines
 
 
@@ -158,20 +159,20 @@ def test_database_ahead_of_module_stops_the_start():
         " ship" in lines[0]
 
 
+def shipped(owner, folder):
+    """(owner, name) of each migration a folder of the tree ships, in order."""
+    names = sorted(os.listdir(os.path.join(harness.ROOT, folder)))
+    return [(owner, n[:-4]) for n in names if n.endswith(".sql")]
+
+
 def test_migrations_apply_once():
+    contacts = shipped("contacts", "modules/contacts/migrations")
     with Server() as s:
         code, _, err = s.run("migrate")
-        assert code == 0 and "contacts: 11 migrations applied" in err
+        assert code == 0 and "contacts: %d migrations applied" % len(contacts) in err, err
         code, _, err = s.run("migrate")
         assert code == 0 and "applied" not in err
         owners = s.sql("SELECT owner, name FROM schema_migrations ORDER BY owner, seq")
-        assert owners == [("contacts", "001_contacts"), ("contacts", "002_purge_by_deletion_time"),
-                          ("contacts", "003_crm"), ("contacts", "004_list_orders"),
-                          ("contacts", "005_imports"), ("contacts", "006_activity"),
-                          ("contacts", "007_export_order"), ("contacts", "008_search_written_by_the_module"),
-                          ("contacts", "009_tag_counts"), ("contacts", "010_location_counts"),
-                          ("contacts", "011_counts_on_change"),
-                          ("core", "001_job_state"), ("core", "002_accounts"),
-                          ("core", "003_job_stats"), ("core", "004_location_users"),
-                          ("probe", "001_probe"),
-                          ("probe", "002_probe_work")]
+        assert owners == contacts + shipped("core", "migrations") + \
+            shipped("probe", "tests/modules/probe/migrations")
+        assert contacts[:2] == [("contacts", "001_contacts"), ("contacts", "002_purge_by_deletion_time")]
