@@ -58,6 +58,8 @@ static const struct setting settings[] = {
 	  "the slowest a body may arrive, or a streamed answer be read, in KB a second"),
 	S(reader_wait_ms, INT, "5000", 1, 600000,
 	  "the longest a request waits for a read connection before a 503"),
+	S(query_timeout_ms, INT, "10000", 0, 3600000,
+	  "a request's statements are stopped after this long on one connection (503); 0: never"),
 	S(sqlite_cache_mb, INT, "32", 1, 65536, "SQLite page cache"),
 	S(sqlite_mmap_mb, INT, "256", 0, 1048576,
 	  "memory-mapped part of the database; 0 on network disks"),

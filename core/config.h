@@ -29,6 +29,7 @@ struct config {
 	long long body_timeout_s;
 	long long min_rate_kb;
 	long long reader_wait_ms;
+	long long query_timeout_ms;
 	long long sqlite_cache_mb;
 	long long sqlite_mmap_mb;
 	long long slow_request_ms;

@@ -46,6 +46,8 @@ struct hl_db {
 	uint64_t lease;
 	struct hl_db *next_free;
 	int log_plans;             /* log each new statement's query plan */
+	long long deadline_us;     /* statements past it are interrupted; 0: none */
+	int overran;               /* one was, since the deadline was set */
 };
 
 struct db {
@@ -256,6 +258,30 @@ uint64_t db_conn_reset(struct hl_db *c)
 	return runs;
 }
 
+/* SQLite's progress handler, every PROGRESS_STEPS steps of a statement:
+ * one past its connection's deadline is interrupted (SQLITE_INTERRUPT). */
+#define PROGRESS_STEPS 1000
+
+static int past_deadline(void *arg)
+{
+	struct hl_db *c = arg;
+	if (!c->deadline_us || now_us() <= c->deadline_us)
+		return 0;
+	c->overran = 1;
+	return 1;
+}
+
+void db_set_deadline(struct hl_db *c, long long deadline_us)
+{
+	c->deadline_us = deadline_us;
+	c->overran = 0;
+}
+
+int db_overran(const struct hl_db *c)
+{
+	return c && c->overran;
+}
+
 static void conn_close(struct hl_db *c)
 {
 	if (!c)
@@ -302,6 +328,7 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 	sqlite3_db_config(c->sql, SQLITE_DBCONFIG_DQS_DML, 0, (int *)NULL);
 	sqlite3_db_config(c->sql, SQLITE_DBCONFIG_DQS_DDL, 0, (int *)NULL);
 	slowsql_watch(c->sql, cfg->slow_query_ms);
+	sqlite3_progress_handler(c->sql, PROGRESS_STEPS, past_deadline, c);
 	c->log_plans = (int)cfg->log_plans;
 	c->lease = 1;
 	return 0;
@@ -450,6 +477,7 @@ void db_return(struct db *db, struct hl_db *c)
 	if (!c)
 		return;
 	db_conn_reset(c);
+	db_set_deadline(c, 0);
 	pthread_mutex_lock(&db->pool_lock);
 	c->next_free = db->free_list;
 	db->free_list = c;
@@ -466,6 +494,7 @@ struct hl_db *db_write_lock(struct db *db)
 void db_write_unlock(struct db *db, struct hl_db *w)
 {
 	db_conn_reset(w);
+	db_set_deadline(w, 0);
 	/* Writes made outside BEGIN ... COMMIT have committed by now. */
 	if (sqlite3_get_autocommit(w->sql))
 		changes_publish(w->tables, &w->pending);

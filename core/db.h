@@ -39,6 +39,12 @@ struct hl_db *db_lend(struct db *db);
 /* Give back a lent connection (NULL is ignored). */
 void db_return(struct db *db, struct hl_db *c);
 
+/* Interrupt the connection's statements once now_us() passes `deadline_us`
+ * (0: never), until it is given back or unlocked; db_overran says whether
+ * one was, so the caller answers 503 rather than blame the database. */
+void db_set_deadline(struct hl_db *c, long long deadline_us);
+int db_overran(const struct hl_db *c);
+
 /* The write connection, exclusively, until db_write_unlock. */
 struct hl_db *db_write_lock(struct db *db);
 void db_write_unlock(struct db *db, struct hl_db *w);

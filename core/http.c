@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "compress.h"
+#include "db.h"
 #include "events.h"
 #include "guard.h"
 #include "metrics.h"
@@ -321,6 +322,9 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 	if ((rc < 0 || !r->replied) && r->no_reader) {
 		request_add_header(r, "Retry-After: 1");
 		hl_reply_error(r, 503, "unavailable", "the server is busy; try again");
+	} else if ((rc < 0 || !r->replied) && (db_overran(r->reader) || db_overran(r->writer))) {
+		log_warn("%s %s: stopped after query_timeout_ms", r->method, e->route.pattern);
+		hl_reply_error(r, 503, "too_slow", "the request took too long and was stopped");
 	} else if (rc < 0 || !r->replied) {
 		if (rc < 0)
 			log_error("%s %s: module %s: %s", r->method, e->route.pattern, e->owner,

@@ -519,12 +519,21 @@ HL_API int hl_reply_row(struct hl_req *r, int status, sqlite3_stmt *st, const ch
 
 /* ---- the database ----------------------------------------------------- */
 
+/* When a connection lent now must have finished its work (0: never). */
+static long long statement_deadline(const struct hl_req *r)
+{
+	long long ms = r->srv->cfg->query_timeout_ms;
+	return ms ? now_us() + ms * 1000 : 0;
+}
+
 HL_API struct hl_db *hl_read(struct hl_req *r)
 {
 	if (r->writer)
 		return r->writer;
 	if (!r->reader && !(r->reader = db_lend(r->srv->db)))
 		r->no_reader = 1;
+	else if (r->reader)
+		db_set_deadline(r->reader, statement_deadline(r));
 	return r->reader;
 }
 
@@ -557,6 +566,7 @@ HL_API struct hl_db *hl_write_begin(struct hl_req *r)
 		return NULL;
 	}
 	db_record_changes(w, 1);
+	db_set_deadline(w, statement_deadline(r));
 	r->writer = w;
 	return w;
 }

@@ -239,3 +239,14 @@ def test_a_head_with_too_many_headers_is_431():
         assert raw_answer(s.port, head(62))[0] == 200  # 63 with Host
         status, _, body = raw_answer(s.port, head(70))
         assert status == 431 and body["error"]["code"] == "too_many_headers", body
+
+
+def test_sql_that_runs_too_long_is_stopped_with_503():
+    s, admin, (loc,) = agency(modules=("contacts", "reader"), env={"PGHL_QUERY_TIMEOUT_MS": "20"})
+    with s:
+        r = admin.get("/api/reader/slow-sql")  # two million rows: far over 20 ms
+        assert r.status == 503 and r.error_code() == "too_slow", r.body
+        assert admin.get("/api/contacts?limit=1", headers={"X-Location-Id": str(loc)}).status == 200
+    s2, admin2, _ = agency(modules=("contacts", "reader"))
+    with s2:
+        assert admin2.get("/api/reader/slow-sql").json()["rows"] == 1999995
