@@ -67,6 +67,36 @@ static int verify(struct hl_db *w, const char *owner, const char *where,
 	return rc;
 }
 
+/* A step runs inside the transaction that records it. A COMMIT, END or
+ * ROLLBACK in its text (a trigger's END once too often) would end that
+ * transaction early: the rest of the step and its record would then be
+ * written on their own, and a step that failed could be recorded as
+ * applied. SQLite's authorizer refuses those statements as they are
+ * prepared, so the step fails and rolls back whole. */
+static int no_transaction_end(void *ended, int action, const char *a, const char *b,
+			      const char *c, const char *d)
+{
+	(void)a, (void)b, (void)c, (void)d;
+	if (action != SQLITE_TRANSACTION)
+		return SQLITE_OK;
+	*(int *)ended = 1;
+	return SQLITE_DENY;
+}
+
+static int run_step(struct hl_db *w, const char *sql, char **err)
+{
+	int ended = 0;
+	sqlite3_set_authorizer(hl_sqlite(w), no_transaction_end, &ended);
+	int rc = sqlite3_exec(hl_sqlite(w), sql, NULL, NULL, err);
+	sqlite3_set_authorizer(hl_sqlite(w), NULL, NULL);
+	if (rc != SQLITE_OK && ended) {
+		sqlite3_free(*err);
+		*err = sqlite3_mprintf("it holds BEGIN, COMMIT, END or ROLLBACK: the runner"
+				       " gives each step a transaction of its own");
+	}
+	return rc;
+}
+
 static int apply(struct hl_db *w, const char *owner, const char *where,
 		 const struct hl_migration *m, int seq)
 {
@@ -75,7 +105,7 @@ static int apply(struct hl_db *w, const char *owner, const char *where,
 	if (db_begin(w))
 		return HL_EDB;
 	char *err = NULL;
-	if (sqlite3_exec(hl_sqlite(w), m->sql, NULL, NULL, &err) != SQLITE_OK) {
+	if (run_step(w, m->sql, &err) != SQLITE_OK) {
 		log_error("%s: migration '%s' of %s failed: %s", where, m->name, owner,
 			  err ? err : hl_db_errmsg(w));
 		sqlite3_free(err);

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Runs every test against each build folder given (e.g. build build-asan):
 the unit test binaries, then the integration tests (tests/integration/
-test_*.py, every function named test_*). Prints a line per failure and
-ends with "N passed, N failed"; exits 1 if anything failed."""
+test_*.py, every function named test_*); for a folder holding fuzz targets
+(build-fuzz/fuzz/), each target for FUZZ_SECONDS (default 15) instead.
+Prints a line per failure and ends with "N passed, N failed"; exits 1 if
+anything failed."""
 
 import importlib.util
 import os
@@ -68,11 +70,50 @@ def run_integration(build):
     return passed, failed
 
 
+def run_fuzz(build):
+    """Each libFuzzer target on its seed corpus (only read) and the corpus
+    it grew before, in BUILD/fuzz-corpus/NAME; a crash is saved in
+    BUILD/fuzz-crashes/. One test per target: it passes when libFuzzer
+    ends its time without finding anything."""
+    passed = failed = 0
+    seconds = int(os.environ.get("FUZZ_SECONDS", "15"))
+    only = os.environ.get("HL_TEST")
+    folder = os.path.join(ROOT, build, "fuzz")
+    crashes = os.path.join(ROOT, build, "fuzz-crashes")
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name.endswith(".d") or not os.access(path, os.X_OK):
+            continue
+        if only and only not in "fuzz/" + name:
+            continue
+        corpus = os.path.join(ROOT, build, "fuzz-corpus", name)
+        os.makedirs(corpus, exist_ok=True)
+        os.makedirs(crashes, exist_ok=True)
+        cmd = [path, "-max_total_time=%d" % seconds, "-timeout=10", "-rss_limit_mb=2048",
+               "-print_final_stats=1", "-artifact_prefix=%s/%s-" % (crashes, name)]
+        dictionary = os.path.join(ROOT, "tests", "fuzz", name + ".dict")
+        if os.path.exists(dictionary):
+            cmd.append("-dict=" + dictionary)
+        cmd += [corpus, os.path.join(ROOT, "tests", "fuzz", "corpus", name)]
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=ROOT,
+                           timeout=seconds + 300)
+        done = re.search(r"Done (\d+) runs in (\d+) second", p.stderr)
+        if p.returncode == 0 and done:
+            passed += 1
+            print("ok   %s fuzz/%s (%s runs in %s s)" % (build, name, done.group(1), done.group(2)))
+        else:
+            failed += 1
+            print("FAIL %s fuzz/%s (exit %d; the input is in %s)\n%s"
+                  % (build, name, p.returncode, crashes, p.stderr[-6000:]))
+    return passed, failed
+
+
 def main():
     builds = sys.argv[1:] or ["build"]
     total_passed = total_failed = 0
     for build in builds:
-        for part in (run_units, run_integration):
+        fuzz = os.path.isdir(os.path.join(ROOT, build, "fuzz"))
+        for part in (run_fuzz,) if fuzz else (run_units, run_integration):
             p, f = part(build)
             total_passed += p
             total_failed += f

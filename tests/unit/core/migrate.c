@@ -210,6 +210,32 @@ static void failing_step_is_rolled_back_and_earlier_ones_stay(void)
 	close_fixture(&f);
 }
 
+/* Found by the migrate fuzz target: a trigger's END one too many is a
+ * COMMIT, which ended the runner's transaction, so the rest of the step
+ * and its record were written on their own and a failed step was recorded
+ * as applied (ROLLBACK likewise lost the step's first part). */
+static void step_cannot_end_the_runners_transaction(void)
+{
+	static const char *const enders[] = { "COMMIT;", "END;", "ROLLBACK;", "BEGIN;" };
+	for (size_t i = 0; i < sizeof(enders) / sizeof(enders[0]); i++) {
+		struct fixture f;
+		if (open_fixture(&f))
+			return;
+		char sql[256];
+		snprintf(sql, sizeof(sql), "CREATE TABLE half (id INTEGER); %s"
+			 " CREATE TABLE after_end (id INTEGER);", enders[i]);
+		const struct hl_migration bad[] = { steps[0], { "002_ends", sql } };
+		int applied = -1;
+		CHECK_INT(migrate_owner(f.w, "mod", "test", bad, 2, &applied), HL_EDB);
+		CHECK_INT(applied, 1);
+		CHECK_INT(recorded(f.w, "mod"), 1);
+		CHECK_INT(table_exists(f.w, "half"), 0);
+		CHECK_INT(table_exists(f.w, "after_end"), 0);
+		CHECK(sqlite3_get_autocommit(hl_sqlite(f.w)));
+		close_fixture(&f);
+	}
+}
+
 static void owners_are_independent(void)
 {
 	struct fixture f;
@@ -313,6 +339,7 @@ TEST_MAIN(init,
 	  renamed_step_is_refused,
 	  database_ahead_of_the_shipped_steps_is_refused,
 	  failing_step_is_rolled_back_and_earlier_ones_stay,
+	  step_cannot_end_the_runners_transaction,
 	  owners_are_independent,
 	  stmt_cache_returns_the_same_statement_reset,
 	  stmt_cache_grows_past_its_first_size,
