@@ -103,7 +103,8 @@ def test_existing_contacts_survive_the_rebuild_into_the_full_record():
             db.execute("INSERT INTO contacts (id, location_id, first_name, email, deleted_at)"
                        " VALUES (7, 1, 'Kept', 'kept@x.test', NULL), (8, 1, 'Gone', NULL, '2026-01-01')")
         code, _, err = s.run("migrate")
-        assert code == 0 and "contacts: 9 migrations applied" in err, err
+        rest = len([n for n in os.listdir(folder) if n.endswith(".sql")]) - 2
+        assert code == 0 and "contacts: %d migrations applied" % rest in err, err
         assert s.sql("SELECT id, first_name, email, deleted_at FROM contacts ORDER BY id") == [
             (7, "Kept", "kept@x.test", None), (8, "Gone", None, "2026-01-01")]
         # The live contacts are counted from the rows there were.
