@@ -169,6 +169,18 @@ class Server:
         check_sanitizers(self.log)
         return self.proc.returncode if self.proc else None
 
+    def kill(self):
+        """SIGKILL, as a crash or the OOM killer would: nothing of the
+        server's runs after it. The data folder stays for start()."""
+        if self.conn:
+            self.conn.close()
+            self.conn = None
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            out, _ = self.proc.communicate(timeout=60)
+            self.log += out
+        return self.proc.returncode if self.proc else None
+
     def close(self):
         self.stop()
         shutil.rmtree(self.root, ignore_errors=True)
