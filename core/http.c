@@ -381,13 +381,23 @@ static void log_if_slow(const struct hl_req *r, long long ms)
 		log_info("[slow] %lld ms %s %s -> %d", ms, r->method, what, r->status);
 }
 
+/* A Content-Length's value, or -1 when it is not plain digits (spaces may
+ * follow, as civetweb leaves them). */
+static long long length_value(const char *v)
+{
+	size_t digits = strspn(v, "0123456789");
+	if (!digits || digits > 18 || v[digits + strspn(v + digits, " \t")])
+		return -1;
+	return strtoll(v, NULL, 10);
+}
+
 /* RFC 9112: a length that is not plain digits, two different lengths, or
  * a length beside a transfer coding would let a proxy in front of us and
  * us disagree on where the body ends. civetweb keeps 64 headers and drops
  * the rest unseen, so a head that fills them all is refused whole. */
 static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
 {
-	const char *length = NULL;
+	long long length = -1;
 	int coded = 0;
 	if (ri->num_headers >= MG_MAX_HEADERS) {
 		hl_reply_error(r, 431, "too_many_headers", "a request may carry at most %d headers",
@@ -399,15 +409,15 @@ static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
 		if (!strcasecmp(h->name, "Transfer-Encoding")) {
 			coded = 1;
 		} else if (!strcasecmp(h->name, "Content-Length")) {
-			if (!*h->value || h->value[strspn(h->value, "0123456789")] ||
-			    (length && strcmp(length, h->value))) {
+			long long n = length_value(h->value);
+			if (n < 0 || (length >= 0 && n != length)) {
 				hl_reply_error(r, 400, "bad_request", "the Content-Length is not one number");
 				return 0;
 			}
-			length = h->value;
+			length = n;
 		}
 	}
-	if (length && coded) {
+	if (length >= 0 && coded) {
 		hl_reply_error(r, 400, "bad_request",
 			       "send either Content-Length or Transfer-Encoding, not both");
 		return 0;
