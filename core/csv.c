@@ -22,6 +22,8 @@
  */
 #include <hyperlevel/hyperlevel.h>
 
+#include "utf8.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,51 +221,6 @@ static void read_record(struct hl_csv *c)
 	c->pos = (size_t)(p - c->data);
 }
 
-/* Whether s[0..n) is UTF-8: shortest forms only, no surrogates, nothing
- * past U+10FFFF. Eight ASCII bytes at a time, the usual case. */
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n) {
-		if (n - i >= 8) {
-			uint64_t w, high;
-			memcpy(&w, s + i, 8);
-			if (!(high = w & (ONES << 7))) {
-				i += 8;
-				continue;
-			}
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			i += (size_t)__builtin_ctzll(high) >> 3; /* to the first non-ASCII byte */
-#endif
-		}
-		unsigned b = s[i], lo = 0x80, hi = 0xBF;
-		size_t len;
-		if (b < 0x80) {
-			i++;
-			continue;
-		} else if (b >= 0xC2 && b <= 0xDF) {
-			len = 2;
-		} else if (b >= 0xE0 && b <= 0xEF) {
-			len = 3;
-			lo = b == 0xE0 ? 0xA0 : 0x80; /* overlong */
-			hi = b == 0xED ? 0x9F : 0xBF; /* surrogates */
-		} else if (b >= 0xF0 && b <= 0xF4) {
-			len = 4;
-			lo = b == 0xF0 ? 0x90 : 0x80; /* overlong */
-			hi = b == 0xF4 ? 0x8F : 0xBF; /* past U+10FFFF */
-		} else {
-			return 0;
-		}
-		if (n - i < len || s[i + 1] < lo || s[i + 1] > hi)
-			return 0;
-		for (size_t k = 2; k < len; k++)
-			if ((s[i + k] & 0xC0) != 0x80)
-				return 0;
-		i += len;
-	}
-	return 1;
-}
-
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line)
 {
 	struct hl_csv *c = malloc(sizeof(*c));
@@ -313,7 +270,7 @@ HL_API int hl_csv_next(struct hl_csv *c)
 		c->n = 0;
 		return HL_ENOMEM;
 	}
-	if (!c->error && !utf8_valid((const unsigned char *)c->bytes, c->used))
+	if (!c->error && utf8_check(c->bytes, c->used) != c->used)
 		c->error = "invalid UTF-8 (save the file as CSV UTF-8)";
 	if (c->error) {
 		c->n = 0;

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "log.h"
 #include "server.h"
+#include "utf8.h"
 
 #include <civetweb.h>
 #include <errno.h>
@@ -182,7 +183,8 @@ char *request_decode(struct hl_req *r, const char *s, size_t n, int plus)
 		*o++ = c;
 	}
 	*o = '\0';
-	return out;
+	/* Handlers store and compare what they are given as text. */
+	return utf8_check(out, (size_t)(o - out)) == (size_t)(o - out) ? out : NULL;
 }
 
 HL_API const char *hl_method(const struct hl_req *r)

@@ -301,10 +301,11 @@ HL_API const char *hl_method(const struct hl_req *req);
 /* The raw path, still percent-encoded. */
 HL_API const char *hl_path(const struct hl_req *req);
 /* A :param of the route's pattern, percent-decoded; NULL if no such name
- * or when the value holds a bad escape or %00. */
+ * or when the value holds a bad escape, %00 or bytes that are not UTF-8. */
 HL_API const char *hl_param(struct hl_req *req, const char *name);
 /* A query parameter, percent-decoded ('+' is a space); the first one when
- * repeated; NULL when absent. */
+ * repeated; NULL when absent. Always UTF-8 without NUL: the core answers
+ * 400 for a query string that decodes to anything else. */
 HL_API const char *hl_query(struct hl_req *req, const char *name);
 /* Every value of a repeated query parameter (?tag=a&tag=b); returns the
  * count and sets *values to an arena array. */
