@@ -221,6 +221,36 @@ static void read_record(struct hl_csv *c)
 	c->pos = (size_t)(p - c->data);
 }
 
+/* The line of byte `at`, counting as the reader does (CRLF is one). */
+static long line_of(const char *data, size_t at)
+{
+	long line = 1;
+	for (size_t i = 0; i < at; i++)
+		if (data[i] == '\n' || (data[i] == '\r' && (i + 1 >= at || data[i + 1] != '\n')))
+			line++;
+	return line;
+}
+
+HL_API const char *hl_csv_check(const char *data, size_t len, long *line)
+{
+	size_t bad = utf8_check(data, len);
+	const char *nul = memchr(data, '\0', bad);
+	*line = 0;
+	if (len >= 2 && (!memcmp(data, "\xFF\xFE", 2) || !memcmp(data, "\xFE\xFF", 2)))
+		return "the file is UTF-16 (Excel's \"Unicode Text\"): save it as \"CSV UTF-8\""
+		       " and upload it again";
+	if (nul)
+		bad = (size_t)(nul - data);
+	if (bad == len)
+		return NULL;
+	*line = line_of(data, bad);
+	return nul ? "the file holds NUL bytes, as UTF-16 files do: save it as \"CSV UTF-8\""
+		     " and upload it again"
+		   : "the file is not UTF-8: it looks like Latin-1 or Windows-1252, which"
+		     " Excel's plain \"CSV\" format writes; save it as \"CSV UTF-8\" and upload"
+		     " it again";
+}
+
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line)
 {
 	struct hl_csv *c = malloc(sizeof(*c));

@@ -7,7 +7,10 @@
  * Each row creates a contact or changes the one it matches (by e-mail,
  * then phone, as an upsert does); an empty cell leaves a field as it is.
  * A row that fails a check is skipped and reported with its line number
- * and the reason, before anything of it is written.
+ * and the reason, before anything of it is written. A file that is not
+ * UTF-8 (Excel's plain "CSV" is Latin-1 or Windows-1252) is refused whole,
+ * naming its first line at fault, rather than imported without the rows
+ * that hold an accent.
  *
  * An upload up to INLINE_MAX runs inside its request, all of it in the
  * request's transaction. A larger one is stored in contact_imports and
@@ -423,6 +426,12 @@ int contacts_import(struct hl_req *req)
 				      " as the body (Content-Type: text/csv)");
 	if (!len)
 		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
+	long line;
+	const char *not_text = hl_csv_check(body, len, &line);
+	if (not_text && line)
+		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text);
+	if (not_text)
+		return hl_reply_error(req, 422, "validation", "%s", not_text);
 	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
 	int large = len > INLINE_MAX;
 	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;

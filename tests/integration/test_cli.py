@@ -21,7 +21,7 @@ def hyperlevel(*args, env=None):
 
 def test_version_and_help():
     code, out, _ = hyperlevel("--version")
-    assert code == 0 and re.match(r"hyperlevel \d+\.\d+\.\d+ \(module ABI 1\.3\)", out)
+    assert code == 0 and re.match(r"hyperlevel \d+\.\d+\.\d+ \(module ABI 1\.4\)", out)
     code, out, _ = hyperlevel("--help")
     assert code == 0
     for flag in ("--data-dir", "--port", "--config", "--modules-dir", "--plugins-dir",

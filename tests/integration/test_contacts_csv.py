@@ -166,13 +166,20 @@ def test_bad_uploads_are_refused_whole():
         for text, status, words in (("", 422, "empty"),
                                     ("colour,size\r\nred,9\r\n", 422, "none of a contact's fields"),
                                     ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "twice"),
-                                    ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 200, "")):
+                                    ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 422,
+                                     "line 2: the file is not UTF-8"),
+                                    # As Excel's plain "CSV" saves it: refused whole, saying
+                                    # how to save it, not imported without its accented rows.
+                                    ("first_name,email\r\nAnn,ann@latin.test\r\n"
+                                     "Jos\u00e9,jose@latin.test\r\n".encode("cp1252"), 422,
+                                     "line 3: the file is not UTF-8: it looks like Latin-1"),
+                                    ("first_name\nAnn\n".encode("utf-16"), 422, "UTF-16"),
+                                    ("first_name\nAnn\n".encode("utf-16-le"), 422, "NUL bytes")):
             r = upload(admin, h, text)
             assert r.status == status, (text, r.body)
-            if words:
-                assert words in r.json()["error"]["message"], r.body
-            else:
-                assert r.json()["skipped"] == 1 and "UTF-8" in r.json()["errors"][0]["reason"]
+            assert words in r.json()["error"]["message"], r.body
+            if "UTF" in words or "NUL" in words:
+                assert 'save it as "CSV UTF-8"' in r.json()["error"]["message"], r.body
         r = admin.request("POST", "/api/contacts/import", body=b"--x\r\n",
                           headers=dict(h, **{"Content-Type": "multipart/form-data; boundary=x"}))
         assert r.status == 415

@@ -29,6 +29,7 @@
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
  *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
+ *   1.4  hl_csv_check.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -44,7 +45,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 3
+#define HL_ABI_MINOR 4
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -496,6 +497,13 @@ HL_API int hl_stream_csv_fields(struct hl_req *req, const char *const *fields,
  * A quote inside an unquoted field is kept as text. Any thread, one at a
  * time per reader; NULL when memory runs out. Close with hl_csv_close. */
 struct hl_csv;
+/* Whether `len` bytes at `data` are a file the reader takes as text: NULL
+ * when they are UTF-8 without NUL bytes; otherwise a sentence for the
+ * user saying what the file is (UTF-16, Latin-1 ...) and how to save it
+ * as UTF-8, with *line set to the first line at fault (0 for the whole
+ * file). Meant for an upload, before reading any record of it: a file in
+ * another encoding is refused whole rather than imported in part. */
+HL_API const char *hl_csv_check(const char *data, size_t len, long *line);
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line);
 HL_API void hl_csv_close(struct hl_csv *csv);
 /* Read the next record: its number of fields (a blank line is skipped),

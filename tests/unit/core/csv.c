@@ -374,6 +374,29 @@ static void writer_to_reader_round_trip(void)
 	hl_csv_close(csv);
 }
 
+static void a_file_in_another_encoding_is_named(void)
+{
+	long line = -1;
+	const char ok[] = "\xEF\xBB\xBFname\r\nZo\xC3\xAB\r\n";
+	CHECK(hl_csv_check(ok, sizeof(ok) - 1, &line) == NULL);
+	CHECK_INT(line, 0);
+	const char latin1[] = "name\r\nAnn\r\n\"Two\rlines\"\nJos\xE9\n";
+	const char *why = hl_csv_check(latin1, sizeof(latin1) - 1, &line);
+	CHECK(why && strstr(why, "Latin-1") && strstr(why, "CSV UTF-8"));
+	CHECK_INT(line, 5);
+	const char utf16[] = "\xFF\xFEn\0a\0";
+	why = hl_csv_check(utf16, sizeof(utf16) - 1, &line);
+	CHECK(why && strstr(why, "UTF-16"));
+	CHECK_INT(line, 0);
+	const char nul[] = "name\nA\0n\n";
+	why = hl_csv_check(nul, sizeof(nul) - 1, &line);
+	CHECK(why && strstr(why, "NUL"));
+	CHECK_INT(line, 2);
+	const char cut[] = "name\r\nab\xE2\x82";
+	CHECK(hl_csv_check(cut, sizeof(cut) - 1, &line) != NULL);
+	CHECK_INT(line, 2);
+}
+
 static void cleanup(void)
 {
 	buf_release(&seen);
@@ -392,4 +415,5 @@ TEST_MAIN(fields_and_quotes,
 	  fields_are_quoted_only_when_they_must_be,
 	  rows_from_sqlite,
 	  writer_to_reader_round_trip,
+	  a_file_in_another_encoding_is_named,
 	  cleanup)
