@@ -29,7 +29,7 @@
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
  *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
- *   1.4  hl_csv_check.
+ *   1.4  hl_csv_check; hl_query_keyset.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -324,9 +324,16 @@ HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
 /* A keyset page's opaque cursor, the query parameter `name`. A list
  * writes it in SQL as hex(json_array(sort key..., id)) (a "_cursor" column
  * for hl_reply_page) and reads it back here as the JSON text, whose values
- * SQLite takes apart with json_extract. *out is NULL when absent; on a
- * value that is not hex of a JSON array it answers 400 and returns
- * HL_EINVAL. */
+ * SQLite takes apart with json_extract. `shape` says what the list wrote,
+ * a letter per member: 'i' a row id (an integer from 1), 's' a string or
+ * null, 'n' a 64-bit integer or null, '*' any number, string or null. *out is NULL when absent;
+ * on anything else than hex of a JSON array of that shape (a forged or
+ * stale cursor) it answers 400 and returns HL_EINVAL, so a list's
+ * statement never meets JSON SQLite cannot read. */
+HL_API int hl_query_keyset(struct hl_req *req, const char *name, const char *shape,
+			   const char **out);
+/* hl_query_keyset with any shape: 1 to 8 strings, numbers or nulls. For
+ * modules built before ABI 1.4; a list should say its shape. */
 HL_API int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
 /* A date or time in the query, read as hl_field_time reads one; *out is
  * NULL when absent; otherwise 400 and HL_EINVAL. */
