@@ -19,9 +19,14 @@
  * further on cannot be mistaken for records, then refused; the reader goes
  * on at the line after it. Only a quote left open at the end swallows the
  * rest of the input: there is no telling where it should have closed.
+ *
+ * A field of the form '=..., ''+..., (quotes, then what a spreadsheet
+ * takes for a formula) loses one quote: the guard csv_write.c adds, so
+ * an export imports back as it was stored.
  */
 #include <hyperlevel/hyperlevel.h>
 
+#include "csv.h"
 #include "utf8.h"
 
 #include <stdint.h>
@@ -316,9 +321,13 @@ HL_API const char *hl_csv_field(const struct hl_csv *c, int i, size_t *len)
 			*len = 0;
 		return NULL;
 	}
+	const char *f = c->bytes + c->start[i];
+	size_t n = c->start[i + 1] - c->start[i] - 1;
+	if (f[0] == '\'' && csv_formula(f, n))
+		f++, n--; /* the writer's guard against formulas */
 	if (len)
-		*len = c->start[i + 1] - c->start[i] - 1;
-	return c->bytes + c->start[i];
+		*len = n;
+	return f;
 }
 
 HL_API long hl_csv_record_line(const struct hl_csv *c)

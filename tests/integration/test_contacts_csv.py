@@ -243,3 +243,60 @@ def test_a_stalled_export_holds_up_no_one():
             assert [r["email"] for r in rows] == ["during@example.test"]
         finally:
             stalled.close()
+
+
+# What a spreadsheet would run as a formula (OWASP's CSV injection), and
+# values that already begin with the guard's quote.
+FORMULAS = ["=cmd|' /C calc'!A0", "+SUM(1,2)", "-2+3", '@HYPERLINK("x")', "\tTabbed",
+            "\rReturn", "'=already", "''+twice"]
+
+
+def test_formulas_are_neutralised_in_the_export_and_import_back_exactly():
+    s, admin = server()
+    with s:
+        h1, h3 = headers(admin, 1), headers(admin, 3)
+        for h in (h1, h3):
+            admin.post("/api/custom-fields", {"key": "formula_field", "name": "F", "type": "text"},
+                       headers=h)
+        made = []
+        for i, value in enumerate(FORMULAS):
+            made.append(make(admin, h1, first_name=value, last_name=value, company_name=value,
+                             email="formula%d@example.test" % i, tags=["=t%d" % i],
+                             custom_fields={"formula_field": value}))
+        made.append(make(admin, h1, first_name="Phone", email="formula-phone@example.test",
+                         phone="+1 555 0100", tags=["+tag", "plain"]))
+        raw = admin.get("/api/contacts/export.csv?q=formula",
+                        headers={"X-Location-Id": "1"}).body.decode()
+        rows = list(csv.DictReader(io.StringIO(raw, newline="")))
+        assert len(rows) == len(made)
+        by_email = {r["email"]: r for r in rows}
+        for i, value in enumerate(FORMULAS):
+            row = by_email["formula%d@example.test" % i]
+            for column in ("first_name", "last_name", "company_name", "formula_field"):
+                # One quote more in front, and the field in double quotes.
+                assert row[column] == "'" + value, (column, row[column], value)
+            assert row["tags"] == "'=t%d" % i, row["tags"]
+            assert '"\'' + value[:3].replace('"', '""') in raw, value
+        assert by_email["formula-phone@example.test"]["phone"] == "'+1 555 0100"
+        assert by_email["formula-phone@example.test"]["tags"] == "'+tag, plain"
+        assert '"\'+1 555 0100"' in raw
+        # No cell of the file starts with what a spreadsheet would run.
+        for row in rows:
+            for cell in row.values():
+                assert not cell or cell[0] not in "=+-@\t\r", (cell, row)
+
+        # The export imports back exactly as it was stored.
+        r = upload(admin, h3, raw)
+        assert r.status == 200, r.body
+        assert (r.json()["created"], r.json()["skipped"]) == (len(made), 0), r.body
+        for original in made:
+            got = s.sql("SELECT id, first_name, last_name, company_name, phone FROM contacts"
+                        " WHERE location_id = 3 AND email = ?", original["email"])
+            assert len(got) == 1, original["email"]
+            back = admin.get("/api/contacts/%d?location_id=3" % got[0][0]).json()
+            for key in ("first_name", "last_name", "company_name", "phone"):
+                assert back[key] == original[key], (key, back[key], original[key])
+            assert sorted(t["name"] for t in back["tags"]) == \
+                sorted(t["name"] for t in original["tags"])
+            assert back["custom_fields"].get("formula_field") == \
+                original["custom_fields"].get("formula_field")

@@ -29,7 +29,8 @@
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
  *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
- *   1.4  hl_csv_check; hl_query_keyset.
+ *   1.4  hl_csv_check; hl_query_keyset; the CSV writer guards formulas
+ *        and hl_csv_field takes the guard off.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -484,10 +485,12 @@ HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
 
 /* CSV (RFC 4180). The writer adds rows to a streamed answer: fields with a
  * comma, a quote, CR or LF are quoted (quotes doubled), NULL and BLOBs are
- * empty, numbers are SQLite's text of them, lines end in CRLF. Values are
- * kept exact (no guard against spreadsheet formulas), so an export reads
- * back unchanged. Columns whose names start with "_" are left out, as in
- * hl_json_row. 0, or what hl_stream_write returns. */
+ * empty, numbers are SQLite's text of them, lines end in CRLF. Text a
+ * spreadsheet would run as a formula (=, +, -, @, TAB or CR first, perhaps
+ * after quotes) gets one ' in front and double quotes (OWASP's guard
+ * against CSV injection); hl_csv_field takes that quote off again, so an
+ * export reads back unchanged. Columns whose names start with "_" are
+ * left out, as in hl_json_row. 0, or what hl_stream_write returns. */
 HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st);
 HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
 /* One line of `n` fields put together by the caller (a NULL field is
@@ -522,7 +525,9 @@ HL_API void hl_csv_close(struct hl_csv *csv);
  * to try again. */
 HL_API int hl_csv_next(struct hl_csv *csv);
 /* Field `i` of the current record, NUL-terminated (NULL past the last),
- * valid until the next hl_csv_next; *len (when not NULL) its length. */
+ * valid until the next hl_csv_next; *len (when not NULL) its length. A
+ * field of one or more ' and then =, +, -, @, TAB or CR loses its first
+ * ', the writer's guard against formulas. */
 HL_API const char *hl_csv_field(const struct hl_csv *csv, int i, size_t *len);
 /* The line the current record began on; the byte offset and line just
  * after it, to resume from; what was wrong with a malformed record (NULL
