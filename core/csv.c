@@ -19,8 +19,15 @@
  * further on cannot be mistaken for records, then refused; the reader goes
  * on at the line after it. Only a quote left open at the end swallows the
  * rest of the input: there is no telling where it should have closed.
+ *
+ * A field of the form '=..., ''+..., (quotes, then what a spreadsheet
+ * takes for a formula) loses one quote: the guard csv_write.c adds, so
+ * an export imports back as it was stored.
  */
 #include <hyperlevel/hyperlevel.h>
+
+#include "csv.h"
+#include "utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -219,49 +226,34 @@ static void read_record(struct hl_csv *c)
 	c->pos = (size_t)(p - c->data);
 }
 
-/* Whether s[0..n) is UTF-8: shortest forms only, no surrogates, nothing
- * past U+10FFFF. Eight ASCII bytes at a time, the usual case. */
-static int utf8_valid(const unsigned char *s, size_t n)
+/* The line of byte `at`, counting as the reader does (CRLF is one). */
+static long line_of(const char *data, size_t at)
 {
-	size_t i = 0;
-	while (i < n) {
-		if (n - i >= 8) {
-			uint64_t w, high;
-			memcpy(&w, s + i, 8);
-			if (!(high = w & (ONES << 7))) {
-				i += 8;
-				continue;
-			}
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			i += (size_t)__builtin_ctzll(high) >> 3; /* to the first non-ASCII byte */
-#endif
-		}
-		unsigned b = s[i], lo = 0x80, hi = 0xBF;
-		size_t len;
-		if (b < 0x80) {
-			i++;
-			continue;
-		} else if (b >= 0xC2 && b <= 0xDF) {
-			len = 2;
-		} else if (b >= 0xE0 && b <= 0xEF) {
-			len = 3;
-			lo = b == 0xE0 ? 0xA0 : 0x80; /* overlong */
-			hi = b == 0xED ? 0x9F : 0xBF; /* surrogates */
-		} else if (b >= 0xF0 && b <= 0xF4) {
-			len = 4;
-			lo = b == 0xF0 ? 0x90 : 0x80; /* overlong */
-			hi = b == 0xF4 ? 0x8F : 0xBF; /* past U+10FFFF */
-		} else {
-			return 0;
-		}
-		if (n - i < len || s[i + 1] < lo || s[i + 1] > hi)
-			return 0;
-		for (size_t k = 2; k < len; k++)
-			if ((s[i + k] & 0xC0) != 0x80)
-				return 0;
-		i += len;
-	}
-	return 1;
+	long line = 1;
+	for (size_t i = 0; i < at; i++)
+		if (data[i] == '\n' || (data[i] == '\r' && (i + 1 >= at || data[i + 1] != '\n')))
+			line++;
+	return line;
+}
+
+HL_API const char *hl_csv_check(const char *data, size_t len, long *line)
+{
+	size_t bad = utf8_check(data, len);
+	const char *nul = memchr(data, '\0', bad);
+	*line = 0;
+	if (len >= 2 && (!memcmp(data, "\xFF\xFE", 2) || !memcmp(data, "\xFE\xFF", 2)))
+		return "the file is UTF-16 (Excel's \"Unicode Text\"): save it as \"CSV UTF-8\""
+		       " and upload it again";
+	if (nul)
+		bad = (size_t)(nul - data);
+	if (bad == len)
+		return NULL;
+	*line = line_of(data, bad);
+	return nul ? "the file holds NUL bytes, as UTF-16 files do: save it as \"CSV UTF-8\""
+		     " and upload it again"
+		   : "the file is not UTF-8: it looks like Latin-1 or Windows-1252, which"
+		     " Excel's plain \"CSV\" format writes; save it as \"CSV UTF-8\" and upload"
+		     " it again";
 }
 
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line)
@@ -313,7 +305,7 @@ HL_API int hl_csv_next(struct hl_csv *c)
 		c->n = 0;
 		return HL_ENOMEM;
 	}
-	if (!c->error && !utf8_valid((const unsigned char *)c->bytes, c->used))
+	if (!c->error && utf8_check(c->bytes, c->used) != c->used)
 		c->error = "invalid UTF-8 (save the file as CSV UTF-8)";
 	if (c->error) {
 		c->n = 0;
@@ -329,9 +321,13 @@ HL_API const char *hl_csv_field(const struct hl_csv *c, int i, size_t *len)
 			*len = 0;
 		return NULL;
 	}
+	const char *f = c->bytes + c->start[i];
+	size_t n = c->start[i + 1] - c->start[i] - 1;
+	if (f[0] == '\'' && csv_formula(f, n))
+		f++, n--; /* the writer's guard against formulas */
 	if (len)
-		*len = c->start[i + 1] - c->start[i] - 1;
-	return c->bytes + c->start[i];
+		*len = n;
+	return f;
 }
 
 HL_API long hl_csv_record_line(const struct hl_csv *c)

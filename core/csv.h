@@ -2,7 +2,7 @@
 /*
  * csv.h: the core's CSV writer (csv_write.c), which the public
  * hl_stream_csv_* functions are; the reader is the public hl_csv_* API
- * (csv.c) and needs nothing more inside the core.
+ * (csv.c) and shares only csv_formula with it.
  *
  * These append to a buffer (so a test can call them without a request):
  * no allocation of their own, only the buffer's growth.
@@ -18,8 +18,14 @@
 
 /* Append s[0..n) as one field: as it is, or in quotes (quotes doubled)
  * when it holds a comma, a quote, CR or LF, or starts with a byte order
- * mark (which a reader would take for the file's). */
+ * mark (which a reader would take for the file's). A formula (see
+ * csv_formula) gets one more ' in front, and quotes. */
 void csv_quote(struct buf *out, const char *s, size_t n);
+/* Whether s[0..n) is text a spreadsheet would run as a formula: =, +, -,
+ * @, TAB or CR first, perhaps after a run of ' (which a spreadsheet hides
+ * and the writer's guard adds to). The one rule of the writer's guard and
+ * the reader's (hl_csv_field) removal of it. */
+int csv_formula(const char *s, size_t n);
 /* Append the names of st's columns, or its current row, as one line
  * ending in CRLF; columns whose names start with "_" are left out. */
 void csv_header(struct buf *out, sqlite3_stmt *st);

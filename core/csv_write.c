@@ -4,12 +4,17 @@
  * hl_stream_csv_header/row/fields, which write a line straight into a
  * streamed answer's buffer, nothing allocated per row.
  *
- * Values are written exactly as stored: no guard against formula
- * injection (a leading =, +, - or @ that a spreadsheet would evaluate), as
- * prefixing a quote or tab would change the data and an export must read
- * back through the importer unchanged. Text is written as it is (the
- * reader refuses a NUL byte or invalid UTF-8, which our tables do not
- * hold); numbers as SQLite's text of them; NULL and BLOBs as empty fields.
+ * Formulas (OWASP's CSV injection): text a spreadsheet would evaluate,
+ * starting with =, +, -, @, TAB or CR, perhaps after quotes, is written
+ * with one more quote in front ('=1+2, ''=x) and in double quotes, so it
+ * shows as text. The reader (csv.c) takes one quote off text of that
+ * form, so an export reads back exactly as stored, a value that truly
+ * began with '= included. Numbers are not guarded: SQLite's text of a
+ * negative number is a number to a spreadsheet too.
+ *
+ * Otherwise text is written as it is (the reader refuses a NUL byte or
+ * invalid UTF-8, which our tables do not hold); numbers as SQLite's text
+ * of them; NULL and BLOBs as empty fields.
  */
 #include "csv.h"
 #include "request.h"
@@ -19,17 +24,22 @@
 /* What makes a field need quotes (RFC 4180, 2.6). */
 static const unsigned char special[256] = { [','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1 };
 
-void csv_quote(struct buf *out, const char *str, size_t n)
+/* Append s[0..n), quoted when it must be, and with a formula's guard
+ * when `guard` is set. */
+static void field(struct buf *out, const char *str, size_t n, int guard)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
+	guard = guard && csv_formula(str, n);
 	while (i < n && !special[s[i]])
 		i++;
-	if (i == n && !(n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))) {
+	if (i == n && !guard && !(n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))) {
 		buf_append(out, s, n);
 		return;
 	}
 	buf_putc(out, '"');
+	if (guard)
+		buf_putc(out, '\'');
 	size_t run = 0;
 	for (; i < n; i++) {
 		if (s[i] != '"')
@@ -42,6 +52,19 @@ void csv_quote(struct buf *out, const char *str, size_t n)
 	buf_putc(out, '"');
 }
 
+int csv_formula(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && s[i] == '\'')
+		i++;
+	return i < n && s[i] && strchr("=+-@\t\r", s[i]);
+}
+
+void csv_quote(struct buf *out, const char *s, size_t n)
+{
+	field(out, s, n, 1);
+}
+
 static void value(struct buf *out, sqlite3_stmt *st, int col)
 {
 	switch (sqlite3_column_type(st, col)) {
@@ -50,7 +73,8 @@ static void value(struct buf *out, sqlite3_stmt *st, int col)
 	case SQLITE_TEXT: {
 		const char *text = (const char *)sqlite3_column_text(st, col);
 		if (text) /* NULL only when SQLite ran out of memory */
-			csv_quote(out, text, (size_t)sqlite3_column_bytes(st, col));
+			field(out, text, (size_t)sqlite3_column_bytes(st, col),
+			      sqlite3_column_type(st, col) == SQLITE_TEXT);
 		break;
 	}
 	default: /* NULL, and BLOBs, which have no text form */

@@ -9,7 +9,7 @@
  *
  * The reader (json_read.c) checks a whole document with jsmn in strict mode
  * plus the checks jsmn leaves out (number and literal grammar, string
- * escapes, control characters, one root value) and then answers lookups by
+ * escapes, control characters, UTF-8 in strings and keys, one root value) and then answers lookups by
  * token index without copying anything but the strings asked for.
  */
 #ifndef HL_JSON_H

@@ -4,6 +4,9 @@
  * header-only tokenizer) finds the structure; this file adds what jsmn does
  * not check, so that a document it accepts is valid JSON (RFC 8259).
  *
+ * Strings and keys must be UTF-8 and their escapes must decode to it (no
+ * lone surrogate, no NUL): every module stores what it reads as text.
+ *
  * jsmn is compiled here only, with static linkage, so no other file
  * depends on its token layout.
  */
@@ -13,6 +16,7 @@
 #include <jsmn.h>
 
 #include "json.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -113,9 +117,28 @@ static void put_utf8(char **out, unsigned long c)
 	*out = (char *)o;
 }
 
+/* The code point of the \u escape(s) at s[i..n), s[i] being the 'u':
+ * a pair of surrogates makes one. Sets *last to the escape's last byte.
+ * -1 for bad hex, NUL (C strings end there) or a lone surrogate, which
+ * has no UTF-8 form. */
+static long unicode_escape(const char *s, size_t n, size_t i, size_t *last)
+{
+	long cp = i + 4 < n ? hex4(s + i + 1) : -1;
+	*last = i + 4;
+	if (cp >= 0xD800 && cp <= 0xDBFF && i + 10 < n && s[i + 5] == '\\' && s[i + 6] == 'u') {
+		long lo = hex4(s + i + 7);
+		if (lo >= 0xDC00 && lo <= 0xDFFF) {
+			*last = i + 10;
+			return 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+		}
+	}
+	return cp <= 0 || (cp >= 0xD800 && cp <= 0xDFFF) ? -1 : cp;
+}
+
 /* Unescape s[0..n) into out (which has room for n bytes: escapes never
  * grow). With out == NULL it only checks. Returns the length written, or
- * -1 - (offset of the bad byte). */
+ * -1 - (offset of the bad byte): a control character, a bad escape, or
+ * bytes that are not UTF-8, so that what is stored is always text. */
 static long unescape(const char *s, size_t n, char *out)
 {
 	char *o = out;
@@ -123,6 +146,15 @@ static long unescape(const char *s, size_t n, char *out)
 		unsigned char c = (unsigned char)s[i];
 		if (c < 0x20)
 			return -1 - (long)i;
+		if (c >= 0x80) {
+			size_t len = utf8_seq((const unsigned char *)s + i, n - i);
+			if (!len)
+				return -1 - (long)i;
+			if (o)
+				memcpy(o, s + i, len), o += len;
+			i += len - 1;
+			continue;
+		}
 		if (c != '\\') {
 			if (o)
 				*o++ = (char)c;
@@ -141,24 +173,13 @@ static long unescape(const char *s, size_t n, char *out)
 		case 'r': plain = '\r'; break;
 		case 't': plain = '\t'; break;
 		case 'u': {
-			long cp = i + 4 < n ? hex4(s + i + 1) : -1;
+			size_t last;
+			long cp = unicode_escape(s, n, i, &last);
 			if (cp < 0)
-				return -1 - (long)i;
-			i += 4;
-			if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 < n && s[i + 1] == '\\' &&
-			    s[i + 2] == 'u') {
-				long lo = hex4(s + i + 3);
-				if (lo >= 0xDC00 && lo <= 0xDFFF) {
-					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-					i += 6;
-				}
-			}
-			if (!cp) /* C strings end there: refuse it */
-				return -1 - (long)i;
-			if (cp >= 0xD800 && cp <= 0xDFFF)
-				cp = 0xFFFD; /* a lone surrogate */
+				return -1 - (long)(i - 1);
 			if (o)
 				put_utf8(&o, (unsigned long)cp);
+			i = last;
 			continue;
 		}
 		default:

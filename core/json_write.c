@@ -4,6 +4,7 @@
  * hl_json_* functions.
  */
 #include "json.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,34 +31,6 @@ static void before_value(struct hl_json *j)
 	j->need_comma |= bit;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	else if ((c & 0xE0) == 0xC0)
-		len = 2, min = 0x80, c &= 0x1F;
-	else if ((c & 0xF0) == 0xE0)
-		len = 3, min = 0x800, c &= 0x0F;
-	else if ((c & 0xF8) == 0xF0)
-		len = 4, min = 0x10000, c &= 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 /* The bytes a string cannot hold as they are: controls, the quote, the
  * backslash, and the start of anything not ASCII (checked as UTF-8). */
 static const unsigned char not_plain[256] = {
@@ -77,7 +50,7 @@ void json_quote(struct buf *out, const char *str, size_t n)
 		if (i == n)
 			break;
 		unsigned c = s[i];
-		size_t len = c >= 0x80 ? utf8_len(s + i, n - i) : 1;
+		size_t len = c >= 0x80 ? utf8_seq(s + i, n - i) : 1;
 		if (c >= 0x80 && len) {
 			i += len;
 			continue;

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "log.h"
 #include "server.h"
+#include "utf8.h"
 
 #include <civetweb.h>
 #include <errno.h>
@@ -184,7 +185,8 @@ char *request_decode(struct hl_req *r, const char *s, size_t n, int plus)
 		*o++ = c;
 	}
 	*o = '\0';
-	return out;
+	/* Handlers store and compare what they are given as text. */
+	return utf8_check(out, (size_t)(o - out)) == (size_t)(o - out) ? out : NULL;
 }
 
 HL_API const char *hl_method(const struct hl_req *r)
@@ -324,7 +326,50 @@ static int hex_digit(char c)
 	     : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-HL_API int hl_query_cursor(struct hl_req *r, const char *name, const char **out)
+/* More members than any list's sort key and id need. */
+#define KEYSET_MAX 8
+
+/* Whether the cursor's member at `tok` is what `kind` of hl_query_keyset
+ * asks for. Booleans, arrays and objects are never a sort key. */
+static int member_fits(struct json_doc *d, int tok, char kind)
+{
+	enum hl_json_type t = json_type(d, tok);
+	int64_t id;
+	switch (kind) {
+	case 'i':
+		return !json_int(d, tok, &id) && id > 0;
+	case 'n':
+		return t == HL_JSON_NULL || !json_int(d, tok, &id);
+	case 's':
+		return t == HL_JSON_STRING || t == HL_JSON_NULL;
+	default:
+		return t == HL_JSON_NUMBER || t == HL_JSON_STRING || t == HL_JSON_NULL;
+	}
+}
+
+/* Whether text[0..n) is a JSON array the core reads, of scalars shaped as
+ * `shape` says (any 1..KEYSET_MAX of them when NULL). SQLite's
+ * json_extract raises an error on malformed JSON, which would fail the
+ * list's statement: only what passes here reaches it. */
+static int keyset_fits(struct hl_req *r, const char *text, size_t n, const char *shape)
+{
+	struct json_doc d;
+	size_t err_at;
+	int want = shape ? (int)strlen(shape) : 0;
+	if (strlen(text) != n || json_parse(&d, &r->arena, text, n, KEYSET_MAX + 1, &err_at) ||
+	    json_type(&d, 0) != HL_JSON_ARRAY)
+		return 0;
+	int count = json_count(&d, 0);
+	if (count < 1 || count > KEYSET_MAX || (want && count != want))
+		return 0;
+	for (int i = 0; i < count; i++)
+		if (!member_fits(&d, json_index(&d, 0, i), shape ? shape[i] : '*'))
+			return 0;
+	return 1;
+}
+
+HL_API int hl_query_keyset(struct hl_req *r, const char *name, const char *shape,
+			   const char **out)
 {
 	const char *hex = hl_query(r, name);
 	size_t n = hex ? strlen(hex) : 0;
@@ -339,14 +384,17 @@ HL_API int hl_query_cursor(struct hl_req *r, const char *name, const char **out)
 		else
 			text[i / 2] = (char)(hi * 16 + lo);
 	}
-	/* Only the shape is checked: SQLite reads the values, and a wrong one
-	 * only finds no rows. */
-	if (!text || (text[n / 2] = '\0', text[0] != '[') || !strchr(text, ']')) {
+	if (!text || (text[n / 2] = '\0', !keyset_fits(r, text, n / 2, shape))) {
 		hl_reply_error(r, 400, "bad_request", "the %s is not one this list gave", name);
 		return HL_EINVAL;
 	}
 	*out = text;
 	return 0;
+}
+
+HL_API int hl_query_cursor(struct hl_req *r, const char *name, const char **out)
+{
+	return hl_query_keyset(r, name, NULL, out);
 }
 
 HL_API const char *hl_body(const struct hl_req *r, size_t *len)

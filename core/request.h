@@ -139,7 +139,8 @@ int http_format_head(const struct hl_req *r, char *dst, size_t cap);
 int request_parse_query(struct hl_req *r);
 
 /* Percent-decode s[0..n) into the arena ('+' as space when `plus`);
- * NULL when the result would hold a NUL byte or bad escapes. */
+ * NULL when the result would hold a NUL byte, bad escapes or bytes that
+ * are not UTF-8. */
 char *request_decode(struct hl_req *r, const char *s, size_t n, int plus);
 
 #endif

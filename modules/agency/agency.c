@@ -65,10 +65,10 @@ int agency_location(struct hl_req *req, int64_t *location)
 	return rc == SQLITE_ROW ? 0 : HL_EDB;
 }
 
-int agency_list_read(struct hl_req *req, struct agency_list *list)
+int agency_list_read(struct hl_req *req, struct agency_list *list, const char *shape)
 {
 	if (hl_query_int(req, "limit", 50, 1, 1000, &list->limit) ||
-	    hl_query_cursor(req, "cursor", &list->cursor))
+	    hl_query_keyset(req, "cursor", shape, &list->cursor))
 		return HL_EINVAL;
 	return agency_location(req, &list->location);
 }

@@ -38,13 +38,14 @@ void projects_bind(sqlite3_stmt *st, const char *q);
  * narrow them: their routes take none. */
 int agency_location(struct hl_req *req, int64_t *location);
 /* A list's query: limit (50 by default, at most 1000), the keyset cursor
- * and the sub-account, read as agency_location reads it. 0, or what
- * agency_location returns (after an answer to bad input, HL_EINVAL). */
+ * of `shape` (see hl_query_keyset) and the sub-account, read as
+ * agency_location reads it. 0, or what agency_location returns (after an
+ * answer to bad input, HL_EINVAL). */
 struct agency_list {
 	int64_t limit, location;
 	const char *cursor;
 };
-int agency_list_read(struct hl_req *req, struct agency_list *list);
+int agency_list_read(struct hl_req *req, struct agency_list *list, const char *shape);
 /* hl_agency_read with :location bound to `location` (0: every one). */
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location);
 

@@ -42,7 +42,7 @@ int agency_contacts(struct hl_req *req)
 {
 	struct agency_list list;
 	const char *q = hl_query(req, "q"), *tag = hl_query(req, "tag");
-	int rc = agency_list_read(req, &list);
+	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (q && !*(q = search_text(req, q)))

@@ -158,7 +158,7 @@ int agency_deals(struct hl_req *req)
 		status++;
 	if (status == NSTATUS)
 		return hl_reply_error(req, 400, "bad_request", "status is open, won, lost or abandoned");
-	int rc = agency_list_read(req, &list);
+	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	sqlite3_stmt *st = agency_read(req, page_sql, list.location);

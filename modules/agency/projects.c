@@ -74,21 +74,22 @@ const char projects_totals_sql[] = PROJECTS_ROWS "count(*) AS sub_accounts, "
 	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score FROM p";
 
 struct projects_sort {
-	const char *name; /* as in ?sort=, without the "-" of descending */
-	const char *key;  /* the SQL of the sort key, over p's columns */
+	const char *name;  /* as in ?sort=, without the "-" of descending */
+	const char *key;   /* the SQL of the sort key, over p's columns */
+	const char *shape; /* its cursor's, for hl_query_keyset */
 };
 
 static const struct projects_sort sorts[] = {
-	{ "name", "name COLLATE NOCASE" },
-	{ "contacts", "contacts" },
-	{ "deals", "deals" },
-	{ "value", "value" },
-	{ "unread", "unread" },
-	{ "tasks", "tasks" },
-	{ "overdue", "overdue" },
-	{ "outstanding", "outstanding" },
-	{ "health", "coalesce(health, -1)" },
-	{ "activity", "activity" },
+	{ "name", "name COLLATE NOCASE", "si" },
+	{ "contacts", "contacts", "ni" },
+	{ "deals", "deals", "ni" },
+	{ "value", "value", "ni" },
+	{ "unread", "unread", "ni" },
+	{ "tasks", "tasks", "ni" },
+	{ "overdue", "overdue", "ni" },
+	{ "outstanding", "outstanding", "ni" },
+	{ "health", "coalesce(health, -1)", "ni" },
+	{ "activity", "activity", "si" },
 };
 
 static const char sort_names[] = "name, contacts, deals, value, unread, tasks, overdue,"
@@ -141,13 +142,13 @@ int agency_projects(struct hl_req *req)
 	const char *q = hl_query(req, "q"), *sort = hl_query(req, "sort");
 	if (hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
-	int rc = agency_list_read(req, &list);
-	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
 	int desc = sort && sort[0] == '-';
 	const struct projects_sort *s = find_sort(sort ? sort + desc : "name");
 	if (!s)
 		return hl_reply_error(req, 400, "bad_request", "sort is %s", sort_names);
+	int rc = agency_list_read(req, &list, s->shape);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
 	if (q && !*q)
 		q = NULL;
 	if (want_count && (total = count_projects(req, q, list.location)) < 0)

@@ -79,7 +79,7 @@ int agency_tasks(struct hl_req *req)
 		return 0;
 	if (status && strcmp(status, "open") && strcmp(status, "overdue"))
 		return hl_reply_error(req, 400, "bad_request", "status is open or overdue");
-	int rc = agency_list_read(req, &list);
+	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	char now[32];

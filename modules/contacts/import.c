@@ -7,7 +7,10 @@
  * Each row creates a contact or changes the one it matches (by e-mail,
  * then phone, as an upsert does); an empty cell leaves a field as it is.
  * A row that fails a check is skipped and reported with its line number
- * and the reason, before anything of it is written.
+ * and the reason, before anything of it is written. A file that is not
+ * UTF-8 (Excel's plain "CSV" is Latin-1 or Windows-1252) is refused whole,
+ * naming its first line at fault, rather than imported without the rows
+ * that hold an accent.
  *
  * The rows are read the same way inside a request (a small file) and in
  * the import job's slices (a large one; see import_job.c).

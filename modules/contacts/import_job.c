@@ -197,6 +197,12 @@ int contacts_import(struct hl_req *req)
 				      " as the body (Content-Type: text/csv)");
 	if (!len)
 		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
+	long line;
+	const char *not_text = hl_csv_check(body, len, &line);
+	if (not_text && line)
+		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text);
+	if (not_text)
+		return hl_reply_error(req, 422, "validation", "%s", not_text);
 	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
 	int large = len > INLINE_MAX;
 	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;

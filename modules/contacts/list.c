@@ -212,7 +212,7 @@ int contacts_list(struct hl_req *req)
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
-	if (hl_query_cursor(req, "cursor", &f.cursor))
+	if (hl_query_keyset(req, "cursor", f.sort->n == 1 ? "si" : "ssi", &f.cursor))
 		return 0;
 	if (want_count && (total = count(req, &f)) < 0)
 		return HL_EDB;

@@ -38,7 +38,7 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 	if (f->channel && !conv_is_channel(f->channel))
 		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
 	f->me = hl_assigned_user(req);
-	return hl_query_cursor(req, "cursor", &f->cursor);
+	return hl_query_keyset(req, "cursor", "si", &f->cursor);
 }
 
 /* The list's statement. SQLite does not take a range of an index from a

@@ -47,7 +47,7 @@ static int read_filters(struct hl_req *req, struct filters *f)
 	if (hl_query_time(req, "issued_after", &f->after) ||
 	    hl_query_time(req, "issued_before", &f->before))
 		return HL_EINVAL;
-	return hl_query_cursor(req, "cursor", &f->cursor);
+	return hl_query_keyset(req, "cursor", "si", &f->cursor);
 }
 
 /* " FROM ... WHERE ...": the location's invoices that pass the filters.

@@ -34,7 +34,7 @@ int mobile_inbox(struct hl_req *req)
 	int64_t limit, unread;
 	const char *cursor;
 	if (hl_query_int(req, "limit", 20, 1, 100, &limit) ||
-	    hl_query_int(req, "unread", 0, 0, 1, &unread) || hl_query_cursor(req, "cursor", &cursor))
+	    hl_query_int(req, "unread", 0, 0, 1, &unread) || hl_query_keyset(req, "cursor", "si", &cursor))
 		return 0;
 	int64_t me = hl_assigned_user(req);
 	char *sql = hl_sprintf(req, page_sql,

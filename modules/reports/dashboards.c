@@ -53,7 +53,7 @@ int dashboards_list(struct hl_req *req)
 {
 	int64_t limit;
 	const char *after;
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) || hl_query_cursor(req, "cursor", &after))
+	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) || hl_query_keyset(req, "cursor", "i", &after))
 		return 0;
 	sqlite3_stmt *st = hl_scoped_read(req, list_sql);
 	if (!st)

@@ -58,7 +58,7 @@ static int pick(const char *s, const char *const *names)
 static int read_cursor(struct hl_req *req, struct task_filters *f)
 {
 	const char *text;
-	if (hl_query_cursor(req, "cursor", &text))
+	if (hl_query_keyset(req, "cursor", "ssi", &text))
 		return HL_EINVAL;
 	if (!text)
 		return 0;

@@ -474,7 +474,7 @@ def test_no_statement_scans_a_big_table():
     s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         user = s.login("location-2@example.test", "perf-pass-123")
-        cursor = admin.get("/api/agency/projects?limit=1").json()["next_cursor"]
+        cursor = admin.get("/api/agency/projects?sort=-health&limit=1").json()["next_cursor"]
         for path in AGENCY + ("/api/agency/projects?sort=-health&count=1&q=a&cursor=" + cursor,
                               "/api/agency/contacts?q=ann", "/api/agency/contacts?q=ta&tag=vip",
                               "/api/agency/contacts?location_id=2&cursor=" +

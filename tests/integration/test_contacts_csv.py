@@ -168,13 +168,20 @@ def test_bad_uploads_are_refused_whole():
         for text, status, words in (("", 422, "empty"),
                                     ("colour,size\r\nred,9\r\n", 422, "none of a contact's fields"),
                                     ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "twice"),
-                                    ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 200, "")):
+                                    ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 422,
+                                     "line 2: the file is not UTF-8"),
+                                    # As Excel's plain "CSV" saves it: refused whole, saying
+                                    # how to save it, not imported without its accented rows.
+                                    ("first_name,email\r\nAnn,ann@latin.test\r\n"
+                                     "Jos\u00e9,jose@latin.test\r\n".encode("cp1252"), 422,
+                                     "line 3: the file is not UTF-8: it looks like Latin-1"),
+                                    ("first_name\nAnn\n".encode("utf-16"), 422, "UTF-16"),
+                                    ("first_name\nAnn\n".encode("utf-16-le"), 422, "NUL bytes")):
             r = upload(admin, h, text)
             assert r.status == status, (text, r.body)
-            if words:
-                assert words in r.json()["error"]["message"], r.body
-            else:
-                assert r.json()["skipped"] == 1 and "UTF-8" in r.json()["errors"][0]["reason"]
+            assert words in r.json()["error"]["message"], r.body
+            if "UTF" in words or "NUL" in words:
+                assert 'save it as "CSV UTF-8"' in r.json()["error"]["message"], r.body
         r = admin.request("POST", "/api/contacts/import", body=b"--x\r\n",
                           headers=dict(h, **{"Content-Type": "multipart/form-data; boundary=x"}))
         assert r.status == 415
@@ -321,3 +328,58 @@ def test_a_row_longer_than_a_part_fails_the_import_clearly():
         state = wait_import(admin, 2, r.json()["id"])
         assert state["status"] == "failed", state["errors"]
         assert any("1 MB" in e["reason"] for e in state["errors"]), state["errors"]
+# What a spreadsheet would run as a formula (OWASP's CSV injection), and
+# values that already begin with the guard's quote.
+FORMULAS = ["=cmd|' /C calc'!A0", "+SUM(1,2)", "-2+3", '@HYPERLINK("x")', "\tTabbed",
+            "\rReturn", "'=already", "''+twice"]
+
+
+def test_formulas_are_neutralised_in_the_export_and_import_back_exactly():
+    s, admin = server()
+    with s:
+        h1, h3 = headers(admin, 1), headers(admin, 3)
+        for h in (h1, h3):
+            admin.post("/api/custom-fields", {"key": "formula_field", "name": "F", "type": "text"},
+                       headers=h)
+        made = []
+        for i, value in enumerate(FORMULAS):
+            made.append(make(admin, h1, first_name=value, last_name=value, company_name=value,
+                             email="formula%d@example.test" % i, tags=["=t%d" % i],
+                             custom_fields={"formula_field": value}))
+        made.append(make(admin, h1, first_name="Phone", email="formula-phone@example.test",
+                         phone="+1 555 0100", tags=["+tag", "plain"]))
+        raw = admin.get("/api/contacts/export.csv?q=formula",
+                        headers={"X-Location-Id": "1"}).body.decode()
+        rows = list(csv.DictReader(io.StringIO(raw, newline="")))
+        assert len(rows) == len(made)
+        by_email = {r["email"]: r for r in rows}
+        for i, value in enumerate(FORMULAS):
+            row = by_email["formula%d@example.test" % i]
+            for column in ("first_name", "last_name", "company_name", "formula_field"):
+                # One quote more in front, and the field in double quotes.
+                assert row[column] == "'" + value, (column, row[column], value)
+            assert row["tags"] == "'=t%d" % i, row["tags"]
+            assert '"\'' + value[:3].replace('"', '""') in raw, value
+        assert by_email["formula-phone@example.test"]["phone"] == "'+1 555 0100"
+        assert by_email["formula-phone@example.test"]["tags"] == "'+tag, plain"
+        assert '"\'+1 555 0100"' in raw
+        # No cell of the file starts with what a spreadsheet would run.
+        for row in rows:
+            for cell in row.values():
+                assert not cell or cell[0] not in "=+-@\t\r", (cell, row)
+
+        # The export imports back exactly as it was stored.
+        r = upload(admin, h3, raw)
+        assert r.status == 200, r.body
+        assert (r.json()["created"], r.json()["skipped"]) == (len(made), 0), r.body
+        for original in made:
+            got = s.sql("SELECT id, first_name, last_name, company_name, phone FROM contacts"
+                        " WHERE location_id = 3 AND email = ?", original["email"])
+            assert len(got) == 1, original["email"]
+            back = admin.get("/api/contacts/%d?location_id=3" % got[0][0]).json()
+            for key in ("first_name", "last_name", "company_name", "phone"):
+                assert back[key] == original[key], (key, back[key], original[key])
+            assert sorted(t["name"] for t in back["tags"]) == \
+                sorted(t["name"] for t in original["tags"])
+            assert back["custom_fields"].get("formula_field") == \
+                original["custom_fields"].get("formula_field")

@@ -29,7 +29,9 @@
  *   1.2  hl_module_info; hl_json_columns; the core's tables a module may read
  *        (locations, users, the location_users view).
  *   1.3  HL_ROUTE_PER_USER; hl_agency_read; hl_json_page; hl_time_text.
- *   1.4  hl_read_end; hl_read may return NULL (no reader free in time).
+ *   1.4  hl_read_end; hl_read may return NULL (no reader free in time);
+ *        hl_csv_check; hl_query_keyset; the CSV writer guards formulas
+ *        and hl_csv_field takes the guard off.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -302,10 +304,11 @@ HL_API const char *hl_method(const struct hl_req *req);
 /* The raw path, still percent-encoded. */
 HL_API const char *hl_path(const struct hl_req *req);
 /* A :param of the route's pattern, percent-decoded; NULL if no such name
- * or when the value holds a bad escape or %00. */
+ * or when the value holds a bad escape, %00 or bytes that are not UTF-8. */
 HL_API const char *hl_param(struct hl_req *req, const char *name);
 /* A query parameter, percent-decoded ('+' is a space); the first one when
- * repeated; NULL when absent. */
+ * repeated; NULL when absent. Always UTF-8 without NUL: the core answers
+ * 400 for a query string that decodes to anything else. */
 HL_API const char *hl_query(struct hl_req *req, const char *name);
 /* Every value of a repeated query parameter (?tag=a&tag=b); returns the
  * count and sets *values to an arena array. */
@@ -323,9 +326,16 @@ HL_API int hl_query_int(struct hl_req *req, const char *name, int64_t def,
 /* A keyset page's opaque cursor, the query parameter `name`. A list
  * writes it in SQL as hex(json_array(sort key..., id)) (a "_cursor" column
  * for hl_reply_page) and reads it back here as the JSON text, whose values
- * SQLite takes apart with json_extract. *out is NULL when absent; on a
- * value that is not hex of a JSON array it answers 400 and returns
- * HL_EINVAL. */
+ * SQLite takes apart with json_extract. `shape` says what the list wrote,
+ * a letter per member: 'i' a row id (an integer from 1), 's' a string or
+ * null, 'n' a 64-bit integer or null, '*' any number, string or null. *out is NULL when absent;
+ * on anything else than hex of a JSON array of that shape (a forged or
+ * stale cursor) it answers 400 and returns HL_EINVAL, so a list's
+ * statement never meets JSON SQLite cannot read. */
+HL_API int hl_query_keyset(struct hl_req *req, const char *name, const char *shape,
+			   const char **out);
+/* hl_query_keyset with any shape: 1 to 8 strings, numbers or nulls. For
+ * modules built before ABI 1.4; a list should say its shape. */
 HL_API int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
 /* A date or time in the query, read as hl_field_time reads one; *out is
  * NULL when absent; otherwise 400 and HL_EINVAL. */
@@ -476,10 +486,12 @@ HL_API int hl_stream_write(struct hl_req *req, const void *data, size_t len);
 
 /* CSV (RFC 4180). The writer adds rows to a streamed answer: fields with a
  * comma, a quote, CR or LF are quoted (quotes doubled), NULL and BLOBs are
- * empty, numbers are SQLite's text of them, lines end in CRLF. Values are
- * kept exact (no guard against spreadsheet formulas), so an export reads
- * back unchanged. Columns whose names start with "_" are left out, as in
- * hl_json_row. 0, or what hl_stream_write returns. */
+ * empty, numbers are SQLite's text of them, lines end in CRLF. Text a
+ * spreadsheet would run as a formula (=, +, -, @, TAB or CR first, perhaps
+ * after quotes) gets one ' in front and double quotes (OWASP's guard
+ * against CSV injection); hl_csv_field takes that quote off again, so an
+ * export reads back unchanged. Columns whose names start with "_" are
+ * left out, as in hl_json_row. 0, or what hl_stream_write returns. */
 HL_API int hl_stream_csv_header(struct hl_req *req, sqlite3_stmt *st);
 HL_API int hl_stream_csv_row(struct hl_req *req, sqlite3_stmt *st);
 /* One line of `n` fields put together by the caller (a NULL field is
@@ -496,6 +508,13 @@ HL_API int hl_stream_csv_fields(struct hl_req *req, const char *const *fields,
  * A quote inside an unquoted field is kept as text. Any thread, one at a
  * time per reader; NULL when memory runs out. Close with hl_csv_close. */
 struct hl_csv;
+/* Whether `len` bytes at `data` are a file the reader takes as text: NULL
+ * when they are UTF-8 without NUL bytes; otherwise a sentence for the
+ * user saying what the file is (UTF-16, Latin-1 ...) and how to save it
+ * as UTF-8, with *line set to the first line at fault (0 for the whole
+ * file). Meant for an upload, before reading any record of it: a file in
+ * another encoding is refused whole rather than imported in part. */
+HL_API const char *hl_csv_check(const char *data, size_t len, long *line);
 HL_API struct hl_csv *hl_csv_open(const char *data, size_t len, size_t offset, long line);
 HL_API void hl_csv_close(struct hl_csv *csv);
 /* Read the next record: its number of fields (a blank line is skipped),
@@ -507,7 +526,9 @@ HL_API void hl_csv_close(struct hl_csv *csv);
  * to try again. */
 HL_API int hl_csv_next(struct hl_csv *csv);
 /* Field `i` of the current record, NUL-terminated (NULL past the last),
- * valid until the next hl_csv_next; *len (when not NULL) its length. */
+ * valid until the next hl_csv_next; *len (when not NULL) its length. A
+ * field of one or more ' and then =, +, -, @, TAB or CR loses its first
+ * ', the writer's guard against formulas. */
 HL_API const char *hl_csv_field(const struct hl_csv *csv, int i, size_t *len);
 /* The line the current record began on; the byte offset and line just
  * after it, to resume from; what was wrong with a malformed record (NULL

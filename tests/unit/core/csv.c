@@ -3,8 +3,9 @@
  * Tests core/csv.c (the reader: quoting, line breaks and line numbers,
  * byte order marks, blank lines, every malformed record and the line the
  * reader goes on at, resuming from an offset, the limits) and
- * core/csv_write.c (when fields are quoted, rows from SQLite, and a round
- * trip of awkward strings through the writer and back through the reader).
+ * core/csv_write.c (when fields are quoted, the guard against formulas,
+ * rows from SQLite, and a round trip of awkward strings through the writer
+ * and back through the reader).
  */
 #include "csv.h"
 
@@ -306,7 +307,6 @@ static void fields_are_quoted_only_when_they_must_be(void)
 	CHECK_STR(quoted("plain", 5), "plain");
 	CHECK_STR(quoted("", 0), "");
 	CHECK_STR(quoted(" spaced ", 8), " spaced ");
-	CHECK_STR(quoted("=1+2", 4), "=1+2"); /* kept exact: see csv_write.c */
 	CHECK_STR(quoted("Zoë", 4), "Zoë");
 	CHECK_STR(quoted("a,b", 3), "\"a,b\"");
 	CHECK_STR(quoted("say \"hi\"", 8), "\"say \"\"hi\"\"\"");
@@ -316,6 +316,29 @@ static void fields_are_quoted_only_when_they_must_be(void)
 	CHECK_STR(quoted("\xEF\xBB\xBFx", 4), "\"\xEF\xBB\xBFx\"");
 }
 
+/* OWASP's guard: what a spreadsheet would run gets a ' and quotes. */
+static void formulas_are_guarded(void)
+{
+	CHECK_STR(quoted("=1+2", 4), "\"'=1+2\"");
+	CHECK_STR(quoted("=cmd|' /C calc'!A0", 18), "\"'=cmd|' /C calc'!A0\"");
+	CHECK_STR(quoted("+1 555 0100", 11), "\"'+1 555 0100\"");
+	CHECK_STR(quoted("-2+3", 4), "\"'-2+3\"");
+	CHECK_STR(quoted("@HYPERLINK(\"x\")", 15), "\"'@HYPERLINK(\"\"x\"\")\"");
+	CHECK_STR(quoted("\tx", 2), "\"'\tx\"");
+	CHECK_STR(quoted("\rx", 2), "\"'\rx\"");
+	CHECK_STR(quoted("'=x", 3), "\"''=x\"");
+	CHECK_STR(quoted("''-", 3), "\"'''-\"");
+	/* Not formulas: a quote alone, one later in the text, a trigger not first. */
+	CHECK_STR(quoted("'", 1), "'");
+	CHECK_STR(quoted("''", 2), "''");
+	CHECK_STR(quoted("O'Brien", 7), "O'Brien");
+	CHECK_STR(quoted("a=b", 3), "a=b");
+	CHECK_STR(quoted(" =1", 3), " =1");
+	/* The reader takes one quote off exactly those, and nothing else. */
+	CHECK_STR(read_csv("'=1,''=2,'''+3,'@,'-\r\n"), "1:=1|'=2|''+3|@|-;");
+	CHECK_STR(read_csv("',O'Brien,'x,'',' =1,\"'\t\"\r\n"), "1:'|O'Brien|'x|''|' =1|\t;");
+}
+
 static void rows_from_sqlite(void)
 {
 	sqlite3 *db = NULL;
@@ -323,13 +346,16 @@ static void rows_from_sqlite(void)
 	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
 	CHECK_INT(sqlite3_prepare_v2(db,
 				     "SELECT 42 AS id, -2.5 AS \"a,b\", 1e300 AS big, NULL AS n,"
-				     " x'00ff' AS blob, 'x\"y' AS t, 'c' AS _cursor, '' AS e",
+				     " x'00ff' AS blob, 'x\"y' AS t, 'c' AS _cursor, '' AS e,"
+				     " -7 AS neg, '-7' AS text_neg",
 				     -1, &st, NULL), SQLITE_OK);
 	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
 	buf_reset(&out);
 	csv_header(&out, st);
 	csv_row(&out, st);
-	CHECK_STR(out.data, "id,\"a,b\",big,n,blob,t,e\r\n42,-2.5,1.0e+300,,,\"x\"\"y\",\r\n");
+	/* A number is not guarded; text that looks like one is. */
+	CHECK_STR(out.data, "id,\"a,b\",big,n,blob,t,e,neg,text_neg\r\n"
+			    "42,-2.5,1.0e+300,,,\"x\"\"y\",,-7,\"'-7\"\r\n");
 	sqlite3_finalize(st);
 
 	/* A row of one empty field must not read back as a blank line. */
@@ -353,6 +379,8 @@ static void writer_to_reader_round_trip(void)
 		"", " ", "plain", "a,b", "\"", "\"\"", "\"quoted\"", "ends with \"",
 		"line\nbreak", "crlf\r\nbreak", "lone\rcr", "\r", "\n", ",", "a\"b,c\r\nd\"",
 		"\xEF\xBB\xBF" "bom", "Zoë 東京 😀", "=SUM(A1:A2)", "   ", "trailing,",
+		"+1 555 0100", "-2+3", "@HYPERLINK(\"x\")", "\tx", "\rx", "'=x", "''+x", "'",
+		"''", "'x", "=cmd|' /C calc'!A0",
 	};
 	size_t n = sizeof(tricky) / sizeof(tricky[0]);
 	buf_reset(&out);
@@ -374,6 +402,29 @@ static void writer_to_reader_round_trip(void)
 	hl_csv_close(csv);
 }
 
+static void a_file_in_another_encoding_is_named(void)
+{
+	long line = -1;
+	const char ok[] = "\xEF\xBB\xBFname\r\nZo\xC3\xAB\r\n";
+	CHECK(hl_csv_check(ok, sizeof(ok) - 1, &line) == NULL);
+	CHECK_INT(line, 0);
+	const char latin1[] = "name\r\nAnn\r\n\"Two\rlines\"\nJos\xE9\n";
+	const char *why = hl_csv_check(latin1, sizeof(latin1) - 1, &line);
+	CHECK(why && strstr(why, "Latin-1") && strstr(why, "CSV UTF-8"));
+	CHECK_INT(line, 5);
+	const char utf16[] = "\xFF\xFEn\0a\0";
+	why = hl_csv_check(utf16, sizeof(utf16) - 1, &line);
+	CHECK(why && strstr(why, "UTF-16"));
+	CHECK_INT(line, 0);
+	const char nul[] = "name\nA\0n\n";
+	why = hl_csv_check(nul, sizeof(nul) - 1, &line);
+	CHECK(why && strstr(why, "NUL"));
+	CHECK_INT(line, 2);
+	const char cut[] = "name\r\nab\xE2\x82";
+	CHECK(hl_csv_check(cut, sizeof(cut) - 1, &line) != NULL);
+	CHECK_INT(line, 2);
+}
+
 static void cleanup(void)
 {
 	buf_release(&seen);
@@ -390,6 +441,8 @@ TEST_MAIN(fields_and_quotes,
 	  offsets_past_the_end_and_field_bounds,
 	  limits,
 	  fields_are_quoted_only_when_they_must_be,
+	  formulas_are_guarded,
 	  rows_from_sqlite,
 	  writer_to_reader_round_trip,
+	  a_file_in_another_encoding_is_named,
 	  cleanup)

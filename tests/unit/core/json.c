@@ -2,7 +2,7 @@
 /*
  * Tests core/json_write.c (commas, escaping, UTF-8 repair, numbers, rows
  * from SQLite) and core/json_read.c (lookups, unescaping, number ranges and
- * the documents that must be refused).
+ * the documents that must be refused, text that is not UTF-8 included).
  */
 #include "json.h"
 
@@ -346,12 +346,12 @@ static void escaped_strings_are_decoded(void)
 {
 	struct json_doc d;
 	CHECK_INT(parse(&d, "[\"caf\\u00e9\", \"\\ud83d\\ude00\", \"a\\\"b\\\\c\\/d\\n\\t\\r\\b\\f\","
-			    " \"\\u20AC\", \"\\ud800x\", \"raw \xC3\xA9\"]"), 0);
+			    " \"\\u20AC\", \"\\u00ff\\u07FF\\uFFFF\", \"raw \xC3\xA9\"]"), 0);
 	CHECK_STR(json_string(&d, json_index(&d, 0, 0), &arena), "caf\xC3\xA9");
 	CHECK_STR(json_string(&d, json_index(&d, 0, 1), &arena), "\xF0\x9F\x98\x80");
 	CHECK_STR(json_string(&d, json_index(&d, 0, 2), &arena), "a\"b\\c/d\n\t\r\b\f");
 	CHECK_STR(json_string(&d, json_index(&d, 0, 3), &arena), "\xE2\x82\xAC");
-	CHECK_STR(json_string(&d, json_index(&d, 0, 4), &arena), FFFD "x"); /* lone surrogate */
+	CHECK_STR(json_string(&d, json_index(&d, 0, 4), &arena), "\xC3\xBF\xDF\xBF\xEF\xBF\xBF");
 	CHECK_STR(json_string(&d, json_index(&d, 0, 5), &arena), "raw \xC3\xA9");
 	arena_reset(&arena);
 }
@@ -517,6 +517,49 @@ static const char *const invalid[] = {
 	"\"nul\\u0000byte\"",
 };
 
+/* Text that is not UTF-8, raw or escaped, in a value or a key, and the
+ * byte the error names. */
+static const struct {
+	const char *src;
+	size_t at;
+} not_utf8[] = {
+	{ "{\"n\":\"\xff\xfe\"}", 6 },              /* bytes that are never UTF-8 */
+	{ "{\"n\":\"ab\xC0\xAF\"}", 8 },            /* overlong '/' */
+	{ "{\"n\":\"\xE0\x80\xAF\"}", 6 },          /* overlong, 3 bytes */
+	{ "{\"n\":\"\xF0\x82\x82\xAC\"}", 6 },      /* overlong, 4 bytes */
+	{ "{\"n\":\"\xED\xA0\x80\"}", 6 },          /* U+D800 as UTF-8 */
+	{ "{\"n\":\"\xF4\x90\x80\x80\"}", 6 },      /* past U+10FFFF */
+	{ "{\"n\":\"x\xE2\x82\"}", 7 },             /* cut short */
+	{ "{\"n\":\"\x80\"}", 6 },                  /* a lone continuation */
+	{ "{\"\xff\":1}", 2 },                       /* in a key */
+	{ "[\"ok\", \"\xC3\"]", 8 },                 /* cut short at the end */
+	{ "{\"n\":\"a\\ud800\"}", 7 },              /* a lone high surrogate */
+	{ "{\"n\":\"a\\udc00b\"}", 7 },             /* a lone low surrogate */
+	{ "{\"n\":\"\\ud800\\u0041\"}", 6 },        /* high, then not low */
+	{ "{\"n\":\"\\udbff\\udbff\"}", 6 },        /* high, then high */
+	{ "{\"n\":\"ab\\u0000cd\"}", 8 },           /* NUL would cut it short */
+};
+
+static void text_that_is_not_utf8_is_refused(void)
+{
+	for (size_t i = 0; i < sizeof(not_utf8) / sizeof(not_utf8[0]); i++) {
+		struct json_doc d;
+		size_t err_at = 12345;
+		const char *src = not_utf8[i].src;
+		int rc = json_parse(&d, &arena, src, strlen(src), 100, &err_at);
+		if (rc != HL_EINVAL || err_at != not_utf8[i].at)
+			printf("not_utf8[%zu]: rc %d at %zu\n", i, rc, err_at);
+		CHECK_INT(rc, HL_EINVAL);
+		CHECK_INT(err_at, not_utf8[i].at);
+		arena_reset(&arena);
+	}
+	/* The largest code points of each length, and a pair, are fine. */
+	struct json_doc d;
+	CHECK_INT(parse(&d, "[\"\x7F\xDF\xBF\xEF\xBF\xBF\xF4\x8F\xBF\xBF\", \"\\udbff\\udfff\"]"), 0);
+	CHECK_STR(json_string(&d, json_index(&d, 0, 1), &arena), "\xF4\x8F\xBF\xBF");
+	arena_reset(&arena);
+}
+
 static void invalid_documents_are_rejected(void)
 {
 	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
@@ -592,4 +635,5 @@ TEST_MAIN(commas_in_nested_objects_and_arrays,
 	  too_many_tokens_is_too_big,
 	  error_offset_points_at_the_problem,
 	  invalid_documents_are_rejected,
+	  text_that_is_not_utf8_is_refused,
 	  cleanup)
