@@ -14,6 +14,10 @@
  * run by the import job in slices, each slice a transaction that also
  * records how far it got, so a batch is never half written and progress
  * can be read (GET /api/contacts/imports/:id) while it runs.
+ *
+ * A row changes whichever contact of the sub-account it matches, so a
+ * user who sees only their own contacts ("assigned only") may not import
+ * (403), and sees no one else's imports.
  */
 #include "contacts.h"
 
@@ -380,10 +384,12 @@ static int reply_import(struct hl_req *req, int status, int64_t id)
 		"SELECT id, status, bytes, CASE status WHEN 'done' THEN 1.0"
 		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
 		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
-		" finished_at FROM contact_imports WHERE id = ?2 AND location_id = :location");
+		" finished_at FROM contact_imports WHERE id = ?2 AND location_id = :location"
+		" AND (:me = 0 OR user_id = :me)");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "import");
 }
 
@@ -418,6 +424,9 @@ int contacts_import(struct hl_req *req)
 {
 	size_t len;
 	const char *body = hl_body(req, &len), *type = hl_header(req, "Content-Type");
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 403, "forbidden", "an import matches any contact of the"
+				      " sub-account; it needs a user who sees every contact");
 	if (type && !strncasecmp(type, "multipart/", 10))
 		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
 				      " as the body (Content-Type: text/csv)");
