@@ -2,7 +2,8 @@
 """Users who see only what is assigned to them ("assigned only"), against
 the contacts of their sub-account: someone else's contact is 404 on every
 route that takes a contact's id, as another sub-account's would be, and
-nothing of it changes; their own contacts work as usual."""
+nothing of it changes; other modules do not take it as a contact of
+theirs; their own contacts work as usual."""
 
 from harness import Server
 
@@ -41,6 +42,9 @@ def setup():
         r = admin.post("/api/contacts/%d/tags" % ids[name], {"tags": ["vip"]},
                        headers={"X-Location-Id": str(loc)})
         assert r.status == 200, r.body
+    r = admin.post("/api/invoices", {"contact_id": ids["Secret"], "items": [
+        {"description": "w", "quantity": 1, "unit_price_cents": 100}]}, headers={"X-Location-Id": str(loc)})
+    assert r.status == 201, r.body
     s.sql("INSERT INTO pipelines (location_id, name) VALUES (?, 'Sales')", loc)
     s.sql("INSERT INTO stages (location_id, pipeline_id, name, position) VALUES (?, 1, 'New', 0)", loc)
     client = s.login(*OLGA)
@@ -91,6 +95,21 @@ def test_someone_elses_contact_is_404_and_unchanged():
         # The export has theirs only.
         r = olga.get("/api/contacts/export.csv")
         expect("export", r, 200, b"mine@example.test" in r.body and b"nobody@" not in r.body)
+        # Other modules do not take it as a contact to attach to (their
+        # answers would show its name).
+        for path, body in (("/api/tasks", {"title": "t", "contact_id": theirs}),
+                           ("/api/opportunities", {"name": "d", "stage_id": 1, "contact_id": theirs}),
+                           ("/api/conversations", {"contact_id": theirs, "channel": "sms"}),
+                           ("/api/invoices", {"contact_id": theirs, "items": [
+                               {"description": "w", "quantity": 1, "unit_price_cents": 100}]})):
+            r = olga.post(path, body)
+            expect(path, r, 422, b"contact_id" in r.body)
+        # Invoices have no owner, so they see every one, but not the name
+        # of a contact that is not theirs.
+        r = olga.get("/api/invoices")
+        expect("invoices", r, 200, [i["contact_name"] for i in r.json()["data"]] == [None])
+        r = olga.get("/api/invoices/1")
+        expect("invoice", r, 200, r.json()["contact_name"] is None)
         for cid in (theirs, nobodys):  # last, so that the rest met a live contact
             expect("DELETE", olga.request("DELETE", "/api/contacts/%d" % cid), 404)
         assert not wrong, "\n".join(map(repr, wrong))
@@ -124,5 +143,7 @@ def test_their_own_contacts_work():
             assert r.status == 422 and b"owner_id" in r.body
         r = olga.post("/api/contacts", {"first_name": "Given", "owner_id": pete})
         assert r.status == 422 and b"owner_id" in r.body
+        r = olga.post("/api/tasks", {"title": "call", "contact_id": mine})
+        assert r.status == 201 and r.json()["contact_name"].startswith("Mine")
         assert olga.request("DELETE", "/api/contacts/%d" % new).status == 204
         assert s.sql("SELECT deleted_at IS NOT NULL FROM contacts WHERE id = ?", new) == [(1,)]
