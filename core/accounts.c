@@ -96,49 +96,79 @@ static int start_session(struct hl_req *req, int64_t user)
 	return 0;
 }
 
-/* Count a sign-in attempt for the account and the client before the
- * password is checked, so concurrent guesses cannot all slip in under the
- * limit. 0 to go on; -1 after answering 429. */
-static int count_attempt(struct hl_req *req, const char *email, char account[300], char client[80])
+/* The keys a sign-in attempt was counted under; `table` is NULL until it
+ * was counted against the account. */
+struct attempt {
+	struct limiter *table;
+	char account[300];
+	char client[80];
+};
+
+/* Count the attempt against the address first, so an address over its
+ * limit takes no other slot. 0 to go on; -1 after answering 429. */
+static int count_client(struct hl_req *req, struct attempt *a)
 {
-	const struct config *cfg = req->srv->cfg;
 	struct limit l;
-	snprintf(account, 300, "account:%s", email);
-	for (char *p = account; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	snprintf(client, 80, "client:%s", auth_client_key(req));
-	if (!limiter_hit(req->srv->login_limit, account, cfg->login_attempts, &l)) {
-		auth_too_many(req, &l, "too many failed sign-ins");
-		return -1;
-	}
-	if (!limiter_hit(req->srv->login_limit, client, cfg->login_attempts_per_client, &l)) {
-		limiter_refund(req->srv->login_limit, account);
-		auth_too_many(req, &l, "too many failed sign-ins");
-		return -1;
-	}
-	return 0;
+	a->table = NULL;
+	snprintf(a->client, sizeof(a->client), "client:%s", auth_client_key(req));
+	if (limiter_hit(req->srv->login_guess_limit, a->client,
+			req->srv->cfg->login_attempts_per_client, &l))
+		return 0;
+	auth_too_many(req, &l, "too many failed sign-ins");
+	return -1;
 }
 
-static void refund_attempt(struct hl_req *req, const char *account, const char *client)
+/* Count it against the account before the password is checked, so
+ * concurrent guesses cannot all slip in under the limit. An account that
+ * exists is counted in the strict table, where no flood can push its
+ * count out; an e-mail without one in the lenient table, so made-up
+ * e-mails never fill the strict one, yet are refused after as many tries
+ * as a real account (which tells nobody which e-mails exist). 0 to go on;
+ * -1 after answering 429. */
+static int count_account(struct hl_req *req, int64_t user, const char *email,
+			 struct attempt *a)
 {
-	limiter_refund(req->srv->login_limit, account);
-	limiter_refund(req->srv->login_limit, client);
+	struct limit l;
+	struct limiter *table = user ? req->srv->login_limit : req->srv->login_guess_limit;
+	if (user)
+		snprintf(a->account, sizeof(a->account), "user:%lld", (long long)user);
+	else
+		snprintf(a->account, sizeof(a->account), "email:%s", email);
+	for (char *p = a->account; *p; p++) /* e-mails are compared without case */
+		*p = (char)tolower((unsigned char)*p);
+	if (limiter_hit(table, a->account, req->srv->cfg->login_attempts, &l)) {
+		a->table = table;
+		return 0;
+	}
+	limiter_refund(req->srv->login_guess_limit, a->client);
+	auth_too_many(req, &l, "too many failed sign-ins");
+	return -1;
+}
+
+/* A good sign-in, or one the server failed, does not count. */
+static void refund_attempt(struct hl_req *req, const struct attempt *a)
+{
+	if (a->table)
+		limiter_refund(a->table, a->account);
+	limiter_refund(req->srv->login_guess_limit, a->client);
 }
 
 /* POST /api/auth/login {"email", "password"} */
 static int login(struct hl_req *req)
 {
-	char account[300], client[80];
+	struct attempt a;
 	const char *hash;
 	memset(&req->who, 0, sizeof(req->who)); /* a session of someone else does not count */
 	const char *email = required_string(req, "email", 254);
 	const char *password = email ? required_string(req, "password", PASSWORD_MAX) : NULL;
-	if (!password || count_attempt(req, email, account, client))
+	if (!password || count_client(req, &a))
 		return 0;
 	int64_t user = find_account(req, email, &hash);
+	if (user >= 0 && count_account(req, user, email, &a))
+		return 0;
 	int ok = user < 0 ? -1 : password_verify(hash, password);
 	if (ok < 0) { /* not the caller's fault: it does not count */
-		refund_attempt(req, account, client);
+		refund_attempt(req, &a);
 		return hl_reply_error(req, 503, "busy", "sign-in is busy; try again in a moment");
 	}
 	if (!ok || !user) {
@@ -146,7 +176,7 @@ static int login(struct hl_req *req)
 			return HL_EDB;
 		return hl_reply_error(req, 401, "invalid_credentials", "wrong e-mail or password");
 	}
-	refund_attempt(req, account, client);
+	refund_attempt(req, &a);
 	int rc = start_session(req, user);
 	if (rc)
 		return rc;

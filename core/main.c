@@ -147,7 +147,8 @@ static int serve(struct core *c)
 		return rc;
 	if (c->cfg.backups && (rc = backup_start(&c->srv.backup, &c->cfg)))
 		return rc;
-	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)))
+	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)) ||
+	    !(c->srv.login_guess_limit = limiter_new(900, 0)))
 		return HL_ENOMEM;
 	if ((rc = cache_new(&c->srv.cache, &c->cfg, db_changes(c->srv.db))) ||
 	    (rc = cache_prepare(c->srv.cache, c->srv.router)))
@@ -188,6 +189,7 @@ static void core_release(struct core *c)
 	router_free(c->srv.router);
 	limiter_free(c->srv.api_limit);
 	limiter_free(c->srv.login_limit);
+	limiter_free(c->srv.login_guess_limit);
 	cache_free(c->srv.cache);
 	metrics_free(c->srv.metrics);
 	free(c->srv.web_root);

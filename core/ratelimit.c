@@ -11,8 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#define SLOTS 8192 /* power of two */
-#define PROBES 16  /* slots looked at for a key before one is reused */
+#ifndef LIMITER_SLOTS /* the unit test makes a small table to fill */
+#define LIMITER_SLOTS 8192
+#endif
+#define SLOTS LIMITER_SLOTS /* power of two */
+#define PROBES 16           /* slots looked at for a key before one is reused */
 
 struct slot {
 	unsigned char key[16]; /* keyed hash of the key */
@@ -49,7 +52,9 @@ void limiter_free(struct limiter *l)
 }
 
 /* The slot of `key`, made (or reused) when `create`; NULL when it has
- * none (or, strict and full, cannot get one). Called with the lock held. */
+ * none (or, strict and full, cannot get one). Every probe is looked at,
+ * whatever is free, so a slot freed by a refund hides no other key.
+ * Called with the lock held. */
 static struct slot *find(struct limiter *l, const char *key, time_t now, int create)
 {
 	unsigned char digest[16];
@@ -95,12 +100,10 @@ int limiter_hit(struct limiter *l, const char *key, long max, struct limit *out)
 	time_t now = time(NULL);
 	pthread_mutex_lock(&l->lock);
 	struct slot *s = find(l, key, now, 1);
-	int ok = s && s->count < max; /* no slot: a strict limiter is full */
-	if (ok)
+	int ok = !s || s->count < max; /* no slot: strict and full, nothing recorded */
+	if (s && ok)
 		s->count++;
 	describe(l, s, max, now, out);
-	if (!s)
-		out->remaining = 0;
 	pthread_mutex_unlock(&l->lock);
 	return ok;
 }
@@ -122,5 +125,7 @@ void limiter_refund(struct limiter *l, const char *key)
 	struct slot *s = find(l, key, time(NULL), 0);
 	if (s && s->count > 0)
 		s->count--;
+	if (s && !s->count) /* free, so good sign-ins never fill a strict table */
+		s->window = 0;
 	pthread_mutex_unlock(&l->lock);
 }

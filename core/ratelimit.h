@@ -8,8 +8,13 @@
  * number of callers. Keys are stored as a keyed hash (a secret drawn at
  * start), so no key is cut short and nobody can compute keys that collide.
  * When the slots a key may use are all busy, a lenient limiter reuses the
- * one whose window started first, and a strict one (sign-ins) refuses:
- * an attacker cannot push a victim's counter out. One mutex guards it.
+ * one whose window started first; a strict one (sign-ins) never reuses a
+ * live slot, so an attacker cannot push a victim's counter out, and lets
+ * the key through uncounted: in a strict table "no slot" means "nothing
+ * recorded", never "refused", so a full table locks nobody out. Callers
+ * keep a strict table from filling by putting in it only keys an attacker
+ * cannot make up (accounts that exist). A slot whose count is taken back
+ * to zero is free again. One mutex guards it.
  */
 #ifndef HL_RATELIMIT_H
 #define HL_RATELIMIT_H
@@ -27,11 +32,14 @@ struct limit {
 struct limiter *limiter_new(int window_s, int strict);
 void limiter_free(struct limiter *l);
 
-/* Count one event for `key` and say whether it stays within `max`. */
+/* Count one event for `key` and say whether it stays within `max` (1) or
+ * is refused (0). A strict limiter with no slot for `key` says 1 and
+ * counts nothing. */
 int limiter_hit(struct limiter *l, const char *key, long max, struct limit *out);
 /* Whether `key` has already reached `max` (counts nothing). */
 int limiter_over(struct limiter *l, const char *key, long max, struct limit *out);
-/* Take back one event of `key` (a sign-in that succeeded). */
+/* Take back one event of `key` (a sign-in that succeeded); at zero its
+ * slot is freed. */
 void limiter_refund(struct limiter *l, const char *key);
 
 #endif

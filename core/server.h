@@ -21,7 +21,8 @@ struct server {
 	struct mg_context *mg;
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
 	struct limiter *api_limit;   /* requests a minute per caller */
-	struct limiter *login_limit; /* failed sign-ins per 15 minutes */
+	struct limiter *login_limit; /* failed sign-ins per account per 15 minutes */
+	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */
 	struct backup *backup;       /* the daily backup thread, or NULL when off */
 	struct cache *cache;         /* the read cache, or NULL when off */
 	struct metrics *metrics;

@@ -59,8 +59,15 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 int contact_index(struct hl_db *db, int64_t id, int fresh);
 /* Whether a change of the fields in `given` changes the search line. */
 int contact_searchable(unsigned given);
-/* Whether contact `id` is a live one of the location: 1, 0, HL_EDB. */
-int contact_live(struct hl_db *db, int64_t location, int64_t id);
+/* Whether contact `id` is a live one of the location that the caller may
+ * open (an "assigned only" caller: only their own): 1, 0, HL_EDB. `db`:
+ * the request's reader, or its writer to act on the answer. */
+int contact_visible(struct hl_req *req, struct hl_db *db, int64_t id);
+/* The condition every statement taking a contact's id adds, so that an
+ * "assigned only" caller meets only their own contacts and others are
+ * 404 as another location's are (`c`: the table's alias and a dot, or
+ * ""). Bind :me to hl_assigned_user(req). */
+#define CONTACT_MINE(c) " AND (:me = 0 OR " c "owner_id = :me)"
 
 /* ---- custom fields (custom.c) ------------------------------------------ */
 

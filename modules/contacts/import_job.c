@@ -7,6 +7,9 @@
  * each slice a transaction that also records how far it got, so a batch
  * is never half written and progress can be read (GET
  * /api/contacts/imports/:id) while it runs; DELETE on it cancels it.
+ * A row changes whichever contact of the sub-account it matches, so a
+ * user who sees only their own contacts ("assigned only") may not import
+ * (403), and sees no one else's imports.
  *
  * What keeps one tenant's big file from slowing everyone's writes: a
  * slice reads only the part it resumes in and the next (a row may cross
@@ -159,10 +162,11 @@ static int reply_import(struct hl_req *req, int status, int64_t id)
 		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
 		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
 		" finished_at, cancelled_at FROM contact_imports"
-		" WHERE id = ?2 AND location_id = :location");
+		" WHERE id = ?2 AND location_id = :location AND (:me = 0 OR user_id = :me)");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "import");
 }
 
@@ -192,6 +196,9 @@ int contacts_import(struct hl_req *req)
 {
 	size_t len;
 	const char *body = hl_body(req, &len), *type = hl_header(req, "Content-Type");
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 403, "forbidden", "an import matches any contact of the"
+				      " sub-account; it needs a user who sees every contact");
 	if (type && !strncasecmp(type, "multipart/", 10))
 		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
 				      " as the body (Content-Type: text/csv)");
@@ -235,6 +242,8 @@ int contacts_import_cancel(struct hl_req *req)
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 404, "not_found", "no such import");
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE contact_imports SET status = 'failed',"
 		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2 AND location_id = :location"

@@ -15,7 +15,7 @@ int notes_list(struct hl_req *req)
 	if (hl_param_id(req, "id", &id) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before))
 		return 0;
-	int rc = contact_live(hl_read(req), hl_location_id(req), id);
+	int rc = contact_visible(req, hl_read(req), id);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	sqlite3_stmt *st = hl_scoped_read(req,
@@ -46,11 +46,12 @@ int notes_add(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO notes (location_id, contact_id, author_id, body)"
 		" SELECT :location, id, ?3, ?4 FROM contacts WHERE id = ?2"
-		" AND location_id = :location AND deleted_at IS NULL"
+		" AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE("")
 		" RETURNING id, body, author_id, created_at");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	sqlite3_bind_int64(st, 3, hl_user_id(req));
 	sqlite3_bind_text(st, 4, body, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
@@ -72,11 +73,13 @@ int notes_delete(struct hl_req *req)
 	if (hl_param_id(req, "id", &id) || hl_param_id(req, "note", &note))
 		return 0;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM notes WHERE id = ?3"
-					   " AND contact_id = ?2 AND location_id = :location");
+		" AND contact_id = ?2 AND location_id = :location"
+		" AND (:me = 0 OR EXISTS (SELECT 1 FROM contacts WHERE id = ?2 AND owner_id = :me))");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
 	sqlite3_bind_int64(st, 3, note);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))

@@ -147,14 +147,15 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 	return sqlite3_changes(hl_sqlite(db)) ? 0 : HL_ENOENT;
 }
 
-int contact_live(struct hl_db *db, int64_t location, int64_t id)
+int contact_visible(struct hl_req *req, struct hl_db *db, int64_t id)
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM contacts WHERE id = ?2 AND location_id = ?1"
-				   " AND deleted_at IS NULL");
+				   " AND deleted_at IS NULL" CONTACT_MINE(""));
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_int64(st, 1, hl_location_id(req));
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }

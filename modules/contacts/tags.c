@@ -148,7 +148,7 @@ int tags_add(struct hl_req *req)
 	int n = read_names(req, "tags", &names);
 	if (n == HL_FIELD_ABSENT)
 		return hl_reply_error(req, 422, "validation", "tags: an array of tag names");
-	int here = n < 0 ? 0 : contact_live(hl_write_begin(req), hl_location_id(req), id);
+	int here = n < 0 ? 0 : contact_visible(req, hl_write_begin(req), id);
 	if (n < 0 || here < 0)
 		return n < 0 ? 0 : here;
 	if (!here)
@@ -174,7 +174,7 @@ int tags_remove(struct hl_req *req)
 		return hl_reply_error(req, 404, "not_found", "no such tag");
 	const char *name = hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
 				      (size_t)sqlite3_column_bytes(st, 0));
-	int rc = contact_live(hl_write_begin(req), hl_location_id(req), id);
+	int rc = contact_visible(req, hl_write_begin(req), id);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	struct tag_set set = { &name, 1, NULL };
@@ -224,7 +224,7 @@ int tags_bulk(struct hl_req *req)
 	struct tag_set adding = { add, nadd, NULL }, removing = { remove, nremove, NULL };
 	char *absent = hl_alloc(req, (size_t)n);
 	for (int i = 0; i < n; i++) {
-		int rc = contact_live(hl_write_begin(req), hl_location_id(req), ids[i]);
+		int rc = contact_visible(req, hl_write_begin(req), ids[i]);
 		if (rc < 0)
 			return rc;
 		absent[i] = !rc;

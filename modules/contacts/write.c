@@ -6,6 +6,10 @@
  * e-mail, or without one the same phone) is 409 naming it, except for an
  * upsert, which changes that one instead. Deleting is soft: the purge job
  * removes the row after a grace period. Every write publishes an event.
+ *
+ * An "assigned only" caller meets only their own contacts: another's is
+ * 404 (a duplicate of it 409 without naming it), what they create is
+ * theirs, and they may not give a contact to someone else.
  */
 #include "contacts.h"
 
@@ -44,7 +48,28 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 		hl_reply_error(req, 422, "validation", "owner_id: no user of this location");
 		return HL_EINVAL;
 	}
+	int64_t me = hl_assigned_user(req);
+	if (me && in->given & OWNER_GIVEN && in->owner_id != me) { /* they could no longer see it */
+		hl_reply_error(req, 422, "validation", "owner_id: you see only your own contacts,"
+			       " so you may make them only yours");
+		return HL_EINVAL;
+	}
 	return 0;
+}
+
+/* 409 for a contact whose e-mail (or phone) `twin` has; the twin is named
+ * only to a caller who may open it. */
+static int duplicate(struct hl_req *req, int64_t twin, const struct contact_input *in)
+{
+	const char *what = in->text[CT_EMAIL] ? "e-mail address" : "phone";
+	int mine = contact_visible(req, hl_write_begin(req), twin);
+	if (mine < 0)
+		return mine;
+	if (!mine)
+		return hl_reply_error(req, 409, "duplicate", "another contact already has this %s",
+				      what);
+	return hl_reply_error(req, 409, "duplicate", "contact %lld already has this %s",
+			      (long long)twin, what);
 }
 
 /* The JSON array of the given members' names, for contact.updated. */
@@ -84,12 +109,15 @@ static int create(struct hl_req *req, const struct contact_input *in)
 }
 
 /* The body of a new contact, and the live contact it would duplicate (0
- * for none): 0, HL_EINVAL after answering 422, or HL_EDB. */
+ * for none): 0, HL_EINVAL after answering 422, or HL_EDB. An "assigned
+ * only" caller's new contact is theirs. */
 static int read_new(struct hl_req *req, struct contact_input *in, int64_t *twin)
 {
 	int rc = read_input(req, in, 1);
 	if (rc)
 		return rc;
+	if (!(in->given & OWNER_GIVEN)) /* not given: an upsert's change keeps the owner */
+		in->owner_id = hl_assigned_user(req);
 	*twin = contact_match(hl_write_begin(req), hl_location_id(req), in, 0);
 	return *twin < 0 ? (int)*twin : 0;
 }
@@ -102,10 +130,7 @@ int contacts_create(struct hl_req *req)
 	int rc = read_new(req, &in, &twin);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (twin)
-		return hl_reply_error(req, 409, "duplicate", "contact %lld already has this %s",
-				      (long long)twin, in.text[CT_EMAIL] ? "e-mail address" : "phone");
-	return create(req, &in);
+	return twin ? duplicate(req, twin, &in) : create(req, &in);
 }
 
 /* Change contact `id` as `in` says, refusing an e-mail another contact
@@ -113,14 +138,16 @@ int contacts_create(struct hl_req *req)
 static int change(struct hl_req *req, int64_t id, const struct contact_input *in)
 {
 	struct hl_db *db = hl_write_begin(req);
+	int rc = db ? contact_visible(req, db, id) : HL_EDB;
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	if (in->given & (1u << CT_EMAIL) && in->text[CT_EMAIL]) {
 		struct contact_input probe = { .text[CT_EMAIL] = in->text[CT_EMAIL] };
 		int64_t twin = contact_match(db, hl_location_id(req), &probe, id);
 		if (twin)
-			return twin < 0 ? (int)twin : hl_reply_error(req, 409, "duplicate",
-				"contact %lld already has this e-mail address", (long long)twin);
+			return twin < 0 ? (int)twin : duplicate(req, twin, &probe);
 	}
-	int rc = contact_update(db, hl_location_id(req), id, in);
+	rc = contact_update(db, hl_location_id(req), id, in);
 	if (rc == HL_ENOENT)
 		return hl_reply_error(req, 404, "not_found", "no such contact");
 	sqlite3_stmt *st = rc ? NULL : hl_stmt(db,
@@ -150,7 +177,8 @@ int contacts_change(struct hl_req *req)
 }
 
 /* POST /api/contacts/upsert: change the contact this one matches (by
- * e-mail, then phone), or create it; 200 or 201. */
+ * e-mail, then phone), or create it; 200 or 201. A match the caller may
+ * not open is neither changed nor duplicated: 409. */
 int contacts_upsert(struct hl_req *req)
 {
 	struct contact_input in;
@@ -158,7 +186,12 @@ int contacts_upsert(struct hl_req *req)
 	int rc = read_new(req, &in, &twin);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	return twin ? change(req, twin, &in) : create(req, &in);
+	if (!twin)
+		return create(req, &in);
+	rc = contact_visible(req, hl_write_begin(req), twin);
+	if (rc <= 0)
+		return rc ? rc : duplicate(req, twin, &in);
+	return change(req, twin, &in);
 }
 
 /* DELETE /api/contacts/:id: soft; 204, or 404 for no live contact here. */
@@ -170,10 +203,11 @@ int contacts_delete(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"UPDATE contacts SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-		" WHERE id = ?2 AND location_id = :location AND deleted_at IS NULL");
+		" WHERE id = ?2 AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE(""));
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))

@@ -19,6 +19,7 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -98,8 +99,9 @@ int conv_open(struct hl_req *req)
 	if (!conv_is_channel(channel))
 		return conv_invalid(req, "channel: required, sms, email, whatsapp, facebook,"
 				    " instagram, webchat or phone"), 0;
+	/* An "assigned only" caller's own contact: the conversation shows its name. */
 	int rc = exists(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
-			" AND deleted_at IS NULL", contact);
+			" AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", contact);
 	if (rc <= 0)
 		return rc ? rc : (conv_invalid(req, "contact_id: no contact of this location"), 0);
 	if ((rc = check_assignee(req, assigned)))

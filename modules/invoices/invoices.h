@@ -59,7 +59,13 @@ int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s);
 /* The next number of the location ("INV-00042"), taken in the write
  * transaction. NULL on a database error. */
 const char *invoice_number_next(struct hl_req *req);
-/* Whether `id` is a live contact of the location: 1, 0, HL_EDB. */
+/* The column of an invoice's contact's name (contacts as c), null for an
+ * "assigned only" caller who does not own the contact: invoices have no
+ * owner, so they see every one. Bind :me to hl_assigned_user(req). */
+#define INVOICE_CONTACT_NAME " CASE WHEN :me = 0 OR c.owner_id = :me" \
+	" THEN trim(c.first_name || ' ' || c.last_name) END AS contact_name"
+/* Whether `id` is a live contact of the location (for an "assigned only"
+ * caller, one they own): 1, 0, HL_EDB. */
 int invoice_contact_ok(struct hl_req *req, int64_t id);
 /* Publish `name` about invoice `id`, with {"contact_id": N} when it has one. */
 int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t contact_id);

@@ -98,8 +98,7 @@ int invoices_list(struct hl_req *req)
 	if (f.count && (total = count(req, &f)) < 0)
 		return HL_EDB;
 	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req,
-		"SELECT i.id, i.number, i.contact_id,"
-		" trim(c.first_name || ' ' || c.last_name) AS contact_name, i.status, i.currency,"
+		"SELECT i.id, i.number, i.contact_id," INVOICE_CONTACT_NAME ", i.status, i.currency,"
 		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents, i.issued_at, i.due_at,"
 		" i.paid_at, i.created_at, i.updated_at, hex(json_array(i.created_at, i.id)) AS _cursor"
 		"%s%s ORDER BY i.created_at DESC, i.id DESC LIMIT :limit", where(req, &f),
@@ -108,5 +107,6 @@ int invoices_list(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	bind(st, &f);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_page_total(req, st, f.limit, 15, total);
 }

@@ -9,8 +9,7 @@
 int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT i.id, i.number, i.contact_id,"
-		" trim(c.first_name || ' ' || c.last_name) AS contact_name, i.status, i.currency,"
+		"SELECT i.id, i.number, i.contact_id," INVOICE_CONTACT_NAME ", i.status, i.currency,"
 		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents,"
 		" i.total_cents - i.paid_cents AS balance_cents, i.issued_at, i.due_at, i.paid_at,"
 		" i.created_at, i.updated_at,"
@@ -30,6 +29,7 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "invoice");
 }
 

@@ -58,10 +58,11 @@ const char *invoice_number_next(struct hl_req *req)
 int invoice_contact_ok(struct hl_req *req, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = ?2"
-					  " AND location_id = :location AND deleted_at IS NULL");
+		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }

@@ -102,11 +102,13 @@ static int lookup(struct hl_req *req, const char *sql, int64_t id, int64_t *out)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return opp_step_int(st, out);
 }
 
-/* The contact, the owner and the stage, when given, are the location's;
- * the stage's pipeline in in->stage_pipeline. */
+/* The contact, the owner and the stage, when given, are the location's
+ * (the contact one an "assigned only" caller owns: the deal would show
+ * its name); the stage's pipeline in in->stage_pipeline. */
 static int check_refs(struct hl_req *req, struct deal_input *in)
 {
 	int64_t unused;
@@ -114,7 +116,8 @@ static int check_refs(struct hl_req *req, struct deal_input *in)
 	if (ok != 1)
 		return ok < 0 ? ok : opp_invalid(req, "owner_id: no user of this location");
 	ok = !in->contact ? 1 : lookup(req, "SELECT 1 FROM contacts WHERE id = :id"
-		" AND location_id = :location AND deleted_at IS NULL", in->contact, &unused);
+		" AND location_id = :location AND deleted_at IS NULL"
+		" AND (:me = 0 OR owner_id = :me)", in->contact, &unused);
 	if (ok != 1)
 		return ok < 0 ? ok : opp_invalid(req, "contact_id: no contact of this location");
 	ok = !in->stage ? 1 : lookup(req, "SELECT pipeline_id FROM stages WHERE id = :id"

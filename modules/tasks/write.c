@@ -43,11 +43,14 @@ static int exists(struct hl_req *req, const char *sql, int64_t id)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* The assignee and the contact, when given, exist for this location. */
+/* The assignee and the contact, when given, exist for this location (the
+ * contact one an "assigned only" caller owns: the task would show its
+ * name). */
 static int check_refs(struct hl_req *req, const struct task_input *in)
 {
 	int ok = !in->assignee ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req),
@@ -55,7 +58,8 @@ static int check_refs(struct hl_req *req, const struct task_input *in)
 	if (ok != 1)
 		return ok < 0 ? ok : invalid(req, "assignee_id: no user of this location");
 	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"
-				       " AND location_id = :location AND deleted_at IS NULL", in->contact);
+				       " AND location_id = :location AND deleted_at IS NULL"
+				       " AND (:me = 0 OR owner_id = :me)", in->contact);
 	if (ok != 1)
 		return ok < 0 ? ok : invalid(req, "contact_id: no contact of this location");
 	return 0;

@@ -393,3 +393,65 @@ def test_a_get_request_cannot_write():
         r = s.get("/api/probe/get-writes")
         assert r.status == 500
         assert s.sql("SELECT count(*) FROM probe_items") == [(0,)]
+
+
+def pipelined_sign_ins(s, emails, headers):
+    """Sign in with each e-mail and a wrong password, the requests sent
+    back to back on one connection (as fast as an attacker's script); the
+    statuses, in order."""
+    import socket
+    extra = "".join("%s: %s\r\n" % kv for kv in headers.items())
+    statuses = []
+    with socket.create_connection(("127.0.0.1", s.port), timeout=60) as sock:
+        f = sock.makefile("rb")
+        for start in range(0, len(emails), 200):
+            batch = emails[start:start + 200]
+            out = b""
+            for email in batch:
+                body = ('{"email":"%s","password":"wrong-guess"}' % email).encode()
+                out += ("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Content-Length: %d\r\n%s\r\n" % (len(body), extra)).encode() + body
+            sock.sendall(out)
+            for _ in batch:
+                status = int(f.readline().split()[1])
+                length = 0
+                while True:
+                    line = f.readline()
+                    if line in (b"\r\n", b""):
+                        break
+                    name, _, value = line.decode().partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                f.read(length)
+                statuses.append(status)
+    return statuses
+
+
+def test_failed_sign_ins_from_one_address_lock_out_no_one_else():
+    # Addresses come from a trusted proxy; the API limit is off, so what
+    # refuses is the sign-in limiter alone.
+    env = {"PGHL_TRUSTED_PROXIES": "127.0.0.1", "PGHL_LOGIN_ATTEMPTS_PER_CLIENT": "5",
+           "PGHL_LOGIN_ATTEMPTS": "3", "PGHL_RATE_LIMIT": "0"}
+    with admin_server(env=env) as s:
+        attacker = {"X-Forwarded-For": "203.0.113.9"}
+        emails = ["nobody-%d@example.test" % i for i in range(12000)]
+        statuses = pipelined_sign_ins(s, emails, attacker)
+        assert statuses[:5] == [401] * 5  # then the address is over its limit
+        assert set(statuses[5:]) == {429}
+        # The address is rightly limited, for every account ...
+        r = s.post("/api/auth/login", {"email": ADMIN[0], "password": ADMIN[1]}, headers=attacker)
+        assert r.status == 429
+        # ... but everyone else still signs in, and still has their own budget.
+        s.login(*ADMIN, headers={"X-Forwarded-For": "198.51.100.7"})
+        other = s.client({"X-Forwarded-For": "198.51.100.8"})
+        for i in range(5):
+            r = other.post("/api/auth/login", {"email": "ghost-%d@example.test" % i, "password": "x" * 8})
+            assert r.status == 401
+        # An account's own limit still holds, whatever addresses guess at it.
+        for i in range(3):
+            r = s.post("/api/auth/login", {"email": ADMIN[0], "password": "guess-%d" % i},
+                       headers={"X-Forwarded-For": "192.0.2.%d" % (i + 1)})
+            assert r.status == 401
+        r = s.post("/api/auth/login", {"email": ADMIN[0], "password": ADMIN[1]},
+                   headers={"X-Forwarded-For": "192.0.2.99"})
+        assert r.status == 429
