@@ -5,7 +5,10 @@
  * not check, so that a document it accepts is valid JSON (RFC 8259).
  *
  * Strings and keys must be UTF-8 and their escapes must decode to it (no
- * lone surrogate, no NUL): every module stores what it reads as text.
+ * lone surrogate, no NUL): every module stores what it reads as text. An
+ * object may not name a key twice: RFC 8259 leaves the meaning open, and
+ * two readers that take different ones (the first, the last) would let
+ * one pass what the other refuses.
  *
  * jsmn is compiled here only, with static linkage, so no other file
  * depends on its token layout.
@@ -306,6 +309,72 @@ static int check_tokens(const struct json_doc *d, size_t len, struct arena *a, s
 	return 0;
 }
 
+/* The token after the whole subtree at `tok`. */
+static int skip(const struct json_doc *d, int tok)
+{
+	int end = d->tok[tok].t.end, i = tok + 1;
+	while (i < d->ntok && d->tok[i].t.start < end)
+		i++;
+	return i;
+}
+
+struct key {
+	const char *text; /* unescaped */
+	size_t len;
+	int at;           /* where it begins in the document */
+};
+
+static int key_order(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->text, b->text, n);
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* The keys of object `obj` into keys[], unescaped, sorted. */
+static void sorted_keys(const struct json_doc *d, int obj, struct arena *a, struct key *keys)
+{
+	int k = obj + 1, n = d->tok[obj].t.size;
+	for (int m = 0; m < n; m++) {
+		const jsmntok_t *t = &d->tok[k].t;
+		const char *s = d->src + t->start;
+		size_t len = (size_t)(t->end - t->start);
+		keys[m] = (struct key){ s, len, t->start };
+		if (memchr(s, '\\', len)) { /* valid: check_value passed it */
+			char *plain = arena_alloc(a, len + 1);
+			keys[m].text = plain;
+			keys[m].len = (size_t)unescape(s, len, plain);
+		}
+		k = skip(d, k + 1);
+	}
+	qsort(keys, (size_t)n, sizeof(*keys), key_order);
+}
+
+/* Refuse an object that names a key twice: its keys are sorted and each
+ * compared with the next, so a wide object costs n log n, not n^2. */
+static int check_duplicates(const struct json_doc *d, struct arena *a, size_t *err_at)
+{
+	int widest = 0;
+	for (int i = 0; i < d->ntok; i++)
+		if (d->tok[i].t.type == JSMN_OBJECT && d->tok[i].t.size > widest)
+			widest = d->tok[i].t.size;
+	if (widest < 2)
+		return 0;
+	struct key *keys = arena_alloc(a, sizeof(*keys) * (size_t)widest);
+	for (int i = 0; i < d->ntok; i++) {
+		if (d->tok[i].t.type != JSMN_OBJECT || d->tok[i].t.size < 2)
+			continue;
+		sorted_keys(d, i, a, keys);
+		for (int m = 1; m < d->tok[i].t.size; m++)
+			if (!key_order(&keys[m - 1], &keys[m])) {
+				*err_at = (size_t)(keys[m].at > keys[m - 1].at ? keys[m].at : keys[m - 1].at);
+				return HL_EINVAL;
+			}
+	}
+	return 0;
+}
+
 /* Deeper nesting is refused before jsmn runs: its work per closing bracket
  * grows with the depth, so a body of a million '[' would hold a thread for
  * minutes. No document of ours nests nearly this deep. */
@@ -373,7 +442,8 @@ int json_parse(struct json_doc *d, struct arena *a, const char *src, size_t len,
 		*err_at = p.pos;
 		return HL_EINVAL;
 	}
-	return check_tokens(d, len, a, err_at);
+	int rc = check_tokens(d, len, a, err_at);
+	return rc ? rc : check_duplicates(d, a, err_at);
 }
 
 enum hl_json_type json_type(const struct json_doc *d, int tok)
@@ -394,15 +464,6 @@ enum hl_json_type json_type(const struct json_doc *d, int tok)
 	if (c == 'n')
 		return HL_JSON_NULL;
 	return HL_JSON_NUMBER;
-}
-
-/* The token after the whole subtree at `tok`. */
-static int skip(const struct json_doc *d, int tok)
-{
-	int end = d->tok[tok].t.end, i = tok + 1;
-	while (i < d->ntok && d->tok[i].t.start < end)
-		i++;
-	return i;
 }
 
 int json_find(const struct json_doc *d, int obj, const char *key)

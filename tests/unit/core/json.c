@@ -371,6 +371,31 @@ static void escaped_key_is_found_by_plain_name(void)
 	arena_reset(&arena);
 }
 
+static void a_key_named_twice_is_refused(void)
+{
+	struct json_doc d;
+	size_t err_at = 0;
+	const char *twice = "{\"name\": \"a\", \"email\": 1, \"name\": \"b\"}";
+	CHECK_INT(json_parse(&d, &arena, twice, strlen(twice), 1000, &err_at), HL_EINVAL);
+	CHECK_INT(err_at, 27); /* the second "name" */
+	CHECK_INT(parse(&d, "{\"k\\u0065y\": 1, \"key\": 2}"), HL_EINVAL); /* the same key, escaped */
+	CHECK_INT(parse(&d, "[{\"a\": {\"b\": 1, \"c\": {\"b\": 2, \"b\": 3}}}]"), HL_EINVAL);
+	/* The same key in two objects, and keys that only start alike, are fine. */
+	CHECK_INT(parse(&d, "{\"a\": {\"b\": 1}, \"c\": {\"b\": 2}, \"ab\": 3, \"a b\": 4}"), 0);
+	/* A wide object is checked in n log n: 50,000 distinct keys. */
+	struct buf wide = BUF_INIT;
+	buf_append(&wide, "{", 1);
+	for (int i = 0; i < 50000; i++)
+		buf_printf(&wide, "%s\"k%d\": %d", i ? "," : "", i, i);
+	buf_append(&wide, "}", 1);
+	CHECK_INT(json_parse(&d, &arena, wide.data, wide.len, 200000, &err_at), 0);
+	wide.data[wide.len - 1] = ','; /* the closing brace */
+	buf_printf(&wide, "\"k49999\": 0}");
+	CHECK_INT(json_parse(&d, &arena, wide.data, wide.len, 200000, &err_at), HL_EINVAL);
+	buf_release(&wide);
+	arena_reset(&arena);
+}
+
 static void int_range_and_type_errors(void)
 {
 	struct json_doc d;
@@ -629,6 +654,7 @@ TEST_MAIN(commas_in_nested_objects_and_arrays,
 	  a_value_after_a_nested_one_is_found,
 	  escaped_strings_are_decoded,
 	  escaped_key_is_found_by_plain_name,
+	  a_key_named_twice_is_refused,
 	  int_range_and_type_errors,
 	  bool_of_a_non_bool_fails,
 	  top_level_scalars_are_documents,
