@@ -468,13 +468,7 @@ static struct entry *new_entry(uint64_t hash, const char *key, size_t len, uint6
 
 static long long deadline_in(long long us, struct timespec *ts)
 {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += us / 1000000;
-	ts->tv_nsec += (us % 1000000) * 1000;
-	if (ts->tv_nsec >= 1000000000) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000;
-	}
+	monotonic_in(us, ts);
 	return now_us() + us;
 }
 

@@ -67,14 +67,14 @@ void csv_quote(struct buf *out, const char *s, size_t n)
 
 static void value(struct buf *out, sqlite3_stmt *st, int col)
 {
-	switch (sqlite3_column_type(st, col)) {
+	int type = sqlite3_column_type(st, col); /* before sqlite3_column_text converts it */
+	switch (type) {
 	case SQLITE_INTEGER:
 	case SQLITE_FLOAT:
 	case SQLITE_TEXT: {
 		const char *text = (const char *)sqlite3_column_text(st, col);
 		if (text) /* NULL only when SQLite ran out of memory */
-			field(out, text, (size_t)sqlite3_column_bytes(st, col),
-			      sqlite3_column_type(st, col) == SQLITE_TEXT);
+			field(out, text, (size_t)sqlite3_column_bytes(st, col), type == SQLITE_TEXT);
 		break;
 	}
 	default: /* NULL, and BLOBs, which have no text form */

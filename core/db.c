@@ -182,8 +182,11 @@ static void log_plan(sqlite3 *db, const char *sql)
 
 HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 {
-	if (!c)
-		return NULL; /* so hl_stmt(hl_write_begin(req), ...) needs one check */
+	/* NULL so hl_stmt(hl_write_begin(req), ...) needs one check; after an
+	 * interrupt, which may have rolled the transaction back, so that no
+	 * later write runs on its own. */
+	if (!c || c->overran)
+		return NULL;
 	uint64_t h = fnv1a(sql);
 	size_t mask = c->nslots - 1, j = h & mask;
 	while (c->slots[j].sql) {
@@ -226,7 +229,7 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 HL_API int hl_exec(struct hl_db *c, const char *sql)
 {
 	char *err = NULL;
-	if (!c)
+	if (!c || c->overran)
 		return HL_EDB;
 	if (sqlite3_exec(c->sql, sql, NULL, NULL, &err) != SQLITE_OK) {
 		log_error("SQL error: %s, in: %.300s", err ? err : sqlite3_errmsg(c->sql), sql);
@@ -452,13 +455,7 @@ const char *db_path(const struct db *db)
 struct hl_db *db_lend(struct db *db)
 {
 	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += db->wait_ms / 1000;
-	until.tv_nsec += db->wait_ms % 1000 * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	monotonic_in(db->wait_ms * 1000, &until);
 	pthread_mutex_lock(&db->pool_lock);
 	int rc = 0;
 	while (!db->free_list && rc != ETIMEDOUT)

@@ -118,12 +118,7 @@ static void *run(void *arg)
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
 		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += TICK_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		monotonic_in(TICK_MS * 1000, &until);
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 		if (!g->stopping)
 			watch(g);

@@ -25,6 +25,7 @@
 #include <civetweb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ static const char *status_text(int status)
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
 	case 409: return "Conflict";
+	case 411: return "Length Required";
 	case 413: return "Content Too Large";
 	case 415: return "Unsupported Media Type";
 	case 417: return "Expectation Failed";
@@ -106,6 +108,22 @@ int http_format_head(const struct hl_req *r, char *dst, size_t cap)
 			r->headers.len ? r->headers.data : "");
 }
 
+int http_send(struct hl_req *r, const void *data, size_t len)
+{
+	const struct config *cfg = r->srv->cfg;
+	for (size_t at = 0; at < len; at += SEND_PIECE) {
+		size_t n = len - at < SEND_PIECE ? len - at : SEND_PIECE;
+		if (mg_write(r->conn, (const char *)data + at, n) <= 0)
+			return r->cut = 1, -1;
+		r->sent += n;
+		long long allowed = cfg->body_timeout_s * 1000000LL +
+				    (long long)r->sent * 1000000 / (cfg->min_rate_kb * 1024);
+		if (at + n < len && now_us() - r->started_us > allowed)
+			return r->cut = 1, -1;
+	}
+	return 0;
+}
+
 static void send_answer(struct hl_req *r, int head_only)
 {
 	char head[HEAD_ROOM], *big = NULL;
@@ -115,10 +133,11 @@ static void send_answer(struct hl_req *r, int head_only)
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(head) && !head_only) {
-		/* The usual case: headers and body in one write, no copy. */
+		/* The usual case: headers and body in one write (or a few
+		 * pieces for a big one), no copy. */
 		char *start = r->out.data + HEAD_ROOM - n;
 		memcpy(start, head, (size_t)n);
-		mg_write(r->conn, start, (size_t)n + body_len);
+		http_send(r, start, (size_t)n + body_len);
 		return;
 	}
 	const char *h = head;
@@ -128,9 +147,8 @@ static void send_answer(struct hl_req *r, int head_only)
 		http_format_head(r, big, (size_t)n + 1);
 		h = big;
 	}
-	mg_write(r->conn, h, (size_t)n);
-	if (!head_only && body_len)
-		mg_write(r->conn, body, body_len);
+	if (!http_send(r, h, (size_t)n) && !head_only && body_len)
+		http_send(r, body, body_len);
 	free(big);
 }
 
@@ -185,46 +203,32 @@ static int answer_expect(struct hl_req *r)
 
 #define BODY_PIECE (64 * 1024) /* read at a time, so the guard sees progress */
 
-/* Read the body into r->body, piece by piece, until its declared length
- * (or the end of a chunked one). 0, or -1 after answering. */
-static int read_pieces(struct hl_req *r, long long declared, size_t max)
+/* Read the body into r->body, piece by piece, until its declared length.
+ * 0, or -1 after answering. */
+static int read_pieces(struct hl_req *r, size_t declared)
 {
-	int got = 0, strays = 0;
-	for (;;) {
-		size_t want = declared > 0 ? (size_t)declared - r->body.len : BODY_PIECE;
-		if (!want)
-			break;
-		if (want > BODY_PIECE)
-			want = BODY_PIECE;
+	int strays = 0;
+	while (r->body.len < declared) {
+		/* Memory grows with what arrives, not with what is declared. */
+		size_t want = declared - r->body.len < BODY_PIECE ? declared - r->body.len : BODY_PIECE;
 		if (buf_reserve(&r->body, want)) {
 			hl_reply_error(r, 503, "unavailable", "out of memory");
 			return -1;
 		}
-		got = mg_read(r->conn, r->body.data + r->body.len, want);
+		int got = mg_read(r->conn, r->body.data + r->body.len, want);
 		if (got > 0) {
 			r->body.len += (size_t)got;
 			guard_body_progress(r->guard, r->body.len);
-			if (r->body.len > max) {
-				hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes",
-					       max);
-				return -1;
-			}
-			continue;
-		}
-		if (guard_was_cut(r->guard) || (!got && declared > 0)) {
+		} else if (guard_was_cut(r->guard) || !got) { /* cut, or no progress for long */
 			hl_reply_error(r, 408, "request_timeout", "the body came too slowly");
 			return -1;
+		} else if (strays++ == 2) { /* past a signal meant for the last state */
+			hl_reply_error(r, 400, "incomplete_body",
+				       "the body ended before its Content-Length");
+			return -1;
 		}
-		/* A signal the guard meant for this worker's last state. */
-		if (got < 0 && strays++ < 2)
-			continue;
-		break;
 	}
 	r->body.data[r->body.len] = '\0';
-	if (declared > 0 ? r->body.len != (size_t)declared : got < 0) {
-		hl_reply_error(r, 400, "incomplete_body", "the body ended before its Content-Length");
-		return -1;
-	}
 	r->body_read = 1;
 	return 0;
 }
@@ -232,7 +236,7 @@ static int read_pieces(struct hl_req *r, long long declared, size_t max)
 /* Read the whole body under the guard's watch; answers 4xx itself. */
 static int receive_body(struct hl_req *r, long long declared, size_t max)
 {
-	if (declared > 0 && (size_t)declared > max) {
+	if ((size_t)declared > max) {
 		hl_reply_error(r, 413, "too_large", "the body may hold at most %zu bytes", max);
 		return -1;
 	}
@@ -241,26 +245,49 @@ static int receive_body(struct hl_req *r, long long declared, size_t max)
 	/* No read connection waits on a slow client (see DESIGN: hostile clients). */
 	request_return_reader(r);
 	guard_enter(r->guard, GUARD_BODY);
-	int rc = read_pieces(r, declared, max);
+	int rc = read_pieces(r, (size_t)declared);
 	guard_enter(r->guard, GUARD_WORK);
 	return rc;
 }
 
-static int has_body_to_read(struct hl_req *r, const struct mg_request_info *ri)
+static int has_body_to_read(const struct mg_request_info *ri)
 {
-	return ri->content_length > 0 || mg_get_header(r->conn, "Transfer-Encoding");
+	return ri->content_length > 0; /* a transfer coding was refused (head_is_sound) */
+}
+
+/* A body over max_body_kb (a route that takes more, such as an import)
+ * takes one of LARGE_BODIES places, so that uploads cannot hold more than
+ * LARGE_BODIES times the largest in memory. 0, or -1 after a 503. */
+#define LARGE_BODIES 4
+
+static int take_large_place(struct hl_req *r, long long declared)
+{
+	struct server *srv = r->srv;
+	if (declared <= srv->cfg->max_body_kb * 1024)
+		return 0;
+	if (atomic_fetch_add(&srv->large_bodies, 1) >= LARGE_BODIES) {
+		atomic_fetch_sub(&srv->large_bodies, 1);
+		request_add_header(r, "Retry-After: 10");
+		hl_reply_error(r, 503, "busy", "%d large uploads are under way; try again soon",
+			       LARGE_BODIES);
+		return -1;
+	}
+	r->large_body = 1;
+	return 0;
 }
 
 /* Read the body and, for a JSON route, parse it; answers 4xx itself.
  * Returns 0 to go on. */
 static int read_body(struct hl_req *r, const struct mg_request_info *ri)
 {
-	if (!has_body_to_read(r, ri))
+	if (!has_body_to_read(ri))
 		return 0;
 	const struct hl_route *route = &r->match.entry->route;
 	size_t max_kb = (size_t)r->srv->cfg->max_body_kb;
 	if (route->max_body_kb > max_kb)
 		max_kb = route->max_body_kb;
+	if ((size_t)ri->content_length <= max_kb * 1024 && take_large_place(r, ri->content_length))
+		return -1;
 	if (receive_body(r, ri->content_length, max_kb * 1024))
 		return -1;
 	if (route->flags & HL_ROUTE_RAW_BODY || !r->body.len)
@@ -302,7 +329,7 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 {
 	const struct route_entry *e = r->match.entry;
 	if (request_parse_query(r)) {
-		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape");
+		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape, or text that is not UTF-8");
 		return;
 	}
 	if (auth_admit(r) || read_body(r, ri))
@@ -422,6 +449,12 @@ static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
 			       "send either Content-Length or Transfer-Encoding, not both");
 		return 0;
 	}
+	/* civetweb gives up a chunked body for good on the first interrupted
+	 * read, which the guard's signals make possible: bodies have a length. */
+	if (coded) {
+		hl_reply_error(r, 411, "length_required", "send the body with a Content-Length");
+		return 0;
+	}
 	return 1;
 }
 
@@ -431,6 +464,7 @@ static int dispatch(struct mg_connection *conn, void *data)
 	struct hl_req *r = mg_get_thread_pointer(conn);
 	const struct mg_request_info *ri = mg_get_request_info(conn);
 	long long start = now_us();
+	r->started_us = start;
 	const char *path = ri->local_uri_raw ? ri->local_uri_raw : "/";
 	srv->inflight++;
 	metrics_begin(srv->metrics);
@@ -456,8 +490,11 @@ static int dispatch(struct mg_connection *conn, void *data)
 		    r->statements);
 	log_if_slow(r, us / 1000);
 	int status = r->status;
+	if (r->large_body)
+		atomic_fetch_sub(&srv->large_bodies, 1);
 	/* civetweb reads what is left of the body before the next head. */
-	guard_enter(r->guard, has_body_to_read(r, ri) && !r->body_read ? GUARD_DRAIN : GUARD_HEAD);
+	guard_enter(r->guard, (has_body_to_read(ri) && !r->body_read) || r->cut ? GUARD_DRAIN
+										 : GUARD_HEAD);
 	request_end(r);
 	srv->inflight--;
 	return status;

@@ -74,3 +74,14 @@ long long now_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
+
+void monotonic_in(long long us, struct timespec *ts)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += us / 1000000;
+	ts->tv_nsec += (us % 1000000) * 1000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}

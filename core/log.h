@@ -16,5 +16,9 @@ void fatal(const char *fmt, ...) LOG_PRINTF(1, 2) __attribute__((noreturn));
 
 /* Monotonic time in microseconds, for step timings and latencies. */
 long long now_us(void);
+struct timespec;
+/* CLOCK_MONOTONIC `us` from now, for pthread_cond_timedwait on a
+ * condition variable set to that clock. */
+void monotonic_in(long long us, struct timespec *ts);
 
 #endif

@@ -442,6 +442,12 @@ static void gauge(struct buf *b, const char *name, const char *text, double v)
 	buf_printf(b, "%s %.17g\n", name, v);
 }
 
+static void counter(struct buf *b, const char *name, const char *text, long long v)
+{
+	help(b, name, "counter", text);
+	buf_printf(b, "%s %lld\n", name, v);
+}
+
 static void prom_server(struct buf *b, const struct server *srv)
 {
 	const struct metrics *m = srv->metrics;
@@ -456,12 +462,11 @@ static void prom_server(struct buf *b, const struct server *srv)
 	gauge(b, "hyperlevel_connections", "Connections held by a worker now.", m->held);
 	struct guard_counts g;
 	guard_read_counts(srv->guard, &g);
-	help(b, "hyperlevel_slow_heads_closed_total", "counter",
-	     "Idle connections and slow heads closed while workers were short.");
-	buf_printf(b, "hyperlevel_slow_heads_closed_total %llu\n", g.heads_closed);
-	help(b, "hyperlevel_slow_bodies_cut_total", "counter",
-	     "Request bodies cut for arriving too slowly.");
-	buf_printf(b, "hyperlevel_slow_bodies_cut_total %llu\n", g.bodies_cut);
+	counter(b, "hyperlevel_slow_heads_closed_total",
+		"Idle connections and slow heads closed while workers were short.",
+		(long long)g.heads_closed);
+	counter(b, "hyperlevel_slow_bodies_cut_total", "Request bodies cut for arriving too slowly.",
+		(long long)g.bodies_cut);
 	gauge(b, "hyperlevel_resident_memory_bytes", "Resident memory.", (double)rss);
 	gauge(b, "hyperlevel_cache_entries", "Answers in the read cache.", (double)entries);
 	gauge(b, "hyperlevel_cache_bytes", "Memory of the read cache.", (double)bytes);
@@ -501,15 +506,14 @@ static void prom_events(struct buf *b, struct events *events)
 {
 	struct event_stat st;
 	events_snapshot(events, &st);
-	help(b, "hyperlevel_events_published_total", "counter",
-	     "Events handed over after their transaction committed.");
-	buf_printf(b, "hyperlevel_events_published_total %lld\n", st.published);
+	counter(b, "hyperlevel_events_published_total",
+		"Events handed over after their transaction committed.", st.published);
 	help(b, "hyperlevel_event_deliveries_total", "counter",
 	     "Event handler calls, by result (failed: rolled back).");
 	buf_printf(b, "hyperlevel_event_deliveries_total{result=\"ok\"} %lld\n", st.delivered);
 	buf_printf(b, "hyperlevel_event_deliveries_total{result=\"failed\"} %lld\n", st.failed);
-	help(b, "hyperlevel_events_dropped_total", "counter", "Events dropped: the queue was full.");
-	buf_printf(b, "hyperlevel_events_dropped_total %lld\n", st.dropped);
+	counter(b, "hyperlevel_events_dropped_total", "Events dropped: the queue was full.",
+		st.dropped);
 	gauge(b, "hyperlevel_events_queued", "Events waiting for their handlers now.",
 	      (double)st.queued);
 }

@@ -61,6 +61,9 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->nquery = 0;
 	buf_reset(&r->body);
 	r->body_read = 0;
+	r->large_body = 0;
+	r->sent = 0;
+	r->cut = 0;
 	r->has_json = 0;
 	memset(&r->who, 0, sizeof(r->who));
 	r->location_id = 0;
@@ -578,9 +581,11 @@ HL_API struct hl_db *hl_read(struct hl_req *r)
 {
 	if (r->writer)
 		return r->writer;
-	if (!r->reader && !(r->reader = db_lend(r->srv->db)))
+	if (r->reader || r->no_reader)
+		return r->reader; /* after a wait in vain, do not wait again */
+	if (!(r->reader = db_lend(r->srv->db)))
 		r->no_reader = 1;
-	else if (r->reader)
+	else
 		db_set_deadline(r->reader, statement_deadline(r));
 	return r->reader;
 }

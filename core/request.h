@@ -64,6 +64,10 @@ struct hl_req {
 	int nquery;                 /* parsed before the handler runs */
 	struct buf body;            /* the request body */
 	int body_read;              /* all of it was read */
+	int large_body;             /* it holds one of the server's large places */
+	long long started_us;       /* when it began (now_us) */
+	size_t sent;                /* bytes of the answer sent, head included */
+	int cut;                    /* the answer was cut short: close the connection */
 	struct json_doc json;       /* parsed body of a JSON route */
 	int has_json;
 	struct identity who;        /* the caller, once auth_admit ran */
@@ -125,6 +129,13 @@ void stream_end(struct hl_req *r, int ok);
  * `added` bytes were appended, sends a chunk when one is full; 0, HL_EIO
  * (the client has gone) or HL_ENOMEM. */
 int stream_body_open(struct hl_req *r);
+/* Write part of the answer: in pieces of SEND_PIECE, so that a client
+ * that reads it slower than min_rate_kb once body_timeout_s have passed
+ * since the request began loses it (civetweb's own write waits
+ * header_timeout_s only for no progress at all). 0, or -1 once the answer
+ * is cut short or the client has gone (r->cut: the connection closes). */
+#define SEND_PIECE (64 * 1024)
+int http_send(struct hl_req *r, const void *data, size_t len);
 /* Send what a stream holds back while the request has a database
  * connection; called when it gives the connection back. */
 void stream_flush(struct hl_req *r);

@@ -30,6 +30,7 @@ struct server {
 	struct events *events;       /* published events on their way to handlers */
 	struct guard *guard;         /* bounds on a worker's slow reads (guard.h) */
 	_Atomic int inflight; /* requests inside dispatch */
+	_Atomic int large_bodies; /* bodies over max_body_kb being read or held */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };
 

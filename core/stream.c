@@ -13,8 +13,8 @@
  * A client that reads slowly must not hold a read connection: chunks made
  * while the request holds one wait in `pending`, and leave when it gives
  * the connection back (hl_read_end, between pages) or the handler ends.
- * Sending is bounded like a body (guard.h): a client that reads slower
- * than min_rate_kb after body_timeout_s has its answer cut short.
+ * Sending is bounded as every answer is (http_send): a client that reads
+ * slower than min_rate_kb after body_timeout_s has its answer cut short.
  */
 #include "compress.h"
 #include "log.h"
@@ -29,7 +29,6 @@
 #include <zlib.h>
 
 #define STREAM_CHUNK (64 * 1024)
-#define SEND_PIECE (16 * 1024)          /* the deadline is checked between pieces */
 #define PENDING_MAX (1 << 20) /* sent anyway, by a handler that never gives
 				* its read connection back: a page must fit */
 #define BROTLI_STREAM_WINDOW 20 /* 1 MB: bounded memory per stream */
@@ -49,21 +48,9 @@ struct stream {
 	z_stream gz;
 	int head_only;
 	int failed;        /* the connection went away: drop the rest */
-	long long started_us;
-	size_t written;     /* bytes sent so far, head and framing included */
 	struct buf pending; /* the head and chunks not sent yet */
 	unsigned char out[STREAM_CHUNK + 64];
 };
-
-/* Whether the client has read too slowly: it gets body_timeout_s, and a
- * second more for every min_rate_kb KB sent. */
-static int too_slow(const struct hl_req *r, size_t sent)
-{
-	const struct config *cfg = r->srv->cfg;
-	long long allowed = cfg->body_timeout_s * 1000000LL +
-			    (long long)sent * 1000000 / (cfg->min_rate_kb * 1024);
-	return now_us() - r->stream->started_us > allowed;
-}
 
 /* Send what is pending, unless the request holds a database connection
  * (then it waits, up to PENDING_MAX) or `force`. */
@@ -73,12 +60,8 @@ static void flush(struct hl_req *r, int force)
 	if (s->failed || !s->pending.len ||
 	    (!force && (r->reader || r->writer) && s->pending.len < PENDING_MAX))
 		return;
-	for (size_t at = 0; at < s->pending.len && !s->failed; at += SEND_PIECE) {
-		size_t n = s->pending.len - at < SEND_PIECE ? s->pending.len - at : SEND_PIECE;
-		s->written += n;
-		if (mg_write(r->conn, s->pending.data + at, n) <= 0 || too_slow(r, s->written))
-			s->failed = 1;
-	}
+	if (http_send(r, s->pending.data, s->pending.len))
+		s->failed = 1;
 	buf_reset(&s->pending);
 }
 
@@ -184,7 +167,6 @@ HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_typ
 	if (!s)
 		return HL_ENOMEM;
 	s->head_only = !strcmp(r->method, "HEAD");
-	s->started_us = now_us();
 	s->coding = compress_worth(content_type)
 			    ? compress_choose(mg_get_header(r->conn, "Accept-Encoding"))
 			    : CODING_IDENTITY;

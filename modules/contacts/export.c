@@ -18,7 +18,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PAGE 250 /* a page of wide rows stays well under 1 MB (see hl_read_end) */
+#define PAGE 1000
+/* A page also ends after this much text: what it makes waits for the page
+ * to end before it is sent (hl_read_end), and must stay well under the
+ * core's 1 MB limit, whatever the custom fields hold. */
+#define PAGE_BYTES (256 * 1024)
 
 /* The columns before the custom fields; the statement's own columns are
  * these less "tags" (OWN_TAGS), which the merge puts in. */
@@ -45,6 +49,7 @@ struct export {
 	char *room;          /* the tags and custom values of the line */
 	size_t room_len, room_cap;
 	struct side tags, values;
+	size_t page_bytes;   /* the page's text so far, about */
 };
 
 /* Keep a copy of `s` in the line's room; its offset there. */
@@ -133,6 +138,8 @@ static int write_line(struct export *x, sqlite3_stmt *st)
 	for (int f = 0; f < x->ncustom; f++)
 		if (x->cells[OWN_COUNT + f])
 			x->cells[OWN_COUNT + f] = x->room + custom_offset[f];
+	for (int i = 0; i < OWN_COUNT + x->ncustom; i++)
+		x->page_bytes += x->cells[i] ? x->lens[i] + 1 : 1;
 	return hl_stream_csv_fields(x->req, x->cells, x->lens, OWN_COUNT + x->ncustom);
 }
 
@@ -177,7 +184,8 @@ static int side_begin(struct export *x, struct side *side, const char *sql, int6
 	return next(side);
 }
 
-/* One page after contact *last: its number of rows, or a negative HL_E. */
+/* One page after contact *last: 1 when more may follow, 0 at the end, or
+ * a negative HL_E. */
 static int export_page(struct export *x, const char *sql, const struct contact_filters *f,
 		       int64_t *last)
 {
@@ -193,20 +201,23 @@ static int export_page(struct export *x, const char *sql, const struct contact_f
 		return HL_EDB;
 	contact_filters_bind(x->req, st, f);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":last"), *last);
-	int rows = 0;
-	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	int rows = 0, step = SQLITE_DONE;
+	x->page_bytes = 0;
+	while (!rc && x->page_bytes < PAGE_BYTES && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		*last = sqlite3_column_int64(st, 0);
 		rc = write_line(x, st);
 		rows++;
 	}
-	rc = rc == SQLITE_DONE ? 0 : rc < 0 ? rc : HL_EDB;
+	if (!rc && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = HL_EDB;
 	/* End this page's read before the next, and give the connection back
 	 * while the page goes out to the client, however slowly it reads. */
 	sqlite3_reset(st);
 	sqlite3_reset(x->tags.st);
 	sqlite3_reset(x->values.st);
 	hl_read_end(x->req);
-	return rc ? rc : rows;
+	/* More may follow a page its size or its LIMIT ended. */
+	return rc ? rc : step == SQLITE_ROW || rows == PAGE;
 }
 
 int contacts_export(struct hl_req *req)
@@ -224,8 +235,8 @@ int contacts_export(struct hl_req *req)
 	if (!rc)
 		rc = read_fields(&x);
 	int64_t last = 0;
-	for (int rows = PAGE; !rc && rows == PAGE;)
-		if ((rows = export_page(&x, sql, &f, &last)) < 0)
-			rc = rows;
+	for (int more = 1; !rc && more;)
+		if ((more = export_page(&x, sql, &f, &last)) < 0)
+			rc = more;
 	return rc;
 }

@@ -60,18 +60,20 @@ static int drop_parts(struct import *im)
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* The part of the upload that holds byte `at` and the one after, copied
- * together into *out (malloc'd; the caller frees it); sets im->base,
- * end, stop and partial. 0, HL_EDB, HL_ENOMEM, HL_ENOENT (no parts). */
-static int read_window(struct import *im, size_t at, size_t bytes, char **out)
+/* The part of the upload that holds byte `at` and, when `parts` is 2, the
+ * one after, copied together into *out (malloc'd; the caller frees it);
+ * sets im->base, end, stop and partial. 0, HL_EDB, HL_ENOMEM, HL_ENOENT
+ * (no parts). */
+static int read_window(struct import *im, size_t at, int parts_wanted, size_t bytes, char **out)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "SELECT start, data FROM contact_import_parts"
 		" WHERE import_id = ?1 AND start >= (SELECT max(start) FROM contact_import_parts"
-		" WHERE import_id = ?1 AND start <= ?2) ORDER BY start LIMIT 2");
+		" WHERE import_id = ?1 AND start <= ?2) ORDER BY start LIMIT ?3");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, im->id);
 	sqlite3_bind_int64(st, 2, (int64_t)at);
+	sqlite3_bind_int(st, 3, parts_wanted);
 	char *window = NULL;
 	size_t len = 0;
 	int rc, parts = 0;
@@ -306,7 +308,7 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 static int read_stored_header(struct import *im, size_t bytes)
 {
 	char *first = NULL;
-	int rc = read_window(im, 0, bytes, &first);
+	int rc = read_window(im, 0, 1, bytes, &first);
 	if (!rc)
 		rc = (im->csv = hl_csv_open(first, im->end, 0, 1)) ? import_read_header(im, 0)
 								      : HL_ENOMEM;
@@ -330,7 +332,7 @@ int import_slice(struct hl_job_run *run)
 	hl_job_set_cursor(run, im.location);
 	rc = read_stored_header(&im, bytes);
 	if (!rc)
-		rc = read_window(&im, offset, bytes, &window);
+		rc = read_window(&im, offset, 2, bytes, &window);
 	if (!rc)
 		rc = (im.csv = hl_csv_open(window, im.end - im.base, offset - im.base, line)) ? 0
 										       : HL_ENOMEM;

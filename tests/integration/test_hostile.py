@@ -44,10 +44,21 @@ class Dripper:
                     if self.stopping.wait(self.every):
                         break
                     sock.sendall(bytes([byte]))
+                    if self.answered(sock):
+                        break
                 sock.close()
             except OSError:
                 self.closed += 1
                 self.stopping.wait(0.05)
+
+    def answered(self, sock):
+        """Whether the server answered or closed the connection."""
+        try:
+            sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        self.closed += 1
+        return True
 
     def stop(self):
         self.stopping.set()
@@ -177,7 +188,8 @@ def test_workers_held_by_slow_clients_are_taken_back_for_others():
 
 
 def test_stalled_downloads_hold_no_read_connection():
-    s, admin, (loc,) = agency(env={"PGHL_READ_CONNECTIONS": "2", "PGHL_BODY_TIMEOUT_S": "120"})
+    s, admin, (loc,) = agency(env={"PGHL_READ_CONNECTIONS": "2", "PGHL_BODY_TIMEOUT_S": "2",
+                                   "PGHL_HEADER_TIMEOUT_S": "4"})
     with s:
         # About 9 MB of CSV: more than the sockets between us hold.
         with harness.sqlite3.connect(s.db_path) as db:
@@ -193,12 +205,24 @@ def test_stalled_downloads_hold_no_read_connection():
             stalled.append(sock)
         time.sleep(2)
         assert stalled[0].recv(100).startswith(b"HTTP/1.1 200")
+        started = time.time()
         fresh = s.client()
         r = within(10, lambda: fresh.get("/api/health"))
         assert r.status == 200, r.body
         r = within(10, lambda: admin.get("/api/contacts?limit=5", headers={"X-Location-Id": str(loc)}))
         assert r.status == 200 and len(r.json()["data"]) == 5, r.body
+        # And none holds its worker for ever: each is cut short and closed
+        # once it has read nothing for header_timeout_s.
+        time.sleep(max(0, started + 8 - time.time()))
         for sock in stalled:
+            sock.settimeout(60)
+            got = b""
+            while True:
+                more = sock.recv(1 << 16)
+                if not more:
+                    break
+                got += more
+            assert len(got) < 9 << 20 and not got.endswith(b"\r\n0\r\n\r\n")
             sock.close()
 
 
@@ -224,6 +248,9 @@ def test_heads_that_frame_a_body_two_ways_are_refused():
                 b"Content-Length: 7\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
         status, _, body = raw_answer(s.port, both)
         assert status == 400 and "Transfer-Encoding" in body["error"]["message"], body
+        chunked = both.replace(b"Content-Length: 7\r\n", b"")
+        status, _, body = raw_answer(s.port, chunked)
+        assert status == 411 and body["error"]["code"] == "length_required", body
         # The same length twice is one length.
         same = two_lengths.replace(b"Content-Length: 40", b"Content-Length: 2")
         assert raw_answer(s.port, same)[0] in (400, 401, 422)
@@ -250,3 +277,38 @@ def test_sql_that_runs_too_long_is_stopped_with_503():
     s2, admin2, _ = agency(modules=("contacts", "reader"))
     with s2:
         assert admin2.get("/api/reader/slow-sql").json()["rows"] == 1999995
+
+
+def test_no_more_than_four_large_uploads_are_received_at_once():
+    s, admin, (loc,) = agency(env={"PGHL_BODY_TIMEOUT_S": "60"})
+    with s:
+        csrf = admin.get("/api/auth/me").json()["csrf_token"]
+        cookie = "; ".join("%s=%s" % kv for kv in admin.cookies.items())
+        head = ("POST /api/contacts/import HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n"
+                "X-CSRF-Token: %s\r\nX-Location-Id: %d\r\nContent-Type: text/csv\r\n"
+                "Content-Length: %d\r\n\r\nfirst_name\r\n" % (cookie, csrf, loc, 3 << 20)).encode()
+        uploading = []
+        for _ in range(4):
+            sock = connect(s.port)
+            sock.sendall(head)
+            uploading.append(sock)
+        time.sleep(1)
+        fifth = connect(s.port)
+        fifth.sendall(head)
+        status, head5, body = answer_of(fifth, 10)
+        assert status == 503 and b"Retry-After" in head5, body
+        # A small body is not kept waiting by them.
+        r = admin.post("/api/contacts", {"first_name": "Small"}, headers={"X-Location-Id": str(loc)})
+        assert r.status == 201, r.body
+        for sock in uploading:
+            sock.close()
+        # Their places are given back once they end.
+        for _ in range(100):
+            sock = connect(s.port)
+            sock.sendall(head)
+            answer = answer_of(sock, 0.3)
+            sock.close()
+            if answer is None:
+                break
+            time.sleep(0.1)
+        assert answer is None, answer  # it was let in, and is waiting for its body

@@ -10,9 +10,17 @@ CREATE TABLE contact_import_parts (
 );
 CREATE UNIQUE INDEX contact_import_parts_start ON contact_import_parts (import_id, start);
 
--- Uploads stored whole by the previous version go on as one part each.
+-- Uploads stored whole by the previous version, cut into parts.
+WITH RECURSIVE cut (import_id, start) AS (
+	SELECT import_id, 0 FROM contact_import_files
+	UNION ALL
+	SELECT c.import_id, c.start + 1048576 FROM cut c
+	JOIN contact_import_files f ON f.import_id = c.import_id
+	WHERE c.start + 1048576 < length(f.csv)
+)
 INSERT INTO contact_import_parts (import_id, start, data)
-	SELECT import_id, 0, csv FROM contact_import_files;
+	SELECT c.import_id, c.start, substr(f.csv, c.start + 1, 1048576)
+	FROM cut c JOIN contact_import_files f ON f.import_id = c.import_id;
 DROP TABLE contact_import_files;
 
 -- A cancelled import is 'failed' with the time it was cancelled: the
