@@ -75,10 +75,10 @@ static long long body_deadline(const struct guard *g, long long since, size_t go
 	return since + grace + (long long)got * 1000000 / g->bytes_per_s;
 }
 
-/* Whether slot `s` must be interrupted now; counts it when so. */
-static int overdue(struct guard *g, struct guard_slot *s, long long now, int pressed)
+/* Whether slot `s`, in the state numbered `seq`, must be interrupted now;
+ * counts it when so. */
+static int overdue(struct guard *g, struct guard_slot *s, unsigned seq, long long now, int pressed)
 {
-	unsigned seq = atomic_load(&s->seq);
 	int state = atomic_load(&s->state);
 	long long since = atomic_load(&s->since_us);
 	if (state == GUARD_BODY &&
@@ -107,9 +107,14 @@ static void watch(struct guard *g)
 	for (int i = 0; i < atomic_load(&g->taken) && i < g->nslots; i++)
 		busy += atomic_load(&g->slots[i].state) != GUARD_FREE;
 	int pressed = busy * 8 > g->nslots * 7;
-	for (int i = 0; i < atomic_load(&g->taken) && i < g->nslots; i++)
-		if (overdue(g, &g->slots[i], now, pressed))
-			pthread_kill(g->slots[i].thread, guard_signal());
+	for (int i = 0; i < atomic_load(&g->taken) && i < g->nslots; i++) {
+		struct guard_slot *s = &g->slots[i];
+		unsigned seq = atomic_load(&s->seq);
+		/* Checked again just before: a worker that has moved on since
+		 * (or closed its connection) is left alone. */
+		if (overdue(g, s, seq, now, pressed) && atomic_load(&s->seq) == seq)
+			pthread_kill(s->thread, guard_signal());
+	}
 }
 
 static void *run(void *arg)
