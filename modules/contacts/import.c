@@ -299,8 +299,12 @@ size_t import_offset(const struct import *im)
 
 int import_rows(struct import *im)
 {
-	for (;;) {
-		if (im->run && hl_job_over_budget(im->run))
+	/* A slice imports one row at least, however long it took to begin,
+	 * and measures each row's cost from here. */
+	if (im->run)
+		hl_job_over_budget(im->run);
+	for (int rows = 0;; rows++) {
+		if (im->run && rows && hl_job_over_budget(im->run))
 			return index_batch(im) ? HL_EDB : 0;
 		if (im->stop && import_offset(im) >= im->stop)
 			return index_batch(im) ? HL_EDB : 0;

@@ -303,18 +303,63 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 	return 1;
 }
 
-/* The header, from the upload's first part. 0, or as import_read_header
- * and read_window say. */
-static int read_stored_header(struct import *im, size_t bytes)
+/* What the job read of the upload it worked on last, kept between its
+ * slices (they all run on the scheduler's one thread): its first part, for
+ * the header, and the window the last slice stopped in, so that a slice
+ * going on in the same window reads nothing of the file again. The parts
+ * of an upload never change. */
+static struct {
+	int64_t id;              /* the import; 0: nothing kept */
+	char *first, *window;    /* malloc'd */
+	size_t first_len;
+	size_t base, end, stop;  /* the window's, as in struct import */
+	int partial;
+} kept;
+
+static void forget_kept(void)
 {
-	char *first = NULL;
-	int rc = read_window(im, 0, 1, bytes, &first);
-	if (!rc)
-		rc = (im->csv = hl_csv_open(first, im->end, 0, 1)) ? import_read_header(im, 0)
-								      : HL_ENOMEM;
+	free(kept.first);
+	free(kept.window);
+	memset(&kept, 0, sizeof(kept));
+}
+
+/* Fill `kept` for import im->id so that its window holds byte `offset`,
+ * and im's window fields from it. 0, or as read_window says. */
+static int keep_window(struct import *im, size_t offset, size_t bytes)
+{
+	int rc = 0;
+	if (kept.id != im->id) {
+		forget_kept();
+		if ((rc = read_window(im, 0, 1, bytes, &kept.first)))
+			return rc;
+		kept.first_len = im->end;
+		kept.id = im->id;
+	}
+	if (!kept.window || offset < kept.base || offset > kept.end ||
+	    (kept.stop && offset >= kept.stop)) {
+		free(kept.window);
+		kept.window = NULL;
+		if ((rc = read_window(im, offset, 2, bytes, &kept.window))) {
+			forget_kept();
+			return rc;
+		}
+		kept.base = im->base, kept.end = im->end, kept.stop = im->stop;
+		kept.partial = im->partial;
+	}
+	im->base = kept.base, im->end = kept.end, im->stop = kept.stop;
+	im->partial = kept.partial;
+	return 0;
+}
+
+/* The header, read again each slice: a custom field it names may have
+ * been deleted meanwhile. 0, or as import_read_header says. */
+static int read_kept_header(struct import *im)
+{
+	if (!(im->csv = hl_csv_open(kept.first, kept.first_len, 0, 1)))
+		return HL_ENOMEM;
+	int rc = import_read_header(im, 0);
 	hl_csv_close(im->csv);
 	im->csv = NULL;
-	free(first);
 	return rc;
 }
 
@@ -325,17 +370,18 @@ int import_slice(struct hl_job_run *run)
 	struct import im = { .db = hl_job_db(run), .run = run };
 	size_t offset, bytes;
 	long line;
-	char *window = NULL;
 	int rc = next_import(im.db, hl_job_cursor(run), &im, &offset, &line, &bytes);
-	if (rc <= 0)
+	if (rc <= 0) {
+		forget_kept();
 		return rc < 0 ? rc : HL_JOB_DONE;
+	}
 	hl_job_set_cursor(run, im.location);
-	rc = read_stored_header(&im, bytes);
+	rc = keep_window(&im, offset, bytes);
 	if (!rc)
-		rc = read_window(&im, offset, 2, bytes, &window);
+		rc = read_kept_header(&im);
 	if (!rc)
-		rc = (im.csv = hl_csv_open(window, im.end - im.base, offset - im.base, line)) ? 0
-										       : HL_ENOMEM;
+		rc = (im.csv = hl_csv_open(kept.window, im.end - im.base, offset - im.base, line))
+			     ? 0 : HL_ENOMEM;
 	if (!rc && !offset)
 		hl_csv_next(im.csv); /* the header, read above */
 	if (!rc)
@@ -345,6 +391,5 @@ int import_slice(struct hl_job_run *run)
 	else if (rc == HL_EINVAL || rc == HL_ENOENT)
 		rc = import_fail(&im);
 	import_free(&im);
-	free(window);
 	return rc < 0 ? rc : HL_JOB_MORE;
 }
