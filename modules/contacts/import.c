@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #define ERRORS_KEPT 1000
+#define INDEX_BATCH 64 /* contacts a job slice indexes for search at a time */
 #define HEADER_NAME_MAX 64
 
 enum { T_IGNORE = -1, T_OWNER = CT_COUNT, T_TAGS, T_CUSTOM };
@@ -327,6 +328,10 @@ int import_rows(struct import *im)
 			rc = note_error(im, hl_csv_record_line(im->csv));
 		else if (!rc)
 			rc = write_row(im, &in);
+		/* Index in batches inside the loop, so that the budget sees
+		 * their cost: all of it at the end made slices overrun. */
+		if (rc >= 0 && im->run && im->nindex >= INDEX_BATCH)
+			rc = index_batch(im);
 		if (rc < 0)
 			return rc;
 	}
