@@ -176,7 +176,8 @@ HL_API int64_t hl_job_cursor(const struct hl_job_run *run);
 HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
 /* True (1) once the slice has used its budget, measured from when it took
  * the write lock, or when one more piece of work as long as the one since
- * the previous call (or since the slice began) would exceed it; 0
+ * the previous call (or since the slice began) would exceed it, a quarter
+ * of the budget being kept for the commit; 0
  * otherwise. Call it between small pieces of work (a row, a batch of a
  * hundred rows):
  *     while (row < last && !hl_job_over_budget(run))
