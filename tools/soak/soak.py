@@ -143,11 +143,12 @@ def since(now, before):
 
 
 def unexpected(counts):
-    """The outcomes no hostile client should see, and failed imports."""
+    """The outcomes no hostile client should see, and imports that failed
+    or were cancelled."""
     bad = 0
     for kind, outcomes in counts.items():
         for outcome, n in outcomes.items():
-            if outcome.startswith("unexpected") or outcome == "failed":
+            if outcome.startswith("unexpected") or outcome in ("failed", "cancelled"):
                 bad += n
     return bad
 
@@ -298,9 +299,10 @@ class Importer:
     def one(self, api):
         answer = api.json("POST", "/api/contacts/import", self.csv, want=(200, 202),
                           headers={"Content-Type": "text/csv"})
-        while answer["status"] not in ("done", "failed", "cancelled") and not self.clients.stopping.wait(1.0):
+        ended = ("done", "failed", "cancelled")
+        while answer["status"] not in ended and not self.clients.stopping.wait(1.0):
             answer = api.json("GET", "/api/contacts/imports/%d" % answer["id"])
-        status = answer["status"] if answer["status"] in ("done", "failed") else "running at the end"
+        status = answer["status"] if answer["status"] in ended else "running at the end"
         return {"status": status, "bytes": len(self.csv), "rows": self.rows,
                 "created": answer.get("created"), "updated": answer.get("updated"),
                 "skipped": answer.get("skipped")}
@@ -361,7 +363,8 @@ def mix_minute(args, url, location, scratch, minute):
                         "--duration", str(STEP_S), "--location", str(location), "--json", out],
                        capture_output=True, text=True, timeout=STEP_S + 300)
     if p.returncode or not os.path.exists(out):
-        raise Fail("perf-bench --mix, minute %d: %s" % (minute, (p.stdout + p.stderr).strip()[-800:]))
+        raise Fail("perf-bench --mix, minute %d: %s"
+                   % (minute, (p.stdout + p.stderr).strip()[-800:]))
     with open(out) as f:
         step = json.load(f)["mix"][0]
     run = step["runs"][0]
@@ -417,14 +420,15 @@ def soak(args, scratch, doc):
         importer = Importer(clients, url, token, import_loc, args.import_rows)
         clients.start_hostile()
         clients.start("imports", importer.run)
-        progress("server %s (pid %d); mix on sub-account %d, imports into %d; %d minutes"
+        progress("server %s (pid %d); mix on sub-account %d, imports into %d; minutes: %d"
                  % (url, server.proc.pid, mix_loc, import_loc, args.minutes))
         start = metrics(api)
         before, was = start, clients.tally.snapshot()
         for minute in range(1, args.minutes + 1):
             mix = mix_minute(args, url, mix_loc, scratch, minute)
             if server.proc.poll() is not None:
-                raise Fail("the server stopped (exit %d) in minute %d" % (server.proc.returncode, minute))
+                raise Fail("the server stopped (exit %d) in minute %d"
+                           % (server.proc.returncode, minute))
             after, seen = metrics(api), clients.tally.snapshot()
             m = minute_record(minute, mix, before, after, server, seen, was)
             doc["minutes"].append(m)
@@ -474,7 +478,7 @@ def verdict(doc):
     """Each criterion: passed (True, False or None when not judged) and
     what it found."""
     ms = doc["minutes"]
-    errors = sum(m["errors"] for m in ms) + unexpected({"imports": doc["clients"].get("imports", {})})
+    errors = sum(m["mix"]["errors"] for m in ms) + unexpected(doc["clients"])
     mix_5xx = sum(m["mix"]["5xx"] for m in ms)
     out = {"errors": {"passed": errors == 0, "found": errors},
            "5xx": {"passed": mix_5xx == 0 and doc["server_5xx_total"] == 0,
@@ -508,7 +512,8 @@ def flat(ms, key):
 def clients_lines(doc):
     lines = []
     for kind, outcomes in sorted(doc["clients"].items()):
-        lines.append("%s: %s" % (kind, ", ".join("%s %d" % (o, n) for o, n in sorted(outcomes.items()))))
+        counts = ", ".join("%s %d" % (o, n) for o, n in sorted(outcomes.items()))
+        lines.append("%s: %s" % (kind, counts))
     lines.append("exports the server cut short (its log): %d" % doc["streams_cut"])
     done = [i for i in doc["imports"] if i["status"] == "done"]
     if done:
@@ -519,7 +524,7 @@ def clients_lines(doc):
 
 
 def report(doc):
-    lines = ["soak of %s: %d clients in the mix on sub-account %d, %d minutes; %s"
+    lines = ["soak of %s: %d clients in the mix on sub-account %d, minutes: %d; %s"
              % (doc["server"]["url"], doc["clients_in_mix"], doc["locations"]["mix"],
                 len(doc["minutes"]), doc["seed"]),
              "latencies in ms, of every request of the mix; memory at the end of each minute "
