@@ -5,12 +5,15 @@ counts and percentiles, skips endpoints of modules that are not built,
 revokes its token, stops after --requests, and says when a p95 is over
 the budget. (Its figures are measured by `make bench`, not checked here.)"""
 
+import http.server
 import importlib.util
+import itertools
 import json
 import os
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import harness
@@ -159,7 +162,7 @@ def test_mix_sends_reads_and_writes_in_their_shares_and_counts_invalidations():
         [run] = step["runs"]
         kinds = run["kinds"]
         assert run["requests"] == 600 and kinds["all"]["answers"] == 600
-        assert not any(k["non2xx"] for k in kinds.values()), kinds
+        assert not any(k["non2xx"] or k["status_5xx"] for k in kinds.values()), kinds
         # Each kind in its share of the ones this server has (no dashboard,
         # invoices or agency screens: those are skipped).
         skipped = {k["name"] for k in out["skipped"]}
@@ -236,3 +239,41 @@ def test_the_performance_page_is_written_from_the_figures_measured():
 def perf_doc(*args):
     return subprocess.run(["python3", os.path.join(harness.ROOT, "tools", "perf-bench", "perf-doc.py")]
                           + list(args), capture_output=True, text=True, timeout=60)
+
+
+class Failing(http.server.BaseHTTPRequestHandler):
+    """Answers 503 and 404 in turn: a server's failures and a client's."""
+    protocol_version = "HTTP/1.1"
+    turn = itertools.count()
+
+    def do_GET(self):
+        status = 503 if next(self.turn) % 2 == 0 else 404
+        self.send_response(status)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"no")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_5xx_answers_are_counted_apart_from_other_errors():
+    s, _ = server_with_contacts()
+    stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    threading.Thread(target=stub.serve_forever, daemon=True).start()
+    try:
+        p, out = bench(s, "--requests", "200", "--endpoints", "contact",
+                       "--hello", "http://127.0.0.1:%d/" % stub.server_address[1])
+        assert p.returncode == 0, p.stderr
+        hello, contact = out["endpoints"]
+        run = hello["runs"][0]
+        assert run["answers"] == run["non2xx"] == 200 and run["status_5xx"] == 100, run
+        assert (hello["median"]["errors"], hello["median"]["5xx"]) == (200, 100)
+        assert contact["median"]["errors"] == contact["median"]["5xx"] == 0
+        header, row = [line.split() for line in p.stdout.splitlines()
+                       if line.split()[:1] in (["endpoint"], ["hello"])]
+        at = header.index("5xx")
+        assert header[at - 1] == "errors" and row[at - 1:at + 1] == ["200", "100"], row
+    finally:
+        stub.shutdown()
+        s.close()

@@ -2,7 +2,8 @@
 -- mix.lua: wrk's side of perf-bench --mix. Each thread sends reads and
 -- writes of several kinds in the shares of a plan, and times each answer
 -- by its kind; at the end one line, "perf-bench-mix {json}", holds every
--- kind's counts and latency percentiles, and all of them together.
+-- kind's counts (the answers, those not 2xx, and among them the 5xx) and
+-- latency percentiles, and all of them together.
 --
 -- perf-bench runs one connection per wrk thread, so a thread has one
 -- request in flight and its answer is the one it sent last: that is what
@@ -95,9 +96,9 @@ function init(args)
    run = args[2] or "0"
    quota = tonumber(args[3]) or 0
    schedule = schedule_of(kinds)
-   hist, names, answered, failed = {}, {}, {}, {}
+   hist, names, answered, failed, broke = {}, {}, {}, {}, {}
    for _, k in ipairs(kinds) do
-      names[k.number], answered[k.number], failed[k.number] = k.name, 0, 0
+      names[k.number], answered[k.number], failed[k.number], broke[k.number] = k.name, 0, 0, 0
       for _, r in ipairs(k.requests) do
          if not (r.body and r.body:find("{u}", 1, true)) then
             r.text = format(r)
@@ -134,6 +135,9 @@ function response(status)
    if status < 200 or status > 299 then
       failed[sent_kind] = failed[sent_kind] + 1
    end
+   if status >= 500 then
+      broke[sent_kind] = broke[sent_kind] + 1
+   end
    answers = answers + 1
    stopped = stopped or stats.stop_at(answers, quota)
 end
@@ -149,9 +153,10 @@ end
 
 -- Every thread's histograms and counts added up, by kind and in "all".
 local function merged()
-   local hists, totals = { all = {} }, { all = { answers = 0, non2xx = 0 } }
+   local hists, totals = { all = {} }, { all = { answers = 0, non2xx = 0, status_5xx = 0 } }
    for _, thread in ipairs(threads) do
       local names, answered, failed = thread:get("names"), thread:get("answered"), thread:get("failed")
+      local broke = thread:get("broke")
       for key, n in pairs(thread:get("hist")) do
          local name, us = names[math.floor(key / BIN)], key % BIN
          hists[name] = hists[name] or {}
@@ -159,11 +164,13 @@ local function merged()
          hists.all[us] = (hists.all[us] or 0) + n
       end
       for number, name in pairs(names) do
-         local t = totals[name] or { answers = 0, non2xx = 0 }
+         local t = totals[name] or { answers = 0, non2xx = 0, status_5xx = 0 }
          t.answers, t.non2xx = t.answers + answered[number], t.non2xx + failed[number]
+         t.status_5xx = t.status_5xx + broke[number]
          totals[name] = t
          totals.all.answers = totals.all.answers + answered[number]
          totals.all.non2xx = totals.all.non2xx + failed[number]
+         totals.all.status_5xx = totals.all.status_5xx + broke[number]
       end
    end
    return hists, totals
@@ -174,7 +181,8 @@ function done(summary)
    local seconds = (stats.span(threads) or summary.duration) / 1e6
    local kinds = {}
    for name, c in pairs(totals) do
-      kinds[name] = { answers = c.answers, non2xx = c.non2xx, rps = c.answers / seconds,
+      kinds[name] = { answers = c.answers, non2xx = c.non2xx, status_5xx = c.status_5xx,
+                      rps = c.answers / seconds,
                       ms = stats.ms(hists[name] or {}, c.answers) }
    end
    local e = summary.errors

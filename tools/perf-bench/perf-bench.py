@@ -4,10 +4,11 @@
 by default), takes an API token, picks the sub-account with the most
 contacts, then runs wrk against every read endpoint in ENDPOINTS at each
 concurrency level, with keep-alive connections, and prints requests/s, p50,
-p95, p99, max and errors per endpoint and level. With --hello it measures
-a hello-world server first, the HTTP floor each endpoint is compared with.
-With --mix it sends reads and writes together instead (mix.lua), and
-counts the cached answers the writes made out of date.
+p95, p99, max and errors (the 5xx among them apart) per endpoint and
+level. With --hello it measures a hello-world server first, the HTTP floor
+each endpoint is compared with. With --mix it sends reads and writes
+together instead (mix.lua), and counts the cached answers the writes made
+out of date.
 
     perf-bench [--url URL] [--concurrency 1,10,50] [--duration S | --requests N]
                [--runs R] [--endpoints a,b] [--location ID] [--grow N]
@@ -97,12 +98,13 @@ MIX_READS = [("contacts", 16), ("contacts-search", 6), ("contact", 8), ("convers
              ("invoices", 2)]
 MIX_WRITES = [("create-contact", 3), ("move-deal", 3), ("add-message", 3), ("complete-task", 1)]
 
-FIGURES = ("rps", "p50", "p95", "p99", "max", "errors")
+FIGURES = ("rps", "p50", "p95", "p99", "max", "errors", "5xx")
 
 DESCRIPTION = """The reference's read benchmark: signs in, picks the sub-account with the
 most contacts and runs wrk against each read endpoint at each number of
 parallel keep-alive clients. Reports requests/s, p50, p95, p99 and max (ms,
-of every request) and errors (non-2xx answers and socket errors)."""
+of every request), errors (non-2xx answers and socket errors) and, of those,
+the 5xx answers: the server's own failures."""
 
 EXAMPLES = """examples:
   build/perf-seed --data-dir perf-data          # the data set (make seed)
@@ -441,7 +443,8 @@ def figures(result):
     """The table's figures of one wrk run."""
     ms, sock = result["ms"], result["socket_errors"]
     return {"rps": result["rps"], "p50": ms["p50"], "p95": ms["p95"], "p99": ms["p99"],
-            "max": ms["max"], "errors": result["non2xx"] + sum(sock.values())}
+            "max": ms["max"], "errors": result["non2xx"] + sum(sock.values()),
+            "5xx": result["status_5xx"]}
 
 
 def measure(args, api, endpoints, enc):
@@ -553,7 +556,8 @@ def mix_figures(result, kind):
     k = result["kinds"][kind]
     return {"rps": k["rps"], "p50": k["ms"]["p50"], "p95": k["ms"]["p95"], "p99": k["ms"]["p99"],
             "max": k["ms"]["max"],
-            "errors": k["non2xx"] + (sum(result["socket_errors"].values()) if kind == "all" else 0)}
+            "errors": k["non2xx"] + (sum(result["socket_errors"].values()) if kind == "all" else 0),
+            "5xx": k["status_5xx"]}
 
 
 def measure_mix(args, api, kinds, enc):
@@ -634,13 +638,14 @@ def hello_share(steps):
 
 def table(steps, head=("endpoint", "path")):
     hello = hello_share(steps)
-    cols = head + ("clients", "req/s", "p50", "p95", "p99", "max", "errors") + \
+    cols = head + ("clients", "req/s", "p50", "p95", "p99", "max", "errors", "5xx") + \
         (("of hello",) if hello else ())
     rows = [cols]
     for s in steps:
         m = s["median"]
         row = (s["name"], s["path"], str(s["clients"]), number(m["rps"]), number(m["p50"]),
-               number(m["p95"]), number(m["p99"]), number(m["max"]), "%g" % m["errors"])
+               number(m["p95"]), number(m["p99"]), number(m["max"]), "%g" % m["errors"],
+               "%g" % m["5xx"])
         if hello:
             h = hello.get(s["clients"])
             row += ("%.0f %%" % (100 * m["rps"] / h) if h else "",)

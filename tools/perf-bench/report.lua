@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: MIT
 -- report.lua: wrk's side of perf-bench. It counts the answers that are not
--- 2xx, can stop each thread after a number of answers (`-- N`), and at the
+-- 2xx (and among them the 5xx, the server's own failures), can stop each thread after a number of answers (`-- N`), and at the
 -- end prints one line, "perf-bench-result {json}", with the counts and the
 -- latency percentiles of every recorded request.
 --
@@ -23,7 +23,7 @@ local now_us = stats.now_us
 -- ---- in each thread --------------------------------------------------------
 
 function init(args)
-   answers, non2xx = 0, 0
+   answers, non2xx, status_5xx = 0, 0, 0
    quota = tonumber(args[1]) or 0
    started, stopped = now_us(), nil
 end
@@ -32,6 +32,9 @@ function response(status)
    answers = answers + 1
    if status < 200 or status > 299 then
       non2xx = non2xx + 1
+   end
+   if status >= 500 then
+      status_5xx = status_5xx + 1
    end
    stopped = stopped or stats.stop_at(answers, quota)
 end
@@ -96,10 +99,11 @@ end
 
 -- Totals over the threads.
 local function thread_totals()
-   local t = { answers = 0, non2xx = 0 }
+   local t = { answers = 0, non2xx = 0, status_5xx = 0 }
    for _, thread in ipairs(threads) do
       t.answers = t.answers + thread:get("answers")
       t.non2xx = t.non2xx + thread:get("non2xx")
+      t.status_5xx = t.status_5xx + thread:get("status_5xx")
    end
    return t
 end
@@ -115,7 +119,7 @@ function done(summary, latency)
    io.write("perf-bench-result ", stats.json({
       requests = summary.requests, recorded = total, duration_s = duration / 1e6,
       rps = summary.requests / (duration / 1e6), bytes = summary.bytes,
-      non2xx = t.non2xx, answers = t.answers,
+      non2xx = t.non2xx, status_5xx = t.status_5xx, answers = t.answers,
       socket_errors = { connect = e.connect, read = e.read, write = e.write, timeout = e.timeout },
       ms = stats.ms(raw, total),
       wrk_added_samples = (wrk_count or 0) - total,
