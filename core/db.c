@@ -124,25 +124,43 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-static int cache_grow(struct hl_db *c)
+/* Statements kept per connection at most. SQL is built from a request's
+ * filters, so a client can ask for many shapes of one list; when the cache
+ * is full, the statements not handed out in the current lease go. */
+#define STMT_CACHE_MAX 1024
+
+/* Move the cached statements into a table of `n` slots; with `prune`,
+ * finalize those not handed out in the current lease instead. */
+static int rehash(struct hl_db *c, size_t n, int prune)
 {
-	size_t n = c->nslots ? c->nslots * 2 : 64;
 	struct cached_stmt *slots = calloc(n, sizeof(*slots));
 	if (!slots)
 		return HL_ENOMEM;
+	c->nused_slots = 0;
 	for (size_t i = 0; i < c->nslots; i++) {
 		struct cached_stmt *s = &c->slots[i];
 		if (!s->sql)
 			continue;
+		if (prune && s->lease != c->lease) {
+			free(s->sql);
+			sqlite3_finalize(s->st);
+			continue;
+		}
 		size_t j = s->hash & (n - 1);
 		while (slots[j].sql)
 			j = (j + 1) & (n - 1);
 		slots[j] = *s;
+		c->nused_slots++;
 	}
 	free(c->slots);
 	c->slots = slots;
 	c->nslots = n;
 	return 0;
+}
+
+static int cache_grow(struct hl_db *c)
+{
+	return rehash(c, c->nslots ? c->nslots * 2 : 64, 0);
 }
 
 static int note_used(struct hl_db *c, struct cached_stmt *s)
@@ -197,6 +215,14 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 			return note_used(c, s) ? NULL : s->st;
 		}
 		j = (j + 1) & mask;
+	}
+	/* Full, and holding more than this lease's statements: prune, once. */
+	if (c->nused_slots >= STMT_CACHE_MAX && c->nused_slots > c->nused) {
+		if (rehash(c, c->nslots, 1)) {
+			log_error("out of memory caching a statement");
+			return NULL;
+		}
+		return hl_stmt(c, sql);
 	}
 	if ((c->nused_slots + 1) * 10 > c->nslots * 7) {
 		if (cache_grow(c)) {

@@ -109,11 +109,11 @@ void request_end(struct hl_req *r)
 {
 	arena_reset(&r->arena);
 	/* A big answer or body should not pin its memory to the thread. */
-	if (r->out.cap > 1 << 20)
+	if (r->out.cap > REQUEST_BUFFER_KEPT)
 		buf_release(&r->out);
-	if (r->packed.cap > 1 << 20)
+	if (r->packed.cap > REQUEST_BUFFER_KEPT)
 		buf_release(&r->packed);
-	if (r->body.cap > 1 << 20)
+	if (r->body.cap > REQUEST_BUFFER_KEPT)
 		buf_release(&r->body);
 }
 

@@ -305,6 +305,40 @@ static void stmt_cache_grows_past_its_first_size(void)
 	close_fixture(&f);
 }
 
+static int statements_of(struct hl_db *c)
+{
+	int n = 0;
+	for (sqlite3_stmt *st = NULL; (st = sqlite3_next_stmt(hl_sqlite(c), st));)
+		n++;
+	return n;
+}
+
+/* A client asking for ever new shapes of a list cannot grow a connection's
+ * statements without bound; those of the current lease stay usable. */
+static void stmt_cache_stays_bounded(void)
+{
+	struct fixture f;
+	if (open_fixture(&f))
+		return;
+	char sql[64];
+	for (int i = 0; i < 5000; i++) {
+		snprintf(sql, sizeof(sql), "SELECT %d", i);
+		CHECK(hl_stmt(f.w, sql) != NULL);
+		if (i % 10 == 9)
+			db_conn_reset(f.w); /* a request ends */
+	}
+	CHECK(statements_of(f.w) <= 1100);
+	sqlite3_stmt *held = hl_stmt(f.w, "SELECT 'held'");
+	for (int i = 0; i < 1200; i++) { /* one lease longer than the cache */
+		snprintf(sql, sizeof(sql), "SELECT %d + 1", i);
+		CHECK(hl_stmt(f.w, sql) != NULL);
+	}
+	CHECK(sqlite3_step(held) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(held, 0), "held"));
+	sqlite3_reset(held);
+	db_conn_reset(f.w);
+	close_fixture(&f);
+}
+
 static void readers_are_lent_returned_and_read_only(void)
 {
 	struct fixture f;
@@ -343,4 +377,5 @@ TEST_MAIN(init,
 	  owners_are_independent,
 	  stmt_cache_returns_the_same_statement_reset,
 	  stmt_cache_grows_past_its_first_size,
+	  stmt_cache_stays_bounded,
 	  readers_are_lent_returned_and_read_only)
