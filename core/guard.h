@@ -41,8 +41,9 @@ enum guard_state {
 	GUARD_HEAD,  /* waiting for a request's head (a new or kept connection) */
 	GUARD_BODY,  /* reading a request's body */
 	GUARD_WORK,  /* answering: the guard never interrupts it */
-	GUARD_DRAIN, /* answered without reading the whole body: civetweb reads
-	              * the rest before the next head, for at most a second */
+	GUARD_DRAIN, /* answered without reading the whole body (civetweb reads
+	              * the rest before the next head), or with the answer cut
+	              * short: the connection is closed within a second */
 };
 
 struct guard_counts {
