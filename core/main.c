@@ -18,13 +18,11 @@
 #include "migrate.h"
 #include "module.h"
 #include "ratelimit.h"
-#include "request.h"
 #include "router.h"
 #include "server.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -322,11 +320,6 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* glibc raises its mmap threshold each time a mapped block is freed,
-	 * after which big buffers come from the arenas of a hundred worker
-	 * threads and stay there: fixed, a big answer's memory goes back to
-	 * the system when the answer has been sent. */
-	mallopt(M_MMAP_THRESHOLD, REQUEST_BUFFER_KEPT);
 	if (sodium_init() < 0)
 		fatal("libsodium could not be initialised");
 	if (!strcmp(cmd, "serve"))

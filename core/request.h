@@ -110,7 +110,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
  * when the commit failed (the answer is then replaced by a 500). */
 int request_finish(struct hl_req *r);
 /* Forget the request's memory (after the answer was sent). A worker keeps
- * its buffers up to this size for the next request; bigger ones go back:
+ * its buffers up to this size for the next request; bigger ones are freed:
  * a hundred workers would otherwise each keep their biggest answer. */
 #define REQUEST_BUFFER_KEPT (256 * 1024)
 void request_end(struct hl_req *r);
