@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ struct hl_db {
 	int log_plans;             /* log each new statement's query plan */
 	long long deadline_us;     /* statements past it are interrupted; 0: none */
 	int overran;               /* one was, since the deadline was set */
+	_Atomic long long cache_bytes; /* its page cache, as of its last return */
 };
 
 struct db {
@@ -495,10 +497,28 @@ struct hl_db *db_lend(struct db *db)
 	return c;
 }
 
+/* The page cache is the connection's own: it is read here, by its current
+ * holder, and kept for db_cache_bytes to add up from any thread. */
+static void note_cache_size(struct hl_db *c)
+{
+	int now = 0, high = 0;
+	sqlite3_db_status(c->sql, SQLITE_DBSTATUS_CACHE_USED, &now, &high, 0);
+	atomic_store_explicit(&c->cache_bytes, now, memory_order_relaxed);
+}
+
+long long db_cache_bytes(const struct db *db)
+{
+	long long sum = atomic_load_explicit(&db->writer->cache_bytes, memory_order_relaxed);
+	for (int i = 0; i < db->nreaders; i++)
+		sum += atomic_load_explicit(&db->readers[i].cache_bytes, memory_order_relaxed);
+	return sum;
+}
+
 void db_return(struct db *db, struct hl_db *c)
 {
 	if (!c)
 		return;
+	note_cache_size(c);
 	db_conn_reset(c);
 	db_set_deadline(c, 0);
 	pthread_mutex_lock(&db->pool_lock);
@@ -516,6 +536,7 @@ struct hl_db *db_write_lock(struct db *db)
 
 void db_write_unlock(struct db *db, struct hl_db *w)
 {
+	note_cache_size(w);
 	db_conn_reset(w);
 	db_set_deadline(w, 0);
 	/* Writes made outside BEGIN ... COMMIT have committed by now. */

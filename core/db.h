@@ -32,6 +32,9 @@ struct db;
 int db_open(struct db **out, const struct config *cfg);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
+/* What the connections' page caches hold, in bytes, as each last left a
+ * request or a write; any thread. */
+long long db_cache_bytes(const struct db *db);
 
 /* A read connection; waits while all are lent, for at most the setting
  * reader_wait_ms, then returns NULL (the caller answers 503). */

@@ -21,6 +21,7 @@
 #include "request.h"
 #include "server.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -89,21 +90,36 @@ static void rows_done(void)
 	pthread_mutex_unlock(&counts.lock);
 }
 
-/* Resident memory now and at its peak, in bytes, from /proc. */
-static void memory(long long *rss, long long *peak)
+/* Where the process's memory is: resident (all of it, its peak, the
+ * anonymous part, which leaves out the database's mapped pages), SQLite's
+ * page caches (bounded by sqlite_cache_mb per connection), and the heap
+ * the C library keeps: in use, and free but not given back. The last two
+ * walk every malloc arena under its lock, which is fine for an admin's
+ * request and why nothing on a hot path reads them. */
+struct memory {
+	long long rss, peak, anon, page_caches, heap_used, heap_free;
+};
+
+static void memory(struct memory *m, const struct server *srv)
 {
 	char line[256];
-	*rss = *peak = 0;
+	memset(m, 0, sizeof(*m));
 	FILE *f = fopen("/proc/self/status", "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		long long kb;
 		if (sscanf(line, "VmRSS: %lld kB", &kb) == 1)
-			*rss = kb * 1024;
+			m->rss = kb * 1024;
 		else if (sscanf(line, "VmHWM: %lld kB", &kb) == 1)
-			*peak = kb * 1024;
+			m->peak = kb * 1024;
+		else if (sscanf(line, "RssAnon: %lld kB", &kb) == 1)
+			m->anon = kb * 1024;
 	}
 	if (f)
 		fclose(f);
+	m->page_caches = db_cache_bytes(srv->db);
+	struct mallinfo2 mi = mallinfo2();
+	m->heap_used = (long long)(mi.uordblks + mi.hblkhd);
+	m->heap_free = (long long)mi.fordblks;
 }
 
 static const char *const pragmas[] = {
@@ -297,9 +313,9 @@ static void json_tables(struct hl_json *j, struct hl_req *req)
 static int metrics_json(struct hl_req *req)
 {
 	const struct server *srv = req->srv;
-	long long rss, peak;
+	struct memory mem;
 	uint64_t entries, bytes;
-	memory(&rss, &peak);
+	memory(&mem, srv);
 	cache_usage(srv->cache, &entries, &bytes);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
@@ -320,8 +336,12 @@ static int metrics_json(struct hl_req *req)
 	hl_json_object_end(j);
 	hl_json_key(j, "memory");
 	hl_json_object(j);
-	put_int(j, "rss_bytes", rss);
-	put_int(j, "rss_peak_bytes", peak);
+	put_int(j, "rss_bytes", mem.rss);
+	put_int(j, "rss_peak_bytes", mem.peak);
+	put_int(j, "anon_bytes", mem.anon);
+	put_int(j, "sqlite_page_cache_bytes", mem.page_caches);
+	put_int(j, "heap_used_bytes", mem.heap_used);
+	put_int(j, "heap_free_bytes", mem.heap_free);
 	hl_json_object_end(j);
 	json_jobs(j, srv->jobs);
 	json_events(j, srv->events);
@@ -451,9 +471,9 @@ static void counter(struct buf *b, const char *name, const char *text, long long
 static void prom_server(struct buf *b, const struct server *srv)
 {
 	const struct metrics *m = srv->metrics;
-	long long rss, peak;
+	struct memory mem;
 	uint64_t entries, bytes;
-	memory(&rss, &peak);
+	memory(&mem, srv);
 	cache_usage(srv->cache, &entries, &bytes);
 	gauge(b, "hyperlevel_workers", "HTTP worker threads.", m->threads);
 	gauge(b, "hyperlevel_workers_busy", "Workers inside a request now.", m->busy);
@@ -467,7 +487,14 @@ static void prom_server(struct buf *b, const struct server *srv)
 		(long long)g.heads_closed);
 	counter(b, "hyperlevel_slow_bodies_cut_total", "Request bodies cut for arriving too slowly.",
 		(long long)g.bodies_cut);
-	gauge(b, "hyperlevel_resident_memory_bytes", "Resident memory.", (double)rss);
+	gauge(b, "hyperlevel_resident_memory_bytes", "Resident memory.", (double)mem.rss);
+	gauge(b, "hyperlevel_anonymous_memory_bytes", "Resident memory not backed by a file.",
+	      (double)mem.anon);
+	gauge(b, "hyperlevel_sqlite_page_cache_bytes", "What SQLite's page caches hold.",
+	      (double)mem.page_caches);
+	gauge(b, "hyperlevel_heap_used_bytes", "Heap memory in use.", (double)mem.heap_used);
+	gauge(b, "hyperlevel_heap_free_bytes", "Heap memory free but kept by the allocator.",
+	      (double)mem.heap_free);
 	gauge(b, "hyperlevel_cache_entries", "Answers in the read cache.", (double)entries);
 	gauge(b, "hyperlevel_cache_bytes", "Memory of the read cache.", (double)bytes);
 }

@@ -42,7 +42,11 @@ def test_metrics_match_the_requests_made():
         assert route(m, "*", "(no route)")["status"]["4xx"] == 1
         assert m["tables"]["reader_items"] == 2
         assert m["sqlite"]["journal_mode"] == "wal" and m["sqlite"]["synchronous"] == 1
-        assert m["memory"]["rss_bytes"] > 1 << 20
+        mem = m["memory"]
+        assert mem["rss_bytes"] > 1 << 20 and 0 < mem["anon_bytes"] < mem["rss_bytes"]
+        # A reader has read pages of the database by now, and kept them.
+        assert mem["sqlite_page_cache_bytes"] >= 4096
+        assert mem["heap_used_bytes"] > 0 and mem["heap_free_bytes"] >= 0
         assert m["workers"]["threads"] == 128 and m["workers"]["busy"] >= 1
         assert m["cache"]["enabled"] and m["cache"]["entries"] >= 1
         assert any(j["name"] == "contacts.purge" for j in m["jobs"])
@@ -116,6 +120,7 @@ def test_prometheus_text_for_admins_and_the_scraper_token():
         assert samples['hyperlevel_request_duration_seconds_count%s}' % key] == 3
         assert samples['hyperlevel_table_rows{table="reader_items"}'] == 0
         assert samples["hyperlevel_resident_memory_bytes"] > 0
+        assert samples["hyperlevel_sqlite_page_cache_bytes"] > 0
         scraper = s.client()
         assert scraper.get("/metrics").status == 401
         assert scraper.get("/metrics", headers={"Authorization": "Bearer wrong"}).status == 401
