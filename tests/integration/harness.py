@@ -85,7 +85,7 @@ class Server:
         return [os.path.join(BUILD, "hyperlevel"), command,
                 "--data-dir", self.data_dir, "--port", str(self.port),
                 "--modules-dir", self.modules_dir, "--plugins-dir", self.plugins_dir,
-                "--web-dir", os.path.join(ROOT, "webui"), "--config", "/dev/null"]
+                "--web-dir", os.path.join(BUILD, "web"), "--config", "/dev/null"]
 
     def run(self, command, *extra):
         """Run a one-shot subcommand; returns (exit code, stdout, stderr)."""

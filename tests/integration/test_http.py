@@ -2,6 +2,7 @@
 """The HTTP layer as a client sees it: routing, the error format, headers,
 bodies, the write path's all-or-nothing rule, static files and shutdown."""
 
+import json
 import os
 import re
 import signal
@@ -9,6 +10,7 @@ import socket
 import threading
 import time
 
+import harness
 from harness import Server, error_lines
 
 
@@ -209,14 +211,17 @@ def test_big_answer_arrives_whole():
 
 
 def test_static_files_and_app_pages():
+    with open(os.path.join(harness.BUILD, "web", "manifest.json")) as f:
+        built = json.load(f)  # the built web folder's hashed names
     with probe_server() as s:
         r = s.get("/")
         assert r.status == 200 and r.header("content-type").startswith("text/html")
         assert b"<title>HyperLevel</title>" in r.body
-        assert s.get("/app.js").header("content-type").startswith("text/javascript")
+        shell = s.get("/" + built["shell.js"])
+        assert shell.status == 200 and shell.header("content-type").startswith("text/javascript")
         assert s.get("/contacts").body == r.body  # a page of the app
         assert s.get("/missing.js").status == 404
-        head = s.request("HEAD", "/app.css")
+        head = s.request("HEAD", "/" + built["shell.css"])
         assert head.status == 200 and head.body == b""
 
 

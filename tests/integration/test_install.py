@@ -23,6 +23,8 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         for path in ("usr/bin/hyperlevel", "usr/lib/hyperlevel/modules/contacts.so",
                      "etc/hyperlevel/hyperlevel.conf", "etc/hyperlevel/plugins.d/contacts.conf",
                      "usr/share/hyperlevel/webui/index.html",
+                     "usr/share/hyperlevel/webui/index.html.csp",
+                     "usr/share/hyperlevel/webui/manifest.json", "usr/lib/hyperlevel/hl-assets",
                      "usr/include/hyperlevel/hyperlevel.h", "usr/lib/pkgconfig/hyperlevel.pc"):
             assert os.path.exists(os.path.join(dest, path)), path
 
@@ -37,6 +39,11 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         if moduledir.startswith(dest):
             moduledir = moduledir[len(dest):]
         assert moduledir == "/usr/lib/hyperlevel/modules"
+        assets = subprocess.run(["pkg-config", "--variable=hl_assets", "hyperlevel"], env=env,
+                                check=True, capture_output=True, text=True).stdout.strip()
+        assert assets.endswith("/usr/lib/hyperlevel/hl-assets")
+        with open(os.path.join(usr, "share", "hyperlevel", "webui", "index.html")) as f:
+            assert "data-inline" not in f.read()  # the built page, not its source
 
         # The example lives outside the tree: only the installed header is seen.
         work = tempfile.mkdtemp(prefix="hl-module-")

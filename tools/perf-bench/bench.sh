@@ -38,7 +38,7 @@ serve() {
 	port=$(free_port)
 	url=http://127.0.0.1:$port
 	PGHL_RESULT_CACHE=$1 "$BUILD/hyperlevel" serve --data-dir "$dir/data" --config /dev/null \
-		--modules-dir "$BUILD/modules" --plugins-dir plugins.d --web-dir webui \
+		--modules-dir "$BUILD/modules" --plugins-dir plugins.d --web-dir "$BUILD/web" \
 		--port "$port" --backups no >"$dir/log" 2>&1 &
 	server=$!
 	for _ in $(seq 100); do

@@ -96,7 +96,7 @@ def main():
         port = free_port()
         server = subprocess.Popen([build + "/hyperlevel", "serve", "--data-dir", data, "--port",
                                    str(port), "--modules-dir", build + "/modules", "--plugins-dir",
-                                   ROOT + "/plugins.d", "--web-dir", ROOT + "/webui", "--config",
+                                   ROOT + "/plugins.d", "--web-dir", build + "/web", "--config",
                                    "/dev/null"], env=dict(os.environ, PGHL_BACKUPS="0"),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client = Client(port)
