@@ -20,6 +20,7 @@ struct server {
 	struct db *db;
 	struct mg_context *mg;
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
+	struct pages *pages;  /* the menu of browser pages (pages.h) */
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per account per 15 minutes */
 	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */
