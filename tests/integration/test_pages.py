@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: MIT
+"""The browser pages modules offer, as the shell asks for them: which
+pages /api/pages gives each role (location-admin pages by the location
+the request names), in menu order, none of a disabled module's, their
+scripts by hashed name when the web folder was built with manifests; and
+a module declaring a bad page refused."""
+
+import json
+import os
+import re
+
+from harness import Server, error_lines
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+REPORTS = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports")
+INDEX = b"<!doctype html><title>HyperLevel</title><p>sign in</p>\n"
+
+
+class WebServer(Server):
+    """A server whose web folder is root/web, made by the test."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.web = os.path.join(self.root, "web")
+        os.makedirs(self.web)
+
+    def args(self, command="serve"):
+        a = super().args(command)
+        a[a.index("--web-dir") + 1] = self.web
+        return a
+
+    def write(self, rel, data):
+        path = os.path.join(self.web, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def started(s):
+    s.create_admin(*ADMIN)
+    return s.start()
+
+
+def add_user(admin, email, role, locations):
+    r = admin.post("/api/admin/users", {"email": email, "name": email.split("@")[0],
+                                        "role": role, "password": "user-pass-123",
+                                        "location_ids": locations})
+    assert r.status == 201, r.body
+
+
+def pages(client, headers=None, query=""):
+    r = client.get("/api/pages" + query, headers=headers)
+    assert r.status == 200, r.body
+    return r.json()["data"]
+
+
+def paths(client, headers=None, query=""):
+    return [p["path"] for p in pages(client, headers, query)]
+
+
+def test_each_role_sees_the_pages_it_may_open_in_menu_order():
+    with started(Server(modules=REPORTS)) as s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        add_user(admin, "lu@example.test", "location_user", [a])
+        add_user(admin, "staff@example.test", "agency_user", [])
+        user = s.login("lu@example.test", "user-pass-123")
+        assert pages(user) == [
+            {"module": "reports", "path": "/dashboard", "label": "Dashboard",
+             "script": "/modules/reports/dashboard.js", "order": 10},
+            {"module": "contacts", "path": "/contacts", "label": "Contacts",
+             "script": "/modules/contacts/contacts.js", "order": 20},
+            {"module": "contacts", "path": "/contacts/:id", "label": None,
+             "script": "/modules/contacts/contacts.js", "order": 20},
+        ]
+        assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
+                                                          "/contacts/:id"]
+        staff = s.login("staff@example.test", "user-pass-123")
+        assert "/system" not in paths(staff)
+        got = pages(admin)
+        assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id", "/system"]
+        assert got[-1] == {"module": "core", "path": "/system", "label": "System",
+                           "script": "/system.js", "order": 90}
+
+
+def test_location_admin_pages_follow_the_location_the_request_names():
+    # The probe's page is for location admins, at the contacts' order.
+    with started(Server(modules=("contacts", "probe"))) as s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        b = admin.post("/api/admin/locations", {"name": "B"}).json()["id"]
+        add_user(admin, "la@example.test", "location_admin", [a])
+        add_user(admin, "lu@example.test", "location_user", [a])
+        add_user(admin, "staff@example.test", "agency_user", [])
+        boss = s.login("la@example.test", "user-pass-123")
+        assert paths(boss) == ["/contacts", "/contacts/:id"]
+        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id", "/probe"]
+        assert paths(boss, query="?location_id=%d" % a)[-1] == "/probe"
+        assert "/probe" not in paths(boss, {"X-Location-Id": str(b)})  # not theirs
+        assert "/probe" not in paths(boss, {"X-Location-Id": "x"})
+        user = s.login("lu@example.test", "user-pass-123")
+        assert "/probe" not in paths(user, {"X-Location-Id": str(a)})
+        staff = s.login("staff@example.test", "user-pass-123")
+        assert "/probe" not in paths(staff, {"X-Location-Id": str(a)})
+        assert paths(admin) == ["/contacts", "/contacts/:id", "/probe", "/system"]
+
+
+def test_a_disabled_module_leaves_no_page():
+    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/system"]), ("no", ["/system"])):
+        with started(Server(modules=("contacts",),
+                            plugins={"contacts": "enabled = %s\n" % enabled})) as s:
+            assert paths(s.login(*ADMIN)) == want, enabled
+
+
+def test_pages_need_a_session():
+    with Server(modules=("contacts",)).start() as s:
+        r = s.get("/api/pages")
+        assert r.status == 401 and r.error_code() == "unauthorized"
+
+
+def test_a_module_with_a_bad_page_is_refused_naming_it():
+    with Server(modules=("contacts", "probe_bad_page")) as s:
+        code, log = s.start_fails()
+        assert code == 1, log
+        lines = error_lines(log)
+        assert len(lines) == 1, log
+        assert re.match(r"error: .*/probe_bad_page\.so: refused: init failed: page 2"
+                        r" \(/probe_bad_page/:id\): the script must be a file name", lines[0]), lines
+
+
+def test_scripts_are_named_as_the_manifests_say():
+    s = WebServer(modules=REPORTS)
+    s.write("index.html", INDEX)
+    s.write("manifest.json", json.dumps({"system.js": "system.0123456789.js"}))
+    s.write("system.0123456789.js", "export default function page() {}\n")
+    s.write("modules/contacts/manifest.json", json.dumps({"contacts.js": "contacts.abcdef0123.js"}))
+    s.write("modules/contacts/contacts.abcdef0123.js", "export default function page() {}\n")
+    # A manifest that does not name the page's script: its plain name.
+    s.write("modules/reports/manifest.json", json.dumps({"other.js": "other.abcdef0123.js"}))
+    with started(s):
+        admin = s.login(*ADMIN)
+        scripts = {p["path"]: p["script"] for p in pages(admin)}
+        assert scripts == {"/system": "/system.0123456789.js",
+                           "/contacts": "/modules/contacts/contacts.abcdef0123.js",
+                           "/contacts/:id": "/modules/contacts/contacts.abcdef0123.js",
+                           "/dashboard": "/modules/reports/dashboard.js"}
+        r = admin.get(scripts["/contacts"])
+        assert r.status == 200 and r.header("cache-control") == "public, max-age=31536000, immutable"
+    assert re.search(r"warning: .*/modules/reports/manifest\.json does not name dashboard\.js",
+                     s.log), s.log
+
+
+def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
+    s = WebServer(modules=("contacts",))
+    s.write("modules/contacts/manifest.json", json.dumps({"contacts.js": "contacts.abcdef0123.js"}))
+    s.write("manifest.json", "[not json")
+    with started(s):
+        scripts = {p["path"]: p["script"] for p in pages(s.login(*ADMIN))}
+        assert scripts["/contacts"] == "/modules/contacts/contacts.js"
+        assert scripts["/system"] == "/system.js"
+    assert "contacts.abcdef0123.js for contacts.js, which the folder lacks" in s.log, s.log
+    assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
