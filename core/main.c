@@ -164,7 +164,8 @@ static int serve(struct core *c)
 		c->srv.web_root = strdup(real);
 	else
 		log_warn("%s: %s; only the API is served", c->cfg.web_dir, strerror(errno));
-	if ((rc = pages_load(&c->srv.pages, c->srv.modules, c->srv.web_root)))
+	if ((rc = pages_load(&c->srv.pages, c->srv.modules, c->srv.web_root)) ||
+	    (rc = static_load(&c->srv)))
 		return rc;
 	if ((rc = http_start(&c->srv)))
 		return rc;
@@ -197,6 +198,7 @@ static void core_release(struct core *c)
 	metrics_free(c->srv.metrics);
 	free(c->srv.web_root);
 	pages_free(c->srv.pages);
+	free(c->srv.document_csp);
 	config_free(&c->cfg);
 }
 

@@ -2,17 +2,21 @@
 """The browser pages modules offer, as the shell asks for them: which
 pages /api/pages gives each role (location-admin pages by the location
 the request names), in menu order, none of a disabled module's, their
-scripts by hashed name when the web folder was built with manifests; and
-a module declaring a bad page refused."""
+scripts by hashed name when the web folder was built with manifests; a
+module declaring a bad page refused; and the app's document sent with the
+policy its inline parts need while every other answer keeps the default."""
 
 import json
 import os
 import re
+import socket
 
 from harness import Server, error_lines
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 REPORTS = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports")
+DEFAULT_CSP = ("default-src 'self'; img-src 'self' data:; object-src 'none';"
+               " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 INDEX = b"<!doctype html><title>HyperLevel</title><p>sign in</p>\n"
 
 
@@ -160,3 +164,68 @@ def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
         assert scripts["/system"] == "/system.js"
     assert "contacts.abcdef0123.js for contacts.js, which the folder lacks" in s.log, s.log
     assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
+
+
+def raw_headers(port, path):
+    """The header lines of a GET, as sent: a dict would fold repeated ones."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        c.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n")[0].decode()
+    return head.split("\r\n")
+
+
+def csp_of(port, path):
+    lines = raw_headers(port, path)
+    found = [l.split(":", 1)[1].strip() for l in lines
+             if l.lower().startswith("content-security-policy:")]
+    assert len(found) == 1, lines
+    return lines[0], found[0]
+
+
+def directives(policy):
+    return dict((d.strip().split(" ", 1) + [""])[:2] for d in policy.split(";") if d.strip())
+
+
+def test_the_apps_document_allows_its_inline_parts_by_hash():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    s.write("index.html.csp", "script-src 'self' 'sha256-AAAA='; style-src 'self' 'sha256-BBBB='\n")
+    s.write("app.1a2b3c4d5e.js", "export const x = 1;\n")
+    with s.start():
+        for path in ("/", "/app", "/app/contacts/123", "/app/contacts/jane.doe", "/index.html"):
+            status, policy = csp_of(s.port, path)
+            assert " 200 " in status, (path, status)
+            d = directives(policy)
+            assert d["script-src"] == "'self' 'sha256-AAAA='", (path, policy)
+            assert d["style-src"] == "'self' 'sha256-BBBB='", (path, policy)
+            for name, value in directives(DEFAULT_CSP).items():
+                assert d[name] == value, (path, name, policy)
+        for path in ("/api/health", "/app.1a2b3c4d5e.js", "/missing.js"):
+            assert csp_of(s.port, path)[1] == DEFAULT_CSP, path
+        # A revalidation gets it too, and still one header.
+        etag = s.get("/").header("etag")
+        r = s.get("/", headers={"If-None-Match": etag})
+        assert r.status == 304 and "sha256-AAAA=" in r.header("content-security-policy")
+
+
+def test_a_csp_file_that_sets_more_is_left_out():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    s.write("index.html.csp", "script-src 'self' 'sha256-AAAA='; default-src *\n")
+    with s.start():
+        assert csp_of(s.port, "/")[1] == DEFAULT_CSP
+    assert re.search(r"warning: .*index\.html\.csp: only script-src and style-src may be set,"
+                     r" not default-src \*;", s.log), s.log
+
+
+def test_without_a_csp_file_the_document_keeps_the_default():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    with s.start():
+        assert csp_of(s.port, "/")[1] == DEFAULT_CSP
