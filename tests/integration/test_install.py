@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """`make install` into a temporary DESTDIR, then a module built outside
 the source tree with nothing but pkg-config and the installed header,
-loaded by the installed server."""
+loaded by the installed server, its page installed where pkg-config
+says."""
 
 import os
 import shutil
@@ -37,6 +38,11 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         if moduledir.startswith(dest):
             moduledir = moduledir[len(dest):]
         assert moduledir == "/usr/lib/hyperlevel/modules"
+        webdir = subprocess.run(["pkg-config", "--variable=webdir", "hyperlevel"], env=env,
+                                check=True, capture_output=True, text=True).stdout.strip()
+        if webdir.startswith(dest):
+            webdir = webdir[len(dest):]
+        assert webdir == "/usr/share/hyperlevel/webui"
 
         # The example lives outside the tree: only the installed header is seen.
         work = tempfile.mkdtemp(prefix="hl-module-")
@@ -46,6 +52,9 @@ def test_installed_server_loads_a_module_built_out_of_tree():
                         "-shared", "-o", os.path.join(modules, "hello.so"), "hello.c"],
                        cwd=work, check=True, timeout=120)
         shutil.rmtree(work)
+        pages = os.path.join(dest, webdir.lstrip("/"), "modules", "hello")
+        os.makedirs(pages)
+        shutil.copy(os.path.join(harness.ROOT, "examples", "hello", "webui", "hello.js"), pages)
         plugins = os.path.join(dest, "etc", "hyperlevel", "plugins.d")
         with open(os.path.join(plugins, "hello.conf"), "w") as f:
             f.write("greeting = Welcome\n")
@@ -57,11 +66,18 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         s.args = lambda command="serve": [binary] + args(command)[1:-4] + [
             "--web-dir", os.path.join(usr, "share", "hyperlevel", "webui"),
             "--config", os.path.join(dest, "etc", "hyperlevel", "hyperlevel.conf")]
+        s.create_admin()
         with s.start():
             r = s.get("/api/hello/Ada")
             assert r.status == 200
             assert r.json() == {"message": "Welcome, Ada!"}
             assert b"<title>HyperLevel</title>" in s.get("/").body
+            menu = s.login("admin@example.test", "admin-pass-1").get("/api/pages").json()["data"]
+            hello = [p for p in menu if p["module"] == "hello"]
+            assert hello == [{"module": "hello", "path": "/hello", "label": "Hello",
+                              "script": "/modules/hello/hello.js", "order": 50}], menu
+            r = s.get(hello[0]["script"])
+            assert r.status == 200 and b"export default async function page" in r.body
     finally:
         shutil.rmtree(dest, ignore_errors=True)
 
