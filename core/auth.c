@@ -201,8 +201,9 @@ static int identify(struct hl_req *r)
 
 /* ---- 4. where ---------------------------------------------------------- */
 
-/* The location asked for: 0 when none; -1 (after answering 400) when bad. */
-static int64_t requested_location(struct hl_req *r)
+/* The location the request names: 0 when none; -1 when it is not a
+ * positive integer. */
+static int64_t named_location(struct hl_req *r)
 {
 	const char *v = mg_get_header(r->conn, "X-Location-Id");
 	if (!v)
@@ -210,10 +211,15 @@ static int64_t requested_location(struct hl_req *r)
 	if (!v)
 		return 0;
 	long long id;
-	if (conf_int(v, 1, INT64_MAX, &id)) {
+	return conf_int(v, 1, INT64_MAX, &id) ? -1 : id;
+}
+
+/* The location asked for: 0 when none; -1 (after answering 400) when bad. */
+static int64_t requested_location(struct hl_req *r)
+{
+	int64_t id = named_location(r);
+	if (id < 0)
 		hl_reply_error(r, 400, "bad_request", "the location id must be a positive integer");
-		return -1;
-	}
 	return id;
 }
 
@@ -256,6 +262,12 @@ int auth_may_open(struct hl_req *r, int64_t id)
 {
 	return id > 0 && open_location(r, id) == id &&
 	       (!r->who.token_location || r->who.token_location == id);
+}
+
+int64_t auth_named_location(struct hl_req *r)
+{
+	int64_t id = named_location(r);
+	return auth_may_open(r, id) ? id : 0;
 }
 
 static int choose_location(struct hl_req *r, int required)
@@ -371,7 +383,7 @@ static int within_rate(struct hl_req *r)
 
 /* ---- the rules --------------------------------------------------------- */
 
-static int role_allows(enum hl_access access, enum role role)
+int auth_role_allows(enum hl_access access, enum role role)
 {
 	switch (access) {
 	case HL_ACCESS_AGENCY: return role_is_agency(role);
@@ -411,7 +423,7 @@ int auth_admit(struct hl_req *r)
 		hl_reply_error(r, 403, "forbidden", "this token is limited to one location");
 		return -1;
 	}
-	if (!role_allows(route->access, r->who.role)) {
+	if (!auth_role_allows(route->access, r->who.role)) {
 		hl_reply_error(r, 403, "forbidden", "your role may not do this");
 		return -1;
 	}

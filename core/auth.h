@@ -37,6 +37,17 @@ void auth_too_many(struct hl_req *r, const struct limit *l, const char *what);
 
 /* Whether the caller may open location `id`. */
 int auth_may_open(struct hl_req *r, int64_t id);
+/* The location the request names (X-Location-Id, else location_id) when
+ * the caller may open it; 0 when it names none, a malformed one or one
+ * the caller may not open. Answers nothing: for routes of no location
+ * whose answer only depends on the location when there is one. */
+int64_t auth_named_location(struct hl_req *r);
+/* Whether `role` may call a route of `access`: agency routes need an
+ * agency role, admin routes an agency admin, location-admin routes a
+ * location admin or an agency admin (the location is checked apart). The
+ * one copy of the rule: whatever else shows what a role may open (the
+ * pages) asks it too. */
+int auth_role_allows(enum hl_access access, enum role role);
 
 /* Set (or with lifetime 0, clear) the session cookie on the answer. */
 void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s);

@@ -38,9 +38,10 @@ static const char security_headers[] =
 	"X-Content-Type-Options: nosniff\r\n"
 	"X-Frame-Options: DENY\r\n"
 	"Referrer-Policy: same-origin\r\n"
-	"Cross-Origin-Opener-Policy: same-origin\r\n"
-	"Content-Security-Policy: default-src 'self'; img-src 'self' data:;"
-	" object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'\r\n";
+	"Cross-Origin-Opener-Policy: same-origin\r\n";
+
+const char http_csp[] = "default-src 'self'; img-src 'self' data:; object-src 'none';"
+	" base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 static const char *status_text(int status)
 {
@@ -102,10 +103,11 @@ int http_format_head(const struct hl_req *r, char *dst, size_t cap)
 	else if (has_body(r->status))
 		snprintf(type_and_length, sizeof(type_and_length),
 			 "Content-Type: %s\r\nContent-Length: %zu\r\n", type, r->out.len - HEAD_ROOM);
-	return snprintf(dst, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n%sCache-Control: %s\r\n%s%s\r\n",
+	return snprintf(dst, cap, "HTTP/1.1 %d %s\r\nDate: %s\r\n%sCache-Control: %s\r\n%s"
+			"Content-Security-Policy: %s\r\n%s\r\n",
 			r->status, status_text(r->status), http_date(), type_and_length,
 			r->cache_control ? r->cache_control : "no-store", security_headers,
-			r->headers.len ? r->headers.data : "");
+			r->csp ? r->csp : http_csp, r->headers.len ? r->headers.data : "");
 }
 
 int http_send(struct hl_req *r, const void *data, size_t len)

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "migrate.h"
 #include "module.h"
+#include "pages.h"
 #include "ratelimit.h"
 #include "router.h"
 #include "server.h"
@@ -75,7 +76,7 @@ static int load_modules(struct core *c)
 	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
 	    accounts_register(c->srv.router) || users_register(c->srv.router) ||
 	    audit_register(c->srv.router) || doctor_register(c->srv.router) ||
-	    metrics_register(c->srv.router))
+	    metrics_register(c->srv.router) || pages_register(c->srv.router))
 		return HL_ENOMEM;
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
@@ -163,6 +164,9 @@ static int serve(struct core *c)
 		c->srv.web_root = strdup(real);
 	else
 		log_warn("%s: %s; only the API is served", c->cfg.web_dir, strerror(errno));
+	if ((rc = pages_load(&c->srv.pages, c->srv.modules, c->srv.web_root)) ||
+	    (rc = static_load(&c->srv)))
+		return rc;
 	if ((rc = http_start(&c->srv)))
 		return rc;
 	snprintf(detail, sizeof(detail), "http://%s:%lld", c->cfg.bind, c->cfg.port);
@@ -193,6 +197,8 @@ static void core_release(struct core *c)
 	cache_free(c->srv.cache);
 	metrics_free(c->srv.metrics);
 	free(c->srv.web_root);
+	pages_free(c->srv.pages);
+	free(c->srv.document_csp);
 	config_free(&c->cfg);
 }
 

@@ -2,13 +2,14 @@
 /*
  * module.c: the module loader of module.h, and the registration functions a
  * module's init calls (hl_add_routes_, hl_add_migrations_, hl_add_jobs_,
- * hl_add_event_handlers_, hl_setting).
+ * hl_add_event_handlers_, hl_add_pages_, hl_setting).
  */
 #include "module.h"
 #include "conf.h"
 #include "events.h"
 #include "log.h"
 #include "migrate.h"
+#include "pages.h"
 #include "request.h"
 #include "server.h"
 
@@ -46,6 +47,8 @@ struct hl_mod {
 	int njobs;
 	struct hl_event_handler *handlers;
 	int nhandlers;
+	struct hl_page *pages;
+	int npages;
 	struct modules *set;
 };
 
@@ -67,6 +70,7 @@ struct modules {
 #define JOB_SIZE_1_0 sizeof(struct hl_job)
 #define DESC_SIZE_1_0 sizeof(struct hl_module)
 #define HANDLER_SIZE_1_1 sizeof(struct hl_event_handler)
+#define PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
 
 static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -216,6 +220,53 @@ HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_hand
 						   " nor a prefix ending in .*", i + 1,
 						   EVENT_NAME_MAX, h->event ? h->event : "(null)");
 		mod->handlers[mod->nhandlers++] = *h;
+	}
+	return 0;
+}
+
+/* Who already has a page at `path`: the core, a loaded module or this one
+ * (NULL: nobody). */
+static const char *page_owner(const struct hl_mod *mod, const char *path)
+{
+	size_t ncore;
+	const struct hl_page *core = pages_core(&ncore);
+	for (size_t i = 0; i < ncore; i++)
+		if (page_same_path(core[i].path, path))
+			return "core";
+	for (int i = 0; i <= mod->set->norder; i++) {
+		const struct hl_mod *m = i < mod->set->norder ? mod->set->order[i] : mod;
+		for (int k = 0; k < m->npages; k++)
+			if (page_same_path(m->pages[k].path, path))
+				return m->name;
+	}
+	return NULL;
+}
+
+HL_API int hl_add_pages_(struct hl_mod *mod, const struct hl_page *t, size_t n, size_t size)
+{
+	int rc = check_init(mod, "hl_add_pages");
+	if (rc)
+		return rc;
+	if (size < PAGE_SIZE_1_5)
+		return registration_failed(mod, HL_EABI, "page table entries are too small");
+	struct hl_page *grown = realloc(mod->pages, sizeof(*grown) * (mod->npages + n));
+	if (!grown)
+		return registration_failed(mod, HL_ENOMEM, "out of memory");
+	mod->pages = grown;
+	for (size_t i = 0; i < n; i++) {
+		/* A zeroed copy of what the module's ABI has: fields added later
+		 * keep their defaults, and a newer module's are left out. */
+		struct hl_page p = { 0 };
+		memcpy(&p, (const char *)t + i * size, size < sizeof(p) ? size : sizeof(p));
+		const char *why, *owner;
+		rc = page_check(&p, &why);
+		if (rc)
+			return registration_failed(mod, rc, "page %zu (%s): %s", i + 1,
+						   p.path ? p.path : "no path", why ? why : hl_strerror(rc));
+		if ((owner = page_owner(mod, p.path)))
+			return registration_failed(mod, HL_EEXIST, "page %zu (%s): module '%s' has a"
+						   " page there already", i + 1, p.path, owner);
+		mod->pages[mod->npages++] = p;
 	}
 	return 0;
 }
@@ -467,6 +518,9 @@ static void undo(struct hl_mod *m)
 	free(m->handlers);
 	m->handlers = NULL;
 	m->nhandlers = 0;
+	free(m->pages);
+	m->pages = NULL;
+	m->npages = 0;
 }
 
 static void init_module(struct hl_mod *m)
@@ -605,6 +659,7 @@ void modules_free(struct modules *set)
 		free(m->migrations);
 		free(m->jobs);
 		free(m->handlers);
+		free(m->pages);
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
@@ -649,6 +704,14 @@ struct mod_handler *modules_handlers(struct modules *set, int *n)
 int modules_loaded(const struct modules *set)
 {
 	return set->norder;
+}
+
+const struct hl_page *modules_pages(const struct modules *set, int i, const char **name, int *n)
+{
+	const struct hl_mod *m = set->order[i];
+	*name = m->name;
+	*n = m->npages;
+	return m->pages;
 }
 
 int modules_count(const struct modules *set)

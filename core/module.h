@@ -67,6 +67,10 @@ const char *mod_state_name(enum mod_state s);
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);
 int modules_loaded(const struct modules *set);
+/* The pages of the i-th loaded module (0 <= i < modules_loaded, in load
+ * order), in table order; its name in *name, the count in *n. */
+const struct hl_page *modules_pages(const struct modules *set, int i, const char **name,
+				    int *n);
 /* Every module found, loaded or not, for the doctor: how many, and the
  * i-th's name, state and reason (why disabled or refused, else NULL). */
 int modules_count(const struct modules *set);

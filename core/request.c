@@ -43,6 +43,7 @@ void request_reset_answer(struct hl_req *r)
 	r->status = 0;
 	r->content_type = NULL;
 	r->cache_control = NULL;
+	r->csp = NULL;
 	r->encoded = 0;
 	r->replied = 0;
 }

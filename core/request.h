@@ -87,6 +87,8 @@ struct hl_req {
 	int status;
 	const char *content_type;
 	const char *cache_control; /* NULL: no-store */
+	const char *csp;            /* the Content-Security-Policy; NULL: http_csp.
+	                             * Must outlive the request. */
 	int encoded;                /* the body is final as it is (a precompressed
 	                             * file, a cached variant, a stream): the HTTP
 	                             * layer never compresses it */
@@ -147,6 +149,9 @@ int stream_body_added(struct hl_req *r, size_t added);
 /* The status line and headers of r's answer into dst; the length, as
  * snprintf counts it. */
 int http_format_head(const struct hl_req *r, char *dst, size_t cap);
+/* The Content-Security-Policy every answer gets (its value), unless the
+ * answer's `csp` replaces it. */
+extern const char http_csp[];
 
 /* Split the query string into r->query; HL_EINVAL when a part has a bad
  * escape or a NUL (the good parts are kept). */

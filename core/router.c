@@ -164,6 +164,17 @@ static int parse_pattern(const char *pattern, struct route_entry *e, const char 
 	}
 }
 
+int router_check_pattern(const char *pattern, const char **why)
+{
+	struct route_entry *e = calloc(1, sizeof(*e));
+	if (!e)
+		return HL_ENOMEM;
+	*why = NULL;
+	int rc = parse_pattern(pattern, e, why);
+	entry_free(e);
+	return rc;
+}
+
 static struct node *find_or_make(struct router *r, const char *pattern)
 {
 	struct node *n = &r->root;

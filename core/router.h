@@ -53,6 +53,10 @@ const char *method_name(int m);
  * taken (*why names the owner). */
 int router_add(struct router *r, const struct hl_route *route, const char *owner,
 	       const void *module, const char **why);
+/* Whether `pattern` has the shape of a route's pattern ("/", literal and
+ * :param segments): 0, or HL_EINVAL with *why set; HL_ENOMEM. For other
+ * tables that take patterns (pages). */
+int router_check_pattern(const char *pattern, const char **why);
 /* Add the core's own routes (owner "core"); 0 or the first error. */
 int router_add_table(struct router *r, const struct hl_route *t, size_t n, const char *owner);
 

@@ -20,6 +20,8 @@ struct server {
 	struct db *db;
 	struct mg_context *mg;
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
+	struct pages *pages;  /* the menu of browser pages (pages.h) */
+	char *document_csp;   /* the app's document's policy, or NULL (static.c) */
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per account per 15 minutes */
 	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */
@@ -44,6 +46,11 @@ struct hl_req;
 /* Answer a GET/HEAD for a path no route has from the web folder (a 404
  * when there is no such file). */
 void static_serve(struct hl_req *r);
+/* Read what static_serve needs from the web folder once, at start: the
+ * policy of the app's document (WEB/index.html.csp). A file that is not
+ * one line of script-src and style-src is logged and left out. 0 or
+ * HL_ENOMEM. */
+int static_load(struct server *s);
 
 /* The core's own routes: health, and signing in with the caller's account. */
 int health_register(struct router *r);

@@ -7,8 +7,16 @@
  * by segment, "." and ".." segments and backslashes are refused, and the
  * file's real path (symlinks resolved) must still lie inside the folder's
  * real path. A path whose last segment has no extension and names no file
- * is a page of the app and gets index.html; anything else missing
- * (app.3f9a1c2b.js included) is a real JSON 404.
+ * is a page of the app and gets index.html, as does any path under /app/
+ * that names no file; anything else missing (app.3f9a1c2b.js included) is
+ * a real JSON 404.
+ *
+ * The app's document (the folder's index.html, however it was reached)
+ * inlines its first script and style; WEB/index.html.csp, written by the
+ * build, holds the script-src and style-src that allow them by hash. It is
+ * read once at start (static_load) into a policy that is the default one
+ * (http_csp) with those two directives replaced, and only that document is
+ * sent with it.
  *
  * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
  * by its content, so it is "public, max-age=31536000, immutable"; anything
@@ -32,12 +40,15 @@
  * lives in the request arena.
  */
 #include "compress.h"
+#include "log.h"
 #include "request.h"
 #include "server.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +56,9 @@
 #include <unistd.h>
 
 #define IMMUTABLE "public, max-age=31536000, immutable"
+#define DOCUMENT "index.html"
+#define DOCUMENT_CSP "index.html.csp"
+#define CSP_MAX 2048
 #define HTTP_DATE "%a, %d %b %Y %H:%M:%S GMT"
 
 struct media {
@@ -156,9 +170,15 @@ static int open_regular(struct hl_req *r, struct file *f, const char *rel)
 	return rc;
 }
 
+/* Whether the decoded path is /app or under it: the app's own pages. */
+static int in_app(const char *rel)
+{
+	return !strncmp(rel, "app", 3) && (!rel[3] || rel[3] == '/');
+}
+
 /* Find and open the file that answers the path; *hashed says whether its
- * name is content-hashed. */
-static int locate(struct hl_req *r, struct file *f, int *hashed)
+ * name is content-hashed, *document whether it is the app's document. */
+static int locate(struct hl_req *r, struct file *f, int *hashed, int *document)
 {
 	char *rel = safe_relative(r);
 	if (!rel)
@@ -168,15 +188,17 @@ static int locate(struct hl_req *r, struct file *f, int *hashed)
 	if (*rel && !open_inside(r, f, rel)) {
 		if (S_ISREG(f->st.st_mode)) {
 			*hashed = is_hashed(last);
+			*document = !strcmp(rel, DOCUMENT);
 			return 0;
 		}
 		int dir = S_ISDIR(f->st.st_mode);
 		file_close(f);
-		return dir ? open_regular(r, f, hl_sprintf(r, "%s/index.html", rel)) : HL_ENOENT;
+		return dir ? open_regular(r, f, hl_sprintf(r, "%s/" DOCUMENT, rel)) : HL_ENOENT;
 	}
-	if (strchr(last, '.'))
+	if (strchr(last, '.') && !in_app(rel))
 		return HL_ENOENT; /* a missing file, never a page */
-	return open_regular(r, f, "index.html"); /* a page of the app */
+	*document = 1;
+	return open_regular(r, f, DOCUMENT); /* a page of the app */
 }
 
 /* Swap f for file.br or file.gz when it is there, a regular file. */
@@ -313,8 +335,8 @@ static int answer(struct hl_req *r, const struct file *f, const char *type, enum
 void static_serve(struct hl_req *r)
 {
 	struct file f = { .fd = -1 };
-	int hashed = 0;
-	int rc = locate(r, &f, &hashed);
+	int hashed = 0, document = 0;
+	int rc = locate(r, &f, &hashed, &document);
 	if (!rc) {
 		const char *type = media_type(f.path);
 		enum coding c = pick_coding(r, &f, type);
@@ -323,4 +345,127 @@ void static_serve(struct hl_req *r)
 	file_close(&f);
 	if (rc)
 		hl_reply_error(r, 404, "not_found", "nothing here");
+	else if (document)
+		r->csp = r->srv->document_csp;
+}
+
+/* ---- the document's policy ------------------------------------------------ */
+
+/* The directive's name: its first word, lowercased into `name`. */
+static void directive_name(const char *d, size_t n, char name[32])
+{
+	size_t k = 0;
+	while (k < n && k < 31 && d[k] != ' ')
+		name[k] = (char)tolower((unsigned char)d[k]), k++;
+	name[k] = '\0';
+}
+
+static int is_replaced(const char *name)
+{
+	return !strcmp(name, "script-src") || !strcmp(name, "style-src");
+}
+
+/* Append to `out` the directives of `policy` (';'-separated) that are
+ * (want = 1) or are not (want = 0) script-src or style-src, trimmed and
+ * joined with "; ". With want = 1, any other directive is refused:
+ * HL_EINVAL with *bad pointing at it. */
+static int take_directives(char *out, size_t cap, const char *policy, int want,
+			   const char **bad)
+{
+	for (const char *p = policy; *p;) {
+		size_t n = strcspn(p, ";");
+		const char *d = p;
+		p += n + (p[n] == ';');
+		while (n && *d == ' ')
+			d++, n--;
+		while (n && d[n - 1] == ' ')
+			n--;
+		if (!n)
+			continue;
+		char name[32];
+		directive_name(d, n, name);
+		if (is_replaced(name) != want) {
+			if (want) {
+				*bad = d;
+				return HL_EINVAL;
+			}
+			continue;
+		}
+		size_t len = strlen(out);
+		snprintf(out + len, cap - len, "%s%.*s", len ? "; " : "", (int)n, d);
+	}
+	return 0;
+}
+
+/* The first line of `path` into line[CSP_MAX], trailing spaces cut.
+ * HL_ENOENT when there is no such file. */
+static int read_line(const char *path, char line[CSP_MAX])
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? HL_ENOENT : HL_EIO;
+	int rc = fgets(line, CSP_MAX, f) ? 0 : HL_EIO;
+	fclose(f);
+	if (rc)
+		return rc;
+	size_t n = strcspn(line, "\r\n");
+	if (n == CSP_MAX - 1)
+		return HL_ETOOBIG;
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	line[n] = '\0';
+	return 0;
+}
+
+/* Whether the policy text holds only printable ASCII: nothing that could
+ * end the header or start another. */
+static int printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return 0;
+	return 1;
+}
+
+int static_load(struct server *s)
+{
+	char line[CSP_MAX], policy[CSP_MAX] = "", rest[CSP_MAX] = "";
+	const char *bad = NULL, *why = NULL;
+	char *path = NULL, *merged = NULL;
+	if (!s->web_root)
+		return 0;
+	if (asprintf(&path, "%s/" DOCUMENT_CSP, s->web_root) < 0)
+		return HL_ENOMEM;
+	int rc = read_line(path, line);
+	if (rc == HL_ENOENT)
+		why = NULL; /* an unbuilt folder: nothing inline to allow */
+	else if (rc == HL_ETOOBIG)
+		why = "the line is too long";
+	else if (rc)
+		why = "it cannot be read";
+	else if (!printable(line))
+		why = "it holds more than printable ASCII";
+	else if (take_directives(policy, sizeof(policy), line, 1, &bad))
+		why = "only script-src and style-src may be set, not";
+	else if (!*policy)
+		why = "it sets no script-src or style-src";
+	rc = 0;
+	if (why) {
+		log_warn("%s: %s%s%.*s; the app's document keeps the default policy", path, why,
+			 bad ? " " : "", bad ? (int)strcspn(bad, ";") : 0, bad ? bad : "");
+		goto out;
+	}
+	if (!*policy)
+		goto out;
+	/* The default's other directives first, then the file's. */
+	take_directives(rest, sizeof(rest), http_csp, 0, &bad);
+	if (asprintf(&merged, "%s; %s", rest, policy) < 0) {
+		rc = HL_ENOMEM;
+		goto out;
+	}
+	free(s->document_csp);
+	s->document_csp = merged;
+out:
+	free(path);
+	return rc;
 }

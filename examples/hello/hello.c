@@ -8,6 +8,16 @@
  * Copy hello.so into the modules folder (pkg-config --variable=moduledir
  * hyperlevel) and restart the server: GET /api/hello answers, and the
  * greeting comes from plugins.d/hello.conf (`greeting = ...`).
+ *
+ * Its page, webui/hello.js, is built into the web folder's modules/hello/
+ * by the asset tool the server installs (content-hashed names, .br and .gz
+ * copies, and the manifest through which the server finds the page):
+ *
+ *   $(pkg-config --variable=hl_assets hyperlevel) --base /modules/hello/ \
+ *       --out "$(pkg-config --variable=webdir hyperlevel)/modules/hello" webui
+ *
+ * (copying hello.js there as it is works too, unhashed). After the
+ * restart, signed-in users find "Hello" in the menu (GET /api/pages).
  */
 #include <hyperlevel/hyperlevel.h>
 
@@ -18,12 +28,21 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_PUBLIC },
 };
 
+/* The page of webui/hello.js, in the menu of every signed-in user. */
+static const struct hl_page pages[] = {
+	{ .path = "/hello", .script = "hello.js", .label = "Hello", .access = HL_ACCESS_USER,
+	  .order = 50 },
+};
+
 static const char *greeting;
 
 static int init(struct hl_mod *mod)
 {
 	greeting = hl_setting(mod, "greeting", "Hello");
-	return hl_add_routes(mod, routes);
+	int rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
+	return rc;
 }
 
 HL_MODULE(.name = "hello", .version = "1.0.0", .init = init,

@@ -2,8 +2,8 @@
 /*
  * contacts.c: the contacts module: its routes, migrations, jobs (the CSV
  * import's, the upkeep of health scores and company links, and the one
- * that removes soft-deleted contacts for good after a grace period) and
- * the events it counts as a contact's activity.
+ * that removes soft-deleted contacts for good after a grace period), the
+ * events it counts as a contact's activity, and its browser pages.
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
@@ -59,6 +59,13 @@ static const struct hl_job jobs[] = {
 	{ .name = "companies", .period_ms = 600 * 1000, .slice = companies_slice },
 };
 
+/* The browser pages (webui/contacts.js): the list, in the menu, and a
+ * contact's record, reached from it. */
+static const struct hl_page pages[] = {
+	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20 },
+	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20 },
+};
+
 /* What other modules report about a contact, counted on its record. */
 static const struct hl_event_handler handlers[] = {
 	{ .event = "message.*", .handle = activity_count },
@@ -85,6 +92,8 @@ static int init(struct hl_mod *mod)
 		rc = hl_add_jobs(mod, jobs);
 	if (!rc)
 		rc = hl_add_event_handlers(mod, handlers);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reports.c: the reports module: the dashboard of a location's numbers,
- * the overview of the sub-account (its project), and the dashboards a
- * location arranges from widgets. Its tables are dashboards and widgets;
+ * the overview of the sub-account (its project), the dashboards a
+ * location arranges from widgets, and the dashboard's browser page. Its tables are dashboards and widgets;
  * the figures come from the other modules' tables, so it requires them.
  * Every query is scoped by the current location.
  */
@@ -40,11 +40,18 @@ static const struct hl_route routes[] = {
 	  .cache_ms = 30000, .reads = FIGURE_TABLES " dashboards widgets" },
 };
 
+/* The dashboard's browser page (webui/dashboard.js), first in the menu. */
+static const struct hl_page pages[] = {
+	{ .path = "/dashboard", .script = "dashboard.js", .label = "Dashboard", .order = 10 },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

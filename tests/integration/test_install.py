@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """`make install` into a temporary DESTDIR, then a module built outside
 the source tree with nothing but pkg-config and the installed header,
-loaded by the installed server."""
+loaded by the installed server, its page installed where pkg-config
+says."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -44,6 +46,11 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         assert assets.endswith("/usr/lib/hyperlevel/hl-assets")
         with open(os.path.join(usr, "share", "hyperlevel", "webui", "index.html")) as f:
             assert "data-inline" not in f.read()  # the built page, not its source
+        webdir = subprocess.run(["pkg-config", "--variable=webdir", "hyperlevel"], env=env,
+                                check=True, capture_output=True, text=True).stdout.strip()
+        if webdir.startswith(dest):
+            webdir = webdir[len(dest):]
+        assert webdir == "/usr/share/hyperlevel/webui"
 
         # The example lives outside the tree: only the installed header is seen.
         work = tempfile.mkdtemp(prefix="hl-module-")
@@ -53,6 +60,15 @@ def test_installed_server_loads_a_module_built_out_of_tree():
                         "-shared", "-o", os.path.join(modules, "hello.so"), "hello.c"],
                        cwd=work, check=True, timeout=120)
         shutil.rmtree(work)
+        # Its page, built by the installed asset tool, as its author would.
+        pages = os.path.join(dest, webdir.lstrip("/"), "modules", "hello")
+        subprocess.run([os.path.join(dest, assets.lstrip("/")) if not assets.startswith(dest)
+                        else assets, "--out", pages, "--base", "/modules/hello/",
+                        os.path.join(harness.ROOT, "examples", "hello", "webui")],
+                       check=True, timeout=60)
+        with open(os.path.join(pages, "manifest.json")) as f:
+            hello_js = json.load(f)["hello.js"]
+        assert hello_js != "hello.js"
         plugins = os.path.join(dest, "etc", "hyperlevel", "plugins.d")
         with open(os.path.join(plugins, "hello.conf"), "w") as f:
             f.write("greeting = Welcome\n")
@@ -64,11 +80,18 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         s.args = lambda command="serve": [binary] + args(command)[1:-4] + [
             "--web-dir", os.path.join(usr, "share", "hyperlevel", "webui"),
             "--config", os.path.join(dest, "etc", "hyperlevel", "hyperlevel.conf")]
+        s.create_admin()
         with s.start():
             r = s.get("/api/hello/Ada")
             assert r.status == 200
             assert r.json() == {"message": "Welcome, Ada!"}
             assert b"<title>HyperLevel</title>" in s.get("/").body
+            menu = s.login("admin@example.test", "admin-pass-1").get("/api/pages").json()["data"]
+            hello = [p for p in menu if p["module"] == "hello"]
+            assert hello == [{"module": "hello", "path": "/hello", "label": "Hello",
+                              "script": "/modules/hello/" + hello_js, "order": 50}], menu
+            r = s.get(hello[0]["script"])
+            assert r.status == 200 and b"export default async function page" in r.body
     finally:
         shutil.rmtree(dest, ignore_errors=True)
 

@@ -4,7 +4,8 @@
  *
  * This is the only header a module includes. A module is a shared object that
  * exports one descriptor, `hl_module` (declare it with HL_MODULE), and
- * registers its routes, migrations and tick jobs from its init function.
+ * registers its routes, migrations, tick jobs, event handlers and pages
+ * from its init function.
  * Everything else a module needs is a plain hl_ function declared here and
  * exported by the server binary.
  *
@@ -32,6 +33,8 @@
  *   1.4  hl_read_end; hl_read may return NULL (no reader free in time);
  *        hl_csv_check; hl_query_keyset; the CSV writer guards formulas
  *        and hl_csv_field takes the guard off.
+ *   1.5  pages: struct hl_page and hl_add_pages, the browser pages a
+ *        module offers and its menu entries (GET /api/pages).
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -47,7 +50,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 4
+#define HL_ABI_MINOR 5
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -235,6 +238,37 @@ HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t loca
 			  int64_t subject_id, const char *data);
 
 /* ---------------------------------------------------------------------------
+ * Pages. A module ships the browser pages of its feature as ES modules in
+ * its webui/ folder, installed into the server's web folder under
+ * modules/NAME/, and declares them here. GET /api/pages answers the pages
+ * the enabled modules offer the caller, in menu order (order, then module
+ * load order, then table order); the browser's shell builds its menu and
+ * its routes from that answer and loads a page's script when it is opened
+ * (see the README for the script's shape). A page is a convenience for
+ * people, not a permission: the routes its script calls check access.
+ */
+struct hl_page {
+	/* "/contacts" or "/contacts/:id": the page's address under /app, of
+	 * literal and :param segments like a route's pattern; unique among
+	 * every module's pages (":param" names do not count). */
+	const char *path;
+	/* "contacts.js": a file of the module's webui/ folder, a plain name
+	 * of [A-Za-z0-9._-] ending in ".js" (no folder, no "..", no leading
+	 * dot); the answer gives its URL, content-hashed when the folder was
+	 * built with a manifest. */
+	const char *script;
+	/* "Contacts": its menu entry; NULL for a page with no entry (a
+	 * record's page, reached by a link). At most 64 characters. */
+	const char *label;
+	/* Who sees it, with the rules of routes: the zero value is every
+	 * signed-in user; HL_ACCESS_LOCATION_ADMIN pages are shown to location
+	 * admins when the request names a location they may open (the
+	 * browser's current one) and to agency admins always. */
+	enum hl_access access;
+	int order;          /* menu position, lower first */
+};
+
+/* ---------------------------------------------------------------------------
  * The module descriptor. Its first five fields never move: the core reads
  * them before it calls any function of the module.
  */
@@ -271,11 +305,17 @@ struct hl_module {
 	hl_add_jobs_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
 #define hl_add_event_handlers(mod, table) \
 	hl_add_event_handlers_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
+#define hl_add_pages(mod, table) \
+	hl_add_pages_((mod), (table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]))
 HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n, size_t size);
 HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, size_t n, size_t size);
 HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, size_t size);
 HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_handler *t,
 				  size_t n, size_t size);
+/* Pages (ABI 1.5): HL_EINVAL, logged with the module and the entry, for a
+ * path, script, label or access that breaks the rules of struct hl_page;
+ * HL_EEXIST for a path another page (of any module, or the core's) has. */
+HL_API int hl_add_pages_(struct hl_mod *mod, const struct hl_page *t, size_t n, size_t size);
 
 /* Settings from plugins.d/NAME.conf, read inside init. hl_setting returns
  * the value or `def` when the file does not set it; the string lives as long

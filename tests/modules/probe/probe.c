@@ -80,6 +80,16 @@ static const struct hl_job jobs[] = {
 	{ .name = "work", .period_ms = 1000, .slice = work },
 };
 
+/* A page for location admins, at the order of the contacts' pages: it
+ * comes after them, the probe being loaded after contacts. */
+static const struct hl_page pages[] = {
+	{ .path = "/" PROBE_NAME, .script = PROBE_NAME ".js", .label = "Probe",
+	  .access = HL_ACCESS_LOCATION_ADMIN, .order = 20 },
+#ifdef PROBE_BAD_PAGE
+	{ .path = "/" PROBE_NAME "/:id", .script = "../" PROBE_NAME ".js" },
+#endif
+};
+
 static const char *greeting;
 /* probe.work processes rows 1..work_rows, each taking work_row_ms, and
  * heeds hl_job_over_budget unless work_ignores_budget = yes. */
@@ -111,6 +121,8 @@ static int init(struct hl_mod *mod)
 		rc = hl_add_routes(mod, routes);
 	if (!rc)
 		rc = hl_add_jobs(mod, jobs);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 #ifdef PROBE_NEWER_SYMBOL
 	if (!rc)
 		rc = hl_function_from_the_future(mod);

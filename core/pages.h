@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pages.h: the browser pages the core and the loaded modules offer
+ * (struct hl_page), their rules, the menu they make, and GET /api/pages,
+ * which answers the part of that menu a caller may open.
+ *
+ * The menu is made once at start, after the modules are loaded: the core's
+ * pages (module "core") and then each loaded module's in load order, put
+ * in order by `order` (ties keep that sequence), each script resolved to
+ * its URL through the web folder's manifests. It is only read afterwards.
+ */
+#ifndef HL_PAGES_H
+#define HL_PAGES_H
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <stddef.h>
+
+#define PAGE_LABEL_MAX 64 /* characters */
+
+struct modules;
+struct router;
+struct pages;
+
+/* Whether `p` keeps the rules of struct hl_page: 0, or HL_EINVAL with
+ * *why set (a sentence naming the field); HL_ENOMEM. */
+int page_check(const struct hl_page *p, const char **why);
+/* Whether two page paths are the same place: equal segment by segment,
+ * where any :param equals any other. */
+int page_same_path(const char *a, const char *b);
+/* The core's own pages; count in *n. */
+const struct hl_page *pages_core(size_t *n);
+
+/* Make the menu into *out from the core's pages and every loaded module's,
+ * resolving scripts under `web_root` (NULL: serve none; plain names). A
+ * manifest that is broken, or lacks a page's script, or names a file the
+ * folder lacks, is logged and the plain name used. 0 or HL_ENOMEM. */
+int pages_load(struct pages **out, const struct modules *set, const char *web_root);
+void pages_free(struct pages *p);
+
+/* GET /api/pages. */
+int pages_register(struct router *r);
+
+#endif

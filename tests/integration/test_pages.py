@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: MIT
+"""The browser pages modules offer, as the shell asks for them: which
+pages /api/pages gives each role (location-admin pages by the location
+the request names), in menu order, none of a disabled module's, their
+scripts by hashed name when the web folder was built with manifests; a
+module declaring a bad page refused; and the app's document sent with the
+policy its inline parts need while every other answer keeps the default."""
+
+import json
+import os
+import re
+import socket
+
+from harness import Server, error_lines
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+REPORTS = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports")
+DEFAULT_CSP = ("default-src 'self'; img-src 'self' data:; object-src 'none';"
+               " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+INDEX = b"<!doctype html><title>HyperLevel</title><p>sign in</p>\n"
+
+
+class WebServer(Server):
+    """A server whose web folder is root/web, made by the test."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.web = os.path.join(self.root, "web")
+        os.makedirs(self.web)
+
+    def args(self, command="serve"):
+        a = super().args(command)
+        a[a.index("--web-dir") + 1] = self.web
+        return a
+
+    def write(self, rel, data):
+        path = os.path.join(self.web, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def started(s):
+    s.create_admin(*ADMIN)
+    return s.start()
+
+
+def add_user(admin, email, role, locations):
+    r = admin.post("/api/admin/users", {"email": email, "name": email.split("@")[0],
+                                        "role": role, "password": "user-pass-123",
+                                        "location_ids": locations})
+    assert r.status == 201, r.body
+
+
+def pages(client, headers=None, query=""):
+    r = client.get("/api/pages" + query, headers=headers)
+    assert r.status == 200, r.body
+    return r.json()["data"]
+
+
+def paths(client, headers=None, query=""):
+    return [p["path"] for p in pages(client, headers, query)]
+
+
+def test_each_role_sees_the_pages_it_may_open_in_menu_order():
+    with started(Server(modules=REPORTS)) as s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        add_user(admin, "lu@example.test", "location_user", [a])
+        add_user(admin, "staff@example.test", "agency_user", [])
+        user = s.login("lu@example.test", "user-pass-123")
+        assert pages(user) == [
+            {"module": "reports", "path": "/dashboard", "label": "Dashboard",
+             "script": "/modules/reports/dashboard.js", "order": 10},
+            {"module": "contacts", "path": "/contacts", "label": "Contacts",
+             "script": "/modules/contacts/contacts.js", "order": 20},
+            {"module": "contacts", "path": "/contacts/:id", "label": None,
+             "script": "/modules/contacts/contacts.js", "order": 20},
+        ]
+        assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
+                                                          "/contacts/:id"]
+        staff = s.login("staff@example.test", "user-pass-123")
+        assert "/system" not in paths(staff)
+        got = pages(admin)
+        assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id", "/system"]
+        assert got[-1] == {"module": "core", "path": "/system", "label": "System",
+                           "script": "/system.js", "order": 90}
+
+
+def test_location_admin_pages_follow_the_location_the_request_names():
+    # The probe's page is for location admins, at the contacts' order.
+    with started(Server(modules=("contacts", "probe"))) as s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        b = admin.post("/api/admin/locations", {"name": "B"}).json()["id"]
+        add_user(admin, "la@example.test", "location_admin", [a])
+        add_user(admin, "lu@example.test", "location_user", [a])
+        add_user(admin, "staff@example.test", "agency_user", [])
+        boss = s.login("la@example.test", "user-pass-123")
+        assert paths(boss) == ["/contacts", "/contacts/:id"]
+        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id", "/probe"]
+        assert paths(boss, query="?location_id=%d" % a)[-1] == "/probe"
+        assert "/probe" not in paths(boss, {"X-Location-Id": str(b)})  # not theirs
+        assert "/probe" not in paths(boss, {"X-Location-Id": "x"})
+        user = s.login("lu@example.test", "user-pass-123")
+        assert "/probe" not in paths(user, {"X-Location-Id": str(a)})
+        staff = s.login("staff@example.test", "user-pass-123")
+        assert "/probe" not in paths(staff, {"X-Location-Id": str(a)})
+        assert paths(admin) == ["/contacts", "/contacts/:id", "/probe", "/system"]
+
+
+def test_a_disabled_module_leaves_no_page():
+    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/system"]), ("no", ["/system"])):
+        with started(Server(modules=("contacts",),
+                            plugins={"contacts": "enabled = %s\n" % enabled})) as s:
+            assert paths(s.login(*ADMIN)) == want, enabled
+
+
+def test_pages_need_a_session():
+    with Server(modules=("contacts",)).start() as s:
+        r = s.get("/api/pages")
+        assert r.status == 401 and r.error_code() == "unauthorized"
+
+
+def test_a_module_with_a_bad_page_is_refused_naming_it():
+    with Server(modules=("contacts", "probe_bad_page")) as s:
+        code, log = s.start_fails()
+        assert code == 1, log
+        lines = error_lines(log)
+        assert len(lines) == 1, log
+        assert re.match(r"error: .*/probe_bad_page\.so: refused: init failed: page 2"
+                        r" \(/probe_bad_page/:id\): the script must be a file name", lines[0]), lines
+
+
+def test_scripts_are_named_as_the_manifests_say():
+    s = WebServer(modules=REPORTS)
+    s.write("index.html", INDEX)
+    s.write("manifest.json", json.dumps({"system.js": "system.0123456789.js"}))
+    s.write("system.0123456789.js", "export default function page() {}\n")
+    s.write("modules/contacts/manifest.json", json.dumps({"contacts.js": "contacts.abcdef0123.js"}))
+    s.write("modules/contacts/contacts.abcdef0123.js", "export default function page() {}\n")
+    # A manifest that does not name the page's script: its plain name.
+    s.write("modules/reports/manifest.json", json.dumps({"other.js": "other.abcdef0123.js"}))
+    with started(s):
+        admin = s.login(*ADMIN)
+        scripts = {p["path"]: p["script"] for p in pages(admin)}
+        assert scripts == {"/system": "/system.0123456789.js",
+                           "/contacts": "/modules/contacts/contacts.abcdef0123.js",
+                           "/contacts/:id": "/modules/contacts/contacts.abcdef0123.js",
+                           "/dashboard": "/modules/reports/dashboard.js"}
+        r = admin.get(scripts["/contacts"])
+        assert r.status == 200 and r.header("cache-control") == "public, max-age=31536000, immutable"
+    assert re.search(r"warning: .*/modules/reports/manifest\.json does not name dashboard\.js",
+                     s.log), s.log
+
+
+def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
+    s = WebServer(modules=("contacts",))
+    s.write("modules/contacts/manifest.json", json.dumps({"contacts.js": "contacts.abcdef0123.js"}))
+    s.write("manifest.json", "[not json")
+    with started(s):
+        scripts = {p["path"]: p["script"] for p in pages(s.login(*ADMIN))}
+        assert scripts["/contacts"] == "/modules/contacts/contacts.js"
+        assert scripts["/system"] == "/system.js"
+    assert "contacts.abcdef0123.js for contacts.js, which the folder lacks" in s.log, s.log
+    assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
+
+
+def raw_headers(port, path):
+    """The header lines of a GET, as sent: a dict would fold repeated ones."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+        c.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = c.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    head = data.split(b"\r\n\r\n")[0].decode()
+    return head.split("\r\n")
+
+
+def csp_of(port, path):
+    lines = raw_headers(port, path)
+    found = [l.split(":", 1)[1].strip() for l in lines
+             if l.lower().startswith("content-security-policy:")]
+    assert len(found) == 1, lines
+    return lines[0], found[0]
+
+
+def directives(policy):
+    return dict((d.strip().split(" ", 1) + [""])[:2] for d in policy.split(";") if d.strip())
+
+
+def test_the_apps_document_allows_its_inline_parts_by_hash():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    s.write("index.html.csp", "script-src 'self' 'sha256-AAAA='; style-src 'self' 'sha256-BBBB='\n")
+    s.write("app.1a2b3c4d5e.js", "export const x = 1;\n")
+    with s.start():
+        for path in ("/", "/app", "/app/contacts/123", "/app/contacts/jane.doe", "/index.html"):
+            status, policy = csp_of(s.port, path)
+            assert " 200 " in status, (path, status)
+            d = directives(policy)
+            assert d["script-src"] == "'self' 'sha256-AAAA='", (path, policy)
+            assert d["style-src"] == "'self' 'sha256-BBBB='", (path, policy)
+            for name, value in directives(DEFAULT_CSP).items():
+                assert d[name] == value, (path, name, policy)
+        for path in ("/api/health", "/app.1a2b3c4d5e.js", "/missing.js"):
+            assert csp_of(s.port, path)[1] == DEFAULT_CSP, path
+        # A revalidation gets it too, and still one header.
+        etag = s.get("/").header("etag")
+        r = s.get("/", headers={"If-None-Match": etag})
+        assert r.status == 304 and "sha256-AAAA=" in r.header("content-security-policy")
+
+
+def test_a_csp_file_that_sets_more_is_left_out():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    s.write("index.html.csp", "script-src 'self' 'sha256-AAAA='; default-src *\n")
+    with s.start():
+        assert csp_of(s.port, "/")[1] == DEFAULT_CSP
+    assert re.search(r"warning: .*index\.html\.csp: only script-src and style-src may be set,"
+                     r" not default-src \*;", s.log), s.log
+
+
+def test_without_a_csp_file_the_document_keeps_the_default():
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    with s.start():
+        assert csp_of(s.port, "/")[1] == DEFAULT_CSP
