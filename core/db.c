@@ -50,6 +50,7 @@ struct hl_db {
 	long long deadline_us;     /* statements past it are interrupted; 0: none */
 	int overran;               /* one was, since the deadline was set */
 	_Atomic long long cache_bytes; /* its page cache, as of its last return */
+	_Atomic long long statements;  /* nused_slots, as of its last return */
 };
 
 struct db {
@@ -497,21 +498,25 @@ struct hl_db *db_lend(struct db *db)
 	return c;
 }
 
-/* The page cache is the connection's own: it is read here, by its current
- * holder, and kept for db_cache_bytes to add up from any thread. */
+/* The page cache and the statement cache are the connection's own: they
+ * are read here, by its current holder, and kept for db_cache_usage to add
+ * up from any thread. */
 static void note_cache_size(struct hl_db *c)
 {
 	int now = 0, high = 0;
 	sqlite3_db_status(c->sql, SQLITE_DBSTATUS_CACHE_USED, &now, &high, 0);
 	atomic_store_explicit(&c->cache_bytes, now, memory_order_relaxed);
+	atomic_store_explicit(&c->statements, (long long)c->nused_slots, memory_order_relaxed);
 }
 
-long long db_cache_bytes(const struct db *db)
+void db_cache_usage(const struct db *db, long long *page_bytes, long long *statements)
 {
-	long long sum = atomic_load_explicit(&db->writer->cache_bytes, memory_order_relaxed);
-	for (int i = 0; i < db->nreaders; i++)
-		sum += atomic_load_explicit(&db->readers[i].cache_bytes, memory_order_relaxed);
-	return sum;
+	*page_bytes = atomic_load_explicit(&db->writer->cache_bytes, memory_order_relaxed);
+	*statements = atomic_load_explicit(&db->writer->statements, memory_order_relaxed);
+	for (int i = 0; i < db->nreaders; i++) {
+		*page_bytes += atomic_load_explicit(&db->readers[i].cache_bytes, memory_order_relaxed);
+		*statements += atomic_load_explicit(&db->readers[i].statements, memory_order_relaxed);
+	}
 }
 
 void db_return(struct db *db, struct hl_db *c)

@@ -32,9 +32,10 @@ struct db;
 int db_open(struct db **out, const struct config *cfg);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
-/* What the connections' page caches hold, in bytes, as each last left a
- * request or a write; any thread. */
-long long db_cache_bytes(const struct db *db);
+/* What the connections' page caches hold, in bytes, and how many prepared
+ * statements they keep, as each last left a request or a write; any
+ * thread. */
+void db_cache_usage(const struct db *db, long long *page_bytes, long long *statements);
 
 /* A read connection; waits while all are lent, for at most the setting
  * reader_wait_ms, then returns NULL (the caller answers 503). */

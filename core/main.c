@@ -24,11 +24,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXIT_RUN 1
 #define EXIT_USAGE 2
@@ -138,9 +140,24 @@ static int start_jobs(struct core *c)
 	return 0;
 }
 
+/* glibc gives a thread that finds the arenas busy an arena of its own, up
+ * to eight per core, and each keeps the free memory it has held. With a
+ * hundred-odd workers the soak's heap settled near twice what it held in
+ * use; one arena per core halved it at no cost the benchmarks could tell
+ * from their noise. MALLOC_ARENA_MAX, when set, is the operator's choice. */
+static void limit_malloc_arenas(void)
+{
+#ifdef M_ARENA_MAX
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!getenv("MALLOC_ARENA_MAX"))
+		mallopt(M_ARENA_MAX, cores > 1 ? (int)cores : 1);
+#endif
+}
+
 static int serve(struct core *c)
 {
 	char detail[PATH_MAX + 64];
+	limit_malloc_arenas();
 	int rc = open_and_migrate(c);
 	if (!rc)
 		rc = start_jobs(c);

@@ -92,12 +92,13 @@ static void rows_done(void)
 
 /* Where the process's memory is: resident (all of it, its peak, the
  * anonymous part, which leaves out the database's mapped pages), SQLite's
- * page caches (bounded by sqlite_cache_mb per connection), and the heap
+ * page caches (bounded by sqlite_cache_mb per connection) and prepared
+ * statements (1,024 at most per connection), and the heap
  * the C library keeps: in use, and free but not given back. The last two
  * walk every malloc arena under its lock, which is fine for an admin's
  * request and why nothing on a hot path reads them. */
 struct memory {
-	long long rss, peak, anon, page_caches, heap_used, heap_free;
+	long long rss, peak, anon, page_caches, statements, heap_used, heap_free;
 };
 
 static void memory(struct memory *m, const struct server *srv)
@@ -116,7 +117,7 @@ static void memory(struct memory *m, const struct server *srv)
 	}
 	if (f)
 		fclose(f);
-	m->page_caches = db_cache_bytes(srv->db);
+	db_cache_usage(srv->db, &m->page_caches, &m->statements);
 	struct mallinfo2 mi = mallinfo2();
 	m->heap_used = (long long)(mi.uordblks + mi.hblkhd);
 	m->heap_free = (long long)mi.fordblks;
@@ -340,6 +341,7 @@ static int metrics_json(struct hl_req *req)
 	put_int(j, "rss_peak_bytes", mem.peak);
 	put_int(j, "anon_bytes", mem.anon);
 	put_int(j, "sqlite_page_cache_bytes", mem.page_caches);
+	put_int(j, "sqlite_statements", mem.statements);
 	put_int(j, "heap_used_bytes", mem.heap_used);
 	put_int(j, "heap_free_bytes", mem.heap_free);
 	hl_json_object_end(j);
@@ -492,6 +494,8 @@ static void prom_server(struct buf *b, const struct server *srv)
 	      (double)mem.anon);
 	gauge(b, "hyperlevel_sqlite_page_cache_bytes", "What SQLite's page caches hold.",
 	      (double)mem.page_caches);
+	gauge(b, "hyperlevel_sqlite_statements", "Prepared statements kept.",
+	      (double)mem.statements);
 	gauge(b, "hyperlevel_heap_used_bytes", "Heap memory in use.", (double)mem.heap_used);
 	gauge(b, "hyperlevel_heap_free_bytes", "Heap memory free but kept by the allocator.",
 	      (double)mem.heap_free);

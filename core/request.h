@@ -114,7 +114,7 @@ int request_finish(struct hl_req *r);
 /* Forget the request's memory (after the answer was sent). A worker keeps
  * its buffers up to this size for the next request; bigger ones are freed:
  * a hundred workers would otherwise each keep their biggest answer. */
-#define REQUEST_BUFFER_KEPT (256 * 1024)
+#define REQUEST_BUFFER_KEPT (64 * 1024)
 void request_end(struct hl_req *r);
 
 /* Give the read connection back before a slow step (it is lent again on
