@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * first.js: what the first page runs (inlined into index.html by the
+ * build): asks the server whether this browser is signed in, and if so
+ * hands over to the shell (import of shell.js); if not, runs the login
+ * form. It must stay small: it is part of the first answer.
+ *
+ * A flag in localStorage (no secret: the session cookie is HttpOnly) says
+ * the last visit was signed in; then the form is hidden while the server
+ * answers and the shell is fetched at the same time, so a reload shows no
+ * login form for a moment. Errors are said in words; a 429 says when to
+ * try again, from Retry-After. A shell that fails to load (a deploy
+ * replaced it) reloads the page once.
+ */
+const HINT = 'hl.signed-in';
+const RELOADED = 'hl.reloaded-shell';
+const root = document.documentElement;
+const form = document.getElementById('login-form');
+const alertBox = document.getElementById('login-error');
+const email = form.elements.email;
+const password = form.elements.password;
+const button = form.querySelector('button');
+let shell = null;
+
+function store(area, key, value) {
+	try {
+		if (value) area.setItem(key, value);
+		else area.removeItem(key);
+	} catch (e) { /* storage may be off; nothing depends on it */ }
+}
+
+function stored(area, key) {
+	try {
+		return area.getItem(key);
+	} catch (e) {
+		return null;
+	}
+}
+
+function loadShell() {
+	if (!shell) {
+		shell = import('/shell.js');
+		shell.catch(() => { shell = null; });
+	}
+	return shell;
+}
+
+function busy(on) {
+	button.disabled = on;
+	button.textContent = on ? 'Signing in…' : 'Sign in';
+}
+
+/* Shows the form with `text` in its alert; the shell calls it on sign-out
+ * and when the session ends. */
+function showLogin(text) {
+	store(localStorage, HINT, null);
+	root.classList.remove('resuming');
+	document.getElementById('app').hidden = true;
+	document.getElementById('login').hidden = false;
+	document.title = 'Sign in · HyperLevel';
+	password.value = '';
+	busy(false);
+	alertBox.textContent = text || '';
+	if (!form.contains(document.activeElement))
+		(email.value ? password : email).focus();
+}
+
+async function enter(me) {
+	store(localStorage, HINT, '1');
+	try {
+		await (await loadShell()).start(me, { showLogin });
+		store(sessionStorage, RELOADED, null);
+	} catch (e) {
+		if (!stored(sessionStorage, RELOADED)) {
+			store(sessionStorage, RELOADED, '1');
+			location.reload();
+			return;
+		}
+		showLogin('The app could not be loaded. Check the connection, then reload the page.');
+	}
+}
+
+function when(seconds) {
+	if (!(seconds > 0))
+		return 'in a moment';
+	if (seconds < 60)
+		return 'in ' + seconds + (seconds === 1 ? ' second' : ' seconds');
+	const minutes = Math.ceil(seconds / 60);
+	const at = new Date(Date.now() + seconds * 1000)
+		.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+	return 'in ' + minutes + (minutes === 1 ? ' minute' : ' minutes') + ' (at ' + at + ')';
+}
+
+function problem(r, body) {
+	if (!r)
+		return 'The server cannot be reached. Check the connection and try again.';
+	if (r.status === 401)
+		return 'Wrong e-mail or password.';
+	if (r.status === 429)
+		return 'Too many failed sign-ins. Try again ' +
+			when(parseInt(r.headers.get('Retry-After'), 10)) + '.';
+	if (r.status === 422)
+		return 'Enter your e-mail address and your password.';
+	if (r.status === 503)
+		return 'The server is busy. Try again in a moment.';
+	const e = body && body.error;
+	return 'Signing in failed: ' + (e && e.message ? e.message : 'the server answered ' + r.status) + '.';
+}
+
+form.addEventListener('submit', async (event) => {
+	event.preventDefault();
+	if (button.disabled)
+		return;
+	alertBox.textContent = '';
+	busy(true);
+	let r = null;
+	let body = null;
+	try {
+		r = await fetch('/api/auth/login', {
+			method: 'POST',
+			credentials: 'same-origin',
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+			body: JSON.stringify({ email: email.value.trim(), password: password.value }),
+		});
+		body = await r.json().catch(() => null);
+	} catch (e) {
+		r = null;
+	}
+	if (r && r.ok && body)
+		return enter(body);
+	busy(false);
+	alertBox.textContent = problem(r, body);
+	password.select();
+	password.focus();
+});
+
+if (stored(localStorage, HINT)) {
+	root.classList.add('resuming');
+	loadShell().catch(() => {});
+}
+fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+	.then((r) => r.ok ? r.json() : Promise.reject(r))
+	.then(enter, (r) => showLogin(r && r.status === 401 ? ''
+		: r && r.status ? 'The server answered ' + r.status + '. Try again in a moment.' : problem(null)));
