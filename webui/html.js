@@ -15,9 +15,9 @@
  *
  * Refused, with an exception, so a mistake fails loudly rather than
  * opening a hole: a value anywhere else than text or an attribute's value
- * (a tag or attribute name), in an event handler attribute (on...), in a
- * style attribute (the CSP forbids them; use element.style), and a value
- * the markup swallowed (inside <textarea> or <title>: set .value or
+ * (a tag or attribute name), any event handler (on...) or style attribute
+ * (the CSP forbids them: use addEventListener and element.style), and a
+ * value the markup swallowed (inside <textarea> or <title>: set .value or
  * .textContent instead). A URL attribute (href, src, action, formaction)
  * whose value has a scheme other than http, https, mailto or tel gets
  * "about:blank" instead.
@@ -37,11 +37,17 @@ const parsed = new WeakMap();
 const URL_ATTRS = ['href', 'src', 'action', 'formaction', 'xlink:href'];
 const SAFE_SCHEME = /^(?:https?|mailto|tel):/i;
 
+/* An event handler or style attribute: the CSP refuses them, and the
+ * browser reports it as soon as such markup is parsed, so they are
+ * looked for in the tag's text, before parsing. */
+const REFUSED_ATTR = /[\s/](on[a-z]*|style)(?=[\s=/>]|$)/i;
+
 /* The markup of the template's strings, with a marker where each value
  * goes: a comment <!--\u0001N--> in text, \u0001N\u0001 in an attribute. */
 function markup(strings) {
 	let state = TEXT;
 	let out = '';
+	let tag = ''; /* the tag being read, without its quoted values */
 	for (let i = 0; i < strings.length; i++) {
 		const s = strings[i];
 		for (let j = 0; j < s.length; j++) {
@@ -52,11 +58,22 @@ function markup(strings) {
 					j += 3;
 				} else if (c === '<' && /[a-zA-Z/!]/.test(s.charAt(j + 1))) {
 					state = TAG;
+					tag = '';
 				}
 			} else if (state === TAG) {
-				if (c === '"') state = DQUOTE;
-				else if (c === "'") state = SQUOTE;
-				else if (c === '>') state = TEXT;
+				if (c === '"') {
+					state = DQUOTE;
+				} else if (c === "'") {
+					state = SQUOTE;
+				} else if (c === '>') {
+					state = TEXT;
+					const refused = REFUSED_ATTR.exec(tag);
+					if (refused)
+						throw new Error('html: no ' + refused[1] + ' attribute (the CSP refuses' +
+								' it; use addEventListener or element.style)');
+				} else {
+					tag += c;
+				}
 			} else if (state === DQUOTE) {
 				if (c === '"') state = TAG;
 			} else if (state === SQUOTE) {
@@ -69,7 +86,7 @@ function markup(strings) {
 		out += s;
 		if (i === strings.length - 1)
 			break;
-		if (state === TEXT)
+		if (state === TEXT && !/<\/?$/.test(s))
 			out += '<!--' + MARK + i + '-->';
 		else if (state === DQUOTE || state === SQUOTE)
 			out += MARK + i + MARK;
@@ -118,8 +135,6 @@ function fill(el, values) {
 		if (a.value.indexOf(MARK) < 0)
 			continue;
 		const name = a.name.toLowerCase();
-		if (name.startsWith('on') || name === 'style')
-			throw new Error('html: no value may go in the ' + name + ' attribute');
 		const whole = /^\u0001(\d+)\u0001$/.exec(a.value);
 		if (whole) {
 			const v = values[+whole[1]];
