@@ -15,6 +15,7 @@
 const HINT = 'hl.signed-in';
 const RELOADED = 'hl.reloaded-shell';
 const root = document.documentElement;
+const login = document.getElementById('login');
 const form = document.getElementById('login-form');
 const alertBox = document.getElementById('login-error');
 const email = form.elements.email;
@@ -56,7 +57,8 @@ function showLogin(text) {
 	store(localStorage, HINT, null);
 	root.classList.remove('resuming');
 	document.getElementById('app').hidden = true;
-	document.getElementById('login').hidden = false;
+	if (!login.isConnected) /* the shell takes it out while it runs */
+		document.body.prepend(login);
 	document.title = 'Sign in · HyperLevel';
 	password.value = '';
 	busy(false);

@@ -104,7 +104,9 @@ export async function start(me, hooks) {
 	frame();
 	window.addEventListener('popstate', onPopState);
 	document.documentElement.classList.remove('resuming');
-	document.getElementById('login').hidden = true;
+	const login = document.getElementById('login');
+	if (login) /* out of the document, so its fields are not the page's */
+		login.remove();
 	document.getElementById('app').hidden = false;
 	await route();
 }
