@@ -16,7 +16,7 @@
  * (default /usr/bin/chromium).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +35,14 @@ export function webDir() {
 		return resolve(process.env.HL_WEB_DIR);
 	const built = join(BUILD, 'web');
 	return existsSync(join(built, 'index.html')) ? built : join(ROOT, 'webui');
+}
+
+/* The URL of a shell file by its source name: its hashed name when the
+ * web folder was built (manifest.json), else the name. */
+export function shellUrl(name) {
+	const manifest = join(webDir(), 'manifest.json');
+	const names = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
+	return '/' + (names[name] || name);
 }
 
 function freePort() {
@@ -223,6 +231,7 @@ export async function usePages(context, pages) {
 export const TEST_PAGES = [
 	{ module: 'e2e', path: '/people', label: 'People', script: '/e2e-pages/people.js', order: 10 },
 	{ module: 'e2e', path: '/people/:id', label: null, script: '/e2e-pages/person.js', order: 10 },
+	{ module: 'e2e', path: '/people/new', label: null, script: '/e2e-pages/newperson.js', order: 10 },
 	{ module: 'e2e', path: '/notes', label: 'Notes', script: '/e2e-pages/notes.js', order: 20 },
 	{ module: 'e2e', path: '/reports', label: 'Reports', script: '/e2e-pages/reports.js', order: 30 },
 	{ module: 'e2e', path: '/broken', label: 'Broken', script: '/e2e-pages/broken.js', order: 40 },
