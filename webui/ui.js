@@ -61,8 +61,11 @@ export function formErrors(form, error) {
 		}
 		const id = 'err-' + (++errorSeq);
 		const note = html`<p class="field-error" id="${id}">${sentence(fields[name])}</p>`;
-		const holder = el.closest('.field') || el;
-		holder.after(note);
+		const holder = el.closest('.field');
+		if (holder)
+			holder.append(note);
+		else
+			el.after(note);
 		el.setAttribute('aria-invalid', 'true');
 		const ids = el.getAttribute('aria-describedby');
 		el.setAttribute('aria-describedby', ids ? ids + ' ' + id : id);
