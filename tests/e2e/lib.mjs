@@ -200,6 +200,15 @@ export async function shoot(page, name) {
 	await page.setViewportSize(size);
 }
 
+/* Waits until `check()` is true (polled every 50 ms), or fails after `ms`. */
+export async function until(check, ms = 10000, what = 'the condition') {
+	for (const deadline = Date.now() + ms; !(await check());) {
+		if (Date.now() > deadline)
+			throw new Error('waited ' + ms + ' ms for ' + what);
+		await sleep(50);
+	}
+}
+
 /* Whether the page scrolls sideways (it must not, at any width). */
 export function scrollsSideways(page) {
 	return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

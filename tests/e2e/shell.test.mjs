@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { DEMO, PHONE, SHOTS, TEST_PAGES, apiAs, launch, newPage, scrollsSideways, shoot, signIn,
-	startServer, usePages } from './lib.mjs';
+	startServer, until, usePages } from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const LOCATION_USER = { email: 'front.desk@example.test', password: 'desk-pass-123' };
@@ -43,6 +43,10 @@ describe('shell', () => {
 
 	async function signedIn(who, options = {}) {
 		const opened = await newPage(browser, server, options);
+		if (options.saveData) {
+			await opened.context.addInitScript(() => Object.defineProperty(Navigator.prototype,
+				'connection', { configurable: true, get: () => ({ saveData: true, effectiveType: '4g' }) }));
+		}
 		opened.fetched = await usePages(opened.context, options.pages === undefined ? TEST_PAGES : options.pages);
 		opened.requests = [];
 		opened.page.on('request', (r) => opened.requests.push(r));
@@ -54,20 +58,22 @@ describe('shell', () => {
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 
 	test('the menu is /api/pages in its order; a page is fetched when opened or hinted at, not before', async () => {
-		const { page, context, fetched, problems } = await signedIn(DEMO);
+		/* saving data: nothing is preloaded while idle */
+		const { page, context, fetched, problems } = await signedIn(DEMO, { saveData: true });
 		const nav = page.getByRole('navigation', { name: 'Main' });
 		await h1(page, 'People').waitFor();
 		assert.deepEqual(await nav.getByRole('link').allTextContents(), ['People', 'Notes', 'Reports', 'Broken']);
 		assert.equal(new URL(page.url()).pathname, '/app/people', 'the start is the first menu entry');
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
 		assert.equal(await nav.getByRole('link', { name: 'People' }).getAttribute('aria-current'), 'page');
+		await page.waitForTimeout(2500);
 		assert.deepEqual(fetched, ['people.js'], 'only the open page');
 
 		await nav.getByRole('link', { name: 'Reports' }).hover();
-		await page.waitForFunction(() => document.querySelector('link[rel=modulepreload][href$="reports.js"]'));
-		await page.waitForTimeout(200);
-		assert.ok(fetched.includes('reports.js'), 'hovering preloads: ' + fetched);
-		assert.ok(!fetched.includes('person.js'), 'a record page is not fetched before it is opened');
+		await until(() => fetched.includes('reports.js'), 10000, 'the preload on hover');
+		await nav.getByRole('link', { name: 'Notes' }).focus();
+		await until(() => fetched.includes('notes.js'), 10000, 'the preload on focus');
+		assert.deepEqual(fetched, ['people.js', 'reports.js', 'notes.js']);
 
 		await nav.getByRole('link', { name: 'Reports' }).click();
 		await h1(page, 'Reports').waitFor();
@@ -76,6 +82,16 @@ describe('shell', () => {
 		await nav.getByRole('link', { name: 'Notes' }).click();
 		await h1(page, 'Notes').waitFor();
 		assert.equal(await page.evaluate(() => window.reportsOpen), 0, 'a page left is told so');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('when idle, the first menu entries are preloaded, and only they', async () => {
+		const { page, context, fetched, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		await until(() => fetched.includes('notes.js'), 15000, 'the idle preload');
+		await page.waitForTimeout(500);
+		assert.deepEqual(fetched, ['people.js', 'notes.js']);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
