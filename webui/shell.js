@@ -90,6 +90,7 @@ export async function start(me, hooks) {
 		routes: [],
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
+		routed: '',       /* the path and query last routed */
 		el: {},
 	};
 	mine.api = createApi({
@@ -224,13 +225,16 @@ function onClick(e) {
 	const u = new URL(a.href, location.href);
 	if (u.origin !== location.origin || !isApp(u.pathname))
 		return;
+	if (u.hash && u.pathname === location.pathname && u.search === location.search)
+		return; /* a place on this page: the browser's own */
 	e.preventDefault();
 	navigate(u.pathname + u.search + u.hash);
 }
 
 function onPopState() {
 	closeOverlays();
-	route();
+	if (location.pathname + location.search !== s.routed) /* not just a #place */
+		route();
 }
 
 function closeOverlays() {
@@ -301,6 +305,7 @@ async function route() {
 	const token = ++seq;
 	const live = () => s === mine && seq === token;
 	const url = new URL(location.href);
+	mine.routed = location.pathname + location.search;
 	if (!isApp(url.pathname)) /* "/" after signing in: the app's start */
 		url.pathname = APP;
 	let path = url.pathname.slice(APP.length);
@@ -315,6 +320,7 @@ async function route() {
 		url.searchParams.set('location', String(mine.loc.id));
 	if (url.href !== location.href)
 		history.replaceState(null, '', url.pathname + url.search + url.hash);
+	mine.routed = url.pathname + url.search;
 	if (mine.refused)
 		return refusedView();
 	if (path === '/') {
@@ -322,6 +328,7 @@ async function route() {
 			return homeView();
 		path = mine.menu[0].path;
 		history.replaceState(null, '', appHref(path));
+		mine.routed = location.pathname + location.search;
 	}
 	const m = match(path);
 	markMenu(m, path);
@@ -406,6 +413,10 @@ function place() {
 	});
 	el.switchFind.addEventListener('input', () => fillSwitcher());
 	el.switchPanel.addEventListener('keydown', switcherKeys);
+	el.place.addEventListener('focusout', (e) => {
+		if (e.relatedTarget && !el.place.contains(e.relatedTarget))
+			closeSwitcher(false); /* tabbed away */
+	});
 }
 
 function openSwitcher() {
@@ -704,6 +715,7 @@ function setQuery(query, live) {
 			q.set(key, String(query[key]));
 	}
 	history.replaceState(null, '', u.pathname + '?' + q.toString() + u.hash);
+	s.routed = location.pathname + location.search;
 }
 
 /* ---- the shell's own views ----------------------------------------------- */

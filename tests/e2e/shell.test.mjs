@@ -99,7 +99,20 @@ describe('shell', () => {
 	test('URLs are real: a record page by its path, reload, back and forward', async () => {
 		const { page, context, problems } = await signedIn(DEMO);
 		await h1(page, 'People').waitFor();
-		const first = page.getByRole('main').getByRole('link').first();
+		/* a #place on the page is the browser's, there and back: the page stays */
+		await page.evaluate(() => {
+			const a = document.createElement('a');
+			a.href = '#end';
+			a.textContent = 'To the end';
+			document.querySelector('main h1').after(a);
+			document.querySelector('main section').dataset.mark = 'kept';
+		});
+		await page.getByRole('link', { name: 'To the end' }).click();
+		assert.equal(new URL(page.url()).hash, '#end');
+		await page.goBack();
+		assert.equal(new URL(page.url()).hash, '');
+		assert.equal(await page.locator('main section[data-mark="kept"]').count(), 1, 'not reopened');
+		const first = page.getByRole('main').getByRole('list').getByRole('link').first();
 		const name = await first.textContent();
 		await first.click();
 		await h1(page, name).waitFor();
