@@ -212,11 +212,12 @@ def test_static_files_and_app_pages():
     with probe_server() as s:
         r = s.get("/")
         assert r.status == 200 and r.header("content-type").startswith("text/html")
-        assert b"<title>HyperLevel</title>" in r.body
-        assert s.get("/app.js").header("content-type").startswith("text/javascript")
+        assert "<title>Sign in · HyperLevel</title>".encode() in r.body
+        assert s.get("/first.js").header("content-type").startswith("text/javascript")
         assert s.get("/contacts").body == r.body  # a page of the app
+        assert s.get("/app/contacts/12").body == r.body
         assert s.get("/missing.js").status == 404
-        head = s.request("HEAD", "/app.css")
+        head = s.request("HEAD", "/first.css")
         assert head.status == 200 and head.body == b""
 
 
