@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 """Runs every test against each build folder given (e.g. build build-asan):
 the unit test binaries, then the integration tests (tests/integration/
-test_*.py, every function named test_*); for a folder holding fuzz targets
-(build-fuzz/fuzz/), each target for FUZZ_SECONDS (default 15) instead.
-Prints a line per failure and ends with "N passed, N failed"; exits 1 if
+test_*.py, every function named test_*), then, for a build without
+sanitizers, the browser tests (tests/e2e/*.test.mjs); for a folder holding
+fuzz targets (build-fuzz/fuzz/), each target for FUZZ_SECONDS (default 15)
+instead. HL_PARTS=unit,integration,browser picks parts (all by default).
+Prints a line per test and ends with "N passed, N failed"; exits 1 if
 anything failed."""
 
 import importlib.util
@@ -70,6 +72,63 @@ def run_integration(build):
     return passed, failed
 
 
+TAP_RESULT = re.compile(r"^( *)(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$")
+
+
+def run_browser(build):
+    """The browser tests: each tests/e2e/*.test.mjs under node's test
+    runner (it starts its own server from this build, and Chromium), its
+    tests counted one by one from the TAP it prints. Only for a build
+    without sanitizers: through a browser they would find nothing the
+    integration tests do not, at many times the time."""
+    if "asan" in build:
+        return 0, 0
+    passed = failed = 0
+    folder = os.path.join(ROOT, "tests", "e2e")
+    only = os.environ.get("HL_TEST")
+    if not os.path.isdir(os.path.join(folder, "node_modules")):
+        print("FAIL %s browser: tests/e2e/node_modules is missing; `make check-browser` "
+              "installs it" % build)
+        return 0, 1
+    env = dict(os.environ, HL_BUILD=build)
+    for file in sorted(f for f in os.listdir(folder) if f.endswith(".test.mjs")):
+        if only and only not in "e2e/" + file:
+            continue
+        p = subprocess.run(["node", "--test", "--test-reporter=tap", file], cwd=folder, env=env,
+                           capture_output=True, text=True, errors="replace", timeout=1200)
+        lines = p.stdout.splitlines()
+        results = 0
+        deeper = None
+        for i, line in enumerate(lines):
+            m = TAP_RESULT.match(line)
+            if not m:
+                continue
+            indent = len(m.group(1))
+            suite = deeper is not None and deeper > indent  # printed after its tests
+            deeper = indent
+            if suite or m.group(4):
+                continue
+            results += 1
+            seconds = re.search(r"duration_ms: ([\d.]+)", "\n".join(lines[i + 1:i + 4]))
+            took = " (%.2f s)" % (float(seconds.group(1)) / 1000) if seconds else ""
+            if m.group(2) == "ok":
+                passed += 1
+                print("ok   %s e2e/%s::%s%s" % (build, file, m.group(3), took))
+            else:
+                failed += 1
+                detail = []
+                for d in lines[i + 1:i + 80]:
+                    if TAP_RESULT.match(d):
+                        break
+                    detail.append(d)
+                print("FAIL %s e2e/%s::%s%s\n%s" % (build, file, m.group(3), took, "\n".join(detail)))
+        if p.returncode != 0 and not failed:
+            failed += 1
+            print("FAIL %s e2e/%s (exit %d after %d results)\n%s%s" % (
+                build, file, p.returncode, results, p.stdout[-4000:], p.stderr[-4000:]))
+    return passed, failed
+
+
 def run_fuzz(build):
     """Each libFuzzer target on its seed corpus (only read) and the corpus
     it grew before, in BUILD/fuzz-corpus/NAME; a crash is saved in
@@ -110,10 +169,12 @@ def run_fuzz(build):
 
 def main():
     builds = sys.argv[1:] or ["build"]
+    parts = {"unit": run_units, "integration": run_integration, "browser": run_browser}
+    wanted = [parts[p] for p in os.environ.get("HL_PARTS", ",".join(parts)).split(",") if p in parts]
     total_passed = total_failed = 0
     for build in builds:
         fuzz = os.path.isdir(os.path.join(ROOT, build, "fuzz"))
-        for part in (run_fuzz,) if fuzz else (run_units, run_integration):
+        for part in (run_fuzz,) if fuzz else wanted:
             p, f = part(build)
             total_passed += p
             total_failed += f

@@ -1,24 +1,200 @@
-// The one data layer (a placeholder until the real one): JSON in and out,
-// errors as ApiError.
+// SPDX-License-Identifier: MIT
+/*
+ * api.js: the one data layer. Every page reads and writes the server
+ * through the object createApi() returns (a page gets it as ctx.api):
+ *
+ *   get(path, query)          GET, the answer's JSON
+ *   list(path, query)         a pager over a list's next_cursor (below)
+ *   post/put/patch(path, body), del(path)
+ *
+ * `path` is the API's path ("/api/contacts/12"; "contacts/12" means the
+ * same); `query` an object whose null, undefined and "" members are left
+ * out and whose arrays repeat the key (tag=a&tag=b). Bodies go as JSON.
+ * Every request names the current location in X-Location-Id, and a write
+ * carries the session's CSRF token.
+ *
+ * Identical GETs (same URL, same location) in flight at once are sent
+ * once; each caller gets its own copy of the answer, parsed from the same
+ * text, so one caller's changes never show in another's.
+ *
+ * A failure is an ApiError {status, code, message, fields, retryAfter}:
+ * the server's {"error": {"code", "message"}}; for a 422, `fields` maps
+ * the member the message names to what is wrong with it ("first_name:
+ * text of 1 to 100 characters" gives {first_name: "text of 1 to 100
+ * characters"}); retryAfter is Retry-After in seconds (429, 503). No
+ * answer at all is status 0, code "network". A 401 (the session ended)
+ * also calls onUnauthorized, which shows the login page.
+ */
+
 export class ApiError extends Error {
-	constructor(status, body) {
-		super((body.error && body.error.message) || `HTTP ${status}`);
+	constructor(status, code, message, fields, retryAfter) {
+		super(message);
+		this.name = 'ApiError';
 		this.status = status;
-		this.code = body.error && body.error.code;
+		this.code = code;
+		this.fields = fields || {};
+		this.retryAfter = retryAfter;
 	}
 }
 
-async function call(method, path, body) {
-	const r = await fetch('/api' + path, {
-		method,
-		headers: body ? { 'Content-Type': 'application/json' } : {},
-		body: body ? JSON.stringify(body) : undefined,
-	});
-	const answer = r.status === 204 ? {} : await r.json();
-	if (!r.ok)
-		throw new ApiError(r.status, answer);
-	return answer;
+/* The member a 422 message names, and what it says of it. */
+export function fieldsOf(message) {
+	const fields = {};
+	let m = /^([A-Za-z_][\w.[\]]*): (.+)$/s.exec(message || '');
+	if (m)
+		fields[m[1]] = m[2];
+	else if ((m = /^([a-z_][\w.[\]]*) (?:is|are|must) /.exec(message || '')))
+		fields[m[1]] = message;
+	return fields;
 }
 
-export const get = (path) => call('GET', path);
-export const post = (path, body) => call('POST', path, body);
+function errorOf(response, text) {
+	let code = 'http_' + response.status;
+	let message = response.statusText || 'the server answered ' + response.status;
+	let fields;
+	try {
+		const e = JSON.parse(text).error;
+		if (e && typeof e.code === 'string')
+			code = e.code;
+		if (e && typeof e.message === 'string')
+			message = e.message;
+		if (e && e.fields && typeof e.fields === 'object')
+			fields = e.fields;
+	} catch (ignored) {
+		/* not JSON: a proxy's page; the status says enough */
+	}
+	if (!fields && response.status === 422)
+		fields = fieldsOf(message);
+	const retry = parseInt(response.headers.get('Retry-After') || '', 10);
+	return new ApiError(response.status, code, message, fields, retry >= 0 ? retry : undefined);
+}
+
+function parse(text) {
+	return text ? JSON.parse(text) : null;
+}
+
+/* options: location() the current location's id (or null), csrf() the
+ * session's token, onUnauthorized(error) for a 401. */
+export function createApi(options) {
+	const inflight = new Map();
+
+	function url(path, query) {
+		let u = path.charAt(0) === '/' ? path : '/api/' + path;
+		const q = new URLSearchParams();
+		for (const key of Object.keys(query || {})) {
+			const v = query[key];
+			if (v == null || v === '')
+				continue;
+			for (const one of Array.isArray(v) ? v : [v])
+				q.append(key, String(one));
+		}
+		const s = q.toString();
+		if (s)
+			u += (u.indexOf('?') < 0 ? '?' : '&') + s;
+		return u;
+	}
+
+	/* The answer's text, or an ApiError. */
+	async function send(method, u, body, where) {
+		const headers = { Accept: 'application/json' };
+		const init = { method, headers, credentials: 'same-origin' };
+		if (where)
+			headers['X-Location-Id'] = String(where);
+		if (method !== 'GET') {
+			const token = options.csrf && options.csrf();
+			if (token)
+				headers['X-CSRF-Token'] = token;
+		}
+		if (body !== undefined) {
+			headers['Content-Type'] = 'application/json';
+			init.body = JSON.stringify(body);
+		}
+		let response, text;
+		try {
+			response = await fetch(u, init);
+			text = await response.text();
+		} catch (e) {
+			throw new ApiError(0, 'network', 'The server cannot be reached. Check the connection and try again.');
+		}
+		if (response.ok)
+			return text;
+		const error = errorOf(response, text);
+		if (error.status === 401 && options.onUnauthorized)
+			options.onUnauthorized(error);
+		throw error;
+	}
+
+	function get(path, query) {
+		const where = options.location ? options.location() : null;
+		const u = url(path, query);
+		const key = (where || '') + ' ' + u;
+		let shared = inflight.get(key);
+		if (!shared) {
+			shared = send('GET', u, undefined, where);
+			inflight.set(key, shared);
+			const forget = () => inflight.delete(key);
+			shared.then(forget, forget);
+		}
+		return shared.then(parse);
+	}
+
+	function write(method) {
+		return (path, body) => send(method, url(path), body,
+					    options.location ? options.location() : null).then(parse);
+	}
+
+	/* A pager: next() resolves to the next page's rows ([] once done);
+	 * done, total (with count: 1 in the query) and loaded tell where it
+	 * stands; `for await (const rows of pager)` walks every page. A
+	 * next() while one is under way gives that one. */
+	function list(path, query) {
+		let cursor = null;
+		let pending = null;
+		const pager = {
+			done: false,
+			total: undefined,
+			loaded: 0,
+			next() {
+				if (pending)
+					return pending;
+				if (pager.done)
+					return Promise.resolve([]);
+				const q = Object.assign({}, query);
+				if (cursor)
+					q.cursor = cursor;
+				pending = get(path, q).then((answer) => {
+					pending = null;
+					const rows = (answer && answer.data) || [];
+					cursor = (answer && answer.next_cursor) || null;
+					pager.done = !cursor;
+					if (answer && typeof answer.total === 'number')
+						pager.total = answer.total;
+					pager.loaded += rows.length;
+					return rows;
+				}, (e) => {
+					pending = null;
+					throw e;
+				});
+				return pending;
+			},
+			[Symbol.asyncIterator]() {
+				return {
+					next: () => pager.done ? Promise.resolve({ done: true, value: undefined })
+						: pager.next().then((rows) => ({ done: false, value: rows })),
+				};
+			},
+		};
+		return pager;
+	}
+
+	return {
+		get,
+		list,
+		post: write('POST'),
+		put: write('PUT'),
+		patch: write('PATCH'),
+		del: (path) => send('DELETE', url(path), undefined,
+				    options.location ? options.location() : null).then(parse),
+		url,
+	};
+}

@@ -1,30 +1,146 @@
-// The login page's script, inlined into index.html: it signs in, then
-// loads the shell. A session already open skips the form.
-const form = document.getElementById('login');
-const error = document.getElementById('login-error');
+// SPDX-License-Identifier: MIT
+/*
+ * first.js: what the first page runs (inlined into index.html by the
+ * build): asks the server whether this browser is signed in, and if so
+ * hands over to the shell (import of shell.js); if not, runs the login
+ * form. It must stay small: it is part of the first answer.
+ *
+ * A flag in localStorage (no secret: the session cookie is HttpOnly) says
+ * the last visit was signed in; then the form is hidden while the server
+ * answers and the shell is fetched at the same time, so a reload shows no
+ * login form for a moment. Errors are said in words; a 429 says when to
+ * try again, from Retry-After. A shell that fails to load (a deploy
+ * replaced it) reloads the page once.
+ */
+const HINT = 'hl.signed-in';
+const RELOADED = 'hl.reloaded-shell';
+const root = document.documentElement;
+const login = document.getElementById('login');
+const form = document.getElementById('login-form');
+const alertBox = document.getElementById('login-error');
+const email = form.elements.email;
+const password = form.elements.password;
+const button = form.querySelector('button');
+let shell = null;
 
-function openShell(me) {
-	return import('./shell.js').then((shell) => shell.start(me));
+function store(area, key, value) {
+	try {
+		if (value) area.setItem(key, value);
+		else area.removeItem(key);
+	} catch (e) { /* storage may be off; nothing depends on it */ }
 }
 
-fetch('/api/auth/me', { credentials: 'same-origin' })
-	.then((r) => (r.ok ? r.json().then(openShell) : null))
-	.catch(() => null);
+function stored(area, key) {
+	try {
+		return area.getItem(key);
+	} catch (e) {
+		return null;
+	}
+}
+
+function loadShell() {
+	if (!shell) {
+		shell = import('/shell.js');
+		shell.catch(() => { shell = null; });
+	}
+	return shell;
+}
+
+function busy(on) {
+	button.disabled = on;
+	button.textContent = on ? 'Signing in…' : 'Sign in';
+}
+
+/* Shows the form with `text` in its alert; the shell calls it on sign-out
+ * and when the session ends. */
+function showLogin(text) {
+	store(localStorage, HINT, null);
+	root.classList.remove('resuming');
+	document.getElementById('app').hidden = true;
+	if (!login.isConnected) /* the shell takes it out while it runs */
+		document.body.prepend(login);
+	document.title = 'Sign in · HyperLevel';
+	password.value = '';
+	busy(false);
+	alertBox.textContent = text || '';
+	if (!form.contains(document.activeElement))
+		(email.value ? password : email).focus();
+}
+
+async function enter(me) {
+	store(localStorage, HINT, '1');
+	try {
+		await (await loadShell()).start(me, { showLogin });
+		store(sessionStorage, RELOADED, null);
+	} catch (e) {
+		if (!stored(sessionStorage, RELOADED)) {
+			store(sessionStorage, RELOADED, '1');
+			location.reload();
+			return;
+		}
+		showLogin('The app could not be loaded. Check the connection, then reload the page.');
+	}
+}
+
+function when(seconds) {
+	if (!(seconds > 0))
+		return 'in a moment';
+	if (seconds < 60)
+		return 'in ' + seconds + (seconds === 1 ? ' second' : ' seconds');
+	const minutes = Math.ceil(seconds / 60);
+	const at = new Date(Date.now() + seconds * 1000)
+		.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+	return 'in ' + minutes + (minutes === 1 ? ' minute' : ' minutes') + ' (at ' + at + ')';
+}
+
+function problem(r, body) {
+	if (!r)
+		return 'The server cannot be reached. Check the connection and try again.';
+	if (r.status === 401)
+		return 'Wrong e-mail or password.';
+	if (r.status === 429)
+		return 'Too many failed sign-ins. Try again ' +
+			when(parseInt(r.headers.get('Retry-After'), 10)) + '.';
+	if (r.status === 422)
+		return 'Enter your e-mail address and your password.';
+	if (r.status === 503)
+		return 'The server is busy. Try again in a moment.';
+	const e = body && body.error;
+	return 'Signing in failed: ' + (e && e.message ? e.message : 'the server answered ' + r.status) + '.';
+}
 
 form.addEventListener('submit', async (event) => {
 	event.preventDefault();
-	error.textContent = '';
-	const body = JSON.stringify({ email: form.email.value, password: form.password.value });
+	if (button.disabled)
+		return;
+	alertBox.textContent = '';
+	busy(true);
+	let r = null;
+	let body = null;
 	try {
-		const r = await fetch('/api/auth/login', {
-			method: 'POST', headers: { 'Content-Type': 'application/json' }, body,
+		r = await fetch('/api/auth/login', {
+			method: 'POST',
+			credentials: 'same-origin',
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+			body: JSON.stringify({ email: email.value.trim(), password: password.value }),
 		});
-		const answer = await r.json();
-		if (r.ok)
-			await openShell(answer);
-		else
-			error.textContent = answer.error ? answer.error.message : 'Sign-in failed.';
+		body = await r.json().catch(() => null);
 	} catch (e) {
-		error.textContent = 'The server does not answer.';
+		r = null;
 	}
+	if (r && r.ok && body)
+		return enter(body);
+	busy(false);
+	alertBox.textContent = problem(r, body);
+	password.select();
+	password.focus();
 });
+
+if (stored(localStorage, HINT)) {
+	root.classList.add('resuming');
+	loadShell().catch(() => {});
+}
+fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+	.then((r) => r.ok ? r.json() : Promise.reject(r))
+	.then(enter, (r) => showLogin(r && r.status === 401 ? ''
+		: r && r.status ? 'The server answered ' + r.status + '. Try again in a moment.' : problem(null)));

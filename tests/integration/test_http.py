@@ -216,10 +216,11 @@ def test_static_files_and_app_pages():
     with probe_server() as s:
         r = s.get("/")
         assert r.status == 200 and r.header("content-type").startswith("text/html")
-        assert b"<title>HyperLevel</title>" in r.body
+        assert "<title>Sign in · HyperLevel</title>".encode() in r.body
         shell = s.get("/" + built["shell.js"])
         assert shell.status == 200 and shell.header("content-type").startswith("text/javascript")
         assert s.get("/contacts").body == r.body  # a page of the app
+        assert s.get("/app/contacts/12").body == r.body
         assert s.get("/missing.js").status == 404
         head = s.request("HEAD", "/" + built["shell.css"])
         assert head.status == 200 and head.body == b""

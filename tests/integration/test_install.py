@@ -85,7 +85,7 @@ def test_installed_server_loads_a_module_built_out_of_tree():
             r = s.get("/api/hello/Ada")
             assert r.status == 200
             assert r.json() == {"message": "Welcome, Ada!"}
-            assert b"<title>HyperLevel</title>" in s.get("/").body
+            assert "<title>Sign in · HyperLevel</title>".encode() in s.get("/").body
             menu = s.login("admin@example.test", "admin-pass-1").get("/api/pages").json()["data"]
             hello = [p for p in menu if p["module"] == "hello"]
             assert hello == [{"module": "hello", "path": "/hello", "label": "Hello",

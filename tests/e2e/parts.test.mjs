@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shell's modules as pages use them, in the browser against a real
+ * server: html.js keeps every value text, api.js merges identical GETs,
+ * pages a list over next_cursor and reads the server's errors, and
+ * ui.js puts a 422's message next to the field it names.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, TEST_PAGES, apiAs, launch, newPage, shellUrl, shoot, signIn, startServer, usePages }
+	from './lib.mjs';
+
+describe('parts', () => {
+	let server, browser;
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	test('html.js: values are text or attribute values, never markup', async () => {
+		const { page, context, problems } = await newPage(browser, server);
+		await page.goto('/');
+		const out = await page.evaluate(async (src) => {
+			const { html } = await import(src);
+			const name = '<b onclick=alert(1)>x</b>';
+			const frag = html`<p title="${name}" class="a ${'b'}">${name}</p><a href="${'javascript:alert(1)'}">x</a><a href=${'/app/x?a=1&b=2'}>y</a><input disabled=${false}><input disabled=${true}><span>${[1, html`<i>${2}</i>`, null, undefined, false]}</span>`;
+			const box = document.createElement('div');
+			box.append(frag);
+			const p = box.querySelector('p');
+			const links = box.querySelectorAll('a');
+			const inputs = box.querySelectorAll('input');
+			const refused = [
+				() => html`<p onclick="${'x'}"></p>`,
+				() => html`<p style="${'color: red'}"></p>`,
+				() => html`<${'p'}>`,
+				() => html`<p ${'hidden'}></p>`,
+				() => html`<textarea>${'x'}</textarea>`,
+			].map((f) => { try { f(); return 'made'; } catch (e) { return 'refused'; } });
+			return {
+				title: p.title, text: p.textContent, children: box.querySelectorAll('b').length,
+				cls: p.className, js: links[0].getAttribute('href'), rel: links[1].getAttribute('href'),
+				disabled: [inputs[0].disabled, inputs[1].disabled],
+				span: box.querySelector('span').innerHTML, refused,
+			};
+		}, shellUrl('html.js'));
+		assert.deepEqual(out, {
+			title: '<b onclick=alert(1)>x</b>', text: '<b onclick=alert(1)>x</b>', children: 0,
+			cls: 'a b', js: 'about:blank', rel: '/app/x?a=1&b=2', disabled: [false, true],
+			span: '1<i>2</i>', refused: ['refused', 'refused', 'refused', 'refused', 'refused'],
+		});
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('api.js: one request for identical GETs, a pager over next_cursor, errors as ApiError', async () => {
+		const { page, context, problems } = await newPage(browser, server);
+		await page.goto('/');
+		await signIn(page, DEMO.email, DEMO.password);
+		const admin = await apiAs(server, DEMO.email, DEMO.password);
+		const total = (await admin.get('/api/contacts?limit=1&count=1', 2)).total;
+		const out = await page.evaluate(async (src) => {
+			const { createApi, ApiError } = await import(src);
+			const seen = [];
+			const real = window.fetch;
+			window.fetch = (url, init) => {
+				seen.push([String(url), init.headers['X-Location-Id']]);
+				return real(url, init);
+			};
+			let expired = 0;
+			const api = createApi({ location: () => 2, onUnauthorized: () => expired++ });
+			const [a, b] = await Promise.all([api.get('/api/auth/me'), api.get('auth/me')]);
+			a.user.name = 'changed by one caller';
+			const merged = seen.length;
+			let pages = 0;
+			let rows = 0;
+			const pager = api.list('/api/contacts', { limit: 7, count: 1, q: '' });
+			for await (const got of pager) {
+				pages++;
+				rows += got.length;
+			}
+			const errors = [];
+			for (const call of [() => api.post('/api/contacts', { email: 'not-an-email' }),
+				() => api.get('/api/contacts/999999'),
+				() => createApi({ location: () => 9999 }).get('/api/contacts')]) {
+				try {
+					await call();
+					errors.push(null);
+				} catch (e) {
+					errors.push({ isApiError: e instanceof ApiError, status: e.status, code: e.code,
+						fields: e.fields });
+				}
+			}
+			await real('/api/auth/logout', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+			try {
+				await api.get('/api/contacts');
+			} catch (e) {
+				errors.push({ status: e.status, expired });
+			}
+			window.fetch = real;
+			return { merged, other: b.user.name, where: seen[0][1], pages, rows, total: pager.total,
+				firstPage: seen[1][0], errors };
+		}, shellUrl('api.js'));
+		assert.equal(out.merged, 1, 'identical GETs in flight are sent once');
+		assert.equal(out.other, 'Perf Admin', 'each caller has its own copy');
+		assert.equal(out.where, '2', 'X-Location-Id from the current location');
+		assert.equal(out.firstPage, '/api/contacts?limit=7&count=1', 'empty query members left out');
+		assert.equal(out.rows, total);
+		assert.equal(out.total, total);
+		assert.ok(out.pages >= Math.ceil(total / 7) && out.pages <= Math.ceil(total / 7) + 1, 'pages');
+		assert.deepEqual(out.errors, [
+			{ isApiError: true, status: 422, code: 'validation', fields: { email: 'not an e-mail address' } },
+			{ isApiError: true, status: 404, code: 'not_found', fields: {} },
+			{ isApiError: true, status: 404, code: 'not_found', fields: {} },
+			{ status: 401, expired: 1 },
+		]);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a form shows the server\'s 422 next to the field it names', async () => {
+		const { page, context, problems } = await newPage(browser, server);
+		await usePages(context, TEST_PAGES);
+		await page.goto('/app/people/new');
+		await signIn(page, DEMO.email, DEMO.password);
+		await page.getByRole('heading', { level: 1, name: 'New person' }).waitFor();
+		await page.getByLabel('First name').fill('Ada');
+		await page.getByLabel('E-mail').fill('not-an-email');
+		await page.getByRole('button', { name: 'Create' }).click();
+		const email = page.getByLabel('E-mail');
+		await page.getByText('Not an e-mail address').waitFor();
+		assert.equal(await email.getAttribute('aria-invalid'), 'true');
+		assert.equal(await email.evaluate((el) =>
+			document.getElementById(el.getAttribute('aria-describedby')).textContent), 'Not an e-mail address');
+		assert.equal(await email.evaluate((el) => el === document.activeElement), true, 'focus on the field');
+		assert.equal(await page.getByLabel('First name').getAttribute('aria-invalid'), null);
+		await shoot(page, 'form-error');
+
+		await email.fill('ada@example.test');
+		await page.getByRole('button', { name: 'Create' }).click();
+		await page.getByRole('heading', { level: 1, name: 'Ada' }).waitFor();
+		await page.getByRole('status').filter({ hasText: 'Contact created' }).waitFor();
+		assert.match(new URL(page.url()).pathname, /^\/app\/people\/\d+$/);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The shell around the pages, against a real server: the menu from
+ * /api/pages, the router (real URLs, reload, back and forward, params),
+ * loading pages on demand, the sub-account switcher, a location user kept
+ * to their sub-account, names shown as text, and the phone layout.
+ *
+ * GET /api/pages is stood in for by the small pages of tests/e2e/pages/
+ * (lib.mjs usePages), so these tests hold whatever modules are built; the
+ * data those pages show comes from the server.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, SHOTS, TEST_PAGES, apiAs, launch, newPage, scrollsSideways, shoot, signIn,
+	startServer, until, usePages } from './lib.mjs';
+
+const XSS = '<img src=x onerror=alert(1)>';
+const LOCATION_USER = { email: 'front.desk@example.test', password: 'desk-pass-123' };
+
+describe('shell', () => {
+	let server, browser, admin, locations, xssLocation, xssContact, otherContact;
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		locations = admin.me.locations;
+		xssLocation = (await admin.post('/api/admin/locations', { name: XSS })).id;
+		xssContact = (await admin.post('/api/contacts', { first_name: XSS, last_name: 'Tester' },
+			xssLocation)).id;
+		otherContact = (await admin.get('/api/contacts?limit=1', locations[1].id)).data[0];
+		await admin.post('/api/admin/users', {
+			email: LOCATION_USER.email, name: 'Front Desk', role: 'location_user',
+			password: LOCATION_USER.password, location_ids: [locations[0].id],
+		});
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function signedIn(who, options = {}) {
+		const opened = await newPage(browser, server, options);
+		if (options.saveData) {
+			await opened.context.addInitScript(() => Object.defineProperty(Navigator.prototype,
+				'connection', { configurable: true, get: () => ({ saveData: true, effectiveType: '4g' }) }));
+		}
+		opened.fetched = await usePages(opened.context, options.pages === undefined ? TEST_PAGES : options.pages);
+		opened.requests = [];
+		opened.page.on('request', (r) => opened.requests.push(r));
+		await opened.page.goto(options.at || '/');
+		await signIn(opened.page, who.email, who.password);
+		return opened;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+
+	test('the menu is /api/pages in its order; a page is fetched when opened or hinted at, not before', async () => {
+		/* saving data: nothing is preloaded while idle */
+		const { page, context, fetched, problems } = await signedIn(DEMO, { saveData: true });
+		const nav = page.getByRole('navigation', { name: 'Main' });
+		await h1(page, 'People').waitFor();
+		assert.deepEqual(await nav.getByRole('link').allTextContents(), ['People', 'Notes', 'Reports', 'Broken']);
+		assert.equal(new URL(page.url()).pathname, '/app/people', 'the start is the first menu entry');
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
+		assert.equal(await nav.getByRole('link', { name: 'People' }).getAttribute('aria-current'), 'page');
+		await page.waitForTimeout(2500);
+		assert.deepEqual(fetched, ['people.js'], 'only the open page');
+
+		await nav.getByRole('link', { name: 'Reports' }).hover();
+		await until(() => fetched.includes('reports.js'), 10000, 'the preload on hover');
+		await nav.getByRole('link', { name: 'Notes' }).focus();
+		await until(() => fetched.includes('notes.js'), 10000, 'the preload on focus');
+		assert.deepEqual(fetched, ['people.js', 'reports.js', 'notes.js']);
+
+		await nav.getByRole('link', { name: 'Reports' }).click();
+		await h1(page, 'Reports').waitFor();
+		assert.equal(await page.title(), 'Reports · ' + locations[0].name + ' · HyperLevel');
+		assert.equal(await page.evaluate(() => window.reportsOpen), 1);
+		await nav.getByRole('link', { name: 'Notes' }).click();
+		await h1(page, 'Notes').waitFor();
+		assert.equal(await page.evaluate(() => window.reportsOpen), 0, 'a page left is told so');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('when idle, the first menu entries are preloaded, and only they', async () => {
+		const { page, context, fetched, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		await until(() => fetched.includes('notes.js'), 15000, 'the idle preload');
+		await page.waitForTimeout(500);
+		assert.deepEqual(fetched, ['people.js', 'notes.js']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('URLs are real: a record page by its path, reload, back and forward', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		/* a #place on the page is the browser's, there and back: the page stays */
+		await page.evaluate(() => {
+			const a = document.createElement('a');
+			a.href = '#end';
+			a.textContent = 'To the end';
+			document.querySelector('main h1').after(a);
+			document.querySelector('main section').dataset.mark = 'kept';
+		});
+		await page.getByRole('link', { name: 'To the end' }).click();
+		assert.equal(new URL(page.url()).hash, '#end');
+		await page.goBack();
+		assert.equal(new URL(page.url()).hash, '');
+		assert.equal(await page.locator('main section[data-mark="kept"]').count(), 1, 'not reopened');
+		const first = page.getByRole('main').getByRole('list').getByRole('link').first();
+		const name = await first.textContent();
+		await first.click();
+		await h1(page, name).waitFor();
+		assert.match(new URL(page.url()).pathname, /^\/app\/people\/\d+$/);
+		const nav = page.getByRole('navigation', { name: 'Main' });
+		assert.equal(await nav.getByRole('link', { name: 'People' }).getAttribute('aria-current'), 'page',
+			'a record page marks its section');
+		await shoot(page, 'record');
+
+		await page.reload();
+		await h1(page, name).waitFor();
+		await page.goBack();
+		await h1(page, 'People').waitFor();
+		await page.goForward();
+		await h1(page, name).waitFor();
+
+		await page.goto('/app/no/such/page?location=' + locations[0].id);
+		await h1(page, 'Page not found').waitFor();
+		await page.getByRole('link', { name: 'Go to the start' }).click();
+		await h1(page, 'People').waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a skeleton shows until the page has its data', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		let release;
+		const held = new Promise((r) => { release = r; });
+		await context.route('**/api/contacts?*', async (route) => {
+			await held;
+			await route.continue();
+		});
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notes' }).click();
+		await h1(page, 'Notes').waitFor();
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'People' }).click();
+		const loading = page.getByRole('main').locator('[aria-busy="true"]');
+		await loading.waitFor();
+		assert.equal(await page.getByRole('main').getByRole('status').textContent(), 'Loading…');
+		assert.equal(await h1(page, 'People').count(), 0);
+		await shoot(page, 'skeleton');
+		release();
+		await h1(page, 'People').waitFor();
+		assert.equal(await loading.count(), 0);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a page module that fails to load reloads the app once, then says so', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		let loads = 0;
+		page.on('load', () => loads++);
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Broken' }).click();
+		await h1(page, 'This page could not be loaded').waitFor();
+		assert.equal(loads, 1, 'reloaded once');
+		assert.equal(new URL(page.url()).pathname, '/app/broken');
+		await page.getByRole('button', { name: 'Try again' }).waitFor();
+		/* a page that loads clears the flag: the next failure may reload again */
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notes' }).click();
+		await h1(page, 'Notes').waitFor();
+		assert.equal(await page.evaluate(() => sessionStorage.getItem('hl.reloaded-page')), null);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('without /api/pages the menu is empty and says so', async () => {
+		const { page, context, problems } = await signedIn(DEMO, { pages: null });
+		const nav = page.getByRole('navigation', { name: 'Main' });
+		await nav.getByText('No pages are available.').waitFor();
+		assert.equal(await nav.getByRole('link').count(), 0);
+		await h1(page, locations[0].name).waitFor();
+		await shoot(page, 'no-pages');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('an agency user switches sub-account; the URL and this tab keep the choice', async () => {
+		const { page, context, requests, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		const target = locations[2];
+		const switcher = page.getByRole('button', { name: 'Sub-account ' + locations[0].name });
+		await switcher.click();
+		const find = page.getByLabel('Find a sub-account');
+		await find.fill(target.name.slice(0, 6).toLowerCase());
+		const list = page.getByRole('list', { name: 'Sub-accounts' });
+		assert.ok((await list.getByRole('link').allTextContents()).includes(target.name));
+		await shoot(page, 'switcher');
+		await list.getByRole('link', { name: target.name, exact: true }).click();
+
+		await page.getByText('Contacts of ' + target.name).waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(target.id));
+		assert.equal(new URL(page.url()).pathname, '/app/people', 'the same section');
+		await page.getByRole('button', { name: 'Sub-account ' + target.name }).waitFor();
+		const asked = requests.filter((r) => r.url().includes('/api/contacts'));
+		assert.equal(await asked[asked.length - 1].headerValue('x-location-id'), String(target.id));
+
+		/* the choice stays with this tab, also without ?location */
+		await page.goto('/app/notes');
+		await h1(page, 'Notes').waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(target.id));
+		/* another tab starts from the first */
+		const other = await context.newPage();
+		await other.goto('/app/notes');
+		await h1(other, 'Notes').waitFor();
+		assert.equal(new URL(other.url()).searchParams.get('location'), String(locations[0].id));
+		/* back goes to the sub-account before */
+		await page.goBack();
+		await page.goBack();
+		await page.getByText('Contacts of ' + locations[0].name).waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('the switcher works by keyboard', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		const switcher = page.getByRole('button', { name: /^Sub-account / });
+		await switcher.focus();
+		await page.keyboard.press('Enter');
+		const find = page.getByLabel('Find a sub-account');
+		assert.equal(await find.evaluate((el) => el === document.activeElement), true);
+		await page.keyboard.press('Escape');
+		assert.equal(await switcher.evaluate((el) => el === document.activeElement), true);
+		assert.equal(await switcher.getAttribute('aria-expanded'), 'false');
+		const ring = await switcher.evaluate((el) => getComputedStyle(el).outlineStyle);
+		assert.notEqual(ring, 'none', 'focus is visible');
+		await page.keyboard.press('Enter');
+		await page.keyboard.type(locations[3].name);
+		await page.keyboard.press('ArrowDown');
+		assert.equal(await page.evaluate(() => document.activeElement.textContent), locations[3].name);
+		await page.keyboard.press('Enter');
+		await page.getByText('Contacts of ' + locations[3].name).waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a location user has no switcher and cannot open another sub-account', async () => {
+		const { page, context, problems } = await signedIn(LOCATION_USER);
+		await h1(page, 'People').waitFor();
+		assert.equal(await page.getByRole('button', { name: /Sub-account/ }).count(), 0);
+		await page.getByRole('complementary').getByText(locations[0].name, { exact: true }).waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
+
+		const other = locations[1];
+		await page.goto('/app/people?location=' + other.id);
+		await h1(page, 'Sub-account not available').waitFor();
+		await page.getByText('You cannot open sub-account ' + other.id).waitFor();
+		assert.equal(await page.getByText('Contacts of ' + other.name).count(), 0);
+		assert.equal(await page.getByText(otherContact.first_name + ' ' + otherContact.last_name).count(), 0);
+		await shoot(page, 'refused');
+		/* the server refuses it too, whatever the page would ask */
+		for (const path of ['/api/contacts?limit=1', '/api/contacts/' + otherContact.id]) {
+			const r = await context.request.get(path, { headers: { 'X-Location-Id': String(other.id) } });
+			assert.equal(r.status(), 404, path);
+		}
+		await page.getByRole('link', { name: 'Open ' + locations[0].name }).click();
+		await page.getByText('Contacts of ' + locations[0].name).waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('names are text: a sub-account and a contact named like markup', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'People').waitFor();
+		await page.getByRole('button', { name: /^Sub-account / }).click();
+		await page.getByLabel('Find a sub-account').fill('<img');
+		const link = page.getByRole('list', { name: 'Sub-accounts' }).getByRole('link', { name: XSS, exact: true });
+		assert.equal(await link.textContent(), XSS);
+		await link.click();
+		await page.getByText('Contacts of ' + XSS, { exact: true }).waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('location'), String(xssLocation));
+		await page.getByRole('button', { name: 'Sub-account ' + XSS }).waitFor();
+		const contact = page.getByRole('main').getByRole('link', { name: XSS + ' Tester' });
+		await contact.click();
+		await h1(page, XSS + ' Tester').waitFor();
+		assert.equal(new URL(page.url()).pathname, '/app/people/' + xssContact);
+		assert.equal(await page.title(), XSS + ' Tester · ' + XSS + ' · HyperLevel');
+		assert.equal(await page.locator('img').count(), 0, 'no element was made from a name');
+		await page.waitForTimeout(300);
+		assert.deepEqual(problems, [], 'no dialog, no error, no CSP report');
+		await context.close();
+	});
+
+	test('at 360 px the menu is a button; nothing scrolls sideways', async () => {
+		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
+		await h1(page, 'People').waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		const nav = page.getByRole('navigation', { name: 'Main' });
+		assert.equal(await nav.getByRole('link', { name: 'Notes' }).isVisible(), false);
+		const menu = page.getByRole('button', { name: 'Menu' });
+		assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+		await menu.click();
+		await nav.getByRole('link', { name: 'Notes' }).waitFor({ state: 'visible' });
+		assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+		await page.getByRole('button', { name: /^Sub-account / }).waitFor({ state: 'visible' });
+		await page.screenshot({ path: join(SHOTS, 'menu-open-phone.png') });
+		await nav.getByRole('link', { name: 'Notes' }).click();
+		await h1(page, 'Notes').waitFor();
+		assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'the drawer closes');
+		await nav.getByRole('link', { name: 'People' }).waitFor({ state: 'hidden' });
+		assert.equal(await scrollsSideways(page), false);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});

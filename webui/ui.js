@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ui.js: the widgets every page shares (a page gets them as ctx.ui):
+ *
+ *   skeleton(rows)        a placeholder for content on its way (aria-busy)
+ *   formErrors(form, e)   an ApiError's messages next to the fields it names
+ *   clearErrors(form)     removes them
+ *   toast(text, options)  a short message at the bottom of the screen
+ *   message(view, {...})  a heading and a paragraph in place of a page
+ *
+ * Everything that comes from data is put in as text (html.js).
+ */
+import { html } from './html.js';
+
+/* A grey outline of a heading and `rows` lines, announced as loading. */
+export function skeleton(rows) {
+	const lines = [];
+	for (let i = 0; i < (rows || 6); i++)
+		lines.push(html`<span class="skeleton-line"></span>`);
+	const frag = html`<div class="skeleton" aria-busy="true">
+		<span class="visually-hidden" role="status">Loading…</span>
+		<span class="skeleton-title"></span>${lines}</div>`;
+	return frag.firstElementChild;
+}
+
+let errorSeq = 0;
+
+export function clearErrors(form) {
+	for (const el of Array.from(form.querySelectorAll('.field-error, .form-error')))
+		el.remove();
+	for (const el of Array.from(form.querySelectorAll('[aria-invalid]'))) {
+		el.removeAttribute('aria-invalid');
+		const ids = (el.getAttribute('aria-describedby') || '').split(' ')
+			.filter((id) => id && id.indexOf('err-') !== 0);
+		if (ids.length)
+			el.setAttribute('aria-describedby', ids.join(' '));
+		else
+			el.removeAttribute('aria-describedby');
+	}
+}
+
+function sentence(text) {
+	return text ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+}
+
+/* Shows what the server said: each message of error.fields under the
+ * field of that name (marked aria-invalid and described by it), anything
+ * else in an alert at the top of the form. Focuses the first field in
+ * error. Returns true when any message went next to a field. */
+export function formErrors(form, error) {
+	clearErrors(form);
+	const fields = (error && error.fields) || {};
+	let first = null;
+	let unplaced = [];
+	for (const name of Object.keys(fields)) {
+		const field = form.elements.namedItem(name);
+		const el = field && field.nodeType === 1 ? field : null;
+		if (!el) {
+			unplaced.push(sentence(name + ': ' + fields[name]));
+			continue;
+		}
+		const id = 'err-' + (++errorSeq);
+		const note = html`<p class="field-error" id="${id}">${sentence(fields[name])}</p>`;
+		const holder = el.closest('.field');
+		if (holder)
+			holder.append(note);
+		else
+			el.after(note);
+		el.setAttribute('aria-invalid', 'true');
+		const ids = el.getAttribute('aria-describedby');
+		el.setAttribute('aria-describedby', ids ? ids + ' ' + id : id);
+		first = first || el;
+	}
+	if (!first && error && !unplaced.length)
+		unplaced = [sentence(error.message || 'Something went wrong.')];
+	if (unplaced.length) {
+		const alert = html`<div class="form-error" role="alert">${unplaced.map((t) => html`<p>${t}</p>`)}</div>`;
+		form.prepend(alert);
+	}
+	if (first)
+		first.focus();
+	return !!first;
+}
+
+let toasts = null;
+
+/* options: kind "info" (default), "success" or "error" (announced at
+ * once, stays until dismissed or 10 s), timeout in ms. */
+export function toast(text, options) {
+	const o = options || {};
+	if (!toasts || !toasts.isConnected) {
+		toasts = html`<div class="toasts"></div>`.firstElementChild;
+		document.body.append(toasts);
+	}
+	const error = o.kind === 'error';
+	const item = html`<div class="toast toast-${o.kind || 'info'}" role="${error ? 'alert' : 'status'}">
+		<p>${text}</p><button type="button" class="toast-close">Dismiss</button></div>`.firstElementChild;
+	const close = () => item.remove();
+	item.querySelector('button').addEventListener('click', close);
+	toasts.append(item);
+	setTimeout(close, o.timeout || (error ? 10000 : 5000));
+	return close;
+}
+
+/* Fills `view` with a heading and a paragraph (and a link or a button),
+ * for the shell's own states: not found, no access, failed to load. */
+export function message(view, m) {
+	view.textContent = '';
+	view.append(html`<div class="message">
+		<h1 tabindex="-1">${m.title}</h1>
+		<p>${m.text}</p>
+		${m.href ? html`<p><a href="${m.href}">${m.link}</a></p>` : null}
+		${m.action ? html`<p><button type="button" class="btn">${m.action}</button></p>` : null}
+	</div>`);
+	const button = view.querySelector('.message button');
+	if (button && m.onAction)
+		button.addEventListener('click', m.onAction);
+	return view;
+}
