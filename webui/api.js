@@ -9,7 +9,8 @@
  *
  * `path` is the API's path ("/api/contacts/12"; "contacts/12" means the
  * same); `query` an object whose null, undefined and "" members are left
- * out and whose arrays repeat the key (tag=a&tag=b). Bodies go as JSON.
+ * out and whose arrays repeat the key (tag=a&tag=b). Bodies go as JSON,
+ * except a Blob or File (an upload), which goes as itself with its type.
  * Every request names the current location in X-Location-Id, and a write
  * carries the session's CSRF token.
  *
@@ -105,7 +106,10 @@ export function createApi(options) {
 			if (token)
 				headers['X-CSRF-Token'] = token;
 		}
-		if (body !== undefined) {
+		if (typeof Blob !== 'undefined' && body instanceof Blob) {
+			headers['Content-Type'] = body.type || 'application/octet-stream';
+			init.body = body;
+		} else if (body !== undefined) {
 			headers['Content-Type'] = 'application/json';
 			init.body = JSON.stringify(body);
 		}

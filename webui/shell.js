@@ -683,7 +683,8 @@ async function openPage(m, live) {
 	} catch (e) {
 		if (!live())
 			return;
-		console.error(e);
+		if (!e || (e.status !== 404 && e.status !== 403))
+			console.error(e); /* a missing record is an answer, not a fault */
 		skeleton.remove();
 		view.hidden = false;
 		pageFailed(view, e);

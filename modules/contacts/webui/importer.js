@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * importer.js: the "Import CSV" panel of the contacts list. The file goes
+ * to POST /api/contacts/import as the body; a small file's answer is the
+ * finished report, a large one's (202) a job whose progress is asked of
+ * /api/contacts/imports/:id every second until it is done, failed or
+ * cancelled (Cancel asks the server to stop it: what it imported stays).
+ * The report: created, updated and skipped rows, each skipped line with
+ * its reason, and the columns that were ignored.
+ *
+ * Loaded by contacts.js when the panel is first opened. default(panel,
+ * ctx, lib, hooks) returns {focus, close, leave}; hooks.close() hides the
+ * panel, hooks.imported() refreshes the list.
+ */
+
+const POLL_MS = 1000;
+const ERRORS_SHOWN = 50;
+
+export default function importer(panel, ctx, lib, hooks) {
+	const { html, api, ui } = ctx;
+	let job = null;    /* the import under way: its id */
+	let timer = 0;
+	let left = false;
+
+	panel.append(html`
+<div class="i-head">
+	<h2 id="i-title">Import contacts from a CSV file</h2>
+	<button type="button" class="btn btn-quiet" data-close>Close</button>
+</div>
+<form class="i-form" aria-labelledby="i-title">
+	<p class="muted">The first row names the columns: first_name, last_name, email, phone,
+	company_name, source, tags, or a custom field's key (“E-mail” and “Phone Number” work too).
+	A row with the e-mail (or phone) of a contact updates it; the others are added. Save from
+	a spreadsheet as “CSV UTF-8”.</p>
+	<div class="field">
+		<label for="i-file">CSV file</label>
+		<input id="i-file" name="file" type="file" accept=".csv,text/csv" required>
+	</div>
+	<button type="submit" class="btn btn-primary">Import</button>
+</form>
+<div class="i-status" hidden>
+	<p class="i-state" role="status" aria-live="polite"></p>
+	<progress class="i-progress" max="1" value="0" aria-label="Import progress"></progress>
+	<dl class="i-counts"></dl>
+	<div class="i-errors"></div>
+	<p class="i-actions"><button type="button" class="btn" data-cancel hidden>Cancel import</button>
+		<button type="button" class="btn" data-again hidden>Import another file</button></p>
+</div>`);
+
+	const el = {
+		form: panel.querySelector('.i-form'),
+		file: panel.querySelector('#i-file'),
+		status: panel.querySelector('.i-status'),
+		state: panel.querySelector('.i-state'),
+		progress: panel.querySelector('.i-progress'),
+		counts: panel.querySelector('.i-counts'),
+		errors: panel.querySelector('.i-errors'),
+		cancel: panel.querySelector('[data-cancel]'),
+		again: panel.querySelector('[data-again]'),
+	};
+
+	const STATES = {
+		queued: 'Waiting to start…',
+		running: 'Importing…',
+		done: 'Import finished.',
+		failed: 'The import failed.',
+		cancelled: 'The import was cancelled; the rows before it stopped are in.',
+	};
+
+	function finished(status) {
+		return status === 'done' || status === 'failed' || status === 'cancelled';
+	}
+
+	function show(im) {
+		const done = finished(im.status);
+		el.status.hidden = false;
+		el.state.textContent = STATES[im.status] || im.status;
+		el.progress.value = typeof im.progress === 'number' ? im.progress : 0;
+		el.progress.hidden = done;
+		const n = (v) => Number(v || 0).toLocaleString();
+		el.counts.textContent = '';
+		el.counts.append(html`<div><dt>Added</dt><dd>${n(im.created)}</dd></div>
+			<div><dt>Updated</dt><dd>${n(im.updated)}</dd></div>
+			<div><dt>Skipped</dt><dd>${n(im.skipped)}</dd></div>`);
+		el.errors.textContent = '';
+		const errors = im.errors || [];
+		if (errors.length) {
+			el.errors.append(html`<h3>Skipped rows</h3><ul>${errors.slice(0, ERRORS_SHOWN).map((e) =>
+				html`<li>${'Line ' + e.line + ': ' + e.reason}</li>`)}</ul>
+				${errors.length > ERRORS_SHOWN ? html`<p class="muted">${'And ' + (errors.length - ERRORS_SHOWN) + ' more.'}</p>` : null}`);
+		}
+		if ((im.ignored_columns || []).length)
+			el.errors.append(html`<p class="muted">${'Ignored columns: ' + im.ignored_columns.join(', ')}</p>`);
+		el.cancel.hidden = done;
+		el.again.hidden = !done;
+		el.form.hidden = true;
+		if (done) {
+			job = null;
+			hooks.imported();
+		}
+	}
+
+	async function poll() {
+		if (!job || left)
+			return;
+		try {
+			const im = await api.get('/api/contacts/imports/' + encodeURIComponent(job));
+			if (left || !job || String(im.id) !== String(job))
+				return;
+			show(im);
+		} catch (e) {
+			if (left)
+				return;
+			el.state.textContent = 'The progress could not be read (' + e.message + '); trying again.';
+		}
+		if (job)
+			timer = setTimeout(poll, POLL_MS);
+	}
+
+	el.form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(el.form);
+		const file = el.file.files && el.file.files[0];
+		if (!file) {
+			ui.formErrors(el.form, { fields: { file: 'choose a CSV file to import' } });
+			return;
+		}
+		const button = el.form.querySelector('button[type="submit"]');
+		button.disabled = true;
+		button.textContent = 'Uploading…';
+		let im;
+		try {
+			im = await api.post('/api/contacts/import',
+				new Blob([file], { type: 'text/csv' }));
+		} catch (err) {
+			if (!left)
+				ui.formErrors(el.form, err.status === 422 || err.status === 413 || err.status === 415
+					? { fields: { file: err.message } } : err);
+			return;
+		} finally {
+			button.disabled = false;
+			button.textContent = 'Import';
+		}
+		if (left)
+			return;
+		job = im.id;
+		show(im);
+		if (job)
+			timer = setTimeout(poll, POLL_MS);
+		el.state.focus();
+	});
+
+	el.cancel.addEventListener('click', async () => {
+		if (!job)
+			return;
+		el.cancel.disabled = true;
+		try {
+			const im = await api.del('/api/contacts/imports/' + encodeURIComponent(job));
+			clearTimeout(timer);
+			if (im)
+				show(im);
+		} catch (err) {
+			if (err.status !== 409) /* finished already: the next poll says so */
+				ui.toast('The import could not be cancelled: ' + err.message, { kind: 'error' });
+		}
+		el.cancel.disabled = false;
+	});
+
+	el.again.addEventListener('click', () => {
+		el.status.hidden = true;
+		el.form.hidden = false;
+		el.form.reset();
+		el.file.focus();
+	});
+
+	const close = () => hooks.close();
+	panel.querySelector('[data-close]').addEventListener('click', close);
+	panel.addEventListener('keydown', (e) => {
+		if (e.key === 'Escape')
+			close();
+	});
+	el.state.tabIndex = -1;
+
+	return {
+		focus() {
+			(el.form.hidden ? el.state : el.file).focus();
+		},
+		close,
+		leave() {
+			left = true;
+			clearTimeout(timer);
+		},
+	};
+}

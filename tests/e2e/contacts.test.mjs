@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The contacts pages (modules/contacts/webui/), as the server serves them:
+ * the list (search as you type, tag filter, selection and tags on many,
+ * export, import with the job's progress, pages on scroll), a contact's
+ * page (edit with the server's errors by the field, tags, notes, delete),
+ * names shown as text, real URLs, and only this page's files fetched.
+ * Nothing is stood in for: /api/pages and the page modules are the
+ * server's own.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+	from './lib.mjs';
+
+const XSS = '<img src=x onerror=alert(1)>';
+
+describe('contacts', () => {
+	let server, browser, admin, loc, other, session;
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		loc = admin.me.locations[0];
+		other = await admin.post('/api/contacts', {
+			first_name: 'Zebulon', last_name: 'Quartermain', email: 'zeb@quartermain.test',
+			phone: '+1 555 0100', company_name: 'Quartermain Freight',
+		}, loc.id);
+		await admin.post('/api/contacts', { first_name: XSS, last_name: 'Tester' }, loc.id);
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function signedIn(options = {}) {
+		const opened = await newPage(browser, server, options);
+		if (options.saveData) { /* no idle preloads of other menu entries */
+			await opened.context.addInitScript(() => Object.defineProperty(Navigator.prototype,
+				'connection', { configurable: true, get: () => ({ saveData: true, effectiveType: '4g' }) }));
+		}
+		opened.requests = [];
+		opened.page.on('request', (r) => opened.requests.push(r.url()));
+		if (session) /* signed in once: the sign-in page is the shell's test */
+			await opened.context.addCookies(session);
+		await opened.page.goto(options.at || '/app/contacts?location=' + loc.id);
+		if (!session) {
+			await signIn(opened.page, DEMO.email, DEMO.password);
+			session = await opened.context.cookies();
+		}
+		return opened;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+	const rows = (page) => page.locator('main tbody tr:not(.c-skeleton)');
+
+	test('the list: search as you type, open a contact, only this page\'s files fetched', async () => {
+		const { page, context, requests, problems } = await signedIn({ saveData: true });
+		await h1(page, 'Contacts').waitFor();
+		await until(async () => await rows(page).count() > 2, 10000, 'the first page');
+		assert.match(await page.getByRole('status').filter({ hasText: /contacts$/ }).textContent(), /^\d+ contacts$/);
+		const modules = requests.filter((u) => /\/modules\//.test(u)).map((u) => new URL(u).pathname);
+		assert.ok(modules.length > 0);
+		for (const m of modules)
+			assert.match(m, /^\/modules\/contacts\/contacts\.[0-9a-f]{10}\.(js|css)$/, 'only the list\'s own files');
+		await shoot(page, 'contacts-list');
+
+		const asked = [];
+		page.on('request', (r) => {
+			if (/\/api\/contacts\?/.test(r.url()))
+				asked.push(new URL(r.url()).searchParams.get('q'));
+		});
+		await page.getByLabel('Search', { exact: true }).pressSequentially('quarterm', { delay: 40 });
+		await until(async () => await rows(page).count() === 1, 10000, 'one match');
+		assert.equal(await page.getByRole('status').filter({ hasText: /match/ }).textContent(), '1 match');
+		assert.ok(asked.length >= 1 && asked.length < 4, 'debounced: ' + JSON.stringify(asked));
+		assert.equal(asked[asked.length - 1], 'quarterm');
+		assert.equal(new URL(page.url()).searchParams.get('q'), 'quarterm', 'the search is in the URL');
+		await page.getByRole('link', { name: 'Zebulon Quartermain' }).click();
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		assert.equal(new URL(page.url()).pathname, '/app/contacts/' + other.id);
+		assert.ok(await page.getByText('Quartermain Freight').first().isVisible());
+		await page.goBack();
+		await h1(page, 'Contacts').waitFor();
+		assert.equal(await page.getByLabel('Search', { exact: true }).inputValue(), 'quarterm', 'kept on back');
+		await until(async () => await rows(page).count() === 1, 10000, 'the search again');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a contact\'s page: edit, reload, an error by its field, notes, tags; URLs are real', async () => {
+		const { page, context, problems } = await signedIn({ at: '/app/contacts/' + other.id + '?location=' + loc.id });
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		await page.getByRole('button', { name: 'Edit' }).click();
+		await page.getByLabel('Company', { exact: true }).fill('Quartermain Shipping');
+		await page.getByLabel('Budget').fill('').catch(() => {}); /* not every seed has it */
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await page.getByRole('button', { name: 'Edit' }).waitFor();
+		await page.reload();
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		assert.ok(await page.getByText('Quartermain Shipping').first().isVisible(), 'the change stays');
+
+		/* the server's 422 goes next to the e-mail field */
+		await page.getByRole('button', { name: 'Edit' }).click();
+		const email = page.getByLabel('E-mail', { exact: true });
+		await email.fill('not an address');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await until(async () => await email.getAttribute('aria-invalid') === 'true', 10000, 'the field error');
+		const described = await email.getAttribute('aria-describedby');
+		const note = page.locator('#' + described);
+		assert.match(await note.textContent(), /not an e-mail address/i);
+		assert.equal(await note.evaluate((n) => n.closest('.field').querySelector('input').id),
+			await email.getAttribute('id'), 'in the field\'s own box');
+		assert.equal(await email.evaluate((n) => n === document.activeElement), true);
+		await page.getByRole('button', { name: 'Cancel' }).click();
+
+		/* notes */
+		await page.getByLabel('New note').fill('Called about the <b>renewal</b>');
+		await page.getByRole('button', { name: 'Add note' }).click();
+		const notes = page.locator('.r-notes');
+		await notes.getByText('Called about the <b>renewal</b>').waitFor();
+		/* tags */
+		await page.getByLabel('Add a tag').fill('key-account');
+		await page.getByRole('button', { name: 'Add', exact: true }).click();
+		await page.getByRole('button', { name: 'Remove tag key-account' }).waitFor();
+		await shoot(page, 'contact-record');
+		await page.getByRole('button', { name: 'Remove tag key-account' }).click();
+		await until(async () => await page.getByRole('button', { name: 'Remove tag key-account' }).count() === 0,
+			10000, 'the tag gone');
+		await notes.getByRole('button', { name: 'Delete note' }).first().click();
+		await notes.getByRole('button', { name: 'Delete', exact: true }).click();
+		await until(async () => await notes.getByText('renewal').count() === 0, 10000, 'the note gone');
+
+		/* real URLs: reload, back, forward */
+		await page.getByRole('link', { name: 'Contacts', exact: true }).first().click();
+		await h1(page, 'Contacts').waitFor();
+		await page.goBack();
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		await page.goForward();
+		await h1(page, 'Contacts').waitFor();
+		await page.goto('/app/contacts/999999999?location=' + loc.id);
+		await h1(page, 'Not found').waitFor();
+		await page.goto('/app/contacts/nonsense?location=' + loc.id);
+		await h1(page, 'Not found').waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a name with markup shows as its characters, in the list and on its page', async () => {
+		const { page, context, problems } = await signedIn();
+		await h1(page, 'Contacts').waitFor();
+		const link = page.getByRole('link', { name: XSS + ' Tester' });
+		await link.waitFor();
+		assert.equal(await page.locator('main img').count(), 0);
+		await link.click();
+		await h1(page, XSS + ' Tester').waitFor();
+		assert.equal(await page.locator('main img').count(), 0);
+		assert.match(await page.title(), /^<img src=x onerror=alert\(1\)> Tester · /);
+		await page.waitForTimeout(200);
+		assert.deepEqual(problems, [], 'no dialog, no error');
+		await context.close();
+	});
+
+	test('create a contact, then delete it', async () => {
+		const { page, context, problems } = await signedIn();
+		await h1(page, 'Contacts').waitFor();
+		await page.getByRole('link', { name: 'New contact' }).click();
+		await h1(page, 'New contact').waitFor();
+		await page.getByRole('button', { name: 'Create contact' }).click();
+		await page.getByRole('alert').or(page.locator('[aria-invalid="true"]')).first().waitFor();
+		await page.getByLabel('First name').fill('Philippa');
+		await page.getByLabel('Last name').fill('Oyelaran');
+		await page.getByLabel('E-mail', { exact: true }).fill('philippa@oyelaran.test');
+		await page.getByRole('button', { name: 'Create contact' }).click();
+		await h1(page, 'Philippa Oyelaran').waitFor();
+		assert.match(new URL(page.url()).pathname, /^\/app\/contacts\/\d+$/);
+		await page.getByRole('button', { name: 'Delete' }).click();
+		await page.getByRole('button', { name: 'Delete contact' }).click();
+		await h1(page, 'Contacts').waitFor();
+		await page.getByLabel('Search', { exact: true }).fill('oyelaran');
+		await page.getByRole('heading', { name: 'No contacts match' }).waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('tag two contacts at once, filter by the tag, export what the filter selects', async () => {
+		const { page, context, problems } = await signedIn();
+		await h1(page, 'Contacts').waitFor();
+		await until(async () => await rows(page).count() > 3, 10000, 'the first page');
+		const names = [];
+		for (const i of [1, 2]) {
+			const row = rows(page).nth(i);
+			names.push(await row.locator('.c-name-text').textContent());
+			await row.getByRole('checkbox').check();
+		}
+		await page.getByText('2 contacts selected').waitFor();
+		await page.getByLabel('Tag to add or remove').fill('spring-drive');
+		await page.getByRole('button', { name: 'Add tag' }).click();
+		await page.getByText('Tag “spring-drive” added to 2 contacts.').waitFor();
+		await page.getByLabel('Tag', { exact: true }).selectOption('spring-drive');
+		await until(async () => await rows(page).count() === 2, 10000, 'two tagged');
+		assert.deepEqual((await rows(page).locator('.c-name-text').allTextContents()).sort(), names.sort());
+		assert.equal(new URL(page.url()).searchParams.get('tag'), 'spring-drive');
+
+		const [download] = await Promise.all([
+			page.waitForEvent('download'),
+			page.getByRole('link', { name: 'Export CSV' }).click(),
+		]);
+		const csv = readFileSync(await download.path(), 'utf8').trim().split(/\r?\n/);
+		assert.match(csv[0], /^id,first_name,last_name,email/);
+		assert.equal(csv.length, 3, 'the header and the two tagged rows');
+		assert.ok(csv.slice(1).every((l) => l.includes('spring-drive')));
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('import a CSV: the job\'s counts and errors; a big list pages as it scrolls', async () => {
+		const place = await admin.post('/api/admin/locations', { name: 'Import Test Co' });
+		const { page, context, problems } = await signedIn({ at: '/app/contacts?location=' + place.id });
+		await h1(page, 'Contacts').waitFor();
+		await page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
+		await page.getByRole('button', { name: 'Import CSV' }).first().click();
+		await page.getByLabel('CSV file', { exact: true }).setInputFiles({
+			name: 'few.csv', mimeType: 'text/csv',
+			buffer: Buffer.from('first_name,last_name,email\nAda,Okafor,ada@okafor.test\nBo,Lind,bo@lind.test\nCy,,not-mail\n'),
+		});
+		await page.getByRole('button', { name: 'Import', exact: true }).click();
+		await page.getByText('Import finished.').waitFor();
+		const counts = page.locator('.i-counts');
+		assert.equal(await counts.locator('div').filter({ hasText: 'Added' }).locator('dd').textContent(), '2');
+		assert.equal(await counts.locator('div').filter({ hasText: 'Skipped' }).locator('dd').textContent(), '1');
+		await page.getByText('Line 4: email: not an e-mail address').waitFor();
+		await until(async () => await rows(page).count() === 2, 10000, 'the list shows them');
+
+		/* over 64 KB: a job, followed until it is done */
+		let big = 'first_name,last_name,email,company_name,source\n';
+		for (let i = 0; i < 800; i++)
+			big += 'Person' + i + ',Family' + i + ',person' + i + '@bulk-import-example.test,Bulk Import Company Limited,a long spreadsheet row\n';
+		assert.ok(big.length > 64 * 1024);
+		await page.getByRole('button', { name: 'Import another file' }).click();
+		await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'many.csv', mimeType: 'text/csv', buffer: Buffer.from(big) });
+		await page.getByRole('button', { name: 'Import', exact: true }).click();
+		await page.getByText('Import finished.').waitFor({ timeout: 30000 });
+		assert.equal(await counts.locator('div').filter({ hasText: 'Added' }).locator('dd').textContent(), '800');
+		await page.getByRole('status').filter({ hasText: '802 contacts' }).waitFor();
+		await page.getByRole('button', { name: 'Close' }).click();
+
+		await until(async () => await rows(page).count() === 50, 10000, 'the first page');
+		await page.getByRole('button', { name: 'Load more' }).scrollIntoViewIfNeeded();
+		await until(async () => await rows(page).count() >= 100, 10000, 'the next page on scroll');
+		await page.getByText(/^Showing \d+ of 802$/).waitFor();
+		await page.getByRole('button', { name: 'Load more' }).focus();
+		const before = await rows(page).count();
+		await page.keyboard.press('Enter');
+		await until(async () => await rows(page).count() > before, 10000, 'a page by the button');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('at phone width the list is cards and nothing scrolls sideways', async () => {
+		const { page, context, problems } = await signedIn({ viewport: PHONE });
+		await h1(page, 'Contacts').waitFor();
+		await until(async () => await rows(page).count() > 2, 10000, 'the first page');
+		assert.equal(await scrollsSideways(page), false);
+		assert.equal(await page.locator('main thead').isVisible(), false);
+		await rows(page).first().getByRole('link').click();
+		await page.getByRole('button', { name: 'Edit' }).waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});
