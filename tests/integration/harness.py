@@ -290,3 +290,24 @@ def agency(modules=("contacts",), locations=("Client A",), plugins=None, env=Non
     admin = s.login(*ADMIN)
     ids = [admin.post("/api/admin/locations", {"name": n}).json()["id"] for n in locations]
     return s, admin, ids
+
+
+class WebServer(Server):
+    """A server whose web folder is root/web, made by the test with write()."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.web = os.path.join(self.root, "web")
+        os.makedirs(self.web, exist_ok=True)
+
+    def args(self, command="serve"):
+        a = super().args(command)
+        a[a.index("--web-dir") + 1] = self.web
+        return a
+
+    def write(self, rel, data):
+        path = os.path.join(self.web, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+        return path

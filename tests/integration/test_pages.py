@@ -11,33 +11,13 @@ import os
 import re
 import socket
 
-from harness import Server, error_lines
+from harness import Server, WebServer, error_lines
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 REPORTS = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports")
 DEFAULT_CSP = ("default-src 'self'; img-src 'self' data:; object-src 'none';"
                " base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 INDEX = b"<!doctype html><title>HyperLevel</title><p>sign in</p>\n"
-
-
-class WebServer(Server):
-    """A server whose web folder is root/web, made by the test."""
-
-    def __init__(self, **kw):
-        super().__init__(**kw)
-        self.web = os.path.join(self.root, "web")
-        os.makedirs(self.web)
-
-    def args(self, command="serve"):
-        a = super().args(command)
-        a[a.index("--web-dir") + 1] = self.web
-        return a
-
-    def write(self, rel, data):
-        path = os.path.join(self.web, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data if isinstance(data, bytes) else data.encode())
 
 
 def started(s):
@@ -63,7 +43,7 @@ def paths(client, headers=None, query=""):
 
 
 def test_each_role_sees_the_pages_it_may_open_in_menu_order():
-    with started(Server(modules=REPORTS)) as s:
+    with started(WebServer(modules=REPORTS)) as s:
         admin = s.login(*ADMIN)
         a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
         add_user(admin, "lu@example.test", "location_user", [a])

@@ -12,7 +12,7 @@ import socket
 import subprocess
 import time
 
-from harness import Server
+from harness import Server, WebServer
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 MTIME_NS = 1700000000_123456789  # a fraction of a second on purpose
@@ -40,27 +40,17 @@ def pregzip(data):
     return gzip.compress(data, mtime=12345)  # libdeflate writes mtime 0
 
 
-class WebServer(Server):
+class SiteServer(WebServer):
     """A server whose web folder is root/web, next to root/secret.txt and
     root/outside/, which no request may reach."""
 
     def __init__(self):
         super().__init__(modules=("contacts",))
-        self.web = os.path.join(self.root, "web")
         self.files = {}
         make_site(self)
 
-    def args(self, command="serve"):
-        a = super().args(command)
-        a[a.index("--web-dir") + 1] = self.web
-        return a
-
     def write(self, rel, data):
-        path = os.path.join(self.web, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
-        os.utime(path, ns=(MTIME_NS, MTIME_NS))
+        os.utime(super().write(rel, data), ns=(MTIME_NS, MTIME_NS))
         self.files[rel] = data
 
     def etag(self, rel, suffix=""):
@@ -112,7 +102,7 @@ def http_date(seconds):
 
 
 def test_static_hashed_names_are_immutable_with_validators():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         r = s.get("/app.1a2b3c4d.js")
         assert r.status == 200 and r.body == APP
         assert r.header("content-type") == "text/javascript; charset=utf-8"
@@ -131,7 +121,7 @@ def test_static_hashed_names_are_immutable_with_validators():
 
 
 def test_static_page_is_no_cache_and_revalidates_with_304():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         r = s.get("/")
         etag = s.etag("index.html")
         assert r.status == 200 and r.body == INDEX
@@ -160,7 +150,7 @@ def test_static_page_is_no_cache_and_revalidates_with_304():
 
 
 def test_static_app_pages_revalidate_like_the_index():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         etag = s.etag("index.html")
         for path in ("/contacts", "/contacts/42", "/settings/"):
             r = s.get(path)
@@ -176,7 +166,7 @@ def test_static_app_pages_revalidate_like_the_index():
 
 
 def test_static_precompressed_files_by_accept_encoding():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         name = "app.1a2b3c4d.js"
         plain = s.etag(name)
         for accept, coding, variant in (("br", "br", ".br"), ("gzip, deflate, br", "br", ".br"),
@@ -202,7 +192,7 @@ def test_static_precompressed_files_by_accept_encoding():
 
 
 def test_static_gz_serves_a_client_taking_br_when_there_is_no_br():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         name = "other.5e6f7a8b9c.js"
         r = s.get("/" + name, headers={"Accept-Encoding": "br, gzip"})
         assert r.header("content-encoding") == "gzip" and r.body == s.files[name + ".gz"]
@@ -213,7 +203,7 @@ def test_static_gz_serves_a_client_taking_br_when_there_is_no_br():
 
 
 def test_static_validators_follow_the_coding_sent():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         name = "app.1a2b3c4d.js"
         br = s.etag(name + ".br", "-br")
         hdrs = {"Accept-Encoding": "br", "If-None-Match": br}
@@ -239,7 +229,7 @@ def test_static_validators_follow_the_coding_sent():
 
 
 def test_static_head_is_get_without_a_body():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         for path, accept in (("/", None), ("/contacts", None), ("/app.1a2b3c4d.js", "br"),
                              ("/app.1a2b3c4d.js", "gzip"), ("/style.css", "gzip"),
                              ("/page.js", None)):
@@ -258,7 +248,7 @@ def test_static_head_is_get_without_a_body():
 
 
 def test_static_missing_files_are_json_404_and_pages_get_the_index():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         for path in ("/app.deadbeef.js", "/app.1a2b3c4d.css", "/missing.css",
                      "/docs/missing.png", "/contacts/photo.jpg", "/app.deadbeef.js.br"):
             r = s.get(path, headers={"Accept-Encoding": "br, gzip"})
@@ -274,7 +264,7 @@ def test_static_missing_files_are_json_404_and_pages_get_the_index():
 
 
 def test_static_no_path_leaves_the_web_folder():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         # Each reaches root/secret.txt if the path were followed as written.
         for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2e/secret.txt",
                      "/.%2e/secret.txt", "/%2e./secret.txt", "/..%2fsecret.txt",
@@ -292,7 +282,7 @@ def test_static_no_path_leaves_the_web_folder():
 
 
 def test_static_symlinks_out_of_the_folder_are_refused():
-    with WebServer().start() as s:
+    with SiteServer().start() as s:
         for path in ("/leak.txt", "/leakdir/secret.txt"):
             status, _, body = raw_get(s.port, path)
             assert status == 404 and SECRET not in body, path
