@@ -769,7 +769,9 @@ function notFoundView(path) {
 	title('Page not found');
 	ui.message(view, {
 		title: 'Page not found',
-		text: 'There is no page at ' + APP + path + '.',
+		/* /api/pages lists only what this user may open, so a page they
+		 * may not open is one the shell does not know either */
+		text: 'There is no page at ' + APP + path + ' that your account may open.',
 		href: appHref('/'),
 		link: 'Go to the start',
 	});

@@ -7,6 +7,9 @@
  *   clearErrors(form)     removes them
  *   toast(text, options)  a short message at the bottom of the screen
  *   message(view, {...})  a heading and a paragraph in place of a page
+ *   stylesheet(url)       adds a page's CSS once; resolves when it applies
+ *   chart()               the chart widget (chart.js), fetched on first use
+ *                         so that only pages that chart download it
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -116,4 +119,32 @@ export function message(view, m) {
 	if (button && m.onAction)
 		button.addEventListener('click', m.onAction);
 	return view;
+}
+
+const sheets = new Map();
+
+/* A <link rel="stylesheet"> for `url` (a page passes new URL('./x.css',
+ * import.meta.url)), added once; the promise settles when it has loaded
+ * or failed, so a page can wait for its looks before it shows. */
+export function stylesheet(url) {
+	const href = String(url);
+	let p = sheets.get(href);
+	if (!p) {
+		p = new Promise((resolve) => {
+			const link = document.createElement('link');
+			link.rel = 'stylesheet';
+			link.href = href;
+			link.addEventListener('load', resolve);
+			link.addEventListener('error', resolve);
+			document.head.append(link);
+		});
+		sheets.set(href, p);
+	}
+	return p;
+}
+
+/* chart.js's exports ({line, bar}), with its stylesheet applied. */
+export function chart() {
+	return Promise.all([import('./chart.js'), stylesheet(new URL('./chart.css', import.meta.url))])
+		.then((loaded) => loaded[0]);
 }

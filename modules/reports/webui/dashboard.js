@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dashboard.js: the sub-account's dashboard (/app/dashboard): its figures
+ * as cards, its series by day as charts (each with a table of the same
+ * figures), and its open deals by pipeline stage, over the last 7, 30 or
+ * 90 days. Everything comes from one GET /api/dashboard?period=...
+ *
+ * The period is a radio group kept in the URL (?period=7d), so a reload or
+ * a shared link shows the same. The page shows its heading and the switch
+ * at once and a skeleton in place of the figures until they arrive; on a
+ * switch the old figures stay, dimmed, until the new ones are in, and an
+ * answer that arrives after a newer switch is dropped.
+ */
+
+const PERIODS = [['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
+const DEFAULT = '30d';
+const CARDS = 6;
+
+const count = new Intl.NumberFormat(undefined);
+const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+
+const cents = (v) => money.format((v || 0) / 100);
+const centsRound = (v) => moneyRound.format(Math.round((v || 0) / 100));
+const plural = (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many);
+
+export default async function page(view, ctx) {
+	const html = ctx.html;
+	ctx.title('Dashboard');
+	const chosen = ctx.query.get('period');
+	let period = PERIODS.some((p) => p[0] === chosen) ? chosen : DEFAULT;
+	let seq = 0;
+	let left = false;
+	let charts = null;
+
+	view.classList.add('dash');
+	view.append(html`
+<div class="page-head">
+	<h1>Dashboard</h1>
+	<fieldset class="segmented">
+		<legend>Period</legend>
+		${PERIODS.map((p) => html`<label><input type="radio" name="period" value="${p[0]}"
+			checked="${p[0] === period}"><span>${p[1]}</span></label>`)}
+	</fieldset>
+</div>
+<p class="dash-range muted" role="status"></p>
+<div class="dash-body" aria-busy="true">
+	<h2 class="visually-hidden">Figures</h2>
+	<div class="dash-cards">${skeletonCards(html)}</div>
+	<h2>By day</h2>
+	<div class="dash-charts"></div>
+	<h2>Open deals by stage</h2>
+	<div class="dash-pipelines"></div>
+</div>`);
+	const range = view.querySelector('.dash-range');
+	const body = view.querySelector('.dash-body');
+	const cardsEl = view.querySelector('.dash-cards');
+	const chartsEl = view.querySelector('.dash-charts');
+	const pipelinesEl = view.querySelector('.dash-pipelines');
+
+	async function load() {
+		const mine = ++seq;
+		body.setAttribute('aria-busy', 'true');
+		let data, chart;
+		try {
+			[data, chart] = await Promise.all([ctx.api.get('/api/dashboard', { period }), ctx.ui.chart()]);
+		} catch (e) {
+			if (left || mine !== seq)
+				return;
+			body.removeAttribute('aria-busy');
+			failed(e);
+			return;
+		}
+		if (left || mine !== seq)
+			return;
+		body.removeAttribute('aria-busy');
+		range.textContent = rangeText(data);
+		cardsEl.textContent = '';
+		cardsEl.append(cards(html, data));
+		drawCharts(chart, data);
+		pipelinesEl.textContent = '';
+		pipelinesEl.append(pipelines(html, data.pipelines || []));
+	}
+
+	function failed(e) {
+		cardsEl.textContent = '';
+		cardsEl.append(html`<div class="form-error" role="alert"><p>The figures could not be loaded: ${e.message}</p>
+			<p><button type="button" class="btn">Try again</button></p></div>`);
+		cardsEl.querySelector('button').addEventListener('click', load);
+	}
+
+	function drawCharts(chart, data) {
+		const series = data.series || [];
+		const of = (key) => series.map((d) => ({ x: d.date, y: d[key] }));
+		const specs = [
+			{ key: 'contacts_new', kind: 'bar', title: 'New contacts', total: true },
+			{ key: 'messages_received', kind: 'bar', title: 'Messages received', total: true },
+			{ key: 'deals_won', kind: 'bar', title: 'Deals won', total: true },
+			{ key: 'payments_cents', kind: 'line', title: 'Payments received', total: true, money: true },
+		];
+		if (!charts) {
+			charts = specs.map((sp) => chart[sp.kind]({
+				title: sp.title,
+				yName: sp.money ? sp.title + ' (amount)' : sp.title,
+				total: sp.total,
+				data: of(sp.key),
+				formatY: sp.money ? cents : undefined,
+				tickY: sp.money ? (v) => chart.compact(v / 100) : undefined,
+				step: sp.money ? 100 : 1,
+			}));
+			chartsEl.append(...charts.map((c) => {
+				const box = document.createElement('div');
+				box.className = 'card dash-chart';
+				box.append(c);
+				return box;
+			}));
+		} else {
+			specs.forEach((sp, i) => chart.update(charts[i], of(sp.key)));
+		}
+	}
+
+	view.querySelector('.segmented').addEventListener('change', (e) => {
+		if (!e.target.matches('input[name="period"]'))
+			return;
+		period = e.target.value;
+		ctx.setQuery({ period: period === DEFAULT ? null : period });
+		load();
+	});
+
+	await ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url));
+	load();
+	return () => {
+		left = true;
+	};
+}
+
+function skeletonCards(html) {
+	const out = [];
+	for (let i = 0; i < CARDS; i++) {
+		out.push(html`<div class="card dash-card dash-card-loading" aria-hidden="true">
+			<span class="skeleton-line"></span><span class="skeleton-line"></span></div>`);
+	}
+	return out;
+}
+
+function day(iso) {
+	const d = new Date(iso);
+	return isNaN(d) ? '' : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+}
+
+/* "Nov 3, 2026 – Dec 2, 2026": `until` is the start of the day after. */
+function rangeText(data) {
+	const end = new Date(new Date(data.until).getTime() - 1).toISOString();
+	return 'From ' + day(data.since) + ' to ' + day(end) + ' (UTC)';
+}
+
+function card(html, label, value, note, tone) {
+	const id = 'dash-' + label.toLowerCase().replace(/[^a-z]+/g, '-');
+	return html`<article class="card dash-card" aria-labelledby="${id}">
+		<h3 class="dash-card-label" id="${id}">${label}</h3>
+		<p class="dash-card-value">${value}</p>
+		<p class="${'dash-card-note' + (tone ? ' ' + tone : '')}">${note}</p>
+	</article>`;
+}
+
+function cards(html, d) {
+	const days = (d.series || []).length;
+	const within = days ? ' in ' + days + ' days' : '';
+	const contacts = d.contacts || {};
+	const won = (d.deals && d.deals.won) || {};
+	const lost = (d.deals && d.deals.lost) || {};
+	const open = (d.pipelines || []).reduce((a, p) => ({ count: a.count + (p.count || 0),
+		value: a.value + (p.value_cents || 0) }), { count: 0, value: 0 });
+	const tasks = d.tasks || {};
+	const unread = (d.conversations && d.conversations.unread) || 0;
+	const inv = d.invoices || {};
+	const outstanding = inv.outstanding || {};
+	const overdue = inv.overdue || {};
+	return html`
+		${card(html, 'Contacts', count.format(contacts.total || 0), plural(contacts.new || 0, 'new', 'new') + within)}
+		${card(html, 'Open deals', count.format(open.count), 'worth ' + centsRound(open.value))}
+		${card(html, 'Won', count.format(won.count || 0), 'worth ' + centsRound(won.value_cents) + ' · ' +
+			count.format(lost.count || 0) + ' lost')}
+		${card(html, 'Tasks due today', count.format(tasks.due_today || 0),
+			plural(tasks.overdue || 0, 'overdue', 'overdue'), tasks.overdue ? 'is-bad' : '')}
+		${card(html, 'Unread conversations', count.format(unread), unread ? 'waiting for a reply' : 'all read')}
+		${card(html, 'Invoices outstanding', count.format(outstanding.count || 0),
+			centsRound(outstanding.amount_due_cents) + ' due · ' + plural(overdue.count || 0, 'overdue', 'overdue'),
+			overdue.count ? 'is-bad' : '')}`;
+}
+
+function pipelines(html, list) {
+	if (!list.length)
+		return html`<p class="muted">No pipelines yet.</p>`;
+	return html`${list.map((p) => html`<div class="dash-pipeline">
+		<table class="table">
+			<caption>${p.name}: ${plural(p.count || 0, 'open deal', 'open deals')}, worth ${centsRound(p.value_cents)}</caption>
+			<thead><tr><th scope="col">Stage</th><th scope="col" class="num">Deals</th><th scope="col" class="num">Value</th></tr></thead>
+			<tbody>${(p.stages || []).map((st) => html`<tr><th scope="row">${st.name}</th>
+				<td class="num">${count.format(st.count || 0)}</td><td class="num">${cents(st.value_cents)}</td></tr>`)}</tbody>
+		</table></div>`)}`;
+}
