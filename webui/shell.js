@@ -41,14 +41,7 @@ const RELOADED = 'hl.reloaded-page';
 const IDLE_PRELOADS = 2;
 const SWITCHER_ROWS = 100;
 
-const styles = new Promise((resolve) => {
-	const link = document.createElement('link');
-	link.rel = 'stylesheet';
-	link.href = new URL('./shell.css', import.meta.url).href;
-	link.addEventListener('load', resolve);
-	link.addEventListener('error', resolve);
-	document.head.append(link);
-});
+const styles = ui.stylesheet(new URL('./shell.css', import.meta.url));
 
 const modules = new Map();
 const preloaded = new Set();

@@ -32,21 +32,10 @@ const SORTS = [
 
 /* ---- what the parts share ---------------------------------------------- */
 
-let stylesheet = null;
-
-/* contacts.css, once; resolves when it applies (or failed to come). */
-function styles() {
-	if (!stylesheet) {
-		stylesheet = new Promise((resolve) => {
-			const link = document.createElement('link');
-			link.rel = 'stylesheet';
-			link.href = new URL('./contacts.css', import.meta.url).href;
-			link.addEventListener('load', resolve);
-			link.addEventListener('error', resolve);
-			document.head.append(link);
-		});
-	}
-	return stylesheet;
+/* contacts.css, once (the shell's stylesheet() remembers it); resolves
+ * when it applies. */
+function styles(ctx) {
+	return ctx.ui.stylesheet(new URL('./contacts.css', import.meta.url));
 }
 
 /* A contact's name as people read it: first and last name, else its
@@ -140,12 +129,12 @@ export default async function page(view, ctx) {
 	if (id === undefined)
 		return list(view, ctx);
 	if (id === 'new') {
-		const [form] = await Promise.all([import('./form.js'), styles()]);
+		const [form] = await Promise.all([import('./form.js'), styles(ctx)]);
 		return form.newContact(view, ctx, lib);
 	}
 	if (!/^[1-9]\d{0,17}$/.test(id))
 		throw notFound();
-	const [record] = await Promise.all([import('./record.js'), styles()]);
+	const [record] = await Promise.all([import('./record.js'), styles(ctx)]);
 	return record.default(view, ctx, lib);
 }
 
@@ -617,7 +606,7 @@ async function list(view, ctx) {
 	});
 
 	exportHref();
-	await Promise.all([styles(), loadTags(), reload()]);
+	await Promise.all([styles(ctx), loadTags(), reload()]);
 	return () => {
 		left = true;
 		clearTimeout(timer);
