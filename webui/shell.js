@@ -19,7 +19,8 @@
  * first menu entries when the browser is idle, unless it saves data), and
  * the view shows a skeleton until the page's function has resolved. A
  * module that fails to load (a deploy removed its hashed file) reloads
- * the whole app once (a sessionStorage flag keeps it to once).
+ * the whole app once (a sessionStorage flag keeps it to once). Once
+ * signed in, the shell registers the service worker (sw.js) when idle.
  *
  * The sub-account: the URL's ?location, else this tab's last choice
  * (sessionStorage), else the first the user may open. An agency user (or
@@ -102,7 +103,20 @@ export async function start(me, hooks) {
 	if (login) /* out of the document, so its fields are not the page's */
 		login.remove();
 	document.getElementById('app').hidden = false;
+	registerWorker();
 	await route();
+}
+
+/* The service worker (sw.js: the shell offline, hashed files from its
+ * cache), once signed in and when the browser is idle: never on the first
+ * page's way to the login form. */
+function registerWorker() {
+	if (!('serviceWorker' in navigator) || !window.isSecureContext)
+		return;
+	const idle = window.requestIdleCallback || ((f) => setTimeout(f, 1000));
+	idle(() => {
+		navigator.serviceWorker.register('/sw.js').catch(() => { /* works without it */ });
+	}, { timeout: 5000 });
 }
 
 function stop() {
