@@ -38,8 +38,19 @@ function stored(area, key) {
 	}
 }
 
+/* The shell's own imports, asked for beside it: otherwise each waits
+ * until the shell has come and been read, one more round trip. */
+const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', import.meta.url),
+	new URL('/ui.js', import.meta.url)];
+
 function loadShell() {
 	if (!shell) {
+		for (const part of SHELL_PARTS) {
+			const link = document.createElement('link');
+			link.rel = 'modulepreload';
+			link.href = part.href;
+			document.head.append(link);
+		}
 		shell = import('/shell.js');
 		shell.catch(() => { shell = null; });
 	}

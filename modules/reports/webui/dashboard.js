@@ -127,8 +127,10 @@ export default async function page(view, ctx) {
 		load();
 	});
 
-	await ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url));
+	/* The figures, the chart code and the page's styles come at once: on a
+	 * slow link each wait in turn would be another round trip. */
 	load();
+	await ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url));
 	return () => {
 		left = true;
 	};
