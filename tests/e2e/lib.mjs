@@ -7,16 +7,18 @@
  * through the API, and screenshots at desktop and phone width into
  * build/screenshots.
  *
- * Nothing is mocked by default. A test may stand in for GET /api/pages
- * and serve the small page modules of tests/e2e/pages/ (usePages), so the
- * shell's router and menu are tested apart from the modules' own pages.
+ * Nothing is mocked: the menu and the pages are what the server's
+ * GET /api/pages and web folder give. A test that needs the server
+ * otherwise starts its own: with a copy of the web folder it may change
+ * (copyWebDir, option webDir) or with modules disabled (option disabled).
  *
  * Environment: HL_BUILD (the build folder, default build), HL_WEB_DIR
  * (default: BUILD/web when it was built, else webui/), HL_CHROMIUM
  * (default /usr/bin/chromium).
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync }
+	from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -58,19 +60,43 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/* A copy of the web folder in a new temporary folder, for a test that
+ * changes what the server serves; the caller removes it. */
+export function copyWebDir() {
+	const dir = mkdtempSync(join(tmpdir(), 'hl-e2e-web-'));
+	cpSync(webDir(), dir, { recursive: true });
+	return dir;
+}
+
+/* plugins.d with the modules named in `disabled` (true: every module)
+ * turned off, the others as the tree has them, in `root`. */
+function pluginsDir(root, disabled) {
+	const dir = join(root, 'plugins.d');
+	mkdirSync(dir);
+	const tree = join(ROOT, 'plugins.d');
+	for (const file of readdirSync(tree).filter((f) => f.endsWith('.conf'))) {
+		const name = file.slice(0, -'.conf'.length);
+		writeFileSync(join(dir, file), disabled === true || disabled.includes(name)
+			? 'enabled = no\n' : readFileSync(join(tree, file)));
+	}
+	return dir;
+}
+
 /* A seeded server, answering. options: scale (0.002), locations (5),
- * args (more command-line settings). stop() ends it and removes its
- * folder. */
+ * webDir (the folder it serves, default webDir()), disabled (names of
+ * modules it does not load, or true for all), args (more command-line settings). stop()
+ * ends it and removes its folder. */
 export async function startServer(options = {}) {
 	const root = mkdtempSync(join(tmpdir(), 'hl-e2e-'));
 	const data = join(root, 'data');
 	execFileSync(join(BUILD, 'perf-seed'), ['--data-dir', data,
 		'--scale', String(options.scale || 0.002), '--locations', String(options.locations || 5)],
 	{ stdio: 'pipe' });
+	const plugins = options.disabled ? pluginsDir(root, options.disabled) : join(ROOT, 'plugins.d');
 	const port = await freePort();
 	const args = ['serve', '--data-dir', data, '--port', String(port),
-		'--modules-dir', join(BUILD, 'modules'), '--plugins-dir', join(ROOT, 'plugins.d'),
-		'--web-dir', webDir(), '--config', '/dev/null', ...(options.args || [])];
+		'--modules-dir', join(BUILD, 'modules'), '--plugins-dir', plugins,
+		'--web-dir', options.webDir || webDir(), '--config', '/dev/null', ...(options.args || [])];
 	const proc = spawn(join(BUILD, 'hyperlevel'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
 	let log = '';
 	proc.stdout.on('data', (d) => { log += d; });
@@ -213,35 +239,3 @@ export async function until(check, ms = 10000, what = 'the condition') {
 export function scrollsSideways(page) {
 	return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 }
-
-/* Test pages: the menu and routes /api/pages would give, served from
- * tests/e2e/pages/ under /e2e-pages/. `pages` null makes /api/pages
- * answer 404, as a server without it does. Returns the list of page
- * module URLs the browser asked for, in order. */
-export async function usePages(context, pages) {
-	const fetched = [];
-	await context.route('**/api/pages', (route) => pages === null
-		? route.fulfill({ status: 404, contentType: 'application/json',
-			body: '{"error":{"code":"not_found","message":"nothing here"}}' })
-		: route.fulfill({ status: 200, contentType: 'application/json',
-			body: JSON.stringify({ data: pages }) }));
-	await context.route('**/e2e-pages/**', (route) => {
-		const name = new URL(route.request().url()).pathname.split('/').pop();
-		fetched.push(name);
-		const file = join(ROOT, 'tests', 'e2e', 'pages', name);
-		if (!/^[a-z]+\.js$/.test(name) || !existsSync(file))
-			return route.fulfill({ status: 404, contentType: 'application/json',
-				body: '{"error":{"code":"not_found","message":"no such file"}}' });
-		return route.fulfill({ path: file, contentType: 'text/javascript; charset=utf-8' });
-	});
-	return fetched;
-}
-
-export const TEST_PAGES = [
-	{ module: 'e2e', path: '/people', label: 'People', script: '/e2e-pages/people.js', order: 10 },
-	{ module: 'e2e', path: '/people/:id', label: null, script: '/e2e-pages/person.js', order: 10 },
-	{ module: 'e2e', path: '/people/new', label: null, script: '/e2e-pages/newperson.js', order: 10 },
-	{ module: 'e2e', path: '/notes', label: 'Notes', script: '/e2e-pages/notes.js', order: 20 },
-	{ module: 'e2e', path: '/reports', label: 'Reports', script: '/e2e-pages/reports.js', order: 30 },
-	{ module: 'e2e', path: '/broken', label: 'Broken', script: '/e2e-pages/broken.js', order: 40 },
-];

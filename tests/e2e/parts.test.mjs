@@ -3,12 +3,12 @@
  * The shell's modules as pages use them, in the browser against a real
  * server: html.js keeps every value text, api.js merges identical GETs,
  * pages a list over next_cursor and reads the server's errors, and
- * ui.js puts a 422's message next to the field it names.
+ * ui.js puts a 422's message next to the field it names (in the
+ * contacts module's real "New contact" form).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, TEST_PAGES, apiAs, launch, newPage, shellUrl, shoot, signIn, startServer, usePages }
-	from './lib.mjs';
+import { DEMO, apiAs, launch, newPage, shellUrl, shoot, signIn, startServer } from './lib.mjs';
 
 describe('parts', () => {
 	let server, browser;
@@ -125,27 +125,26 @@ describe('parts', () => {
 
 	test('a form shows the server\'s 422 next to the field it names', async () => {
 		const { page, context, problems } = await newPage(browser, server);
-		await usePages(context, TEST_PAGES);
-		await page.goto('/app/people/new');
+		await page.goto('/app/contacts/new');
 		await signIn(page, DEMO.email, DEMO.password);
-		await page.getByRole('heading', { level: 1, name: 'New person' }).waitFor();
-		await page.getByLabel('First name').fill('Ada');
-		await page.getByLabel('E-mail').fill('not-an-email');
-		await page.getByRole('button', { name: 'Create' }).click();
-		const email = page.getByLabel('E-mail');
+		await page.getByRole('heading', { level: 1, name: 'New contact' }).waitFor();
+		await page.getByLabel('First name', { exact: true }).fill('Ada');
+		const email = page.getByLabel('E-mail', { exact: true });
+		await email.fill('not-an-email');
+		await page.getByRole('button', { name: 'Create contact' }).click();
 		await page.getByText('Not an e-mail address').waitFor();
 		assert.equal(await email.getAttribute('aria-invalid'), 'true');
 		assert.equal(await email.evaluate((el) =>
 			document.getElementById(el.getAttribute('aria-describedby')).textContent), 'Not an e-mail address');
 		assert.equal(await email.evaluate((el) => el === document.activeElement), true, 'focus on the field');
-		assert.equal(await page.getByLabel('First name').getAttribute('aria-invalid'), null);
+		assert.equal(await page.getByLabel('First name', { exact: true }).getAttribute('aria-invalid'), null);
 		await shoot(page, 'form-error');
 
 		await email.fill('ada@example.test');
-		await page.getByRole('button', { name: 'Create' }).click();
+		await page.getByRole('button', { name: 'Create contact' }).click();
 		await page.getByRole('heading', { level: 1, name: 'Ada' }).waitFor();
-		await page.getByRole('status').filter({ hasText: 'Contact created' }).waitFor();
-		assert.match(new URL(page.url()).pathname, /^\/app\/people\/\d+$/);
+		await page.getByRole('status').filter({ hasText: 'Ada was added.' }).waitFor();
+		assert.match(new URL(page.url()).pathname, /^\/app\/contacts\/\d+$/);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

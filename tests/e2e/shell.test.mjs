@@ -5,21 +5,24 @@
  * loading pages on demand, the sub-account switcher, a location user kept
  * to their sub-account, names shown as text, and the phone layout.
  *
- * GET /api/pages is stood in for by the small pages of tests/e2e/pages/
- * (lib.mjs usePages), so these tests hold whatever modules are built; the
- * data those pages show comes from the server.
+ * Nothing is stood in for: the menu is the server's GET /api/pages and
+ * the pages are the real ones (Dashboard, Contacts, System). A page whose
+ * file is gone and a menu with no pages are made for real, with servers
+ * of their own: one serving a copy of the web folder missing a page's
+ * file, one with every module disabled.
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, SHOTS, TEST_PAGES, apiAs, launch, newPage, scrollsSideways, shoot, signIn,
-	startServer, until, usePages } from './lib.mjs';
+import { DEMO, PHONE, SHOTS, apiAs, copyWebDir, launch, newPage, scrollsSideways, shoot, signIn,
+	startServer, until } from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
 const LOCATION_USER = { email: 'front.desk@example.test', password: 'desk-pass-123' };
 
 describe('shell', () => {
-	let server, browser, admin, locations, xssLocation, xssContact, otherContact;
+	let server, browser, admin, locations, xssLocation, xssContact, otherContact, scripts;
 
 	before(async () => {
 		server = await startServer();
@@ -34,6 +37,9 @@ describe('shell', () => {
 			email: LOCATION_USER.email, name: 'Front Desk', role: 'location_user',
 			password: LOCATION_USER.password, location_ids: [locations[0].id],
 		});
+		/* the page scripts by their file's plain name: dashboard.js, ... */
+		scripts = new Map((await admin.get('/api/pages')).data.map((p) =>
+			[p.script, p.script.split('/').pop().replace(/\.[0-9a-f]{10}\.js$/, '.js')]));
 	});
 
 	after(async () => {
@@ -41,64 +47,81 @@ describe('shell', () => {
 		await server?.stop();
 	});
 
+	/* Signed in as `who` on a fresh page; `fetched` is the page scripts
+	 * the browser asked for, by plain name, in order. options.on: another
+	 * server. */
 	async function signedIn(who, options = {}) {
-		const opened = await newPage(browser, server, options);
+		const opened = await newPage(browser, options.on || server, options);
 		if (options.saveData) {
 			await opened.context.addInitScript(() => Object.defineProperty(Navigator.prototype,
 				'connection', { configurable: true, get: () => ({ saveData: true, effectiveType: '4g' }) }));
 		}
-		opened.fetched = await usePages(opened.context, options.pages === undefined ? TEST_PAGES : options.pages);
+		opened.fetched = [];
 		opened.requests = [];
-		opened.page.on('request', (r) => opened.requests.push(r));
+		opened.context.on('request', (r) => {
+			opened.requests.push(r);
+			const name = scripts.get(new URL(r.url()).pathname);
+			if (name)
+				opened.fetched.push(name);
+		});
 		await opened.page.goto(options.at || '/');
 		await signIn(opened.page, who.email, who.password);
 		return opened;
 	}
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+	/* The page `name` is open in sub-account `loc`, as its title says. */
+	const shows = (page, name, loc) => until(async () =>
+		await page.title() === name + ' · ' + loc.name + ' · HyperLevel', 10000, name + ' of ' + loc.name);
 
 	test('the menu is /api/pages in its order; a page is fetched when opened or hinted at, not before', async () => {
 		/* saving data: nothing is preloaded while idle */
-		const { page, context, fetched, problems } = await signedIn(DEMO, { saveData: true });
+		const { page, context, fetched, requests, problems } = await signedIn(DEMO, { saveData: true });
 		const nav = page.getByRole('navigation', { name: 'Main' });
-		await h1(page, 'People').waitFor();
-		assert.deepEqual(await nav.getByRole('link').allTextContents(), ['People', 'Notes', 'Reports', 'Broken']);
-		assert.equal(new URL(page.url()).pathname, '/app/people', 'the start is the first menu entry');
+		await h1(page, 'Dashboard').waitFor();
+		const menu = (await admin.get('/api/pages')).data.filter((p) => p.label).map((p) => p.label);
+		assert.deepEqual(menu, ['Dashboard', 'Contacts', 'System']);
+		assert.deepEqual(await nav.getByRole('link').allTextContents(), menu);
+		assert.equal(new URL(page.url()).pathname, '/app/dashboard', 'the start is the first menu entry');
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
-		assert.equal(await nav.getByRole('link', { name: 'People' }).getAttribute('aria-current'), 'page');
+		assert.equal(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current'), 'page');
 		await page.waitForTimeout(2500);
-		assert.deepEqual(fetched, ['people.js'], 'only the open page');
+		assert.deepEqual(fetched, ['dashboard.js'], 'only the open page');
 
-		await nav.getByRole('link', { name: 'Reports' }).hover();
-		await until(() => fetched.includes('reports.js'), 10000, 'the preload on hover');
-		await nav.getByRole('link', { name: 'Notes' }).focus();
-		await until(() => fetched.includes('notes.js'), 10000, 'the preload on focus');
-		assert.deepEqual(fetched, ['people.js', 'reports.js', 'notes.js']);
+		await nav.getByRole('link', { name: 'System' }).hover();
+		await until(() => fetched.includes('system.js'), 10000, 'the preload on hover');
+		await nav.getByRole('link', { name: 'Contacts' }).focus();
+		await until(() => fetched.includes('contacts.js'), 10000, 'the preload on focus');
+		assert.deepEqual(fetched, ['dashboard.js', 'system.js', 'contacts.js']);
 
-		await nav.getByRole('link', { name: 'Reports' }).click();
-		await h1(page, 'Reports').waitFor();
-		assert.equal(await page.title(), 'Reports · ' + locations[0].name + ' · HyperLevel');
-		assert.equal(await page.evaluate(() => window.reportsOpen), 1);
-		await nav.getByRole('link', { name: 'Notes' }).click();
-		await h1(page, 'Notes').waitFor();
-		assert.equal(await page.evaluate(() => window.reportsOpen), 0, 'a page left is told so');
+		/* System reads the metrics again while open; left, it is told so and stops */
+		await nav.getByRole('link', { name: 'System' }).click();
+		await h1(page, 'System').waitFor();
+		assert.equal(await page.title(), 'System · ' + locations[0].name + ' · HyperLevel');
+		const metrics = () => requests.filter((r) => r.url().includes('/api/admin/metrics')).length;
+		await until(() => metrics() >= 2, 10000, 'System to read the metrics again');
+		await nav.getByRole('link', { name: 'Contacts' }).click();
+		await h1(page, 'Contacts').waitFor();
+		const asked = metrics();
+		await page.waitForTimeout(6000); /* longer than System's 5 s between reads */
+		assert.equal(metrics(), asked, 'a page left is told so');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('when idle, the first menu entries are preloaded, and only they', async () => {
 		const { page, context, fetched, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
-		await until(() => fetched.includes('notes.js'), 15000, 'the idle preload');
+		await h1(page, 'Dashboard').waitFor();
+		await until(() => fetched.includes('contacts.js'), 15000, 'the idle preload');
 		await page.waitForTimeout(500);
-		assert.deepEqual(fetched, ['people.js', 'notes.js']);
+		assert.deepEqual(fetched, ['dashboard.js', 'contacts.js'], 'not System, the third');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('URLs are real: a record page by its path, reload, back and forward', async () => {
-		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
+		const { page, context, problems } = await signedIn(DEMO, { at: '/app/contacts' });
+		await h1(page, 'Contacts').waitFor();
 		/* a #place on the page is the browser's, there and back: the page stays */
 		await page.evaluate(() => {
 			const a = document.createElement('a');
@@ -112,87 +135,112 @@ describe('shell', () => {
 		await page.goBack();
 		assert.equal(new URL(page.url()).hash, '');
 		assert.equal(await page.locator('main section[data-mark="kept"]').count(), 1, 'not reopened');
-		const first = page.getByRole('main').getByRole('list').getByRole('link').first();
-		const name = await first.textContent();
+		const first = page.locator('main tbody tr:not(.c-skeleton) a[href*="/app/contacts/"]').first();
+		const id = (await first.getAttribute('href')).match(/\/app\/contacts\/(\d+)/)[1];
+		const contact = await admin.get('/api/contacts/' + id, locations[0].id);
+		const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email;
 		await first.click();
 		await h1(page, name).waitFor();
-		assert.match(new URL(page.url()).pathname, /^\/app\/people\/\d+$/);
+		assert.match(new URL(page.url()).pathname, /^\/app\/contacts\/\d+$/);
 		const nav = page.getByRole('navigation', { name: 'Main' });
-		assert.equal(await nav.getByRole('link', { name: 'People' }).getAttribute('aria-current'), 'page',
+		assert.equal(await nav.getByRole('link', { name: 'Contacts' }).getAttribute('aria-current'), 'page',
 			'a record page marks its section');
 		await shoot(page, 'record');
 
 		await page.reload();
 		await h1(page, name).waitFor();
 		await page.goBack();
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Contacts').waitFor();
 		await page.goForward();
 		await h1(page, name).waitFor();
 
 		await page.goto('/app/no/such/page?location=' + locations[0].id);
 		await h1(page, 'Page not found').waitFor();
 		await page.getByRole('link', { name: 'Go to the start' }).click();
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Dashboard').waitFor();
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('a skeleton shows until the page has its data', async () => {
 		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Dashboard').waitFor();
+		/* the server's answer, held back a while: not stood in for */
 		let release;
 		const held = new Promise((r) => { release = r; });
 		await context.route('**/api/contacts?*', async (route) => {
 			await held;
 			await route.continue();
 		});
-		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notes' }).click();
-		await h1(page, 'Notes').waitFor();
-		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'People' }).click();
-		const loading = page.getByRole('main').locator('[aria-busy="true"]');
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
+		const loading = page.getByRole('main').locator(':scope > [aria-busy="true"]');
 		await loading.waitFor();
 		assert.equal(await page.getByRole('main').getByRole('status').textContent(), 'Loading…');
-		assert.equal(await h1(page, 'People').count(), 0);
+		assert.equal(await h1(page, 'Contacts').count(), 0);
 		await shoot(page, 'skeleton');
 		release();
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Contacts').waitFor();
 		assert.equal(await loading.count(), 0);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('a page module that fails to load reloads the app once, then says so', async () => {
-		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
-		let loads = 0;
-		page.on('load', () => loads++);
-		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Broken' }).click();
-		await h1(page, 'This page could not be loaded').waitFor();
-		assert.equal(loads, 1, 'reloaded once');
-		assert.equal(new URL(page.url()).pathname, '/app/broken');
-		await page.getByRole('button', { name: 'Try again' }).waitFor();
-		/* a page that loads clears the flag: the next failure may reload again */
-		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Notes' }).click();
-		await h1(page, 'Notes').waitFor();
-		assert.equal(await page.evaluate(() => sessionStorage.getItem('hl.reloaded-page')), null);
-		assert.deepEqual(problems, []);
-		await context.close();
+		/* a deploy that removed the dashboard's file while the server ran */
+		const web = copyWebDir();
+		const other = await startServer({ webDir: web });
+		try {
+			const script = (await (await apiAs(other, DEMO.email, DEMO.password)).get('/api/pages')).data
+				.find((p) => p.path === '/dashboard').script;
+			for (const suffix of ['', '.br', '.gz'])
+				rmSync(join(web, script + suffix));
+			const { page, context, problems } = await signedIn(DEMO, { on: other, at: '/app/contacts' });
+			await h1(page, 'Contacts').waitFor();
+			let loads = 0;
+			page.on('load', () => loads++);
+			await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+			await h1(page, 'This page could not be loaded').waitFor();
+			assert.equal(loads, 1, 'reloaded once');
+			assert.equal(new URL(page.url()).pathname, '/app/dashboard');
+			await page.getByRole('button', { name: 'Try again' }).waitFor();
+			/* a page that loads clears the flag: the next failure may reload again */
+			await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
+			await h1(page, 'Contacts').waitFor();
+			assert.equal(await page.evaluate(() => sessionStorage.getItem('hl.reloaded-page')), null);
+			assert.deepEqual(problems, []);
+			await context.close();
+		} finally {
+			await other.stop();
+			rmSync(web, { recursive: true, force: true });
+		}
 	});
 
-	test('without /api/pages the menu is empty and says so', async () => {
-		const { page, context, problems } = await signedIn(DEMO, { pages: null });
-		const nav = page.getByRole('navigation', { name: 'Main' });
-		await nav.getByText('No pages are available.').waitFor();
-		assert.equal(await nav.getByRole('link').count(), 0);
-		await h1(page, locations[0].name).waitFor();
-		await shoot(page, 'no-pages');
-		assert.deepEqual(problems, []);
-		await context.close();
+	test('with no page for this user the menu is empty and says so', async () => {
+		/* no module enabled: only System is left, the core's, for agency admins */
+		const other = await startServer({ disabled: true });
+		try {
+			const otherAdmin = await apiAs(other, DEMO.email, DEMO.password);
+			const loc = otherAdmin.me.locations[0];
+			await otherAdmin.post('/api/admin/users', {
+				email: LOCATION_USER.email, name: 'Front Desk', role: 'location_user',
+				password: LOCATION_USER.password, location_ids: [loc.id],
+			});
+			const { page, context, problems } = await signedIn(LOCATION_USER, { on: other });
+			const nav = page.getByRole('navigation', { name: 'Main' });
+			await nav.getByText('No pages are available.').waitFor();
+			assert.equal(await nav.getByRole('link').count(), 0);
+			await h1(page, loc.name).waitFor();
+			await shoot(page, 'no-pages');
+			assert.deepEqual(problems, []);
+			await context.close();
+		} finally {
+			await other.stop();
+		}
 	});
 
 	test('an agency user switches sub-account; the URL and this tab keep the choice', async () => {
-		const { page, context, requests, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
+		const { page, context, requests, problems } = await signedIn(DEMO, { at: '/app/contacts' });
+		await h1(page, 'Contacts').waitFor();
 		const target = locations[2];
 		const switcher = page.getByRole('button', { name: 'Sub-account ' + locations[0].name });
 		await switcher.click();
@@ -203,26 +251,27 @@ describe('shell', () => {
 		await shoot(page, 'switcher');
 		await list.getByRole('link', { name: target.name, exact: true }).click();
 
-		await page.getByText('Contacts of ' + target.name).waitFor();
+		await shows(page, 'Contacts', target);
+		await h1(page, 'Contacts').waitFor();
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(target.id));
-		assert.equal(new URL(page.url()).pathname, '/app/people', 'the same section');
+		assert.equal(new URL(page.url()).pathname, '/app/contacts', 'the same section');
 		await page.getByRole('button', { name: 'Sub-account ' + target.name }).waitFor();
 		const asked = requests.filter((r) => r.url().includes('/api/contacts'));
 		assert.equal(await asked[asked.length - 1].headerValue('x-location-id'), String(target.id));
 
 		/* the choice stays with this tab, also without ?location */
-		await page.goto('/app/notes');
-		await h1(page, 'Notes').waitFor();
+		await page.goto('/app/dashboard');
+		await h1(page, 'Dashboard').waitFor();
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(target.id));
 		/* another tab starts from the first */
 		const other = await context.newPage();
-		await other.goto('/app/notes');
-		await h1(other, 'Notes').waitFor();
+		await other.goto('/app/dashboard');
+		await h1(other, 'Dashboard').waitFor();
 		assert.equal(new URL(other.url()).searchParams.get('location'), String(locations[0].id));
 		/* back goes to the sub-account before */
 		await page.goBack();
 		await page.goBack();
-		await page.getByText('Contacts of ' + locations[0].name).waitFor();
+		await shows(page, 'Contacts', locations[0]);
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
 		assert.deepEqual(problems, []);
 		await context.close();
@@ -230,7 +279,7 @@ describe('shell', () => {
 
 	test('the switcher works by keyboard', async () => {
 		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Dashboard').waitFor();
 		const switcher = page.getByRole('button', { name: /^Sub-account / });
 		await switcher.focus();
 		await page.keyboard.press('Enter');
@@ -246,23 +295,24 @@ describe('shell', () => {
 		await page.keyboard.press('ArrowDown');
 		assert.equal(await page.evaluate(() => document.activeElement.textContent), locations[3].name);
 		await page.keyboard.press('Enter');
-		await page.getByText('Contacts of ' + locations[3].name).waitFor();
+		await shows(page, 'Dashboard', locations[3]);
+		await page.getByRole('button', { name: 'Sub-account ' + locations[3].name }).waitFor();
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('a location user has no switcher and cannot open another sub-account', async () => {
 		const { page, context, problems } = await signedIn(LOCATION_USER);
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Dashboard').waitFor();
 		assert.equal(await page.getByRole('button', { name: /Sub-account/ }).count(), 0);
 		await page.getByRole('complementary').getByText(locations[0].name, { exact: true }).waitFor();
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
 
 		const other = locations[1];
-		await page.goto('/app/people?location=' + other.id);
+		await page.goto('/app/contacts?location=' + other.id);
 		await h1(page, 'Sub-account not available').waitFor();
 		await page.getByText('You cannot open sub-account ' + other.id).waitFor();
-		assert.equal(await page.getByText('Contacts of ' + other.name).count(), 0);
+		assert.equal(await page.getByText(other.name).count(), 0);
 		assert.equal(await page.getByText(otherContact.first_name + ' ' + otherContact.last_name).count(), 0);
 		await shoot(page, 'refused');
 		/* the server refuses it too, whatever the page would ask */
@@ -271,26 +321,27 @@ describe('shell', () => {
 			assert.equal(r.status(), 404, path);
 		}
 		await page.getByRole('link', { name: 'Open ' + locations[0].name }).click();
-		await page.getByText('Contacts of ' + locations[0].name).waitFor();
+		await shows(page, 'Dashboard', locations[0]);
+		await h1(page, 'Dashboard').waitFor();
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
 
 	test('names are text: a sub-account and a contact named like markup', async () => {
-		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'People').waitFor();
+		const { page, context, problems } = await signedIn(DEMO, { at: '/app/contacts' });
+		await h1(page, 'Contacts').waitFor();
 		await page.getByRole('button', { name: /^Sub-account / }).click();
 		await page.getByLabel('Find a sub-account').fill('<img');
 		const link = page.getByRole('list', { name: 'Sub-accounts' }).getByRole('link', { name: XSS, exact: true });
 		assert.equal(await link.textContent(), XSS);
 		await link.click();
-		await page.getByText('Contacts of ' + XSS, { exact: true }).waitFor();
+		await shows(page, 'Contacts', { name: XSS });
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(xssLocation));
 		await page.getByRole('button', { name: 'Sub-account ' + XSS }).waitFor();
 		const contact = page.getByRole('main').getByRole('link', { name: XSS + ' Tester' });
 		await contact.click();
 		await h1(page, XSS + ' Tester').waitFor();
-		assert.equal(new URL(page.url()).pathname, '/app/people/' + xssContact);
+		assert.equal(new URL(page.url()).pathname, '/app/contacts/' + xssContact);
 		assert.equal(await page.title(), XSS + ' Tester · ' + XSS + ' · HyperLevel');
 		assert.equal(await page.locator('img').count(), 0, 'no element was made from a name');
 		await page.waitForTimeout(300);
@@ -300,21 +351,21 @@ describe('shell', () => {
 
 	test('at 360 px the menu is a button; nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
-		await h1(page, 'People').waitFor();
+		await h1(page, 'Dashboard').waitFor();
 		assert.equal(await scrollsSideways(page), false);
 		const nav = page.getByRole('navigation', { name: 'Main' });
-		assert.equal(await nav.getByRole('link', { name: 'Notes' }).isVisible(), false);
+		assert.equal(await nav.getByRole('link', { name: 'Contacts' }).isVisible(), false);
 		const menu = page.getByRole('button', { name: 'Menu' });
 		assert.equal(await menu.getAttribute('aria-expanded'), 'false');
 		await menu.click();
-		await nav.getByRole('link', { name: 'Notes' }).waitFor({ state: 'visible' });
+		await nav.getByRole('link', { name: 'Contacts' }).waitFor({ state: 'visible' });
 		assert.equal(await menu.getAttribute('aria-expanded'), 'true');
 		await page.getByRole('button', { name: /^Sub-account / }).waitFor({ state: 'visible' });
 		await page.screenshot({ path: join(SHOTS, 'menu-open-phone.png') });
-		await nav.getByRole('link', { name: 'Notes' }).click();
-		await h1(page, 'Notes').waitFor();
+		await nav.getByRole('link', { name: 'Contacts' }).click();
+		await h1(page, 'Contacts').waitFor();
 		assert.equal(await menu.getAttribute('aria-expanded'), 'false', 'the drawer closes');
-		await nav.getByRole('link', { name: 'People' }).waitFor({ state: 'hidden' });
+		await nav.getByRole('link', { name: 'Dashboard' }).waitFor({ state: 'hidden' });
 		assert.equal(await scrollsSideways(page), false);
 		assert.deepEqual(problems, []);
 		await context.close();
