@@ -48,8 +48,9 @@ describe('shell', () => {
 	});
 
 	/* Signed in as `who` on a fresh page; `fetched` is the page scripts
-	 * the browser asked for, by plain name, in order. options.on: another
-	 * server. */
+	 * the page asked for, by plain name, in order (not the service
+	 * worker's own fetch of the same file, once it serves the page).
+	 * options.on: another server. */
 	async function signedIn(who, options = {}) {
 		const opened = await newPage(browser, options.on || server, options);
 		if (options.saveData) {
@@ -59,6 +60,8 @@ describe('shell', () => {
 		opened.fetched = [];
 		opened.requests = [];
 		opened.context.on('request', (r) => {
+			if (r.serviceWorker())
+				return;
 			opened.requests.push(r);
 			const name = scripts.get(new URL(r.url()).pathname);
 			if (name)
