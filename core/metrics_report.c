@@ -118,9 +118,11 @@ static void memory(struct memory *m, const struct server *srv)
 	if (f)
 		fclose(f);
 	db_cache_usage(srv->db, &m->page_caches, &m->statements);
+#ifdef __GLIBC__
 	struct mallinfo2 mi = mallinfo2();
 	m->heap_used = (long long)(mi.uordblks + mi.hblkhd);
 	m->heap_free = (long long)mi.fordblks;
+#endif
 }
 
 static const char *const pragmas[] = {

@@ -267,10 +267,7 @@ static void write_page(struct hl_json *j, const struct page_entry *e)
 	hl_json_key(j, "path");
 	hl_json_string(j, e->path);
 	hl_json_key(j, "label");
-	if (e->label)
-		hl_json_string(j, e->label);
-	else
-		hl_json_null(j);
+	hl_json_string(j, e->label); /* null for a page of no menu entry */
 	hl_json_key(j, "script");
 	hl_json_string(j, e->script);
 	hl_json_key(j, "order");

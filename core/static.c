@@ -365,12 +365,10 @@ static int is_replaced(const char *name)
 	return !strcmp(name, "script-src") || !strcmp(name, "style-src");
 }
 
-/* Append to `out` the directives of `policy` (';'-separated) that are
- * (want = 1) or are not (want = 0) script-src or style-src, trimmed and
- * joined with "; ". With want = 1, any other directive is refused:
- * HL_EINVAL with *bad pointing at it. */
-static int take_directives(char *out, size_t cap, const char *policy, int want,
-			   const char **bad)
+/* Copy into `out` the directives of `policy` (';'-separated), trimmed and
+ * joined with "; ". Only script-src and style-src may be set: any other is
+ * refused, HL_EINVAL with *bad pointing at it. */
+static int take_directives(char *out, size_t cap, const char *policy, const char **bad)
 {
 	for (const char *p = policy; *p;) {
 		size_t n = strcspn(p, ";");
@@ -384,12 +382,9 @@ static int take_directives(char *out, size_t cap, const char *policy, int want,
 			continue;
 		char name[32];
 		directive_name(d, n, name);
-		if (is_replaced(name) != want) {
-			if (want) {
-				*bad = d;
-				return HL_EINVAL;
-			}
-			continue;
+		if (!is_replaced(name)) {
+			*bad = d;
+			return HL_EINVAL;
 		}
 		size_t len = strlen(out);
 		snprintf(out + len, cap - len, "%s%.*s", len ? "; " : "", (int)n, d);
@@ -429,7 +424,7 @@ static int printable(const char *s)
 
 int static_load(struct server *s)
 {
-	char line[CSP_MAX], policy[CSP_MAX] = "", rest[CSP_MAX] = "";
+	char line[CSP_MAX], policy[CSP_MAX] = "";
 	const char *bad = NULL, *why = NULL;
 	char *path = NULL, *merged = NULL;
 	if (!s->web_root)
@@ -437,15 +432,17 @@ int static_load(struct server *s)
 	if (asprintf(&path, "%s/" DOCUMENT_CSP, s->web_root) < 0)
 		return HL_ENOMEM;
 	int rc = read_line(path, line);
-	if (rc == HL_ENOENT)
-		why = NULL; /* an unbuilt folder: nothing inline to allow */
-	else if (rc == HL_ETOOBIG)
+	if (rc == HL_ENOENT) { /* an unbuilt folder: nothing inline to allow */
+		rc = 0;
+		goto out;
+	}
+	if (rc == HL_ETOOBIG)
 		why = "the line is too long";
 	else if (rc)
 		why = "it cannot be read";
 	else if (!printable(line))
 		why = "it holds more than printable ASCII";
-	else if (take_directives(policy, sizeof(policy), line, 1, &bad))
+	else if (take_directives(policy, sizeof(policy), line, &bad))
 		why = "only script-src and style-src may be set, not";
 	else if (!*policy)
 		why = "it sets no script-src or style-src";
@@ -455,11 +452,9 @@ int static_load(struct server *s)
 			 bad ? " " : "", bad ? (int)strcspn(bad, ";") : 0, bad ? bad : "");
 		goto out;
 	}
-	if (!*policy)
-		goto out;
-	/* The default's other directives first, then the file's. */
-	take_directives(rest, sizeof(rest), http_csp, 0, &bad);
-	if (asprintf(&merged, "%s; %s", rest, policy) < 0) {
+	/* The default sets neither directive (default-src covers them), so the
+	 * file's are added to it, not put in place of any. */
+	if (asprintf(&merged, "%s; %s", http_csp, policy) < 0) {
 		rc = HL_ENOMEM;
 		goto out;
 	}

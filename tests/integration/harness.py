@@ -120,6 +120,15 @@ class Server:
         self.stop()
         raise AssertionError("the server started")
 
+    def refusal(self):
+        """Start, expecting the server to refuse with exit code 1 and one
+        error line: returns that line."""
+        code, log = self.start_fails()
+        assert code == 1, log
+        lines = error_lines(log)
+        assert len(lines) == 1, log
+        return lines[0]
+
     def client(self, headers=None):
         """A client of its own: its own connection, cookies and headers."""
         return Client(self.port, headers)

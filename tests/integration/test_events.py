@@ -184,12 +184,9 @@ def test_publish_refuses_bad_names_and_data():
 
 def test_bad_handler_name_refuses_the_module():
     with Server(modules=("events_probe_bad_handler",)) as s:
-        code, log = s.start_fails()
-        assert code == 1, log
-        lines = error_lines(log)
-        assert len(lines) == 1, log
+        line = s.refusal()
         assert re.search(r"events_probe_bad_handler\.so: refused: init failed: event handler 6:"
-                         r" 'Thing\.Created' is not an event name", lines[0]), lines
+                         r" 'Thing\.Created' is not an event name", line), line
 
 
 def test_events_wait_for_jobs_when_jobs_are_off():

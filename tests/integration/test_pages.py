@@ -11,7 +11,7 @@ import os
 import re
 import socket
 
-from harness import Server, WebServer, error_lines
+from harness import Server, WebServer
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 REPORTS = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports")
@@ -104,12 +104,9 @@ def test_pages_need_a_session():
 
 def test_a_module_with_a_bad_page_is_refused_naming_it():
     with Server(modules=("contacts", "probe_bad_page")) as s:
-        code, log = s.start_fails()
-        assert code == 1, log
-        lines = error_lines(log)
-        assert len(lines) == 1, log
+        line = s.refusal()
         assert re.match(r"error: .*/probe_bad_page\.so: refused: init failed: page 2"
-                        r" \(/probe_bad_page/:id\): the script must be a file name", lines[0]), lines
+                        r" \(/probe_bad_page/:id\): the script must be a file name", line), line
 
 
 def test_scripts_are_named_as_the_manifests_say():
