@@ -128,8 +128,10 @@ export function createApi(options) {
 		throw error;
 	}
 
+	const currentLocation = () => (options.location ? options.location() : null);
+
 	function get(path, query) {
-		const where = options.location ? options.location() : null;
+		const where = currentLocation();
 		const u = url(path, query);
 		const key = (where || '') + ' ' + u;
 		let shared = inflight.get(key);
@@ -143,8 +145,7 @@ export function createApi(options) {
 	}
 
 	function write(method) {
-		return (path, body) => send(method, url(path), body,
-					    options.location ? options.location() : null).then(parse);
+		return (path, body) => send(method, url(path), body, currentLocation()).then(parse);
 	}
 
 	/* A pager: next() resolves to the next page's rows ([] once done);
@@ -197,8 +198,7 @@ export function createApi(options) {
 		post: write('POST'),
 		put: write('PUT'),
 		patch: write('PATCH'),
-		del: (path) => send('DELETE', url(path), undefined,
-				    options.location ? options.location() : null).then(parse),
+		del: write('DELETE'),
 		url,
 	};
 }

@@ -80,7 +80,6 @@ export async function start(me, hooks) {
 		refused: null,    /* a ?location the user may not open */
 		pagesFor: undefined, /* the location the menu is for; undefined: none yet */
 		pagesLoading: null,
-		pages: [],
 		routes: [],
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
@@ -515,7 +514,6 @@ async function loadPages() {
 	if (s !== mine || mine.loc !== forLoc)
 		return;
 	mine.el.menu.removeAttribute('aria-busy');
-	mine.pages = pages;
 	mine.pagesFor = forLoc ? forLoc.id : null;
 	mine.routes = compile(pages);
 	mine.menu = pages.filter((p) => p.label && p.path.indexOf(':') < 0);

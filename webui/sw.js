@@ -179,8 +179,8 @@ async function prune(text) {
 		return;
 	const named = await namedFiles(text, self.location.origin + DOCUMENT, async (url) => {
 		const r = await files.match(url, { ignoreVary: true });
-		return r ? r.text() : '';
-	}) || new Set();
+		return r ? r.text() : ''; /* '' for one not kept: never null, the walk goes on */
+	});
 	const others = cached.filter((r) => !named.has(r.url));
 	for (const r of others.slice(0, Math.max(0, others.length - KEEP)))
 		await files.delete(r);

@@ -350,6 +350,26 @@ async function list(view, ctx) {
 		el.empty.querySelector('button').addEventListener('click', () => reload());
 	}
 
+	/* The pager's next rows for load number `mine`; null when a newer
+	 * input's answer is the one to show, or when it failed (`fail` has
+	 * said so). */
+	async function nextRows(mine, fail) {
+		try {
+			const rows = await pager.next();
+			if (mine !== gen || left)
+				return null;
+			loading = false;
+			return rows;
+		} catch (e) {
+			if (mine === gen && !left) {
+				loading = false;
+				fail(e);
+				showMore();
+			}
+			return null;
+		}
+	}
+
 	/* The first page for the filters as they are now. */
 	async function reload() {
 		const mine = ++gen;
@@ -362,21 +382,12 @@ async function list(view, ctx) {
 		el.wrap.hidden = false;
 		skeletonRows();
 		showMore();
-		let rows;
-		try {
-			rows = await pager.next();
-		} catch (e) {
-			if (mine === gen && !left) {
-				loading = false;
-				el.table.removeAttribute('aria-busy');
-				failed(e);
-				showMore();
-			}
+		const rows = await nextRows(mine, (e) => {
+			el.table.removeAttribute('aria-busy');
+			failed(e);
+		});
+		if (!rows)
 			return;
-		}
-		if (mine !== gen || left)
-			return; /* a newer input's answer is the one to show */
-		loading = false;
 		el.table.removeAttribute('aria-busy');
 		el.body.textContent = '';
 		el.body.append(html`${rows.map(row)}`);
@@ -396,20 +407,10 @@ async function list(view, ctx) {
 		const mine = gen;
 		loading = true;
 		showMore();
-		let rows;
-		try {
-			rows = await pager.next();
-		} catch (e) {
-			if (mine === gen && !left) {
-				loading = false;
-				showMore();
-				ui.toast('More contacts could not be loaded: ' + e.message, { kind: 'error' });
-			}
+		const rows = await nextRows(mine, (e) =>
+			ui.toast('More contacts could not be loaded: ' + e.message, { kind: 'error' }));
+		if (!rows)
 			return;
-		}
-		if (mine !== gen || left)
-			return;
-		loading = false;
 		el.body.append(html`${rows.map(row)}`);
 		showMore();
 		syncAll();

@@ -156,9 +156,14 @@ export default function importer(panel, ctx, lib, hooks) {
 		el.cancel.disabled = true;
 		try {
 			const im = await api.del('/api/contacts/imports/' + encodeURIComponent(job));
-			clearTimeout(timer);
-			if (im)
+			/* The answer is the import as it now is; a final one ends the
+			 * polling (show() forgets the job), else polling goes on. */
+			if (im) {
+				clearTimeout(timer);
 				show(im);
+				if (job)
+					timer = setTimeout(poll, POLL_MS);
+			}
 		} catch (err) {
 			if (err.status !== 409) /* finished already: the next poll says so */
 				ui.toast('The import could not be cancelled: ' + err.message, { kind: 'error' });

@@ -147,7 +147,15 @@ export default async function record(view, ctx, lib) {
 			return;
 		editing = true;
 		el.edit.disabled = true;
-		const form = await import('./form.js');
+		let form;
+		try {
+			form = await import('./form.js');
+		} catch (err) {
+			editing = false;
+			el.edit.disabled = false;
+			ui.toast('The form could not be loaded: ' + err.message, { kind: 'error' });
+			return;
+		}
 		if (left)
 			return;
 		const f = form.contactForm(ctx, c, fields, 'Save changes');
@@ -228,11 +236,17 @@ export default async function record(view, ctx, lib) {
 		b.disabled = true;
 		try {
 			await api.del(path + '/tags/' + encodeURIComponent(b.dataset.tag));
-			await reloadContact();
-			el.tagForm.elements.namedItem('tag').focus();
 		} catch (err) {
 			b.disabled = false;
 			ui.toast('The tag could not be removed: ' + err.message, { kind: 'error' });
+			return;
+		}
+		try {
+			await reloadContact();
+			el.tagForm.elements.namedItem('tag').focus();
+		} catch (err) {
+			ui.toast('The tag was removed, but the contact could not be read again: ' + err.message,
+				{ kind: 'error' });
 		}
 	});
 
