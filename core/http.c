@@ -542,8 +542,13 @@ static void connection_closed(const struct mg_connection *conn)
 	struct server *s = mg_get_user_data(mg_get_context(conn));
 	struct hl_req *r = mg_get_thread_pointer(conn);
 	metrics_connection(s->metrics, -1);
-	if (r)
+	if (r) {
 		guard_enter(r->guard, GUARD_FREE);
+		/* The next connection may come to any of the idle workers: kept
+		 * for it, the buffers would add up to what a hundred workers
+		 * ever held, not what the open connections need. */
+		request_release(r);
+	}
 }
 
 static int civetweb_log(const struct mg_connection *conn, const char *message)

@@ -112,8 +112,10 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
  * when the commit failed (the answer is then replaced by a 500). */
 int request_finish(struct hl_req *r);
 /* Forget the request's memory (after the answer was sent). A worker keeps
- * its buffers up to this size for the next request; bigger ones are freed:
- * a hundred workers would otherwise each keep their biggest answer. */
+ * its buffers up to this size for the connection's next request; bigger
+ * ones are freed: a hundred workers would otherwise each keep their
+ * biggest answer. All of them go when the connection closes
+ * (request_release). */
 #define REQUEST_BUFFER_KEPT (64 * 1024)
 void request_end(struct hl_req *r);
 
