@@ -12,6 +12,7 @@
 #include "changes.h"
 #include "log.h"
 #include "slowsql.h"
+#include "sqlalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,8 @@ struct hl_db {
 	int overran;               /* one was, since the deadline was set */
 	_Atomic long long cache_bytes; /* its page cache, as of its last return */
 	_Atomic long long statements;  /* nused_slots, as of its last return */
+	struct sqlalloc_cache blocks;  /* SQLite's small blocks, freed while held */
+	int entered;                   /* blocks is its holder's thread cache */
 };
 
 struct db {
@@ -325,6 +328,7 @@ static void conn_close(struct hl_db *c)
 	free(c->slots);
 	free(c->used);
 	sqlite3_close(c->sql);
+	sqlalloc_drain(&c->blocks);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -410,8 +414,10 @@ int db_open(struct db **out, const struct config *cfg)
 	if (!db)
 		return HL_ENOMEM;
 	/* SQLite's global memory statistics take one lock on every allocation
-	 * of every thread; nothing reads them (ignored once SQLite is up). */
+	 * of every thread; nothing reads them. Both are ignored once SQLite is
+	 * up (a second db_open in one process). */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlalloc_install();
 	pthread_mutex_init(&db->write_lock, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
 	pthread_condattr_t attr;
@@ -495,6 +501,8 @@ struct hl_db *db_lend(struct db *db)
 	pthread_mutex_unlock(&db->pool_lock);
 	if (!c)
 		log_warn("no read connection came free in %lld ms", db->wait_ms);
+	else
+		c->entered = sqlalloc_enter(&c->blocks);
 	return c;
 }
 
@@ -526,6 +534,8 @@ void db_return(struct db *db, struct hl_db *c)
 	note_cache_size(c);
 	db_conn_reset(c);
 	db_set_deadline(c, 0);
+	if (c->entered)
+		sqlalloc_leave();
 	pthread_mutex_lock(&db->pool_lock);
 	c->next_free = db->free_list;
 	db->free_list = c;
@@ -536,6 +546,7 @@ void db_return(struct db *db, struct hl_db *c)
 struct hl_db *db_write_lock(struct db *db)
 {
 	pthread_mutex_lock(&db->write_lock);
+	db->writer->entered = sqlalloc_enter(&db->writer->blocks);
 	return db->writer;
 }
 
@@ -547,6 +558,8 @@ void db_write_unlock(struct db *db, struct hl_db *w)
 	/* Writes made outside BEGIN ... COMMIT have committed by now. */
 	if (sqlite3_get_autocommit(w->sql))
 		changes_publish(w->tables, &w->pending);
+	if (w->entered)
+		sqlalloc_leave();
 	pthread_mutex_unlock(&db->write_lock);
 }
 
