@@ -52,6 +52,7 @@ struct hl_db {
 	int overran;               /* one was, since the deadline was set */
 	_Atomic long long cache_bytes; /* its page cache, as of its last return */
 	_Atomic long long statements;  /* nused_slots, as of its last return */
+	_Atomic long long blocks_kept; /* blocks.bytes, as of its last return */
 	struct sqlalloc_cache blocks;  /* SQLite's small blocks, freed while held */
 	int entered;                   /* blocks is its holder's thread cache */
 };
@@ -506,25 +507,31 @@ struct hl_db *db_lend(struct db *db)
 	return c;
 }
 
-/* The page cache and the statement cache are the connection's own: they
- * are read here, by its current holder, and kept for db_cache_usage to add
- * up from any thread. */
+/* The page cache, the statement cache and the small-block cache are the
+ * connection's own: they are read here, by its current holder, and kept
+ * for db_cache_usage to add up from any thread. */
 static void note_cache_size(struct hl_db *c)
 {
 	int now = 0, high = 0;
 	sqlite3_db_status(c->sql, SQLITE_DBSTATUS_CACHE_USED, &now, &high, 0);
 	atomic_store_explicit(&c->cache_bytes, now, memory_order_relaxed);
 	atomic_store_explicit(&c->statements, (long long)c->nused_slots, memory_order_relaxed);
+	atomic_store_explicit(&c->blocks_kept, (long long)c->blocks.bytes, memory_order_relaxed);
 }
 
-void db_cache_usage(const struct db *db, long long *page_bytes, long long *statements)
+static void add_usage(const struct hl_db *c, struct db_cache_usage *u)
 {
-	*page_bytes = atomic_load_explicit(&db->writer->cache_bytes, memory_order_relaxed);
-	*statements = atomic_load_explicit(&db->writer->statements, memory_order_relaxed);
-	for (int i = 0; i < db->nreaders; i++) {
-		*page_bytes += atomic_load_explicit(&db->readers[i].cache_bytes, memory_order_relaxed);
-		*statements += atomic_load_explicit(&db->readers[i].statements, memory_order_relaxed);
-	}
+	u->page_bytes += atomic_load_explicit(&c->cache_bytes, memory_order_relaxed);
+	u->statements += atomic_load_explicit(&c->statements, memory_order_relaxed);
+	u->block_bytes += atomic_load_explicit(&c->blocks_kept, memory_order_relaxed);
+}
+
+void db_cache_usage(const struct db *db, struct db_cache_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	add_usage(db->writer, u);
+	for (int i = 0; i < db->nreaders; i++)
+		add_usage(&db->readers[i], u);
 }
 
 void db_return(struct db *db, struct hl_db *c)

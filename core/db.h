@@ -32,10 +32,15 @@ struct db;
 int db_open(struct db **out, const struct config *cfg);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
-/* What the connections' page caches hold, in bytes, and how many prepared
- * statements they keep, as each last left a request or a write; any
+/* What the connections keep, as each last left a request or a write; any
  * thread. */
-void db_cache_usage(const struct db *db, long long *page_bytes, long long *statements);
+struct db_cache_usage {
+	long long page_bytes;  /* SQLite's page caches */
+	long long statements;  /* prepared statements */
+	long long block_bytes; /* freed small blocks kept for reuse (sqlalloc.h) */
+};
+
+void db_cache_usage(const struct db *db, struct db_cache_usage *u);
 
 /* A read connection; waits while all are lent, for at most the setting
  * reader_wait_ms, then returns NULL (the caller answers 503). */

@@ -98,7 +98,8 @@ static void rows_done(void)
  * walk every malloc arena under its lock, which is fine for an admin's
  * request and why nothing on a hot path reads them. */
 struct memory {
-	long long rss, peak, anon, page_caches, statements, heap_used, heap_free;
+	long long rss, peak, anon, heap_used, heap_free;
+	struct db_cache_usage sqlite;
 };
 
 static void memory(struct memory *m, const struct server *srv)
@@ -117,7 +118,7 @@ static void memory(struct memory *m, const struct server *srv)
 	}
 	if (f)
 		fclose(f);
-	db_cache_usage(srv->db, &m->page_caches, &m->statements);
+	db_cache_usage(srv->db, &m->sqlite);
 #ifdef __GLIBC__
 	struct mallinfo2 mi = mallinfo2();
 	m->heap_used = (long long)(mi.uordblks + mi.hblkhd);
@@ -342,8 +343,9 @@ static int metrics_json(struct hl_req *req)
 	put_int(j, "rss_bytes", mem.rss);
 	put_int(j, "rss_peak_bytes", mem.peak);
 	put_int(j, "anon_bytes", mem.anon);
-	put_int(j, "sqlite_page_cache_bytes", mem.page_caches);
-	put_int(j, "sqlite_statements", mem.statements);
+	put_int(j, "sqlite_page_cache_bytes", mem.sqlite.page_bytes);
+	put_int(j, "sqlite_statements", mem.sqlite.statements);
+	put_int(j, "sqlite_block_cache_bytes", mem.sqlite.block_bytes);
 	put_int(j, "heap_used_bytes", mem.heap_used);
 	put_int(j, "heap_free_bytes", mem.heap_free);
 	hl_json_object_end(j);
@@ -495,9 +497,12 @@ static void prom_server(struct buf *b, const struct server *srv)
 	gauge(b, "hyperlevel_anonymous_memory_bytes", "Resident memory not backed by a file.",
 	      (double)mem.anon);
 	gauge(b, "hyperlevel_sqlite_page_cache_bytes", "What SQLite's page caches hold.",
-	      (double)mem.page_caches);
+	      (double)mem.sqlite.page_bytes);
 	gauge(b, "hyperlevel_sqlite_statements", "Prepared statements kept.",
-	      (double)mem.statements);
+	      (double)mem.sqlite.statements);
+	gauge(b, "hyperlevel_sqlite_block_cache_bytes",
+	      "Small blocks SQLite freed, kept by its connections for reuse.",
+	      (double)mem.sqlite.block_bytes);
 	gauge(b, "hyperlevel_heap_used_bytes", "Heap memory in use.", (double)mem.heap_used);
 	gauge(b, "hyperlevel_heap_free_bytes", "Heap memory free but kept by the allocator.",
 	      (double)mem.heap_free);

@@ -43,9 +43,11 @@ static void *block_malloc(int n)
 	size_t size = rounded(n);
 	struct sqlalloc_cache *c = current;
 	if (c && size <= SQLALLOC_SMALL_MAX) {
-		void **block = c->free[class_of(size)];
+		size_t k = class_of(size);
+		void **block = c->free[k];
 		if (block) {
-			c->free[class_of(size)] = *block;
+			c->free[k] = *block;
+			c->kept[k] -= size;
 			c->bytes -= size;
 			return block;
 		}
@@ -63,9 +65,11 @@ static void block_free(void *p)
 		return;
 	size_t size = *header_of(p);
 	struct sqlalloc_cache *c = current;
-	if (c && size <= SQLALLOC_SMALL_MAX && c->bytes + size <= SQLALLOC_KEPT) {
-		*(void **)p = c->free[class_of(size)];
-		c->free[class_of(size)] = p;
+	if (c && size <= SQLALLOC_SMALL_MAX && c->kept[class_of(size)] + size <= SQLALLOC_CLASS_KEPT) {
+		size_t k = class_of(size);
+		*(void **)p = c->free[k];
+		c->free[k] = p;
+		c->kept[k] += size;
 		c->bytes += size;
 		return;
 	}
@@ -144,6 +148,7 @@ void sqlalloc_drain(struct sqlalloc_cache *c)
 			c->free[k] = *block;
 			free(header_of(block));
 		}
+		c->kept[k] = 0;
 	}
 	c->bytes = 0;
 }

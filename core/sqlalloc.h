@@ -24,11 +24,16 @@
 #define SQLALLOC_STEP      32   /* small sizes are rounded up to a multiple */
 #define SQLALLOC_SMALL_MAX 1024 /* larger blocks go straight to malloc */
 #define SQLALLOC_CLASSES   (SQLALLOC_SMALL_MAX / SQLALLOC_STEP)
-#define SQLALLOC_KEPT      (256 * 1024) /* the most one cache keeps, bytes */
+/* The most one cache keeps of each class, in bytes (1 MB at most in all):
+ * a bound per class, not for the whole cache, or one query's many blocks
+ * of one size would fill it and leave every other size to malloc. Blocks
+ * beyond it go back to malloc. */
+#define SQLALLOC_CLASS_KEPT (32 * 1024)
 
 struct sqlalloc_cache {
-	void *free[SQLALLOC_CLASSES]; /* singly linked through the blocks */
-	size_t bytes;                 /* kept in the lists */
+	void *free[SQLALLOC_CLASSES];   /* singly linked through the blocks */
+	size_t kept[SQLALLOC_CLASSES];  /* bytes in each list */
+	size_t bytes;                   /* in all of them */
 };
 
 /* Make this SQLite's allocator. Only before SQLite is first used: after,

@@ -4,6 +4,7 @@ requests made, the Prometheus text is served to admins and to the
 configured scraper token only, slow requests and statements are logged by
 pattern and fingerprint, never with ids, queries or literals."""
 
+import os
 import re
 
 import harness
@@ -47,6 +48,10 @@ def test_metrics_match_the_requests_made():
         assert mem["rss_bytes"] > 1 << 20 and 0 < mem["anon_bytes"] < mem["rss_bytes"]
         # A reader has read pages of the database by now, and kept them.
         assert mem["sqlite_page_cache_bytes"] >= 4096
+        # ... and freed small blocks, kept for the next request: at most
+        # 1 MB for each connection (the default pool: twice the cores and
+        # the writer).
+        assert 0 < mem["sqlite_block_cache_bytes"] <= (2 * os.cpu_count() + 1) << 20
         # glibc's count of its heap (its free part holds at least the top
         # of the heap); under AddressSanitizer, whose allocator serves
         # malloc, glibc's heap stays empty.
@@ -126,6 +131,7 @@ def test_prometheus_text_for_admins_and_the_scraper_token():
         assert samples['hyperlevel_table_rows{table="reader_items"}'] == 0
         assert samples["hyperlevel_resident_memory_bytes"] > 0
         assert samples["hyperlevel_sqlite_page_cache_bytes"] > 0
+        assert samples["hyperlevel_sqlite_block_cache_bytes"] > 0
         scraper = s.client()
         assert scraper.get("/metrics").status == 401
         assert scraper.get("/metrics", headers={"Authorization": "Bearer wrong"}).status == 401
