@@ -326,13 +326,15 @@ def readme_block(on, off, idle, ref):
     return "\n".join(lines)
 
 
-def replace_block(path, block):
+def replace_block(path, block, begin=BEGIN, end=END):
+    """Put `block` (which starts with `begin` and ends with `end`) in place
+    of the block between those two lines of the file at `path`."""
     with open(path) as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        raise Fail("%s has no %s ... %s block to fill" % (path, BEGIN, END))
-    head, rest = text.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
+    if begin not in text or end not in text:
+        raise Fail("%s has no %s ... %s block to fill" % (path, begin, end))
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
     with open(path, "w") as f:
         f.write(head + block + tail)
 

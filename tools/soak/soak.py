@@ -19,11 +19,11 @@ its own and each to 127.0.0.1 only:
     (the second and later imports update every row).
 
 Then it runs perf-bench --mix at --clients keep-alive clients (50) on the
-largest sub-account for --minutes one-minute steps (10), and after each
-samples the server's resident memory (VmRSS, RssAnon and RssFile in
-/proc/PID/status), the database's size, and GET /api/admin/metrics (5xx
-per route; workers.slow_bodies_cut). It prints a line per minute and the
-verdict:
+largest sub-account for --minutes one-minute steps (10), and after each,
+once the minute's import has ended, samples the server's resident memory
+(VmRSS, RssAnon and RssFile in /proc/PID/status), the database's size,
+and GET /api/admin/metrics (5xx per route; workers.slow_bodies_cut). It
+prints a line per minute and the verdict:
 
   errors  0: the mix's non-2xx answers and socket errors, failed imports,
           and answers the hostile clients should never get (a 2xx to a
@@ -87,6 +87,7 @@ def load(name, path):
 
 perf_bench = load("perf_bench", PERF_BENCH)
 bench_idle = load("bench_idle", os.path.join(ROOT, "tools", "bench-idle", "bench-idle.py"))
+perf_doc = load("perf_doc", os.path.join(ROOT, "tools", "perf-bench", "perf-doc.py"))
 Fail = perf_bench.Fail
 
 
@@ -106,6 +107,8 @@ def parse_args(argv):
                    help="the build folder (default %(default)s)")
     p.add_argument("--json", metavar="FILE", help="write every figure there")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder (data, log)")
+    p.add_argument("--readme", metavar="FILE",
+                   help="write the run into FILE's soak block (README.md), passed or not")
     return p.parse_args(argv)
 
 
@@ -280,16 +283,21 @@ class Importer:
         self.csv = perf_bench.grow_csv(rows, random.Random(rows))
         self.rows = rows
         self.imports = []
+        self.idle = threading.Event()  # no import under way
+        self.idle.set()
 
     def run(self, kind):
         api = perf_bench.Api(self.url)
         api.auth = {"Authorization": "Bearer " + self.token}
         api.location = self.location
         began = time.monotonic()
+        self.idle.clear()
         try:
             record = self.one(api)
         except Fail as e:
             record = {"status": "failed", "error": str(e)}
+        finally:
+            self.idle.set()
         record["seconds"] = round(time.monotonic() - began, 1)
         self.imports.append(record)
         self.clients.tally.add(kind, record["status"])
@@ -323,13 +331,22 @@ def memory(pid, data):
     """The server's resident memory in MB from /proc/PID/status: all of it
     (VmRSS), its own (RssAnon: heap, SQLite's page caches, the answer
     cache) and the files it maps (RssFile: mostly the database, through
-    SQLite's memory map); and the database's size with its WAL."""
-    got = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            name, _, value = line.partition(":")
-            if name in ("VmRSS", "RssAnon", "RssFile"):
-                got[name] = round(int(value.split()[0]) / 1024, 1)
+    SQLite's memory map); and the database's size with its WAL. Of three
+    readings half a second apart, the one with the least RssAnon: a
+    password hash being computed holds 64 MB for a moment (the guesser's
+    sign-ins), memory in flight rather than memory kept."""
+    readings = []
+    for i in range(3):
+        if i:
+            time.sleep(0.5)
+        got = {}
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "RssAnon", "RssFile"):
+                    got[name] = round(int(value.split()[0]) / 1024, 1)
+        readings.append(got)
+    got = min(readings, key=lambda r: r["RssAnon"])
     db = sum(os.path.getsize(os.path.join(data, n)) for n in os.listdir(data)
              if n.startswith("hyperlevel.db"))
     return {"rss_mb": got["VmRSS"], "anon_mb": got["RssAnon"], "file_mb": got["RssFile"],
@@ -429,6 +446,7 @@ def soak(args, scratch, doc):
             if server.proc.poll() is not None:
                 raise Fail("the server stopped (exit %d) in minute %d"
                            % (server.proc.returncode, minute))
+            importer.idle.wait(STEP_S)  # its upload and job are memory in flight
             after, seen = metrics(api), clients.tally.snapshot()
             m = minute_record(minute, mix, before, after, server, seen, was)
             doc["minutes"].append(m)
@@ -541,6 +559,38 @@ def report(doc):
     print("\n".join(lines), flush=True)
 
 
+README_BEGIN, README_END = "<!-- soak:begin -->", "<!-- soak:end -->"
+
+
+def readme_block(doc):
+    """The run as the README shows it: where, the table, the clients
+    beside the mix, the verdict."""
+    m = doc["machine"]
+    lines = [README_BEGIN, "",
+             "Measured %s UTC on %s, %d cores (%s; load average %.1f as it began; the "
+             "machine is shared, so throughput and latencies are noisy). Written by "
+             "`make soak SOAK_FLAGS=\"--readme README.md\"`. Latencies in ms, of every "
+             "request of the mix; memory in MB at the end of each minute (before the load: "
+             "VmRSS %.1f, RssAnon %.1f, the database %.1f)."
+             % (doc["started_at"][:16].replace("T", " "), m["cpu"] or "an unnamed CPU",
+                m["cores"], m["os"] or "Linux", doc["load_at_start"],
+                doc["memory_start"]["rss_mb"], doc["memory_start"]["anon_mb"],
+                doc["memory_start"]["db_mb"]), ""]
+    lines.append("| " + " | ".join(COLUMNS) + " |")
+    lines.append("|" + "---|" * len(COLUMNS))
+    lines += ["| " + " | ".join(row(minute)) + " |" for minute in doc["minutes"]]
+    lines += [""] + ["- " + line for line in clients_lines(doc)] + [""]
+    for name, v in doc["verdict"].items():
+        state = {True: "ok", False: "**failed**", None: "not judged"}[v["passed"]]
+        found = v["found"] if isinstance(v["found"], str) else json.dumps(v["found"])
+        lines.append("- %s: %s, %s" % (name, state, found))
+        if "vmrss" in v:
+            lines.append("- VmRSS, not judged: %s" % v["vmrss"])
+    lines += ["", "Verdict: %s." % ("passed" if doc["passed"] else "**failed**"), "",
+              README_END]
+    return "\n".join(lines)
+
+
 def main(argv):
     args = parse_args(argv)
     if not shutil.which("wrk"):
@@ -549,7 +599,8 @@ def main(argv):
     doc = {"tool": "soak", "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "minutes_asked": args.minutes, "scale": args.scale, "clients_in_mix": args.clients,
            "import_rows": args.import_rows, "machine": perf_bench.machine(), "minutes": [],
-           "criteria": {"rss_tolerance": RSS_TOLERANCE, "p99_factor": P99_FACTOR}}
+           "criteria": {"rss_tolerance": RSS_TOLERANCE, "p99_factor": P99_FACTOR},
+           "load_at_start": os.getloadavg()[0]}
     try:
         soak(args, scratch, doc)
     finally:
@@ -564,13 +615,15 @@ def main(argv):
         with open(args.json, "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")
+    if args.readme:
+        perf_doc.replace_block(args.readme, readme_block(doc), README_BEGIN, README_END)
     return 0 if doc["passed"] else 1
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except (Fail, bench_idle.Fail) as e:
+    except (Fail, bench_idle.Fail, perf_doc.Fail) as e:
         print("soak: %s" % e, file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
