@@ -8,7 +8,7 @@
  * A flag in localStorage (no secret: the session cookie is HttpOnly) says
  * the last visit was signed in; then the form is hidden while the server
  * answers and the shell is fetched at the same time, so a reload shows no
- * login form for a moment. Errors are said in words; a 429 says when to
+ * login form for a moment; so is the menu, for the shell to take over. Errors are said in words; a 429 says when to
  * try again, from Retry-After. A shell that fails to load (a deploy
  * replaced it) reloads the page once.
  */
@@ -38,23 +38,53 @@ function stored(area, key) {
 	}
 }
 
-/* The shell's own imports, asked for beside it: otherwise each waits
- * until the shell has come and been read, one more round trip. */
+/* The shell's own imports and styles, asked for beside it: otherwise
+ * each waits until the shell has come and been read, one more round
+ * trip. */
 const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', import.meta.url),
 	new URL('/ui.js', import.meta.url)];
+const SHELL_STYLE = new URL('/shell.css', import.meta.url);
+
+function preload(href, as) {
+	const link = document.createElement('link');
+	link.rel = as ? 'preload' : 'modulepreload';
+	if (as)
+		link.as = as;
+	link.href = href;
+	document.head.append(link);
+}
 
 function loadShell() {
 	if (!shell) {
-		for (const part of SHELL_PARTS) {
-			const link = document.createElement('link');
-			link.rel = 'modulepreload';
-			link.href = part.href;
-			document.head.append(link);
-		}
+		for (const part of SHELL_PARTS)
+			preload(part.href);
+		preload(SHELL_STYLE.href, 'style');
 		shell = import('/shell.js');
 		shell.catch(() => { shell = null; });
 	}
 	return shell;
+}
+
+/* GETs the shell will make first, asked for now, beside /api/auth/me,
+ * when the last visit was signed in: [{path, where, response}] for the
+ * shell's data layer to adopt (api.js). The sub-account is the one the
+ * shell will choose when the URL or this tab names one. */
+let early = [];
+
+function ask(path, where) {
+	const headers = { Accept: 'application/json' };
+	if (where)
+		headers['X-Location-Id'] = where;
+	const response = fetch(path, { credentials: 'same-origin', headers });
+	response.catch(() => {}); /* the shell asks again, and says why */
+	early.push({ path, where, response });
+}
+
+function askEarly() {
+	const where = new URLSearchParams(location.search).get('location') ||
+		stored(sessionStorage, 'hl.location');
+	if (where)
+		ask('/api/pages', where);
 }
 
 function busy(on) {
@@ -66,6 +96,7 @@ function busy(on) {
  * and when the session ends. */
 function showLogin(text) {
 	store(localStorage, HINT, null);
+	early = [];
 	root.classList.remove('resuming');
 	document.getElementById('app').hidden = true;
 	if (!login.isConnected) /* the shell takes it out while it runs */
@@ -81,7 +112,9 @@ function showLogin(text) {
 async function enter(me) {
 	store(localStorage, HINT, '1');
 	try {
-		await (await loadShell()).start(me, { showLogin });
+		const asked = early;
+		early = [];
+		await (await loadShell()).start(me, { showLogin, early: asked });
 		store(sessionStorage, RELOADED, null);
 	} catch (e) {
 		if (!stored(sessionStorage, RELOADED)) {
@@ -150,6 +183,7 @@ form.addEventListener('submit', async (event) => {
 if (stored(localStorage, HINT)) {
 	root.classList.add('resuming');
 	loadShell().catch(() => {});
+	askEarly();
 }
 fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
 	.then((r) => r.ok ? r.json() : Promise.reject(r))
