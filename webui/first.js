@@ -8,7 +8,9 @@
  * A flag in localStorage (no secret: the session cookie is HttpOnly) says
  * the last visit was signed in; then the form is hidden while the server
  * answers and the shell is fetched at the same time, so a reload shows no
- * login form for a moment; so is the menu, for the shell to take over. Errors are said in words; a 429 says when to
+ * login form for a moment; so are the menu and, when the URL names a page
+ * of the server's map (the document's #hl-pages), that page's script, the
+ * files it uses and its first data, for the shell to take over. Errors are said in words; a 429 says when to
  * try again, from Retry-After. A shell that fails to load (a deploy
  * replaced it) reloads the page once.
  */
@@ -65,10 +67,13 @@ function loadShell() {
 	return shell;
 }
 
-/* GETs the shell will make first, asked for now, beside /api/auth/me,
- * when the last visit was signed in: [{path, where, response}] for the
- * shell's data layer to adopt (api.js). The sub-account is the one the
- * shell will choose when the URL or this tab names one. */
+/* GETs the shell and the page will make first, asked for now, beside
+ * /api/auth/me, when the last visit was signed in: /api/pages and the
+ * data of the page the URL names, whose script and the files it uses are
+ * fetched too (the server's map in the document says which).
+ * [{path, where, response}] for the shell's data layer to adopt (api.js).
+ * The sub-account is the one the shell will choose when the URL or this
+ * tab names one. */
 let early = [];
 
 function ask(path, where) {
@@ -80,11 +85,51 @@ function ask(path, where) {
 	early.push({ path, where, response });
 }
 
+/* The page of the app at `pathname` in the server's map of pages (the
+ * document's #hl-pages: [{path, script, data, uses}]), with its :params as
+ * they are in the URL; the one with the most literal segments, as the
+ * shell's router picks. Null for none, or for /app itself (the shell
+ * opens the first page of a menu not known yet). */
+function pageAt(pathname) {
+	const m = /^\/app(\/.*?)\/?$/.exec(pathname);
+	const parts = m ? m[1].split('/').filter(Boolean) : [];
+	let map = [];
+	try {
+		map = JSON.parse(document.getElementById('hl-pages').textContent);
+	} catch (e) { /* no map: the shell finds the page itself */ }
+	let best = null;
+	let most = -1;
+	for (const page of parts.length ? map : []) {
+		const pattern = page.path.split('/').filter(Boolean);
+		const params = {};
+		let literal = 0;
+		const fits = pattern.length === parts.length && pattern.every((seg, i) =>
+			seg.charAt(0) === ':' ? (params[seg.slice(1)] = parts[i], true) : seg === parts[i] && ++literal);
+		if (fits && literal > most) {
+			best = { script: page.script, data: page.data, uses: page.uses || [], params };
+			most = literal;
+		}
+	}
+	return best;
+}
+
 function askEarly() {
-	const where = new URLSearchParams(location.search).get('location') ||
-		stored(sessionStorage, 'hl.location');
+	const url = new URL(location.href);
+	const where = url.searchParams.get('location') || stored(sessionStorage, 'hl.location');
 	if (where)
 		ask('/api/pages', where);
+	const page = pageAt(url.pathname);
+	if (!page)
+		return;
+	preload(page.script);
+	for (const href of page.uses)
+		preload(href, /\.css$/.test(href) ? 'style' : null);
+	if (page.data && where) {
+		url.searchParams.delete('location');
+		const query = url.searchParams.toString();
+		const path = page.data.replace(/:([A-Za-z0-9_]+)/g, (all, name) => page.params[name] || all);
+		ask(path + (query ? '?' + query : ''), where);
+	}
 }
 
 function busy(on) {
