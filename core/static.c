@@ -21,10 +21,10 @@
  * The document also carries the map of the pages (pages_map): built once
  * at start into an element, it takes the place of the marker comment
  * MAP_MARK in the file as it is sent (a document without the mark is
- * served as any file). Such a document is never sent from
- * its .br or .gz (they lack the map): the HTTP layer compresses it, and
- * its ETag names the map too, so a server whose pages changed never
- * answers 304 to a copy with the old map.
+ * served as any file). Such a document is never sent from its .br or .gz
+ * (they lack the map): the HTTP layer compresses it, and its ETag names
+ * the map too, so a server whose pages changed never answers 304 to a
+ * copy with the old map.
  *
  * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
  * by its content, so it is "public, max-age=31536000, immutable"; anything
@@ -319,8 +319,8 @@ static int read_body(struct hl_req *r, const struct file *f)
  * MAP_MARK: 1, or 0 (and the answer emptied) when it has no mark. */
 static int put_map(struct hl_req *r)
 {
-	char *at = r->out.data ? memmem(r->out.data, r->out.len, MAP_MARK, sizeof(MAP_MARK) - 1)
-			       : NULL;
+	char *body = r->out.data + HEAD_ROOM;
+	char *at = memmem(body, r->out.len - HEAD_ROOM, MAP_MARK, sizeof(MAP_MARK) - 1);
 	if (!at) {
 		request_reset_answer(r);
 		return 0;
@@ -380,11 +380,12 @@ void static_serve(struct hl_req *r)
 	if (!rc) {
 		const char *type = media_type(f.path);
 		int mapped = 0;
-		if (document && r->srv->document_map)
-			rc = read_body(r, &f) ? HL_EIO : ((mapped = put_map(r)), 0);
-		enum coding c = mapped ? document_coding(r, &f, type) : pick_coding(r, &f, type);
-		if (!rc)
+		if (document && r->srv->document_map && !(rc = read_body(r, &f)))
+			mapped = put_map(r);
+		if (!rc) {
+			enum coding c = mapped ? document_coding(r, &f, type) : pick_coding(r, &f, type);
 			rc = answer(r, &f, type, c, hashed, mapped);
+		}
 	}
 	file_close(&f);
 	if (rc)

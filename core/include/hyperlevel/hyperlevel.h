@@ -277,7 +277,7 @@ struct hl_page {
 	 * `location`) in the same order, or the early answer goes unused. An
 	 * absolute path of [A-Za-z0-9/._:-] under /api/, without "..". */
 	const char *data;
-	/* ABI 1.6. NULL, or up to PAGE_USES_MAX (8) file names, then NULL:
+	/* ABI 1.6. NULL, or up to 8 file names, then NULL:
 	 * the .js and .css files the page's script loads as it opens, fetched
 	 * beside it for the same reason. Plain names like `script`'s, of the
 	 * module's webui/ folder ("dashboard.css"), or of the shell's with a
