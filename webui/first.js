@@ -225,12 +225,14 @@ form.addEventListener('submit', async (event) => {
 	password.focus();
 });
 
+/* Asked first: the browser opens six connections to a server, and all the
+ * rest waits for this answer, so it must not wait for a free one. */
+const me = fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
 if (stored(localStorage, HINT)) {
 	root.classList.add('resuming');
 	loadShell().catch(() => {});
 	askEarly();
 }
-fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-	.then((r) => r.ok ? r.json() : Promise.reject(r))
+me.then((r) => r.ok ? r.json() : Promise.reject(r))
 	.then(enter, (r) => showLogin(r && r.status === 401 ? ''
 		: r && r.status ? 'The server answered ' + r.status + '. Try again in a moment.' : problem(null)));
