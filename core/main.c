@@ -227,6 +227,7 @@ static void core_release(struct core *c)
 	free(c->srv.web_root);
 	pages_free(c->srv.pages);
 	free(c->srv.document_csp);
+	free(c->srv.document_map);
 	config_free(&c->cfg);
 }
 

@@ -11,10 +11,14 @@
  * cache is not used, since the location it depends on comes in a header
  * its key does not hold.
  *
+ * The same pages, each with its script and data, are the map the app's
+ * document carries (pages_map, put in by static.c).
+ *
  * This file names no module: the modules' pages come from the loader.
  */
 #include "pages.h"
 #include "auth.h"
+#include "buf.h"
 #include "log.h"
 #include "manifest.h"
 #include "module.h"
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #define CORE "core"
+#define PLAIN "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
 
 /* The core's own pages; their scripts are the shell's (the web folder's
  * root). */
@@ -45,6 +50,8 @@ struct page_entry {
 	const char *path;
 	const char *label;
 	char *script;       /* its URL, "/modules/NAME/x.HASH.js" */
+	const char *data;   /* the GET it opens with, or NULL */
+	char **uses;        /* the URLs of the files it uses, NULL-terminated, or NULL */
 	enum hl_access access;
 	int order;
 	int seq;            /* the place it was collected in: ties keep it */
@@ -55,16 +62,46 @@ struct pages {
 	int n;
 };
 
+/* A folder of the web folder that pages' files are named in: its path
+ * (NULL: none served), its URL and its manifest (NULL: plain names). */
+struct folder {
+	const char *dir;
+	const char *url;
+	struct manifest *m;
+};
+
 /* ---- the rules ----------------------------------------------------------- */
 
-/* A plain file name of [A-Za-z0-9._-] ending in ".js" (something before
+/* A plain file name of [A-Za-z0-9._-] ending in `ext` (something before
  * it), no leading dot, no "..": safe in a URL and inside its folder. */
+static int plain_name(const char *s, const char *ext)
+{
+	size_t n = strlen(s), e = strlen(ext);
+	if (n <= e || s[0] == '.' || strcmp(s + n - e, ext) || strstr(s, ".."))
+		return 0;
+	return strspn(s, PLAIN) == n;
+}
+
 static int plain_script_name(const char *s)
 {
-	size_t n = strlen(s);
-	if (n < 4 || s[0] == '.' || strcmp(s + n - 3, ".js") || strstr(s, ".."))
-		return 0;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+	return plain_name(s, ".js");
+}
+
+/* A name of hl_page.uses: a plain .js or .css name, "/" before it for
+ * the shell's folder. */
+static int plain_use(const char *s)
+{
+	if (*s == '/')
+		s++;
+	return plain_name(s, ".js") || plain_name(s, ".css");
+}
+
+static int uses_check(const char *const *uses)
+{
+	for (int i = 0; uses && uses[i]; i++)
+		if (i == PAGE_USES_MAX || !plain_use(uses[i]))
+			return HL_EINVAL;
+	return 0;
 }
 
 int page_check(const struct hl_page *p, const char **why)
@@ -85,6 +122,17 @@ int page_check(const struct hl_page *p, const char **why)
 	if (p->label && (!*p->label || utf8_check(p->label, strlen(p->label)) != strlen(p->label) ||
 			 hl_text_length(p->label) > PAGE_LABEL_MAX)) {
 		*why = "the label must be UTF-8 text of 1 to 64 characters, or NULL for no menu entry";
+		return HL_EINVAL;
+	}
+	if (p->data && (strncmp(p->data, "/api/", 5) || strstr(p->data, "..") ||
+			strspn(p->data, PLAIN "/:") != strlen(p->data))) {
+		*why = "the data must be a path under /api/ of A-Z, a-z, 0-9, '/', ':', '.', '_' and"
+		       " '-', without '..', or NULL";
+		return HL_EINVAL;
+	}
+	if (uses_check(p->uses)) {
+		*why = "uses must list up to 8 plain .js or .css file names (\"/\" before one of the"
+		       " shell's), then NULL";
 		return HL_EINVAL;
 	}
 	if ((unsigned)p->access > HL_ACCESS_ADMIN) {
@@ -129,60 +177,86 @@ static int file_exists(const char *dir, const char *name)
 	return ok;
 }
 
-/* The URL of `script` in the folder `dir` (NULL: none served) reached at
- * `url_dir` ("/", "/modules/NAME/"), through the folder's manifest. */
-static char *script_url(const struct manifest *m, const char *dir, const char *url_dir,
-			const struct page_entry *e, const char *script)
+/* The URL of `name` (`what` it is to page e: "the script of") in folder f
+ * ("/", "/modules/NAME/"), through the folder's manifest. */
+static char *file_url(const struct folder *f, const struct page_entry *e, const char *name,
+		      const char *what)
 {
-	const char *built = manifest_lookup(m, script);
+	const char *built = manifest_lookup(f->m, name);
+	const char *ext = strrchr(name, '.');
 	char *url = NULL;
-	if (m && !built)
-		log_warn("%s/%s does not name %s, the script of page %s of %s: its plain name is"
-			 " served", dir, MANIFEST_NAME, script, e->path, e->module);
-	else if (built && !plain_script_name(built))
-		log_warn("%s/%s: '%s' is not a plain .js file name: %s is served by its plain name",
-			 dir, MANIFEST_NAME, built, script);
-	else if (built && !file_exists(dir, built))
+	if (f->m && !built)
+		log_warn("%s/%s does not name %s, %s page %s of %s: its plain name is"
+			 " served", f->dir, MANIFEST_NAME, name, what, e->path, e->module);
+	else if (built && !plain_name(built, ext))
+		log_warn("%s/%s: '%s' is not a plain %s file name: %s is served by its plain name",
+			 f->dir, MANIFEST_NAME, built, ext, name);
+	else if (built && !file_exists(f->dir, built))
 		log_warn("%s/%s names %s for %s, which the folder lacks: its plain name is served",
-			 dir, MANIFEST_NAME, built, script);
+			 f->dir, MANIFEST_NAME, built, name);
 	else if (built)
-		script = built;
-	if (asprintf(&url, "%s%s", url_dir, script) < 0)
+		name = built;
+	if (asprintf(&url, "%s%s", f->url, name) < 0)
 		return NULL;
 	return url;
 }
 
-/* Add a table's pages, their scripts in `dir` (may be NULL) at `url_dir`. */
-static int add_table(struct pages *all, const char *module, const struct hl_page *t, size_t n,
-		     const char *dir, const char *url_dir)
+static void free_uses(char **uses)
 {
-	struct manifest *m = NULL;
-	int rc = 0;
+	for (int i = 0; uses && uses[i]; i++)
+		free(uses[i]);
+	free(uses);
+}
+
+/* e->uses from `names` (checked by page_check), each in its folder. */
+static int add_uses(struct page_entry *e, const char *const *names, const struct folder *own,
+		    const struct folder *shell)
+{
+	int n = 0;
+	while (names && names[n])
+		n++;
 	if (!n)
 		return 0;
-	if (dir && (rc = manifest_read(&m, dir)) && rc != HL_ENOMEM)
-		rc = 0; /* logged: plain names */
-	if (rc)
-		goto out;
-	struct page_entry *grown = realloc(all->e, sizeof(*grown) * ((size_t)all->n + n));
-	if (!grown) {
-		rc = HL_ENOMEM;
-		goto out;
+	if (!(e->uses = calloc((size_t)n + 1, sizeof(*e->uses))))
+		return HL_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		int root = names[i][0] == '/';
+		if (!(e->uses[i] = file_url(root ? shell : own, e, names[i] + root, "a file used by")))
+			return HL_ENOMEM;
 	}
+	return 0;
+}
+
+/* Read f's manifest, when it has a folder: 0 (a broken one is logged and
+ * left out: plain names), or HL_ENOMEM. */
+static int folder_read(struct folder *f)
+{
+	int rc = f->dir ? manifest_read(&f->m, f->dir) : 0;
+	return rc == HL_ENOMEM ? rc : 0;
+}
+
+/* Add a table's pages, their files in folder `own`, or `shell` for a
+ * name of uses that starts with "/". */
+static int add_table(struct pages *all, const char *module, const struct hl_page *t, size_t n,
+		     const struct folder *own, const struct folder *shell)
+{
+	if (!n)
+		return 0;
+	struct page_entry *grown = realloc(all->e, sizeof(*grown) * ((size_t)all->n + n));
+	if (!grown)
+		return HL_ENOMEM;
 	all->e = grown;
 	for (size_t i = 0; i < n; i++) {
 		struct page_entry *e = &all->e[all->n];
 		*e = (struct page_entry){ .module = module, .path = t[i].path, .label = t[i].label,
-					  .access = t[i].access, .order = t[i].order, .seq = all->n };
-		if (!(e->script = script_url(m, dir, url_dir, e, t[i].script))) {
-			rc = HL_ENOMEM;
-			goto out;
-		}
-		all->n++;
+					  .access = t[i].access, .order = t[i].order, .seq = all->n,
+					  .data = t[i].data };
+		all->n++; /* pages_free frees what it got so far */
+		if (!(e->script = file_url(own, e, t[i].script, "the script of")) ||
+		    add_uses(e, t[i].uses, own, shell))
+			return HL_ENOMEM;
 	}
-out:
-	manifest_free(m);
-	return rc;
+	return 0;
 }
 
 static int menu_order(const void *pa, const void *pb)
@@ -196,6 +270,7 @@ static int menu_order(const void *pa, const void *pb)
 int pages_load(struct pages **out, const struct modules *set, const char *web_root)
 {
 	struct pages *all = calloc(1, sizeof(*all));
+	struct folder shell = { .dir = web_root, .url = "/" }, mod = { 0 };
 	char *dir = NULL, *url_dir = NULL;
 	int rc = 0;
 	*out = NULL;
@@ -203,7 +278,7 @@ int pages_load(struct pages **out, const struct modules *set, const char *web_ro
 		return HL_ENOMEM;
 	size_t n;
 	const struct hl_page *t = pages_core(&n);
-	if ((rc = add_table(all, CORE, t, n, web_root, "/")))
+	if ((rc = folder_read(&shell)) || (rc = add_table(all, CORE, t, n, &shell, &shell)))
 		goto out;
 	for (int i = 0; i < modules_loaded(set); i++) {
 		const char *name;
@@ -217,8 +292,11 @@ int pages_load(struct pages **out, const struct modules *set, const char *web_ro
 			url_dir = NULL, rc = HL_ENOMEM;
 		if (rc)
 			goto out;
-		if ((rc = add_table(all, name, t, (size_t)count, dir, url_dir)))
+		mod = (struct folder){ .dir = dir, .url = url_dir };
+		if ((rc = folder_read(&mod)) || (rc = add_table(all, name, t, (size_t)count, &mod, &shell)))
 			goto out;
+		manifest_free(mod.m);
+		mod.m = NULL;
 		free(dir);
 		free(url_dir);
 		dir = url_dir = NULL;
@@ -228,6 +306,8 @@ int pages_load(struct pages **out, const struct modules *set, const char *web_ro
 	*out = all;
 	all = NULL;
 out:
+	manifest_free(mod.m);
+	manifest_free(shell.m);
 	free(dir);
 	free(url_dir);
 	pages_free(all);
@@ -238,10 +318,41 @@ void pages_free(struct pages *p)
 {
 	if (!p)
 		return;
-	for (int i = 0; i < p->n; i++)
+	for (int i = 0; i < p->n; i++) {
 		free(p->e[i].script);
+		free_uses(p->e[i].uses);
+	}
 	free(p->e);
 	free(p);
+}
+
+/* ---- the first answer's map ------------------------------------------------ */
+
+/* Every page, whoever may open it (its script is a public file anyway):
+ * first.js fetches the script and data of the page it was opened at while
+ * /api/auth/me is on its way. The strings are plain by page_check's rules
+ * (and a script URL by script_url's), so none needs escaping in JSON or
+ * can end the <script> element the map is put in. */
+char *pages_map(const struct pages *all)
+{
+	struct buf b = BUF_INIT;
+	buf_putc(&b, '[');
+	for (int i = 0; all && i < all->n; i++) {
+		const struct page_entry *e = &all->e[i];
+		buf_printf(&b, "%s{\"path\":\"%s\",\"script\":\"%s\"", i ? "," : "", e->path,
+			   e->script);
+		if (e->data)
+			buf_printf(&b, ",\"data\":\"%s\"", e->data);
+		for (int k = 0; e->uses && e->uses[k]; k++)
+			buf_printf(&b, "%s\"%s\"", k ? "," : ",\"uses\":[", e->uses[k]);
+		buf_puts(&b, e->uses ? "]}" : "}");
+	}
+	buf_putc(&b, ']');
+	if (b.oom) {
+		buf_release(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
 /* ---- GET /api/pages -------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #define PAGE_LABEL_MAX 64 /* characters */
+#define PAGE_USES_MAX 8     /* files in hl_page.uses */
 
 struct modules;
 struct router;
@@ -37,6 +38,10 @@ const struct hl_page *pages_core(size_t *n);
  * folder lacks, is logged and the plain name used. 0 or HL_ENOMEM. */
 int pages_load(struct pages **out, const struct modules *set, const char *web_root);
 void pages_free(struct pages *p);
+/* The JSON array of every page's path, script URL, data and the URLs of
+ * the files it uses (when set),
+ * for the app's document: a malloc'ed string, or NULL when out of memory. */
+char *pages_map(const struct pages *p);
 
 /* GET /api/pages. */
 int pages_register(struct router *r);

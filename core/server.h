@@ -22,6 +22,8 @@ struct server {
 	char *web_root;  /* realpath of cfg->web_dir, or NULL without one */
 	struct pages *pages;  /* the menu of browser pages (pages.h) */
 	char *document_csp;   /* the app's document's policy, or NULL (static.c) */
+	char *document_map;   /* the pages' map the document carries, or NULL (static.c) */
+	unsigned long long document_map_hash; /* of document_map, for the ETag */
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per account per 15 minutes */
 	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */
@@ -47,9 +49,9 @@ struct hl_req;
  * when there is no such file). */
 void static_serve(struct hl_req *r);
 /* Read what static_serve needs from the web folder once, at start: the
- * policy of the app's document (WEB/index.html.csp). A file that is not
- * one line of script-src and style-src is logged and left out. 0 or
- * HL_ENOMEM. */
+ * policy of the app's document (WEB/index.html.csp), and the map of pages
+ * (pages_map) the document carries. A policy file that is not one line of
+ * script-src and style-src is logged and left out. 0 or HL_ENOMEM. */
 int static_load(struct server *s);
 
 /* The core's own routes: health, and signing in with the caller's account. */

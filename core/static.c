@@ -18,6 +18,14 @@
  * (http_csp) with those two directives replaced, and only that document is
  * sent with it.
  *
+ * The document also carries the map of the pages (pages_map): built once
+ * at start into an element, it takes the place of the marker comment
+ * MAP_MARK in the file as it is sent (a document without the mark is
+ * served as any file). Such a document is never sent from its .br or .gz
+ * (they lack the map): the HTTP layer compresses it, and its ETag names
+ * the map too, so a server whose pages changed never answers 304 to a
+ * copy with the old map.
+ *
  * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
  * by its content, so it is "public, max-age=31536000, immutable"; anything
  * else (index.html above all) is "no-cache". Both carry a strong ETag made
@@ -41,6 +49,7 @@
  */
 #include "compress.h"
 #include "log.h"
+#include "pages.h"
 #include "request.h"
 #include "server.h"
 
@@ -58,6 +67,7 @@
 #define IMMUTABLE "public, max-age=31536000, immutable"
 #define DOCUMENT "index.html"
 #define DOCUMENT_CSP "index.html.csp"
+#define MAP_MARK "<!--hl-pages-->"
 #define CSP_MAX 2048
 #define HTTP_DATE "%a, %d %b %Y %H:%M:%S GMT"
 
@@ -232,11 +242,20 @@ static enum coding pick_coding(struct hl_req *r, struct file *f, const char *typ
 	return f->st.st_size >= COMPRESS_MIN_BYTES ? c : CODING_IDENTITY;
 }
 
-static char *make_etag(struct hl_req *r, const struct file *f, enum coding c)
+/* The document's coding, when it carries the map: the HTTP layer's own
+ * choice, never a variant's. */
+static enum coding document_coding(struct hl_req *r, const struct file *f, const char *type)
+{
+	enum coding c = compress_choose(hl_header(r, "Accept-Encoding"));
+	return compress_worth(type) && f->st.st_size >= COMPRESS_MIN_BYTES ? c : CODING_IDENTITY;
+}
+
+static char *make_etag(struct hl_req *r, const struct file *f, enum coding c, int mapped)
 {
 	unsigned long long ns = (unsigned long long)f->st.st_mtim.tv_sec * 1000000000ULL +
 				(unsigned long long)f->st.st_mtim.tv_nsec;
-	return hl_sprintf(r, "\"%llx-%llx%s\"", (unsigned long long)f->st.st_size, ns,
+	const char *map = mapped ? hl_sprintf(r, "-m%llx", r->srv->document_map_hash) : "";
+	return hl_sprintf(r, "\"%llx-%llx%s%s\"", (unsigned long long)f->st.st_size, ns, map,
 			  c == CODING_BR ? "-br" : c == CODING_GZIP ? "-gz" : "");
 }
 
@@ -284,7 +303,8 @@ static int read_body(struct hl_req *r, const struct file *f)
 	request_reset_answer(r);
 	buf_reserve(&r->out, size);
 	while (!r->out.oom && got < size) {
-		ssize_t n = read(f->fd, r->out.data + r->out.len + got, size - got);
+		/* pread: the document may be read twice (put_map) */
+		ssize_t n = pread(f->fd, r->out.data + r->out.len + got, size - got, (off_t)got);
 		if (n <= 0)
 			break;
 		got += (size_t)n;
@@ -295,6 +315,25 @@ static int read_body(struct hl_req *r, const struct file *f)
 	return 0;
 }
 
+/* The document's body, read into the answer, gets the map in place of
+ * MAP_MARK: 1, or 0 (and the answer emptied) when it has no mark. */
+static int put_map(struct hl_req *r)
+{
+	char *body = r->out.data + HEAD_ROOM;
+	char *at = memmem(body, r->out.len - HEAD_ROOM, MAP_MARK, sizeof(MAP_MARK) - 1);
+	if (!at) {
+		request_reset_answer(r);
+		return 0;
+	}
+	size_t head = (size_t)(at - r->out.data), skip = head + sizeof(MAP_MARK) - 1;
+	char *tail = hl_strndup(r, r->out.data + skip, r->out.len - skip);
+	size_t tail_len = r->out.len - skip;
+	r->out.len = head;
+	buf_puts(&r->out, r->srv->document_map);
+	buf_append(&r->out, tail, tail_len);
+	return 1;
+}
+
 static void add_last_modified(struct hl_req *r, const struct file *f)
 {
 	char date[40];
@@ -303,16 +342,17 @@ static void add_last_modified(struct hl_req *r, const struct file *f)
 	request_add_header(r, "Last-Modified: %s", date);
 }
 
-/* A 304 or a 200 from the open file. The headers come last: the answer
- * keeps them even when an error replaces it. */
+/* A 304 or a 200 from the open file (`mapped`: the document with its
+ * map, read already). The headers come last: the answer keeps them even
+ * when an error replaces it. */
 static int answer(struct hl_req *r, const struct file *f, const char *type, enum coding c,
-		  int hashed)
+		  int hashed, int mapped)
 {
-	const char *etag = make_etag(r, f, c);
+	const char *etag = make_etag(r, f, c, mapped);
 	int fresh = not_modified(r, f, etag);
 	if (fresh)
 		request_reset_answer(r);
-	else if (read_body(r, f))
+	else if (!mapped && read_body(r, f))
 		return HL_EIO;
 	r->status = fresh ? 304 : 200;
 	r->content_type = type;
@@ -339,8 +379,13 @@ void static_serve(struct hl_req *r)
 	int rc = locate(r, &f, &hashed, &document);
 	if (!rc) {
 		const char *type = media_type(f.path);
-		enum coding c = pick_coding(r, &f, type);
-		rc = answer(r, &f, type, c, hashed);
+		int mapped = 0;
+		if (document && r->srv->document_map && !(rc = read_body(r, &f)))
+			mapped = put_map(r);
+		if (!rc) {
+			enum coding c = mapped ? document_coding(r, &f, type) : pick_coding(r, &f, type);
+			rc = answer(r, &f, type, c, hashed, mapped);
+		}
 	}
 	file_close(&f);
 	if (rc)
@@ -422,6 +467,29 @@ static int printable(const char *s)
 	return 1;
 }
 
+/* The map's element, and its hash (FNV-1a) for the ETag. A data block,
+ * not a script: the policy has nothing to allow. */
+static int load_map(struct server *s)
+{
+	char *map = pages_map(s->pages);
+	if (!map)
+		return HL_ENOMEM;
+	free(s->document_map);
+	s->document_map = NULL;
+	int n = asprintf(&s->document_map, "<script type=\"application/json\" id=\"hl-pages\">%s"
+			 "</script>", map);
+	free(map);
+	if (n < 0) {
+		s->document_map = NULL;
+		return HL_ENOMEM;
+	}
+	unsigned long long h = 14695981039346656037ULL;
+	for (const char *p = s->document_map; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	s->document_map_hash = h;
+	return 0;
+}
+
 int static_load(struct server *s)
 {
 	char line[CSP_MAX], policy[CSP_MAX] = "";
@@ -429,9 +497,12 @@ int static_load(struct server *s)
 	char *path = NULL, *merged = NULL;
 	if (!s->web_root)
 		return 0;
+	int rc = load_map(s);
+	if (rc)
+		return rc;
 	if (asprintf(&path, "%s/" DOCUMENT_CSP, s->web_root) < 0)
 		return HL_ENOMEM;
-	int rc = read_line(path, line);
+	rc = read_line(path, line);
 	if (rc == HL_ENOENT) { /* an unbuilt folder: nothing inline to allow */
 		rc = 0;
 		goto out;

@@ -6,6 +6,7 @@
  *   get(path, query)          GET, the answer's JSON
  *   list(path, query)         a pager over a list's next_cursor (below)
  *   post/put/patch(path, body), del(path)
+ *   adopt(path, where, response)  a GET already sent (below)
  *
  * `path` is the API's path ("/api/contacts/12"; "contacts/12" means the
  * same); `query` an object whose null, undefined and "" members are left
@@ -113,16 +114,22 @@ export function createApi(options) {
 			headers['Content-Type'] = 'application/json';
 			init.body = JSON.stringify(body);
 		}
-		let response, text;
+		return answer(fetch(u, init));
+	}
+
+	/* The text of the answer `response` (a promise of fetch's Response),
+	 * or an ApiError. */
+	async function answer(response) {
+		let r, text;
 		try {
-			response = await fetch(u, init);
-			text = await response.text();
+			r = await response;
+			text = await r.text();
 		} catch (e) {
 			throw new ApiError(0, 'network', 'The server cannot be reached. Check the connection and try again.');
 		}
-		if (response.ok)
+		if (r.ok)
 			return text;
-		const error = errorOf(response, text);
+		const error = errorOf(r, text);
 		if (error.status === 401 && options.onUnauthorized)
 			options.onUnauthorized(error);
 		throw error;
@@ -130,12 +137,27 @@ export function createApi(options) {
 
 	const currentLocation = () => (options.location ? options.location() : null);
 
+	/* GETs asked for before this client existed, by their key. */
+	const adopted = new Map();
+
+	/* `response` (a promise of fetch's Response to a GET of `path` with
+	 * X-Location-Id `where`, sent with the headers send() would send)
+	 * answers the next get() of that path and location, which then does
+	 * not ask again: first.js asks for the first page's data while the
+	 * shell is still on its way. */
+	function adopt(path, where, response) {
+		adopted.set((where || '') + ' ' + url(path), response);
+	}
+
 	function get(path, query) {
 		const where = currentLocation();
 		const u = url(path, query);
 		const key = (where || '') + ' ' + u;
 		let shared = inflight.get(key);
-		if (!shared) {
+		if (!shared && adopted.has(key)) {
+			shared = answer(adopted.get(key));
+			adopted.delete(key);
+		} else if (!shared) {
 			shared = send('GET', u, undefined, where);
 			inflight.set(key, shared);
 			const forget = () => inflight.delete(key);
@@ -200,5 +222,6 @@ export function createApi(options) {
 		patch: write('PATCH'),
 		del: write('DELETE'),
 		url,
+		adopt,
 	};
 }

@@ -8,7 +8,9 @@
  * A flag in localStorage (no secret: the session cookie is HttpOnly) says
  * the last visit was signed in; then the form is hidden while the server
  * answers and the shell is fetched at the same time, so a reload shows no
- * login form for a moment. Errors are said in words; a 429 says when to
+ * login form for a moment; so are the menu and, when the URL names a page
+ * of the server's map (the document's #hl-pages), that page's script, the
+ * files it uses and its first data, for the shell to take over. Errors are said in words; a 429 says when to
  * try again, from Retry-After. A shell that fails to load (a deploy
  * replaced it) reloads the page once.
  */
@@ -38,23 +40,96 @@ function stored(area, key) {
 	}
 }
 
-/* The shell's own imports, asked for beside it: otherwise each waits
- * until the shell has come and been read, one more round trip. */
+/* The shell's own imports and styles, asked for beside it: otherwise
+ * each waits until the shell has come and been read, one more round
+ * trip. */
 const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', import.meta.url),
 	new URL('/ui.js', import.meta.url)];
+const SHELL_STYLE = new URL('/shell.css', import.meta.url);
+
+function preload(href, as) {
+	const link = document.createElement('link');
+	link.rel = as ? 'preload' : 'modulepreload';
+	if (as)
+		link.as = as;
+	link.href = href;
+	document.head.append(link);
+}
 
 function loadShell() {
 	if (!shell) {
-		for (const part of SHELL_PARTS) {
-			const link = document.createElement('link');
-			link.rel = 'modulepreload';
-			link.href = part.href;
-			document.head.append(link);
-		}
+		for (const part of SHELL_PARTS)
+			preload(part.href);
+		preload(SHELL_STYLE.href, 'style');
 		shell = import('/shell.js');
 		shell.catch(() => { shell = null; });
 	}
 	return shell;
+}
+
+/* GETs the shell and the page will make first, asked for now, beside
+ * /api/auth/me, when the last visit was signed in: /api/pages and the
+ * data of the page the URL names, whose script and the files it uses are
+ * fetched too (the server's map in the document says which).
+ * [{path, where, response}] for the shell's data layer to adopt (api.js).
+ * The sub-account is the one the shell will choose when the URL or this
+ * tab names one. */
+let early = [];
+
+function ask(path, where) {
+	const headers = { Accept: 'application/json' };
+	if (where)
+		headers['X-Location-Id'] = where;
+	const response = fetch(path, { credentials: 'same-origin', headers });
+	response.catch(() => {}); /* the shell asks again, and says why */
+	early.push({ path, where, response });
+}
+
+/* The page of the app at `pathname` in the server's map of pages (the
+ * document's #hl-pages: [{path, script, data, uses}]), with its :params as
+ * they are in the URL; the one with the most literal segments, as the
+ * shell's router picks. Null for none, or for /app itself (the shell
+ * opens the first page of a menu not known yet). */
+function pageAt(pathname) {
+	const m = /^\/app(\/.*?)\/?$/.exec(pathname);
+	const parts = m ? m[1].split('/').filter(Boolean) : [];
+	let map = [];
+	try {
+		map = JSON.parse(document.getElementById('hl-pages').textContent);
+	} catch (e) { /* no map: the shell finds the page itself */ }
+	let best = null;
+	let most = -1;
+	for (const page of parts.length ? map : []) {
+		const pattern = page.path.split('/').filter(Boolean);
+		const params = {};
+		let literal = 0;
+		const fits = pattern.length === parts.length && pattern.every((seg, i) =>
+			seg.charAt(0) === ':' ? (params[seg.slice(1)] = parts[i], true) : seg === parts[i] && ++literal);
+		if (fits && literal > most) {
+			best = { script: page.script, data: page.data, uses: page.uses || [], params };
+			most = literal;
+		}
+	}
+	return best;
+}
+
+function askEarly() {
+	const url = new URL(location.href);
+	const where = url.searchParams.get('location') || stored(sessionStorage, 'hl.location');
+	if (where)
+		ask('/api/pages', where);
+	const page = pageAt(url.pathname);
+	if (!page)
+		return;
+	preload(page.script);
+	for (const href of page.uses)
+		preload(href, /\.css$/.test(href) ? 'style' : null);
+	if (page.data && where) {
+		url.searchParams.delete('location');
+		const query = url.searchParams.toString();
+		const path = page.data.replace(/:([A-Za-z0-9_]+)/g, (all, name) => page.params[name] || all);
+		ask(path + (query ? '?' + query : ''), where);
+	}
 }
 
 function busy(on) {
@@ -66,6 +141,7 @@ function busy(on) {
  * and when the session ends. */
 function showLogin(text) {
 	store(localStorage, HINT, null);
+	early = [];
 	root.classList.remove('resuming');
 	document.getElementById('app').hidden = true;
 	if (!login.isConnected) /* the shell takes it out while it runs */
@@ -81,7 +157,9 @@ function showLogin(text) {
 async function enter(me) {
 	store(localStorage, HINT, '1');
 	try {
-		await (await loadShell()).start(me, { showLogin });
+		const asked = early;
+		early = [];
+		await (await loadShell()).start(me, { showLogin, early: asked });
 		store(sessionStorage, RELOADED, null);
 	} catch (e) {
 		if (!stored(sessionStorage, RELOADED)) {
@@ -147,11 +225,14 @@ form.addEventListener('submit', async (event) => {
 	password.focus();
 });
 
+/* Asked first: the browser opens six connections to a server, and all the
+ * rest waits for this answer, so it must not wait for a free one. */
+const me = fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
 if (stored(localStorage, HINT)) {
 	root.classList.add('resuming');
 	loadShell().catch(() => {});
+	askEarly();
 }
-fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-	.then((r) => r.ok ? r.json() : Promise.reject(r))
+me.then((r) => r.ok ? r.json() : Promise.reject(r))
 	.then(enter, (r) => showLogin(r && r.status === 401 ? ''
 		: r && r.status ? 'The server answered ' + r.status + '. Try again in a moment.' : problem(null)));

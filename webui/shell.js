@@ -4,7 +4,8 @@
  * who is signed in, sign-out), the menu, the sub-account switcher and the
  * router. first.js calls start(me, {showLogin}) once the server says who
  * is signed in; the shell gives the screen back through showLogin when
- * they sign out or their session ends.
+ * they sign out or their session ends. hooks.early lists the GETs
+ * first.js sent ahead for the shell (api.js's adopt).
  *
  * Pages are plug-ins: GET /api/pages says which the enabled modules offer
  * this user in the current sub-account, in menu order; those with a label
@@ -91,6 +92,8 @@ export async function start(me, hooks) {
 		csrf: () => mine.me.csrf_token,
 		onUnauthorized: () => expired(mine),
 	});
+	for (const e of hooks.early || [])
+		mine.api.adopt(e.path, e.where, e.response);
 	s = mine;
 	await styles;
 	if (s !== mine)

@@ -40,9 +40,13 @@ static const struct hl_route routes[] = {
 	  .cache_ms = 30000, .reads = FIGURE_TABLES " dashboards widgets" },
 };
 
-/* The dashboard's browser page (webui/dashboard.js), first in the menu. */
+/* The dashboard's browser page (webui/dashboard.js), first in the menu,
+ * and what it opens with: its figures, its styles and the shell's chart. */
+static const char *const dashboard_uses[] = { "dashboard.css", "/chart.js", "/chart.css", NULL };
+
 static const struct hl_page pages[] = {
-	{ .path = "/dashboard", .script = "dashboard.js", .label = "Dashboard", .order = 10 },
+	{ .path = "/dashboard", .script = "dashboard.js", .label = "Dashboard", .order = 10,
+	  .data = "/api/dashboard", .uses = dashboard_uses },
 };
 
 static int init(struct hl_mod *mod)

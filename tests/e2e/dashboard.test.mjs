@@ -117,6 +117,31 @@ describe('dashboard and System', () => {
 		await context.close();
 	});
 
+	test('opened again signed in, the dashboard asks for its files and figures at once, and once', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'Dashboard').waitFor();
+		const loc = locations[0].id;
+		await matches(page, loc, '30d');
+		const seen = [];
+		page.on('request', (r) => seen.push('asked ' + new URL(r.url()).pathname));
+		page.on('response', (r) => seen.push('answered ' + new URL(r.url()).pathname));
+		await page.reload();
+		await h1(page, 'Dashboard').waitFor();
+		await matches(page, loc, '30d');
+		const count = (what) => seen.filter((e) => e === what).length;
+		for (const path of ['/api/auth/me', '/api/pages', '/api/dashboard'])
+			assert.equal(count('asked ' + path), 1, path + ' asked for once: ' + seen.join(', '));
+		/* the page's script, styles, chart and figures do not wait for who is signed in */
+		const me = seen.indexOf('answered /api/auth/me');
+		for (const pattern of [/^asked \/modules\/reports\/dashboard\.\w+\.js$/, /^asked \/modules\/reports\/dashboard\.\w+\.css$/,
+			/^asked \/chart\.\w+\.js$/, /^asked \/api\/pages$/, /^asked \/api\/dashboard$/]) {
+			const at = seen.findIndex((e) => pattern.test(e));
+			assert.ok(at >= 0 && at < me, pattern + ' before /api/auth/me answered: ' + seen.join(', '));
+		}
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('a location user sees their dashboard, and no System page', async () => {
 		const { page, context, problems } = await signedIn(LOCATION_USER);
 		await h1(page, 'Dashboard').waitFor();

@@ -143,6 +143,45 @@ def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
     assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
 
 
+def test_the_apps_document_maps_each_page_to_its_script_and_data():
+    # Where it has the mark, for first.js to fetch a page's script and its
+    # first data while /api/auth/me is on its way; its ETag names the map.
+    s = WebServer(modules=REPORTS)
+    end = "<p>%s</p>\n" % ("end " * 300)  # worth compressing
+    s.write("index.html", "<!doctype html><title>t</title>\n<!--hl-pages-->\n" + end)
+    s.write("modules/reports/manifest.json", json.dumps({"dashboard.js": "dashboard.abcdef0123.js",
+                                                        "dashboard.css": "dashboard.0123abcdef.css"}))
+    s.write("modules/reports/dashboard.abcdef0123.js", "export default function page() {}\n")
+    s.write("modules/reports/dashboard.0123abcdef.css", "p {}\n")
+    s.write("manifest.json", json.dumps({"chart.js": "chart.9876543210.js"}))
+    s.write("chart.9876543210.js", "export const x = 1;\n")
+    with started(s):
+        for path in ("/", "/app/dashboard"):
+            r = s.get(path, headers={"Accept-Encoding": "identity"})
+            m = re.fullmatch(r'<!doctype html><title>t</title>\n<script type="application/json"'
+                             r' id="hl-pages">(.*)</script>\n' + re.escape(end), r.body.decode())
+            assert r.status == 200 and m, r.body
+            got = {p["path"]: p for p in json.loads(m.group(1))}
+            # chart.css is not in the manifest: its plain name (and a warning)
+            assert got["/dashboard"] == {"path": "/dashboard", "data": "/api/dashboard",
+                                         "script": "/modules/reports/dashboard.abcdef0123.js",
+                                         "uses": ["/modules/reports/dashboard.0123abcdef.css",
+                                                  "/chart.9876543210.js", "/chart.css"]}
+            assert got["/contacts/:id"] == {"path": "/contacts/:id",
+                                            "script": "/modules/contacts/contacts.js"}
+            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/system"}
+            etag = r.header("etag")
+            assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
+            assert s.get(path, headers={"Accept-Encoding": "identity",
+                                        "If-None-Match": etag}).status == 304
+            assert s.get(path, headers={"Accept-Encoding": "identity",
+                                        "If-None-Match": etag[:-1].rsplit("-m", 1)[0] + '"'}).status == 200
+        r = s.get("/app/dashboard", headers={"Accept-Encoding": "br"})
+        assert r.header("content-encoding") == "br" and r.header("etag").endswith('-br"')
+    assert re.search(r"manifest\.json does not name chart\.css, a file used by page /dashboard of"
+                     r" reports", s.log), s.log
+
+
 def raw_headers(port, path):
     """The header lines of a GET, as sent: a dict would fold repeated ones."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as c:

@@ -35,6 +35,8 @@
  *        and hl_csv_field takes the guard off.
  *   1.5  pages: struct hl_page and hl_add_pages, the browser pages a
  *        module offers and its menu entries (GET /api/pages).
+ *   1.6  hl_page.data and hl_page.uses, the GET and the files a page
+ *        opens with, asked for beside its script.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -50,7 +52,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 5
+#define HL_ABI_MINOR 6
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -266,6 +268,21 @@ struct hl_page {
 	 * browser's current one) and to agency admins always. */
 	enum hl_access access;
 	int order;          /* menu position, lower first */
+	/* ABI 1.6. "/api/dashboard": the GET the page's script makes first
+	 * when it opens, or NULL. The app's first answer tells the browser
+	 * each page's script and data, so a signed-in browser opening the
+	 * page asks for both beside /api/auth/me instead of one after the
+	 * other; the script must then ask for exactly this path, its :param
+	 * segments the page's, with the page address's query (less
+	 * `location`) in the same order, or the early answer goes unused. An
+	 * absolute path of [A-Za-z0-9/._:-] under /api/, without "..". */
+	const char *data;
+	/* ABI 1.6. NULL, or up to 8 file names, then NULL:
+	 * the .js and .css files the page's script loads as it opens, fetched
+	 * beside it for the same reason. Plain names like `script`'s, of the
+	 * module's webui/ folder ("dashboard.css"), or of the shell's with a
+	 * leading "/" ("/chart.js"). */
+	const char *const *uses;
 };
 
 /* ---------------------------------------------------------------------------

@@ -63,7 +63,10 @@ export default async function page(view, ctx) {
 		body.setAttribute('aria-busy', 'true');
 		let data, chart;
 		try {
-			[data, chart] = await Promise.all([ctx.api.get('/api/dashboard', { period }), ctx.ui.chart()]);
+			/* the default as the URL has it (none), so that the page's
+			 * first request is the one the app asked for early (reports.c) */
+			[data, chart] = await Promise.all([ctx.api.get('/api/dashboard',
+				{ period: period === DEFAULT ? null : period }), ctx.ui.chart()]);
 		} catch (e) {
 			if (left || mine !== seq)
 				return;

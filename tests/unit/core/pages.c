@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests core/pages.c and its door in core/module.c (hl_add_pages_): a
- * table declared with ABI 1.5's element size, and with a later, bigger
- * one, read field by field; a smaller one refused; each rule of an entry
+ * table declared with ABI 1.5's element size (no data, no uses), and with
+ * a later, bigger one, read field by field; a smaller one refused; each rule of an entry
  * refused with a reason naming the entry; a path another module or the
  * core has refused; nothing left once a failed init is undone; and the
  * menu in order, then load order, then table order.
@@ -24,6 +24,8 @@ struct page_later {
 	const char *path, *script, *label;
 	enum hl_access access;
 	int order;
+	const char *data;
+	const char *const *uses;
 	const char *icon;
 };
 
@@ -68,7 +70,7 @@ static void test_sizes(void)
 	CHECK_INT(sizeof(old[0]), PAGE_SIZE_1_5);
 	CHECK_INT(hl_add_pages_(m, (const void *)old, 2, sizeof(old[0])), 0);
 	static const struct page_later later[] = {
-		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "star" },
+		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "/api/later", NULL, "star" },
 	};
 	CHECK_INT(hl_add_pages_(m, (const void *)later, 1, sizeof(later[0])), 0);
 	CHECK_INT(m->npages, 3);
@@ -80,6 +82,8 @@ static void test_sizes(void)
 	CHECK_STR(m->pages[2].script, "later.js");
 	CHECK_INT(m->pages[2].access, HL_ACCESS_ADMIN);
 	CHECK_INT(m->pages[2].order, -3);
+	CHECK_STR(m->pages[2].data, "/api/later");
+	CHECK(m->pages[0].data == NULL && m->pages[0].uses == NULL); /* 1.5's: none */
 	CHECK_INT(m->failed, 0);
 
 	/* Smaller than ABI 1.5's entry: the module is refused. */
@@ -136,14 +140,28 @@ static void test_rules(void)
 		     "the access is not"));
 	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .access = (enum hl_access)-1),
 		     "the access is not"));
+	static const char *const datas[] = { "", "/api", "api/x", "/x/api/y", "/api/../x",
+		"/api/x?y=1", "/api/x y", "/api/\"x" };
+	for (size_t i = 0; i < sizeof(datas) / sizeof(datas[0]); i++)
+		CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .data = datas[i]), "the data must be"));
+	static const char *const bad_uses[][3] = { { "" }, { "x.mjs" }, { "../x.css" }, { "//x.js" },
+		{ "x/y.css" }, { "x.css", ".y.js" } };
+	for (size_t i = 0; i < sizeof(bad_uses) / sizeof(bad_uses[0]); i++)
+		CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .uses = bad_uses[i]), "uses must list"));
+	static const char *const nine[] = { "1.js", "2.js", "3.js", "4.js", "5.js", "6.js", "7.js",
+		"8.js", "9.js", NULL };
+	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .uses = nine), "uses must list"));
 
 	/* What the rules let through. */
 	forget(m);
 	undo(m);
 	label[64] = '\0'; /* 64 characters */
+	static const char *const uses[] = { "a.css", "/chart.js", "/b-c_d.1.css", "2.js", "3.js",
+		"4.js", "5.js", "6.js", NULL };
 	struct hl_page fine[] = {
 		{ .path = "/", .script = "home.js" },
-		{ .path = "/a-b/c_d.e/:id/x", .script = "Page_1.0-beta.js", .label = label },
+		{ .path = "/a-b/c_d.e/:id/x", .script = "Page_1.0-beta.js", .label = label,
+		  .data = "/api/a-b/c_d.e/:id", .uses = uses },
 		{ .path = "/z", .script = "z.js", .label = "Ünïcode ☃", .access = HL_ACCESS_PUBLIC },
 	};
 	CHECK_INT(hl_add_pages(m, fine), 0);
