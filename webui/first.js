@@ -10,9 +10,9 @@
  * answers and the shell is fetched at the same time, so a reload shows no
  * login form for a moment; so are the menu and, when the URL names a page
  * of the server's map (the document's #hl-pages), that page's script, the
- * files it uses and its first data, for the shell to take over. Errors are said in words; a 429 says when to
- * try again, from Retry-After. A shell that fails to load (a deploy
- * replaced it) reloads the page once.
+ * files it uses and its first data, for the shell to take over. Errors
+ * are said in words; a 429 says when to try again, from Retry-After. A
+ * shell that fails to load (a deploy replaced it) reloads the page once.
  */
 const HINT = 'hl.signed-in';
 const RELOADED = 'hl.reloaded-shell';
