@@ -18,7 +18,10 @@ TABLES = ("contacts", "notes", "contact_tags", "tags", "custom_values", "opportu
 def setup():
     """A location with Olga (assigned only) and Pete; a contact of each,
     one of nobody's, and a pipeline with a stage."""
-    s = Server(modules=MODULES)
+    # Jobs off: the contacts' upkeep rewrites health scores when it runs
+    # (the notes below count), which the snapshots would take for a write
+    # that got through; it ran between them once, under AddressSanitizer.
+    s = Server(modules=MODULES, env={"PGHL_JOBS": "no"})
     s.create_admin(*ADMIN)
     s.start()
     admin = s.login(*ADMIN)
