@@ -10,6 +10,7 @@
  * are set once under the lock and never change afterwards.
  */
 #include "cache.h"
+#include "hash.h"
 #include "compress.h"
 #include "db.h"
 #include "log.h"
@@ -78,9 +79,7 @@ struct cache {
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	uint64_t h = hash_fnv1a(s, n);
 	return h ^ (h >> 29);
 }
 

@@ -10,6 +10,7 @@
  */
 #include "db.h"
 #include "changes.h"
+#include "hash.h"
 #include "log.h"
 #include "slowsql.h"
 #include "sqlalloc.h"
@@ -123,14 +124,6 @@ int db_learn_tables(struct db *db)
 	return changes_learn(db->changes, db->writer->sql);
 }
 
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* Statements kept per connection at most. SQL is built from a request's
  * filters, so a client can ask for many shapes of one list; when the cache
  * is full, the statements not handed out in the current lease go. */
@@ -212,7 +205,7 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 	 * later write runs on its own. */
 	if (!c || c->overran)
 		return NULL;
-	uint64_t h = fnv1a(sql);
+	uint64_t h = hash_fnv1a(sql, strlen(sql));
 	size_t mask = c->nslots - 1, j = h & mask;
 	while (c->slots[j].sql) {
 		struct cached_stmt *s = &c->slots[j];

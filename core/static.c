@@ -48,6 +48,7 @@
  * lives in the request arena.
  */
 #include "compress.h"
+#include "hash.h"
 #include "log.h"
 #include "pages.h"
 #include "request.h"
@@ -483,10 +484,7 @@ static int load_map(struct server *s)
 		s->document_map = NULL;
 		return HL_ENOMEM;
 	}
-	unsigned long long h = 14695981039346656037ULL;
-	for (const char *p = s->document_map; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	s->document_map_hash = h;
+	s->document_map_hash = hash_fnv1a(s->document_map, (size_t)n);
 	return 0;
 }
 
