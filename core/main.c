@@ -12,6 +12,7 @@
 #include "config.h"
 #include "db.h"
 #include "events.h"
+#include "heap.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
@@ -24,7 +25,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -140,42 +140,11 @@ static int start_jobs(struct core *c)
 	return 0;
 }
 
-/* Two glibc habits that let a long-running server's heap grow past what
- * it uses. A thread that finds the arenas busy gets an arena of its own,
- * up to eight per core, and each keeps the free memory it has held: with a
- * hundred-odd workers the soak's heap settled near twice what it held in
- * use; one arena per core halved it. And a large block (a CSV upload) is
- * mapped on its own and unmapped when freed, but glibc then raises that
- * threshold to the block's size, so later large blocks are cut from the
- * heap and leave it fragmented: the soak kept 14-18 MB free in the heap,
- * 2-4 MB with the threshold fixed. Fixed above the 1 MB that brotli takes
- * for each answer it compresses: mapped and unmapped each time, that made
- * uncached lists ten times slower. Fixing it also stops glibc raising the
- * threshold for giving the heap's top back to the system with it, which
- * stays at 128 KB: brotli's block at the top was then given back and
- * taken again for each answer (uncached reads 25-50 % slower), so it is
- * set as glibc would have it, to twice the other. MALLOC_ARENA_MAX,
- * MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_, when set, are the
- * operator's choice. */
-#define MMAP_THRESHOLD (2 * 1024 * 1024)
-
-static void tune_malloc(void)
-{
-#ifdef M_ARENA_MAX
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	if (!getenv("MALLOC_ARENA_MAX"))
-		mallopt(M_ARENA_MAX, cores > 1 ? (int)cores : 1);
-	if (!getenv("MALLOC_MMAP_THRESHOLD_"))
-		mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
-	if (!getenv("MALLOC_TRIM_THRESHOLD_"))
-		mallopt(M_TRIM_THRESHOLD, 2 * MMAP_THRESHOLD);
-#endif
-}
-
 static int serve(struct core *c)
 {
 	char detail[PATH_MAX + 64];
-	tune_malloc();
+	heap_tune(detail, sizeof(detail));
+	step("heap", detail);
 	int rc = open_and_migrate(c);
 	if (!rc)
 		rc = start_jobs(c);
@@ -325,6 +294,8 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *cmd = "serve";
+	if (argc == 1 || argv[1][0] == '-' || !strcmp(argv[1], "serve"))
+		heap_restart_without_thread_caches(argv);
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		argv++;
