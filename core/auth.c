@@ -199,6 +199,13 @@ static int identify(struct hl_req *r)
 	return 0;
 }
 
+int auth_carries_session(struct hl_req *r)
+{
+	const char *cookies = mg_get_header(r->conn, "Cookie");
+	char token[TOKEN_TEXT];
+	return cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0;
+}
+
 /* ---- 4. where ---------------------------------------------------------- */
 
 /* The location the request names: 0 when none; -1 when it is not a

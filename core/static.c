@@ -26,6 +26,17 @@
  * the map too, so a server whose pages changed never answers 304 to a
  * copy with the old map.
  *
+ * A visitor who carries a session cookie is most likely signed in, and
+ * the shell is what their page needs next: for them the document's
+ * <template id="hl-signed-in"> loses its two tags, so that the links to
+ * the shell's files in it are live and fetched while the document is
+ * still read, not once its script has run and heard from the server
+ * (on a slow link that is one round trip or more). A signed-out visitor
+ * gets the template as it is: inert, nothing fetched. The cookie is not
+ * checked (that would cost a database read for a guess): a stale one
+ * costs five files the browser keeps. The ETag says which of the two was
+ * sent, and the document varies by Cookie.
+ *
  * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
  * by its content, so it is "public, max-age=31536000, immutable"; anything
  * else (index.html above all) is "no-cache". Both carry a strong ETag made
@@ -47,6 +58,7 @@
  * Each candidate is opened once and stat'ed once (fstat); everything else
  * lives in the request arena.
  */
+#include "auth.h"
 #include "compress.h"
 #include "hash.h"
 #include "log.h"
@@ -69,6 +81,8 @@
 #define DOCUMENT "index.html"
 #define DOCUMENT_CSP "index.html.csp"
 #define MAP_MARK "<!--hl-pages-->"
+#define SIGNED_IN_OPEN "<template id=\"hl-signed-in\">"
+#define SIGNED_IN_CLOSE "</template>"
 #define CSP_MAX 2048
 #define HTTP_DATE "%a, %d %b %Y %H:%M:%S GMT"
 
@@ -251,11 +265,14 @@ static enum coding document_coding(struct hl_req *r, const struct file *f, const
 	return compress_worth(type) && f->st.st_size >= COMPRESS_MIN_BYTES ? c : CODING_IDENTITY;
 }
 
+/* `mapped`: 0 for a file as it is; 1 for the document with its map; 2
+ * for that with its signed-in links live. */
 static char *make_etag(struct hl_req *r, const struct file *f, enum coding c, int mapped)
 {
 	unsigned long long ns = (unsigned long long)f->st.st_mtim.tv_sec * 1000000000ULL +
 				(unsigned long long)f->st.st_mtim.tv_nsec;
-	const char *map = mapped ? hl_sprintf(r, "-m%llx", r->srv->document_map_hash) : "";
+	const char *map = mapped ? hl_sprintf(r, "-m%llx%s", r->srv->document_map_hash,
+					      mapped > 1 ? "-s" : "") : "";
 	return hl_sprintf(r, "\"%llx-%llx%s%s\"", (unsigned long long)f->st.st_size, ns, map,
 			  c == CODING_BR ? "-br" : c == CODING_GZIP ? "-gz" : "");
 }
@@ -335,6 +352,25 @@ static int put_map(struct hl_req *r)
 	return 1;
 }
 
+/* Takes the signed-in template's two tags out of the document in the
+ * answer: 1, or 0 when it has none. */
+static int unwrap_signed_in(struct hl_req *r)
+{
+	char *body = r->out.data + HEAD_ROOM, *end = r->out.data + r->out.len;
+	char *open = memmem(body, (size_t)(end - body), SIGNED_IN_OPEN, sizeof(SIGNED_IN_OPEN) - 1);
+	char *links = open ? open + sizeof(SIGNED_IN_OPEN) - 1 : NULL;
+	char *close = links ? memmem(links, (size_t)(end - links), SIGNED_IN_CLOSE,
+				     sizeof(SIGNED_IN_CLOSE) - 1) : NULL;
+	if (!close)
+		return 0;
+	char *after = close + sizeof(SIGNED_IN_CLOSE) - 1;
+	memmove(close, after, (size_t)(end - after));
+	end -= after - close;
+	memmove(open, links, (size_t)(end - links));
+	r->out.len -= sizeof(SIGNED_IN_OPEN) - 1 + sizeof(SIGNED_IN_CLOSE) - 1;
+	return 1;
+}
+
 static void add_last_modified(struct hl_req *r, const struct file *f)
 {
 	char date[40];
@@ -344,7 +380,7 @@ static void add_last_modified(struct hl_req *r, const struct file *f)
 }
 
 /* A 304 or a 200 from the open file (`mapped`: the document with its
- * map, read already). The headers come last: the answer keeps them even
+ * map, read already; see make_etag). The headers come last: the answer keeps them even
  * when an error replaces it. */
 static int answer(struct hl_req *r, const struct file *f, const char *type, enum coding c,
 		  int hashed, int mapped)
@@ -361,6 +397,8 @@ static int answer(struct hl_req *r, const struct file *f, const char *type, enum
 	r->encoded = f->coding != CODING_IDENTITY;
 	r->replied = 1;
 	request_add_header(r, "ETag: %s", etag);
+	if (mapped)
+		request_add_header(r, "Vary: Cookie");
 	if (fresh) {
 		/* maybe_compress adds Vary to bodies only; a 304 needs it too. */
 		if (compress_worth(type))
@@ -381,8 +419,9 @@ void static_serve(struct hl_req *r)
 	if (!rc) {
 		const char *type = media_type(f.path);
 		int mapped = 0;
-		if (document && r->srv->document_map && !(rc = read_body(r, &f)))
-			mapped = put_map(r);
+		if (document && r->srv->document_map && !(rc = read_body(r, &f)) &&
+		    (mapped = put_map(r)) && auth_carries_session(r))
+			mapped += unwrap_signed_in(r);
 		if (!rc) {
 			enum coding c = mapped ? document_coding(r, &f, type) : pick_coding(r, &f, type);
 			rc = answer(r, &f, type, c, hashed, mapped);

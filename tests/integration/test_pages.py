@@ -182,6 +182,32 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                      r" reports", s.log), s.log
 
 
+def test_a_visitor_with_a_session_cookie_gets_the_shells_links_live():
+    # The template's links are inert for a signed-out visitor (nothing of
+    # the shell fetched on the way to the login form) and live for one who
+    # carries a session cookie, valid or not: two documents, two ETags.
+    s = WebServer(modules=REPORTS)
+    links = '<link rel="modulepreload" href="/shell.js">\n'
+    s.write("index.html", '<!doctype html><title>t</title>\n<template id="hl-signed-in">\n' + links +
+            "</template>\n<!--hl-pages-->\n<p>end</p>\n")
+    with started(s):
+        plain = {"Accept-Encoding": "identity"}
+        cookie = dict(plain, Cookie="theme=dark; hl_session=stale-or-not")
+        out, signed = s.get("/app/dashboard", headers=plain), s.get("/app/dashboard", headers=cookie)
+        assert out.status == signed.status == 200
+        assert '<template id="hl-signed-in">\n' + links + "</template>\n" in out.body.decode()
+        body = signed.body.decode()
+        assert body.startswith("<!doctype html><title>t</title>\n\n" + links + "\n<script "), body
+        assert "template" not in body and body.endswith("</script>\n<p>end</p>\n"), body
+        assert out.header("etag") != signed.header("etag") and signed.header("etag").endswith('-s"')
+        vary = [l for l in raw_headers(s.port, "/app/dashboard") if l.lower().startswith("vary:")]
+        assert any("Cookie" in l for l in vary), vary
+        assert s.get("/app/dashboard", headers=dict(cookie, **{"If-None-Match": signed.header("etag")})).status == 304
+        assert s.get("/app/dashboard", headers=dict(plain, **{"If-None-Match": signed.header("etag")})).status == 200
+        other = s.get("/app/dashboard", headers=dict(plain, Cookie="hl_sessionx=1; session=2"))
+        assert "<template" in other.body.decode()
+
+
 def raw_headers(port, path):
     """The header lines of a GET, as sent: a dict would fold repeated ones."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as c:

@@ -29,6 +29,9 @@
  *   perf-browser [--runs 3] [--cpu 1] [--scale 0.1] [--locations 50]
  *                [--build build] [--json FILE] [--readme README.md]
  *
+ * --json writes every run's figures, the element of its largest paint
+ * and its requests as a waterfall (when each was sent, answered and
+ * done, in ms from the document's request), to see where the time went.
  * --readme replaces the README's block between BEGIN and END with the
  * figures beside the reference's (tools/perf-browser/reference.json).
  * Exit code: 0 when measured (targets met or not: they are reported), 1
@@ -98,11 +101,16 @@ function options(argv) {
 /* Runs in the page before its own scripts: the largest contentful paint
  * as it grows, and the moment the page counts as shown. */
 function observe(what) {
-	const m = window.__perf = { lcp: null, shown: null };
+	const m = window.__perf = { lcp: null, lcpElement: null, shown: null };
 	try {
 		new PerformanceObserver((list) => {
-			for (const e of list.getEntries())
+			for (const e of list.getEntries()) {
 				m.lcp = e.startTime;
+				m.lcpElement = e.element ? e.element.tagName.toLowerCase() +
+					(e.element.id ? '#' + e.element.id : '') +
+					(e.element.className && typeof e.element.className === 'string'
+						? '.' + e.element.className.trim().split(/\s+/).join('.') : '') : null;
+			}
 		}).observe({ type: 'largest-contentful-paint', buffered: true });
 	} catch (e) { /* an old browser: no LCP */ }
 	const shown = what === 'login'
@@ -135,12 +143,15 @@ async function throttledPage(browser, server, lib, opts, what, storageState) {
 	/* A request is in flight until its answer's headers are in (a body
 	 * nobody reads may never finish); its bytes are what came over the
 	 * wire: loadingFinished's total, or headers and data so far. */
-	const net = { inflight: new Set(), last: 0, requests: new Map() };
+	const net = { inflight: new Set(), last: 0, requests: new Map(), zero: null };
 	const touch = () => { net.last = Date.now(); };
 	const request = (e) => net.requests.get(e.requestId) || {};
 	cdp.on('Network.requestWillBeSent', (e) => {
 		net.inflight.add(e.requestId);
-		net.requests.set(e.requestId, { url: e.request.url, status: null, bytes: 0, cache: false });
+		if (net.zero === null)
+			net.zero = e.timestamp;
+		net.requests.set(e.requestId, { url: e.request.url, status: null, bytes: 0, cache: false,
+			sent: e.timestamp, answered: null, done: null });
 		touch();
 	});
 	cdp.on('Network.requestServedFromCache', (e) => {
@@ -151,6 +162,7 @@ async function throttledPage(browser, server, lib, opts, what, storageState) {
 		r.status = e.response.status;
 		r.cache = r.cache || !!e.response.fromDiskCache;
 		r.bytes = e.response.encodedDataLength || 0;
+		r.answered = e.timestamp;
 		net.inflight.delete(e.requestId);
 		touch();
 	});
@@ -161,6 +173,7 @@ async function throttledPage(browser, server, lib, opts, what, storageState) {
 	cdp.on('Network.loadingFinished', (e) => {
 		net.inflight.delete(e.requestId);
 		request(e).bytes = e.encodedDataLength;
+		request(e).done = e.timestamp;
 		touch();
 	});
 	cdp.on('Network.loadingFailed', (e) => {
@@ -181,6 +194,7 @@ async function visit(page, path, expect, cold) {
 	const net = page.net;
 	net.inflight.clear();
 	net.requests.clear();
+	net.zero = null;
 	net.last = Date.now();
 	await page.goto(path, { waitUntil: 'load', timeout: SHOWN_TIMEOUT_MS });
 	for (const deadline = Date.now() + SHOWN_TIMEOUT_MS; ;) {
@@ -204,19 +218,23 @@ async function visit(page, path, expect, cold) {
 		};
 		return {
 			fp: paint('first-paint'), fcp: paint('first-contentful-paint'),
-			lcp: window.__perf.lcp, shown: window.__perf.shown,
+			lcp: window.__perf.lcp, lcpElement: window.__perf.lcpElement, shown: window.__perf.shown,
 			heading: (document.querySelector('h1:not([hidden])') || {}).textContent || null,
 		};
 	});
+	/* when each was sent, answered (its headers in) and done, in ms
+	 * from the document's request: the waterfall behind the figures */
+	const since = (t) => t === null ? null : Math.round((t - net.zero) * 1000);
 	const requests = Array.from(net.requests.values()).map((r) => ({
 		path: new URL(r.url).pathname, status: r.status, bytes: r.bytes, cache: r.cache,
+		sent: since(r.sent), answered: since(r.answered), done: since(r.done),
 	}));
 	const wrong = expect && expect(requests, m, cold);
 	if (wrong)
 		throw new Error(wrong);
 	const round = (v) => v === null ? null : Math.round(v);
-	return { fp: round(m.fp), fcp: round(m.fcp), lcp: round(m.lcp), shown: round(m.shown),
-		bytes: requests.reduce((sum, r) => sum + r.bytes, 0), heading: m.heading, requests };
+	return { fp: round(m.fp), fcp: round(m.fcp), lcp: round(m.lcp), lcp_element: m.lcpElement,
+		shown: round(m.shown), bytes: requests.reduce((sum, r) => sum + r.bytes, 0), heading: m.heading, requests };
 }
 
 /* A cold visit of `path` in a fresh context, then a second one. */
