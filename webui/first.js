@@ -47,7 +47,14 @@ const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', im
 	new URL('/ui.js', import.meta.url)];
 const SHELL_STYLE = new URL('/shell.css', import.meta.url);
 
+/* A file the document names already (the server names the shell's when
+ * it sees a session cookie) is not asked for twice: the links it would
+ * add are work before the first paint. */
 function preload(href, as) {
+	const url = new URL(href, location.href).href;
+	for (const named of document.head.querySelectorAll('link[href]'))
+		if (named.href === url)
+			return;
 	const link = document.createElement('link');
 	link.rel = as ? 'preload' : 'modulepreload';
 	if (as)
