@@ -179,6 +179,10 @@ function make(kind, o) {
 	if (typeof ResizeObserver === 'function') {
 		let frame = 0;
 		new ResizeObserver(() => {
+			/* the drawing sets the plot's height: only a new width
+			 * needs another (layout is done here: reading is free) */
+			if (Math.round(c.plot.clientWidth) === c.width)
+				return;
 			cancelAnimationFrame(frame);
 			frame = requestAnimationFrame(() => draw(c));
 		}).observe(c.plot);
