@@ -5,14 +5,16 @@
  * hands over to the shell (import of shell.js); if not, runs the login
  * form. It must stay small: it is part of the first answer.
  *
- * A flag in localStorage (no secret: the session cookie is HttpOnly) says
- * the last visit was signed in; then the form is hidden while the server
- * answers and the shell is fetched at the same time, so a reload shows no
- * login form for a moment; so are the menu and, when the URL names a page
- * of the server's map (the document's #hl-pages), that page's script, the
- * files it uses and its first data, for the shell to take over. Errors
- * are said in words; a 429 says when to try again, from Retry-After. A
- * shell that fails to load (a deploy replaced it) reloads the page once.
+ * A document whose signed-in template the server has opened (it saw a
+ * session cookie), or a flag in localStorage (no secret: the session
+ * cookie is HttpOnly), says this browser is likely signed in; then the
+ * form is hidden while the server answers and the shell is fetched at
+ * the same time, so a reload shows no login form for a moment; so are
+ * the menu and, when the URL names a page of the server's map (the
+ * document's #hl-pages), that page's script, the files it uses and its
+ * first data, for the shell to take over. Errors are said in words; a 429
+ * says when to try again, from Retry-After. A shell that fails to load (a
+ * deploy replaced it) reloads the page once.
  */
 const HINT = 'hl.signed-in';
 const RELOADED = 'hl.reloaded-shell';
@@ -235,7 +237,9 @@ form.addEventListener('submit', async (event) => {
 /* Asked first: the browser opens six connections to a server, and all the
  * rest waits for this answer, so it must not wait for a free one. */
 const me = fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-if (stored(localStorage, HINT)) {
+/* The server takes the links out of their template when it sees a session
+ * cookie: that says it first, without waiting on the browser's storage. */
+if (!document.getElementById('hl-signed-in') || stored(localStorage, HINT)) {
 	root.classList.add('resuming');
 	loadShell().catch(() => {});
 	askEarly();
