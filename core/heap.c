@@ -48,20 +48,20 @@ void heap_restart_without_thread_caches(char **argv)
 {
 #ifdef __GLIBC__
 	const char *tunables = getenv("GLIBC_TUNABLES");
-	char value[1024];
+	char before[1024] = "", value[sizeof(before) + sizeof(THREAD_CACHES) + 1];
 	if (tunables && strstr(tunables, "glibc.malloc.tcache"))
 		return;
-	int n = tunables && *tunables
-		? snprintf(value, sizeof(value), "%s:%s", tunables, THREAD_CACHES)
-		: snprintf(value, sizeof(value), "%s", THREAD_CACHES);
-	if (n < 0 || (size_t)n >= sizeof(value) || setenv("GLIBC_TUNABLES", value, 1))
+	if (tunables && snprintf(before, sizeof(before), "%s", tunables) >= (int)sizeof(before))
+		return; /* too long to be ours to edit */
+	snprintf(value, sizeof(value), "%s%s%s", before, *before ? ":" : "", THREAD_CACHES);
+	if (setenv("GLIBC_TUNABLES", value, 1))
 		return;
 	execv("/proc/self/exe", argv);
 	/* No /proc (a bare chroot): the caches stay on; the server works
-	 * the same, with a little more memory. The variable is taken back
-	 * so that nothing else believes it. */
+	 * the same, with a little more memory. The variable is put back so
+	 * that nothing else believes it. */
 	if (tunables)
-		setenv("GLIBC_TUNABLES", tunables, 1);
+		setenv("GLIBC_TUNABLES", before, 1);
 	else
 		unsetenv("GLIBC_TUNABLES");
 #else
