@@ -10,9 +10,9 @@
  * are set once under the lock and never change afterwards.
  */
 #include "cache.h"
-#include "hash.h"
 #include "compress.h"
 #include "db.h"
+#include "hash.h"
 #include "log.h"
 #include "request.h"
 #include "server.h"

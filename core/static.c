@@ -380,8 +380,8 @@ static void add_last_modified(struct hl_req *r, const struct file *f)
 }
 
 /* A 304 or a 200 from the open file (`mapped`: the document with its
- * map, read already; see make_etag). The headers come last: the answer keeps them even
- * when an error replaces it. */
+ * map, read already; see make_etag). The headers come last: the answer
+ * keeps them even when an error replaces it. */
 static int answer(struct hl_req *r, const struct file *f, const char *type, enum coding c,
 		  int hashed, int mapped)
 {
