@@ -78,7 +78,7 @@ static int peer_is_trusted_proxy(struct hl_req *r)
 
 const char *auth_client(struct hl_req *r)
 {
-	const char *xff = mg_get_header(r->conn, "X-Forwarded-For");
+	const char *xff = hl_header(r, "X-Forwarded-For");
 	if (xff && peer_is_trusted_proxy(r)) {
 		/* The last address is the one our proxy saw. */
 		const char *last = strrchr(xff, ',');
@@ -94,7 +94,7 @@ int auth_is_tls(struct hl_req *r)
 {
 	if (mg_get_request_info(r->conn)->is_ssl)
 		return 1;
-	const char *proto = mg_get_header(r->conn, "X-Forwarded-Proto");
+	const char *proto = hl_header(r, "X-Forwarded-Proto");
 	return proto && !strcasecmp(proto, "https") && peer_is_trusted_proxy(r);
 }
 
@@ -187,12 +187,12 @@ static int by_session(struct hl_req *r, const char *token)
  * nobody; HL_EDB. */
 static int identify(struct hl_req *r)
 {
-	const char *authz = mg_get_header(r->conn, "Authorization");
+	const char *authz = hl_header(r, "Authorization");
 	if (authz && !strncasecmp(authz, "Bearer ", 7))
 		return by_token(r, authz + 7);
 	if (authz)
 		return HL_ENOENT;
-	const char *cookies = mg_get_header(r->conn, "Cookie");
+	const char *cookies = hl_header(r, "Cookie");
 	char token[TOKEN_TEXT];
 	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0)
 		return by_session(r, token);
@@ -201,7 +201,7 @@ static int identify(struct hl_req *r)
 
 int auth_carries_session(struct hl_req *r)
 {
-	const char *cookies = mg_get_header(r->conn, "Cookie");
+	const char *cookies = hl_header(r, "Cookie");
 	char token[TOKEN_TEXT];
 	return cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0;
 }
@@ -212,7 +212,7 @@ int auth_carries_session(struct hl_req *r)
  * positive integer. */
 static int64_t named_location(struct hl_req *r)
 {
-	const char *v = mg_get_header(r->conn, "X-Location-Id");
+	const char *v = hl_header(r, "X-Location-Id");
 	if (!v)
 		v = hl_query(r, "location_id");
 	if (!v)
@@ -327,10 +327,10 @@ static int cross_site_safe(struct hl_req *r)
 	if (!r->who.user_id || r->who.token_id || !strcmp(r->method, "GET") ||
 	    !strcmp(r->method, "HEAD"))
 		return 1;
-	const char *type = mg_get_header(r->conn, "Content-Type");
+	const char *type = hl_header(r, "Content-Type");
 	if (type && !strncasecmp(type, "application/json", 16))
 		return 1;
-	const char *sent = mg_get_header(r->conn, "X-CSRF-Token");
+	const char *sent = hl_header(r, "X-CSRF-Token");
 	char want[33];
 	auth_csrf_token(r, want);
 	return sent && strlen(sent) == 32 && !sodium_memcmp(sent, want, 32);

@@ -164,7 +164,7 @@ static void maybe_compress(struct hl_req *r)
 	request_add_header(r, "Vary: Accept-Encoding");
 	if (r->encoded)
 		return;
-	enum coding c = compress_choose(mg_get_header(r->conn, "Accept-Encoding"));
+	enum coding c = compress_choose(hl_header(r, "Accept-Encoding"));
 	if (n < COMPRESS_MIN_BYTES || c == CODING_IDENTITY)
 		return;
 	buf_reset(&r->packed);
@@ -191,7 +191,7 @@ static int is_json_type(const char *ct)
  * sends the body; civetweb gives it only for its own file uploads. */
 static int answer_expect(struct hl_req *r)
 {
-	const char *expect = mg_get_header(r->conn, "Expect");
+	const char *expect = hl_header(r, "Expect");
 	if (!expect)
 		return 0;
 	if (strcasecmp(expect, "100-continue")) {
@@ -294,7 +294,7 @@ static int read_body(struct hl_req *r, const struct mg_request_info *ri)
 		return -1;
 	if (route->flags & HL_ROUTE_RAW_BODY || !r->body.len)
 		return 0;
-	if (!is_json_type(mg_get_header(r->conn, "Content-Type"))) {
+	if (!is_json_type(hl_header(r, "Content-Type"))) {
 		hl_reply_error(r, 415, "unsupported_media_type",
 			       "send the body as application/json");
 		return -1;
@@ -397,6 +397,59 @@ static void handle(struct hl_req *r, const struct mg_request_info *ri)
 	 * after a success answer), before the answer leaves, so a client's
 	 * next request comes after them; dropped with an error answer. */
 	events_request_end(r->srv->events, !failed && r->status > 0 && r->status < 400);
+}
+
+/* Copies the Set-Cookie lines of `from`'s extra headers to `to`'s. */
+static void pass_cookies(struct hl_req *to, const struct hl_req *from)
+{
+	static const char name[] = "Set-Cookie:";
+	const char *p = from->headers.data, *end = p ? p + from->headers.len : NULL;
+	while (p && p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *next = eol ? eol + 1 : end;
+		if ((size_t)(next - p) > sizeof(name) && !strncasecmp(p, name, sizeof(name) - 1))
+			buf_append(&to->headers, p, (size_t)(next - p));
+		p = next;
+	}
+}
+
+int http_answer_inside(struct hl_req *outer, const char *path, const char *query,
+		       const char *location, const char **body, size_t *len)
+{
+	struct hl_req *r = outer->nested;
+	if (!r) {
+		if (!(r = malloc(sizeof(*r))))
+			return HL_ENOMEM;
+		request_init(r, outer->srv);
+		r->guard = outer->guard;
+		outer->nested = r;
+	}
+	const char *const headers[] = { "X-Location-Id", location, "Accept-Encoding", NULL, NULL };
+	struct server *srv = outer->srv;
+	request_end(r);
+	request_begin(r, outer->conn, "GET", path, strlen(path), query);
+	r->headers_set = headers;
+	r->started_us = now_us();
+	if (router_match(srv->router, "GET", path, r->path_len, &r->match)) {
+		r->headers_set = NULL;
+		return 0;
+	}
+	metrics_begin(srv->metrics);
+	r->metrics_slot = r->match.entry->id;
+	run_route(r, mg_get_request_info(outer->conn));
+	if (r->out.oom) {
+		request_reset_answer(r);
+		hl_reply_error(r, 503, "unavailable", "out of memory");
+	}
+	request_finish(r); /* a GET: nothing to commit */
+	size_t plain = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
+	metrics_end(srv->metrics, r->metrics_slot, r->status, now_us() - r->started_us, 0, plain, 0,
+		    r->statements);
+	pass_cookies(outer, r);
+	r->headers_set = NULL;
+	*body = r->out.data + HEAD_ROOM;
+	*len = r->out.len - HEAD_ROOM;
+	return r->status;
 }
 
 /* Slow requests are logged by route pattern only: never ids, queries or

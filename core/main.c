@@ -22,6 +22,7 @@
 #include "ratelimit.h"
 #include "router.h"
 #include "server.h"
+#include "styles.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -204,6 +205,8 @@ static void core_release(struct core *c)
 	pages_free(c->srv.pages);
 	free(c->srv.document_csp);
 	free(c->srv.document_map);
+	free(c->srv.signed_in_head);
+	styles_free(c->srv.styles);
 	config_free(&c->cfg);
 }
 

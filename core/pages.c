@@ -355,6 +355,111 @@ char *pages_map(const struct pages *all)
 	return b.data;
 }
 
+/* ---- the page at a path ----------------------------------------------------- */
+
+/* The next segment of [*p, end) (a run without '/'), *p moved past it;
+ * 0 at the end. */
+static int next_segment(const char **p, const char *end, const char **seg, size_t *n)
+{
+	while (*p < end && **p == '/')
+		(*p)++;
+	if (*p >= end)
+		return 0;
+	*seg = *p;
+	while (*p < end && **p != '/')
+		(*p)++;
+	*n = (size_t)(*p - *seg);
+	return 1;
+}
+
+/* The number of literal segments of `pattern` when `path` fits it (as
+ * many segments, the literal ones equal), else -1. */
+static int fit(const char *pattern, const char *path, size_t len)
+{
+	const char *p = pattern, *pe = pattern + strlen(pattern), *q = path, *qe = path + len;
+	const char *a, *b;
+	size_t an, bn;
+	int literal = 0;
+	for (;;) {
+		int more = next_segment(&p, pe, &a, &an);
+		if (more != next_segment(&q, qe, &b, &bn))
+			return -1;
+		if (!more)
+			return literal;
+		if (*a == ':')
+			continue;
+		if (an != bn || memcmp(a, b, an))
+			return -1;
+		literal++;
+	}
+}
+
+/* The segment of `path` that stands where `pattern` has :name (n bytes). */
+static int param_value(const char *pattern, const char *name, size_t n, const char *path,
+		       size_t len, const char **value, size_t *value_len)
+{
+	const char *p = pattern, *pe = pattern + strlen(pattern), *q = path, *qe = path + len;
+	const char *a;
+	size_t an;
+	while (next_segment(&p, pe, &a, &an) && next_segment(&q, qe, value, value_len))
+		if (*a == ':' && an == n + 1 && !memcmp(a + 1, name, n))
+			return 1;
+	return 0;
+}
+
+static int is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+const struct page_entry *pages_at(const struct pages *all, const char *path, size_t len)
+{
+	const struct page_entry *best = NULL;
+	int most = -1;
+	for (int i = 0; all && i < all->n; i++) {
+		int literal = fit(all->e[i].path, path, len);
+		if (literal > most)
+			best = &all->e[i], most = literal;
+	}
+	return best;
+}
+
+int page_data_path(const struct page_entry *e, const char *path, size_t len, struct buf *out)
+{
+	if (!e->data)
+		return 0;
+	for (const char *t = e->data; *t;) {
+		size_t n = 0;
+		const char *value;
+		size_t value_len;
+		while (*t == ':' && is_name_char(t[1 + n]))
+			n++;
+		if (n && param_value(e->path, t + 1, n, path, len, &value, &value_len)) {
+			buf_append(out, value, value_len);
+			t += 1 + n;
+		} else {
+			buf_append(out, t, n + 1); /* a ':' without a page's :param stays */
+			t += n + 1;
+		}
+	}
+	return 1;
+}
+
+const char *page_script(const struct page_entry *e)
+{
+	return e->script;
+}
+
+char *const *page_uses(const struct page_entry *e)
+{
+	return e->uses;
+}
+
+const struct page_entry *pages_nth(const struct pages *all, int n)
+{
+	return all && n >= 0 && n < all->n ? &all->e[n] : NULL;
+}
+
 /* ---- GET /api/pages -------------------------------------------------------- */
 
 /* Whether the caller sees a page of `access`; *named caches whether the

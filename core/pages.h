@@ -19,9 +19,11 @@
 #define PAGE_LABEL_MAX 64 /* characters */
 #define PAGE_USES_MAX 8     /* files in hl_page.uses */
 
+struct buf;
 struct modules;
 struct router;
 struct pages;
+struct page_entry;
 
 /* Whether `p` keeps the rules of struct hl_page: 0, or HL_EINVAL with
  * *why set (a sentence naming the field); HL_ENOMEM. */
@@ -42,6 +44,20 @@ void pages_free(struct pages *p);
  * the files it uses (when set),
  * for the app's document: a malloc'ed string, or NULL when out of memory. */
 char *pages_map(const struct pages *p);
+
+/* The app's page at `path` (the URL's path after /app, raw:
+ * "/contacts/12"), as the shell's router picks it: of as many segments,
+ * with the most literal ones; NULL for none. */
+const struct page_entry *pages_at(const struct pages *p, const char *path, size_t len);
+/* The GET page `e` at `path` opens with (hl_page.data, its :params filled
+ * from the path) into `out`: 1, or 0 when it names none. */
+int page_data_path(const struct page_entry *e, const char *path, size_t len, struct buf *out);
+/* The page's script's URL, and the URLs of the files it uses
+ * (NULL-terminated, or NULL). */
+const char *page_script(const struct page_entry *e);
+char *const *page_uses(const struct page_entry *e);
+/* The n-th page of the menu (0 from the first), or NULL past the last. */
+const struct page_entry *pages_nth(const struct pages *p, int n);
 
 /* GET /api/pages. */
 int pages_register(struct router *r);

@@ -33,6 +33,11 @@ void request_release(struct hl_req *r)
 	buf_release(&r->out);
 	buf_release(&r->packed);
 	buf_release(&r->headers);
+	if (r->nested) {
+		request_release(r->nested);
+		free(r->nested);
+		r->nested = NULL;
+	}
 }
 
 void request_reset_answer(struct hl_req *r)
@@ -268,6 +273,9 @@ HL_API int hl_query_all(struct hl_req *r, const char *name, const char ***values
 
 HL_API const char *hl_header(const struct hl_req *r, const char *name)
 {
+	for (const char *const *h = r->headers_set; h && *h; h += 2)
+		if (!strcasecmp(*h, name))
+			return h[1];
 	return mg_get_header(r->conn, name);
 }
 

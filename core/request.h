@@ -101,6 +101,14 @@ struct hl_req {
 	struct stream *stream;      /* a streamed answer being sent (stream.c) */
 	int streamed;               /* the answer was streamed: already sent */
 	size_t stream_sent;         /* body bytes a stream sent, compressed */
+
+	/* A request answered inside another (http_answer_inside): its
+	 * headers are the outer one's connection's, but for those named here
+	 * (name, value pairs, NULL-terminated; a NULL value: absent). It
+	 * never sends anything itself. */
+	const char *const *headers_set;
+	struct hl_req *nested;      /* the worker's request for that, made on
+	                             * first use and kept */
 };
 
 void request_init(struct hl_req *r, struct server *srv);
@@ -122,6 +130,16 @@ void request_end(struct hl_req *r);
 /* Give the read connection back before a slow step (it is lent again on
  * the next hl_read). */
 void request_return_reader(struct hl_req *r);
+
+/* Answer GET `path`?`query` (query may be NULL) as the caller of `outer`
+ * would be answered, with X-Location-Id `location` (NULL: none) and no
+ * compression, in outer's nested request: for the app's document, which
+ * carries the first answers a signed-in page needs (early.c). Returns the
+ * status, or 0 when no GET route has the path; *body and *len are the
+ * answer's, valid until the next call. A session renewal it makes is
+ * passed on in outer's Set-Cookie. Counted in the metrics as any answer. */
+int http_answer_inside(struct hl_req *outer, const char *path, const char *query,
+		       const char *location, const char **body, size_t *len);
 
 /* Answer body helpers for the core itself. */
 void request_reset_answer(struct hl_req *r);

@@ -24,6 +24,9 @@ struct server {
 	char *document_csp;   /* the app's document's policy, or NULL (static.c) */
 	char *document_map;   /* the pages' map the document carries, or NULL (static.c) */
 	unsigned long long document_map_hash; /* of document_map, for the ETag */
+	struct styles *styles; /* the sheets a signed-in document carries (styles.h) */
+	char *signed_in_head; /* what the document's signed-in template holds, its
+	                       * sheets carried inline, or NULL (static.c) */
 	struct limiter *api_limit;   /* requests a minute per caller */
 	struct limiter *login_limit; /* failed sign-ins per account per 15 minutes */
 	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */

@@ -33,9 +33,16 @@
  * still read, not once its script has run and heard from the server
  * (on a slow link that is one round trip or more). A signed-out visitor
  * gets the template as it is: inert, nothing fetched. The cookie is not
- * checked (that would cost a database read for a guess): a stale one
- * costs five files the browser keeps. The ETag says which of the two was
- * sent, and the document varies by Cookie.
+ * checked for that (it would cost a database read for a guess): a stale
+ * one costs five files the browser keeps. The ETag says which of the two
+ * was sent, and the document varies by Cookie.
+ *
+ * For an address under /app the cookie is put to use: the document
+ * carries the first answers of the page (early.c) after the map and the
+ * links to its files after the template's, the template's style sheets
+ * and the page's inline (styles.c; the policy allows them by hash). That
+ * document is the caller's own: "no-store", no ETag, no 304. When the
+ * session is not valid it carries nothing and is the shared one.
  *
  * Caching: a file named name.HASH.ext (HASH: 8 or more hex digits) is named
  * by its content, so it is "public, max-age=31536000, immutable"; anything
@@ -60,11 +67,13 @@
  */
 #include "auth.h"
 #include "compress.h"
+#include "early.h"
 #include "hash.h"
 #include "log.h"
 #include "pages.h"
 #include "request.h"
 #include "server.h"
+#include "styles.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -333,9 +342,10 @@ static int read_body(struct hl_req *r, const struct file *f)
 	return 0;
 }
 
-/* The document's body, read into the answer, gets the map in place of
- * MAP_MARK: 1, or 0 (and the answer emptied) when it has no mark. */
-static int put_map(struct hl_req *r)
+/* The document's body, read into the answer, gets the map and then
+ * `answers` in place of MAP_MARK: 1, or 0 (and the answer emptied) when
+ * it has no mark. */
+static int put_map(struct hl_req *r, const char *answers)
 {
 	char *body = r->out.data + HEAD_ROOM;
 	char *at = memmem(body, r->out.len - HEAD_ROOM, MAP_MARK, sizeof(MAP_MARK) - 1);
@@ -348,26 +358,32 @@ static int put_map(struct hl_req *r)
 	size_t tail_len = r->out.len - skip;
 	r->out.len = head;
 	buf_puts(&r->out, r->srv->document_map);
+	buf_puts(&r->out, answers);
 	buf_append(&r->out, tail, tail_len);
 	return 1;
 }
 
 /* Takes the signed-in template's two tags out of the document in the
- * answer: 1, or 0 when it has none. */
-static int unwrap_signed_in(struct hl_req *r)
+ * answer, what they held replaced by `held` unless it is NULL, `links`
+ * after it: 1, or 0 when it has none. */
+static int unwrap_signed_in(struct hl_req *r, const char *held, const char *links)
 {
 	char *body = r->out.data + HEAD_ROOM, *end = r->out.data + r->out.len;
 	char *open = memmem(body, (size_t)(end - body), SIGNED_IN_OPEN, sizeof(SIGNED_IN_OPEN) - 1);
-	char *links = open ? open + sizeof(SIGNED_IN_OPEN) - 1 : NULL;
-	char *close = links ? memmem(links, (size_t)(end - links), SIGNED_IN_CLOSE,
-				     sizeof(SIGNED_IN_CLOSE) - 1) : NULL;
+	char *inside = open ? open + sizeof(SIGNED_IN_OPEN) - 1 : NULL;
+	char *close = inside ? memmem(inside, (size_t)(end - inside), SIGNED_IN_CLOSE,
+				      sizeof(SIGNED_IN_CLOSE) - 1) : NULL;
 	if (!close)
 		return 0;
-	char *after = close + sizeof(SIGNED_IN_CLOSE) - 1;
-	memmove(close, after, (size_t)(end - after));
-	end -= after - close;
-	memmove(open, links, (size_t)(end - links));
-	r->out.len -= sizeof(SIGNED_IN_OPEN) - 1 + sizeof(SIGNED_IN_CLOSE) - 1;
+	const char *after = close + sizeof(SIGNED_IN_CLOSE) - 1;
+	size_t tail_len = (size_t)(end - after), inside_len = (size_t)(close - inside);
+	char *tail = hl_strndup(r, after, tail_len);
+	if (!held)
+		held = hl_strndup(r, inside, inside_len);
+	r->out.len = (size_t)(open - r->out.data);
+	buf_puts(&r->out, held);
+	buf_puts(&r->out, links);
+	buf_append(&r->out, tail, tail_len);
 	return 1;
 }
 
@@ -381,22 +397,24 @@ static void add_last_modified(struct hl_req *r, const struct file *f)
 
 /* A 304 or a 200 from the open file (`mapped`: the document with its
  * map, read already; see make_etag). The headers come last: the answer
- * keeps them even when an error replaces it. */
+ * keeps them even when an error replaces it. A `personal` document (it
+ * carries the caller's answers, early.c) is neither kept nor compared. */
 static int answer(struct hl_req *r, const struct file *f, const char *type, enum coding c,
-		  int hashed, int mapped)
+		  int hashed, int mapped, int personal)
 {
-	const char *etag = make_etag(r, f, c, mapped);
-	int fresh = not_modified(r, f, etag);
+	const char *etag = personal ? NULL : make_etag(r, f, c, mapped);
+	int fresh = etag && not_modified(r, f, etag);
 	if (fresh)
 		request_reset_answer(r);
 	else if (!mapped && read_body(r, f))
 		return HL_EIO;
 	r->status = fresh ? 304 : 200;
 	r->content_type = type;
-	r->cache_control = hashed ? IMMUTABLE : "no-cache";
+	r->cache_control = personal ? NULL : hashed ? IMMUTABLE : "no-cache";
 	r->encoded = f->coding != CODING_IDENTITY;
 	r->replied = 1;
-	request_add_header(r, "ETag: %s", etag);
+	if (etag)
+		request_add_header(r, "ETag: %s", etag);
 	if (mapped)
 		request_add_header(r, "Vary: Cookie");
 	if (fresh) {
@@ -405,9 +423,33 @@ static int answer(struct hl_req *r, const struct file *f, const char *type, enum
 			request_add_header(r, "Vary: Accept-Encoding");
 		return 0;
 	}
-	add_last_modified(r, f);
+	if (!personal)
+		add_last_modified(r, f);
 	if (r->encoded)
 		request_add_header(r, "Content-Encoding: %s", coding_name(f->coding));
+	return 0;
+}
+
+/* The document, read into the answer, with its map and, for a visitor
+ * with a session cookie, its signed-in links live and the answers it
+ * carries (*personal). `mapped` as make_etag has it, or 0 for a
+ * document without the map's mark. */
+static int put_document(struct hl_req *r, const struct file *f, int *mapped, int *personal)
+{
+	int rc = read_body(r, f);
+	if (rc)
+		return rc;
+	struct buf links = BUF_INIT, answers = BUF_INIT;
+	int session = auth_carries_session(r);
+	*personal = session && early_answers(r, &links, &answers) && !links.oom && !answers.oom;
+	*mapped = put_map(r, *personal ? answers.data : "");
+	if (*mapped && session)
+		*mapped += *personal ? unwrap_signed_in(r, r->srv->signed_in_head, links.data ? links.data : "")
+				     : unwrap_signed_in(r, NULL, "");
+	else if (!*mapped)
+		*personal = 0;
+	buf_release(&links);
+	buf_release(&answers);
 	return 0;
 }
 
@@ -418,13 +460,12 @@ void static_serve(struct hl_req *r)
 	int rc = locate(r, &f, &hashed, &document);
 	if (!rc) {
 		const char *type = media_type(f.path);
-		int mapped = 0;
-		if (document && r->srv->document_map && !(rc = read_body(r, &f)) &&
-		    (mapped = put_map(r)) && auth_carries_session(r))
-			mapped += unwrap_signed_in(r);
+		int mapped = 0, personal = 0;
+		if (document && r->srv->document_map)
+			rc = put_document(r, &f, &mapped, &personal);
 		if (!rc) {
 			enum coding c = mapped ? document_coding(r, &f, type) : pick_coding(r, &f, type);
-			rc = answer(r, &f, type, c, hashed, mapped);
+			rc = answer(r, &f, type, c, hashed, mapped, personal);
 		}
 	}
 	file_close(&f);
@@ -527,18 +568,114 @@ static int load_map(struct server *s)
 	return 0;
 }
 
+/* The value of attribute `name` in the tag [tag, end): a malloc'ed
+ * copy, or NULL. */
+static char *tag_attr(const char *tag, const char *end, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = tag; (p = memmem(p, (size_t)(end - p), name, n)); p += n)
+		if (p[-1] == ' ' && p[n] == '=' && p[n + 1] == '"') {
+			const char *v = p + n + 2, *q = memchr(v, '"', (size_t)(end - v));
+			return q ? strndup(v, (size_t)(q - v)) : NULL;
+		}
+	return NULL;
+}
+
+/* The sheets the signed-in template links to go inline: s->styles and
+ * s->signed_in_head from the template's text [in, end) (its first 15
+ * links are looked at), their sources for the policy added to
+ * `sources`. */
+static int carry_sheets(struct server *s, const char *in, const char *end, struct buf *sources)
+{
+	const char *urls[16];
+	char *hrefs[16];
+	int n = 0, rc;
+	for (const char *p = in; n < 15 && (p = memmem(p, (size_t)(end - p), "<link ", 6)); p++) {
+		const char *close = memchr(p, '>', (size_t)(end - p));
+		if (close && (hrefs[n] = tag_attr(p, close, "href")))
+			urls[n] = hrefs[n], n++;
+	}
+	urls[n] = NULL;
+	struct buf head = BUF_INIT;
+	if (!(rc = styles_load(&s->styles, s->web_root, urls, s->pages, sources))) {
+		for (const char *p = in; p < end;) {
+			const char *tag = memmem(p, (size_t)(end - p), "<link ", 6);
+			const char *close = tag ? memchr(tag, '>', (size_t)(end - tag)) : NULL;
+			char *href = close ? tag_attr(tag, close, "href") : NULL;
+			const char *el = href ? styles_element(s->styles, href) : NULL;
+			free(href);
+			buf_append(&head, p, (size_t)((el ? tag : close ? close + 1 : end) - p));
+			if (el)
+				buf_puts(&head, el);
+			p = close ? close + 1 : end;
+		}
+		rc = head.oom ? HL_ENOMEM : 0;
+	}
+	for (int i = 0; i < n; i++)
+		free(hrefs[i]);
+	free(s->signed_in_head);
+	s->signed_in_head = rc ? NULL : head.data;
+	if (rc)
+		buf_release(&head);
+	return rc;
+}
+
+/* The document's template, its sheets carried (carry_sheets); nothing
+ * when it has none. */
+static int load_sheets(struct server *s, struct buf *sources)
+{
+	char *path = NULL;
+	struct buf doc = BUF_INIT;
+	if (asprintf(&path, "%s/" DOCUMENT, s->web_root) < 0)
+		return HL_ENOMEM;
+	FILE *f = fopen(path, "re");
+	free(path);
+	if (!f)
+		return 0;
+	char chunk[4096];
+	size_t got;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_append(&doc, chunk, got);
+	fclose(f);
+	int rc = doc.oom ? HL_ENOMEM : 0;
+	const char *open = rc ? NULL : memmem(doc.data, doc.len, SIGNED_IN_OPEN, sizeof(SIGNED_IN_OPEN) - 1);
+	const char *in = open ? open + sizeof(SIGNED_IN_OPEN) - 1 : NULL;
+	const char *close = in ? memmem(in, doc.len - (size_t)(in - doc.data), SIGNED_IN_CLOSE,
+					 sizeof(SIGNED_IN_CLOSE) - 1) : NULL;
+	if (close)
+		rc = carry_sheets(s, in, close, sources);
+	buf_release(&doc);
+	return rc;
+}
+
+/* The document's policy: the default with `policy`'s directives, and
+ * `sources` added to its style-src (made of 'self' and them, when it has
+ * none). NULL when out of memory. */
+static char *document_policy(const char *policy, const char *sources)
+{
+	char *merged = NULL;
+	const char *d = strstr(policy, "style-src");
+	int n = d ? asprintf(&merged, "%s; %.*s%s%s", http_csp, (int)(d - policy + strcspn(d, ";")),
+			     policy, sources, d + strcspn(d, ";"))
+		  : asprintf(&merged, "%s; %s; style-src 'self'%s", http_csp, policy, sources);
+	return n < 0 ? NULL : merged;
+}
+
 int static_load(struct server *s)
 {
 	char line[CSP_MAX], policy[CSP_MAX] = "";
 	const char *bad = NULL, *why = NULL;
 	char *path = NULL, *merged = NULL;
+	struct buf sources = BUF_INIT;
 	if (!s->web_root)
 		return 0;
 	int rc = load_map(s);
-	if (rc)
-		return rc;
-	if (asprintf(&path, "%s/" DOCUMENT_CSP, s->web_root) < 0)
-		return HL_ENOMEM;
+	if (rc || (rc = load_sheets(s, &sources)))
+		goto out;
+	if (asprintf(&path, "%s/" DOCUMENT_CSP, s->web_root) < 0) {
+		rc = HL_ENOMEM;
+		goto out;
+	}
 	rc = read_line(path, line);
 	if (rc == HL_ENOENT) { /* an unbuilt folder: nothing inline to allow */
 		rc = 0;
@@ -562,13 +699,18 @@ int static_load(struct server *s)
 	}
 	/* The default sets neither directive (default-src covers them), so the
 	 * file's are added to it, not put in place of any. */
-	if (asprintf(&merged, "%s; %s", http_csp, policy) < 0) {
+	if (!(merged = document_policy(policy, sources.data ? sources.data : ""))) {
 		rc = HL_ENOMEM;
 		goto out;
 	}
 	free(s->document_csp);
 	s->document_csp = merged;
 out:
+	if (!s->document_csp) { /* nothing inline is allowed: nothing carried */
+		free(s->signed_in_head);
+		s->signed_in_head = NULL;
+	}
+	buf_release(&sources);
 	free(path);
 	return rc;
 }

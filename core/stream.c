@@ -161,14 +161,14 @@ void stream_flush(struct hl_req *r)
 
 HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_type)
 {
-	if (r->replied || r->stream)
+	if (r->replied || r->stream || r->headers_set) /* headers_set: a nested request */
 		return HL_ESTATE;
 	struct stream *s = calloc(1, sizeof(*s));
 	if (!s)
 		return HL_ENOMEM;
 	s->head_only = !strcmp(r->method, "HEAD");
 	s->coding = compress_worth(content_type)
-			    ? compress_choose(mg_get_header(r->conn, "Accept-Encoding"))
+			    ? compress_choose(hl_header(r, "Accept-Encoding"))
 			    : CODING_IDENTITY;
 	if (!s->head_only && coder_open(s)) {
 		free(s);

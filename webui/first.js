@@ -12,7 +12,9 @@
  * the same time, so a reload shows no login form for a moment; so are
  * the menu and, when the URL names a page of the server's map (the
  * document's #hl-pages), that page's script, the files it uses and its
- * first data, for the shell to take over. Errors are said in words; a 429
+ * first data, for the shell to take over. Those of them the server put in
+ * the document (it does for a signed-in address under /app: core/early.c)
+ * are taken from there, not asked for. Errors are said in words; a 429
  * says when to try again, from Retry-After. A shell that fails to load (a
  * deploy replaced it) reloads the page once.
  */
@@ -50,13 +52,15 @@ const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', im
 const SHELL_STYLE = new URL('/shell.css', import.meta.url);
 
 /* A file the document names already (the server names the shell's when
- * it sees a session cookie) is not asked for twice: the links it would
- * add are work before the first paint. */
+ * it sees a session cookie), or a style sheet it carries, is not asked
+ * for twice: the links it would add are work before the first paint. */
 function preload(href, as) {
-	const url = new URL(href, location.href).href;
+	const url = new URL(href, location.href);
 	for (const named of document.head.querySelectorAll('link[href]'))
-		if (named.href === url)
+		if (named.href === url.href)
 			return;
+	if (document.head.querySelector('style[data-href="' + url.pathname + '"]'))
+		return;
 	const link = document.createElement('link');
 	link.rel = as ? 'preload' : 'modulepreload';
 	if (as)
@@ -85,11 +89,25 @@ function loadShell() {
  * tab names one. */
 let early = [];
 
+/* The answer to GET `path` with X-Location-Id `where` that the document
+ * carries (<script type="application/json" class="hl-answer">), taken
+ * out so that it serves once; or null. */
+function carried(path, where) {
+	for (const el of document.querySelectorAll('script.hl-answer')) {
+		if (el.dataset.path === path && (el.dataset.where || null) === (where || null)) {
+			el.remove();
+			return Promise.resolve(new Response(el.textContent,
+				{ status: 200, headers: { 'Content-Type': 'application/json' } }));
+		}
+	}
+	return null;
+}
+
 function ask(path, where) {
 	const headers = { Accept: 'application/json' };
 	if (where)
 		headers['X-Location-Id'] = where;
-	const response = fetch(path, { credentials: 'same-origin', headers });
+	const response = carried(path, where) || fetch(path, { credentials: 'same-origin', headers });
 	response.catch(() => {}); /* the shell asks again, and says why */
 	early.push({ path, where, response });
 }
@@ -250,7 +268,8 @@ form.addEventListener('submit', async (event) => {
 
 /* Asked first: the browser opens six connections to a server, and all the
  * rest waits for this answer, so it must not wait for a free one. */
-const me = fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+const me = carried('/api/auth/me', null) ||
+	fetch('/api/auth/me', { credentials: 'same-origin', headers: { Accept: 'application/json' } });
 /* The server takes the links out of their template when it sees a session
  * cookie: that says it first, without waiting on the browser's storage. */
 if (!document.getElementById('hl-signed-in') || stored(localStorage, HINT)) {

@@ -14,7 +14,8 @@
  *   200 that is not HTML. A hashed file the server does not have is its
  *   404, not a page.
  * - a navigation to / or /app/...: the network's answer, and a 200 HTML
- *   one is kept as the shell document. Only when the network cannot be
+ *   one is kept as the shell document, unless it is no-store (a signed-in
+ *   page's carries that person's first answers: core/early.c). Only when the network cannot be
  *   reached at all is the kept document answered, and only if every
  *   hashed file it names is in the cache, followed through the scripts
  *   and styles it names (shell.js imports the rest); else the browser's
@@ -101,7 +102,7 @@ async function page(event) {
 			return shell;
 		throw e;
 	}
-	if (response.status === 200 && isHtml(response))
+	if (response.status === 200 && isHtml(response) && !/no-store/i.test(response.headers.get('Cache-Control') || ''))
 		event.waitUntil(keepDocument(response.clone()).catch(() => {}));
 	return response;
 }

@@ -125,11 +125,19 @@ const sheets = new Map();
 
 /* A <link rel="stylesheet"> for `url` (a page passes new URL('./x.css',
  * import.meta.url)), added once; the promise settles when it has loaded
- * or failed, so a page can wait for its looks before it shows. */
+ * or failed, so a page can wait for its looks before it shows. A sheet
+ * the document carries already (<style media="not all" data-href>: the
+ * server puts a signed-in page's there, core/styles.c) is switched on
+ * instead. */
 export function stylesheet(url) {
 	const href = String(url);
 	let p = sheets.get(href);
-	if (!p) {
+	const carried = !p && document.querySelector('style[data-href="' + new URL(href).pathname + '"]');
+	if (carried) {
+		carried.media = 'all';
+		p = Promise.resolve();
+		sheets.set(href, p);
+	} else if (!p) {
 		p = new Promise((resolve) => {
 			const link = document.createElement('link');
 			link.rel = 'stylesheet';

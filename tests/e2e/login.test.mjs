@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer }
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
 	from './lib.mjs';
 
 describe('login', () => {
@@ -135,6 +135,11 @@ describe('login', () => {
 		const { page, context, problems } = await newPage(browser, server);
 		await page.goto('/');
 		await signIn(page, DEMO.email, DEMO.password);
+		/* the first page has its data: the session ends after, not while
+		 * the page still asks (that 401 would bring the login page first) */
+		await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+		await until(async () => await page.locator('[aria-busy="true"]').count() === 0, 10000,
+			'the dashboard to have its figures');
 		const where = page.url();
 		/* the same session, signed out from another tab */
 		const out = await context.request.post('/api/auth/logout', { headers: { 'Content-Type': 'application/json' }, data: {} });

@@ -6,6 +6,8 @@ scripts by hashed name when the web folder was built with manifests; a
 module declaring a bad page refused; and the app's document sent with the
 policy its inline parts need while every other answer keeps the default."""
 
+import base64
+import hashlib
 import json
 import os
 import re
@@ -206,6 +208,80 @@ def test_a_visitor_with_a_session_cookie_gets_the_shells_links_live():
         assert s.get("/app/dashboard", headers=dict(plain, **{"If-None-Match": signed.header("etag")})).status == 200
         other = s.get("/app/dashboard", headers=dict(plain, Cookie="hl_sessionx=1; session=2"))
         assert "<template" in other.body.decode()
+
+
+def carried(body):
+    """The answers a document carries: {(path, where): parsed JSON}."""
+    found = re.findall(r'<script type="application/json" class="hl-answer" data-path="([^"]*)"'
+                       r'(?: data-where="([^"]*)")?>(.*?)</script>', body, re.S)
+    return {(path, where or None): json.loads(text) for path, where, text in found}
+
+
+def test_a_signed_in_page_carries_its_first_answers_and_styles():
+    # What first.js would ask for next comes in the document: who is
+    # signed in, the menu and the page's data for the location the address
+    # names; the page's files are linked beside the shell's, their sheets
+    # inline (inert, allowed by hash). Such a document is never kept.
+    s = WebServer(modules=REPORTS)
+    s.write("index.html", '<!doctype html><title>t</title>\n<template id="hl-signed-in">'
+            '<link rel="modulepreload" href="/shell.js"><link rel="preload" as="style"'
+            ' href="/shell.css"></template>\n<!--hl-pages-->\n<p>end</p>\n')
+    s.write("index.html.csp", "script-src 'self' 'sha256-AAAA='; style-src 'self' 'sha256-BBBB='\n")
+    s.write("shell.css", "body { margin: 0 }\n")
+    s.write("chart.css", "svg { width: 100% }\n")
+    s.write("modules/reports/dashboard.css", "h1 { color: red }\n")
+    plain = {"Accept-Encoding": "identity"}
+    with started(s):
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "<b>A</b>"}).json()["id"]
+        b = admin.post("/api/admin/locations", {"name": "B"}).json()["id"]
+        add_user(admin, "lu@example.test", "location_user", [a])
+        r = admin.get("/app/dashboard?location=%d&period=7d" % a, headers=plain)
+        body = r.body.decode()
+        got = carried(body)
+        assert set(got) == {("/api/auth/me", None), ("/api/pages", str(a)),
+                            ("/api/dashboard?period=7d", str(a))}, body
+        assert got[("/api/auth/me", None)] == admin.get("/api/auth/me").json()
+        assert got[("/api/pages", str(a))] == admin.get("/api/pages", {"X-Location-Id": str(a)}).json()
+        assert got[("/api/dashboard?period=7d", str(a))] == admin.get(
+            "/api/dashboard?period=7d", {"X-Location-Id": str(a)}).json()
+        assert "<b>" not in body and "\\u003cb>A\\u003c/b>" in body  # no name can end the element
+        assert r.header("cache-control") == "no-store" and r.header("etag") is None, r.headers
+        links = ('<link rel="modulepreload" href="/shell.js"><style media="not all" data-href="/shell.css">'
+                 'body { margin: 0 }\n</style><link rel="modulepreload"'
+                 ' href="/modules/reports/dashboard.js"><link rel="modulepreload" href="/chart.js">'
+                 '<style media="not all" data-href="/modules/reports/dashboard.css">h1 { color: red }\n'
+                 '</style><style media="not all" data-href="/chart.css">svg { width: 100% }\n</style>')
+        assert body.startswith("<!doctype html><title>t</title>\n" + links + "\n"), body
+        style = directives(r.header("content-security-policy"))["style-src"].split()
+        assert style[:2] == ["'self'", "'sha256-BBBB='"] and len(style) == 5, style
+        for sheet in (b"body { margin: 0 }\n", b"svg { width: 100% }\n", b"h1 { color: red }\n"):
+            digest = base64.b64encode(hashlib.sha256(sheet).digest()).decode()
+            assert "'sha256-%s'" % digest in style, (sheet, style)
+        # Without a location in the address: who is signed in, no more.
+        assert set(carried(admin.get("/app/dashboard", headers=plain).body.decode())) == {
+            ("/api/auth/me", None)}
+        # A location the caller may not open: its data is a 404, not carried
+        # (the menu is what /api/pages answers them, as on its own).
+        user = s.login("lu@example.test", "user-pass-123")
+        assert user.get("/api/dashboard", {"X-Location-Id": str(b)}).status == 404
+        assert set(carried(user.get("/app/dashboard?location=%d" % b, headers=plain).body.decode())) == {
+            ("/api/auth/me", None), ("/api/pages", str(b))}
+        # A query first.js would write otherwise: no data for it.
+        assert set(carried(user.get("/app/dashboard?location=%d&q=a%%20b" % a, headers=plain)
+                           .body.decode())) == {("/api/auth/me", None), ("/api/pages", str(a))}
+        # A stale cookie or none: the shared document, nothing carried.
+        for cookie in ("hl_session=stale", None):
+            r = s.get("/app/dashboard?location=%d" % a, headers=dict(plain, **({"Cookie": cookie} if cookie else {})))
+            assert not carried(r.body.decode()) and r.header("etag") and r.header("cache-control") == "no-cache"
+        # A session the answers inside renew is renewed for the browser too.
+        s.sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
+              " renewed_at = strftime('%s','now') - 7200")
+        r = admin.get("/app/dashboard", headers=plain)
+        assert carried(r.body.decode()) and "Max-Age=%d" % (14 * 86400) in (r.header("set-cookie") or ""), r.headers
+        # The sign-in page's document is the shared one even signed in.
+        r = admin.get("/", headers=plain)
+        assert not carried(r.body.decode()) and "data-href" not in r.body.decode()
 
 
 def raw_headers(port, path):
