@@ -41,6 +41,7 @@
 
 #define APP "/app"
 #define LOCATION "location"
+#define JSON "application/json"
 
 static int plain_char(char c)
 {
@@ -114,10 +115,17 @@ static int carry(struct hl_req *r, struct buf *out, const char *path, const char
 {
 	const char *body;
 	size_t len;
-	if (http_answer_inside(r, path, query, where, &body, &len) != 200)
+	if (http_answer_inside(r, path, query, where, &body, &len) != 200 ||
+	    strncmp(r->nested->content_type ? r->nested->content_type : "", JSON, strlen(JSON)))
 		return 0;
-	buf_printf(out, "<script type=\"application/json\" class=\"hl-answer\" data-path=\"%s%s%s\"",
-		   path, query ? "?" : "", query ? query : "");
+	buf_printf(out, "<script type=\"application/json\" class=\"hl-answer\" data-path=\"%s%s",
+		   path, query ? "?" : "");
+	for (const char *q = query; q && *q; q++) /* plain characters, and '&' */
+		if (*q == '&')
+			buf_puts(out, "&amp;");
+		else
+			buf_putc(out, *q);
+	buf_putc(out, '"');
 	if (where)
 		buf_printf(out, " data-where=\"%s\"", where);
 	buf_putc(out, '>');
@@ -153,5 +161,6 @@ int early_answers(struct hl_req *r, struct buf *links, struct buf *answers)
 		carry(r, answers, data.data, rest.len ? rest.data : NULL, where);
 	buf_release(&rest);
 	buf_release(&data);
+	request_end(r->nested); /* its answers are copied: a big one is not kept */
 	return 1;
 }

@@ -334,7 +334,9 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 		hl_reply_error(r, 400, "bad_request", "the query string has a bad %%-escape, or text that is not UTF-8");
 		return;
 	}
-	if (auth_admit(r) || read_body(r, ri))
+	/* A request answered inside another has no body: the outer one's is
+	 * not its to read. */
+	if (auth_admit(r) || (!r->headers_set && read_body(r, ri)))
 		return;
 	if (cache_serve(r->srv->cache, r))
 		return;
@@ -434,7 +436,6 @@ int http_answer_inside(struct hl_req *outer, const char *path, const char *query
 		r->headers_set = NULL;
 		return 0;
 	}
-	metrics_begin(srv->metrics);
 	r->metrics_slot = r->match.entry->id;
 	run_route(r, mg_get_request_info(outer->conn));
 	if (r->out.oom) {
@@ -443,8 +444,8 @@ int http_answer_inside(struct hl_req *outer, const char *path, const char *query
 	}
 	request_finish(r); /* a GET: nothing to commit */
 	size_t plain = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
-	metrics_end(srv->metrics, r->metrics_slot, r->status, now_us() - r->started_us, 0, plain, 0,
-		    r->statements);
+	metrics_route(srv->metrics, r->metrics_slot, r->status, now_us() - r->started_us, 0, plain, 0,
+		      r->statements);
 	pass_cookies(outer, r);
 	r->headers_set = NULL;
 	*body = r->out.data + HEAD_ROOM;

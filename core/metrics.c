@@ -73,6 +73,14 @@ void metrics_end(struct metrics *m, int slot, int status, long long us, size_t b
 		return;
 	m->busy--;
 	atomic_fetch_add_explicit(&m->busy_us, (uint64_t)us, RELAXED);
+	metrics_route(m, slot, status, us, bytes_in, bytes_plain, bytes_sent, statements);
+}
+
+void metrics_route(struct metrics *m, int slot, int status, long long us, size_t bytes_in,
+		   size_t bytes_plain, size_t bytes_sent, uint64_t statements)
+{
+	if (!m)
+		return;
 	struct route_metrics *rm = &m->route[slot];
 	atomic_fetch_add_explicit(&rm->count, 1, RELAXED);
 	int cls = status / 100;

@@ -57,6 +57,10 @@ void metrics_free(struct metrics *m);
 void metrics_begin(struct metrics *m);
 void metrics_end(struct metrics *m, int slot, int status, long long us, size_t bytes_in,
 		 size_t bytes_plain, size_t bytes_sent, uint64_t statements);
+/* The route's share of metrics_end alone: for an answer made inside a
+ * request (http_answer_inside), whose worker time that request counts. */
+void metrics_route(struct metrics *m, int slot, int status, long long us, size_t bytes_in,
+		   size_t bytes_plain, size_t bytes_sent, uint64_t statements);
 /* A worker takes (+1) or lets go of (-1) a connection. */
 void metrics_connection(struct metrics *m, int delta);
 

@@ -441,13 +441,14 @@ static int put_document(struct hl_req *r, const struct file *f, int *mapped, int
 		return rc;
 	struct buf links = BUF_INIT, answers = BUF_INIT;
 	int session = auth_carries_session(r);
-	*personal = session && early_answers(r, &links, &answers) && !links.oom && !answers.oom;
-	*mapped = put_map(r, *personal ? answers.data : "");
+	/* Once answers were made inside it, the document is personal even
+	 * if they cannot go in: a session renewal's cookie may be on it. */
+	*personal = session && early_answers(r, &links, &answers);
+	int carried = *personal && !links.oom && !answers.oom;
+	*mapped = put_map(r, carried && answers.data ? answers.data : "");
 	if (*mapped && session)
-		*mapped += *personal ? unwrap_signed_in(r, r->srv->signed_in_head, links.data ? links.data : "")
-				     : unwrap_signed_in(r, NULL, "");
-	else if (!*mapped)
-		*personal = 0;
+		*mapped += carried ? unwrap_signed_in(r, r->srv->signed_in_head, links.data ? links.data : "")
+				   : unwrap_signed_in(r, NULL, "");
 	buf_release(&links);
 	buf_release(&answers);
 	return 0;
@@ -654,7 +655,7 @@ static int load_sheets(struct server *s, struct buf *sources)
 static char *document_policy(const char *policy, const char *sources)
 {
 	char *merged = NULL;
-	const char *d = strstr(policy, "style-src");
+	const char *d = strcasestr(policy, "style-src");
 	int n = d ? asprintf(&merged, "%s; %.*s%s%s", http_csp, (int)(d - policy + strcspn(d, ";")),
 			     policy, sources, d + strcspn(d, ";"))
 		  : asprintf(&merged, "%s; %s; style-src 'self'%s", http_csp, policy, sources);
@@ -706,9 +707,11 @@ int static_load(struct server *s)
 	free(s->document_csp);
 	s->document_csp = merged;
 out:
-	if (!s->document_csp) { /* nothing inline is allowed: nothing carried */
+	if (!s->document_csp) { /* nothing inline is allowed: no sheet carried */
 		free(s->signed_in_head);
 		s->signed_in_head = NULL;
+		styles_free(s->styles);
+		s->styles = NULL;
 	}
 	buf_release(&sources);
 	free(path);

@@ -60,6 +60,12 @@ static int read_sheet(const char *web_root, const char *url, struct buf *b)
 		n = fread(b->data, 1, SHEET_MAX, f);
 		b->len = n;
 	}
+	if (b->oom) {
+		if (f)
+			fclose(f);
+		free(path);
+		return -1;
+	}
 	const char *why = !f ? "it cannot be read" : n == SHEET_MAX ? "it is over 64 KB"
 		: memmem(b->data, n, "</", 2) ? "it holds \"</\"" : NULL;
 	if (f)

@@ -8,6 +8,7 @@ policy its inline parts need while every other answer keeps the default."""
 
 import base64
 import hashlib
+import html
 import json
 import os
 import re
@@ -214,7 +215,7 @@ def carried(body):
     """The answers a document carries: {(path, where): parsed JSON}."""
     found = re.findall(r'<script type="application/json" class="hl-answer" data-path="([^"]*)"'
                        r'(?: data-where="([^"]*)")?>(.*?)</script>', body, re.S)
-    return {(path, where or None): json.loads(text) for path, where, text in found}
+    return {(html.unescape(path), where or None): json.loads(text) for path, where, text in found}
 
 
 def test_a_signed_in_page_carries_its_first_answers_and_styles():
@@ -258,6 +259,14 @@ def test_a_signed_in_page_carries_its_first_answers_and_styles():
         for sheet in (b"body { margin: 0 }\n", b"svg { width: 100% }\n", b"h1 { color: red }\n"):
             digest = base64.b64encode(hashlib.sha256(sheet).digest()).decode()
             assert "'sha256-%s'" % digest in style, (sheet, style)
+        # A query of two: its '&' written as HTML wants it in an attribute.
+        r = admin.get("/app/dashboard?period=7d&location=%d&lt_x=1" % a, headers=plain)
+        assert 'data-path="/api/dashboard?period=7d&amp;lt_x=1"' in r.body.decode(), r.body
+        # A document asked for with a body: it is not read for the answers inside.
+        r = admin.request("GET", "/app/dashboard?location=%d" % a, body=b'{"x": 1}',
+                          headers=dict(plain, **{"Content-Type": "text/plain"}))
+        assert r.status == 200 and len(carried(r.body.decode())) == 3, r.body
+        assert admin.get("/api/auth/me").status == 200
         # Without a location in the address: who is signed in, no more.
         assert set(carried(admin.get("/app/dashboard", headers=plain).body.decode())) == {
             ("/api/auth/me", None)}
