@@ -5,6 +5,7 @@
  */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,20 @@ void buf_release(struct buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 	b->oom = 0;
+}
+
+int buf_read_file(struct buf *b, const char *path, size_t max)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	char chunk[4096];
+	size_t got, total = 0;
+	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0 && (total += got) <= max)
+		buf_append(b, chunk, got);
+	int failed = ferror(f);
+	fclose(f);
+	if (total > max)
+		errno = EFBIG;
+	return failed || total > max || b->oom ? -1 : 0;
 }

@@ -79,6 +79,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -629,16 +630,13 @@ static int load_sheets(struct server *s, struct buf *sources)
 	struct buf doc = BUF_INIT;
 	if (asprintf(&path, "%s/" DOCUMENT, s->web_root) < 0)
 		return HL_ENOMEM;
-	FILE *f = fopen(path, "re");
+	int rc = buf_read_file(&doc, path, SIZE_MAX);
 	free(path);
-	if (!f)
+	if (rc && !doc.oom) { /* no document: nothing carried */
+		buf_release(&doc);
 		return 0;
-	char chunk[4096];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&doc, chunk, got);
-	fclose(f);
-	int rc = doc.oom ? HL_ENOMEM : 0;
+	}
+	rc = doc.oom ? HL_ENOMEM : 0;
 	const char *open = rc ? NULL : memmem(doc.data, doc.len, SIGNED_IN_OPEN, sizeof(SIGNED_IN_OPEN) - 1);
 	const char *in = open ? open + sizeof(SIGNED_IN_OPEN) - 1 : NULL;
 	const char *close = in ? memmem(in, doc.len - (size_t)(in - doc.data), SIGNED_IN_CLOSE,

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "pages.h"
 
+#include <errno.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,26 +55,14 @@ static int read_sheet(const char *web_root, const char *url, struct buf *b)
 	char *path = NULL;
 	if (asprintf(&path, "%s%s", web_root, url) < 0)
 		return -1;
-	FILE *f = fopen(path, "re");
-	size_t n = 0;
-	if (f && !buf_reserve(b, SHEET_MAX)) {
-		n = fread(b->data, 1, SHEET_MAX, f);
-		b->len = n;
-	}
-	if (b->oom) {
-		if (f)
-			fclose(f);
-		free(path);
-		return -1;
-	}
-	const char *why = !f ? "it cannot be read" : n == SHEET_MAX ? "it is over 64 KB"
-		: memmem(b->data, n, "</", 2) ? "it holds \"</\"" : NULL;
-	if (f)
-		fclose(f);
+	int rc = buf_read_file(b, path, SHEET_MAX);
+	const char *why = b->oom ? NULL : rc && errno == EFBIG ? "it is over 64 KB"
+		: rc ? "it cannot be read" : b->len && memmem(b->data, b->len, "</", 2) ? "it holds \"</\"" : NULL;
+	rc = rc || why ? -1 : 0;
 	if (why)
 		log_warn("%s: %s; it is fetched, not carried in the document", path, why);
 	free(path);
-	return why ? -1 : 0;
+	return rc;
 }
 
 /* Add the sheet at `url`, unless it is there already. */
