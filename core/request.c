@@ -360,7 +360,8 @@ static int member_fits(struct json_doc *d, int tok, char kind)
 }
 
 /* Whether text[0..n) is a JSON array the core reads, of scalars shaped as
- * `shape` says (any 1..KEYSET_MAX of them when NULL). SQLite's
+ * `shape` says (any 1..KEYSET_MAX of them when NULL), as the core writes
+ * it: '[' first, no space before. SQLite's
  * json_extract raises an error on malformed JSON, which would fail the
  * list's statement: only what passes here reaches it. */
 static int keyset_fits(struct hl_req *r, const char *text, size_t n, const char *shape)
@@ -368,7 +369,7 @@ static int keyset_fits(struct hl_req *r, const char *text, size_t n, const char 
 	struct json_doc d;
 	size_t err_at;
 	int want = shape ? (int)strlen(shape) : 0;
-	if (strlen(text) != n || json_parse(&d, &r->arena, text, n, KEYSET_MAX + 1, &err_at) ||
+	if (strlen(text) != n || text[0] != '[' || json_parse(&d, &r->arena, text, n, KEYSET_MAX + 1, &err_at) ||
 	    json_type(&d, 0) != HL_JSON_ARRAY)
 		return 0;
 	int count = json_count(&d, 0);
