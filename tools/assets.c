@@ -5,7 +5,8 @@
  *
  *   hl-assets --out DIR [--base /PATH/] SRC
  *
- * It reads every file under SRC (dotfiles skipped), rewrites the references
+ * It reads every file under SRC (dotfiles skipped), leaves out the comments
+ * and indentation of JS and CSS (keeping every line), rewrites the references
  * between them, names each file by its content (name.HASH.ext, HASH = the
  * first 10 hex digits of the SHA-256 of its final bytes) and writes it to
  * DIR with .br (brotli 11) and .gz (libdeflate 12) beside each text file
@@ -25,7 +26,7 @@
  * A file is named after the files it references, so references must not
  * form a cycle. The JS reader is a tokenizer, not a parser: it knows
  * comments, strings, template literals and regular expressions well enough
- * to find specifiers, and no more.
+ * to find specifiers and to drop what lies between tokens, and no more.
  *
  * The tool owns DIR: whatever it did not write there is removed, except a
  * top-level modules/ (the modules' folders, each written by its own run).
@@ -634,6 +635,99 @@ static int scan_css(struct file *f, size_t from, size_t to)
 	return 0;
 }
 
+/* ---- compacting JS and CSS -------------------------------------------------- */
+
+/* Comments and the spaces that indent and align are for people, and were
+ * a quarter of our scripts' compressed bytes. Each run of them between two
+ * tokens becomes its newlines, or one space where it held none, so tokens
+ * stay apart, every line keeps its number (for messages, and for JS's
+ * automatic semicolons), and strings, templates and regular expressions
+ * are copied as written. In CSS a comment alone is no separator, so only
+ * a run that held a space becomes one. */
+static void put_gap(struct buf *out, const char *s, size_t from, size_t to, int space)
+{
+	size_t lines = 0;
+	for (size_t i = from; i < to; i++)
+		lines += s[i] == '\n';
+	for (size_t i = 0; i < lines; i++)
+		buf_add(out, "\n", 1);
+	if (!lines && space && out->len)
+		buf_add(out, " ", 1);
+}
+
+static int compact_js(const struct file *f, struct buf *out)
+{
+	struct lexer x = { .f = f, .s = f->data.p, .end = f->data.len };
+	int rc = lex_js(&x);
+	size_t at = 0;
+	if (f->data.len > 1 && !memcmp(f->data.p, "#!", 2)) {
+		while (at < f->data.len && f->data.p[at] != '\n')
+			at++;
+		buf_add(out, f->data.p, at); /* a hashbang is no comment */
+	}
+	for (size_t k = 0; !rc && k < x.n; k++) {
+		put_gap(out, x.s, at, x.t[k].start, x.t[k].start > at);
+		buf_add(out, x.s + x.t[k].start, x.t[k].end - x.t[k].start);
+		at = x.t[k].end;
+	}
+	put_gap(out, x.s, at, f->data.len, 0);
+	free(x.t);
+	return rc;
+}
+
+static int compact_css(const struct file *f, struct buf *out)
+{
+	const char *s = f->data.p;
+	size_t n = f->data.len, i = 0, end;
+	while (i < n) {
+		size_t from = i;
+		int space = 0;
+		for (;;) {
+			if (i < n && isspace((unsigned char)s[i])) {
+				space = 1;
+				i++;
+			} else if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+				const char *close = find(s + i + 2, n - i - 2, "*/");
+				if (!close)
+					return fail("%s:%d: a comment is not closed", f->where, line_at(f, i));
+				i = (size_t)(close - s) + 2;
+			} else {
+				break;
+			}
+		}
+		put_gap(out, s, from, i, space && i < n);
+		if (i >= n)
+			break;
+		if (s[i] == '"' || s[i] == '\'') {
+			if (css_string_end(f, i, n, &end))
+				return fail("%s:%d: a string is not closed", f->where, line_at(f, i));
+		} else {
+			end = i + (s[i] == '\\' && i + 1 < n ? 2 : 1);
+		}
+		buf_add(out, s + i, end - i);
+		i = end;
+	}
+	return 0;
+}
+
+/* Replaces f's bytes by their compact form, for JS and CSS. */
+static int compact(struct file *f)
+{
+	int js = is_js(f->path);
+	if (!js && strcmp(ext_of(f->path), ".css"))
+		return 0;
+	struct buf out = { 0 };
+	buf_add(&out, "", 0);
+	int rc = js ? compact_js(f, &out) : compact_css(f, &out);
+	if (!rc) {
+		buf_free(&f->data);
+		f->data = out;
+	} else {
+		buf_free(&out);
+	}
+	return rc;
+}
+
 struct attr {
 	size_t name, nlen, val, vlen;
 	int has_val;
@@ -1144,7 +1238,7 @@ static int read_src(struct site *s)
 		struct file *f = &s->files[i];
 		if (reserved(f->path))
 			return fail("%s: this name is the tool's own in the output", f->where);
-		if (read_all(f->where, &f->data))
+		if (read_all(f->where, &f->data) || compact(f))
 			return -1;
 	}
 	return 0;

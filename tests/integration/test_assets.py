@@ -161,8 +161,8 @@ def test_assets_rewrite_js_css_and_html_references():
         assert ".a { background: url(%s); }" % m["img/pic.svg"] in css
         assert ".b { background: url('%s#frag'); }" % m["img/pic.svg"] in css
         assert '.f { mask: url("/%s?v=2"); }' % m["img/pic.svg"] in css  # absolute, under /
-        for untouched in ("/* url(nope-comment.svg) */", '"url(nope-string.svg)"',
-                          "url(data:image/png;base64,iVBORw0KGgo=)",
+        assert "nope-comment" not in css  # comments are left out, not followed
+        for untouched in ('"url(nope-string.svg)"', "url(data:image/png;base64,iVBORw0KGgo=)",
                           "url(https://example.com/x.svg)"):
             assert untouched in css, untouched
         html = s.text("index.html")
@@ -249,12 +249,80 @@ def test_assets_js_reader_skips_comments_strings_templates_and_regexes():
         for name in TRICKY_REFS:
             assert "./%s" % m[name] in out, name
             assert "./%s'" % name not in out and "./%s\"" % name not in out, name
-        want = TRICKY
+        # compact: the comments and the indentation gone, the lines kept
+        want = TRICKY.replace("// import a from './nope-1.js'", "", 1)
+        want = want.replace("/* import('./nope-2.js'); export * from './nope-3.js' */", "", 1)
+        want = want.replace("\tx,\n\ty,\n", "x,\ny,\n", 1)
         for name in TRICKY_REFS:
             want = want.replace("./%s'" % name, "./%s'" % m[name])
             want = want.replace('./%s"' % name, './%s"' % m[name])
             want = want.replace("./%s`" % name, "./%s`" % m[name])
         assert out == want  # and nothing else changed
+
+
+COMPACT_JS = (
+    "/* SPDX-License-Identifier: MIT */\n"
+    "/*\n * what it does\n */\n"
+    "const a = 'a // b /* c */';   // the end\n"
+    "function f(x) {\n"
+    "\tif (x)  /* why */  return x /\n"
+    "\t\t2;\n"
+    "\treturn `  ${x /* in */ + 1}  // kept\n\t  /* kept */`;\n"
+    "}\n"
+    "const re = /a  b\\/\\//g;\n"
+    "let b = a\n"
+    "/**/\n"
+    "++b;\n"
+    "const c = 1 - -a, d = a/**/in b;\n"
+)
+COMPACT_JS_OUT = (
+    "\n"
+    "\n\n\n"
+    "const a = 'a // b /* c */';\n"
+    "function f(x) {\n"
+    "if (x) return x /\n"
+    "2;\n"
+    "return `  ${x + 1}  // kept\n\t  /* kept */`;\n"
+    "}\n"
+    "const re = /a  b\\/\\//g;\n"
+    "let b = a\n"
+    "\n"
+    "++b;\n"
+    "const c = 1 - -a, d = a in b;\n"
+)
+COMPACT_CSS = (
+    "/* SPDX-License-Identifier: MIT */\n"
+    ".a::after { content: \"/* not a comment */  \"; }\n"
+    "\n"
+    ".b  .c,\n"
+    "\t.d/**/.e {\n"
+    "\twidth: calc(1px  +  2px); /* why */\n"
+    "\tbackground: url(  'x.svg'  );\n"
+    "}\n"
+)
+COMPACT_CSS_OUT = (
+    "\n"
+    ".a::after { content: \"/* not a comment */  \"; }\n"
+    "\n"
+    ".b .c,\n"
+    ".d.e {\n"
+    "width: calc(1px + 2px);\n"
+    "background: url( '%s' );\n"
+    "}\n"
+)
+
+
+def test_assets_compact_js_and_css_keeping_lines_and_literals():
+    # What people read (comments, indentation, alignment) is left out;
+    # strings, templates and regexes stay as written, and every line keeps
+    # its number, so automatic semicolons and messages are unchanged.
+    with Site({"a.js": COMPACT_JS, "a.css": COMPACT_CSS, "x.svg": "<svg/>\n"}) as s:
+        m = s.build()
+        assert s.text(m["a.js"]) == COMPACT_JS_OUT
+        assert s.text(m["a.css"]) == COMPACT_CSS_OUT % m["x.svg"]
+    with Site({"a.js": "/* one\n two */ import x from './gone.js';\n"}) as s:
+        p = s.run()
+        assert p.returncode == 1 and "a.js:2:" in p.stderr, p.stderr
 
 
 def test_assets_hash_changes_with_what_a_file_imports():

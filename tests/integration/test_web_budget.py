@@ -146,7 +146,7 @@ def test_web_budget_counts_what_the_form_waits_for():
             "deeper.js": "export const b = 2;\n",
             "lazy.js": "export const big = '%s';\n" % noise,
             "late.js": "// %s\n" % ("x" * 2000),
-            "big.css": "/* %s */\n" % noise,
+            "big.css": '.x::after { content: "%s"; }\n' % noise,
             "icon.svg": "<svg xmlns='http://www.w3.org/2000/svg'/>",
         }
         for name, text in files.items():
