@@ -147,8 +147,9 @@ function make(kind, o) {
 	head.append(title, c.extent, c.toggle);
 
 	c.plot = el('div', { class: 'chart-plot' });
+	/* its height from the start: nothing moves when it is drawn */
 	c.svg = svg('svg', { class: 'chart-svg', role: 'img', tabindex: '0', focusable: 'true',
-		'aria-labelledby': id + '-title', 'aria-describedby': id + '-extent' });
+		height: String(c.height), 'aria-labelledby': id + '-title', 'aria-describedby': id + '-extent' });
 	c.extent.id = id + '-extent';
 	c.tip = el('div', { class: 'chart-tip', 'aria-hidden': 'true' });
 	c.tip.hidden = true;
@@ -177,14 +178,14 @@ function make(kind, o) {
 	c.svg.addEventListener('blur', () => point(c, -1));
 	c.svg.addEventListener('keydown', (e) => keys(c, e));
 	if (typeof ResizeObserver === 'function') {
-		let frame = 0;
-		new ResizeObserver(() => {
-			/* the drawing sets the plot's height: only a new width
-			 * needs another (layout is done here: reading is free) */
-			if (Math.round(c.plot.clientWidth) === c.width)
-				return;
-			cancelAnimationFrame(frame);
-			frame = requestAnimationFrame(() => draw(c));
+		/* Drawn here, after layout and before paint, at the width
+		 * layout gave: the chart shows in the same frame as the page
+		 * around it, and nothing is laid out again to measure it. The
+		 * drawing keeps the plot's size, so this does not loop. */
+		new ResizeObserver((entries) => {
+			const w = Math.round(entries[entries.length - 1].contentRect.width);
+			if (w !== c.width)
+				draw(c, w);
 		}).observe(c.plot);
 	}
 	fill(c);
@@ -221,7 +222,8 @@ function fill(c) {
 	}
 	if (c.active >= c.data.length)
 		c.active = c.data.length - 1;
-	draw(c);
+	if (c.width) /* drawn before: again at that width (first: when laid out) */
+		draw(c, c.width);
 }
 
 /* ---- drawing --------------------------------------------------------------- */
@@ -247,8 +249,8 @@ function scale(c) {
 	};
 }
 
-function draw(c) {
-	const w = Math.round(c.plot.clientWidth);
+function draw(c, width) {
+	const w = width || Math.round(c.plot.clientWidth);
 	if (!w || c.plot.hidden)
 		return; /* not shown: drawn when it is */
 	c.width = w;
