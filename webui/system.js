@@ -123,7 +123,8 @@ export default async function page(view, ctx) {
 	const rateChart = chart.line({ title: 'Requests per second', xName: 'Time', yName: 'Requests per second',
 		formatX: clock, data: [] });
 	const memChart = chart.line({ title: 'Memory in use (RSS)', xName: 'Time', yName: 'Resident memory',
-		formatX: clock, formatY: bytes, tickY: (v) => bytes(v).replace(/\.\d+/, ''), zero: false, data: [] });
+		/* ticks at least 0.1 MB apart, so that no two read the same */
+		formatX: clock, formatY: bytes, tickY: bytes, step: 104858, zero: false, data: [] });
 	$('.sys-charts').append(...[rateChart, memChart].map((c) => {
 		const box = document.createElement('div');
 		box.className = 'card';

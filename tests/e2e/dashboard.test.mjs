@@ -207,6 +207,11 @@ describe('dashboard and System', () => {
 			15000, 'the request count to rise');
 		/* a second sample draws the requests per second */
 		assert.ok((await tableOf(page, 'Requests per second')).length >= 1);
+		/* the memory axis: no two ticks read the same */
+		const ticks = await page.locator('figure.chart', { hasText: 'Memory in use' })
+			.locator('.chart-grid text[text-anchor="end"][x="38"]').allTextContents();
+		assert.ok(ticks.length >= 2 && ticks.every((t) => / MB$/.test(t)), ticks.join(', '));
+		assert.equal(new Set(ticks).size, ticks.length, ticks.join(', '));
 
 		/* sorting by p95, slowest first, then the other way */
 		const p95 = routes.getByRole('columnheader', { name: 'p95' });
