@@ -6,9 +6,12 @@
 #include "buf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int buf_grow(struct buf *b, size_t extra)
 {
@@ -77,16 +80,20 @@ void buf_release(struct buf *b)
 
 int buf_read_file(struct buf *b, const char *path, size_t max)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
+	struct stat st;
 	char chunk[4096];
-	size_t got, total = 0;
-	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0 && (total += got) <= max)
-		buf_append(b, chunk, got);
-	int failed = ferror(f);
-	fclose(f);
-	if (total > max)
-		errno = EFBIG;
-	return failed || total > max || b->oom ? -1 : 0;
+	size_t total = 0;
+	ssize_t got = 0;
+	/* not blocking: a FIFO or a device in its place must not hang us */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	int why = fstat(fd, &st) ? errno : S_ISREG(st.st_mode) ? 0 : EINVAL;
+	while (!why && (got = read(fd, chunk, sizeof(chunk))) > 0 && (total += (size_t)got) <= max)
+		buf_append(b, chunk, (size_t)got);
+	if (!why)
+		why = got < 0 ? errno : total > max ? EFBIG : b->oom ? ENOMEM : 0;
+	close(fd);
+	errno = why;
+	return why ? -1 : 0;
 }

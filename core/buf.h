@@ -51,9 +51,10 @@ static inline void buf_putc(struct buf *b, char c)
 void buf_puts(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
-/* Append the file at `path` to the buffer, at most `max` bytes: 0; -1
- * when it cannot be opened or read, or is longer than `max` (errno says
- * which: EFBIG for the last), or the buffer ran out of memory. */
+/* Append the file at `path` to the buffer, at most `max` bytes: 0; or -1
+ * with errno saying why: from open() or read(), EINVAL when it is not a
+ * regular file (never waited on), EFBIG when longer than `max`, ENOMEM
+ * when the buffer ran out of memory. */
 int buf_read_file(struct buf *b, const char *path, size_t max);
 /* Empty the buffer, keeping its memory. */
 void buf_reset(struct buf *b);

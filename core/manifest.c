@@ -7,16 +7,14 @@
  */
 #include "manifest.h"
 #include "arena.h"
+#include "buf.h"
 #include "json.h"
 #include "log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 struct pair {
 	const char *name, *built;
@@ -28,52 +26,27 @@ struct manifest {
 	int n;
 };
 
-/* The whole file into *text (NUL-terminated, malloc'ed). HL_ENOENT when
- * there is none; other failures are logged. */
-static int read_text(const char *path, char **text, size_t *len)
+/* The whole file into `text`. HL_ENOENT when there is none; other
+ * failures are logged. */
+static int read_text(const char *path, struct buf *text)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	int rc = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return HL_ENOENT;
+	if (!buf_read_file(text, path, MANIFEST_MAX_BYTES))
+		return 0;
+	switch (errno) {
+	case ENOENT:
+		return HL_ENOENT;
+	case ENOMEM:
+		return HL_ENOMEM;
+	case EFBIG:
+		log_warn("%s: over %d bytes", path, MANIFEST_MAX_BYTES);
+		return HL_EINVAL;
+	case EINVAL:
+		log_warn("%s: not a regular file", path);
+		return HL_EIO;
+	default:
 		log_warn("%s: cannot be read: %s", path, strerror(errno));
 		return HL_EIO;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		log_warn("%s: not a regular file", path);
-		rc = HL_EIO;
-		goto out;
-	}
-	if (st.st_size > MANIFEST_MAX_BYTES) {
-		log_warn("%s: over %d bytes", path, MANIFEST_MAX_BYTES);
-		rc = HL_EINVAL;
-		goto out;
-	}
-	if (!(buf = malloc((size_t)st.st_size + 1))) {
-		rc = HL_ENOMEM;
-		goto out;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n <= 0) {
-			log_warn("%s: cannot be read: %s", path, n ? strerror(errno) : "cut short");
-			rc = HL_EIO;
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	buf = NULL;
-out:
-	close(fd);
-	free(buf);
-	return rc;
 }
 
 /* The pairs of the object at the document's root; HL_EINVAL, logged. */
@@ -100,11 +73,12 @@ static int take_pairs(struct manifest *m, const struct json_doc *d, const char *
 
 int manifest_read(struct manifest **out, const char *dir)
 {
-	char *path = NULL, *text = NULL;
+	char *path = NULL;
+	struct buf text = BUF_INIT;
 	struct arena scratch = { 0 }; /* the parser's tokens */
 	struct manifest *m = NULL;
 	struct json_doc doc;
-	size_t len = 0, err_at = 0;
+	size_t err_at = 0;
 	int rc = 0;
 	*out = NULL;
 	if (asprintf(&path, "%s/%s", dir, MANIFEST_NAME) < 0) {
@@ -112,7 +86,7 @@ int manifest_read(struct manifest **out, const char *dir)
 		rc = HL_ENOMEM;
 		goto out;
 	}
-	if ((rc = read_text(path, &text, &len))) {
+	if ((rc = read_text(path, &text))) {
 		if (rc == HL_ENOENT)
 			rc = 0;
 		goto out;
@@ -121,7 +95,8 @@ int manifest_read(struct manifest **out, const char *dir)
 		rc = HL_ENOMEM;
 		goto out;
 	}
-	if (json_parse(&doc, &scratch, text, len, MANIFEST_MAX_BYTES / 4, &err_at)) {
+	if (json_parse(&doc, &scratch, text.data ? text.data : "", text.len, MANIFEST_MAX_BYTES / 4,
+		       &err_at)) {
 		log_warn("%s: not valid JSON (at byte %zu)", path, err_at);
 		rc = HL_EINVAL;
 		goto out;
@@ -133,7 +108,7 @@ int manifest_read(struct manifest **out, const char *dir)
 out:
 	manifest_free(m);
 	arena_release(&scratch);
-	free(text);
+	buf_release(&text);
 	free(path);
 	return rc;
 }

@@ -146,6 +146,18 @@ def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
     assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
 
 
+def test_a_manifest_that_is_no_file_is_not_waited_on():
+    # A FIFO would block a plain open() until a writer came: the server
+    # starts all the same, says what is wrong and uses the plain names.
+    s = WebServer(modules=("contacts",))
+    s.write("index.html", INDEX)
+    os.mkfifo(os.path.join(s.web, "manifest.json"))
+    with started(s):
+        scripts = {p["path"]: p["script"] for p in pages(s.login(*ADMIN))}
+        assert scripts["/system"] == "/system.js"
+    assert re.search(r"warning: .*/manifest\.json: not a regular file", s.log), s.log
+
+
 def test_the_apps_document_maps_each_page_to_its_script_and_data():
     # Where it has the mark, for first.js to fetch a page's script and its
     # first data while /api/auth/me is on its way; its ETag names the map.
