@@ -296,7 +296,7 @@ static int punct(const struct lexer *x, size_t k, const char *text)
 /* After these words an expression starts, so a slash opens a regex. */
 static int regex_after_word(const struct lexer *x, size_t k)
 {
-	static const char *const words[] = { "await", "case", "delete", "do", "else",
+	static const char *const words[] = { "await", "case", "default", "delete", "do", "else",
 		"export", "extends", "in", "instanceof", "new", "of", "return", "throw",
 		"typeof", "void", "yield" };
 	if (k > 0 && punct(x, k - 1, "."))
@@ -399,11 +399,22 @@ static void lex_regex(struct lexer *x)
 	push_tok(x, T_REGEX, start, i);
 }
 
+/* The length of the line terminator at s[i] (\n, \r, U+2028, U+2029), or 0. */
+static size_t line_end_at(const char *s, size_t i, size_t end)
+{
+	if (s[i] == '\n' || s[i] == '\r')
+		return 1;
+	if (i + 2 < end && (unsigned char)s[i] == 0xe2 && (unsigned char)s[i + 1] == 0x80 &&
+	    ((unsigned char)s[i + 2] == 0xa8 || (unsigned char)s[i + 2] == 0xa9))
+		return 3;
+	return 0;
+}
+
 static int lex_comment(struct lexer *x)
 {
 	size_t start = x->i;
 	if (x->s[x->i + 1] == '/') {
-		while (x->i < x->end && x->s[x->i] != '\n')
+		while (x->i < x->end && !line_end_at(x->s, x->i, x->end))
 			x->i++;
 		return 0;
 	}
@@ -639,42 +650,97 @@ static int scan_css(struct file *f, size_t from, size_t to)
 
 /* Comments and the spaces that indent and align are for people, and were
  * a quarter of our scripts' compressed bytes. Each run of them between two
- * tokens becomes its newlines, or one space where it held none, so tokens
- * stay apart, every line keeps its number (for messages, and for JS's
- * automatic semicolons), and strings, templates and regular expressions
- * are copied as written. In CSS a comment alone is no separator, so only
- * a run that held a space becomes one. */
+ * tokens becomes its line ends, as written, or one space where it held
+ * none, so tokens stay apart, every line keeps its number (for messages,
+ * and for JS's automatic semicolons), and strings, templates and regexes
+ * are copied as written. */
 static void put_gap(struct buf *out, const char *s, size_t from, size_t to, int space)
 {
-	size_t lines = 0;
-	for (size_t i = from; i < to; i++)
-		lines += s[i] == '\n';
-	for (size_t i = 0; i < lines; i++)
-		buf_add(out, "\n", 1);
-	if (!lines && space && out->len)
+	int ends = 0;
+	for (size_t i = from, n; i < to; i += n ? n : 1)
+		if ((n = line_end_at(s, i, to)) != 0) {
+			buf_add(out, s + i, n);
+			ends = 1;
+		}
+	if (!ends && space && out->len)
 		buf_add(out, " ", 1);
+}
+
+/* The tokenizer guesses where a slash after ")" or "}" divides; when it
+ * is a regex after all (if (x) /a  b/.test(s)), what lies between its
+ * "tokens" is the regex's own text. Such a line is copied as written,
+ * with any comment that starts on it; only a template starting after the
+ * slash could carry the guess to later lines, and that is refused. */
+static int unsure_lines(const struct file *f, const struct lexer *x, unsigned char *unsure)
+{
+	for (size_t k = 1, line = 0, at = 0; k < x->n; k++) {
+		if (!punct(x, k, "/") || !(punct(x, k - 1, ")") || punct(x, k - 1, "}")))
+			continue;
+		for (; at < x->t[k].start; at++)
+			line += x->s[at] == '\n';
+		unsure[line] = 1;
+		for (size_t m = k + 1; m < x->n && !memchr(x->s + x->t[k].end, '\n',
+							   x->t[m].start - x->t[k].end); m++)
+			if (x->t[m].type == T_TPL || x->t[m].type == T_THEAD)
+				return fail("%s:%d: a '/' after ')' or '}' is taken for a division, and a "
+					    "template follows it on its line; if it opens a regex, put the "
+					    "regex in parentheses", f->where, line_at(f, x->t[k].start));
+	}
+	return 0;
 }
 
 static int compact_js(const struct file *f, struct buf *out)
 {
 	struct lexer x = { .f = f, .s = f->data.p, .end = f->data.len };
-	int rc = lex_js(&x);
-	size_t at = 0;
+	size_t lines = 1, at = 0, line = 0;
+	for (size_t i = 0; i < f->data.len; i++)
+		lines += f->data.p[i] == '\n';
+	unsigned char *unsure = calloc(lines, 1);
+	int rc = unsure ? lex_js(&x) : fail("out of memory");
+	if (!rc)
+		rc = unsure_lines(f, &x, unsure);
 	if (f->data.len > 1 && !memcmp(f->data.p, "#!", 2)) {
 		while (at < f->data.len && f->data.p[at] != '\n')
 			at++;
 		buf_add(out, f->data.p, at); /* a hashbang is no comment */
 	}
-	for (size_t k = 0; !rc && k < x.n; k++) {
-		put_gap(out, x.s, at, x.t[k].start, x.t[k].start > at);
-		buf_add(out, x.s + x.t[k].start, x.t[k].end - x.t[k].start);
-		at = x.t[k].end;
+	for (size_t k = 0; !rc && k <= x.n; k++) {
+		size_t to = k < x.n ? x.t[k].start : f->data.len;
+		int verbatim = unsure[line];
+		for (size_t i = at; i < to; i++)
+			if (f->data.p[i] == '\n')
+				verbatim |= unsure[++line];
+		if (verbatim)
+			buf_add(out, x.s + at, to - at);
+		else
+			put_gap(out, x.s, at, to, k < x.n && to > at);
+		if (k < x.n)
+			buf_add(out, x.s + x.t[k].start, x.t[k].end - x.t[k].start);
+		at = k < x.n ? x.t[k].end : to;
+		for (size_t i = to; i < at; i++) /* a template may span lines */
+			line += f->data.p[i] == '\n';
 	}
-	put_gap(out, x.s, at, f->data.len, 0);
+	free(unsure);
 	free(x.t);
 	return rc;
 }
 
+/* A CSS escape from its backslash: a hex one takes the one space after it. */
+static size_t css_escape_end(const char *s, size_t i, size_t n)
+{
+	size_t j = i + 1;
+	while (j < n && j < i + 7 && isxdigit((unsigned char)s[j]))
+		j++;
+	if (j == i + 1)
+		return i + 2 <= n ? i + 2 : n;
+	if (j + 1 < n && s[j] == '\r' && s[j + 1] == '\n')
+		return j + 2;
+	return j < n && isspace((unsigned char)s[j]) ? j + 1 : j;
+}
+
+/* In CSS a comment alone keeps two tokens apart (1px/ * * /2px), so a run
+ * of comments without a space is kept as written; and a bare url(...)
+ * may hold a slash and a star, so it is copied whole. */
 static int compact_css(const struct file *f, struct buf *out)
 {
 	const char *s = f->data.p;
@@ -695,14 +761,27 @@ static int compact_css(const struct file *f, struct buf *out)
 				break;
 			}
 		}
-		put_gap(out, s, from, i, space && i < n);
+		if (space)
+			put_gap(out, s, from, i, i < n);
+		else
+			buf_add(out, s + from, i - from);
 		if (i >= n)
 			break;
+		end = i + 1;
 		if (s[i] == '"' || s[i] == '\'') {
 			if (css_string_end(f, i, n, &end))
 				return fail("%s:%d: a string is not closed", f->where, line_at(f, i));
-		} else {
-			end = i + (s[i] == '\\' && i + 1 < n ? 2 : 1);
+		} else if (s[i] == '\\') {
+			end = css_escape_end(s, i, n);
+		} else if (css_word(s, i, n, "url(")) {
+			size_t j = i + 4;
+			while (j < n && isspace((unsigned char)s[j]))
+				j++;
+			if (j < n && s[j] != '"' && s[j] != '\'') {
+				while (j < n && s[j] != ')')
+					j++;
+				end = j < n ? j + 1 : n;
+			}
 		}
 		buf_add(out, s + i, end - i);
 		i = end;
