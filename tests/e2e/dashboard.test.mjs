@@ -110,9 +110,9 @@ describe('dashboard and System', () => {
 		await matches(page, loc, '90d');
 
 		await page.setViewportSize({ width: 360, height: 740 });
-		/* the charts draw again at their new size in the next frame */
-		await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-		assert.equal(await scrollsSideways(page), false, 'wider than a phone: ' + await wider(page));
+		/* the charts draw again at their new size once it is laid out */
+		await until(async () => !(await scrollsSideways(page)), 3000, 'no sideways scroll at 360 px')
+			.catch(async (e) => assert.fail(e.message + '; sticking out: ' + await wider(page)));
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
