@@ -521,23 +521,28 @@ static int take_directives(char *out, size_t cap, const char *policy, const char
 }
 
 /* The first line of `path` into line[CSP_MAX], trailing spaces cut.
- * HL_ENOENT when there is no such file. */
+ * HL_ENOENT when there is no such file, HL_ETOOBIG when the line (or the
+ * file, over 16 lines' worth) is too long. */
 static int read_line(const char *path, char line[CSP_MAX])
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? HL_ENOENT : HL_EIO;
-	int rc = fgets(line, CSP_MAX, f) ? 0 : HL_EIO;
-	fclose(f);
-	if (rc)
-		return rc;
-	size_t n = strcspn(line, "\r\n");
-	if (n == CSP_MAX - 1)
-		return HL_ETOOBIG;
-	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
-		n--;
-	line[n] = '\0';
-	return 0;
+	struct buf text = BUF_INIT;
+	int rc = 0;
+	if (buf_read_file(&text, path, CSP_MAX * 16))
+		rc = errno == ENOENT ? HL_ENOENT : errno == EFBIG ? HL_ETOOBIG
+			: errno == ENOMEM ? HL_ENOMEM : HL_EIO;
+	else if (!text.len)
+		rc = HL_EIO;
+	size_t n = rc ? 0 : strcspn(text.data, "\r\n");
+	if (!rc && n >= CSP_MAX - 1)
+		rc = HL_ETOOBIG;
+	if (!rc) {
+		while (n && (text.data[n - 1] == ' ' || text.data[n - 1] == '\t'))
+			n--;
+		memcpy(line, text.data, n);
+		line[n] = '\0';
+	}
+	buf_release(&text);
+	return rc;
 }
 
 /* Whether the policy text holds only printable ASCII: nothing that could

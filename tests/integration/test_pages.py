@@ -146,16 +146,20 @@ def test_a_manifest_naming_a_missing_file_gives_the_plain_name():
     assert re.search(r"/manifest\.json: not valid JSON", s.log), s.log
 
 
-def test_a_manifest_that_is_no_file_is_not_waited_on():
+def test_a_manifest_or_policy_that_is_no_file_is_not_waited_on():
     # A FIFO would block a plain open() until a writer came: the server
-    # starts all the same, says what is wrong and uses the plain names.
+    # starts all the same, says what is wrong, uses the plain names and
+    # keeps the default policy.
     s = WebServer(modules=("contacts",))
     s.write("index.html", INDEX)
     os.mkfifo(os.path.join(s.web, "manifest.json"))
+    os.mkfifo(os.path.join(s.web, "index.html.csp"))
     with started(s):
         scripts = {p["path"]: p["script"] for p in pages(s.login(*ADMIN))}
         assert scripts["/system"] == "/system.js"
+        assert csp_of(s.port, "/")[1] == DEFAULT_CSP
     assert re.search(r"warning: .*/manifest\.json: not a regular file", s.log), s.log
+    assert re.search(r"warning: .*/index\.html\.csp: it cannot be read", s.log), s.log
 
 
 def test_the_apps_document_maps_each_page_to_its_script_and_data():
