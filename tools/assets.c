@@ -695,8 +695,8 @@ static int compact_js(const struct file *f, struct buf *out)
 	size_t lines = 1, at = 0, line = 0;
 	for (size_t i = 0; i < f->data.len; i++)
 		lines += f->data.p[i] == '\n';
-	unsigned char *unsure = calloc(lines, 1);
-	int rc = unsure ? lex_js(&x) : fail("out of memory");
+	unsigned char *unsure = memset(xrealloc(NULL, lines), 0, lines);
+	int rc = lex_js(&x);
 	if (!rc)
 		rc = unsure_lines(f, &x, unsure);
 	if (f->data.len > 1 && !memcmp(f->data.p, "#!", 2)) {
