@@ -31,7 +31,8 @@
  * <template id="hl-signed-in"> loses its two tags, so that the links to
  * the shell's files in it are live and fetched while the document is
  * still read, not once its script has run and heard from the server
- * (on a slow link that is one round trip or more). A signed-out visitor
+ * (on a slow link that is one round trip or more), and its script hides
+ * the login form before it is first drawn. A signed-out visitor
  * gets the template as it is: inert, nothing fetched. The cookie is not
  * checked for that (it would cost a database read for a guess): a stale
  * one costs five files the browser keeps. The ETag says which of the two

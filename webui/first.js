@@ -8,11 +8,13 @@
  * A document whose signed-in template the server has opened (it saw a
  * session cookie), or a flag in localStorage (no secret: the session
  * cookie is HttpOnly), says this browser is likely signed in; then the
- * form is hidden while the server answers and the shell is fetched at
- * the same time, so a reload shows no login form for a moment; so are
- * the menu and, when the URL names a page of the server's map (the
- * document's #hl-pages), that page's script, the files it uses and its
- * first data, for the shell to take over. Those of them the server put in
+ * form is hidden while the server answers (when the server opened the
+ * template, by the template's own script, before the form is first
+ * drawn) and the shell is fetched at the same time, so a reload shows no
+ * login form for a moment; so are the menu and, when the URL names a
+ * page of the server's map (the document's #hl-pages), that page's
+ * script, the files it uses and its first data, for the shell to take
+ * over. Those of them the server put in
  * the document (it does for a signed-in address under /app: core/early.c)
  * are taken from there, not asked for. Errors are said in words; a 429
  * says when to try again, from Retry-After. A shell that fails to load (a

@@ -131,6 +131,38 @@ describe('login', () => {
 		await page.context().close();
 	});
 
+	test('a signed-in reload over a slow link never draws the login form', async () => {
+		const { page, context, problems } = await newPage(browser, server);
+		await page.goto('/');
+		await signIn(page, DEMO.email, DEMO.password);
+		await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+		/* before each frame from the document's start: is the form there to see? */
+		await page.addInitScript(() => {
+			window.formDrawnAt = [];
+			const look = () => {
+				const form = document.getElementById('login-form');
+				if (form && form.getClientRects().length && getComputedStyle(form).visibility === 'visible')
+					window.formDrawnAt.push(Math.round(performance.now()));
+				if (performance.now() < 10000)
+					requestAnimationFrame(look);
+			};
+			requestAnimationFrame(look);
+		});
+		/* the reference's link: the document comes in pieces, and the
+		 * browser draws what it has before it has read it all */
+		const cdp = await context.newCDPSession(page);
+		await cdp.send('Network.enable');
+		await cdp.send('Network.emulateNetworkConditions',
+			{ offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+		await page.reload();
+		await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+		await cdp.send('Network.emulateNetworkConditions',
+			{ offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+		assert.deepEqual(await page.evaluate(() => window.formDrawnAt), [], 'ms at which the form was drawn');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('a session that ends elsewhere brings back the login page, saying why', async () => {
 		const { page, context, problems } = await newPage(browser, server);
 		await page.goto('/');
