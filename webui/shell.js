@@ -18,7 +18,8 @@
  * back and forward re-route. A page's module is import()ed when it is
  * opened, preloaded when its menu link is hovered or focused (and the
  * first menu entries when the browser is idle, unless it saves data), and
- * the view shows a skeleton until the page's function has resolved. A
+ * the view shows a skeleton until the page's function has resolved (at
+ * start the whole app waits a moment for that: FIRST_VIEW_MS). A
  * module that fails to load (a deploy removed its hashed file) reloads
  * the whole app once (a sessionStorage flag keeps it to once). Once
  * signed in, the shell registers the service worker (sw.js) when idle.
@@ -42,6 +43,10 @@ const CHOSEN = 'hl.location';
 const RELOADED = 'hl.reloaded-page';
 const IDLE_PRELOADS = 2;
 const SWITCHER_ROWS = 100;
+/* How long the app stays hidden at start for its first view: a page that
+ * has its data by then shows in one frame with the app around it; one
+ * that waits longer shows the shell's skeleton meanwhile. */
+const FIRST_VIEW_MS = 300;
 
 const styles = ui.stylesheet(new URL('./shell.css', import.meta.url));
 
@@ -84,6 +89,7 @@ export async function start(me, hooks) {
 		routes: [],
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
+		reveal: 0,        /* the timer that shows the app (start) */
 		routed: '',       /* the path and query last routed */
 		el: {},
 	};
@@ -100,13 +106,26 @@ export async function start(me, hooks) {
 		return;
 	frame();
 	window.addEventListener('popstate', onPopState);
-	document.documentElement.classList.remove('resuming');
 	const login = document.getElementById('login');
 	if (login) /* out of the document, so its fields are not the page's */
 		login.remove();
-	document.getElementById('app').hidden = false;
+	/* Each frame drawn on the way costs a layout and a paint, on a phone
+	 * tens of ms: the header, the menu and a skeleton first, then the
+	 * page's heading, then its figures. So the app shows with its first
+	 * view (present), or after FIRST_VIEW_MS with whatever it has. */
+	mine.reveal = setTimeout(showApp, FIRST_VIEW_MS);
 	registerWorker();
 	await route();
+	showApp();
+}
+
+/* Shows the app, if it is still hidden for its first view. */
+function showApp() {
+	if (!s)
+		return;
+	clearTimeout(s.reveal);
+	document.documentElement.classList.remove('resuming');
+	document.getElementById('app').hidden = false;
 }
 
 /* The service worker (sw.js: the shell offline, hashed files from its
@@ -641,7 +660,9 @@ function title(text) {
 	document.title = [text, s && s.loc && s.loc.name, 'HyperLevel'].filter(Boolean).join(' · ');
 }
 
-function focusHeading(view) {
+/* Every view ends here: the app shown, the focus on the view's heading. */
+function present(view) {
+	showApp();
 	const h = view.querySelector('h1');
 	const target = h || view;
 	if (h && !h.hasAttribute('tabindex'))
@@ -706,7 +727,7 @@ async function openPage(m, live) {
 	mine.page.leave = typeof leave === 'function' ? leave : null;
 	skeleton.remove();
 	view.hidden = false;
-	focusHeading(view);
+	present(view);
 	store(RELOADED, null);
 }
 
@@ -747,7 +768,7 @@ function loadFailed(view, skeleton) {
 			route();
 		},
 	});
-	focusHeading(view);
+	present(view);
 }
 
 function pageFailed(view, e) {
@@ -758,7 +779,7 @@ function pageFailed(view, e) {
 			: { title: 'This page failed', text: (e && e.message) || 'Something went wrong.' };
 	title(m.title);
 	ui.message(view, Object.assign(m, { action: 'Try again', onAction: () => route() }));
-	focusHeading(view);
+	present(view);
 }
 
 function homeView() {
@@ -769,7 +790,7 @@ function homeView() {
 		title: s.loc ? s.loc.name : 'Welcome, ' + s.me.user.name,
 		text: 'No pages are available to you yet: they come with the modules this server has enabled.',
 	});
-	focusHeading(view);
+	present(view);
 }
 
 function notFoundView(path) {
@@ -783,7 +804,7 @@ function notFoundView(path) {
 		href: appHref('/'),
 		link: 'Go to the start',
 	});
-	focusHeading(view);
+	present(view);
 }
 
 function refusedView() {
@@ -798,5 +819,5 @@ function refusedView() {
 		href: other ? appHref('/', other) : null,
 		link: other ? 'Open ' + other.name : null,
 	});
-	focusHeading(view);
+	present(view);
 }

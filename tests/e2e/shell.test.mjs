@@ -181,6 +181,28 @@ describe('shell', () => {
 		await context.close();
 	});
 
+	test('opened with its data slow to come, the app shows with a skeleton meanwhile', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'Dashboard').waitFor();
+		let release;
+		const held = new Promise((r) => { release = r; });
+		await context.route('**/api/contacts?*', async (route) => {
+			await held;
+			await route.continue();
+		});
+		/* no ?location: the document carries no list, the browser asks */
+		await page.goto('/app/contacts');
+		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).waitFor();
+		const loading = page.getByRole('main').locator(':scope > [aria-busy="true"]');
+		await loading.waitFor();
+		assert.equal(await h1(page, 'Contacts').count(), 0);
+		release();
+		await h1(page, 'Contacts').waitFor();
+		assert.equal(await loading.count(), 0);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('a page module that fails to load reloads the app once, then says so', async () => {
 		/* a deploy that removed the dashboard's file while the server ran */
 		const web = copyWebDir();

@@ -6,15 +6,14 @@
  * 90 days. Everything comes from one GET /api/dashboard?period=...
  *
  * The period is a radio group kept in the URL (?period=7d), so a reload or
- * a shared link shows the same. The page shows its heading and the switch
- * at once and a skeleton in place of the figures until they arrive; on a
- * switch the old figures stay, dimmed, until the new ones are in, and an
- * answer that arrives after a newer switch is dropped.
+ * a shared link shows the same. The page shows once its first figures
+ * are in (the shell's skeleton stands until then); on a switch the old
+ * figures stay, dimmed, until the new ones are in, and an answer that
+ * arrives after a newer switch is dropped.
  */
 
 const PERIODS = [['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
 const DEFAULT = '30d';
-const CARDS = 6;
 
 const count = new Intl.NumberFormat(undefined);
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -46,7 +45,7 @@ export default async function page(view, ctx) {
 <p class="dash-range muted" role="status"></p>
 <div class="dash-body" aria-busy="true">
 	<h2 class="visually-hidden">Figures</h2>
-	<div class="dash-cards">${skeletonCards(html)}</div>
+	<div class="dash-cards"></div>
 	<h2>By day</h2>
 	<div class="dash-charts"></div>
 	<h2>Open deals by stage</h2>
@@ -132,20 +131,10 @@ export default async function page(view, ctx) {
 
 	/* The figures, the chart code and the page's styles come at once: on a
 	 * slow link each wait in turn would be another round trip. */
-	load();
-	await ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url));
+	await Promise.all([load(), ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url))]);
 	return () => {
 		left = true;
 	};
-}
-
-function skeletonCards(html) {
-	const out = [];
-	for (let i = 0; i < CARDS; i++) {
-		out.push(html`<div class="card dash-card dash-card-loading" aria-hidden="true">
-			<span class="skeleton-line"></span><span class="skeleton-line"></span></div>`);
-	}
-	return out;
 }
 
 function day(iso) {
