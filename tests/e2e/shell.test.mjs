@@ -158,16 +158,22 @@ describe('shell', () => {
 		await context.close();
 	});
 
-	test('a skeleton shows until the page has its data', async () => {
-		const { page, context, problems } = await signedIn(DEMO);
-		await h1(page, 'Dashboard').waitFor();
-		/* the server's answer, held back a while: not stood in for */
+	/* The contacts list's answers held back (not stood in for) until the
+	 * function returned is called. */
+	async function holdContactsList(context) {
 		let release;
 		const held = new Promise((r) => { release = r; });
 		await context.route('**/api/contacts?*', async (route) => {
 			await held;
 			await route.continue();
 		});
+		return release;
+	}
+
+	test('a skeleton shows until the page has its data', async () => {
+		const { page, context, problems } = await signedIn(DEMO);
+		await h1(page, 'Dashboard').waitFor();
+		const release = await holdContactsList(context);
 		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).click();
 		const loading = page.getByRole('main').locator(':scope > [aria-busy="true"]');
 		await loading.waitFor();
@@ -184,12 +190,7 @@ describe('shell', () => {
 	test('opened with its data slow to come, the app shows with a skeleton meanwhile', async () => {
 		const { page, context, problems } = await signedIn(DEMO);
 		await h1(page, 'Dashboard').waitFor();
-		let release;
-		const held = new Promise((r) => { release = r; });
-		await context.route('**/api/contacts?*', async (route) => {
-			await held;
-			await route.continue();
-		});
+		const release = await holdContactsList(context);
 		/* no ?location: the document carries no list, the browser asks */
 		await page.goto('/app/contacts');
 		await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Contacts' }).waitFor();
