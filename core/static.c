@@ -35,7 +35,8 @@
  * the login form before it is first drawn. A signed-out visitor
  * gets the template as it is: inert, nothing fetched. The cookie is not
  * checked for that (it would cost a database read for a guess): a stale
- * one costs five files the browser keeps. The ETag says which of the two
+ * one costs five files the browser keeps, and the login form shows only
+ * once the server has said so (first.js). The ETag says which of the two
  * was sent, and the document varies by Cookie.
  *
  * For an address under /app the cookie is put to use: the document

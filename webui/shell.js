@@ -106,24 +106,27 @@ export async function start(me, hooks) {
 		return;
 	frame();
 	window.addEventListener('popstate', onPopState);
-	const login = document.getElementById('login');
-	if (login) /* out of the document, so its fields are not the page's */
-		login.remove();
 	/* Each frame drawn on the way costs a layout and a paint, on a phone
 	 * tens of ms: the header, the menu and a skeleton first, then the
 	 * page's heading, then its figures. So the app shows with its first
-	 * view (present), or after FIRST_VIEW_MS with whatever it has. */
-	mine.reveal = setTimeout(showApp, FIRST_VIEW_MS);
+	 * view (present), or after FIRST_VIEW_MS with whatever it has; until
+	 * then the screen stays as it was (the form saying "Signing in…", or
+	 * nothing on a reload). */
+	mine.reveal = setTimeout(() => showApp(mine), FIRST_VIEW_MS);
 	registerWorker();
 	await route();
-	showApp();
+	showApp(mine);
 }
 
-/* Shows the app, if it is still hidden for its first view. */
-function showApp() {
-	if (!s)
+/* Shows session `mine`'s app in place of the login form, unless another
+ * session has taken over; every view does it again, which costs nothing. */
+function showApp(mine) {
+	if (!mine || s !== mine)
 		return;
-	clearTimeout(s.reveal);
+	clearTimeout(mine.reveal);
+	const login = document.getElementById('login');
+	if (login) /* out of the document, so its fields are not the page's */
+		login.remove();
 	document.documentElement.classList.remove('resuming');
 	document.getElementById('app').hidden = false;
 }
@@ -144,6 +147,7 @@ function stop() {
 	if (!s)
 		return;
 	leavePage();
+	clearTimeout(s.reveal);
 	window.removeEventListener('popstate', onPopState);
 	document.removeEventListener('pointerdown', onPointerDown);
 	const app = document.getElementById('app');
@@ -662,7 +666,7 @@ function title(text) {
 
 /* Every view ends here: the app shown, the focus on the view's heading. */
 function present(view) {
-	showApp();
+	showApp(s);
 	const h = view.querySelector('h1');
 	const target = h || view;
 	if (h && !h.hasAttribute('tabindex'))
