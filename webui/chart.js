@@ -238,13 +238,18 @@ function scale(c) {
 	const yt = ticks(lo, hi, h < 140 ? 2 : 3, Math.max(c.step, whole ? 1 : 0));
 	lo = yt[0];
 	hi = yt[yt.length - 1];
+	const labels = yt.map(c.tickY);
+	/* room for the longest value label: 11 px figures are 7 px wide at most */
+	const left = Math.max(PAD.left, 12 + 7 * Math.max.apply(null, labels.map((l) => String(l).length)));
 	const n = Math.max(c.data.length, 1);
-	const inner = w - PAD.left - PAD.right;
+	const inner = w - left - PAD.right;
 	const step = c.kind === 'bar' ? inner / n : inner / Math.max(n - 1, 1);
 	return {
 		yt,
+		labels,
+		left,
 		step,
-		x: (i) => PAD.left + (c.kind === 'bar' ? step * (i + 0.5) : (n === 1 ? inner / 2 : step * i)),
+		x: (i) => left + (c.kind === 'bar' ? step * (i + 0.5) : (n === 1 ? inner / 2 : step * i)),
 		y: (v) => PAD.top + (h - PAD.top - PAD.bottom) * (1 - (v - lo) / (hi - lo || 1)),
 	};
 }
@@ -262,13 +267,13 @@ function draw(c, width) {
 	c.svg.setAttribute('height', String(h));
 
 	const grid = svg('g', { class: 'chart-grid' });
-	for (const v of s.yt) {
+	s.yt.forEach((v, i) => {
 		const y = Math.round(s.y(v)) + 0.5;
-		grid.append(svg('line', { x1: PAD.left, x2: w - PAD.right, y1: y, y2: y }));
-		grid.append(svg('text', { x: PAD.left - 6, y: y, dy: '0.32em', 'text-anchor': 'end' }, c.tickY(v)));
-	}
+		grid.append(svg('line', { x1: s.left, x2: w - PAD.right, y1: y, y2: y }));
+		grid.append(svg('text', { x: s.left - 6, y: y, dy: '0.32em', 'text-anchor': 'end' }, s.labels[i]));
+	});
 	const n = c.data.length;
-	const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor((w - PAD.left) / 72))));
+	const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor((w - s.left) / 72))));
 	for (let i = 0; i < n; i += every) {
 		/* a line's ends are at the plot's edges: its labels stay inside */
 		const anchor = c.kind !== 'line' ? 'middle' : i === 0 ? 'start' : i + every >= n && i === n - 1 ? 'end' : 'middle';

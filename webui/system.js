@@ -23,6 +23,8 @@ const dec = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const ms = (v) => (v >= 100 ? count.format(Math.round(v)) : dec.format(v || 0)) + ' ms';
 const pct = (v) => (v == null ? '–' : dec.format(v * 100) + ' %');
 
+const MB = 1024 * 1024;
+
 function bytes(v) {
 	const units = ['B', 'KB', 'MB', 'GB', 'TB'];
 	let i = 0;
@@ -123,8 +125,9 @@ export default async function page(view, ctx) {
 	const rateChart = chart.line({ title: 'Requests per second', xName: 'Time', yName: 'Requests per second',
 		formatX: clock, data: [] });
 	const memChart = chart.line({ title: 'Memory in use (RSS)', xName: 'Time', yName: 'Resident memory',
-		/* ticks at least 0.1 MB apart, so that no two read the same */
-		formatX: clock, formatY: bytes, tickY: bytes, step: 104858, zero: false, data: [] });
+		/* drawn in MB, so that its ticks are round ones, at least 0.1 apart */
+		formatX: clock, formatY: (v) => bytes(v * MB), tickY: (v) => dec.format(v) + ' MB', step: 0.1,
+		zero: false, data: [] });
 	$('.sys-charts').append(...[rateChart, memChart].map((c) => {
 		const box = document.createElement('div');
 		box.className = 'card';
@@ -154,7 +157,7 @@ export default async function page(view, ctx) {
 		if (samples.length > SAMPLES)
 			samples.shift();
 		chart.update(rateChart, samples.filter((x) => x.rate !== null).map((x) => ({ x: x.t, y: +x.rate.toFixed(2) })));
-		chart.update(memChart, samples.map((x) => ({ x: x.t, y: x.rss })));
+		chart.update(memChart, samples.map((x) => ({ x: x.t, y: x.rss / MB })));
 		return total;
 	}
 

@@ -207,11 +207,15 @@ describe('dashboard and System', () => {
 			15000, 'the request count to rise');
 		/* a second sample draws the requests per second */
 		assert.ok((await tableOf(page, 'Requests per second')).length >= 1);
-		/* the memory axis: no two ticks read the same */
-		const ticks = await page.locator('figure.chart', { hasText: 'Memory in use' })
-			.locator('.chart-grid text[text-anchor="end"][x="38"]').allTextContents();
+		/* the memory axis: no two ticks read the same, and none is cut off */
+		const axis = page.locator('figure.chart', { hasText: 'Memory in use' }).locator('.chart-grid text[dy]');
+		const ticks = await axis.allTextContents();
 		assert.ok(ticks.length >= 2 && ticks.every((t) => / MB$/.test(t)), ticks.join(', '));
 		assert.equal(new Set(ticks).size, ticks.length, ticks.join(', '));
+		const cut = await axis.evaluateAll((texts) => texts.filter((t) =>
+			t.getBoundingClientRect().left < t.closest('.chart-plot').getBoundingClientRect().left)
+			.map((t) => t.textContent));
+		assert.deepEqual(cut, [], 'value labels cut off at the left');
 
 		/* sorting by p95, slowest first, then the other way */
 		const p95 = routes.getByRole('columnheader', { name: 'p95' });
