@@ -28,6 +28,8 @@ describe('contacts', () => {
 			first_name: 'Zebulon', last_name: 'Quartermain', email: 'zeb@quartermain.test',
 			phone: '+1 555 0100', company_name: 'Quartermain Freight',
 		}, loc.id);
+		await admin.post('/api/contacts/' + other.id + '/tags',
+			{ tags: ['alpha-tag', 'beta-tag', 'delta-tag', 'gamma-tag'] }, loc.id);
 		await admin.post('/api/contacts', { first_name: XSS, last_name: 'Tester' }, loc.id);
 	});
 
@@ -81,6 +83,12 @@ describe('contacts', () => {
 		await page.getByLabel('Search', { exact: true }).pressSequentially('quarterm', { delay: 40 });
 		await until(async () => await rows(page).count() === 1, 10000, 'one match');
 		assert.equal(await page.getByRole('status').filter({ hasText: /match/ }).textContent(), '1 match');
+		/* four tags: one shown, the rest counted and named to a screen reader */
+		const tags = rows(page).first().locator('.c-tags');
+		assert.deepEqual(await tags.locator('.tag:not(.tag-more)').allTextContents(), ['alpha-tag']);
+		const more = tags.locator('.tag-more');
+		assert.equal(await more.locator('[aria-hidden="true"]').textContent(), '+3');
+		assert.equal(await more.locator('.visually-hidden').textContent(), 'and beta-tag, delta-tag, gamma-tag');
 		assert.ok(asked.length >= 1 && asked.length < 4, 'debounced: ' + JSON.stringify(asked));
 		assert.equal(asked[asked.length - 1], 'quarterm');
 		assert.equal(new URL(page.url()).searchParams.get('q'), 'quarterm', 'the search is in the URL');
@@ -209,6 +217,8 @@ describe('contacts', () => {
 		await until(async () => await rows(page).count() === 2, 10000, 'two tagged');
 		assert.deepEqual((await rows(page).locator('.c-name-text').allTextContents()).sort(), names.sort());
 		assert.equal(new URL(page.url()).searchParams.get('tag'), 'spring-drive');
+		assert.deepEqual(await rows(page).locator('.c-tags .tag:not(.tag-more)').allTextContents(),
+			['spring-drive', 'spring-drive'], 'the tag filtered by is the one each row shows');
 
 		const [download] = await Promise.all([
 			page.waitForEvent('download'),

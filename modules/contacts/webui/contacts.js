@@ -67,10 +67,34 @@ function moment(iso) {
 /* A tag as a chip, its colour from the tag when it is one. */
 function chip(ctx, tag, extra) {
 	const name = typeof tag === 'string' ? tag : tag.name;
-	const el = ctx.html`<span class="tag"><span class="tag-dot" aria-hidden="true"></span>${name}${extra}</span>`.firstElementChild;
+	const el = ctx.html`<span class="tag"><span class="tag-dot" aria-hidden="true"></span><span class="tag-name">${name}</span>${extra}</span>`.firstElementChild;
 	if (tag.color && /^#[0-9a-f]{6}$/i.test(tag.color))
 		el.style.setProperty('--tag', tag.color);
 	return el;
+}
+
+/* A row shows its first tag, cut short if it does not fit, and counts
+ * the rest: the column is narrow on a laptop, and a contact with many
+ * tags keeps the row's height. Its page shows them all. The tag the
+ * list is filtered by comes first. */
+const ROW_TAGS = 1;
+
+function rowTags(ctx, tags, filter) {
+	const name = (t) => (typeof t === 'string' ? t : t.name);
+	if (!tags.length)
+		return ''; /* the cell stays :empty, which a phone's card hides */
+	if (filter)
+		tags = tags.filter((t) => name(t) === filter).concat(tags.filter((t) => name(t) !== filter));
+	const shown = tags.slice(0, ROW_TAGS).map((t) => {
+		const el = chip(ctx, t);
+		el.title = el.textContent;
+		return el;
+	});
+	if (tags.length <= ROW_TAGS)
+		return ctx.html`<span class="c-tag-line">${shown}</span>`;
+	const rest = tags.slice(ROW_TAGS).map(name);
+	const more = ctx.html`<span class="tag tag-more" title="${rest.join(', ')}"><span aria-hidden="true">+${rest.length}</span><span class="visually-hidden">${'and ' + rest.join(', ')}</span></span>`;
+	return ctx.html`<span class="c-tag-line">${shown}${more}</span>`;
 }
 
 /* Asks in place (no modal: every browser we serve has the markup for
@@ -276,7 +300,7 @@ async function list(view, ctx) {
 			<td class="c-email" title="${c.email}">${c.email ? html`<a href="${'mailto:' + c.email}">${c.email}</a>` : ''}</td>
 			<td class="c-phone">${c.phone}</td>
 			<td class="c-company" title="${c.company_name}">${c.company_name}</td>
-			<td class="c-tags">${(c.tags || []).map((t) => chip(ctx, t))}</td>
+			<td class="c-tags">${rowTags(ctx, c.tags || [], state.tag)}</td>
 			<td class="c-created">${day(c.created_at)}</td>
 		</tr>`;
 		return tr;
