@@ -671,6 +671,13 @@ function present(view) {
 	const target = h || view;
 	if (h && !h.hasAttribute('tabindex'))
 		h.tabIndex = -1;
+	/* an alert the page raised while it was hidden was never announced:
+	 * the heading, focused now, is described by it */
+	const alert = view.querySelector('[role="alert"]');
+	if (h && alert) {
+		alert.id = alert.id || 'view-alert';
+		h.setAttribute('aria-describedby', alert.id);
+	}
 	target.focus({ preventScroll: true });
 }
 

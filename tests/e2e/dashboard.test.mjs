@@ -177,6 +177,36 @@ describe('dashboard and System', () => {
 		await context.close();
 	});
 
+	test('figures that fail to come are said as the page shows, and can be asked for again', async () => {
+		const { page, context } = await signedIn(DEMO);
+		await h1(page, 'Dashboard').waitFor();
+		let refuse = true;
+		await page.route('**/api/dashboard*', (r) => (refuse
+			? r.fulfill({ status: 503, contentType: 'application/json',
+				body: JSON.stringify({ error: { code: 'unavailable', message: 'The server is restarting.' } }) })
+			: r.continue()));
+		const nav = page.getByRole('navigation', { name: 'Main' });
+		await nav.getByRole('link', { name: 'Contacts', exact: true }).click();
+		await h1(page, 'Contacts').waitFor();
+		await nav.getByRole('link', { name: 'Dashboard', exact: true }).click();
+		const alert = page.getByRole('alert');
+		await alert.waitFor();
+		assert.equal(await alert.locator('p').first().textContent(),
+			'The figures could not be loaded: The server is restarting.');
+		/* raised while the page was hidden, so said when its heading takes the focus */
+		const focused = await page.evaluate(() => {
+			const el = document.activeElement;
+			const by = document.getElementById(el.getAttribute('aria-describedby') || '');
+			return [el.tagName, el.textContent, by ? by.textContent.replace(/\s+/g, ' ').trim() : null];
+		});
+		assert.deepEqual(focused, ['H1', 'Dashboard', 'The figures could not be loaded: The server is restarting. Try again']);
+		refuse = false;
+		await page.getByRole('button', { name: 'Try again' }).click();
+		await cardValue(page, 'Contacts').waitFor();
+		assert.equal(await alert.count(), 0);
+		await context.close();
+	});
+
 	test('an agency admin sees System, and it refreshes while open and stops when left', async () => {
 		const { page, context, problems } = await signedIn(DEMO);
 		const metrics = [];
