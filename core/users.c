@@ -5,6 +5,8 @@
  * locations) and locations (create, list, update, disable). Everything is
  * scoped to the administrator's agency. The first administrator is made on
  * the command line (`hyperlevel create-admin`), by users_create_admin.
+ * Anyone who may open a location reads its people's names (GET
+ * /api/users), for owners, assignees and the filters by them.
  */
 #include "audit.h"
 #include "auth.h"
@@ -17,6 +19,7 @@
 #include <string.h>
 
 static int list_users(struct hl_req *req);
+static int list_people(struct hl_req *req);
 static int create_user(struct hl_req *req);
 static int update_user(struct hl_req *req);
 static int reset_password(struct hl_req *req);
@@ -27,6 +30,7 @@ static int update_location(struct hl_req *req);
 #define ADMIN .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION
 
 static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/users", .handler = list_people },
 	{ .method = "GET", .pattern = "/api/admin/users", .handler = list_users, ADMIN },
 	{ .method = "POST", .pattern = "/api/admin/users", .handler = create_user, ADMIN },
 	{ .method = "PATCH", .pattern = "/api/admin/users/:id", .handler = update_user, ADMIN },
@@ -106,6 +110,21 @@ static int list_users(struct hl_req *req)
 {
 	sqlite3_stmt *st = user_query(req, 0);
 	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
+}
+
+/* Who may open the current location (the location_users view), by name:
+ * what a deal's owner or a task's assignee is shown as. No e-mail: a
+ * location user learns no more of the agency than the names they work
+ * beside. */
+static int list_people(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req),
+		"SELECT u.id, u.name, u.role FROM location_users lu JOIN users u ON u.id = lu.user_id"
+		" WHERE lu.location_id = ?1 ORDER BY u.name COLLATE NOCASE, u.id");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, hl_location_id(req));
+	return hl_reply_page(req, st, INT64_MAX, 0);
 }
 
 static int in_agency(struct hl_req *req, struct hl_db *w, int64_t location)

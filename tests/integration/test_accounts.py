@@ -99,6 +99,26 @@ def test_location_user_sees_only_their_location():
         assert [l["id"] for l in me["locations"]] == [a]
 
 
+def test_people_of_a_location_by_name_for_those_who_may_open_it():
+    s, admin, a, b = agency()
+    with s:
+        r = admin.post("/api/admin/users", {"email": "bea@example.test", "name": "Bea",
+                                            "role": "location_admin", "password": "bea-pass-12",
+                                            "location_ids": [b]})
+        assert r.status == 201, r.body
+        anna = s.login("anna@example.test", "anna-pass-1")
+        people = anna.get("/api/users").json()["data"]
+        assert [(p["name"], p["role"]) for p in people] == [
+            ("Ada Admin", "agency_admin"), ("Anna", "location_user")]
+        assert all(set(p) == {"id", "name", "role"} for p in people)  # no e-mail
+        names_b = [p["name"] for p in admin.get("/api/users?location_id=%d" % b).json()["data"]]
+        assert names_b == ["Ada Admin", "Bea"]
+        assert anna.get("/api/users?location_id=%d" % b).status == 404
+        assert s.get("/api/users").status == 401
+        admin.patch("/api/admin/users/2", {"disabled": True})
+        assert [p["name"] for p in admin.get("/api/users?location_id=%d" % a).json()["data"]] == ["Ada Admin"]
+
+
 def test_agency_staff_choose_the_location_per_request():
     s, admin, a, b = agency()
     with s:
