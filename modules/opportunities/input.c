@@ -4,8 +4,8 @@
  * the member, unknown members refused): the name, the value in whole
  * cents, the currency (three capitals), the contact (a live one of the
  * location), the owner (a user who can open the location), the stage (one
- * of the location's, in the pipeline named or the deal's), the position,
- * the status and the reason it was lost.
+ * of the location's, in the pipeline named or the deal's), the position
+ * or the deal it goes before, the status and the reason it was lost.
  */
 #include "opportunities.h"
 
@@ -21,8 +21,8 @@ static const char *const create_keys[] = {
 };
 
 static const char *const change_keys[] = {
-	"name", "stage_id", "position", "value_cents", "currency", "contact_id", "owner_id",
-	"status", "lost_reason", NULL,
+	"name", "stage_id", "position", "before_id", "value_cents", "currency", "contact_id",
+	"owner_id", "status", "lost_reason", NULL,
 };
 
 static const char *const statuses[] = { "open", "won", "lost", "abandoned", NULL };
@@ -57,6 +57,7 @@ static int read_numbers(struct hl_req *req, struct deal_input *in)
 		{ "pipeline_id", DEAL_PIPELINE, 1, INT64_MAX, offsetof(struct deal_input, pipeline) },
 		{ "stage_id", DEAL_STAGE, 1, INT64_MAX, offsetof(struct deal_input, stage) },
 		{ "position", DEAL_POSITION, 0, INT32_MAX, offsetof(struct deal_input, position) },
+		{ "before_id", DEAL_BEFORE, 1, INT64_MAX, offsetof(struct deal_input, before) },
 		{ "value_cents", DEAL_VALUE, 0, INT64_C(1000000000000000), offsetof(struct deal_input, value) },
 		{ "contact_id", DEAL_CONTACT, 1, INT64_MAX, offsetof(struct deal_input, contact) },
 		{ "owner_id", DEAL_OWNER, 1, INT64_MAX, offsetof(struct deal_input, owner) },
@@ -75,13 +76,15 @@ static int check_shapes(struct hl_req *req, const struct deal_input *in, int who
 		return opp_invalid(req, "name: required, at most 200 characters");
 	if (whole && !(in->given & DEAL_STAGE))
 		return opp_invalid(req, "stage_id: required");
-	static const char *const names[] = { "pipeline_id", "stage_id", "position", "value_cents",
-					     "currency", "status" };
-	static const unsigned bits[] = { DEAL_PIPELINE, DEAL_STAGE, DEAL_POSITION, DEAL_VALUE,
-					 DEAL_CURRENCY, DEAL_STATUS };
+	static const char *const names[] = { "pipeline_id", "stage_id", "position", "before_id",
+					     "value_cents", "currency", "status" };
+	static const unsigned bits[] = { DEAL_PIPELINE, DEAL_STAGE, DEAL_POSITION, DEAL_BEFORE,
+					 DEAL_VALUE, DEAL_CURRENCY, DEAL_STATUS };
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (in->nulls & bits[i])
 			return opp_invalid(req, hl_sprintf(req, "%s: may not be null", names[i]));
+	if ((in->given & DEAL_POSITION) && (in->given & DEAL_BEFORE))
+		return opp_invalid(req, "before_id: give it or position, not both");
 	const char *c = in->currency;
 	if (c && (strlen(c) != 3 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' ||
 		  c[2] < 'A' || c[2] > 'Z'))

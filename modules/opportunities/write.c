@@ -4,7 +4,11 @@
  * deals. A deal moves only within its pipeline. Its position sorts it
  * within its stage and status: a move with a position shifts the deals at
  * and after that position down by one (one indexed UPDATE of that stage's
- * deals), a move without one puts the deal last. A status other than open
+ * deals), a move without one puts the deal last. A move may name the deal
+ * it goes before instead (before_id, what a board's drop knows): the
+ * stage's order is first written out as positions 0, 1, 2... where deals
+ * share one (made together, or imported), so that "before" is one
+ * position. A status other than open
  * sets closed_at, open clears it (and the lost reason, unless one is
  * sent). Every change publishes opportunity.updated, and a move
  * opportunity.stage_changed, a status change opportunity.won, .lost,
@@ -55,6 +59,50 @@ static int make_room(struct hl_req *req, const struct deal_input *in, int64_t pi
 		return opp_run(st);
 	}
 	return opp_step_int(st, position) < 0 ? HL_EDB : 0;
+}
+
+/* Number the deals of `stage` with `status` 0, 1, 2... in board order
+ * (position, then id), leaving out deal `id`: only rows whose position
+ * changes are written. */
+static int number_stage(struct hl_req *req, int64_t pipeline, int64_t stage, const char *status,
+			int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE opportunities AS o SET position = r.n"
+		" FROM (SELECT id, row_number() OVER (ORDER BY position, id) - 1 AS n"
+		" FROM opportunities WHERE pipeline_id = :pipeline AND status = :status"
+		" AND stage_id = :stage AND id <> :id AND location_id = :location) AS r"
+		" WHERE o.id = r.id AND o.position <> r.n");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":pipeline", pipeline);
+	hl_bind_text(st, ":status", status);
+	hl_bind_int(st, ":stage", stage);
+	hl_bind_int(st, ":id", id);
+	return opp_run(st);
+}
+
+/* before_id as a position: the stage numbered, then the position of the
+ * deal named, which must be in `stage` with `status` (and the caller's,
+ * for an "assigned only" one). 0, HL_EINVAL after a 422, or HL_EDB. */
+static int position_before(struct hl_req *req, struct deal_input *in, int64_t pipeline,
+			   int64_t stage, const char *status, int64_t id)
+{
+	int rc = number_stage(req, pipeline, stage, status, id);
+	sqlite3_stmt *st = rc ? NULL : hl_scoped_write(req, "SELECT position FROM opportunities"
+		" WHERE id = :before AND id <> :id AND pipeline_id = :pipeline AND stage_id = :stage"
+		" AND status = :status AND location_id = :location AND (:me = 0 OR owner_id = :me)");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":before", in->before);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":pipeline", pipeline);
+	hl_bind_int(st, ":stage", stage);
+	hl_bind_text(st, ":status", status);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
+	if ((rc = opp_step_int(st, &in->position)) <= 0)
+		return rc ? rc : opp_invalid(req, "before_id: no deal of that stage and status");
+	in->given |= DEAL_POSITION;
+	return 0;
 }
 
 /* POST /api/opportunities: 201 with the deal, open, last in its stage
@@ -187,6 +235,9 @@ int opp_change(struct hl_req *req)
 	int64_t stage = in.stage ? in.stage : now.stage;
 	const char *status = in.status ? in.status : now.status;
 	position = now.position;
+	if (in.given & DEAL_BEFORE &&
+	    (rc = position_before(req, &in, now.pipeline, stage, status, id)))
+		return rc == HL_EINVAL ? 0 : rc;
 	if ((in.given & DEAL_POSITION || stage != now.stage || strcmp(status, now.status)) &&
 	    (rc = make_room(req, &in, now.pipeline, stage, status, id, &position)))
 		return rc;

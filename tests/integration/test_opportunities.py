@@ -154,6 +154,42 @@ def test_create_change_move_close_reopen_and_delete():
         assert not s.sql("SELECT 1 FROM opportunities WHERE id = ?", d["id"])
 
 
+def test_a_deal_moves_before_another_even_where_positions_tie():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        pipeline = first_pipeline(s)
+        stages = stage_ids(s, pipeline)
+        for i in range(4):
+            make(admin, h, name="Tied %d" % i, stage_id=stages[1])
+        # As an import leaves them: one position for all.
+        s.sql("UPDATE opportunities SET position = 0 WHERE stage_id = ? AND status = 'open'", stages[1])
+
+        def column():
+            board = admin.get("/api/opportunities?location_id=1").json()
+            return [x["id"] for x in board["data"] if x["stage_id"] == stages[1]]
+        before = column()
+        assert len(before) >= 4
+        # From another stage to just before the third of the column, then
+        # within the column to before the second.
+        mover = make(admin, h, name="Mover", stage_id=stages[0])
+        path = "/api/opportunities/%d" % mover["id"]
+        r = admin.patch(path, {"stage_id": stages[1], "before_id": before[2]}, headers=h)
+        assert r.status == 200, r.body
+        assert column() == before[:2] + [mover["id"]] + before[2:]
+        last = before[-1]
+        r = admin.patch("/api/opportunities/%d" % last, {"before_id": before[1]}, headers=h)
+        assert r.status == 200, r.body
+        assert column() == [before[0], last, before[1], mover["id"]] + before[2:-1]
+        assert got(admin.get("/api/opportunities?location_id=1").json()) == want(s, pipeline)
+        # Refused: both ways at once, a deal of another stage, itself, null.
+        for body in ({"before_id": before[0], "position": 0},
+                     {"stage_id": stages[2], "before_id": before[0]},
+                     {"before_id": mover["id"]}, {"before_id": None}, {"before_id": "x"}):
+            error(admin.patch(path, body, headers=h), 422, "before_id")
+        assert column() == [before[0], last, before[1], mover["id"]] + before[2:-1]
+
+
 def test_bad_input_is_refused_naming_the_field():
     s, admin = server()
     with s:
