@@ -6,7 +6,8 @@
  * by the current location (hl_location_id); "assigned only" users see and
  * touch only the deals they own. Each write publishes an opportunity.*,
  * pipeline.* or stage.* event; a deal's carry its contact, which the
- * contacts module counts as the contact's activity.
+ * contacts module counts as the contact's activity. Its browser pages
+ * are the board, a deal's page and a new deal's form (webui/).
  */
 #include "opportunities.h"
 
@@ -35,11 +36,23 @@ static const struct hl_route routes[] = {
 	{ .method = "DELETE", .pattern = "/api/stages/:id", .handler = stages_delete },
 };
 
+/* The browser pages (webui/board.js): the board, in the menu, opening
+ * with its deals; a deal's page and a new deal's form, reached from it. */
+static const char *const board_uses[] = { "board.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/opportunities", .script = "board.js", .label = "Opportunities", .order = 30,
+	  .data = "/api/opportunities", .uses = board_uses },
+	{ .path = "/opportunities/:id", .script = "board.js", .order = 30 },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: MIT
+/*
+ * board.js: the opportunities pages. The shell opens this one module for
+ * /app/opportunities (a pipeline's board, here), /app/opportunities/new
+ * and /app/opportunities/:id (a deal: deal.js, imported when first
+ * needed, given the helpers it shares with the board as `lib`).
+ *
+ * The board: the pipeline's stages as columns with their count and value,
+ * its deals as cards (name, contact, value, owner, age), filtered by
+ * pipeline, status, owner and a search, all kept in the URL. A card moves
+ * by drag and drop (a mouse at once, a finger after a short press) or by
+ * keyboard (Space picks it up, the arrow keys carry it, Space drops it,
+ * Escape puts it back); the move shows at once and is undone, with a
+ * message, when the server refuses it. A column draws its cards in
+ * batches as it is scrolled, so the largest board opens as fast as a
+ * small one. One tab stop for the whole board: the arrow keys go from
+ * card to card, Enter opens one.
+ *
+ * Every name and value is put in as text (ctx.html, textContent).
+ */
+
+const STATUSES = [['open', 'Open'], ['won', 'Won'], ['lost', 'Lost'], ['abandoned', 'Abandoned']];
+const FILTERS = ['pipeline', 'status', 'owner', 'q'];
+const BATCH = 40;          /* cards drawn at a time in a column */
+const DEBOUNCE_MS = 250;
+const DRAG_PX = 5;         /* a mouse moves this far before a press is a drag */
+const TOUCH_HOLD_MS = 300; /* a finger holds this long before it drags */
+
+/* ---- what the pages share ---------------------------------------------------- */
+
+function styles(ctx) {
+	return ctx.ui.stylesheet(new URL('./board.css', import.meta.url));
+}
+
+function appHref(ctx, path) {
+	return '/app' + path + (ctx.location ? (path.indexOf('?') < 0 ? '?' : '&') +
+		'location=' + encodeURIComponent(ctx.location.id) : '');
+}
+
+const moneyFormats = new Map();
+const plainNumber = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+
+/* Whole units of `currency` (null: a plain number, for sums of several). */
+function money(cents, currency) {
+	if (!currency)
+		return plainNumber.format(Math.round((cents || 0) / 100));
+	let f = moneyFormats.get(currency);
+	if (!f) {
+		try {
+			f = new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 });
+		} catch (e) {
+			f = plainNumber;
+		}
+		moneyFormats.set(currency, f);
+	}
+	return f.format(Math.round((cents || 0) / 100));
+}
+
+const count = new Intl.NumberFormat(undefined);
+const plural = (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many);
+
+/* How long ago `iso` was, short: "today", "3 d", "5 wk", "4 mo", "2 yr". */
+function age(iso) {
+	const days = Math.floor((Date.now() - Date.parse(iso)) / 86400000);
+	if (!(days >= 1))
+		return 'today';
+	if (days < 14)
+		return days + ' d';
+	if (days < 60)
+		return Math.floor(days / 7) + ' wk';
+	if (days < 730)
+		return Math.floor(days / 30) + ' mo';
+	return Math.floor(days / 365) + ' yr';
+}
+
+function initials(name) {
+	const parts = String(name || '?').trim().split(/\s+/);
+	return (parts[0].charAt(0) + (parts.length > 1 ? parts[parts.length - 1].charAt(0) : '')).toUpperCase();
+}
+
+/* The location's people by id (GET /api/users); empty when it fails: a
+ * card then shows no owner's name, which is no reason to fail the page. */
+async function people(ctx) {
+	const byId = new Map();
+	try {
+		const answer = await ctx.api.get('/api/users');
+		for (const u of answer.data || [])
+			byId.set(u.id, u);
+	} catch (e) {
+		if (ctx.signal.aborted)
+			throw e;
+	}
+	return byId;
+}
+
+const lib = { styles, appHref, money, age, initials, people, STATUSES };
+
+export default async function page(view, ctx) {
+	const id = ctx.params.id;
+	if (id === undefined)
+		return board(view, ctx);
+	if (id !== 'new' && !/^[1-9]\d{0,17}$/.test(id)) {
+		const e = new Error('No such deal');
+		e.status = 404;
+		throw e;
+	}
+	const [deal] = await Promise.all([import('./deal.js'), styles(ctx)]);
+	return id === 'new' ? deal.newDeal(view, ctx, lib) : deal.default(view, ctx, lib);
+}
+
+/* ---- the board ----------------------------------------------------------------- */
+
+/* The filters as the URL has them, in its order, as the API takes them:
+ * the first GET must be the one the app asked for early (hl_page.data). */
+function boardQuery(ctx) {
+	const q = {};
+	for (const [key, value] of ctx.query) {
+		if (FILTERS.indexOf(key) >= 0 && value)
+			q[key] = value;
+	}
+	return q;
+}
+
+async function board(view, ctx) {
+	const { html, api, ui } = ctx;
+	const filters = boardQuery(ctx);
+	const [answer, pipelines, users] = await Promise.all([
+		api.get('/api/opportunities', filters), api.get('/api/pipelines'), people(ctx), styles(ctx)]);
+	const me = ctx.user.id;
+	let data = answer;
+	let seq = 0;
+	let timer = 0;
+
+	ctx.title('Opportunities');
+	view.classList.add('board-page');
+	view.append(html`
+<div class="page-head">
+	<h1>Opportunities</h1>
+	<p class="b-sum muted" role="status"></p>
+	<a class="btn btn-primary" data-new href="#">New deal</a>
+</div>
+<form class="b-filters" role="search" aria-label="Filter deals">
+	<div><label for="b-pipeline">Pipeline</label><select id="b-pipeline" name="pipeline"></select></div>
+	<div><label for="b-status">Status</label><select id="b-status" name="status">
+		${STATUSES.map((s) => html`<option value="${s[0]}">${s[1]}</option>`)}</select></div>
+	<div><label for="b-owner">Owner</label><select id="b-owner" name="owner"></select></div>
+	<div class="b-search"><label for="b-q">Search</label><input id="b-q" name="q" type="search"
+		autocomplete="off" spellcheck="false" placeholder="Deal or contact name"></div>
+</form>
+<p class="visually-hidden" id="b-help">Arrow keys go from deal to deal. Enter opens a deal; Space picks it up, the arrow keys carry it, Space drops it and Escape puts it back.</p>
+<p class="visually-hidden" aria-live="assertive" data-said></p>
+<div class="b-board" role="region" aria-label="Board" aria-describedby="b-help"></div>`);
+
+	const el = {
+		sum: view.querySelector('.b-sum'),
+		newDeal: view.querySelector('[data-new]'),
+		form: view.querySelector('.b-filters'),
+		pipeline: view.querySelector('#b-pipeline'),
+		status: view.querySelector('#b-status'),
+		owner: view.querySelector('#b-owner'),
+		q: view.querySelector('#b-q'),
+		said: view.querySelector('[data-said]'),
+		board: view.querySelector('.b-board'),
+	};
+	for (const p of pipelines.data || [])
+		el.pipeline.append(html`<option value="${p.id}">${p.name}</option>`);
+	el.owner.append(html`<option value="">Anyone</option><option value="me">Me</option>
+		${Array.from(users.values()).filter((u) => u.id !== me).map((u) =>
+			html`<option value="${u.id}">${u.name}</option>`)}`);
+	el.status.value = filters.status || 'open';
+	el.owner.value = filters.owner || '';
+	if (el.owner.value !== (filters.owner || ''))
+		el.owner.value = '';
+	el.q.value = filters.q || '';
+
+	const say = (text) => { el.said.textContent = text; };
+	const columns = new Map(); /* stage id -> column */
+	const deals = new Map();   /* deal id -> deal */
+
+	function draw() {
+		el.pipeline.value = String(data.pipeline ? data.pipeline.id : '');
+		el.newDeal.href = appHref(ctx, '/opportunities/new' +
+			(data.pipeline ? '?pipeline=' + data.pipeline.id : ''));
+		columns.clear();
+		deals.clear();
+		el.board.textContent = '';
+		const byStage = new Map((data.stages || []).map((s) => [s.id, []]));
+		for (const d of data.data || []) {
+			deals.set(d.id, d);
+			const list = byStage.get(d.stage_id);
+			if (list)
+				list.push(d);
+		}
+		for (const stage of data.stages || [])
+			el.board.append(column(stage, byStage.get(stage.id)));
+		if (!(data.stages || []).length)
+			el.board.append(html`<p class="b-none">This pipeline has no stages yet.</p>`);
+		totals();
+		const first = el.board.querySelector('.b-card');
+		if (first)
+			first.tabIndex = 0;
+	}
+
+	function column(stage, list) {
+		const col = {
+			stage, list, drawn: 0,
+			el: html`<section class="b-col" data-stage="${stage.id}" aria-labelledby="${'b-st-' + stage.id}">
+				<header class="b-col-head"><h2 id="${'b-st-' + stage.id}">${stage.name}</h2>
+				<p class="b-col-sum"></p></header>
+				<ol class="b-cards" aria-labelledby="${'b-st-' + stage.id}"></ol></section>`.firstElementChild,
+		};
+		col.cards = col.el.querySelector('.b-cards');
+		col.cards.addEventListener('scroll', scrolled, { passive: true });
+		col.sum = col.el.querySelector('.b-col-sum');
+		columns.set(stage.id, col);
+		more(col);
+		return col.el;
+	}
+
+	/* Draw the column's next batch of cards. */
+	function more(col) {
+		const next = col.list.slice(col.drawn, col.drawn + BATCH);
+		for (const d of next)
+			col.cards.append(card(d));
+		col.drawn += next.length;
+	}
+
+	/* A column scrolled near its end draws its next batch. */
+	function scrolled(e) {
+		const list = e.target;
+		if (list.scrollTop + list.clientHeight < list.scrollHeight - 600)
+			return;
+		const col = columns.get(Number(list.closest('.b-col').dataset.stage));
+		if (col && col.drawn < col.list.length)
+			more(col);
+	}
+
+	function card(d) {
+		const owner = d.owner_id ? users.get(d.owner_id) : null;
+		const ownerName = owner ? owner.name + (d.owner_id === me ? ' (you)' : '') : '';
+		const li = html`<li class="b-card" data-id="${d.id}" tabindex="-1">
+			<a class="b-card-name" href="${appHref(ctx, '/opportunities/' + d.id)}" tabindex="-1" draggable="false">${d.name}</a>
+			<span class="b-card-contact">${d.contact_name || 'No contact'}</span>
+			<span class="b-card-foot">
+				<span class="b-card-value">${money(d.value_cents, d.currency)}</span>
+				${ownerName ? html`<span class="b-card-owner" title="${'Owner: ' + ownerName}"><span aria-hidden="true">${initials(owner.name)}</span><span class="visually-hidden">${'Owner: ' + ownerName}</span></span>` : ''}
+				<span class="b-card-age" title="${'Created ' + new Date(d.created_at).toLocaleDateString()}">${age(d.created_at)}</span>
+			</span></li>`.firstElementChild;
+		return li;
+	}
+
+	/* Each column's count and value from its deals, and the board's. */
+	function totals() {
+		let n = 0;
+		let value = 0;
+		const currencies = new Set();
+		for (const d of deals.values())
+			currencies.add(d.currency);
+		const currency = currencies.size === 1 ? currencies.values().next().value : null;
+		for (const col of columns.values()) {
+			const v = col.list.reduce((sum, d) => sum + (d.value_cents || 0), 0);
+			col.sum.textContent = plural(col.list.length, 'deal', 'deals') + ' · ' + money(v, currency);
+			n += col.list.length;
+			value += v;
+		}
+		el.sum.textContent = plural(n, 'deal', 'deals') + ' · ' + money(value, currency);
+	}
+
+	/* ---- filters ---- */
+
+	async function reload() {
+		const mine = ++seq;
+		ctx.setQuery({
+			pipeline: el.pipeline.value, status: el.status.value === 'open' ? '' : el.status.value,
+			owner: el.owner.value, q: el.q.value.trim(),
+		});
+		ctx.query = new URLSearchParams(location.search);
+		el.board.setAttribute('aria-busy', 'true');
+		try {
+			const next = await api.get('/api/opportunities', boardQuery(ctx));
+			if (mine !== seq || ctx.signal.aborted)
+				return;
+			data = next;
+			draw();
+		} catch (e) {
+			if (mine === seq && !ctx.signal.aborted)
+				ui.toast('The board could not be loaded: ' + e.message, { kind: 'error' });
+		} finally {
+			if (mine === seq)
+				el.board.removeAttribute('aria-busy');
+		}
+	}
+
+	el.form.addEventListener('submit', (e) => e.preventDefault());
+	el.form.addEventListener('change', (e) => {
+		if (e.target !== el.q)
+			reload();
+	});
+	el.q.addEventListener('input', () => {
+		clearTimeout(timer);
+		timer = setTimeout(reload, DEBOUNCE_MS);
+	});
+
+	/* ---- moving a card ---- */
+
+	/* Where `li` is now: its column and the deal it sits before (null:
+	 * last of what is drawn, so before the first one not drawn yet). */
+	function placeOf(li) {
+		const col = columns.get(Number(li.closest('.b-col').dataset.stage));
+		const next = li.nextElementSibling;
+		const before = next ? deals.get(Number(next.dataset.id))
+			: col.list.filter((d) => d.id !== Number(li.dataset.id))[col.cards.children.length - 1] || null;
+		return { col, before };
+	}
+
+	/* The card was put where it is (by drag or keys) from `from`: show
+	 * the move in the figures, tell the server, undo it if refused. */
+	async function moved(li, from) {
+		const id = Number(li.dataset.id);
+		const d = deals.get(id);
+		const to = placeOf(li);
+		if (to.col === from.col && to.before === from.before)
+			return;
+		from.col.list.splice(from.col.list.indexOf(d), 1);
+		const at = to.before ? to.col.list.indexOf(to.before) : to.col.list.length;
+		to.col.list.splice(at, 0, d);
+		from.col.drawn--;
+		to.col.drawn++;
+		d.stage_id = to.col.stage.id;
+		totals();
+		say(d.name + ' moved to ' + to.col.stage.name + '.');
+		const body = { stage_id: to.col.stage.id };
+		if (to.before)
+			body.before_id = to.before.id;
+		try {
+			await api.patch('/api/opportunities/' + id, body);
+		} catch (e) {
+			if (ctx.signal.aborted)
+				return;
+			to.col.list.splice(to.col.list.indexOf(d), 1);
+			from.col.list.splice(from.index, 0, d);
+			to.col.drawn--;
+			from.col.drawn++;
+			d.stage_id = from.col.stage.id;
+			const back = from.col.cards.children[from.index];
+			from.col.cards.insertBefore(li, back && back !== li ? back : null);
+			totals();
+			const why = 'The deal “' + d.name + '” could not be moved: ' + e.message;
+			say(why);
+			ui.toast(why, { kind: 'error' });
+		}
+	}
+
+	function startOf(li) {
+		const col = columns.get(Number(li.closest('.b-col').dataset.stage));
+		const next = li.nextElementSibling;
+		const index = Array.prototype.indexOf.call(col.cards.children, li);
+		return { col, index, before: next ? deals.get(Number(next.dataset.id)) : placeOf(li).before };
+	}
+
+	/* Where a card dropped at (x, y) goes: the column under the point,
+	 * before the first card whose middle is below it. */
+	function dropAt(x, y, li) {
+		const colEl = document.elementFromPoint(x, y);
+		const target = colEl && colEl.closest('.b-col');
+		if (!target || !el.board.contains(target))
+			return;
+		const list = target.querySelector('.b-cards');
+		let before = null;
+		for (const c of list.children) {
+			if (c === li)
+				continue;
+			const r = c.getBoundingClientRect();
+			if (y < r.top + r.height / 2) {
+				before = c;
+				break;
+			}
+		}
+		if (li.parentNode !== list || li.nextElementSibling !== before)
+			list.insertBefore(li, before);
+	}
+
+	let drag = null;
+	let quietUntil = 0;
+
+	function pointerDown(e) {
+		const li = e.target.closest('.b-card');
+		if (!li || e.button !== 0 || drag)
+			return;
+		drag = { li, x: e.clientX, y: e.clientY, pointer: e.pointerId, started: false,
+			touch: e.pointerType === 'touch', ready: e.pointerType !== 'touch' };
+		if (drag.touch)
+			drag.hold = setTimeout(() => { if (drag) drag.ready = true; }, TOUCH_HOLD_MS);
+		document.addEventListener('pointermove', pointerMove);
+		document.addEventListener('pointerup', pointerUp);
+		document.addEventListener('pointercancel', pointerCancel);
+	}
+
+	function beginDrag(e) {
+		const li = drag.li;
+		const r = li.getBoundingClientRect();
+		drag.started = true;
+		drag.from = startOf(li);
+		drag.dx = e.clientX - r.left;
+		drag.dy = e.clientY - r.top;
+		drag.ghost = li.cloneNode(true);
+		drag.ghost.classList.add('b-ghost');
+		drag.ghost.removeAttribute('data-id');
+		drag.ghost.setAttribute('aria-hidden', 'true');
+		drag.ghost.style.width = r.width + 'px';
+		document.body.append(drag.ghost);
+		li.classList.add('is-dragged');
+		view.classList.add('is-dragging');
+	}
+
+	function pointerMove(e) {
+		if (!drag || e.pointerId !== drag.pointer)
+			return;
+		if (!drag.started) {
+			const far = Math.abs(e.clientX - drag.x) + Math.abs(e.clientY - drag.y) > DRAG_PX;
+			if (far && !drag.ready)
+				return endDrag(); /* a finger that moves at once is scrolling */
+			if (!far)
+				return;
+			beginDrag(e);
+		}
+		e.preventDefault();
+		drag.ghost.style.transform = 'translate(' + (e.clientX - drag.dx) + 'px,' + (e.clientY - drag.dy) + 'px)';
+		dropAt(e.clientX, e.clientY, drag.li);
+		edgeScroll(e.clientX, e.clientY);
+	}
+
+	/* Near the board's sides it scrolls sideways, near a column's ends
+	 * that column, while a card is carried. */
+	function edgeScroll(x, y) {
+		const b = el.board.getBoundingClientRect();
+		const step = (d) => (d < 48 ? Math.ceil((48 - d) / 3) : 0);
+		el.board.scrollLeft += step(b.right - x) - step(x - b.left);
+		const list = drag.li.parentNode;
+		const r = list.getBoundingClientRect();
+		list.scrollTop += step(r.bottom - y) - step(y - r.top);
+	}
+
+	function pointerUp(e) {
+		if (!drag || e.pointerId !== drag.pointer)
+			return;
+		const d = drag;
+		endDrag();
+		if (!d.started)
+			return;
+		quietUntil = performance.now() + 400; /* the click that ends a drag opens nothing */
+		setTimeout(() => d.li.focus({ preventScroll: true }), 0);
+		rove(d.li);
+		moved(d.li, d.from);
+	}
+
+	function pointerCancel() {
+		if (!drag)
+			return;
+		const d = drag;
+		endDrag();
+		if (d.started)
+			putBack(d.li, d.from);
+	}
+
+	function endDrag() {
+		if (!drag)
+			return;
+		clearTimeout(drag.hold);
+		if (drag.ghost)
+			drag.ghost.remove();
+		drag.li.classList.remove('is-dragged');
+		view.classList.remove('is-dragging');
+		drag = null;
+		document.removeEventListener('pointermove', pointerMove);
+		document.removeEventListener('pointerup', pointerUp);
+		document.removeEventListener('pointercancel', pointerCancel);
+	}
+
+	function putBack(li, from) {
+		const back = from.col.cards.children[from.index];
+		from.col.cards.insertBefore(li, back && back !== li ? back : null);
+	}
+
+	/* A finger that has held long enough drags instead of scrolling. */
+	function touchMove(e) {
+		if (drag && (drag.started || drag.ready))
+			e.preventDefault();
+	}
+
+	el.board.addEventListener('pointerdown', pointerDown);
+	el.board.addEventListener('touchmove', touchMove, { passive: false });
+	el.board.addEventListener('dragstart', (e) => e.preventDefault());
+
+	/* ---- keys ---- */
+
+	let carried = null; /* { li, from } while a card is picked up */
+
+	/* The one card of the board in the tab order. */
+	function rove(li) {
+		for (const c of el.board.querySelectorAll('.b-card[tabindex="0"]'))
+			c.tabIndex = -1;
+		li.tabIndex = 0;
+	}
+
+	function go(li) {
+		if (!li)
+			return;
+		rove(li);
+		li.focus();
+	}
+
+	/* The card `dx` columns or `dy` cards away from `li` (drawing more of
+	 * a column when the next is not drawn yet). */
+	function neighbour(li, dx, dy) {
+		const colEl = li.closest('.b-col');
+		if (dy) {
+			const sib = dy < 0 ? li.previousElementSibling : li.nextElementSibling;
+			if (!sib && dy > 0) {
+				const col = columns.get(Number(colEl.dataset.stage));
+				if (col.drawn < col.list.length) {
+					more(col);
+					return li.nextElementSibling;
+				}
+			}
+			return sib;
+		}
+		let other = dx < 0 ? colEl.previousElementSibling : colEl.nextElementSibling;
+		while (other && !other.querySelector('.b-card'))
+			other = dx < 0 ? other.previousElementSibling : other.nextElementSibling;
+		if (!other)
+			return null;
+		const index = Array.prototype.indexOf.call(li.parentNode.children, li);
+		const cards = other.querySelector('.b-cards').children;
+		return cards[Math.min(index, cards.length - 1)];
+	}
+
+	function carry(li, dx, dy) {
+		const colEl = li.closest('.b-col');
+		const list = li.parentNode;
+		if (dy < 0 && li.previousElementSibling)
+			list.insertBefore(li, li.previousElementSibling);
+		else if (dy > 0 && li.nextElementSibling)
+			list.insertBefore(li.nextElementSibling, li);
+		else if (dx) {
+			const other = dx < 0 ? colEl.previousElementSibling : colEl.nextElementSibling;
+			if (!other || !other.classList.contains('b-col'))
+				return;
+			const index = Array.prototype.indexOf.call(list.children, li);
+			const cards = other.querySelector('.b-cards');
+			cards.insertBefore(li, cards.children[index] || null);
+		} else {
+			return;
+		}
+		li.focus();
+		li.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+		const place = li.closest('.b-col').querySelector('h2').textContent;
+		const at = Array.prototype.indexOf.call(li.parentNode.children, li) + 1;
+		say(place + ', position ' + at + '.');
+	}
+
+	el.board.addEventListener('keydown', (e) => {
+		const li = e.target.closest && e.target.closest('.b-card');
+		if (!li || e.altKey || e.ctrlKey || e.metaKey)
+			return;
+		const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+		const name = li.querySelector('.b-card-name').textContent;
+		if (arrows[e.key]) {
+			e.preventDefault();
+			if (carried)
+				carry(li, arrows[e.key][0], arrows[e.key][1]);
+			else
+				go(neighbour(li, arrows[e.key][0], arrows[e.key][1]));
+		} else if (e.key === ' ') {
+			e.preventDefault();
+			if (!carried) {
+				carried = { li, from: startOf(li) };
+				li.classList.add('is-carried');
+				say(name + ' picked up, in ' + carried.from.col.stage.name +
+					'. Arrow keys carry it, Space drops it, Escape puts it back.');
+			} else {
+				const c = carried;
+				carried = null;
+				li.classList.remove('is-carried');
+				rove(li);
+				moved(li, c.from);
+				li.focus();
+			}
+		} else if (e.key === 'Escape' && carried) {
+			e.preventDefault();
+			const c = carried;
+			carried = null;
+			li.classList.remove('is-carried');
+			putBack(li, c.from);
+			li.focus();
+			say(name + ' put back in ' + c.from.col.stage.name + '.');
+		} else if (e.key === 'Enter' && !carried) {
+			e.preventDefault();
+			ctx.navigate(li.querySelector('.b-card-name').getAttribute('href'));
+		}
+	});
+	/* A card carried out of the board's focus is put back. Moving the
+	 * focused card in the document blurs it for a moment, so this looks
+	 * once the keys' handler has focused it again. */
+	el.board.addEventListener('focusout', () => setTimeout(() => {
+		if (carried && !el.board.contains(document.activeElement)) {
+			const c = carried;
+			carried = null;
+			c.li.classList.remove('is-carried');
+			putBack(c.li, c.from);
+		}
+	}, 0));
+	el.board.addEventListener('click', (e) => {
+		if (performance.now() < quietUntil) {
+			e.preventDefault();
+			e.stopPropagation();
+		}
+	}, true);
+	el.board.addEventListener('click', (e) => {
+		const li = e.target.closest('.b-card');
+		if (li && !e.defaultPrevented && !e.target.closest('a')) {
+			rove(li);
+			ctx.navigate(li.querySelector('.b-card-name').getAttribute('href'));
+		}
+	});
+
+	draw();
+	return () => {
+		clearTimeout(timer);
+		endDrag();
+	};
+}

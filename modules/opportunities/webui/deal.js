@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * deal.js: a deal's page (/app/opportunities/:id) and the form of a new
+ * one (/app/opportunities/new), opened by board.js, whose helpers come as
+ * `lib`.
+ *
+ * The page shows the deal's facts and what can be done with it: move it
+ * to another stage, mark it won, lost or abandoned (with a reason), reopen
+ * it, edit its name, value and owner, delete it. The server's answer is
+ * the truth after each change; a refusal shows next to the field it
+ * names. A new deal's contact is picked by typing part of a name.
+ */
+
+const CONTACT_DEBOUNCE_MS = 200;
+const MAX_CENTS = 1e15; /* the largest value the server takes */
+
+function statusLabel(lib, status) {
+	const s = lib.STATUSES.find((x) => x[0] === status);
+	return s ? s[1] : status;
+}
+
+/* "1,250.50" or "1250" as whole cents; NaN when it is not an amount. */
+function cents(text) {
+	const t = String(text).replace(/[\s,]/g, '');
+	if (!/^\d+(\.\d{0,2})?$/.test(t))
+		return NaN;
+	const [units, fraction] = t.split('.');
+	return Number(units) * 100 + Number(((fraction || '') + '00').slice(0, 2));
+}
+
+function units(valueCents) {
+	return (valueCents / 100).toFixed(valueCents % 100 ? 2 : 0);
+}
+
+/* The fields a deal's form shares, new or edited. */
+function fieldsOf(ctx, d, users) {
+	const { html } = ctx;
+	return html`
+<div class="field"><label for="d-name">Name</label>
+	<input id="d-name" name="name" required maxlength="200" autocomplete="off" value="${d.name || ''}"></div>
+<div class="d-form-grid">
+	<div class="field"><label for="d-value">Value</label>
+		<input id="d-value" name="value_cents" inputmode="decimal" autocomplete="off"
+			value="${d.value_cents ? units(d.value_cents) : ''}" placeholder="0"></div>
+	<div class="field"><label for="d-owner">Owner</label>
+		<select id="d-owner" name="owner_id"><option value="">No owner</option>
+			${Array.from(users.values()).map((u) => html`<option value="${u.id}"
+				selected="${u.id === d.owner_id}">${u.name}</option>`)}</select></div>
+</div>`;
+}
+
+/* The name, value and owner the form holds, or null after putting an
+ * error next to the value. */
+function readFields(ctx, form) {
+	const value = form.elements.value_cents.value.trim();
+	const body = {
+		name: form.elements.name.value.trim(),
+		value_cents: value ? cents(value) : 0,
+		owner_id: form.elements.owner_id.value ? Number(form.elements.owner_id.value) : null,
+	};
+	if (isNaN(body.value_cents) || body.value_cents > MAX_CENTS) {
+		ctx.ui.formErrors(form, { fields: { value_cents: isNaN(body.value_cents)
+			? 'an amount, like 1500 or 1500.50' : 'at most ' + (MAX_CENTS / 100).toLocaleString() } });
+		return null;
+	}
+	return body;
+}
+
+export default async function deal(view, ctx, lib) {
+	const { html, api, ui } = ctx;
+	const path = '/api/opportunities/' + ctx.params.id;
+	let [d, pipelines, users] = await Promise.all([api.get(path), api.get('/api/pipelines'), lib.people(ctx)]);
+	const boardHref = lib.appHref(ctx, '/opportunities?pipeline=' + d.pipeline_id);
+	view.classList.add('deal-page');
+
+	function stagesOf(pipelineId) {
+		const p = (pipelines.data || []).find((x) => x.id === pipelineId);
+		return p ? p.stages || [] : [];
+	}
+
+	function render() {
+		ctx.title(d.name);
+		const open = d.status === 'open';
+		const owner = d.owner_id ? users.get(d.owner_id) : null;
+		const pipeline = (pipelines.data || []).find((x) => x.id === d.pipeline_id);
+		view.textContent = '';
+		view.append(html`
+<p class="crumbs"><a href="${boardHref}">Opportunities</a></p>
+<div class="page-head">
+	<h1 tabindex="-1">${d.name}</h1>
+	<span class="${'d-status d-status-' + d.status}">${statusLabel(lib, d.status)}</span>
+	<div class="d-actions">
+		<button type="button" class="btn" data-edit aria-expanded="false" aria-controls="d-edit">Edit</button>
+		<button type="button" class="btn btn-danger" data-delete>Delete</button>
+	</div>
+</div>
+<div class="form-error" role="alert" data-confirm hidden>
+	<p>Delete “${d.name}” for good?</p>
+	<p class="d-actions"><button type="button" class="btn btn-danger" data-yes>Delete deal</button>
+		<button type="button" class="btn" data-no>Keep it</button></p>
+</div>
+<form class="d-form card" id="d-edit" hidden aria-label="Edit deal" novalidate>
+	${fieldsOf(ctx, d, users)}
+	<div class="d-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
+		<button type="button" class="btn" data-cancel>Cancel</button></div>
+</form>
+<div class="d-grid">
+	<section class="card" aria-labelledby="d-facts-h">
+		<h2 id="d-facts-h">Details</h2>
+		<dl class="d-facts">
+			<dt>Value</dt><dd>${lib.money(d.value_cents, d.currency)}</dd>
+			<dt>Pipeline</dt><dd>${pipeline ? pipeline.name : ''}</dd>
+			<dt>Stage</dt><dd>${d.stage_name}</dd>
+			<dt>Contact</dt><dd>${d.contact_id ? html`<a href="${lib.appHref(ctx, '/contacts/' + d.contact_id)}">${d.contact_name || 'Contact ' + d.contact_id}</a>` : 'None'}</dd>
+			<dt>Owner</dt><dd>${owner ? owner.name : d.owner_id ? 'User ' + d.owner_id : 'None'}</dd>
+			<dt>Created</dt><dd>${new Date(d.created_at).toLocaleDateString()}</dd>
+			${d.closed_at ? html`<dt>Closed</dt><dd>${new Date(d.closed_at).toLocaleDateString()}</dd>` : ''}
+			${d.lost_reason ? html`<dt>Reason</dt><dd>${d.lost_reason}</dd>` : ''}
+		</dl>
+	</section>
+	<section class="card" aria-labelledby="d-progress-h">
+		<h2 id="d-progress-h">Progress</h2>
+		${open ? html`<div class="field"><label for="d-stage">Stage</label>
+			<select id="d-stage">${stagesOf(d.pipeline_id).map((s) => html`<option value="${s.id}"
+				selected="${s.id === d.stage_id}">${s.name}</option>`)}</select></div>
+		<div class="d-actions">
+			<button type="button" class="btn btn-primary" data-status="won">Mark won</button>
+			<button type="button" class="btn" data-status="lost">Mark lost</button>
+			<button type="button" class="btn" data-status="abandoned">Abandon</button>
+		</div>
+		<form class="d-close" hidden novalidate>
+			<div class="field"><label for="d-reason">Why?</label>
+				<input id="d-reason" name="lost_reason" maxlength="500" autocomplete="off"></div>
+			<div class="d-actions"><button type="submit" class="btn btn-primary" data-close-confirm></button>
+				<button type="button" class="btn" data-close-cancel>Cancel</button></div>
+		</form>` : html`<p class="muted">${'This deal is ' + statusLabel(lib, d.status).toLowerCase() + '.'}</p>
+		<div class="d-actions"><button type="button" class="btn" data-status="open">Reopen</button></div>`}
+	</section>
+</div>`);
+		wire();
+	}
+
+	async function change(body, what) {
+		try {
+			d = await api.patch(path, body);
+			render();
+			view.querySelector('h1').focus();
+			ui.toast(what, { kind: 'success' });
+			return true;
+		} catch (e) {
+			if (!ctx.signal.aborted)
+				ui.toast('The deal could not be changed: ' + e.message, { kind: 'error' });
+			return false;
+		}
+	}
+
+	function wire() {
+		const q = (sel) => view.querySelector(sel);
+		const edit = q('#d-edit');
+		q('[data-edit]').addEventListener('click', (e) => {
+			edit.hidden = !edit.hidden;
+			e.currentTarget.setAttribute('aria-expanded', String(!edit.hidden));
+			if (!edit.hidden)
+				edit.elements.name.focus();
+		});
+		q('[data-cancel]').addEventListener('click', () => {
+			edit.hidden = true;
+			q('[data-edit]').setAttribute('aria-expanded', 'false');
+			q('[data-edit]').focus();
+		});
+		edit.addEventListener('submit', async (e) => {
+			e.preventDefault();
+			ui.clearErrors(edit);
+			const body = readFields(ctx, edit);
+			if (!body)
+				return;
+			try {
+				d = await api.patch(path, body);
+			} catch (err) {
+				if (!ctx.signal.aborted)
+					ui.formErrors(edit, err);
+				return;
+			}
+			render();
+			view.querySelector('h1').focus();
+			ui.toast('Changes saved.', { kind: 'success' });
+		});
+		const confirm = q('[data-confirm]');
+		q('[data-delete]').addEventListener('click', () => {
+			confirm.hidden = false;
+			q('[data-yes]').focus();
+		});
+		q('[data-no]').addEventListener('click', () => {
+			confirm.hidden = true;
+			q('[data-delete]').focus();
+		});
+		q('[data-yes]').addEventListener('click', async () => {
+			try {
+				await api.del(path);
+			} catch (e) {
+				if (!ctx.signal.aborted)
+					ui.toast('The deal could not be deleted: ' + e.message, { kind: 'error' });
+				return;
+			}
+			ui.toast('Deal “' + d.name + '” deleted.', { kind: 'success' });
+			ctx.navigate(boardHref);
+		});
+		const stage = q('#d-stage');
+		if (stage) {
+			stage.addEventListener('change', () => {
+				const name = stage.options[stage.selectedIndex].textContent;
+				change({ stage_id: Number(stage.value) }, 'Moved to ' + name + '.');
+			});
+		}
+		const close = q('.d-close');
+		let closing = null;
+		for (const b of view.querySelectorAll('[data-status]')) {
+			b.addEventListener('click', () => {
+				const status = b.dataset.status;
+				if (status === 'won' || status === 'open') {
+					change({ status }, status === 'won' ? 'Marked won.' : 'Reopened.');
+					return;
+				}
+				closing = status;
+				close.hidden = false;
+				close.querySelector('[data-close-confirm]').textContent =
+					status === 'lost' ? 'Mark lost' : 'Abandon deal';
+				close.elements.lost_reason.focus();
+			});
+		}
+		if (close) {
+			close.addEventListener('submit', (e) => {
+				e.preventDefault();
+				const reason = close.elements.lost_reason.value.trim();
+				change(reason ? { status: closing, lost_reason: reason } : { status: closing },
+					closing === 'lost' ? 'Marked lost.' : 'Abandoned.');
+			});
+			close.querySelector('[data-close-cancel]').addEventListener('click', () => {
+				close.hidden = true;
+				view.querySelector('[data-status="' + closing + '"]').focus();
+			});
+		}
+	}
+
+	render();
+}
+
+/* /app/opportunities/new?pipeline=: a deal's name, value, stage, contact
+ * and owner; made open, last in its stage. */
+export async function newDeal(view, ctx, lib) {
+	const { html, api, ui } = ctx;
+	const [pipelines, users] = await Promise.all([api.get('/api/pipelines'), lib.people(ctx)]);
+	const wanted = Number(ctx.query.get('pipeline'));
+	const pipeline = (pipelines.data || []).find((p) => p.id === wanted) || (pipelines.data || [])[0];
+	const boardHref = lib.appHref(ctx, '/opportunities' + (pipeline ? '?pipeline=' + pipeline.id : ''));
+	ctx.title('New deal');
+	view.classList.add('deal-page');
+	view.append(html`
+<p class="crumbs"><a href="${boardHref}">Opportunities</a></p>
+<div class="page-head"><h1>New deal</h1></div>
+<form class="d-form card" novalidate>
+	${fieldsOf(ctx, { owner_id: ctx.user.id }, users)}
+	<div class="d-form-grid">
+		<div class="field"><label for="d-stage">Stage</label>
+			<select id="d-stage" name="stage_id">${(pipeline ? pipeline.stages || [] : []).map((s) =>
+				html`<option value="${s.id}">${s.name}</option>`)}</select></div>
+		<div class="field"><label for="d-contact">Contact</label>
+			<input id="d-contact" name="contact_id" type="search" list="d-contacts" autocomplete="off"
+				placeholder="Type a name"><datalist id="d-contacts"></datalist></div>
+	</div>
+	<div class="d-form-actions"><button type="submit" class="btn btn-primary">Create deal</button>
+		<a class="btn" href="${boardHref}">Cancel</a></div>
+</form>`);
+	const form = view.querySelector('form');
+	const contact = form.elements.contact_id;
+	const options = view.querySelector('#d-contacts');
+	const found = new Map(); /* label -> contact id */
+	let timer = 0;
+	let seq = 0;
+
+	contact.addEventListener('input', () => {
+		clearTimeout(timer);
+		timer = setTimeout(async () => {
+			const q = contact.value.trim();
+			const mine = ++seq;
+			if (!q || found.has(q))
+				return;
+			let answer;
+			try {
+				answer = await api.get('/api/contacts', { q, limit: 8 });
+			} catch (e) {
+				return; /* the field then says nothing matched, on saving */
+			}
+			if (mine !== seq)
+				return;
+			options.textContent = '';
+			for (const c of answer.data || []) {
+				const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || 'Contact ' + c.id;
+				const label = c.email ? name + ' (' + c.email + ')' : name;
+				found.set(label, c.id);
+				options.append(html`<option value="${label}"></option>`);
+			}
+		}, CONTACT_DEBOUNCE_MS);
+	});
+
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(form);
+		const body = readFields(ctx, form);
+		if (!body)
+			return;
+		if (!body.name) {
+			ui.formErrors(form, { fields: { name: 'a deal needs a name' } });
+			return;
+		}
+		body.stage_id = Number(form.elements.stage_id.value) || undefined;
+		const who = contact.value.trim();
+		if (who) {
+			if (!found.has(who)) {
+				ui.formErrors(form, { fields: { contact_id: 'choose a contact from the list as you type' } });
+				return;
+			}
+			body.contact_id = found.get(who);
+		}
+		if (body.owner_id === null)
+			delete body.owner_id;
+		let made;
+		try {
+			made = await api.post('/api/opportunities', body);
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.formErrors(form, err);
+			return;
+		}
+		ui.toast('Deal “' + made.name + '” created.', { kind: 'success' });
+		ctx.navigate(lib.appHref(ctx, '/opportunities/' + made.id));
+	});
+	return () => clearTimeout(timer);
+}

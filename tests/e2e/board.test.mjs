@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The opportunities pages (modules/opportunities/webui/), as the server
+ * serves them: a pipeline's board with its columns' counts and values; a
+ * deal moved by drag and by keyboard, still moved after a reload; a move
+ * the server refuses put back with a message; filters kept in the URL; a
+ * deal's page (lost with a reason, reopened, edited, a field's error from
+ * the server) and a new deal with its contact.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+	from './lib.mjs';
+
+describe('opportunities', () => {
+	let server, browser, admin, loc, stages, session, contact;
+	const made = {};
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		loc = admin.me.locations[0];
+		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
+		stages = pipeline.stages;
+		contact = await admin.post('/api/contacts', { first_name: 'Quillon', last_name: 'Bexley' }, loc.id);
+		for (const [name, stage] of [['Alpha deal', 0], ['Beta deal', 0], ['Gamma deal', 0], ['Delta deal', 1]]) {
+			made[name] = await admin.post('/api/opportunities', {
+				name, stage_id: stages[stage].id, value_cents: 100000, contact_id: contact.id,
+				owner_id: admin.me.user.id,
+			}, loc.id);
+		}
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function opened(at = '/app/opportunities?location=' + loc.id, options = {}) {
+		const o = await newPage(browser, server, options);
+		if (session)
+			await o.context.addCookies(session);
+		await o.page.goto(at);
+		if (!session) {
+			await signIn(o.page, DEMO.email, DEMO.password);
+			session = await o.context.cookies();
+		}
+		return o;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+	const column = (page, i) => page.getByRole('region', { name: stages[i].name, exact: true });
+	const names = (col) => col.locator('.b-card-name').allTextContents();
+	const card = (page, name) => page.locator('.b-card', { has: page.getByRole('link', { name, exact: true }) });
+	const stageOf = async (name) => (await admin.get('/api/opportunities/' + made[name].id, loc.id)).stage_id;
+
+	/* Drags the card named `name` by mouse to the top of column `to`. */
+	async function drag(page, name, to) {
+		const from = await card(page, name).boundingBox();
+		const target = await column(page, to).locator('.b-cards').boundingBox();
+		await page.mouse.move(from.x + 30, from.y + 20);
+		await page.mouse.down();
+		await page.mouse.move(from.x + 40, from.y + 30, { steps: 2 });
+		await page.mouse.move(target.x + target.width / 2, target.y + 12, { steps: 12 });
+		await page.mouse.up();
+	}
+
+	test('the board: its columns and figures; a deal dragged to another stage stays there', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		const board = await admin.get('/api/opportunities', loc.id);
+		for (const [i, stage] of stages.entries()) {
+			const col = column(page, i);
+			const want = board.stages.find((s) => s.id === stage.id);
+			assert.match(await col.locator('.b-col-sum').textContent(),
+				new RegExp('^' + want.count + ' deals? · '), stage.name);
+			assert.equal((await names(col)).length, Math.min(want.count, 40), 'the first batch');
+		}
+		assert.match(await page.getByRole('status').filter({ hasText: /deals/ }).textContent(),
+			new RegExp('^' + board.data.length + ' deals · \\$'));
+		await shoot(page, 'board');
+
+		const sums = async (i) => column(page, i).locator('.b-col-sum').textContent();
+		const before0 = await sums(0);
+		const patched = page.waitForResponse((r) => r.request().method() === 'PATCH');
+		await drag(page, 'Alpha deal', 2);
+		assert.equal((await patched).status(), 200);
+		assert.equal((await names(column(page, 2)))[0], 'Alpha deal', 'first of the column it was dropped on');
+		assert.ok(!(await names(column(page, 0))).includes('Alpha deal'));
+		assert.notEqual(await sums(0), before0, 'the column it left counts one less');
+		assert.equal(await stageOf('Alpha deal'), stages[2].id);
+		await page.reload();
+		await h1(page, 'Opportunities').waitFor();
+		assert.equal((await names(column(page, 2)))[0], 'Alpha deal', 'still there after a reload');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('by keyboard: Space picks a deal up, arrows carry it, Space drops it, Escape puts it back', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		/* one tab stop: from the search field into the board */
+		await page.getByLabel('Search').focus();
+		await page.keyboard.press('Tab');
+		assert.equal(await page.evaluate(() => document.activeElement.classList.contains('b-card')), true);
+
+		const beta = card(page, 'Beta deal');
+		await beta.focus();
+		await page.keyboard.press('Space');
+		await page.keyboard.press('ArrowRight');
+		await page.keyboard.press('Escape');
+		assert.ok((await names(column(page, 0))).includes('Beta deal'), 'put back');
+		assert.equal(await stageOf('Beta deal'), stages[0].id);
+
+		await beta.focus();
+		await page.keyboard.press('Space');
+		await page.keyboard.press('ArrowRight');
+		await page.keyboard.press('ArrowUp');
+		const patched = page.waitForResponse((r) => r.request().method() === 'PATCH');
+		await page.keyboard.press('Space');
+		assert.equal((await patched).status(), 200);
+		assert.equal(await page.evaluate(() => document.activeElement.textContent.includes('Beta deal')), true,
+			'the focus stays on the deal');
+		assert.equal(await stageOf('Beta deal'), stages[1].id);
+		await page.reload();
+		await h1(page, 'Opportunities').waitFor();
+		assert.ok((await names(column(page, 1))).includes('Beta deal'), 'still moved after a reload');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a move the server refuses is put back, with a message', async () => {
+		const { page, context } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		await page.route('**/api/opportunities/*', (r) => (r.request().method() === 'PATCH'
+			? r.fulfill({ status: 409, contentType: 'application/json',
+				body: JSON.stringify({ error: { code: 'conflict', message: 'The stage is locked.' } }) })
+			: r.continue()));
+		const first = await names(column(page, 0));
+		const sum = await column(page, 0).locator('.b-col-sum').textContent();
+		await drag(page, 'Gamma deal', 3);
+		await page.getByRole('alert').filter({ hasText: 'could not be moved: The stage is locked.' }).waitFor();
+		assert.deepEqual(await names(column(page, 0)), first, 'back where it was');
+		assert.ok(!(await names(column(page, 3))).includes('Gamma deal'));
+		assert.equal(await column(page, 0).locator('.b-col-sum').textContent(), sum);
+		assert.equal(await stageOf('Gamma deal'), stages[0].id);
+		await context.close();
+	});
+
+	test('filters stay in the URL: a search and an owner', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		await page.getByLabel('Search').fill('Delta');
+		await until(async () => (await page.locator('.b-card').count()) === 1, 10000, 'one deal');
+		assert.equal(new URL(page.url()).searchParams.get('q'), 'Delta');
+		await page.getByLabel('Owner').selectOption({ label: 'Me' });
+		await until(() => new URL(page.url()).searchParams.get('owner') === 'me', 10000, 'the owner in the URL');
+		await page.reload();
+		await h1(page, 'Opportunities').waitFor();
+		assert.equal(await page.getByLabel('Search').inputValue(), 'Delta');
+		assert.equal(await page.getByLabel('Owner').inputValue(), 'me');
+		assert.deepEqual(await page.locator('.b-card-name').allTextContents(), ['Delta deal']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a deal\'s page: lost with a reason, reopened, edited; an error by its field', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		await card(page, 'Delta deal').getByRole('link').click();
+		await h1(page, 'Delta deal').waitFor();
+		await page.getByRole('button', { name: 'Mark lost' }).click();
+		await page.getByLabel('Why?').fill('Went with a cheaper agency');
+		await page.getByRole('button', { name: 'Mark lost' }).last().click();
+		await page.getByText('This deal is lost.').waitFor();
+		await page.reload();
+		await h1(page, 'Delta deal').waitFor();
+		assert.ok(await page.getByText('Went with a cheaper agency').isVisible(), 'the reason stays');
+		await shoot(page, 'deal');
+		await page.getByRole('button', { name: 'Reopen' }).click();
+		await page.getByRole('button', { name: 'Mark won' }).waitFor();
+
+		await page.getByRole('button', { name: 'Edit' }).click();
+		const value = page.getByLabel('Value');
+		await value.fill('99999999999999');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await until(async () => await value.getAttribute('aria-invalid') === 'true', 10000, 'the value\'s error');
+		assert.equal(await page.locator('#' + await value.getAttribute('aria-describedby')).textContent(),
+			'At most 10,000,000,000,000');
+		/* a name of spaces only passes the browser; the server says why not */
+		const name = page.getByLabel('Name');
+		await name.fill('   ');
+		await value.fill('2,500');
+		const refused = page.waitForResponse((r) => r.request().method() === 'PATCH');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		assert.equal((await refused).status(), 422);
+		await until(async () => await name.getAttribute('aria-invalid') === 'true', 10000, 'the name\'s error');
+		assert.match(await page.locator('#' + await name.getAttribute('aria-describedby')).textContent(),
+			/^Required/);
+		assert.equal(await value.getAttribute('aria-invalid'), null, 'the value is fine now');
+		await name.fill('Delta deal');
+		await value.fill('2,500');
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await page.getByText('$2,500').waitFor();
+		assert.equal((await admin.get('/api/opportunities/' + made['Delta deal'].id, loc.id)).value_cents, 250000);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a new deal with its contact, picked by typing', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		await page.getByRole('link', { name: 'New deal' }).click();
+		await h1(page, 'New deal').waitFor();
+		await page.getByRole('button', { name: 'Create deal' }).click();
+		assert.equal(await page.getByLabel('Name').getAttribute('aria-invalid'), 'true', 'a name is needed');
+		await page.getByLabel('Name').fill('Omega retainer');
+		await page.getByLabel('Value').fill('1,200');
+		await page.getByLabel('Stage').selectOption({ label: stages[1].name });
+		const who = page.getByLabel('Contact');
+		await who.fill('Quill');
+		const option = page.locator('#d-contacts option');
+		await until(async () => (await option.count()) === 1, 10000, 'the contact offered');
+		await who.fill(await option.getAttribute('value'));
+		await page.getByRole('button', { name: 'Create deal' }).click();
+		await h1(page, 'Omega retainer').waitFor();
+		assert.ok(await page.getByRole('link', { name: 'Quillon Bexley' }).isVisible());
+		assert.ok(await page.getByText('$1,200').isVisible());
+		await page.getByRole('link', { name: 'Opportunities' }).first().click();
+		await h1(page, 'Opportunities').waitFor();
+		assert.ok((await names(column(page, 1))).includes('Omega retainer'));
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('at phone width the board scrolls inside itself, the page never sideways', async () => {
+		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
+		await h1(page, 'Opportunities').waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		const board = page.getByRole('region', { name: 'Board' });
+		assert.ok(await board.evaluate((b) => b.scrollWidth > b.clientWidth), 'the columns scroll');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});
