@@ -79,6 +79,9 @@ describe('opportunities', () => {
 		}
 		assert.match(await page.getByRole('status').filter({ hasText: /deals/ }).textContent(),
 			new RegExp('^' + board.data.length + ' deals · \\$'));
+		/* the owner's initials, named for a screen reader, once the names are in */
+		await card(page, 'Gamma deal').getByText('Owner: ' + admin.me.user.name + ' (you)').waitFor({ state: 'attached' });
+		assert.equal(await card(page, 'Gamma deal').locator('.b-card-owner [aria-hidden]').textContent(), 'PA');
 		await shoot(page, 'board');
 
 		const sums = async (i) => column(page, i).locator('.b-col-sum').textContent();

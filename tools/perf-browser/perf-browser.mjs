@@ -3,7 +3,7 @@
 /*
  * perf-browser: the reference's page-load measurement, in headless
  * Chromium against the built server. It starts a server on a scratch data
- * set (perf-seed, a tenth of the reference's by default) the way the
+ * set (perf-seed, the reference's full one by default) the way the
  * browser tests do (tests/e2e/lib.mjs), throttles each page through the
  * DevTools protocol as the reference did (1.6 Mbit/s down, 750 kbit/s up,
  * 150 ms latency; --cpu N slows the CPU N times, the reference's phone
@@ -12,21 +12,25 @@
  *              then a second visit in the same context (warm cache);
  *   dashboard  /app/dashboard in the largest sub-account, signed in (the
  *              session cookie and the shell's signed-in hint, nothing
- *              cached): cold, then a second visit.
+ *              cached): cold, then a second visit;
+ *   board      /app/opportunities on that sub-account's largest pipeline
+ *              (the most open deals), signed in the same way: its first
+ *              render, cold, then a second visit.
  * For each: first paint, first contentful paint, largest contentful paint
  * (ms from the navigation's start), "shown" (login: the form has its
- * focus, i.e. first.js has heard from the server; dashboard: the page's
- * view is shown with its heading) and the bytes transferred (headers and
+ * focus, i.e. first.js has heard from the server; dashboard and board:
+ * the page's view is shown with its heading, its first figures or cards
+ * drawn) and the bytes transferred (headers and
  * bodies as they came over the wire) until the page was shown and the
  * network had been quiet for QUIET_MS. The service worker is blocked, as
  * the reference's was, so every byte is counted. Median of --runs runs,
  * after one uncounted load that starts the browser's renderer.
  *
- * A dashboard the server does not offer (no /dashboard in GET /api/pages)
- * is reported as not measured, with the reason, never guessed; a run whose
+ * A page the server does not offer (not in GET /api/pages, or its module
+ * not built) is reported as not measured, with the reason, never guessed; a run whose
  * page never shows fails that run, with the reason.
  *
- *   perf-browser [--runs 3] [--cpu 1] [--scale 0.1] [--locations 50]
+ *   perf-browser [--runs 3] [--cpu 1] [--scale 1] [--locations 50]
  *                [--build build] [--json FILE] [--readme README.md]
  *
  * --json writes every run's figures, the element of its largest paint
@@ -59,6 +63,8 @@ const VISITS = [
 	{ key: 'login-warm', label: 'Login, second visit' },
 	{ key: 'dashboard-cold', label: 'Dashboard, cold cache' },
 	{ key: 'dashboard-warm', label: 'Dashboard, second visit' },
+	{ key: 'board-cold', label: 'Board, cold cache' },
+	{ key: 'board-warm', label: 'Board, second visit' },
 ];
 
 class Usage extends Error {}
@@ -69,7 +75,7 @@ function options(argv) {
 		options: {
 			runs: { type: 'string', default: '3' },
 			cpu: { type: 'string', default: '1' },
-			scale: { type: 'string', default: '0.1' },
+			scale: { type: 'string', default: '1' },
 			locations: { type: 'string', default: '50' },
 			build: { type: 'string' },
 			json: { type: 'string' },
@@ -250,30 +256,12 @@ async function pair(browser, server, lib, opts, what, path, storageState, expect
 	}
 }
 
-/* ---- the dashboard: is it there, and who opens it ------------------------------ */
+/* ---- the signed-in pages: are they there, and who opens them -------------------- */
 
-async function dashboardOf(lib, server, browser) {
-	const api = await lib.apiAs(server, lib.DEMO.email, lib.DEMO.password);
-	const locations = api.me.locations || [];
-	const loc = locations.find((l) => l.id === LARGEST_LOCATION) || locations[0];
-	if (!loc)
-		return { missing: lib.DEMO.email + ' may open no sub-account' };
-	let pages;
-	try {
-		pages = (await api.get('/api/pages', loc.id)).data || [];
-	} catch (e) {
-		return { missing: 'GET /api/pages failed (' + e.message.split('\n')[0].slice(0, 120) + ')' };
-	}
-	const page = pages.find((p) => p.path === '/dashboard');
-	if (!page)
-		return { missing: 'the server offers no /dashboard page (GET /api/pages lists none)' };
-	const script = new URL(page.script, server.url).pathname;
-	const file = await fetch(server.url + script);
-	if (file.status !== 200)
-		return { missing: 'the /dashboard page\'s module ' + script + ' is not there (' + file.status +
-			'): the reports module\'s webui/dashboard.js is not built' };
-	/* signed in as a person is: through the form, once; each run starts
-	 * from its cookie and the shell's hint, with nothing cached */
+/* The session of the demo user, signed in through the form as a person
+ * is, once; each run starts from its cookie and the shell's hint, with
+ * nothing cached. */
+async function signedInState(lib, server, browser) {
 	const context = await browser.newContext({ baseURL: server.url, serviceWorkers: 'block' });
 	const signing = await context.newPage();
 	await lib.signIn(signing, lib.DEMO.email, lib.DEMO.password);
@@ -282,19 +270,73 @@ async function dashboardOf(lib, server, browser) {
 	const origin = state.origins.find((o) => o.origin === server.url);
 	if (!origin || !origin.localStorage.some((e) => e.name === SIGNED_IN_HINT))
 		state.origins.push({ origin: server.url, localStorage: [{ name: SIGNED_IN_HINT, value: '1' }] });
+	return state;
+}
+
+/* What opens the page registered at `registered` (its address `path`):
+ * { path, script, expect } or { missing: why not }. */
+async function pageOf(server, api, loc, registered, path, name) {
+	let pages;
+	try {
+		pages = (await api.get('/api/pages', loc.id)).data || [];
+	} catch (e) {
+		return { missing: 'GET /api/pages failed (' + e.message.split('\n')[0].slice(0, 120) + ')' };
+	}
+	const page = pages.find((p) => p.path === registered);
+	if (!page)
+		return { missing: 'the server offers no ' + registered + ' page (GET /api/pages lists none)' };
+	const script = new URL(page.script, server.url).pathname;
+	const file = await fetch(server.url + script);
+	if (file.status !== 200)
+		return { missing: 'the ' + registered + ' page\'s module ' + script + ' is not there (' + file.status +
+			'): the ' + page.module + ' module\'s webui/ is not built' };
 	return {
-		path: '/app/dashboard?location=' + loc.id,
+		path,
 		location: { id: loc.id, name: loc.name },
 		script,
-		state,
 		expect: (requests, m, cold) => {
 			if (cold && !requests.some((r) => r.path === script))
-				return 'the dashboard\'s module ' + script + ' was not loaded (heading: ' + m.heading + ')';
+				return 'the ' + name + '\'s module ' + script + ' was not loaded (heading: ' + m.heading + ')';
 			if (SHELL_VIEWS.test(m.heading || ''))
-				return 'the dashboard did not open: the shell says "' + m.heading + '"';
+				return 'the ' + name + ' did not open: the shell says "' + m.heading + '"';
 			return null;
 		},
 	};
+}
+
+/* The sub-account's pipeline with the most open deals, and how many. */
+async function largestPipeline(api, loc) {
+	let best = null;
+	for (const p of (await api.get('/api/pipelines', loc.id)).data || []) {
+		const deals = ((await api.get('/api/opportunities?pipeline=' + p.id, loc.id)).data || []).length;
+		if (!best || deals > best.deals)
+			best = { id: p.id, name: p.name, deals };
+	}
+	return best;
+}
+
+/* The dashboard and the board of the largest sub-account, as the demo
+ * user opens them. */
+async function signedInPages(lib, server, browser) {
+	const api = await lib.apiAs(server, lib.DEMO.email, lib.DEMO.password);
+	const locations = api.me.locations || [];
+	const loc = locations.find((l) => l.id === LARGEST_LOCATION) || locations[0];
+	if (!loc) {
+		const missing = { missing: lib.DEMO.email + ' may open no sub-account' };
+		return { dashboard: missing, board: missing };
+	}
+	const state = await signedInState(lib, server, browser);
+	const dashboard = await pageOf(server, api, loc, '/dashboard',
+		'/app/dashboard?location=' + loc.id, 'dashboard');
+	let board = { missing: 'the sub-account has no pipeline' };
+	const pipeline = await largestPipeline(api, loc).catch(() => null);
+	if (pipeline) {
+		board = await pageOf(server, api, loc, '/opportunities',
+			'/app/opportunities?location=' + loc.id + '&pipeline=' + pipeline.id, 'board');
+		board.pipeline = pipeline;
+	}
+	dashboard.state = board.state = state;
+	return { dashboard, board };
 }
 
 /* ---- figures --------------------------------------------------------------------- */
@@ -363,7 +405,7 @@ function rowsOf(result, ref) {
 			: f ? [ms(f.fp), ms(f.fcp), ms(f.lcp), ms(f.shown), kb(f.bytes)]
 				: ['failed', '–', '–', '–', '–'];
 		const p = ref.pages[v.key];
-		return [v.label, ...ours, ms(p.fp), ms(p.lcp), ms(p.shown), p.kb + ' KB'];
+		return [v.label, ...ours, ...(p ? [ms(p.fp), ms(p.lcp), ms(p.shown), p.kb + ' KB'] : ['–', '–', '–', '–'])];
 	});
 }
 
@@ -376,6 +418,8 @@ function table(result, ref) {
 	const line = (r) => r.map((c, i) => i ? c.padStart(width[i]) : c.padEnd(width[i])).join('  ');
 	const out = ['perf-browser ' + result.url + ': ' + conditions(result) + '; load average ' +
 		result.machine.load + ' as it began', '', ...rows.map(line), ''];
+	if (boardLine(result))
+		out.push(boardLine(result));
 	for (const v of VISITS) {
 		const r = result.pages[v.key];
 		if (r && r.missing && /cold/.test(v.key))
@@ -388,6 +432,13 @@ function table(result, ref) {
 	return out.concat(targetLines(result, ref)).join('\n');
 }
 
+/* Which board was measured: its size says what the figures mean. */
+function boardLine(result) {
+	const b = result.board;
+	return b && b.pipeline ? 'The board: the pipeline "' + b.pipeline.name + '" of ' + b.location.name +
+		', ' + b.pipeline.deals.toLocaleString('en').replace(/,/g, ' ') + ' open deals; the reference gives no figure for it.' : null;
+}
+
 function readmeBlock(result, ref) {
 	const md = (r) => '| ' + r.join(' | ') + ' |';
 	return [BEGIN, '',
@@ -396,7 +447,7 @@ function readmeBlock(result, ref) {
 		' as it began), Chromium ' + result.chromium + ', shared with the server: ' + conditions(result) + '. Written by `make perf-browser' +
 		(result.command ? ' PERF_BROWSER_FLAGS="' + result.command + '"' : '') + '`. ' +
 		'The reference\'s figures are its own (' + ref.name + ', the full data set, CPU not slowed; ' +
-		ref.cpu4 + ').',
+		ref.cpu4 + ').' + (boardLine(result) ? ' ' + boardLine(result) : ''),
 		'',
 		md(HEAD), '|' + '---|'.repeat(HEAD.length), ...rowsOf(result, ref).map(md),
 		'',
@@ -436,7 +487,7 @@ async function main(argv) {
 		network: NETWORK, cpu_rate: opts.cpu, runs: opts.runs, scale: opts.scale,
 		locations: opts.locations, command: argv.filter((a, i) => !/^--(json|readme|build)$/.test(a) &&
 			!/^--(json|readme|build)$/.test(argv[i - 1] || '') && !/^--(json|readme|build)=/.test(a)).join(' '),
-		url: null, dashboard: null, pages: {},
+		url: null, dashboard: null, board: null, pages: {},
 	};
 	const say = (text) => process.stderr.write('perf-browser: ' + text + '\n');
 	say('seeding (perf-seed --scale ' + opts.scale + ' --locations ' + opts.locations + ') and starting the server');
@@ -453,10 +504,14 @@ async function main(argv) {
 		browser = await lib.launch();
 		result.chromium = browser.version();
 		result.url = server.url;
-		const dash = await dashboardOf(lib, server, browser);
+		const { dashboard: dash, board } = await signedInPages(lib, server, browser);
 		say(dash.missing ? 'the dashboard is not measured: ' + dash.missing : 'the dashboard: ' + dash.path);
+		say(board.missing ? 'the board is not measured: ' + board.missing
+			: 'the board: ' + board.path + ' (' + board.pipeline.deals + ' open deals)');
 		result.dashboard = dash.missing ? { missing: dash.missing }
 			: { path: dash.path, location: dash.location, script: dash.script };
+		result.board = board.missing ? { missing: board.missing }
+			: { path: board.path, location: board.location, script: board.script, pipeline: board.pipeline };
 		const runs = Object.fromEntries(VISITS.map((v) => [v.key, []]));
 		const record = async (keys, work) => {
 			try {
@@ -479,10 +534,15 @@ async function main(argv) {
 			if (!dash.missing)
 				await record(['dashboard-cold', 'dashboard-warm'],
 					() => pair(browser, server, lib, opts, 'dashboard', dash.path, dash.state, dash.expect));
+			if (!board.missing)
+				await record(['board-cold', 'board-warm'],
+					() => pair(browser, server, lib, opts, 'board', board.path, board.state, board.expect));
 		}
-		for (const v of VISITS)
-			result.pages[v.key] = dash.missing && /^dashboard/.test(v.key)
-				? { missing: dash.missing, median: null, runs: [] } : summarize(runs[v.key]);
+		const missing = { dashboard: dash.missing, board: board.missing };
+		for (const v of VISITS) {
+			const why = missing[v.key.split('-')[0]];
+			result.pages[v.key] = why ? { missing: why, median: null, runs: [] } : summarize(runs[v.key]);
+		}
 	} finally {
 		await browser?.close();
 		await server.stop();

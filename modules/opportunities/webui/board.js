@@ -124,9 +124,14 @@ function boardQuery(ctx) {
 async function board(view, ctx) {
 	const { html, api, ui } = ctx;
 	const filters = boardQuery(ctx);
-	const [answer, pipelines, users] = await Promise.all([
-		api.get('/api/opportunities', filters), api.get('/api/pipelines'), people(ctx), styles(ctx)]);
+	/* the board draws as soon as its deals are in (the app's first
+	 * answer may carry them); the other pipelines and the people's
+	 * names fill in when they come */
+	const pipelinesComing = api.get('/api/pipelines').catch(() => null);
+	const peopleComing = people(ctx).catch(() => null);
+	const [answer] = await Promise.all([api.get('/api/opportunities', filters), styles(ctx)]);
 	const me = ctx.user.id;
+	let users = new Map();
 	let data = answer;
 	let seq = 0;
 	let timer = 0;
@@ -162,16 +167,43 @@ async function board(view, ctx) {
 		said: view.querySelector('[data-said]'),
 		board: view.querySelector('.b-board'),
 	};
-	for (const p of pipelines.data || [])
-		el.pipeline.append(html`<option value="${p.id}">${p.name}</option>`);
-	el.owner.append(html`<option value="">Anyone</option><option value="me">Me</option>
-		${Array.from(users.values()).filter((u) => u.id !== me).map((u) =>
-			html`<option value="${u.id}">${u.name}</option>`)}`);
+	if (answer.pipeline)
+		el.pipeline.append(html`<option value="${answer.pipeline.id}">${answer.pipeline.name}</option>`);
+	el.owner.append(html`<option value="">Anyone</option><option value="me">Me</option>`);
+	if (filters.owner && filters.owner !== 'me')
+		el.owner.append(html`<option value="${filters.owner}">${'User ' + filters.owner}</option>`);
 	el.status.value = filters.status || 'open';
 	el.owner.value = filters.owner || '';
-	if (el.owner.value !== (filters.owner || ''))
-		el.owner.value = '';
 	el.q.value = filters.q || '';
+
+	function fillPipelines(pipelines) {
+		if (!pipelines || ctx.signal.aborted)
+			return;
+		const keep = el.pipeline.value;
+		el.pipeline.textContent = '';
+		for (const p of pipelines.data || [])
+			el.pipeline.append(html`<option value="${p.id}">${p.name}</option>`);
+		el.pipeline.value = keep;
+	}
+
+	function fillPeople(byId) {
+		if (!byId || ctx.signal.aborted)
+			return;
+		users = byId;
+		const keep = el.owner.value;
+		el.owner.textContent = '';
+		el.owner.append(html`<option value="">Anyone</option><option value="me">Me</option>
+			${Array.from(users.values()).filter((u) => u.id !== me).map((u) =>
+				html`<option value="${u.id}">${u.name}</option>`)}`);
+		el.owner.value = keep;
+		if (el.owner.value !== keep)
+			el.owner.value = '';
+		for (const li of el.board.querySelectorAll('.b-card')) {
+			const d = deals.get(Number(li.dataset.id));
+			if (d && d.owner_id && !li.querySelector('.b-card-owner'))
+				li.querySelector('.b-card-age').before(ownerBadge(d));
+		}
+	}
 
 	const say = (text) => { el.said.textContent = text; };
 	const columns = new Map(); /* stage id -> column */
@@ -235,15 +267,23 @@ async function board(view, ctx) {
 			more(col);
 	}
 
-	function card(d) {
+	/* Initials in a circle, named for a screen reader; nothing until
+	 * the names are in. */
+	function ownerBadge(d) {
 		const owner = d.owner_id ? users.get(d.owner_id) : null;
-		const ownerName = owner ? owner.name + (d.owner_id === me ? ' (you)' : '') : '';
+		if (!owner)
+			return '';
+		const name = owner.name + (d.owner_id === me ? ' (you)' : '');
+		return html`<span class="b-card-owner" title="${'Owner: ' + name}"><span aria-hidden="true">${initials(owner.name)}</span><span class="visually-hidden">${'Owner: ' + name}</span></span>`;
+	}
+
+	function card(d) {
 		const li = html`<li class="b-card" data-id="${d.id}" tabindex="-1">
 			<a class="b-card-name" href="${appHref(ctx, '/opportunities/' + d.id)}" tabindex="-1" draggable="false">${d.name}</a>
 			<span class="b-card-contact">${d.contact_name || 'No contact'}</span>
 			<span class="b-card-foot">
 				<span class="b-card-value">${money(d.value_cents, d.currency)}</span>
-				${ownerName ? html`<span class="b-card-owner" title="${'Owner: ' + ownerName}"><span aria-hidden="true">${initials(owner.name)}</span><span class="visually-hidden">${'Owner: ' + ownerName}</span></span>` : ''}
+				${ownerBadge(d)}
 				<span class="b-card-age" title="${'Created ' + new Date(d.created_at).toLocaleDateString()}">${age(d.created_at)}</span>
 			</span></li>`.firstElementChild;
 		return li;
@@ -625,6 +665,8 @@ async function board(view, ctx) {
 	});
 
 	draw();
+	pipelinesComing.then(fillPipelines);
+	peopleComing.then(fillPeople);
 	return () => {
 		clearTimeout(timer);
 		endDrag();
