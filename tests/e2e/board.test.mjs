@@ -237,6 +237,48 @@ describe('opportunities', () => {
 		await context.close();
 	});
 
+	test('pipelines and stages: added, renamed, reordered; a stage holding deals stays', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		await page.getByRole('link', { name: 'Pipelines' }).click();
+		await h1(page, 'Pipelines').waitFor();
+		await page.getByLabel('New pipeline').fill('Renewals');
+		await page.getByRole('button', { name: 'Add pipeline' }).click();
+		const renewals = page.getByRole('region', { name: 'Renewals', exact: true });
+		await renewals.waitFor();
+		const stageNames = () => renewals.locator('.p-stage-name').evaluateAll((l) => l.map((i) => i.value));
+		for (const name of ['Asked', 'Agreed']) {
+			await renewals.getByLabel('New stage').fill(name);
+			await renewals.getByRole('button', { name: 'Add stage' }).click();
+			await until(async () => (await stageNames()).includes(name), 10000, 'the stage ' + name);
+		}
+		assert.deepEqual((await stageNames()).slice(-2), ['Asked', 'Agreed']);
+		await renewals.getByRole('button', { name: 'Move Agreed up' }).click();
+		await until(async () => (await stageNames()).slice(-2).join() === 'Agreed,Asked', 10000, 'the new order');
+		const asked = renewals.locator('.p-stage-name').last();
+		await asked.fill('Asked twice');
+		await asked.press('Enter');
+		await page.getByText('Stage renamed.').waitFor();
+		await page.reload();
+		await h1(page, 'Pipelines').waitFor();
+		assert.deepEqual((await stageNames()).slice(-2), ['Agreed', 'Asked twice'], 'kept after a reload');
+		await shoot(page, 'pipelines');
+
+		/* the first pipeline's first stage holds deals: refused, in words */
+		const first = page.locator('.p-card').first();
+		const stage = await first.locator('.p-stage-name').first().inputValue();
+		await first.getByRole('button', { name: 'Delete stage ' + stage }).click();
+		await page.getByRole('alert').filter({ hasText: /holds \d+ deals?/ }).waitFor();
+		assert.equal(await first.locator('.p-stage-name').first().inputValue(), stage);
+
+		await renewals.getByRole('link', { name: 'Open board' }).click();
+		await h1(page, 'Opportunities').waitFor();
+		assert.equal(await page.getByLabel('Pipeline').locator('option:checked').textContent(), 'Renewals');
+		assert.deepEqual((await page.locator('.b-col h2').allTextContents()).slice(-2), ['Agreed', 'Asked twice']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('at phone width the board scrolls inside itself, the page never sideways', async () => {
 		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
 		await h1(page, 'Opportunities').waitFor();

@@ -2,8 +2,10 @@
 /*
  * board.js: the opportunities pages. The shell opens this one module for
  * /app/opportunities (a pipeline's board, here), /app/opportunities/new
- * and /app/opportunities/:id (a deal: deal.js, imported when first
- * needed, given the helpers it shares with the board as `lib`).
+ * and /app/opportunities/:id (a deal: deal.js) and
+ * /app/opportunities/pipelines (pipelines.js, where pipelines and their
+ * stages are kept), each imported when first needed and given the
+ * helpers it shares with the board as `lib`.
  *
  * The board: the pipeline's stages as columns with their count and value,
  * its deals as cards (name, contact, value, owner, age), filtered by
@@ -99,6 +101,10 @@ export default async function page(view, ctx) {
 	const id = ctx.params.id;
 	if (id === undefined)
 		return board(view, ctx);
+	if (id === 'pipelines') {
+		const [editor] = await Promise.all([import('./pipelines.js'), styles(ctx)]);
+		return editor.default(view, ctx, lib);
+	}
 	if (id !== 'new' && !/^[1-9]\d{0,17}$/.test(id)) {
 		const e = new Error('No such deal');
 		e.status = 404;
@@ -142,6 +148,7 @@ async function board(view, ctx) {
 <div class="page-head">
 	<h1>Opportunities</h1>
 	<p class="b-sum muted" role="status"></p>
+	<a class="btn" href="${appHref(ctx, '/opportunities/pipelines')}">Pipelines</a>
 	<a class="btn btn-primary" data-new href="#">New deal</a>
 </div>
 <form class="b-filters" role="search" aria-label="Filter deals">
