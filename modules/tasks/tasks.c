@@ -5,6 +5,7 @@
  * (hl_location_id); "assigned only" users see and touch only the tasks
  * assigned to them. Each write publishes a task.* event naming the task's
  * contact, which the contacts module counts as the contact's activity.
+ * Its browser page is the list (webui/tasks.js).
  */
 #include "tasks.h"
 
@@ -24,11 +25,21 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/tasks/:id/reopen", .handler = tasks_reopen },
 };
 
+/* The browser page (webui/tasks.js), in the menu, opening with its list. */
+static const char *const tasks_uses[] = { "tasks.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/tasks", .script = "tasks.js", .label = "Tasks", .order = 40,
+	  .data = "/api/tasks", .uses = tasks_uses },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The tasks page (modules/tasks/webui/), as the server serves it: a task
+ * done with one click and still done after a reload, then open again; a
+ * refused change put back with a message; a new task, edited (the
+ * server's error by its field) and deleted; the filters kept in the URL;
+ * at phone width nothing scrolls sideways.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+	from './lib.mjs';
+
+describe('tasks', () => {
+	let server, browser, admin, loc, session;
+	const DAY = 86400000;
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		loc = admin.me.locations[0];
+		const me = admin.me.user.id;
+		await admin.post('/api/tasks', { title: 'Send the March report', assignee_id: me,
+			due_at: new Date(Date.now() - 2 * DAY).toISOString() }, loc.id);
+		await admin.post('/api/tasks', { title: 'Plan the spring campaign', assignee_id: me,
+			due_at: new Date(Date.now() + 3 * DAY).toISOString() }, loc.id);
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function opened(at = '/app/tasks?location=' + loc.id, options = {}) {
+		const o = await newPage(browser, server, options);
+		if (session)
+			await o.context.addCookies(session);
+		await o.page.goto(at);
+		if (!session) {
+			await signIn(o.page, DEMO.email, DEMO.password);
+			session = await o.context.cookies();
+		}
+		return o;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+	const box = (page, title) => page.getByRole('checkbox', { name: 'Done: ' + title, exact: true });
+	const statusOf = async (title) => {
+		const all = await admin.get('/api/tasks?limit=1000', loc.id);
+		return all.data.find((t) => t.title === title).status;
+	};
+
+	test('a task is done with one click, still done after a reload, and open again', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Tasks').waitFor();
+		await page.getByRole('radio', { name: 'Overdue' }).check();
+		await until(() => new URL(page.url()).searchParams.get('due') === 'overdue', 10000, 'the filter in the URL');
+		const task = box(page, 'Send the March report');
+		await task.waitFor();
+		assert.match(await page.locator('.t-row', { has: task }).locator('.t-due').textContent(), /^Overdue: /);
+		await shoot(page, 'tasks');
+		await task.check();
+		await page.getByText('Done: Send the March report').last().waitFor();
+		assert.equal(await statusOf('Send the March report'), 'completed');
+		await page.goto('/app/tasks?location=' + loc.id + '&status=completed');
+		await h1(page, 'Tasks').waitFor();
+		assert.equal(await page.getByLabel('Show').inputValue(), 'completed');
+		assert.equal(await box(page, 'Send the March report').isChecked(), true, 'still done');
+		await box(page, 'Send the March report').uncheck();
+		await until(async () => await statusOf('Send the March report') === 'open', 10000, 'open again');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a change the server refuses is put back, with a message', async () => {
+		const { page, context } = await opened();
+		await h1(page, 'Tasks').waitFor();
+		await page.route('**/api/tasks/*/complete', (r) => r.fulfill({ status: 409, contentType: 'application/json',
+			body: JSON.stringify({ error: { code: 'conflict', message: 'The task is locked.' } }) }));
+		const task = box(page, 'Plan the spring campaign');
+		await task.click(); /* not check(): the box is put back at once */
+		await page.getByRole('alert').filter({ hasText: 'could not be changed: The task is locked.' }).waitFor();
+		assert.equal(await task.isChecked(), false, 'put back');
+		assert.equal(await statusOf('Plan the spring campaign'), 'open');
+		await context.close();
+	});
+
+	test('a new task, edited with the server\'s error by its field, then deleted', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Tasks').waitFor();
+		await page.getByRole('button', { name: 'New task' }).click();
+		const form = page.getByRole('form', { name: 'New task' });
+		await form.getByLabel('Title').fill('Call the printer');
+		await form.getByLabel('Due').fill('2031-05-04T09:30');
+		await form.getByLabel('Notes').fill('About the <b>flyers</b>');
+		await form.getByRole('button', { name: 'Add task' }).click();
+		const title = page.getByRole('button', { name: 'Call the printer', exact: true });
+		await title.waitFor();
+		const all = await admin.get('/api/tasks?limit=1000', loc.id);
+		const made = all.data.find((t) => t.title === 'Call the printer');
+		assert.equal(made.body, 'About the <b>flyers</b>');
+		assert.equal(new Date(made.due_at).getTime(), new Date('2031-05-04T09:30').getTime(), 'the local time kept');
+		assert.equal(made.assignee_id, admin.me.user.id, 'yours unless said otherwise');
+
+		await title.click();
+		const edit = page.getByRole('form', { name: 'Edit task Call the printer' });
+		const field = edit.getByLabel('Title');
+		await field.fill('   ');
+		await edit.getByRole('button', { name: 'Save changes' }).click();
+		await until(async () => await field.getAttribute('aria-invalid') === 'true', 10000, 'the title\'s error');
+		assert.match(await page.locator('#' + await field.getAttribute('aria-describedby')).textContent(), /^Required/);
+		await field.fill('Call the printer again');
+		await edit.getByRole('button', { name: 'Save changes' }).click();
+		await page.getByRole('button', { name: 'Call the printer again', exact: true }).waitFor();
+		await page.getByRole('button', { name: 'Call the printer again', exact: true }).click();
+		await page.getByRole('button', { name: 'Delete task' }).click();
+		await page.getByText('Task “Call the printer again” deleted.').waitFor();
+		const left = await admin.get('/api/tasks?limit=1000', loc.id);
+		assert.ok(!left.data.some((t) => t.title.startsWith('Call the printer')));
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('at phone width nothing scrolls sideways', async () => {
+		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
+		await h1(page, 'Tasks').waitFor();
+		await box(page, 'Plan the spring campaign').waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});
