@@ -673,7 +673,8 @@ function present(view) {
 		h.tabIndex = -1;
 	/* an alert the page raised while it was hidden was never announced:
 	 * the heading, focused now, is described by it */
-	const alert = view.querySelector('[role="alert"]');
+	const alert = Array.from(view.querySelectorAll('[role="alert"]'))
+		.find((a) => !a.closest('[hidden]') && a.textContent.trim());
 	if (h && alert) {
 		alert.id = alert.id || 'view-alert';
 		h.setAttribute('aria-describedby', alert.id);

@@ -10,6 +10,7 @@
  *   stylesheet(url)       adds a page's CSS once; resolves when it applies
  *   chart()               the chart widget (chart.js), fetched on first use
  *                         so that only pages that chart download it
+ *   suggest(input, find)  offers what `find` answers as the field is typed in
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -155,4 +156,48 @@ export function stylesheet(url) {
 export function chart() {
 	return Promise.all([import('./chart.js'), stylesheet(new URL('./chart.css', import.meta.url))])
 		.then((loaded) => loaded[0]);
+}
+
+/* Offers choices as `input` is typed in: 200 ms after the last key,
+ * find(text) resolves to [{label, value}], shown as the field's list (a
+ * <datalist>, which every browser we serve draws as a person expects);
+ * an answer for an older text is dropped. Returns chosen(): the value
+ * of the choice whose label the field holds now, or undefined (nothing
+ * typed: null). */
+let suggestSeq = 0;
+
+export function suggest(input, find) {
+	const list = html`<datalist></datalist>`.firstElementChild;
+	list.id = 'suggest-' + (++suggestSeq);
+	input.setAttribute('list', list.id);
+	input.after(list);
+	const known = new Map(); /* label -> value */
+	let timer = 0;
+	let asked = 0;
+	input.addEventListener('input', () => {
+		clearTimeout(timer);
+		const text = input.value.trim();
+		if (!text || known.has(text))
+			return;
+		timer = setTimeout(async () => {
+			const mine = ++asked;
+			let found;
+			try {
+				found = await find(text);
+			} catch (e) {
+				return; /* chosen() then says nothing matched */
+			}
+			if (mine !== asked)
+				return;
+			list.textContent = '';
+			for (const f of found) {
+				known.set(f.label, f.value);
+				list.append(html`<option value="${f.label}"></option>`);
+			}
+		}, 200);
+	});
+	return () => {
+		const text = input.value.trim();
+		return text ? known.get(text) : null;
+	};
 }

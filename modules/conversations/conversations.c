@@ -7,7 +7,8 @@
  * conversations assigned to them. Every write publishes an event whose
  * data names the contact, which the contacts module counts as the
  * contact's activity. Sending is not done here: message.sent is the
- * interface a provider module (SMS, e-mail ...) implements.
+ * interface a provider module (SMS, e-mail ...) implements. Its browser
+ * pages are the inbox and a thread (webui/inbox.js).
  */
 #include "conversations.h"
 
@@ -34,11 +35,23 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages", .handler = conv_send },
 };
 
+/* The browser pages (webui/inbox.js): the inbox, in the menu, opening
+ * with its first page; a thread beside it. */
+static const char *const inbox_uses[] = { "inbox.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/conversations", .script = "inbox.js", .label = "Conversations", .order = 25,
+	  .data = "/api/conversations", .uses = inbox_uses },
+	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

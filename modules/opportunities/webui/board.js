@@ -203,8 +203,11 @@ async function board(view, ctx) {
 			${Array.from(users.values()).filter((u) => u.id !== me).map((u) =>
 				html`<option value="${u.id}">${u.name}</option>`)}`);
 		el.owner.value = keep;
-		if (el.owner.value !== keep)
-			el.owner.value = '';
+		if (el.owner.value !== keep) { /* someone not listed (yourself, or gone): kept, by name if known */
+			const u = users.get(Number(keep));
+			el.owner.append(html`<option value="${keep}">${u ? u.name : 'User ' + keep}</option>`);
+			el.owner.value = keep;
+		}
 		for (const li of el.board.querySelectorAll('.b-card')) {
 			const d = deals.get(Number(li.dataset.id));
 			if (d && d.owner_id && !li.querySelector('.b-card-owner'))
@@ -216,7 +219,10 @@ async function board(view, ctx) {
 	const columns = new Map(); /* stage id -> column */
 	const deals = new Map();   /* deal id -> deal */
 
+	let drawn = 0; /* how many times the board was drawn */
+
 	function draw() {
+		drawn++;
 		el.pipeline.value = String(data.pipeline ? data.pipeline.id : '');
 		el.newDeal.href = appHref(ctx, '/opportunities/new' +
 			(data.pipeline ? '?pipeline=' + data.pipeline.id : ''));
@@ -379,22 +385,34 @@ async function board(view, ctx) {
 		const body = { stage_id: to.col.stage.id };
 		if (to.before)
 			body.before_id = to.before.id;
+		/* the card stays put until the server answers: an undo must find
+		 * it where it was dropped */
+		const drawing = drawn;
+		li.classList.add('is-saving');
+		li.setAttribute('aria-busy', 'true');
 		try {
 			await api.patch('/api/opportunities/' + id, body);
 		} catch (e) {
 			if (ctx.signal.aborted)
 				return;
+			const why = 'The deal “' + d.name + '” could not be moved: ' + e.message;
+			say(why);
+			ui.toast(why, { kind: 'error' });
+			if (drawing !== drawn) /* drawn again meanwhile: ask the server again */
+				return reload();
+			const focused = document.activeElement === li;
 			to.col.list.splice(to.col.list.indexOf(d), 1);
 			from.col.list.splice(from.index, 0, d);
 			to.col.drawn--;
 			from.col.drawn++;
 			d.stage_id = from.col.stage.id;
-			const back = from.col.cards.children[from.index];
-			from.col.cards.insertBefore(li, back && back !== li ? back : null);
+			putBack(li, from);
 			totals();
-			const why = 'The deal “' + d.name + '” could not be moved: ' + e.message;
-			say(why);
-			ui.toast(why, { kind: 'error' });
+			if (focused)
+				li.focus();
+		} finally {
+			li.classList.remove('is-saving');
+			li.removeAttribute('aria-busy');
 		}
 	}
 
@@ -432,7 +450,7 @@ async function board(view, ctx) {
 
 	function pointerDown(e) {
 		const li = e.target.closest('.b-card');
-		if (!li || e.button !== 0 || drag)
+		if (!li || e.button !== 0 || drag || li.classList.contains('is-saving'))
 			return;
 		drag = { li, x: e.clientX, y: e.clientY, pointer: e.pointerId, started: false,
 			touch: e.pointerType === 'touch', ready: e.pointerType !== 'touch' };
@@ -524,9 +542,11 @@ async function board(view, ctx) {
 		document.removeEventListener('pointercancel', pointerCancel);
 	}
 
+	/* The card where it was picked up: taken out first, so that the
+	 * index counts the others only. */
 	function putBack(li, from) {
-		const back = from.col.cards.children[from.index];
-		from.col.cards.insertBefore(li, back && back !== li ? back : null);
+		li.remove();
+		from.col.cards.insertBefore(li, from.col.cards.children[from.index] || null);
 	}
 
 	/* A finger that has held long enough drags instead of scrolling. */
@@ -621,6 +641,10 @@ async function board(view, ctx) {
 		} else if (e.key === ' ') {
 			e.preventDefault();
 			if (!carried) {
+				if (li.classList.contains('is-saving')) {
+					say(name + ' is still being saved.');
+					return;
+				}
 				carried = { li, from: startOf(li) };
 				li.classList.add('is-carried');
 				say(name + ' picked up, in ' + carried.from.col.stage.name +

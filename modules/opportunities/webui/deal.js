@@ -11,7 +11,6 @@
  * names. A new deal's contact is picked by typing part of a name.
  */
 
-const CONTACT_DEBOUNCE_MS = 200;
 const MAX_CENTS = 1e15; /* the largest value the server takes */
 
 function statusLabel(lib, status) {
@@ -45,7 +44,9 @@ function fieldsOf(ctx, d, users) {
 	<div class="field"><label for="d-owner">Owner</label>
 		<select id="d-owner" name="owner_id"><option value="">No owner</option>
 			${Array.from(users.values()).map((u) => html`<option value="${u.id}"
-				selected="${u.id === d.owner_id}">${u.name}</option>`)}</select></div>
+				selected="${u.id === d.owner_id}">${u.name}</option>`)}
+			${d.owner_id && !users.has(d.owner_id) /* gone from the list (disabled), still the owner */
+				? html`<option value="${d.owner_id}" selected>${'User ' + d.owner_id}</option>` : ''}</select></div>
 </div>`;
 }
 
@@ -120,9 +121,10 @@ export default async function deal(view, ctx, lib) {
 	</section>
 	<section class="card" aria-labelledby="d-progress-h">
 		<h2 id="d-progress-h">Progress</h2>
-		${open ? html`<div class="field"><label for="d-stage">Stage</label>
-			<select id="d-stage">${stagesOf(d.pipeline_id).map((s) => html`<option value="${s.id}"
+		${open ? html`<form class="d-move" novalidate><div class="field"><label for="d-stage">Stage</label>
+			<select id="d-stage" name="stage_id">${stagesOf(d.pipeline_id).map((s) => html`<option value="${s.id}"
 				selected="${s.id === d.stage_id}">${s.name}</option>`)}</select></div>
+			<button type="submit" class="btn">Move</button></form>
 		<div class="d-actions">
 			<button type="button" class="btn btn-primary" data-status="won">Mark won</button>
 			<button type="button" class="btn" data-status="lost">Mark lost</button>
@@ -174,6 +176,10 @@ export default async function deal(view, ctx, lib) {
 			const body = readFields(ctx, edit);
 			if (!body)
 				return;
+			for (const k of Object.keys(body)) { /* what changed only */
+				if (body[k] === d[k])
+					delete body[k];
+			}
 			try {
 				d = await api.patch(path, body);
 			} catch (err) {
@@ -205,11 +211,15 @@ export default async function deal(view, ctx, lib) {
 			ui.toast('Deal “' + d.name + '” deleted.', { kind: 'success' });
 			ctx.navigate(boardHref);
 		});
-		const stage = q('#d-stage');
-		if (stage) {
-			stage.addEventListener('change', () => {
+		const move = q('.d-move');
+		if (move) {
+			move.addEventListener('submit', async (e) => {
+				e.preventDefault();
+				const stage = move.elements.stage_id;
 				const name = stage.options[stage.selectedIndex].textContent;
-				change({ stage_id: Number(stage.value) }, 'Moved to ' + name + '.');
+				if (Number(stage.value) !== d.stage_id &&
+				    !await change({ stage_id: Number(stage.value) }, 'Moved to ' + name + '.'))
+					stage.value = String(d.stage_id);
 			});
 		}
 		const close = q('.d-close');
@@ -265,42 +275,20 @@ export async function newDeal(view, ctx, lib) {
 			<select id="d-stage" name="stage_id">${(pipeline ? pipeline.stages || [] : []).map((s) =>
 				html`<option value="${s.id}">${s.name}</option>`)}</select></div>
 		<div class="field"><label for="d-contact">Contact</label>
-			<input id="d-contact" name="contact_id" type="search" list="d-contacts" autocomplete="off"
-				placeholder="Type a name"><datalist id="d-contacts"></datalist></div>
+			<input id="d-contact" name="contact_id" type="search" autocomplete="off"
+				placeholder="Type a name"></div>
 	</div>
 	<div class="d-form-actions"><button type="submit" class="btn btn-primary">Create deal</button>
 		<a class="btn" href="${boardHref}">Cancel</a></div>
 </form>`);
 	const form = view.querySelector('form');
 	const contact = form.elements.contact_id;
-	const options = view.querySelector('#d-contacts');
-	const found = new Map(); /* label -> contact id */
-	let timer = 0;
-	let seq = 0;
-
-	contact.addEventListener('input', () => {
-		clearTimeout(timer);
-		timer = setTimeout(async () => {
-			const q = contact.value.trim();
-			const mine = ++seq;
-			if (!q || found.has(q))
-				return;
-			let answer;
-			try {
-				answer = await api.get('/api/contacts', { q, limit: 8 });
-			} catch (e) {
-				return; /* the field then says nothing matched, on saving */
-			}
-			if (mine !== seq)
-				return;
-			options.textContent = '';
-			for (const c of answer.data || []) {
-				const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || 'Contact ' + c.id;
-				const label = c.email ? name + ' (' + c.email + ')' : name;
-				found.set(label, c.id);
-				options.append(html`<option value="${label}"></option>`);
-			}
-		}, CONTACT_DEBOUNCE_MS);
+	const chosen = ui.suggest(contact, async (q) => {
+		const answer = await api.get('/api/contacts', { q, limit: 8 });
+		return (answer.data || []).map((c) => {
+			const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || 'Contact ' + c.id;
+			return { label: c.email ? name + ' (' + c.email + ')' : name, value: c.id };
+		});
 	});
 
 	form.addEventListener('submit', async (e) => {
@@ -314,14 +302,13 @@ export async function newDeal(view, ctx, lib) {
 			return;
 		}
 		body.stage_id = Number(form.elements.stage_id.value) || undefined;
-		const who = contact.value.trim();
-		if (who) {
-			if (!found.has(who)) {
-				ui.formErrors(form, { fields: { contact_id: 'choose a contact from the list as you type' } });
-				return;
-			}
-			body.contact_id = found.get(who);
+		const who = chosen();
+		if (who === undefined) {
+			ui.formErrors(form, { fields: { contact_id: 'choose a contact from the list as you type' } });
+			return;
 		}
+		if (who)
+			body.contact_id = who;
 		if (body.owner_id === null)
 			delete body.owner_id;
 		let made;
@@ -335,5 +322,4 @@ export async function newDeal(view, ctx, lib) {
 		ui.toast('Deal “' + made.name + '” created.', { kind: 'success' });
 		ctx.navigate(lib.appHref(ctx, '/opportunities/' + made.id));
 	});
-	return () => clearTimeout(timer);
 }

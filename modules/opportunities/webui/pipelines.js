@@ -15,23 +15,46 @@ export default async function pipelines(view, ctx, lib) {
 	ctx.title('Pipelines');
 	view.classList.add('pipelines-page');
 
+	/* A selector for `el` that finds its like once the page is drawn
+	 * again, or null. */
+	function keyOf(el) {
+		if (!el || !view.contains(el))
+			return null;
+		if (el.id)
+			return '#' + el.id;
+		const row = el.closest('tr[data-stage]');
+		const what = el.name ? '[name="' + el.name + '"]'
+			: ['data-up', 'data-down', 'data-delete-stage'].map((a) => (el.hasAttribute(a) ? '[' + a + ']' : '')).join('');
+		return row && what ? 'tr[data-stage="' + row.dataset.stage + '"] ' + what : null;
+	}
+
 	/* Runs `work` (a request); on success draws the page again from the
-	 * server, says `done` and puts the focus back on the control that
-	 * `refocus` names, if it is still there. */
+	 * server and says `done`. The focus, and what is being typed where it
+	 * is, stay where they were (or go to `refocus`, when that is gone). */
 	async function save(work, done, refocus) {
 		try {
 			await work();
+			list = await api.get('/api/pipelines');
 		} catch (e) {
 			if (!ctx.signal.aborted)
 				ui.toast(e.message.charAt(0).toUpperCase() + e.message.slice(1) + '.', { kind: 'error' });
 			return false;
 		}
-		list = await api.get('/api/pipelines');
+		if (ctx.signal.aborted)
+			return false;
+		const active = document.activeElement;
+		const key = keyOf(active);
+		const typing = key && active.value !== undefined && active.tagName !== 'BUTTON' &&
+			active.value !== active.defaultValue ? active.value : null;
 		draw();
 		ui.toast(done, { kind: 'success' });
-		const again = refocus && view.querySelector(refocus);
-		if (again)
+		const found = key && view.querySelector(key);
+		const again = (found && !found.disabled ? found : null) || (refocus && view.querySelector(refocus));
+		if (again) {
+			if (typing !== null && again === view.querySelector(key))
+				again.value = typing;
 			again.focus();
+		}
 		return true;
 	}
 
@@ -150,11 +173,11 @@ ${(list.data || []).length ? '' : html`<p class="muted">No pipeline yet: add the
 			const [mover, before] = b.hasAttribute('data-up') ? [row, other] : [other, row];
 			const stages = list.data.find((p) => String(p.id) === card.dataset.pipeline).stages;
 			const position = stages.find((s) => String(s.id) === before.dataset.stage).position;
-			const sel = 'tr[data-stage="' + row.dataset.stage + '"] [' + (b.hasAttribute('data-up') ? 'data-up' : 'data-down') + ']';
 			save(() => api.patch('/api/stages/' + mover.dataset.stage, { position }), 'Order saved.',
-				sel + ':not([disabled]), tr[data-stage="' + row.dataset.stage + '"] .p-stage-name');
+				'tr[data-stage="' + row.dataset.stage + '"] .p-stage-name');
 		} else if (b.hasAttribute('data-delete-stage')) {
-			save(() => api.del('/api/stages/' + row.dataset.stage), 'Stage deleted.');
+			save(() => api.del('/api/stages/' + row.dataset.stage), 'Stage deleted.',
+				'#p-new-stage-' + card.dataset.pipeline);
 		} else if (b.hasAttribute('data-delete-pipeline')) {
 			save(() => api.del('/api/pipelines/' + card.dataset.pipeline), 'Pipeline deleted.', '#p-new-name');
 		}
