@@ -59,6 +59,10 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/contacts/contacts.js", "order": 20},
             {"module": "contacts", "path": "/contacts/:id", "label": None,
              "script": "/modules/contacts/contacts.js", "order": 20},
+            {"module": "conversations", "path": "/conversations", "label": "Conversations",
+             "script": "/modules/conversations/inbox.js", "order": 25},
+            {"module": "conversations", "path": "/conversations/:id", "label": None,
+             "script": "/modules/conversations/inbox.js", "order": 25},
             {"module": "opportunities", "path": "/opportunities", "label": "Opportunities",
              "script": "/modules/opportunities/board.js", "order": 30},
             {"module": "opportunities", "path": "/opportunities/:id", "label": None,
@@ -67,13 +71,14 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/tasks/tasks.js", "order": 40},
         ]
         assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
-                                                          "/contacts/:id", "/opportunities",
+                                                          "/contacts/:id", "/conversations",
+                                                          "/conversations/:id", "/opportunities",
                                                           "/opportunities/:id", "/tasks"]
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
-                                            "/opportunities", "/opportunities/:id", "/tasks",
+                                            "/conversations", "/conversations/:id", "/opportunities", "/opportunities/:id", "/tasks",
                                             "/system"]
         assert got[-1] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
@@ -139,7 +144,9 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/dashboard": "/modules/reports/dashboard.js",
                            "/opportunities": "/modules/opportunities/board.js",
                            "/opportunities/:id": "/modules/opportunities/board.js",
-                           "/tasks": "/modules/tasks/tasks.js"}
+                           "/tasks": "/modules/tasks/tasks.js",
+                           "/conversations": "/modules/conversations/inbox.js",
+                           "/conversations/:id": "/modules/conversations/inbox.js"}
         r = admin.get(scripts["/contacts"])
         assert r.status == 200 and r.header("cache-control") == "public, max-age=31536000, immutable"
     assert re.search(r"warning: .*/modules/reports/manifest\.json does not name dashboard\.js",
@@ -200,8 +207,9 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                                   "/chart.9876543210.js", "/chart.css"]}
             assert got["/contacts/:id"] == {"path": "/contacts/:id",
                                             "script": "/modules/contacts/contacts.js"}
-            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/opportunities",
-                                "/opportunities/:id", "/tasks", "/system"}
+            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/conversations",
+                                "/conversations/:id", "/opportunities", "/opportunities/:id",
+                                "/tasks", "/system"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
             assert s.get(path, headers={"Accept-Encoding": "identity",

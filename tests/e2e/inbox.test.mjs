@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The conversations pages (modules/conversations/webui/), as the server
+ * serves them: a thread opened from the inbox is read; a reply sent shows
+ * in the thread and is still there after a reload; starring and the
+ * unread filter, kept in the URL; a new conversation from a contact; at
+ * phone width the inbox and the thread show one at a time.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+	from './lib.mjs';
+
+describe('conversations', () => {
+	let server, browser, admin, loc, session, contact, other;
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		loc = admin.me.locations[0];
+		contact = await admin.post('/api/contacts', { first_name: 'Wilhelmina', last_name: 'Ostrava' }, loc.id);
+		other = await admin.post('/api/contacts', { first_name: 'Bartholomew', last_name: 'Quince' }, loc.id);
+		/* a message from the contact, unread: the newest of the inbox */
+		await admin.post('/api/conversations/inbound', {
+			contact_id: contact.id, channel: 'sms', body: 'Is the <b>offer</b> still on?',
+		}, loc.id);
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function opened(at = '/app/conversations?location=' + loc.id, options = {}) {
+		const o = await newPage(browser, server, options);
+		if (session)
+			await o.context.addCookies(session);
+		await o.page.goto(at);
+		if (!session) {
+			await signIn(o.page, DEMO.email, DEMO.password);
+			session = await o.context.cookies();
+		}
+		return o;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+	const thread = (page) => page.getByRole('region', { name: 'Wilhelmina Ostrava', exact: true });
+	const conversationOf = async (id) => (await admin.get('/api/conversations?contact=' + id, loc.id)).data[0];
+
+	test('a thread opened is read; a reply sent shows in it and stays after a reload', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		const entry = page.getByRole('link', { name: /^Wilhelmina Ostrava/ });
+		assert.match(await entry.textContent(), /1 unread/);
+		await entry.click();
+		await thread(page).getByText('Is the <b>offer</b> still on?').waitFor();
+		assert.equal(await entry.getAttribute('aria-current'), 'page');
+		await until(async () => (await conversationOf(contact.id)).unread_count === 0, 10000, 'read');
+		assert.doesNotMatch(await entry.textContent(), /unread/);
+
+		await page.getByLabel('Reply').fill('Yes, until Friday.');
+		await page.getByRole('button', { name: 'Send' }).click();
+		await thread(page).getByText('Yes, until Friday.').waitFor();
+		assert.equal(await page.getByLabel('Reply').inputValue(), '', 'the box is empty again');
+		await shoot(page, 'conversation');
+		await page.reload();
+		await thread(page).getByText('Yes, until Friday.').waitFor();
+		const messages = await thread(page).locator('.i-body').allTextContents();
+		assert.deepEqual(messages.slice(-2), ['Is the <b>offer</b> still on?', 'Yes, until Friday.'], 'oldest at the top');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('starred, and the inbox filtered to starred ones, kept in the URL', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		await page.getByRole('link', { name: /^Wilhelmina Ostrava/ }).click();
+		const star = thread(page).getByRole('button', { name: 'Star' });
+		await star.click();
+		await until(async () => await star.getAttribute('aria-pressed') === 'true', 10000, 'starred');
+		assert.equal((await conversationOf(contact.id)).starred, true);
+		await page.getByRole('radio', { name: 'Starred' }).check();
+		await until(() => new URL(page.url()).searchParams.get('starred') === '1', 10000, 'the filter in the URL');
+		await until(async () => (await page.locator('.i-item').count()) === 1, 10000, 'only the starred one');
+		await page.reload();
+		await h1(page, 'Conversations').waitFor();
+		assert.equal(await page.getByRole('radio', { name: 'Starred' }).isChecked(), true);
+		assert.deepEqual(await page.locator('.i-item .i-name').allTextContents(), ['Wilhelmina Ostrava']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a new conversation from a contact, picked by typing', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		await page.getByRole('button', { name: 'New conversation' }).click();
+		const form = page.getByRole('form', { name: 'New conversation' });
+		await form.getByRole('button', { name: 'Open conversation' }).click();
+		assert.equal(await form.getByLabel('Contact').getAttribute('aria-invalid'), 'true', 'a contact is needed');
+		await form.getByLabel('Contact').fill('Barthol');
+		const option = page.locator('datalist option');
+		await until(async () => (await option.count()) === 1, 10000, 'the contact offered');
+		await form.getByLabel('Contact').fill(await option.getAttribute('value'));
+		await form.getByLabel('Channel').selectOption({ label: 'E-mail' });
+		await form.getByRole('button', { name: 'Open conversation' }).click();
+		const theirs = page.getByRole('region', { name: 'Bartholomew Quince', exact: true });
+		await theirs.waitFor();
+		assert.equal(await theirs.locator('.i-channel').textContent(), 'E-mail');
+		await page.getByLabel('Reply').fill('Welcome aboard!');
+		await page.getByLabel('Reply').press('Control+Enter');
+		await theirs.getByText('Welcome aboard!').waitFor();
+		assert.equal((await conversationOf(other.id)).channel, 'email');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('at phone width the inbox, then the thread alone; nothing scrolls sideways', async () => {
+		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
+		await h1(page, 'Conversations').waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		await page.getByRole('link', { name: /^Wilhelmina Ostrava/ }).click();
+		await thread(page).waitFor();
+		assert.equal(await page.locator('.i-inbox').isVisible(), false, 'the thread alone');
+		assert.equal(await scrollsSideways(page), false);
+		await page.getByRole('link', { name: 'Inbox' }).click();
+		await page.locator('.i-inbox').waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});
