@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * invoices.c: the invoices module: its routes and migrations. Invoices
- * (totals in integer cents, computed by the server from their lines), a
- * status from draft to sent, partially paid, paid or void, and payments.
+ * invoices.c: the invoices module: its routes, migrations and browser
+ * pages (webui/). Invoices (totals in integer cents, computed by the
+ * server from their lines), a status from draft to sent, partially paid,
+ * paid or void, and payments.
  *
  * Every query is scoped by the current location (hl_location_id), so an
  * invoice of another sub-account is never seen.
@@ -26,11 +27,23 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/invoices/:id/payments", .handler = invoices_pay },
 };
 
+/* The browser pages (webui/invoices.js): the list, in the menu, opening
+ * with its first page; an invoice and a draft's form, reached from it. */
+static const char *const invoices_uses[] = { "invoices.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/invoices", .script = "invoices.js", .label = "Invoices", .order = 50,
+	  .data = "/api/invoices", .uses = invoices_uses },
+	{ .path = "/invoices/:id", .script = "invoices.js", .order = 50 },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

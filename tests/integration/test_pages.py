@@ -69,17 +69,23 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/opportunities/board.js", "order": 30},
             {"module": "tasks", "path": "/tasks", "label": "Tasks",
              "script": "/modules/tasks/tasks.js", "order": 40},
+            {"module": "invoices", "path": "/invoices", "label": "Invoices",
+             "script": "/modules/invoices/invoices.js", "order": 50},
+            {"module": "invoices", "path": "/invoices/:id", "label": None,
+             "script": "/modules/invoices/invoices.js", "order": 50},
         ]
         assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
                                                           "/contacts/:id", "/conversations",
                                                           "/conversations/:id", "/opportunities",
-                                                          "/opportunities/:id", "/tasks"]
+                                                          "/opportunities/:id", "/tasks",
+                                                          "/invoices", "/invoices/:id"]
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
-                                            "/conversations", "/conversations/:id", "/opportunities", "/opportunities/:id", "/tasks",
-                                            "/system"]
+                                            "/conversations", "/conversations/:id",
+                                            "/opportunities", "/opportunities/:id", "/tasks",
+                                            "/invoices", "/invoices/:id", "/system"]
         assert got[-1] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
 
@@ -146,7 +152,9 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/opportunities/:id": "/modules/opportunities/board.js",
                            "/tasks": "/modules/tasks/tasks.js",
                            "/conversations": "/modules/conversations/inbox.js",
-                           "/conversations/:id": "/modules/conversations/inbox.js"}
+                           "/conversations/:id": "/modules/conversations/inbox.js",
+                           "/invoices": "/modules/invoices/invoices.js",
+                           "/invoices/:id": "/modules/invoices/invoices.js"}
         r = admin.get(scripts["/contacts"])
         assert r.status == 200 and r.header("cache-control") == "public, max-age=31536000, immutable"
     assert re.search(r"warning: .*/modules/reports/manifest\.json does not name dashboard\.js",
@@ -209,7 +217,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                             "script": "/modules/contacts/contacts.js"}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
-                                "/tasks", "/system"}
+                                "/tasks", "/invoices", "/invoices/:id", "/system"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
             assert s.get(path, headers={"Accept-Encoding": "identity",
