@@ -41,6 +41,7 @@
 static const struct hl_page core_pages[] = {
 	{ .path = "/system", .script = "system.js", .label = "System",
 	  .access = HL_ACCESS_ADMIN, .order = 90 },
+	{ .path = "/settings", .script = "settings.js", .label = "Settings", .order = 95 },
 };
 
 /* One entry of the menu. The strings but `script` belong to the page's

@@ -282,6 +282,15 @@ def test_module_writes_are_audited_with_the_caller():
         assert rest[1]["client"] == "command line"
         assert not any(e["entity"] == "probe_items" and e["action"] != "insert" for e in rest)
         assert s.sql("SELECT count(*) FROM audit_log WHERE entity = 'probe_items'") == [(1,)]
+        # filtered by person, action and kind of record
+        actions = lambda q: [e["action"] for e in admin.get("/api/admin/audit?" + q).json()["data"]]
+        assert actions("action=login") == ["login"], admin.get("/api/admin/audit?action=login").body
+        assert actions("entity=probe_items") == ["insert"]
+        assert actions("user=1&action=insert") == ["insert"]
+        assert actions("user=999") == []
+        assert actions("location=999") == []
+        assert actions("action=login&location_id=999") == ["login"]  # not the current one's
+        assert admin.get("/api/admin/audit?user=x").status == 400
 
 
 def test_failed_sign_ins_are_limited_per_account():

@@ -73,20 +73,22 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/invoices/invoices.js", "order": 50},
             {"module": "invoices", "path": "/invoices/:id", "label": None,
              "script": "/modules/invoices/invoices.js", "order": 50},
+            {"module": "core", "path": "/settings", "label": "Settings",
+             "script": "/settings.js", "order": 95},
         ]
         assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
                                                           "/contacts/:id", "/conversations",
                                                           "/conversations/:id", "/opportunities",
                                                           "/opportunities/:id", "/tasks",
-                                                          "/invoices", "/invoices/:id"]
+                                                          "/invoices", "/invoices/:id", "/settings"]
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
                                             "/conversations", "/conversations/:id",
                                             "/opportunities", "/opportunities/:id", "/tasks",
-                                            "/invoices", "/invoices/:id", "/system"]
-        assert got[-1] == {"module": "core", "path": "/system", "label": "System",
+                                            "/invoices", "/invoices/:id", "/system", "/settings"]
+        assert got[-2] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
 
 
@@ -100,20 +102,22 @@ def test_location_admin_pages_follow_the_location_the_request_names():
         add_user(admin, "lu@example.test", "location_user", [a])
         add_user(admin, "staff@example.test", "agency_user", [])
         boss = s.login("la@example.test", "user-pass-123")
-        assert paths(boss) == ["/contacts", "/contacts/:id"]
-        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id", "/probe"]
-        assert paths(boss, query="?location_id=%d" % a)[-1] == "/probe"
+        assert paths(boss) == ["/contacts", "/contacts/:id", "/settings"]
+        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id", "/probe",
+                                                          "/settings"]
+        assert paths(boss, query="?location_id=%d" % a)[-2] == "/probe"
         assert "/probe" not in paths(boss, {"X-Location-Id": str(b)})  # not theirs
         assert "/probe" not in paths(boss, {"X-Location-Id": "x"})
         user = s.login("lu@example.test", "user-pass-123")
         assert "/probe" not in paths(user, {"X-Location-Id": str(a)})
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/probe" not in paths(staff, {"X-Location-Id": str(a)})
-        assert paths(admin) == ["/contacts", "/contacts/:id", "/probe", "/system"]
+        assert paths(admin) == ["/contacts", "/contacts/:id", "/probe", "/system", "/settings"]
 
 
 def test_a_disabled_module_leaves_no_page():
-    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/system"]), ("no", ["/system"])):
+    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/system", "/settings"]),
+                          ("no", ["/system", "/settings"])):
         with started(Server(modules=("contacts",),
                             plugins={"contacts": "enabled = %s\n" % enabled})) as s:
             assert paths(s.login(*ADMIN)) == want, enabled
@@ -144,7 +148,7 @@ def test_scripts_are_named_as_the_manifests_say():
     with started(s):
         admin = s.login(*ADMIN)
         scripts = {p["path"]: p["script"] for p in pages(admin)}
-        assert scripts == {"/system": "/system.0123456789.js",
+        assert scripts == {"/system": "/system.0123456789.js", "/settings": "/settings.js",
                            "/contacts": "/modules/contacts/contacts.abcdef0123.js",
                            "/contacts/:id": "/modules/contacts/contacts.abcdef0123.js",
                            "/dashboard": "/modules/reports/dashboard.js",
@@ -217,7 +221,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                             "script": "/modules/contacts/contacts.js"}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
-                                "/tasks", "/invoices", "/invoices/:id", "/system"}
+                                "/tasks", "/invoices", "/invoices/:id", "/system", "/settings"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
             assert s.get(path, headers={"Accept-Encoding": "identity",

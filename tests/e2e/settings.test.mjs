@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Settings page (webui/settings.js), as the server serves it: a
+ * sub-account user made in People signs in and sees only their own; an
+ * API token made is shown once, works, and once revoked is refused; a
+ * sub-account added and renamed; the audit log filtered by person; a
+ * location user sees their tokens only.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+	from './lib.mjs';
+
+describe('settings', () => {
+	let server, browser, admin, locations;
+	const NEW_USER = { name: 'Imogen Thistlewood', email: 'imogen@thistle.test', password: 'thistle-pass-42' };
+
+	before(async () => {
+		server = await startServer();
+		browser = await launch();
+		admin = await apiAs(server, DEMO.email, DEMO.password);
+		locations = admin.me.locations;
+	});
+
+	after(async () => {
+		await browser?.close();
+		await server?.stop();
+	});
+
+	async function signedIn(who, at, options = {}) {
+		const o = await newPage(browser, server, options);
+		await o.page.goto(at);
+		await signIn(o.page, who.email, who.password);
+		return o;
+	}
+
+	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
+
+	test('a sub-account user made in People signs in and sees their sub-account only', async () => {
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=people&location=' + locations[0].id);
+		await h1(page, 'Settings').waitFor();
+		const form = page.getByRole('form', { name: 'Add a person' });
+		await form.getByLabel('Name').fill(NEW_USER.name);
+		await form.getByLabel('E-mail').fill(NEW_USER.email);
+		await form.getByLabel('Password').fill(NEW_USER.password);
+		await form.getByLabel('Role').selectOption({ label: 'Sub-account user' });
+		await form.getByRole('checkbox', { name: locations[1].name, exact: true }).check();
+		await form.getByRole('button', { name: 'Add person' }).click();
+		await page.getByRole('cell', { name: NEW_USER.email }).waitFor();
+		const row = page.getByRole('row', { name: new RegExp(NEW_USER.name) });
+		assert.deepEqual((await row.getByRole('cell').allTextContents()).slice(0, 5).map((t) => t.trim()),
+			[NEW_USER.name, NEW_USER.email, 'Sub-account user', locations[1].name, 'Active']);
+		await shoot(page, 'settings-people');
+		assert.deepEqual(problems, []);
+		await context.close();
+
+		const theirs = await signedIn(NEW_USER, '/');
+		await theirs.page.getByRole('heading', { level: 1 }).first().waitFor();
+		assert.equal(new URL(theirs.page.url()).searchParams.get('location'), String(locations[1].id));
+		const menu = await theirs.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
+		assert.ok(!menu.includes('System'), 'no System for them: ' + menu);
+		assert.ok(menu.includes('Settings'));
+		await theirs.page.goto('/app/settings');
+		await h1(theirs.page, 'Settings').waitFor();
+		assert.deepEqual(await theirs.page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents(),
+			['API tokens'], 'their own tokens only');
+		await theirs.context.close();
+	});
+
+	test('an API token is shown once, works, and once revoked is refused', async () => {
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?location=' + locations[0].id);
+		await h1(page, 'Settings').waitFor();
+		const form = page.getByRole('form', { name: 'New API token' });
+		await form.getByLabel('Name').fill('Reporting script');
+		await form.getByRole('button', { name: 'Make token' }).click();
+		const value = page.getByLabel('The token');
+		await value.waitFor();
+		const token = await value.inputValue();
+		assert.match(token, /^hlt_/);
+		const use = () => fetch(server.url + '/api/contacts?limit=1', { headers: { Authorization: 'Bearer ' + token } });
+		assert.equal((await use()).status, 200, 'the token works');
+		await shoot(page, 'settings-tokens');
+		await page.reload();
+		await h1(page, 'Settings').waitFor();
+		assert.equal(await page.getByLabel('The token').count(), 0, 'shown once');
+		await page.getByRole('button', { name: 'Revoke Reporting script' }).click();
+		await page.getByText('Token revoked: it no longer works.').waitFor();
+		assert.equal((await use()).status, 401, 'refused once revoked');
+		assert.equal(await page.getByRole('button', { name: 'Revoke Reporting script' }).count(), 0);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a sub-account added and renamed; the audit log by person', async () => {
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=locations&location=' + locations[0].id);
+		await h1(page, 'Settings').waitFor();
+		const form = page.getByRole('form', { name: 'Add a sub-account' });
+		await form.getByLabel('Name').fill('Quarry Yoga Dover');
+		await form.getByLabel('Time zone').fill('Europe/Lisbon');
+		await form.getByRole('button', { name: 'Add sub-account' }).click();
+		const added = page.getByRole('form', { name: 'Sub-account Quarry Yoga Dover' });
+		await added.waitFor();
+		assert.equal(await added.getByLabel('Time zone').inputValue(), 'Europe/Lisbon');
+		await added.getByLabel('Name').fill('Quarry Yoga Dover Heights');
+		await added.getByRole('button', { name: /^Save/ }).click();
+		await page.getByRole('form', { name: 'Sub-account Quarry Yoga Dover Heights' }).waitFor();
+		const all = await admin.get('/api/admin/locations');
+		assert.ok(all.data.some((l) => l.name === 'Quarry Yoga Dover Heights' && l.timezone === 'Europe/Lisbon'));
+
+		await page.getByRole('link', { name: 'Audit log' }).click();
+		await page.getByRole('heading', { level: 2, name: 'Audit log' }).waitFor();
+		await page.getByLabel('Who').selectOption({ label: 'Perf Admin' });
+		await page.getByLabel('Action').fill('login');
+		await page.getByRole('button', { name: 'Filter' }).click();
+		await until(() => new URL(page.url()).searchParams.get('action') === 'login', 10000, 'the filter in the URL');
+		const rows = page.locator('.s-section tbody tr');
+		await until(async () => (await rows.count()) > 0, 10000, 'entries');
+		for (const text of await rows.allTextContents())
+			assert.match(text, /Perf Admin\s*login/);
+		assert.equal(await scrollsSideways(page), false);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('at phone width nothing scrolls sideways', async () => {
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=people&location=' + locations[0].id,
+			{ viewport: PHONE });
+		await h1(page, 'Settings').waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+});
