@@ -128,6 +128,9 @@ describe('dashboard and System', () => {
 		/* a round trip long enough to tell one round from two */
 		const cdp = await context.newCDPSession(page);
 		await cdp.send('Network.enable');
+		/* from the network, not the memory cache, which answers each file
+		 * the moment the module graph asks for it, one after the other */
+		await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
 		await cdp.send('Network.emulateNetworkConditions',
 			{ offline: false, latency: 150, downloadThroughput: -1, uploadThroughput: -1 });
 		await page.reload();

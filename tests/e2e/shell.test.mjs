@@ -234,8 +234,9 @@ describe('shell', () => {
 		}
 	});
 
-	test('with no page for this user the menu is empty and says so', async () => {
-		/* no module enabled: only System is left, the core's, for agency admins */
+	test('with no module enabled, a sub-account user has the core\'s Settings only, and starts there', async () => {
+		/* no module enabled: only the core's pages are left: System for
+		 * agency admins, Settings for everyone */
 		const other = await startServer({ disabled: true });
 		try {
 			const otherAdmin = await apiAs(other, DEMO.email, DEMO.password);
@@ -246,10 +247,10 @@ describe('shell', () => {
 			});
 			const { page, context, problems } = await signedIn(LOCATION_USER, { on: other });
 			const nav = page.getByRole('navigation', { name: 'Main' });
-			await nav.getByText('No pages are available.').waitFor();
-			assert.equal(await nav.getByRole('link').count(), 0);
-			await h1(page, loc.name).waitFor();
-			await shoot(page, 'no-pages');
+			await h1(page, 'Settings').waitFor();
+			assert.deepEqual(await nav.getByRole('link').allTextContents(), ['Settings']);
+			assert.equal(new URL(page.url()).pathname, '/app/settings', 'the start is the first menu entry');
+			await shoot(page, 'no-modules');
 			assert.deepEqual(problems, []);
 			await context.close();
 		} finally {
