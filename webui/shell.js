@@ -716,6 +716,7 @@ async function openPage(m, live) {
 		navigate: (href, options) => navigate(href, options),
 		title,
 		setQuery: (query) => setQuery(query, live),
+		queryOf,
 		signal: controller.signal,
 	};
 	let leave;
@@ -741,6 +742,18 @@ async function openPage(m, live) {
 	view.hidden = false;
 	present(view);
 	store(RELOADED, null);
+}
+
+/* The URL's values of `names` ({name: value}, empty ones left out) in
+ * the URL's order: a page's first GET asked with them is the one the app
+ * asked for early (hl_page.data), which must keep that order. */
+function queryOf(names) {
+	const q = {};
+	for (const [key, value] of new URLSearchParams(location.search)) {
+		if (names.indexOf(key) >= 0 && value)
+			q[key] = value;
+	}
+	return q;
 }
 
 /* Replaces the URL's query (the sub-account stays) without reopening the

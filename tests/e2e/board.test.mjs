@@ -9,16 +9,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
 	from './lib.mjs';
 
 describe('opportunities', () => {
-	let server, browser, admin, loc, stages, session, contact;
+	let server, browser, admin, loc, stages, open, contact;
 	const made = {};
 
 	before(async () => {
 		server = await startServer();
 		browser = await launch();
+		open = signedInOpener(browser, server);
 		admin = await apiAs(server, DEMO.email, DEMO.password);
 		loc = admin.me.locations[0];
 		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
@@ -37,17 +38,7 @@ describe('opportunities', () => {
 		await server?.stop();
 	});
 
-	async function opened(at = '/app/opportunities?location=' + loc.id, options = {}) {
-		const o = await newPage(browser, server, options);
-		if (session)
-			await o.context.addCookies(session);
-		await o.page.goto(at);
-		if (!session) {
-			await signIn(o.page, DEMO.email, DEMO.password);
-			session = await o.context.cookies();
-		}
-		return o;
-	}
+	const opened = (at = '/app/opportunities?location=' + loc.id, options = {}) => open(at, options);
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const column = (page, i) => page.getByRole('region', { name: stages[i].name, exact: true });

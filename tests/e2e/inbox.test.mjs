@@ -8,15 +8,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
 	from './lib.mjs';
 
 describe('conversations', () => {
-	let server, browser, admin, loc, session, contact, other;
+	let server, browser, admin, loc, open, contact, other;
 
 	before(async () => {
 		server = await startServer();
 		browser = await launch();
+		open = signedInOpener(browser, server);
 		admin = await apiAs(server, DEMO.email, DEMO.password);
 		loc = admin.me.locations[0];
 		contact = await admin.post('/api/contacts', { first_name: 'Wilhelmina', last_name: 'Ostrava' }, loc.id);
@@ -32,17 +33,7 @@ describe('conversations', () => {
 		await server?.stop();
 	});
 
-	async function opened(at = '/app/conversations?location=' + loc.id, options = {}) {
-		const o = await newPage(browser, server, options);
-		if (session)
-			await o.context.addCookies(session);
-		await o.page.goto(at);
-		if (!session) {
-			await signIn(o.page, DEMO.email, DEMO.password);
-			session = await o.context.cookies();
-		}
-		return o;
-	}
+	const opened = (at = '/app/conversations?location=' + loc.id, options = {}) => open(at, options);
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const thread = (page) => page.getByRole('region', { name: 'Wilhelmina Ostrava', exact: true });

@@ -9,15 +9,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
 	from './lib.mjs';
 
 describe('invoices', () => {
-	let server, browser, admin, loc, session;
+	let server, browser, admin, loc, open;
 
 	before(async () => {
 		server = await startServer();
 		browser = await launch();
+		open = signedInOpener(browser, server);
 		admin = await apiAs(server, DEMO.email, DEMO.password);
 		loc = admin.me.locations[0];
 		await admin.post('/api/contacts', { first_name: 'Ottoline', last_name: 'Farrow', email: 'otto@farrow.test' }, loc.id);
@@ -28,17 +29,7 @@ describe('invoices', () => {
 		await server?.stop();
 	});
 
-	async function opened(at = '/app/invoices?location=' + loc.id, options = {}) {
-		const o = await newPage(browser, server, options);
-		if (session)
-			await o.context.addCookies(session);
-		await o.page.goto(at);
-		if (!session) {
-			await signIn(o.page, DEMO.email, DEMO.password);
-			session = await o.context.cookies();
-		}
-		return o;
-	}
+	const opened = (at = '/app/invoices?location=' + loc.id, options = {}) => open(at, options);
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const figure = (page, term) => page.locator('.v-totals dt', { hasText: new RegExp('^' + term + '$') })

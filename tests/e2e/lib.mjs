@@ -213,6 +213,24 @@ export async function signIn(page, email, password) {
 	await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/* Opens pages as `who`: signed in through the form the first time, with
+ * that session's cookies after, for a file of tests that are all one
+ * person's. opened(at, options) gives what newPage gives, at `at`. */
+export function signedInOpener(browser, server, who = DEMO) {
+	let session = null;
+	return async function opened(at, options = {}) {
+		const o = await newPage(browser, server, options);
+		if (session)
+			await o.context.addCookies(session);
+		await o.page.goto(at);
+		if (!session) {
+			await signIn(o.page, who.email, who.password);
+			session = await o.context.cookies();
+		}
+		return o;
+	};
+}
+
 /* build/screenshots/NAME-desktop.png and NAME-phone.png of what the page
  * shows now; the viewport is put back afterwards. */
 export async function shoot(page, name) {

@@ -8,16 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
 	from './lib.mjs';
 
 describe('tasks', () => {
-	let server, browser, admin, loc, session;
+	let server, browser, admin, loc, open;
 	const DAY = 86400000;
 
 	before(async () => {
 		server = await startServer();
 		browser = await launch();
+		open = signedInOpener(browser, server);
 		admin = await apiAs(server, DEMO.email, DEMO.password);
 		loc = admin.me.locations[0];
 		const me = admin.me.user.id;
@@ -32,17 +33,7 @@ describe('tasks', () => {
 		await server?.stop();
 	});
 
-	async function opened(at = '/app/tasks?location=' + loc.id, options = {}) {
-		const o = await newPage(browser, server, options);
-		if (session)
-			await o.context.addCookies(session);
-		await o.page.goto(at);
-		if (!session) {
-			await signIn(o.page, DEMO.email, DEMO.password);
-			session = await o.context.cookies();
-		}
-		return o;
-	}
+	const opened = (at = '/app/tasks?location=' + loc.id, options = {}) => open(at, options);
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const box = (page, title) => page.getByRole('checkbox', { name: 'Done: ' + title, exact: true });

@@ -33,17 +33,6 @@ function when(iso) {
 
 const channelName = (c) => (CHANNELS.find((x) => x[0] === c) || [c, c])[1];
 
-/* The filters as the URL has them, in its order (the first GET is the one
- * the app may have asked for early, hl_page.data). */
-function inboxQuery(query) {
-	const q = {};
-	for (const [key, value] of query) {
-		if (FILTERS.indexOf(key) >= 0 && value)
-			q[key] = value;
-	}
-	return q;
-}
-
 let lastInbox = null; /* { key, answer }: the inbox as last drawn */
 
 export default async function page(view, ctx) {
@@ -54,7 +43,7 @@ export default async function page(view, ctx) {
 		e.status = 404;
 		throw e;
 	}
-	const filters = inboxQuery(ctx.query);
+	const filters = ctx.queryOf(FILTERS);
 	const key = (ctx.location ? ctx.location.id : '') + ' ' + JSON.stringify(filters);
 	const inboxComing = api.get('/api/conversations', filters);
 	const peopleComing = api.get('/api/users').catch(() => null);
@@ -157,7 +146,7 @@ export default async function page(view, ctx) {
 		const show = f.elements.show.value;
 		ctx.setQuery({ unread: show === 'unread' ? 1 : '', starred: show === 'starred' ? 1 : '',
 			channel: f.elements.channel.value, assigned: el.assigned.value });
-		const now = inboxQuery(new URLSearchParams(location.search));
+		const now = ctx.queryOf(FILTERS);
 		for (const k of FILTERS)
 			delete filters[k];
 		Object.assign(filters, now);

@@ -116,20 +116,9 @@ export default async function page(view, ctx) {
 
 /* ---- the board ----------------------------------------------------------------- */
 
-/* The filters as the URL has them, in its order, as the API takes them:
- * the first GET must be the one the app asked for early (hl_page.data). */
-function boardQuery(ctx) {
-	const q = {};
-	for (const [key, value] of ctx.query) {
-		if (FILTERS.indexOf(key) >= 0 && value)
-			q[key] = value;
-	}
-	return q;
-}
-
 async function board(view, ctx) {
 	const { html, api, ui } = ctx;
-	const filters = boardQuery(ctx);
+	const filters = ctx.queryOf(FILTERS);
 	/* the board draws as soon as its deals are in (the app's first
 	 * answer may carry them); the other pipelines and the people's
 	 * names fill in when they come */
@@ -327,10 +316,9 @@ async function board(view, ctx) {
 			pipeline: el.pipeline.value, status: el.status.value === 'open' ? '' : el.status.value,
 			owner: el.owner.value, q: el.q.value.trim(),
 		});
-		ctx.query = new URLSearchParams(location.search);
 		el.board.setAttribute('aria-busy', 'true');
 		try {
-			const next = await api.get('/api/opportunities', boardQuery(ctx));
+			const next = await api.get('/api/opportunities', ctx.queryOf(FILTERS));
 			if (mine !== seq || ctx.signal.aborted)
 				return;
 			data = next;

@@ -33,23 +33,12 @@ function localValue(iso) {
 		pad(d.getHours()) + ':' + pad(d.getMinutes());
 }
 
-/* The filters as the URL has them, in its order: the first GET must be
- * the one the app asked for early (hl_page.data). */
-function listQuery(query) {
-	const q = {};
-	for (const [key, value] of query) {
-		if (FILTERS.indexOf(key) >= 0 && value)
-			q[key] = value;
-	}
-	return q;
-}
-
 export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
 	const me = ctx.user.id;
 	let users = new Map();
 	const peopleComing = api.get('/api/users').catch(() => null);
-	let filters = listQuery(ctx.query);
+	let filters = ctx.queryOf(FILTERS);
 	/* the first page as the app may have asked for it: the filters only */
 	const [first] = await Promise.all([api.get('/api/tasks', filters),
 		ui.stylesheet(new URL('./tasks.css', import.meta.url))]);
@@ -144,7 +133,7 @@ export default async function page(view, ctx) {
 			due: form.elements.due.value, assignee: el.assignee.value,
 			contact: filters.contact, status: el.status.value,
 		});
-		filters = listQuery(new URLSearchParams(location.search));
+		filters = ctx.queryOf(FILTERS);
 		el.list.setAttribute('aria-busy', 'true');
 		try {
 			const answer = await api.get('/api/tasks', filters);
