@@ -75,7 +75,7 @@ describe('shell', () => {
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	/* The page `name` is open in sub-account `loc`, as its title says. */
 	const shows = (page, name, loc) => until(async () =>
-		await page.title() === name + ' · ' + loc.name + ' · HyperLevel', 10000, name + ' of ' + loc.name);
+		await page.title() === name + ' · ' + loc.name + ' · HyperLevel', 20000, name + ' of ' + loc.name);
 
 	test('the menu is /api/pages in its order; a page is fetched when opened or hinted at, not before', async () => {
 		/* saving data: nothing is preloaded while idle */

@@ -239,20 +239,22 @@ static void test_menu_order(void)
 		{ "beta", "/b0", "/modules/beta/b0.js" },   { "alpha", "/a2", "/modules/alpha/a2.js" },
 		{ "alpha", "/a1", "/modules/alpha/a1.js" }, { "alpha", "/a3", "/modules/alpha/a3.js" },
 		{ "beta", "/b1", "/modules/beta/b1.js" },   { "core", "/system", "/system.js" },
-		{ "beta", "/b9", "/modules/beta/b9.js" },
+		{ "beta", "/b9", "/modules/beta/b9.js" },   { "core", "/settings", "/settings.js" },
 	};
-	CHECK_INT(menu ? menu->n : -1, 7);
-	for (int i = 0; menu && i < menu->n && i < 7; i++) {
+	CHECK_INT(menu ? menu->n : -1, 8);
+	for (int i = 0; menu && i < menu->n && i < 8; i++) {
 		CHECK_STR(menu->e[i].module, want[i][0]);
 		CHECK_STR(menu->e[i].path, want[i][1]);
 		CHECK_STR(menu->e[i].script, want[i][2]);
 	}
-	if (menu && menu->n == 7) {
+	if (menu && menu->n == 8) {
 		CHECK_INT(menu->e[0].access, HL_ACCESS_AGENCY);
 		CHECK_STR(menu->e[2].label, "A1");
 		CHECK(menu->e[1].label == NULL);
 		CHECK_STR(menu->e[5].label, "System");
 		CHECK_INT(menu->e[5].access, HL_ACCESS_ADMIN);
+		CHECK_STR(menu->e[7].label, "Settings");
+		CHECK_INT(menu->e[7].access, HL_ACCESS_USER);
 	}
 	pages_free(menu);
 	set.norder = 0;
