@@ -72,8 +72,8 @@ export default async function page(view, ctx) {
 	/* ---- API tokens ---- */
 
 	async function tokens(part) {
-		const [list, me] = await Promise.all([api.get('/api/auth/tokens'), Promise.resolve(ctx.user)]);
-		const places = new Map((me.locations || []).map((l) => [l.id, l.name]));
+		const list = await api.get('/api/auth/tokens');
+		const places = new Map((ctx.user.locations || []).map((l) => [l.id, l.name]));
 		part.append(html`<h2 tabindex="-1">API tokens</h2>
 <p class="muted">A token lets an app or an integration use the API as you. It is shown once, when it is made.</p>
 <form class="card s-form" novalidate aria-label="New API token">

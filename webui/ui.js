@@ -11,6 +11,7 @@
  *   chart()               the chart widget (chart.js), fetched on first use
  *                         so that only pages that chart download it
  *   suggest(input, find)  offers what `find` answers as the field is typed in
+ *   cents(text)           an amount typed ("1,250.50") as whole cents, or NaN
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -156,6 +157,16 @@ export function stylesheet(url) {
 export function chart() {
 	return Promise.all([import('./chart.js'), stylesheet(new URL('./chart.css', import.meta.url))])
 		.then((loaded) => loaded[0]);
+}
+
+/* An amount as a person types it ("1,250.50", "1250") as whole cents;
+ * NaN when it is not one (a sign, letters, more than two decimals). */
+export function cents(text) {
+	const t = String(text).replace(/[\s,]/g, '');
+	if (!/^\d+(\.\d{0,2})?$/.test(t))
+		return NaN;
+	const [units, fraction] = t.split('.');
+	return Number(units) * 100 + Number(((fraction || '') + '00').slice(0, 2));
 }
 
 /* Offers choices as `input` is typed in: 200 ms after the last key,

@@ -16,15 +16,6 @@
 const METHODS = [['card', 'Card'], ['bank_transfer', 'Bank transfer'], ['cash', 'Cash'], ['check', 'Check'],
 	['other', 'Other']];
 
-/* "1,250.50" as 125050 cents; NaN when it is not an amount. */
-function cents(text) {
-	const t = String(text).replace(/[\s,]/g, '');
-	if (!/^\d+(\.\d{0,2})?$/.test(t))
-		return NaN;
-	const [units, fraction] = t.split('.');
-	return Number(units) * 100 + Number(((fraction || '') + '00').slice(0, 2));
-}
-
 const units = (c) => (c / 100).toFixed(2);
 
 /* The tax rate "7.5" (%) as basis points; NaN when it is not one. */
@@ -64,8 +55,7 @@ export default async function invoice(view, ctx, lib) {
 		${status === 'draft' ? html`<a class="btn" href="${lib.appHref(ctx, '/invoices/new?draft=' + inv.id)}">Edit</a>
 			<button type="button" class="btn btn-primary" data-send>Send</button>
 			<button type="button" class="btn btn-danger" data-delete>Delete</button>` : ''}
-		${open ? html`<button type="button" class="btn" data-void>Void</button>` : ''}
-		${status === 'draft' ? html`<button type="button" class="btn" data-void>Void</button>` : ''}
+		${open || status === 'draft' ? html`<button type="button" class="btn" data-void>Void</button>` : ''}
 		<button type="button" class="btn" data-print>Print</button>
 	</div>
 </div>
@@ -172,7 +162,7 @@ export default async function invoice(view, ctx, lib) {
 			pay.addEventListener('submit', async (e) => {
 				e.preventDefault();
 				ui.clearErrors(pay);
-				const amount = cents(pay.elements.amount_cents.value);
+				const amount = ui.cents(pay.elements.amount_cents.value);
 				if (!(amount > 0)) {
 					ui.formErrors(pay, { fields: { amount_cents: 'an amount, like 250 or 250.50' } });
 					return;
@@ -270,8 +260,8 @@ export async function newInvoice(view, ctx, lib) {
 				tr,
 				description: f('description').value.trim(),
 				quantity: /^\d+$/.test(qty) ? Number(qty) : NaN,
-				unit_price_cents: cents(f('unit_price_cents').value || '0'),
-				discount_cents: cents(f('discount_cents').value || '0'),
+				unit_price_cents: ui.cents(f('unit_price_cents').value || '0'),
+				discount_cents: ui.cents(f('discount_cents').value || '0'),
 				tax_rate_bp: basisPoints(f('tax_rate_bp').value),
 			};
 		});

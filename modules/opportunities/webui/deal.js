@@ -18,15 +18,6 @@ function statusLabel(lib, status) {
 	return s ? s[1] : status;
 }
 
-/* "1,250.50" or "1250" as whole cents; NaN when it is not an amount. */
-function cents(text) {
-	const t = String(text).replace(/[\s,]/g, '');
-	if (!/^\d+(\.\d{0,2})?$/.test(t))
-		return NaN;
-	const [units, fraction] = t.split('.');
-	return Number(units) * 100 + Number(((fraction || '') + '00').slice(0, 2));
-}
-
 function units(valueCents) {
 	return (valueCents / 100).toFixed(valueCents % 100 ? 2 : 0);
 }
@@ -56,7 +47,7 @@ function readFields(ctx, form) {
 	const value = form.elements.value_cents.value.trim();
 	const body = {
 		name: form.elements.name.value.trim(),
-		value_cents: value ? cents(value) : 0,
+		value_cents: value ? ctx.ui.cents(value) : 0,
 		owner_id: form.elements.owner_id.value ? Number(form.elements.owner_id.value) : null,
 	};
 	if (isNaN(body.value_cents) || body.value_cents > MAX_CENTS) {

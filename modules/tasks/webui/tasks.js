@@ -238,8 +238,6 @@ export default async function page(view, ctx) {
 		el.newForm.append(fields({ assignee_id: me }), html`<div class="t-form-actions">
 			<button type="submit" class="btn btn-primary">Add task</button>
 			<button type="button" class="btn" data-cancel>Cancel</button></div>`);
-		if (filters.contact)
-			el.newForm.dataset.contact = filters.contact;
 		el.newForm.elements.title.focus();
 	});
 	el.newForm.addEventListener('click', (e) => {
