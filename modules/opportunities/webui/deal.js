@@ -11,7 +11,8 @@
  * names. A new deal's contact is picked by typing part of a name.
  */
 
-const MAX_CENTS = 1e15; /* the largest value the server takes */
+const MAX_CENTS = 1e15;
+const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' }); /* the largest value the server takes */
 
 function statusLabel(lib, status) {
 	const s = lib.STATUSES.find((x) => x[0] === status);
@@ -105,8 +106,8 @@ export default async function deal(view, ctx, lib) {
 			<dt>Stage</dt><dd>${d.stage_name}</dd>
 			<dt>Contact</dt><dd>${d.contact_id ? html`<a href="${lib.appHref(ctx, '/contacts/' + d.contact_id)}">${d.contact_name || 'Contact ' + d.contact_id}</a>` : 'None'}</dd>
 			<dt>Owner</dt><dd>${owner ? owner.name : d.owner_id ? 'User ' + d.owner_id : 'None'}</dd>
-			<dt>Created</dt><dd>${new Date(d.created_at).toLocaleDateString()}</dd>
-			${d.closed_at ? html`<dt>Closed</dt><dd>${new Date(d.closed_at).toLocaleDateString()}</dd>` : ''}
+			<dt>Created</dt><dd>${dayFormat.format(new Date(d.created_at))}</dd>
+			${d.closed_at ? html`<dt>Closed</dt><dd>${dayFormat.format(new Date(d.closed_at))}</dd>` : ''}
 			${d.lost_reason ? html`<dt>Reason</dt><dd>${d.lost_reason}</dd>` : ''}
 		</dl>
 	</section>
