@@ -459,8 +459,10 @@ function openSwitcher() {
 	fillSwitcher();
 	el.switchFind.focus();
 	const mine = s;
+	const names = () => mine.me.locations.map((l) => l.id + ' ' + l.name).join('\n');
+	const before = names();
 	refreshMe().then(() => {
-		if (s === mine && !el.switchPanel.hidden)
+		if (s === mine && !el.switchPanel.hidden && names() !== before)
 			fillSwitcher();
 	});
 }
@@ -496,9 +498,15 @@ function fillSwitcher() {
 		: all;
 	const shown = hits.slice(0, SWITCHER_ROWS);
 	const currentId = s.loc ? String(s.loc.id) : '';
+	/* the list can be redrawn under the keyboard (the locations came back
+	 * changed): the focus stays on the same sub-account */
+	const focused = el.switchList.contains(document.activeElement) ? document.activeElement.dataset.id : null;
 	el.switchList.textContent = '';
-	el.switchList.append(html`${shown.map((l) => html`<li><a href="${switchHref(l)}"
+	el.switchList.append(html`${shown.map((l) => html`<li><a href="${switchHref(l)}" data-id="${l.id}"
 		aria-current="${String(l.id) === currentId ? 'true' : null}">${l.name}</a></li>`)}`);
+	const again = focused && el.switchList.querySelector('a[data-id="' + focused + '"]');
+	if (focused)
+		(again || el.switchFind).focus();
 	el.switchNote.textContent = !hits.length ? 'No sub-account matches “' + q + '”.'
 		: shown.length < hits.length ? shown.length + ' of ' + hits.length + ' shown; type to narrow the list.'
 			: hits.length === 1 ? '1 sub-account' : hits.length + ' sub-accounts';

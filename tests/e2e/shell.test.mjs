@@ -310,10 +310,25 @@ describe('shell', () => {
 		assert.equal(await switcher.getAttribute('aria-expanded'), 'false');
 		const ring = await switcher.evaluate((el) => getComputedStyle(el).outlineStyle);
 		assert.notEqual(ring, 'none', 'focus is visible');
+		/* the switcher asks the server for the sub-accounts again as it
+		 * opens; that answer, held back here, arrives while the person is
+		 * already in the list and must not take the focus from them */
+		let release = null, answered = false;
+		const held = new Promise((resolve) => { release = resolve; });
+		await context.route('**/api/auth/me', async (route) => {
+			await held;
+			await route.continue();
+			answered = true;
+		});
 		await page.keyboard.press('Enter');
 		await page.keyboard.type(locations[3].name);
 		await page.keyboard.press('ArrowDown');
 		assert.equal(await page.evaluate(() => document.activeElement.textContent), locations[3].name);
+		release();
+		await until(() => answered, 10000, 'the sub-accounts asked for again');
+		await page.waitForTimeout(200);
+		assert.equal(await page.evaluate(() => document.activeElement.textContent), locations[3].name);
+		await context.unroute('**/api/auth/me');
 		await page.keyboard.press('Enter');
 		await shows(page, 'Dashboard', locations[3]);
 		await page.getByRole('button', { name: 'Sub-account ' + locations[3].name }).waitFor();
