@@ -33,7 +33,7 @@ export default async function page(view, ctx) {
 	ctx.title('Settings');
 	view.append(html`
 <div class="page-head"><h1>Settings</h1></div>
-<nav class="s-tabs" aria-label="Settings">${sections.map((s) => html`<a href="${'?section=' + s[0]}"
+<nav class="tabs" aria-label="Settings">${sections.map((s) => html`<a href="${'?section=' + s[0]}"
 	data-section="${s[0]}">${s[1]}</a>`)}</nav>
 <div class="s-body"></div>`);
 	const body = view.querySelector('.s-body');
@@ -42,7 +42,7 @@ export default async function page(view, ctx) {
 	/* Draws section `name` (with `query`, its filters, in the URL). */
 	async function open(name, focus, query) {
 		section = name;
-		for (const a of view.querySelectorAll('.s-tabs a')) {
+		for (const a of view.querySelectorAll('.tabs a')) {
 			if (a.dataset.section === name)
 				a.setAttribute('aria-current', 'page');
 			else
@@ -60,7 +60,7 @@ export default async function page(view, ctx) {
 			part.querySelector('h2').focus();
 	}
 
-	view.querySelector('.s-tabs').addEventListener('click', (e) => {
+	view.querySelector('.tabs').addEventListener('click', (e) => {
 		const a = e.target.closest('a[data-section]');
 		if (!a)
 			return;

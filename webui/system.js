@@ -90,7 +90,7 @@ export default async function page(view, ctx) {
 </div>
 <h2>Health</h2>
 <ul class="sys-checks"></ul>
-<div class="sys-cards"></div>
+<div class="figures sys-figures"></div>
 <div class="sys-charts"></div>
 <div class="sys-head">
 	<h2 id="sys-routes">Routes</h2>
@@ -178,24 +178,18 @@ export default async function page(view, ctx) {
 		const hits = (m.routes || []).reduce((a, r) => a + (r.cache_hits || 0), 0);
 		const misses = (m.routes || []).reduce((a, r) => a + (r.cache_misses || 0), 0);
 		const failures = (m.jobs || []).reduce((a, j) => a + (j.failures || 0), 0);
-		const el = $('.sys-cards');
+		const el = $('.sys-figures');
 		el.textContent = '';
 		el.append(html`
-			${tile('Requests', count.format(total), 'since the start')}
-			${tile('Workers busy', count.format(w.busy || 0) + ' of ' + count.format(w.threads || 0),
+			${ctx.ui.figure('Requests', count.format(total), 'since the start')}
+			${ctx.ui.figure('Workers busy', count.format(w.busy || 0) + ' of ' + count.format(w.threads || 0),
 				'peak ' + count.format(w.busy_peak || 0) + '; ' + pct(w.utilisation) + ' used')}
-			${tile('Cache hit rate', pct(hits + misses ? hits / (hits + misses) : null),
+			${ctx.ui.figure('Cache hit rate', pct(hits + misses ? hits / (hits + misses) : null),
 				count.format(hits) + ' hits, ' + count.format(misses) + ' misses')}
-			${tile('Memory', bytes(mem.rss_bytes), 'peak ' + bytes(mem.rss_peak_bytes))}
-			${tile('Job failures', count.format(failures), (m.jobs || []).length + ' jobs', failures ? 'is-bad' : '')}`);
+			${ctx.ui.figure('Memory', bytes(mem.rss_bytes), 'peak ' + bytes(mem.rss_peak_bytes))}
+			${ctx.ui.figure('Job failures', count.format(failures), (m.jobs || []).length + ' jobs', failures ? 'is-bad' : '')}`);
 	}
 
-	function tile(label, value, note, tone) {
-		const id = 'sys-t-' + label.toLowerCase().replace(/[^a-z]+/g, '-');
-		return html`<article class="card sys-tile" aria-labelledby="${id}">
-			<h3 id="${id}">${label}</h3><p class="sys-tile-value">${value}</p>
-			<p class="${'sys-tile-note' + (tone ? ' ' + tone : '')}">${note}</p></article>`;
-	}
 
 	function routes(m) {
 		const col = COLUMNS.find((c) => c.key === sort.key) || COLUMNS[1];

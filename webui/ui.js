@@ -12,6 +12,8 @@
  *                         so that only pages that chart download it
  *   suggest(input, find)  offers what `find` answers as the field is typed in
  *   cents(text)           an amount typed ("1,250.50") as whole cents, or NaN
+ *   figure(label, value, note, tone)  a figure as a card, for a .figures grid
+ *   confirm(slot, question, yes)  asks in `slot` before something is undone
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -26,6 +28,50 @@ export function skeleton(rows) {
 		<span class="visually-hidden" role="status">Loading…</span>
 		<span class="skeleton-title"></span>${lines}</div>`;
 	return frag.firstElementChild;
+}
+
+/* Asks in place (no modal: every browser we serve has the markup for
+ * this) whether to go on: `slot` shows the question with two buttons;
+ * resolves true for yes. */
+export function confirm(slot, question, yes) {
+	return new Promise((resolve) => {
+		const before = document.activeElement;
+		slot.textContent = '';
+		slot.append(html`<div class="confirm" role="alertdialog" aria-label="${question}">
+			<p>${question}</p>
+			<div class="confirm-actions">
+				<button type="button" class="btn btn-danger" data-yes>${yes}</button>
+				<button type="button" class="btn" data-no>Cancel</button>
+			</div></div>`);
+		const box = slot.firstElementChild;
+		const done = (answer) => {
+			box.remove();
+			if (!answer && before && before.isConnected)
+				before.focus();
+			resolve(answer);
+		};
+		box.querySelector('[data-yes]').addEventListener('click', () => done(true));
+		box.querySelector('[data-no]').addEventListener('click', () => done(false));
+		box.addEventListener('keydown', (e) => {
+			if (e.key === 'Escape') {
+				e.stopPropagation();
+				done(false);
+			}
+		});
+		box.querySelector('[data-no]').focus();
+	});
+}
+
+/* A figure as a card named by its label (an article a screen reader
+ * lists): the value large, a note under it, red when tone is 'is-bad'. */
+let figureSeq = 0;
+export function figure(label, value, note, tone) {
+	const id = 'figure-' + (++figureSeq);
+	return html`<article class="card figure" aria-labelledby="${id}">
+		<h3 class="figure-label" id="${id}">${label}</h3>
+		<p class="figure-value">${value}</p>
+		<p class="${'figure-note' + (tone ? ' ' + tone : '')}">${note}</p>
+	</article>`;
 }
 
 let errorSeq = 0;

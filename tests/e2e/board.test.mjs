@@ -259,10 +259,13 @@ describe('opportunities', () => {
 		assert.deepEqual((await stageNames()).slice(-2), ['Agreed', 'Asked twice'], 'kept after a reload');
 		await shoot(page, 'pipelines');
 
-		/* the first pipeline's first stage holds deals: refused, in words */
+		/* the first pipeline's first stage holds deals: asked first, then
+		 * refused, in words */
 		const first = page.locator('.p-card').first();
 		const stage = await first.locator('.p-stage-name').first().inputValue();
 		await first.getByRole('button', { name: 'Delete stage ' + stage }).click();
+		const asking = page.getByRole('alertdialog', { name: 'Delete the stage ' + stage + '?' });
+		await asking.getByRole('button', { name: 'Delete stage', exact: true }).click();
 		await page.getByRole('alert').filter({ hasText: /holds \d+ deals?/ }).waitFor();
 		assert.equal(await first.locator('.p-stage-name').first().inputValue(), stage);
 

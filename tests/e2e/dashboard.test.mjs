@@ -47,7 +47,7 @@ describe('dashboard and System', () => {
 			.map((e) => e.tagName.toLowerCase() + '.' + (e.getAttribute('class') || '')).slice(0, 8).join(', ');
 	});
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
-	const cardValue = (page, name) => page.getByRole('article', { name, exact: true }).locator('.dash-card-value');
+	const cardValue = (page, name) => page.getByRole('article', { name, exact: true }).locator('.figure-value');
 
 	/* The cells of the chart table captioned `name`: [[day, value], ...]. */
 	async function tableOf(page, name) {
@@ -234,7 +234,7 @@ describe('dashboard and System', () => {
 		await page.getByText('journal mode').waitFor();
 		await page.getByText('backups', { exact: true }).waitFor();
 
-		const requests = page.getByRole('article', { name: 'Requests' }).locator('.sys-tile-value');
+		const requests = page.getByRole('article', { name: 'Requests' }).locator('.figure-value');
 		const before = Number((await requests.textContent()).replace(/\D/g, ''));
 		await until(async () => Number((await requests.textContent()).replace(/\D/g, '')) > before,
 			15000, 'the request count to rise');

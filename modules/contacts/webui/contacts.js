@@ -97,38 +97,6 @@ function rowTags(ctx, tags, filter) {
 	return ctx.html`<span class="c-tag-line">${shown}${more}</span>`;
 }
 
-/* Asks in place (no modal: every browser we serve has the markup for
- * this) whether to go on: `slot` shows the question with two buttons;
- * resolves true for yes. */
-function confirmIn(ctx, slot, question, yes) {
-	return new Promise((resolve) => {
-		const before = document.activeElement;
-		slot.textContent = '';
-		slot.append(ctx.html`<div class="confirm" role="alertdialog" aria-label="${question}">
-			<p>${question}</p>
-			<div class="confirm-actions">
-				<button type="button" class="btn btn-danger" data-yes>${yes}</button>
-				<button type="button" class="btn" data-no>Cancel</button>
-			</div></div>`);
-		const box = slot.firstElementChild;
-		const done = (answer) => {
-			box.remove();
-			if (!answer && before && before.isConnected)
-				before.focus();
-			resolve(answer);
-		};
-		box.querySelector('[data-yes]').addEventListener('click', () => done(true));
-		box.querySelector('[data-no]').addEventListener('click', () => done(false));
-		box.addEventListener('keydown', (e) => {
-			if (e.key === 'Escape') {
-				e.stopPropagation();
-				done(false);
-			}
-		});
-		box.querySelector('[data-no]').focus();
-	});
-}
-
 /* The URL of a contact's page (the sub-account in it, so it can be
  * opened in another tab). */
 function contactHref(ctx, id) {
@@ -140,7 +108,7 @@ function listHref(ctx) {
 	return '/app/contacts' + (ctx.location ? '?location=' + encodeURIComponent(ctx.location.id) : '');
 }
 
-const lib = { styles, fullName, initials, day, moment, chip, confirmIn, contactHref, listHref, SORTS };
+const lib = { styles, fullName, initials, day, moment, chip, contactHref, listHref, SORTS };
 
 function notFound() {
 	const e = new Error('no such contact');

@@ -192,7 +192,7 @@ export default async function record(view, ctx, lib) {
 
 	/* ---- deleting ---- */
 	el.del.addEventListener('click', async () => {
-		const yes = await lib.confirmIn(ctx, el.confirm, 'Delete ' + lib.fullName(c) +
+		const yes = await ctx.ui.confirm(el.confirm, 'Delete ' + lib.fullName(c) +
 			'? Their notes and tags go with them.', 'Delete contact');
 		if (!yes || left)
 			return;
@@ -335,7 +335,7 @@ export default async function record(view, ctx, lib) {
 		if (!b)
 			return;
 		const li = b.closest('li');
-		const yes = await lib.confirmIn(ctx, li.querySelector('.r-note-confirm'), 'Delete this note?', 'Delete');
+		const yes = await ctx.ui.confirm(li.querySelector('.r-note-confirm'), 'Delete this note?', 'Delete');
 		if (!yes || left)
 			return;
 		try {

@@ -97,11 +97,7 @@ export default async function invoice(view, ctx, lib) {
 		<button type="submit" class="btn btn-primary">Record payment</button>
 	</form>` : ''}
 </section>
-<div class="form-error no-print" data-confirm hidden>
-	<p data-question></p>
-	<p class="v-actions"><button type="button" class="btn btn-danger" data-yes></button>
-		<button type="button" class="btn" data-no>Keep it</button></p>
-</div>`);
+<div class="no-print" data-confirm></div>`);
 		wire();
 	}
 
@@ -121,19 +117,9 @@ export default async function invoice(view, ctx, lib) {
 
 	/* Asks before `work` (voiding, deleting) with the question and the
 	 * button's words. */
-	function confirmFirst(question, yes, work) {
-		const box = view.querySelector('[data-confirm]');
-		box.querySelector('[data-question]').textContent = question;
-		const button = box.querySelector('[data-yes]');
-		button.textContent = yes;
-		box.hidden = false;
-		box.setAttribute('role', 'alert');
-		button.onclick = work;
-		box.querySelector('[data-no]').onclick = () => {
-			box.hidden = true;
-			box.removeAttribute('role');
-		};
-		button.focus();
+	async function confirmFirst(question, yes, work) {
+		if (await ui.confirm(view.querySelector('[data-confirm]'), question, yes))
+			work();
 	}
 
 	function wire() {

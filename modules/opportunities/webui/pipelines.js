@@ -80,6 +80,7 @@ export default async function pipelines(view, ctx, lib) {
 		<a class="btn btn-small" href="${lib.appHref(ctx, '/opportunities?pipeline=' + p.id)}">Open board</a>
 		<button type="button" class="btn btn-small btn-danger" data-delete-pipeline>Delete<span class="visually-hidden">${' pipeline ' + p.name}</span></button>
 	</div>
+	<div class="p-confirm"></div>
 	<form class="p-rename" novalidate>
 		<div class="field"><label for="${'p-name-' + p.id}">Pipeline name</label>
 			<input id="${'p-name-' + p.id}" name="name" value="${p.name}" maxlength="100" required autocomplete="off"></div>
@@ -160,9 +161,9 @@ ${(list.data || []).length ? '' : html`<p class="muted">No pipeline yet: add the
 		}
 	});
 
-	view.addEventListener('click', (e) => {
+	view.addEventListener('click', async (e) => {
 		const b = e.target.closest('button');
-		if (!b || b.type === 'submit')
+		if (!b || b.type === 'submit' || b.closest('.confirm'))
 			return;
 		const row = b.closest('tr[data-stage]');
 		const card = b.closest('[data-pipeline]');
@@ -176,10 +177,13 @@ ${(list.data || []).length ? '' : html`<p class="muted">No pipeline yet: add the
 			save(() => api.patch('/api/stages/' + mover.dataset.stage, { position }), 'Order saved.',
 				'tr[data-stage="' + row.dataset.stage + '"] .p-stage-name');
 		} else if (b.hasAttribute('data-delete-stage')) {
-			save(() => api.del('/api/stages/' + row.dataset.stage), 'Stage deleted.',
-				'#p-new-stage-' + card.dataset.pipeline);
+			const name = row.querySelector('.p-stage-name').value;
+			if (await ui.confirm(card.querySelector('.p-confirm'), 'Delete the stage ' + name + '?', 'Delete stage'))
+				save(() => api.del('/api/stages/' + row.dataset.stage), 'Stage deleted.', '#p-new-stage-' + card.dataset.pipeline);
 		} else if (b.hasAttribute('data-delete-pipeline')) {
-			save(() => api.del('/api/pipelines/' + card.dataset.pipeline), 'Pipeline deleted.', '#p-new-name');
+			const name = card.querySelector('h2').textContent;
+			if (await ui.confirm(card.querySelector('.p-confirm'), 'Delete the pipeline ' + name + '?', 'Delete pipeline'))
+				save(() => api.del('/api/pipelines/' + card.dataset.pipeline), 'Pipeline deleted.', '#p-new-name');
 		}
 	});
 

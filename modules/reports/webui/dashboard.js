@@ -45,7 +45,7 @@ export default async function page(view, ctx) {
 <p class="dash-range muted" role="status"></p>
 <div class="dash-body" aria-busy="true">
 	<h2 class="visually-hidden">Figures</h2>
-	<div class="dash-cards"></div>
+	<div class="figures dash-cards"></div>
 	<h2>By day</h2>
 	<div class="dash-charts"></div>
 	<h2>Open deals by stage</h2>
@@ -78,7 +78,7 @@ export default async function page(view, ctx) {
 		body.removeAttribute('aria-busy');
 		range.textContent = rangeText(data);
 		cardsEl.textContent = '';
-		cardsEl.append(cards(html, data));
+		cardsEl.append(cards(html, ctx.ui.figure, data));
 		drawCharts(chart, data);
 		pipelinesEl.textContent = '';
 		pipelinesEl.append(pipelines(html, data.pipelines || []));
@@ -148,16 +148,8 @@ function rangeText(data) {
 	return 'From ' + day(data.since) + ' to ' + day(end) + ' (UTC)';
 }
 
-function card(html, label, value, note, tone) {
-	const id = 'dash-' + label.toLowerCase().replace(/[^a-z]+/g, '-');
-	return html`<article class="card dash-card" aria-labelledby="${id}">
-		<h3 class="dash-card-label" id="${id}">${label}</h3>
-		<p class="dash-card-value">${value}</p>
-		<p class="${'dash-card-note' + (tone ? ' ' + tone : '')}">${note}</p>
-	</article>`;
-}
 
-function cards(html, d) {
+function cards(html, figure, d) {
 	const days = (d.series || []).length;
 	const within = days ? ' in ' + days + ' days' : '';
 	const contacts = d.contacts || {};
@@ -171,14 +163,14 @@ function cards(html, d) {
 	const outstanding = inv.outstanding || {};
 	const overdue = inv.overdue || {};
 	return html`
-		${card(html, 'Contacts', count.format(contacts.total || 0), plural(contacts.new || 0, 'new', 'new') + within)}
-		${card(html, 'Open deals', count.format(open.count), 'worth ' + centsRound(open.value))}
-		${card(html, 'Won', count.format(won.count || 0), 'worth ' + centsRound(won.value_cents) + ' · ' +
+		${figure('Contacts', count.format(contacts.total || 0), plural(contacts.new || 0, 'new', 'new') + within)}
+		${figure('Open deals', count.format(open.count), 'worth ' + centsRound(open.value))}
+		${figure('Won', count.format(won.count || 0), 'worth ' + centsRound(won.value_cents) + ' · ' +
 			count.format(lost.count || 0) + ' lost')}
-		${card(html, 'Tasks due today', count.format(tasks.due_today || 0),
+		${figure('Tasks due today', count.format(tasks.due_today || 0),
 			plural(tasks.overdue || 0, 'overdue', 'overdue'), tasks.overdue ? 'is-bad' : '')}
-		${card(html, 'Unread conversations', count.format(unread), unread ? 'waiting for a reply' : 'all read')}
-		${card(html, 'Invoices outstanding', count.format(outstanding.count || 0),
+		${figure('Unread conversations', count.format(unread), unread ? 'waiting for a reply' : 'all read')}
+		${figure('Invoices outstanding', count.format(outstanding.count || 0),
 			centsRound(outstanding.amount_due_cents) + ' due · ' + plural(overdue.count || 0, 'overdue', 'overdue'),
 			overdue.count ? 'is-bad' : '')}`;
 }
