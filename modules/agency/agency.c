@@ -4,7 +4,8 @@
  * agency's staff (a sub-account's own users are refused with 403). It has
  * no tables of its own: it reads the other modules' tables, so it requires
  * them, and adds the indexes its lists need across sub-accounts. Answers
- * are cached; a write in any sub-account drops them.
+ * are cached; a write in any sub-account drops them. Its browser page
+ * (webui/agency.js) shows them.
  */
 #include "agency.h"
 
@@ -33,11 +34,24 @@ static const struct hl_route routes[] = {
 	  .reads = "task_counts tasks users locations" },
 };
 
+/* The browser pages (webui/agency.js), for agency staff: the overview
+ * with the sub-accounts' table, in the menu; its contacts, deals and tasks
+ * views, reached from the page's own tabs. */
+static const char *const agency_uses[] = { "agency.css", "/chart.js", "/chart.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/agency", .script = "agency.js", .label = "Agency", .access = HL_ACCESS_AGENCY,
+	  .order = 80, .data = "/api/agency/overview", .uses = agency_uses },
+	{ .path = "/agency/:view", .script = "agency.js", .access = HL_ACCESS_AGENCY, .order = 80 },
+};
+
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 

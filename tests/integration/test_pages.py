@@ -73,6 +73,8 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/invoices/invoices.js", "order": 50},
             {"module": "invoices", "path": "/invoices/:id", "label": None,
              "script": "/modules/invoices/invoices.js", "order": 50},
+            {"module": "reports", "path": "/reports", "label": "Reports",
+             "script": "/modules/reports/reports.js", "order": 60},
             {"module": "core", "path": "/settings", "label": "Settings",
              "script": "/settings.js", "order": 95},
         ]
@@ -80,16 +82,36 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
                                                           "/contacts/:id", "/conversations",
                                                           "/conversations/:id", "/opportunities",
                                                           "/opportunities/:id", "/tasks",
-                                                          "/invoices", "/invoices/:id", "/settings"]
+                                                          "/invoices", "/invoices/:id", "/reports",
+                                                          "/settings"]
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
                                             "/conversations", "/conversations/:id",
                                             "/opportunities", "/opportunities/:id", "/tasks",
-                                            "/invoices", "/invoices/:id", "/system", "/settings"]
+                                            "/invoices", "/invoices/:id", "/reports", "/system",
+                                            "/settings"]
         assert got[-2] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
+
+
+def test_the_agency_pages_are_for_agency_staff_only():
+    with started(WebServer(modules=REPORTS + ("agency",))) as s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        add_user(admin, "lu@example.test", "location_user", [a])
+        add_user(admin, "la@example.test", "location_admin", [a])
+        add_user(admin, "staff@example.test", "agency_user", [])
+        for email in ("lu@example.test", "la@example.test"):
+            got = paths(s.login(email, "user-pass-123"), {"X-Location-Id": str(a)})
+            assert "/invoices" in got and not [p for p in got if p.startswith("/agency")], got
+        for who in (s.login("staff@example.test", "user-pass-123"), admin):
+            got = [p for p in pages(who) if p["module"] == "agency"]
+            assert got == [{"module": "agency", "path": "/agency", "label": "Agency",
+                            "script": "/modules/agency/agency.js", "order": 80},
+                           {"module": "agency", "path": "/agency/:view", "label": None,
+                            "script": "/modules/agency/agency.js", "order": 80}], got
 
 
 def test_location_admin_pages_follow_the_location_the_request_names():
@@ -158,7 +180,8 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/conversations": "/modules/conversations/inbox.js",
                            "/conversations/:id": "/modules/conversations/inbox.js",
                            "/invoices": "/modules/invoices/invoices.js",
-                           "/invoices/:id": "/modules/invoices/invoices.js"}
+                           "/invoices/:id": "/modules/invoices/invoices.js",
+                           "/reports": "/modules/reports/reports.js"}
         r = admin.get(scripts["/contacts"])
         assert r.status == 200 and r.header("cache-control") == "public, max-age=31536000, immutable"
     assert re.search(r"warning: .*/modules/reports/manifest\.json does not name dashboard\.js",
@@ -221,7 +244,8 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                             "script": "/modules/contacts/contacts.js"}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
-                                "/tasks", "/invoices", "/invoices/:id", "/system", "/settings"}
+                                "/tasks", "/invoices", "/invoices/:id", "/reports", "/system",
+                                "/settings"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
             assert s.get(path, headers={"Accept-Encoding": "identity",

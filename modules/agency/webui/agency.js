@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * agency.js: the agency's pages, for its staff: every sub-account at
+ * once. The shell opens this module for /app/agency (the overview: the
+ * agency's figures, its last 30 days as charts, and the table of its
+ * sub-accounts) and for /app/agency/contacts, /deals and /tasks (views.js,
+ * imported when first opened). Tabs at the top lead from one to another.
+ *
+ * The sub-accounts' table sorts by any of its columns (the server's
+ * orders; the header's button, again for the other direction) and is
+ * searched as you type; both are kept in the URL. A sub-account's name
+ * opens it: the app in that sub-account, at its first page.
+ *
+ * Every name is put in as text (ctx.html, textContent).
+ */
+
+const VIEWS = [['', 'Overview'], ['contacts', 'Contacts'], ['deals', 'Deals'], ['tasks', 'Tasks']];
+const DEBOUNCE_MS = 200;
+const PAGE_ROWS = 50;
+
+/* The table's columns: its header, the API's sort key, the row's value. */
+const COLUMNS = [
+	{ name: 'Sub-account', sort: 'name' },
+	{ name: 'Contacts', sort: 'contacts', of: (p) => p.counts.contacts, fmt: 'count' },
+	{ name: 'Open deals', sort: 'deals', of: (p) => p.counts.deals.open, fmt: 'count' },
+	{ name: 'Pipeline', sort: 'value', of: (p) => p.counts.deals.open_value_cents, fmt: 'money' },
+	{ name: 'Unread', sort: 'unread', of: (p) => p.counts.conversations.unread, fmt: 'count' },
+	{ name: 'Open tasks', sort: 'tasks', of: (p) => p.counts.tasks.open, fmt: 'count' },
+	{ name: 'Overdue tasks', sort: 'overdue', of: (p) => p.counts.tasks.overdue, fmt: 'count', bad: true },
+	{ name: 'Invoices due', sort: 'outstanding', of: (p) => invoiceDue(p.counts), fmt: 'money' },
+	{ name: 'Health', sort: 'health', of: (p) => p.health_score, fmt: 'count' },
+	{ name: 'Last activity', sort: 'activity', of: (p) => p.last_activity_at, fmt: 'day' },
+];
+
+const count = new Intl.NumberFormat(undefined);
+const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
+
+/* What the pages share with views.js, passed to it (never imported back). */
+const lib = {
+	count: (n) => (n == null ? '–' : count.format(n)),
+	money: (cents) => (cents == null ? '–' : moneyRound.format(Math.round(cents / 100))),
+	day: (iso) => {
+		const d = iso ? new Date(iso) : null;
+		return d && !isNaN(d) ? dayFormat.format(d) : '–';
+	},
+	plural: (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many),
+	/* the app in sub-account `id`, at `path` (its first page by default) */
+	inside: (id, path) => '/app' + (path || '') + '?location=' + encodeURIComponent(id),
+	debounce(fn) {
+		let timer = 0;
+		return () => {
+			clearTimeout(timer);
+			timer = setTimeout(fn, DEBOUNCE_MS);
+		};
+	},
+};
+
+function invoiceDue(counts) {
+	const out = counts.invoices && counts.invoices.outstanding;
+	return out ? out.amount_due_cents : null; /* no invoices module: no figure */
+}
+
+function notFound() {
+	const e = new Error('no such view of the agency');
+	e.status = 404;
+	return e;
+}
+
+export default async function page(view, ctx) {
+	const which = ctx.params.view || '';
+	const tab = VIEWS.find((v) => v[0] === which);
+	if (!tab)
+		throw notFound();
+	const { html, ui } = ctx;
+	ctx.title(which ? 'Agency ' + tab[1].toLowerCase() : 'Agency');
+	view.classList.add('agency');
+	view.append(html`
+<div class="page-head"><h1>${which ? 'Agency: ' + tab[1].toLowerCase() : 'Agency'}</h1></div>
+<nav class="tabs" aria-label="Agency">${VIEWS.map((v) => html`<a href="${'/app/agency' + (v[0] ? '/' + v[0] : '')}"
+	aria-current="${v[0] === which ? 'page' : null}">${v[1]}</a>`)}</nav>
+<div class="ag-body"></div>`);
+	const body = view.querySelector('.ag-body');
+	const styles = ui.stylesheet(new URL('./agency.css', import.meta.url));
+	if (!which) {
+		const [leave] = await Promise.all([overview(body, ctx), styles]);
+		return leave;
+	}
+	const [views] = await Promise.all([import('./views.js'), styles]);
+	return views[which](body, ctx, lib);
+}
+
+/* ---- the overview ----------------------------------------------------------- */
+
+async function overview(body, ctx) {
+	const { html, ui } = ctx;
+	const [data, chart] = await Promise.all([ctx.api.get('/api/agency/overview'), ui.chart()]);
+	body.append(html`
+<h2 class="visually-hidden">Figures</h2>
+<div class="figures ag-figures"></div>
+<h2>Last 30 days</h2>
+<div class="ag-charts"></div>
+<h2 id="ag-places-h">Sub-accounts</h2>`);
+	body.querySelector('.ag-figures').append(figures(ui.figure, data));
+	body.querySelector('.ag-charts').append(...charts(chart, data.series || []));
+	return subAccounts(body, ctx);
+}
+
+function figures(figure, d) {
+	const c = d.counts || {};
+	const deals = c.deals || {};
+	const tasks = c.tasks || {};
+	const inv = c.invoices;
+	const out = [
+		figure('Sub-accounts', lib.count(d.sub_accounts), d.health_score == null ? 'no contact health yet' : 'contact health ' + d.health_score + ' of 100'),
+		figure('Contacts', lib.count(c.contacts), 'in every sub-account'),
+		figure('Open deals', lib.count(deals.open), 'worth ' + lib.money(deals.open_value_cents)),
+		figure('Unread conversations', lib.count((c.conversations || {}).unread), 'waiting for a reply'),
+		figure('Open tasks', lib.count(tasks.open), lib.plural(tasks.overdue || 0, 'overdue', 'overdue'),
+			tasks.overdue ? 'is-bad' : ''),
+	];
+	if (inv) {
+		out.push(figure('Invoices outstanding', lib.count(inv.outstanding.count),
+			lib.money(inv.outstanding.amount_due_cents) + ' due · ' + lib.plural(inv.overdue.count, 'overdue', 'overdue'),
+			inv.overdue.count ? 'is-bad' : ''));
+	}
+	const frag = document.createDocumentFragment();
+	frag.append(...out);
+	return frag;
+}
+
+function charts(chart, series) {
+	const of = (key) => series.map((d) => ({ x: d.date, y: d[key] || 0 }));
+	const specs = [
+		{ key: 'contacts_new', kind: 'bar', title: 'New contacts' },
+		{ key: 'deals_won', kind: 'bar', title: 'Deals won' },
+		{ key: 'messages_received', kind: 'bar', title: 'Messages received' },
+		{ key: 'payments_cents', kind: 'line', title: 'Payments received', money: true },
+	].filter((sp) => !series.length || sp.key in series[0]);
+	return specs.map((sp) => {
+		const box = document.createElement('div');
+		box.className = 'card ag-chart';
+		box.append(chart[sp.kind]({
+			title: sp.title, total: true, data: of(sp.key),
+			yName: sp.money ? sp.title + ' (amount)' : sp.title,
+			formatY: sp.money ? (v) => lib.money(v) : undefined,
+			tickY: sp.money ? (v) => chart.compact(v / 100) : undefined,
+			step: sp.money ? 100 : 1,
+		}));
+		return box;
+	});
+}
+
+/* ---- the sub-accounts' table -------------------------------------------------- */
+
+function sortOf(ctx) {
+	const sort = ctx.query.get('sort') || 'name';
+	const key = sort.replace(/^-/, '');
+	return COLUMNS.some((c) => c.sort === key) ? { key, desc: sort[0] === '-' } : { key: 'name', desc: false };
+}
+
+function subAccounts(body, ctx) {
+	const { html, api } = ctx;
+	const state = { q: ctx.query.get('q') || '', sort: sortOf(ctx) };
+	let pager = null;
+	let gen = 0;
+	body.append(html`
+<form class="ag-search" role="search" aria-label="Find a sub-account">
+	<label for="ag-q">Search sub-accounts</label>
+	<input id="ag-q" type="search" autocomplete="off" spellcheck="false" placeholder="Name" value="${state.q}">
+	<p class="ag-count muted" role="status"></p>
+</form>
+<div class="ag-table-wrap">
+	<table class="table ag-table" aria-labelledby="ag-places-h">
+		<thead><tr>${COLUMNS.map((c, i) => html`<th scope="col" class="${i ? 'num' : null}" data-sort="${c.sort}">
+			<button type="button" class="sort">${c.name}</button></th>`)}</tr></thead>
+		<tbody></tbody>
+	</table>
+</div>
+<div class="ag-more"><button type="button" class="btn" data-more hidden>Load more</button></div>`);
+	const el = {
+		q: body.querySelector('#ag-q'),
+		count: body.querySelector('.ag-count'),
+		head: body.querySelector('.ag-table thead'),
+		rows: body.querySelector('.ag-table tbody'),
+		more: body.querySelector('[data-more]'),
+	};
+
+	function cell(c, p) {
+		const v = c.of(p);
+		const text = c.fmt === 'money' ? lib.money(v) : c.fmt === 'day' ? lib.day(v) : lib.count(v);
+		return html`<td class="${'num' + (c.bad && v ? ' is-bad' : '')}">${text}</td>`;
+	}
+
+	function row(p) {
+		return html`<tr><th scope="row"><a href="${lib.inside(p.id)}">${p.name}</a>
+			<span class="ag-tz muted">${p.timezone}</span></th>${COLUMNS.slice(1).map((c) => cell(c, p))}</tr>`;
+	}
+
+	function markSort() {
+		for (const th of Array.from(el.head.querySelectorAll('th'))) {
+			if (th.dataset.sort === state.sort.key)
+				th.setAttribute('aria-sort', state.sort.desc ? 'descending' : 'ascending');
+			else
+				th.removeAttribute('aria-sort');
+		}
+	}
+
+	async function more() {
+		const mine = gen;
+		el.more.disabled = true;
+		let rows;
+		try {
+			rows = await pager.next();
+		} catch (e) {
+			if (mine === gen)
+				ctx.ui.toast('The sub-accounts could not be loaded: ' + e.message, { kind: 'error' });
+			el.more.disabled = false;
+			return;
+		}
+		if (mine !== gen)
+			return;
+		el.rows.append(html`${rows.map(row)}`);
+		el.more.disabled = false;
+		el.more.hidden = pager.done;
+		const total = pager.total || 0;
+		el.count.textContent = !total ? (state.q.trim() ? 'No sub-account matches “' + state.q.trim() + '”.' : 'No sub-accounts yet.')
+			: pager.loaded < total ? count.format(pager.loaded) + ' of ' + lib.plural(total, 'sub-account', 'sub-accounts') + ' shown'
+				: lib.plural(total, 'sub-account', 'sub-accounts');
+	}
+
+	function reload() {
+		gen++;
+		const sort = (state.sort.desc ? '-' : '') + state.sort.key;
+		const query = { q: state.q.trim(), sort: sort === 'name' ? null : sort };
+		ctx.setQuery(query);
+		pager = api.list('/api/agency/projects', Object.assign({ limit: PAGE_ROWS, count: 1 }, query));
+		el.rows.textContent = '';
+		markSort();
+		return more();
+	}
+
+	el.head.addEventListener('click', (e) => {
+		const th = e.target.closest('th[data-sort]');
+		if (!th || !e.target.closest('button'))
+			return;
+		const key = th.dataset.sort;
+		/* a figure's column opens largest first; a second click turns it */
+		state.sort = key === state.sort.key ? { key, desc: !state.sort.desc }
+			: { key, desc: key !== 'name' };
+		reload();
+	});
+	const typed = lib.debounce(() => {
+		state.q = el.q.value;
+		reload();
+	});
+	el.q.addEventListener('input', typed);
+	body.querySelector('.ag-search').addEventListener('submit', (e) => e.preventDefault());
+	el.more.addEventListener('click', more);
+	return reload().then(() => () => gen++);
+}
