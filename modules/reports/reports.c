@@ -2,8 +2,9 @@
 /*
  * reports.c: the reports module: the dashboard of a location's numbers,
  * the overview of the sub-account (its project), the dashboards a
- * location arranges from widgets, and the dashboard's browser page. Its tables are dashboards and widgets;
- * the figures come from the other modules' tables, so it requires them.
+ * location arranges from widgets, and their browser pages. Its tables are
+ * dashboards and widgets; the figures come from the other modules'
+ * tables, so it requires them.
  * Every query is scoped by the current location.
  */
 #include "reports.h"
@@ -44,9 +45,15 @@ static const struct hl_route routes[] = {
  * and what it opens with: its figures, its styles and the shell's chart. */
 static const char *const dashboard_uses[] = { "dashboard.css", "/chart.js", "/chart.css", NULL };
 
+/* The reports page (webui/reports.js): the dashboards a location arranges
+ * from widgets, opening with their list. */
+static const char *const reports_uses[] = { "reports.css", "/chart.js", "/chart.css", NULL };
+
 static const struct hl_page pages[] = {
 	{ .path = "/dashboard", .script = "dashboard.js", .label = "Dashboard", .order = 10,
 	  .data = "/api/dashboard", .uses = dashboard_uses },
+	{ .path = "/reports", .script = "reports.js", .label = "Reports", .order = 60,
+	  .data = "/api/reports/dashboards", .uses = reports_uses },
 };
 
 static int init(struct hl_mod *mod)

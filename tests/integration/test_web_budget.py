@@ -128,6 +128,36 @@ def test_web_first_download_fits_the_first_round_trip():
     assert total <= BUDGET, "the first download is %d bytes of brotli, over %d" % (total, BUDGET)
 
 
+# import("...") with a literal: a module fetched on demand.
+DYNAMIC_IMPORT = re.compile(r"""\bimport\(\s*["']([^"'\n]+)["']\s*\)""")
+
+
+def test_no_page_loads_another_pages_module():
+    """A module's pages import (statically or on demand) only files of
+    their own module's folder: the shell's shared code reaches them as
+    ctx, and another module's files may be turned off with it."""
+    web = os.path.join(harness.BUILD, "web")
+    modules = os.path.join(web, "modules")
+    names = sorted(os.listdir(modules))
+    assert "contacts" in names and "agency" in names, names
+    seen = 0
+    for name in names:
+        folder = os.path.join(modules, name)
+        for n in sorted(os.listdir(folder)):
+            if not n.endswith(".js"):
+                continue
+            path = os.path.join(folder, n)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            url = "/modules/%s/%s" % (name, n)
+            for spec in STATIC_IMPORT.findall(text) + DYNAMIC_IMPORT.findall(text):
+                target = resolve(web, url, spec)
+                seen += 1
+                assert target and os.path.dirname(target) == folder and os.path.exists(target), \
+                    "%s imports %s, not a file of its own module" % (url, spec)
+    assert seen >= 5, "the modules' own imports were not found: %d" % seen
+
+
 def test_web_budget_counts_what_the_form_waits_for():
     """The measure on a folder of its own: what blocks is counted, what
     does not is not, and too much fails."""
