@@ -54,6 +54,7 @@ struct page_entry {
 	const char *data;   /* the GET it opens with, or NULL */
 	char **uses;        /* the URLs of the files it uses, NULL-terminated, or NULL */
 	enum hl_access access;
+	unsigned flags;     /* HL_PAGE_PHONE_HOME */
 	int order;
 	int seq;            /* the place it was collected in: ties keep it */
 };
@@ -138,6 +139,14 @@ int page_check(const struct hl_page *p, const char **why)
 	}
 	if ((unsigned)p->access > HL_ACCESS_ADMIN) {
 		*why = "the access is not one of enum hl_access";
+		return HL_EINVAL;
+	}
+	if (p->flags & ~HL_PAGE_PHONE_HOME) {
+		*why = "the flags are HL_PAGE_PHONE_HOME or 0";
+		return HL_EINVAL;
+	}
+	if ((p->flags & HL_PAGE_PHONE_HOME) && (!p->label || strchr(p->path, ':'))) {
+		*why = "the phone's home page needs a menu entry and a path without :params";
 		return HL_EINVAL;
 	}
 	return 0;
@@ -250,8 +259,8 @@ static int add_table(struct pages *all, const char *module, const struct hl_page
 	for (size_t i = 0; i < n; i++) {
 		struct page_entry *e = &all->e[all->n];
 		*e = (struct page_entry){ .module = module, .path = t[i].path, .label = t[i].label,
-					  .access = t[i].access, .order = t[i].order, .seq = all->n,
-					  .data = t[i].data };
+					  .access = t[i].access, .flags = t[i].flags, .order = t[i].order,
+					  .seq = all->n, .data = t[i].data };
 		all->n++; /* pages_free frees what it got so far */
 		if (!(e->script = file_url(own, e, t[i].script, "the script of")) ||
 		    add_uses(e, t[i].uses, own, shell))
@@ -489,6 +498,10 @@ static void write_page(struct hl_json *j, const struct page_entry *e)
 	hl_json_string(j, e->script);
 	hl_json_key(j, "order");
 	hl_json_int(j, e->order);
+	if (e->flags & HL_PAGE_PHONE_HOME) {
+		hl_json_key(j, "phone_home");
+		hl_json_bool(j, 1);
+	}
 	hl_json_object_end(j);
 }
 

@@ -13,7 +13,8 @@
  * the menu is empty and says so.
  *
  * URLs are real: /app + a page's path (/app/contacts/12), with the current
- * sub-account in ?location=ID. A path pattern's :name segments become
+ * sub-account in ?location=ID; /app itself opens the first menu entry, or
+ * on a phone-sized screen the page offered as the phone's home. A path pattern's :name segments become
  * ctx.params. Links inside the app are followed with history.pushState;
  * back and forward re-route. A page's module is import()ed when it is
  * opened, preloaded when its menu link is hovered or focused (and the
@@ -42,6 +43,7 @@ const APP = '/app';
 const CHOSEN = 'hl.location';
 const RELOADED = 'hl.reloaded-page';
 const IDLE_PRELOADS = 2;
+const PHONE_WIDTH = '(max-width: 600px)'; /* the phone's home page, HL_PAGE_PHONE_HOME */
 const SWITCHER_ROWS = 100;
 /* How long the app stays hidden at start for its first view: a page that
  * has its data by then shows in one frame with the app around it; one
@@ -358,7 +360,7 @@ async function route() {
 	if (path === '/') {
 		if (!mine.menu.length)
 			return homeView();
-		path = mine.menu[0].path;
+		path = startPage(mine).path;
 		history.replaceState(null, '', appHref(path));
 		mine.routed = location.pathname + location.search;
 	}
@@ -552,6 +554,13 @@ async function loadPages() {
 	mine.routes = compile(pages);
 	mine.menu = pages.filter((p) => p.label && p.path.indexOf(':') < 0);
 	renderMenu(problem);
+}
+
+/* Where /app opens: the first menu entry, or on a phone-sized screen the
+ * page a module offers as the phone's home (the first, in menu order). */
+function startPage(mine) {
+	const phone = window.matchMedia(PHONE_WIDTH).matches && mine.menu.find((p) => p.phone_home);
+	return phone || mine.menu[0];
 }
 
 function renderMenu(problem) {

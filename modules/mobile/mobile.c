@@ -4,6 +4,7 @@
  * any signed-in user, scoped to the sub-accounts they may open. It has no
  * tables of its own: it reads the other modules' tables, so it requires
  * them. Answers are cached, those that are the caller's own per user.
+ * Its browser page, Today, is the app's home on a phone.
  */
 #include "mobile.h"
 
@@ -27,10 +28,22 @@ static const struct hl_route routes[] = {
 	  .reads = COUNTER_TABLES " users user_locations" },
 };
 
+/* The browser's page of the same (webui/today.js): the day at a glance,
+ * in the menu, and what the app opens first on a phone. */
+static const char *const today_uses[] = { "today.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/today", .script = "today.js", .label = "Today", .order = 15,
+	  .data = "/api/mobile/summary", .uses = today_uses, .flags = HL_PAGE_PHONE_HOME },
+};
+
 static int init(struct hl_mod *mod)
 {
-	return hl_add_routes(mod, routes);
+	int rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_pages(mod, pages);
+	return rc;
 }
 
-HL_MODULE(.name = "mobile", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "the phone app's API");
+HL_MODULE(.name = "mobile", .version = "0.3.0", .requires = requires, .init = init,
+	  .summary = "the phone app's API and the phone's home page");

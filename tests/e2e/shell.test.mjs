@@ -83,8 +83,8 @@ describe('shell', () => {
 		const nav = page.getByRole('navigation', { name: 'Main' });
 		await h1(page, 'Dashboard').waitFor();
 		const menu = (await admin.get('/api/pages')).data.filter((p) => p.label).map((p) => p.label);
-		assert.deepEqual(menu, ['Dashboard', 'Contacts', 'Conversations', 'Opportunities', 'Tasks', 'Invoices', 'Reports',
-			'Agency', 'System', 'Settings']);
+		assert.deepEqual(menu, ['Dashboard', 'Today', 'Contacts', 'Conversations', 'Opportunities', 'Tasks',
+			'Invoices', 'Reports', 'Agency', 'System', 'Settings']);
 		assert.deepEqual(await nav.getByRole('link').allTextContents(), menu);
 		assert.equal(new URL(page.url()).pathname, '/app/dashboard', 'the start is the first menu entry');
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));
@@ -109,9 +109,9 @@ describe('shell', () => {
 	test('when idle, the first menu entries are preloaded, and only they', async () => {
 		const { page, context, fetched, problems } = await signedIn(DEMO);
 		await h1(page, 'Dashboard').waitFor();
-		await until(() => fetched.includes('contacts.js'), 15000, 'the idle preload');
+		await until(() => fetched.includes('today.js'), 15000, 'the idle preload');
 		await page.waitForTimeout(500);
-		assert.deepEqual(fetched, ['dashboard.js', 'contacts.js'], 'not Conversations, the third');
+		assert.deepEqual(fetched, ['dashboard.js', 'today.js'], 'not Contacts, the third');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
@@ -385,9 +385,10 @@ describe('shell', () => {
 		await context.close();
 	});
 
-	test('at 360 px the menu is a button; nothing scrolls sideways', async () => {
+	test('at 360 px the app opens the phone\'s home; the menu is a button; nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
-		await h1(page, 'Dashboard').waitFor();
+		await h1(page, 'Today').waitFor();
+		assert.equal(new URL(page.url()).pathname, '/app/today', 'the page offered as the phone\'s home');
 		assert.equal(await scrollsSideways(page), false);
 		const nav = page.getByRole('navigation', { name: 'Main' });
 		assert.equal(await nav.getByRole('link', { name: 'Contacts' }).isVisible(), false);

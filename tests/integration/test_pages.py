@@ -114,6 +114,16 @@ def test_the_agency_pages_are_for_agency_staff_only():
                             "script": "/modules/agency/agency.js", "order": 80}], got
 
 
+def test_the_phones_home_page_is_marked():
+    with started(WebServer(modules=REPORTS + ("mobile",))) as s:
+        got = pages(s.login(*ADMIN))
+        home = [p for p in got if p.get("phone_home")]
+        assert home == [{"module": "mobile", "path": "/today", "label": "Today",
+                         "script": "/modules/mobile/today.js", "order": 15,
+                         "phone_home": True}], got
+        assert all("phone_home" not in p for p in got if p["path"] != "/today")
+
+
 def test_location_admin_pages_follow_the_location_the_request_names():
     # The probe's page is for location admins, at the contacts' order.
     with started(Server(modules=("contacts", "probe"))) as s:

@@ -37,6 +37,7 @@
  *        module offers and its menu entries (GET /api/pages).
  *   1.6  hl_page.data and hl_page.uses, the GET and the files a page
  *        opens with, asked for beside its script.
+ *   1.7  hl_page.flags: HL_PAGE_PHONE_HOME, the page a phone opens first.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -52,7 +53,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 6
+#define HL_ABI_MINOR 7
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -283,7 +284,14 @@ struct hl_page {
 	 * module's webui/ folder ("dashboard.css"), or of the shell's with a
 	 * leading "/" ("/chart.js"). */
 	const char *const *uses;
+	/* ABI 1.7. 0, or HL_PAGE_PHONE_HOME: on a screen at most 600 CSS
+	 * pixels wide the app opens this page at /app instead of the first
+	 * menu entry (the first such page in menu order that the user may
+	 * see; a page with a menu entry and no :param). */
+	unsigned flags;
 };
+
+#define HL_PAGE_PHONE_HOME 1u
 
 /* ---------------------------------------------------------------------------
  * The module descriptor. Its first five fields never move: the core reads

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests core/pages.c and its door in core/module.c (hl_add_pages_): a
- * table declared with ABI 1.5's element size (no data, no uses), and with
- * a later, bigger one, read field by field; a smaller one refused; each rule of an entry
- * refused with a reason naming the entry; a path another module or the
- * core has refused; nothing left once a failed init is undone; and the
+ * table declared with ABI 1.5's element size (no data, no uses), 1.6's
+ * (no flags), and a later, bigger one, read field by field; a smaller one
+ * refused; each rule of an entry refused with a reason naming the entry;
+ * a path another module or the core has refused; nothing left once a failed init is undone; and the
  * menu in order, then load order, then table order.
  */
 #include "../../../core/module.c" /* struct hl_mod, undo */
@@ -19,6 +19,15 @@ struct page_1_5 {
 	int order;
 };
 
+/* The entry as ABI 1.6 declares it: no flags. */
+struct page_1_6 {
+	const char *path, *script, *label;
+	enum hl_access access;
+	int order;
+	const char *data;
+	const char *const *uses;
+};
+
 /* An entry of a later minor, with a field this core does not know. */
 struct page_later {
 	const char *path, *script, *label;
@@ -26,6 +35,7 @@ struct page_later {
 	int order;
 	const char *data;
 	const char *const *uses;
+	unsigned flags;
 	const char *icon;
 };
 
@@ -70,10 +80,18 @@ static void test_sizes(void)
 	CHECK_INT(sizeof(old[0]), PAGE_SIZE_1_5);
 	CHECK_INT(hl_add_pages_(m, (const void *)old, 2, sizeof(old[0])), 0);
 	static const struct page_later later[] = {
-		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "/api/later", NULL, "star" },
+		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "/api/later", NULL,
+		  HL_PAGE_PHONE_HOME, "star" },
 	};
 	CHECK_INT(hl_add_pages_(m, (const void *)later, 1, sizeof(later[0])), 0);
-	CHECK_INT(m->npages, 3);
+	static const struct page_1_6 six[] = {
+		{ "/six", "six.js", "Six", HL_ACCESS_USER, 6, "/api/six", NULL },
+	};
+	CHECK_INT(hl_add_pages_(m, (const void *)six, 1, sizeof(six[0])), 0);
+	CHECK_INT(m->npages, 4);
+	CHECK_INT(m->pages[2].flags, HL_PAGE_PHONE_HOME);
+	CHECK_STR(m->pages[3].data, "/api/six");
+	CHECK_INT(m->pages[3].flags, 0); /* 1.6's: none */
 	CHECK_STR(m->pages[0].path, "/old");
 	CHECK_STR(m->pages[0].label, "Old");
 	CHECK_INT(m->pages[0].access, HL_ACCESS_AGENCY);
@@ -89,7 +107,7 @@ static void test_sizes(void)
 	/* Smaller than ABI 1.5's entry: the module is refused. */
 	CHECK_INT(hl_add_pages_(m, (const void *)old, 1, PAGE_SIZE_1_5 - sizeof(int)), HL_EABI);
 	CHECK_INT(m->failed, HL_EABI);
-	CHECK_INT(m->npages, 3);
+	CHECK_INT(m->npages, 4);
 	drop(m);
 
 	/* Outside init. */
@@ -151,6 +169,11 @@ static void test_rules(void)
 	static const char *const nine[] = { "1.js", "2.js", "3.js", "4.js", "5.js", "6.js", "7.js",
 		"8.js", "9.js", NULL };
 	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .uses = nine), "uses must list"));
+	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .label = "A", .flags = 2), "the flags are"));
+	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .flags = HL_PAGE_PHONE_HOME),
+		     "the phone's home page needs a menu entry"));
+	CHECK(strstr(REFUSED(.path = "/a/:id", .script = "x.js", .label = "A", .flags = HL_PAGE_PHONE_HOME),
+		     "the phone's home page needs a menu entry"));
 
 	/* What the rules let through. */
 	forget(m);

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * today.js: the Today page (/app/today), the day at a glance and the
+ * app's home on a phone (HL_PAGE_PHONE_HOME): the current sub-account's
+ * unread conversations, tasks due and open deals; the newest
+ * conversations of every sub-account the person may open; their own open
+ * deals here by stage; and, for someone with several sub-accounts, each
+ * one's counts, a tap away. Everything comes from the phone API
+ * (/api/mobile/summary, /inbox, /deals, /projects), asked for at once.
+ *
+ * Every name and message is put in as text (ctx.html, textContent).
+ */
+
+const INBOX_ROWS = 5;
+const DEALS_PER_STAGE = 3;
+
+const count = new Intl.NumberFormat(undefined);
+const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const money = (cents) => moneyRound.format(Math.round((cents || 0) / 100));
+const plural = (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many);
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const todayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
+
+/* A message's time: the hour today, the date before. */
+function when(iso) {
+	const d = iso ? new Date(iso) : null;
+	if (!d || isNaN(d))
+		return '';
+	return d.toDateString() === new Date().toDateString() ? timeFormat.format(d) : dateFormat.format(d);
+}
+
+export default async function page(view, ctx) {
+	const { html, api, ui } = ctx;
+	const here = ctx.location ? ctx.location.id : '';
+	const at = (path, loc) => '/app' + path + '?location=' + encodeURIComponent(loc || here);
+	/* the summary as the app may have asked for it; the rest beside it */
+	const [summary, inbox, deals, projects] = await Promise.all([
+		api.get('/api/mobile/summary'),
+		api.get('/api/mobile/inbox', { limit: INBOX_ROWS }).catch((e) => e),
+		api.get('/api/mobile/deals').catch((e) => e),
+		api.get('/api/mobile/projects').catch((e) => e),
+		ui.stylesheet(new URL('./today.css', import.meta.url)),
+	]);
+
+	ctx.title('Today');
+	view.classList.add('today');
+	const tasks = summary.tasks || {};
+	const open = summary.deals || {};
+	view.append(html`
+<div class="page-head">
+	<h1>Today</h1>
+	<p class="td-date muted">${summary.name} · ${todayFormat.format(new Date())}</p>
+</div>
+<h2 class="visually-hidden">At a glance</h2>
+<div class="figures td-figures">
+	${ui.figure('Unread conversations', count.format(summary.unread || 0), summary.unread ? 'waiting for a reply' : 'all read')}
+	${ui.figure('Tasks due today', count.format(tasks.due_today || 0), plural(tasks.overdue || 0, 'overdue', 'overdue'),
+		tasks.overdue ? 'is-bad' : '')}
+	${ui.figure('Open deals', count.format(open.open || 0), 'worth ' + money(open.value_cents))}
+</div>
+<nav class="td-go" aria-label="Go to">
+	<a class="btn" href="${at('/conversations')}">Inbox</a>
+	<a class="btn" href="${at('/tasks') + '&due=today'}">Today’s tasks</a>
+	<a class="btn" href="${at('/opportunities')}">Board</a>
+</nav>
+<section class="td-section" aria-labelledby="td-inbox-h">
+	<h2 id="td-inbox-h">Latest conversations</h2>
+	${conversations(html, inbox, at)}
+</section>
+<section class="td-section" aria-labelledby="td-deals-h">
+	<h2 id="td-deals-h">My open deals</h2>
+	${myDeals(html, deals, at)}
+</section>
+${places(html, projects, here)}`);
+}
+
+function failed(html, what, e) {
+	return html`<p class="form-error" role="alert">${what} could not be loaded: ${e.message}</p>`;
+}
+
+function conversations(html, answer, at) {
+	if (answer instanceof Error)
+		return failed(html, 'The conversations', answer);
+	const list = answer.data || [];
+	if (!list.length)
+		return html`<p class="muted">No conversations yet.</p>`;
+	return html`<ul class="td-list">${list.map((c) => html`<li class="${c.unread_count ? 'is-unread' : null}">
+		<a href="${at('/conversations/' + c.id, c.location_id)}">
+			<span class="td-line"><span class="td-who">${c.contact_name || 'Unknown contact'}</span>
+				<span class="td-when muted">${when(c.last_message_at)}</span></span>
+			<span class="td-preview">${c.unread_count ? html`<span class="td-unread">${plural(c.unread_count, 'unread', 'unread')}</span> ` : null}${c.preview}</span>
+			<span class="td-place muted">${c.location_name} · ${c.channel}</span>
+		</a></li>`)}</ul>`;
+}
+
+function myDeals(html, answer, at) {
+	if (answer instanceof Error)
+		return failed(html, 'The deals', answer);
+	const stages = (answer.stages || []).filter((s) => s.count);
+	if (!stages.length)
+		return html`<p class="muted">No open deals of yours here.</p>`;
+	return html`${stages.map((s) => html`<div class="td-stage">
+		<h3>${s.name} <span class="muted">${plural(s.count, 'deal', 'deals') + ' · ' + money(s.value_cents)}</span></h3>
+		<ul class="td-list">${(s.deals || []).slice(0, DEALS_PER_STAGE).map((d) => html`<li>
+			<a href="${at('/opportunities/' + d.id)}"><span class="td-line"><span class="td-who">${d.name}</span>
+				<span class="td-when">${money(d.value_cents)}</span></span>
+				<span class="td-place muted">${d.contact_name || 'No contact'}</span></a></li>`)}</ul>
+		${s.count > DEALS_PER_STAGE ? html`<p class="td-more"><a href="${at('/opportunities')}">${'All ' + count.format(s.count) + ' in ' + s.name}</a></p>` : null}
+	</div>`)}`;
+}
+
+/* The sub-accounts, for someone who may open more than this one. */
+function places(html, answer, here) {
+	if (answer instanceof Error)
+		return html`<section class="td-section">${failed(html, 'The sub-accounts', answer)}</section>`;
+	const list = answer.data || [];
+	if (list.length < 2)
+		return null;
+	return html`<section class="td-section" aria-labelledby="td-places-h">
+	<h2 id="td-places-h">Sub-accounts</h2>
+	<ul class="td-list">${list.map((p) => html`<li class="${String(p.id) === String(here) ? 'is-here' : null}">
+		<a href="${'/app?location=' + encodeURIComponent(p.id)}"
+			aria-current="${String(p.id) === String(here) ? 'true' : null}"><span class="td-line"><span class="td-who">${p.name}</span>
+			<span class="td-when">${plural(p.unread || 0, 'unread', 'unread')}</span></span>
+			<span class="td-place muted">${plural((p.tasks || {}).due_today || 0, 'task', 'tasks')} due today ·
+				${plural((p.tasks || {}).overdue || 0, 'overdue', 'overdue')} · ${plural((p.deals || {}).open || 0, 'open deal', 'open deals')}</span>
+		</a></li>`)}</ul>
+</section>`;
+}
