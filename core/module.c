@@ -750,6 +750,32 @@ void modules_print(const struct modules *set, FILE *out)
 	}
 }
 
+void modules_write_json(const struct modules *set, struct hl_json *j)
+{
+	hl_json_array(j);
+	for (int i = 0; set && i < set->n; i++) {
+		const struct hl_mod *m = set->mods[i];
+		hl_json_object(j);
+		hl_json_key(j, "name");
+		hl_json_string(j, m->name);
+		hl_json_key(j, "version");
+		hl_json_string(j, m->desc ? m->desc->version : NULL);
+		hl_json_key(j, "state");
+		hl_json_string(j, mod_state_name(m->state));
+		hl_json_key(j, "summary");
+		hl_json_string(j, m->desc ? m->desc->summary : NULL);
+		hl_json_key(j, "reason");
+		hl_json_string(j, m->reason);
+		hl_json_key(j, "requires");
+		hl_json_array(j);
+		for (int k = 0; m->desc && m->desc->requires && m->desc->requires[k]; k++)
+			hl_json_string(j, m->desc->requires[k]);
+		hl_json_array_end(j);
+		hl_json_object_end(j);
+	}
+	hl_json_array_end(j);
+}
+
 HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const char **version,
 			  const char **state)
 {

@@ -66,6 +66,9 @@ struct mod_handler *modules_handlers(struct modules *set, int *n);
 const char *mod_state_name(enum mod_state s);
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);
+/* The same as a JSON array of {name, version, state, summary, reason,
+ * requires}: version and summary null when the module was not opened. */
+void modules_write_json(const struct modules *set, struct hl_json *j);
 int modules_loaded(const struct modules *set);
 /* The pages of the i-th loaded module (0 <= i < modules_loaded, in load
  * order), in table order; its name in *name, the count in *n. */

@@ -62,6 +62,7 @@ int health_register(struct router *r);
 int accounts_register(struct router *r);
 int users_register(struct router *r);
 int metrics_register(struct router *r);
+int modules_report_register(struct router *r);
 /* GET /api/admin/doctor: live checks of the database, disk, backups, modules. */
 int doctor_register(struct router *r);
 /* `hyperlevel create-admin`: the agency (made when there is none) and an

@@ -34,6 +34,30 @@ def test_modules_command_lists_versions_and_states():
         assert re.search(r"^probe +9\.9\.9 +loaded", out, re.M), out
 
 
+def test_administrators_read_the_modules_and_their_states():
+    s = Server(modules=("contacts", "tasks", "probe"), plugins={"tasks": "enabled = no\n"})
+    s.create_admin(*harness.ADMIN)
+    with s.start():
+        admin = s.login(*harness.ADMIN)
+        r = admin.get("/api/admin/modules")
+        assert r.status == 200, r.body
+        got = {m["name"]: m for m in r.json()["data"]}
+        assert got["contacts"] == {"name": "contacts", "version": "0.1.0", "state": "loaded",
+                                   "summary": got["contacts"]["summary"], "reason": None,
+                                   "requires": []}
+        assert got["contacts"]["summary"].startswith("contacts:")
+        assert got["tasks"]["state"] == "disabled" and got["tasks"]["reason"], got["tasks"]
+        assert got["probe"]["state"] == "loaded" and got["probe"]["version"] == "9.9.9"
+        loc = admin.post("/api/admin/locations", {"name": "A"}).json()["id"]
+        r = admin.post("/api/admin/users", {"email": "lu@example.test", "name": "Lu",
+                                            "role": "location_admin", "password": "user-pass-123",
+                                            "location_ids": [loc]})
+        assert r.status == 201, r.body
+        r = s.login("lu@example.test", "user-pass-123").get("/api/admin/modules")
+        assert r.status == 403 and r.error_code() == "forbidden", r.body
+        assert s.get("/api/admin/modules").status == 401
+
+
 def test_module_settings_reach_the_module():
     with Server(plugins={"probe": "greeting = \"good day\"\n"}).start() as s:
         assert s.get("/api/probe/hello").json()["greeting"] == "good day"
