@@ -7,6 +7,7 @@
  *   People         agency admins: who works here, their role and
  *                  sub-accounts; a person added, disabled or enabled;
  *   Sub-accounts   agency admins: added, renamed, their time zone;
+ *   Modules        agency admins: what the server runs, and what not, why;
  *   Audit log      agency admins: what was done, by whom, filtered.
  *
  * The section is kept in the URL (?section=). The modules' own settings
@@ -26,7 +27,7 @@ export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
 	const admin = ctx.user.role === 'agency_admin';
 	const sections = [['tokens', 'API tokens']].concat(admin
-		? [['people', 'People'], ['locations', 'Sub-accounts'], ['audit', 'Audit log']] : []);
+		? [['people', 'People'], ['locations', 'Sub-accounts'], ['modules', 'Modules'], ['audit', 'Audit log']] : []);
 	let section = sections.some((s) => s[0] === ctx.query.get('section')) ? ctx.query.get('section') : sections[0][0];
 	await ui.stylesheet(new URL('./settings.css', import.meta.url));
 
@@ -37,7 +38,7 @@ export default async function page(view, ctx) {
 	data-section="${s[0]}">${s[1]}</a>`)}</nav>
 <div class="s-body"></div>`);
 	const body = view.querySelector('.s-body');
-	const draws = { tokens, people, locations, audit };
+	const draws = { tokens, people, locations, modules, audit };
 
 	/* Draws section `name` (with `query`, its filters, in the URL). */
 	async function open(name, focus, query) {
@@ -146,25 +147,32 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 	async function people(part) {
 		const [users, places] = await Promise.all([api.get('/api/admin/users'), api.get('/api/admin/locations')]);
 		const placeName = new Map((places.data || []).map((l) => [l.id, l.name]));
+		/* The fields of a person; `u` one to change (no e-mail or password
+		 * then: those are theirs to keep, or reset on their own). */
+		const fields = (id, u) => html`
+	<div class="field"><label for="${id + '-name'}">Name</label><input id="${id + '-name'}" name="name" maxlength="100" required
+		autocomplete="off" value="${u ? u.name : null}"></div>
+	${u ? null : html`<div class="field"><label for="${id + '-email'}">E-mail</label><input id="${id + '-email'}" name="email" type="email" maxlength="254" required autocomplete="off"></div>
+	<div class="field"><label for="${id + '-password'}">Password</label><input id="${id + '-password'}" name="password" type="password" minlength="10" required autocomplete="new-password"></div>`}
+	<div class="field"><label for="${id + '-role'}">Role</label><select id="${id + '-role'}" name="role">
+		${ROLES.map((r) => html`<option value="${r[0]}" selected="${!!u && u.role === r[0]}">${r[1]}</option>`)}</select></div>
+	<fieldset class="field s-places"><legend>Sub-accounts (for sub-account roles)</legend>
+		${(places.data || []).map((l) => html`<label class="s-check"><input type="checkbox" name="location_ids" value="${l.id}"
+			checked="${!!u && (u.location_ids || []).includes(l.id)}"><span>${l.name}</span></label>`)}</fieldset>
+	<label class="s-check"><input type="checkbox" name="assigned_only" checked="${!!u && u.assigned_only}"><span>Sees only what is assigned to them</span></label>`;
+		const chosen = (form) => Array.from(form.querySelectorAll('[name="location_ids"]:checked'), (c) => Number(c.value));
 		part.append(html`<h2 tabindex="-1">People</h2>
 <form class="card s-form s-person" novalidate aria-label="Add a person">
-	<div class="field"><label for="s-p-name">Name</label><input id="s-p-name" name="name" maxlength="100" required autocomplete="off"></div>
-	<div class="field"><label for="s-p-email">E-mail</label><input id="s-p-email" name="email" type="email" maxlength="254" required autocomplete="off"></div>
-	<div class="field"><label for="s-p-password">Password</label><input id="s-p-password" name="password" type="password" minlength="10" required autocomplete="new-password"></div>
-	<div class="field"><label for="s-p-role">Role</label><select id="s-p-role" name="role">
-		${ROLES.map((r) => html`<option value="${r[0]}">${r[1]}</option>`)}</select></div>
-	<fieldset class="field s-places"><legend>Sub-accounts (for sub-account roles)</legend>
-		${(places.data || []).map((l) => html`<label class="s-check"><input type="checkbox" name="location_ids" value="${l.id}">
-			<span>${l.name}</span></label>`)}</fieldset>
-	<label class="s-check"><input type="checkbox" name="assigned_only"><span>Sees only what is assigned to them</span></label>
+	${fields('s-p')}
 	<button type="submit" class="btn btn-primary">Add person</button>
 </form>
 <table class="table s-table"><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th>
 	<th scope="col">Sub-accounts</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead>
-<tbody>${(users.data || []).map((u) => html`<tr><td>${u.name}</td><td>${u.email}</td><td>${roleName(u.role)}</td>
+<tbody>${(users.data || []).map((u) => html`<tr data-row="${u.id}"><td>${u.name}</td><td>${u.email}</td><td>${roleName(u.role)}${u.assigned_only ? ', assigned only' : ''}</td>
 	<td>${/^agency/.test(u.role) ? 'All' : (u.location_ids || []).map((id) => placeName.get(id) || '#' + id).join(', ')}</td>
 	<td>${u.disabled_at ? 'Disabled' : 'Active'}</td>
-	<td>${u.id === ctx.user.id ? '' : html`<button type="button" class="btn btn-small" data-user="${u.id}"
+	<td class="s-row-actions">${u.id === ctx.user.id ? '' : html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit<span class="visually-hidden">${' ' + u.name}</span></button>
+		<button type="button" class="btn btn-small" data-user="${u.id}"
 		data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}<span class="visually-hidden">${' ' + u.name}</span></button>`}</td></tr>`)}</tbody></table>`);
 		const form = part.querySelector('form');
 		form.addEventListener('submit', async (e) => {
@@ -173,8 +181,7 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 			const f = form.elements;
 			const person = {
 				name: f.name.value.trim(), email: f.email.value.trim(), password: f.password.value,
-				role: f.role.value, assigned_only: f.assigned_only.checked,
-				location_ids: Array.from(form.querySelectorAll('[name="location_ids"]:checked'), (c) => Number(c.value)),
+				role: f.role.value, assigned_only: f.assigned_only.checked, location_ids: chosen(form),
 			};
 			try {
 				await api.post('/api/admin/users', person);
@@ -184,7 +191,45 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 			await open('people', true);
 			ui.toast(person.name + ' can now sign in as ' + person.email + '.', { kind: 'success' });
 		});
+
+		/* A person changed in a form in place of their row. */
+		function edit(u) {
+			const row = part.querySelector('tr[data-row="' + u.id + '"]');
+			const slot = html`<tr class="s-editing"><td colspan="6"><form class="s-form s-person" novalidate
+				aria-label="${'Change ' + u.name}">${fields('s-e' + u.id, u)}
+				<div class="s-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
+				<button type="button" class="btn" data-cancel>Cancel</button></div></form></td></tr>`.firstElementChild;
+			row.hidden = true;
+			row.after(slot);
+			const change = slot.querySelector('form');
+			const close = () => {
+				slot.remove();
+				row.hidden = false;
+				row.querySelector('[data-edit]').focus();
+			};
+			change.querySelector('[data-cancel]').addEventListener('click', close);
+			change.addEventListener('submit', async (e) => {
+				e.preventDefault();
+				e.stopPropagation();
+				ui.clearErrors(change);
+				const f = change.elements;
+				try {
+					await api.patch('/api/admin/users/' + u.id, { name: f.name.value.trim(), role: f.role.value,
+						assigned_only: f.assigned_only.checked, location_ids: chosen(change) });
+				} catch (err) {
+					return ctx.signal.aborted ? null : ui.formErrors(change, err);
+				}
+				await open('people');
+				ui.toast('Saved: ' + f.name.value.trim() + ' has the new role and sub-accounts from the next request.',
+					{ kind: 'success' });
+			});
+			change.elements.name.focus();
+		}
+
 		part.addEventListener('click', async (e) => {
+			const editing = e.target.closest('[data-edit]');
+			if (editing)
+				return edit((users.data || []).find((u) => String(u.id) === editing.dataset.edit));
 			const b = e.target.closest('[data-user]');
 			if (!b)
 				return;
@@ -238,6 +283,21 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 			ui.toast(form.dataset.id ? 'Saved.' : 'Sub-account “' + place.name + '” added. It shows in the switcher after a reload.',
 				{ kind: 'success' });
 		});
+	}
+
+	/* ---- modules ---- */
+
+	async function modules(part) {
+		const list = (await api.get('/api/admin/modules')).data || [];
+		const states = { loaded: 'On', disabled: 'Turned off', refused: 'Refused', found: 'Not loaded' };
+		part.append(html`<h2 tabindex="-1">Modules</h2>
+<p class="muted s-note">Each feature is a module. An operator turns one on or off in the server's
+	plugins.d folder; the server reads it when it starts.</p>
+<table class="table s-table s-modules"><thead><tr><th scope="col">Module</th><th scope="col">Version</th>
+	<th scope="col">State</th><th scope="col">What it does</th><th scope="col">Needs</th></tr></thead>
+<tbody>${list.map((m) => html`<tr><th scope="row">${m.name}</th><td>${m.version || '—'}</td>
+	<td><span class="${'s-state s-state-' + m.state}">${states[m.state] || m.state}</span></td>
+	<td>${m.reason || m.summary || ''}</td><td>${(m.requires || []).join(', ') || '—'}</td></tr>`)}</tbody></table>`);
 	}
 
 	/* ---- audit log ---- */

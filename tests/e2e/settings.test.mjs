@@ -67,6 +67,49 @@ describe('settings', () => {
 		await theirs.context.close();
 	});
 
+	test('a person\'s role and sub-accounts are changed; they see the new one', async () => {
+		const person = { name: 'Mirela Ostrowska', email: 'mirela@example.test', password: 'mirela-pass-123' };
+		await admin.post('/api/admin/users', { name: person.name, email: person.email, password: person.password,
+			role: 'location_user', location_ids: [locations[2].id] });
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=people&location=' + locations[0].id);
+		await h1(page, 'Settings').waitFor();
+		await page.getByRole('button', { name: 'Edit ' + person.name }).click();
+		const form = page.getByRole('form', { name: 'Change ' + person.name });
+		assert.equal(await form.getByRole('checkbox', { name: locations[2].name, exact: true }).isChecked(), true);
+		await form.getByLabel('Role').selectOption({ label: 'Sub-account admin' });
+		await form.getByRole('checkbox', { name: locations[2].name, exact: true }).uncheck();
+		await form.getByRole('checkbox', { name: locations[3].name, exact: true }).check();
+		await form.getByRole('button', { name: 'Save changes' }).click();
+		const row = page.getByRole('row', { name: new RegExp(person.name) });
+		await until(async () => (await row.getByRole('cell').nth(2).textContent()) === 'Sub-account admin', 10000, 'the new role');
+		assert.equal((await row.getByRole('cell').nth(3).textContent()).trim(), locations[3].name);
+		const stored = (await admin.get('/api/admin/users')).data.find((u) => u.email === person.email);
+		assert.equal(stored.role, 'location_admin');
+		assert.deepEqual(stored.location_ids, [locations[3].id]);
+		assert.deepEqual(problems, []);
+		await context.close();
+
+		const theirs = await signedIn(person, '/');
+		await theirs.page.getByRole('heading', { level: 1 }).first().waitFor();
+		assert.equal(new URL(theirs.page.url()).searchParams.get('location'), String(locations[3].id));
+		await theirs.context.close();
+	});
+
+	test('the modules and their states', async () => {
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?location=' + locations[0].id);
+		await h1(page, 'Settings').waitFor();
+		await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Modules' }).click();
+		await page.getByRole('heading', { level: 2, name: 'Modules' }).waitFor();
+		const listed = (await admin.get('/api/admin/modules')).data;
+		const names = await page.locator('.s-modules tbody th').allTextContents();
+		assert.deepEqual(names, listed.map((m) => m.name));
+		const row = page.getByRole('row', { name: /^invoices / });
+		assert.equal((await row.getByRole('cell').nth(1).textContent()).trim(), 'On');
+		await shoot(page, 'settings-modules');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('an API token is shown once, works, and once revoked is refused', async () => {
 		const { page, context, problems } = await signedIn(DEMO, '/app/settings?location=' + locations[0].id);
 		await h1(page, 'Settings').waitFor();
@@ -104,6 +147,7 @@ describe('settings', () => {
 		await added.getByLabel('Name').fill('Quarry Yoga Dover Heights');
 		await added.getByRole('button', { name: /^Save/ }).click();
 		await page.getByRole('form', { name: 'Sub-account Quarry Yoga Dover Heights' }).waitFor();
+		await shoot(page, 'settings-sub-accounts');
 		const all = await admin.get('/api/admin/locations');
 		assert.ok(all.data.some((l) => l.name === 'Quarry Yoga Dover Heights' && l.timezone === 'Europe/Lisbon'));
 
@@ -117,6 +161,7 @@ describe('settings', () => {
 		await until(async () => (await rows.count()) > 0, 10000, 'entries');
 		for (const text of await rows.allTextContents())
 			assert.match(text, /Perf Admin\s*login/);
+		await shoot(page, 'settings-audit');
 		assert.equal(await scrollsSideways(page), false);
 		assert.deepEqual(problems, []);
 		await context.close();
