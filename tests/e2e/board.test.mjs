@@ -220,6 +220,7 @@ describe('opportunities', () => {
 		await who.fill('Quill');
 		const option = page.locator('datalist option');
 		await until(async () => (await option.count()) === 1, 10000, 'the contact offered');
+		await shoot(page, 'deal-new');
 		await who.fill(await option.getAttribute('value'));
 		await page.getByRole('button', { name: 'Create deal' }).click();
 		await h1(page, 'Omega retainer').waitFor();

@@ -43,6 +43,8 @@ describe('conversations', () => {
 		const { page, context, problems } = await opened();
 		await h1(page, 'Conversations').waitFor();
 		const entry = page.getByRole('link', { name: /^Wilhelmina Ostrava/ });
+		await entry.waitFor();
+		await shoot(page, 'inbox');
 		assert.match(await entry.textContent(), /1 unread/);
 		await entry.click();
 		await thread(page).getByText('Is the <b>offer</b> still on?').waitFor();

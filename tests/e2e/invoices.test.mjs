@@ -38,6 +38,7 @@ describe('invoices', () => {
 	test('an invoice with two lines, sent, part paid and paid: its status and totals', async () => {
 		const { page, context, problems } = await opened();
 		await h1(page, 'Invoices').waitFor();
+		await shoot(page, 'invoices');
 		await page.getByRole('link', { name: 'New invoice' }).click();
 		await h1(page, 'New invoice').waitFor();
 		const who = page.getByLabel('Bill to');
@@ -58,6 +59,7 @@ describe('invoices', () => {
 		assert.equal(await figure(page, 'Subtotal'), '$1,020.50');
 		assert.equal(await figure(page, 'Tax'), '$90.00');
 		assert.equal(await figure(page, 'Total'), '$1,110.50');
+		await shoot(page, 'invoice-draft');
 		/* the second line has no description: the server says so, by it */
 		await page.getByRole('button', { name: 'Create draft' }).click();
 		const description = line(1).getByLabel('Description');
