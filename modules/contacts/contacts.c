@@ -64,6 +64,8 @@ static const struct hl_job jobs[] = {
 static const struct hl_page pages[] = {
 	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20 },
 	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20 },
+	{ .path = "/contacts/fields", .script = "fields.js", .access = HL_ACCESS_LOCATION_ADMIN,
+	  .order = 20 },
 };
 
 /* What other modules report about a contact, counted on its record. */

@@ -88,7 +88,8 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
-                                            "/conversations", "/conversations/:id",
+                                            "/contacts/fields", "/conversations",
+                                            "/conversations/:id",
                                             "/opportunities", "/opportunities/:id", "/tasks",
                                             "/invoices", "/invoices/:id", "/reports", "/system",
                                             "/settings"]
@@ -135,7 +136,8 @@ def test_location_admin_pages_follow_the_location_the_request_names():
         add_user(admin, "staff@example.test", "agency_user", [])
         boss = s.login("la@example.test", "user-pass-123")
         assert paths(boss) == ["/contacts", "/contacts/:id", "/settings"]
-        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id", "/probe",
+        assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id",
+                                                          "/contacts/fields", "/probe",
                                                           "/settings"]
         assert paths(boss, query="?location_id=%d" % a)[-2] == "/probe"
         assert "/probe" not in paths(boss, {"X-Location-Id": str(b)})  # not theirs
@@ -144,11 +146,13 @@ def test_location_admin_pages_follow_the_location_the_request_names():
         assert "/probe" not in paths(user, {"X-Location-Id": str(a)})
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/probe" not in paths(staff, {"X-Location-Id": str(a)})
-        assert paths(admin) == ["/contacts", "/contacts/:id", "/probe", "/system", "/settings"]
+        assert paths(admin) == ["/contacts", "/contacts/:id", "/contacts/fields", "/probe",
+                                "/system", "/settings"]
 
 
 def test_a_disabled_module_leaves_no_page():
-    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/system", "/settings"]),
+    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/contacts/fields", "/system",
+                                   "/settings"]),
                           ("no", ["/system", "/settings"])):
         with started(Server(modules=("contacts",),
                             plugins={"contacts": "enabled = %s\n" % enabled})) as s:
@@ -183,6 +187,7 @@ def test_scripts_are_named_as_the_manifests_say():
         assert scripts == {"/system": "/system.0123456789.js", "/settings": "/settings.js",
                            "/contacts": "/modules/contacts/contacts.abcdef0123.js",
                            "/contacts/:id": "/modules/contacts/contacts.abcdef0123.js",
+                           "/contacts/fields": "/modules/contacts/fields.js",
                            "/dashboard": "/modules/reports/dashboard.js",
                            "/opportunities": "/modules/opportunities/board.js",
                            "/opportunities/:id": "/modules/opportunities/board.js",
@@ -252,7 +257,8 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                                   "/chart.9876543210.js", "/chart.css"]}
             assert got["/contacts/:id"] == {"path": "/contacts/:id",
                                             "script": "/modules/contacts/contacts.js"}
-            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/conversations",
+            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields",
+                                "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
                                 "/tasks", "/invoices", "/invoices/:id", "/reports", "/system",
                                 "/settings"}

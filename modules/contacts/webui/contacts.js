@@ -156,6 +156,7 @@ async function list(view, ctx) {
 	<div class="c-actions">
 		<button type="button" class="btn" data-import aria-expanded="false" aria-controls="c-import">Import CSV</button>
 		<a class="btn" data-export download="contacts.csv" href="#">Export CSV</a>
+		${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${contactHref(ctx, 'fields')}">Custom fields</a>` : null}
 		<a class="btn btn-primary" href="${contactHref(ctx, 'new')}">New contact</a>
 	</div>
 </div>
