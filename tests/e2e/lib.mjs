@@ -257,3 +257,12 @@ export async function until(check, ms = 10000, what = 'the condition') {
 export function scrollsSideways(page) {
 	return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 }
+
+/* Turns the page to `viewport` and fails unless it settles without
+ * scrolling sideways (a resized page takes a frame or two to lay itself
+ * out again: charts redraw at their new size). */
+export async function fitsAt(page, viewport) {
+	await page.setViewportSize(viewport);
+	await until(async () => !(await scrollsSideways(page)), 5000,
+		'the page at ' + viewport.width + ' px not scrolling sideways');
+}

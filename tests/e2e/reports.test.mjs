@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
+import { DEMO, PHONE, apiAs, fitsAt, launch, shoot, signedInOpener, startServer, until }
 	from './lib.mjs';
 
 describe('reports', () => {
@@ -115,9 +115,7 @@ describe('reports', () => {
 		assert.equal(await page.getByLabel('Dashboard').locator('option:checked').textContent(), board.name);
 		assert.equal((await admin.get('/api/reports/dashboards', loc.id)).data.some((d) => String(d.id) === id), false);
 
-		/* the charts are drawn again at the new size, a frame or so later */
-		await page.setViewportSize(PHONE);
-		await until(async () => !(await scrollsSideways(page)), 5000, 'nothing scrolling sideways at 360 px');
+		await fitsAt(page, PHONE);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});
