@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * list.c: GET /api/conversations, the inbox with its filters and keyset
- * pages, newest first.
+ * pages, newest first, or with ?sort=unread those with unread messages
+ * first (each part newest first).
  *
  * One statement put together from the filters asked for, so that each
  * combination is one SQL text prepared once per connection; it walks one
  * of migration 002's indexes backwards (a contact's few conversations are
  * found through the contact and sorted). The cursor is the last row's
  * inbox key and id as a JSON array, in hex: opaque to clients, read back
- * by SQLite.
+ * by SQLite. Unread first has no index to walk: the location's
+ * conversations that pass the filters are sorted, a page at a time (a few
+ * hundred rows in a sub-account of the reference data set); its cursor
+ * starts with whether the last row was unread.
  */
 #include "conversations.h"
 
@@ -18,7 +22,12 @@ struct inbox_filters {
 	int64_t unread, starred, contact, assigned, me; /* 0: any */
 	const char *channel;                            /* NULL: any */
 	const char *cursor;                             /* JSON text, or NULL */
+	int unread_first;                               /* ?sort=unread */
 };
+
+/* The order of ?sort=unread, and its cursor's first member. */
+#define UNREAD_FIRST "(cv.unread_count > 0)"
+
 
 static int bad(struct hl_req *req, const char *message)
 {
@@ -37,8 +46,12 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 	f->channel = hl_query(req, "channel");
 	if (f->channel && !conv_is_channel(f->channel))
 		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
+	const char *sort = hl_query(req, "sort");
+	if (sort && strcmp(sort, "newest") && strcmp(sort, "unread"))
+		return bad(req, "sort is newest or unread");
+	f->unread_first = sort && !strcmp(sort, "unread");
 	f->me = hl_assigned_user(req);
-	return hl_query_keyset(req, "cursor", "si", &f->cursor);
+	return hl_query_keyset(req, "cursor", f->unread_first ? "nsi" : "si", &f->cursor);
 }
 
 /* The list's statement. SQLite does not take a range of an index from a
@@ -46,20 +59,25 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
  * a contact's conversations off the location's indexes. */
 static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filters *f)
 {
+	const char *first = f->unread_first ? UNREAD_FIRST ", " : "";
 	const char *sql = hl_sprintf(req, "SELECT " CONVERSATION_COLUMNS
-		", hex(json_array(" INBOX_KEY ", cv.id)) AS _cursor"
+		", hex(json_array(%s" INBOX_KEY ", cv.id)) AS _cursor"
 		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
 		" WHERE %scv.location_id = :location%s%s%s%s%s%s%s"
-		" ORDER BY " INBOX_KEY " DESC, cv.id DESC LIMIT :limit",
-		f->contact ? "+" : "",
+		" ORDER BY %s" INBOX_KEY " DESC, cv.id DESC LIMIT :limit",
+		first, f->contact ? "+" : "",
 		f->unread ? " AND cv.unread_count > 0" : "",
 		f->starred ? " AND cv.starred = 1" : "",
 		f->channel ? " AND cv.channel = :channel" : "",
 		f->contact ? " AND cv.contact_id = :contact" : "",
 		f->assigned ? " AND cv.assigned_to = :assigned" : "",
 		f->me ? " AND cv.assigned_to = :me" : "",
-		f->cursor ? " AND " INBOX_KEY " <= json_extract(:cursor, '$[0]') AND (" INBOX_KEY
-			    ", cv.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))" : "");
+		!f->cursor ? "" : f->unread_first ? " AND (" UNREAD_FIRST ", " INBOX_KEY ", cv.id) <"
+			" (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'),"
+			" json_extract(:cursor, '$[2]'))"
+		: " AND " INBOX_KEY " <= json_extract(:cursor, '$[0]') AND (" INBOX_KEY
+		  ", cv.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))",
+		f->unread_first ? UNREAD_FIRST " DESC, " : "");
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
 	if (!st)
 		return NULL;

@@ -84,6 +84,33 @@ describe('conversations', () => {
 		await context.close();
 	});
 
+	test('unread first: those with unread messages at the top, kept in the URL', async () => {
+		/* an old conversation with a message waiting, a read one answered just now */
+		const all = (await admin.get('/api/conversations?limit=50', loc.id)).data;
+		const waiting = all[all.length - 1];
+		await admin.post('/api/conversations/inbound', { contact_id: waiting.contact_id, channel: waiting.channel,
+			body: 'Are you open on Sunday?' }, loc.id);
+		const answered = all.find((c) => c.id !== waiting.id && !c.unread_count);
+		await admin.post('/api/conversations/' + answered.id + '/messages', { body: 'Thanks, see you then.' }, loc.id);
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		await page.getByLabel('Order').selectOption({ label: 'Unread first' });
+		await until(() => new URL(page.url()).searchParams.get('sort') === 'unread', 10000, 'the order in the URL');
+		const want = (await admin.get('/api/conversations?sort=unread&limit=50', loc.id)).data;
+		const unread = want.filter((c) => c.unread_count).length;
+		assert.ok(unread > 0 && unread < want.length, 'read and unread ones to order');
+		const names = () => page.locator('.i-item .i-name').allTextContents();
+		await until(async () => JSON.stringify((await names()).slice(0, want.length)) ===
+			JSON.stringify(want.map((c) => c.contact_name || 'Contact ' + c.contact_id)), 10000, 'the server\'s order');
+		const marked = await page.locator('.i-item').evaluateAll((els) => els.map((a) => a.classList.contains('is-unread')));
+		assert.deepEqual(marked.slice(0, want.length), want.map((c) => c.unread_count > 0));
+		await page.reload();
+		await h1(page, 'Conversations').waitFor();
+		assert.equal(await page.getByLabel('Order').inputValue(), 'unread');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('a new conversation from a contact, picked by typing', async () => {
 		const { page, context, problems } = await opened();
 		await h1(page, 'Conversations').waitFor();

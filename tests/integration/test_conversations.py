@@ -20,10 +20,11 @@ MESSAGE_KEYS = {"id", "conversation_id", "direction", "channel", "body", "status
 ORDER = "coalesce(last_message_at, created_at) DESC, id DESC"
 
 
-def want(s, where, location=2):
-    """The ids the inbox should give, in its order."""
+def want(s, where, location=2, first=""):
+    """The ids the inbox should give, in its order (`first`: an order
+    before the newest first)."""
     return [r[0] for r in s.sql("SELECT id FROM conversations WHERE location_id = ? AND (%s)"
-                                " ORDER BY %s" % (where, ORDER), location)]
+                                " ORDER BY %s%s" % (where, first, ORDER), location)]
 
 
 def user_id(s, email):
@@ -76,6 +77,14 @@ def test_every_filter_equals_its_sql():
             expected = want(s, where)
             assert expected, query  # a filter that finds nothing proves little
             assert ids(every_page(admin, "/api/conversations?location_id=2&" + query)) == expected, query
+            assert ids(every_page(admin, "/api/conversations?location_id=2&sort=newest&" + query)) == \
+                expected, query
+            # unread first: those with unread messages, then the rest, each newest first
+            first = want(s, where, first="(unread_count > 0) DESC, ")
+            assert ids(every_page(admin, "/api/conversations?location_id=2&sort=unread&" + query)) == \
+                first, query
+        mixed = want(s, "1", first="(unread_count > 0) DESC, ")
+        assert mixed != want(s, "1"), "the data set has read and unread conversations to mix"
         assert not ids(every_page(admin, "/api/conversations?location_id=2&contact=999999"))
 
 
@@ -242,7 +251,8 @@ def test_bad_input_is_refused_naming_the_field():
                 s.sql("SELECT count(*) FROM conversations")[0][0]) == before
         for query, words in (("unread=2", "unread"), ("starred=yes", "starred"), ("channel=fax", "channel"),
                              ("contact=0", "contact"), ("assigned=you", "assigned"), ("cursor=xyz", "cursor"),
-                             ("cursor=7b7d", "cursor"), ("limit=0", "limit"), ("limit=1001", "limit")):
+                             ("cursor=7b7d", "cursor"), ("limit=0", "limit"), ("limit=1001", "limit"),
+                             ("sort=oldest", "sort is newest or unread")):
             error(admin.get("/api/conversations?location_id=2&" + query), 400, words)
         for query in ("cursor=0", "cursor=x", "limit=0", "limit=1001"):
             assert admin.get(path + "/messages?location_id=2&" + query).status == 400
@@ -375,7 +385,8 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         admin.patch("/api/conversations/%d" % cid, {"starred": True, "assigned_to": me}, headers=h)
         queries = ["", "unread=1", "starred=1", "channel=sms", "contact=%d" % contact, "assigned=3",
                    "assigned=me", "unread=1&channel=email", "starred=1&assigned=me",
-                   "unread=1&starred=1&channel=sms&contact=%d&assigned=me" % contact]
+                   "unread=1&starred=1&channel=sms&contact=%d&assigned=me" % contact,
+                   "sort=unread", "sort=unread&channel=sms"]
         for query in queries:
             page = admin.get("/api/conversations?location_id=2&limit=3&" + query).json()
             if page["next_cursor"]:

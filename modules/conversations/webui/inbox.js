@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * inbox.js: the conversations pages. /app/conversations is the inbox,
- * newest first (all, unread or starred; by channel and by assignee, kept
- * in the URL); /app/conversations/:id opens a thread beside it (on a
+ * newest first or unread first (all, unread or starred; by channel and by
+ * assignee, kept in the URL); /app/conversations/:id opens a thread beside it (on a
  * phone, instead of it): its messages, oldest at the top, older ones
  * loaded as it is scrolled up; a reply sent from the box at the bottom;
  * read when opened; starred with one button. A new conversation starts
@@ -16,7 +16,7 @@
 const SHOW = [['', 'All'], ['unread', 'Unread'], ['starred', 'Starred']];
 const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
 	['instagram', 'Instagram'], ['webchat', 'Web chat'], ['phone', 'Phone']];
-const FILTERS = ['unread', 'starred', 'channel', 'assigned'];
+const FILTERS = ['unread', 'starred', 'channel', 'assigned', 'sort'];
 const BODY_MAX = 5000;
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
@@ -90,6 +90,9 @@ export default async function page(view, ctx) {
 						selected="${c[0] === filters.channel}">${c[1]}</option>`)}</select></div>
 				<div><label for="i-assigned">Assigned to</label><select id="i-assigned" name="assigned">
 					<option value="">Anyone</option><option value="me">Me</option></select></div>
+				<div><label for="i-sort">Order</label><select id="i-sort" name="sort">
+					<option value="">Newest first</option>
+					<option value="unread" selected="${filters.sort === 'unread'}">Unread first</option></select></div>
 			</div>
 		</form>
 		<p class="i-count muted" role="status"></p>
@@ -138,14 +141,14 @@ export default async function page(view, ctx) {
 		el.more.hidden = !cursor;
 		const n = el.list.children.length;
 		el.count.textContent = n ? n + (cursor ? '+' : '') + (n === 1 ? ' conversation' : ' conversations')
-			: 'No conversations' + (Object.keys(filters).length ? ' match these filters.' : ' yet.');
+			: 'No conversations' + (Object.keys(filters).some((k) => k !== 'sort') ? ' match these filters.' : ' yet.');
 	}
 
 	async function refilter() {
 		const f = el.filters;
 		const show = f.elements.show.value;
 		ctx.setQuery({ unread: show === 'unread' ? 1 : '', starred: show === 'starred' ? 1 : '',
-			channel: f.elements.channel.value, assigned: el.assigned.value });
+			channel: f.elements.channel.value, assigned: el.assigned.value, sort: f.elements.sort.value });
 		const now = ctx.queryOf(FILTERS);
 		for (const k of FILTERS)
 			delete filters[k];
