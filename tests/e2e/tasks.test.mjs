@@ -64,6 +64,31 @@ describe('tasks', () => {
 		await context.close();
 	});
 
+	test('the tasks about one contact, picked by typing, kept in the URL', async () => {
+		const who = await admin.post('/api/contacts', { first_name: 'Philippa', last_name: 'Quarles' }, loc.id);
+		await admin.post('/api/tasks', { title: 'Call Philippa about the lease', contact_id: who.id,
+			due_at: new Date(Date.now() + DAY).toISOString() }, loc.id);
+		const { page, context, problems } = await opened();
+		await h1(page, 'Tasks').waitFor();
+		await box(page, 'Plan the spring campaign').waitFor();
+		const field = page.getByLabel('Contact');
+		await field.fill('Philip');
+		const option = page.locator('#' + await field.getAttribute('list') + ' option');
+		await until(async () => (await option.count()) === 1, 10000, 'the contact offered');
+		await field.fill(await option.getAttribute('value'));
+		await until(() => new URL(page.url()).searchParams.get('contact') === String(who.id), 10000, 'the contact in the URL');
+		await until(async () => (await page.locator('.t-row').count()) === 1, 10000, 'only their task');
+		await box(page, 'Call Philippa about the lease').waitFor();
+		await page.reload();
+		await h1(page, 'Tasks').waitFor();
+		assert.equal(await page.getByLabel('Contact').inputValue(), 'Philippa Quarles');
+		await page.getByLabel('Contact').fill('');
+		await box(page, 'Plan the spring campaign').waitFor();
+		assert.equal(new URL(page.url()).searchParams.get('contact'), null);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('a change the server refuses is put back, with a message', async () => {
 		const { page, context } = await opened();
 		await h1(page, 'Tasks').waitFor();

@@ -2,10 +2,10 @@
 /*
  * tasks.js: the tasks page (/app/tasks). Open tasks first, soonest due
  * first, then the done ones; what is due today, overdue or this week, or
- * all of it; by assignee, by contact (?contact=, as a contact's page links
- * here) and open or done, all kept in the URL. A task is done or open again
- * with one click on its box (shown at once, put back with a message when
- * the server refuses); its title opens it for editing in place; a new one
+ * all of it; by assignee, by contact (typed and picked, or ?contact= as a
+ * contact's page links here) and open or done, all kept in the URL. A
+ * task is done or open again with one click on its box (shown at once,
+ * put back with a message when the server refuses); its title opens it for editing in place; a new one
  * is made in the form at the top. Pages of the list come as the end of it
  * comes into view.
  *
@@ -63,7 +63,8 @@ export default async function page(view, ctx) {
 		<option value="">Anyone</option><option value="me">Me</option></select></div>
 	<div><label for="t-status">Show</label><select id="t-status" name="status">
 		${STATUSES.map((s) => html`<option value="${s[0]}" selected="${s[0] === (filters.status || '')}">${s[1]}</option>`)}</select></div>
-	<p class="t-contact" hidden></p>
+	<div class="t-contact"><label for="t-contact">Contact</label><input id="t-contact" name="contact" type="search"
+		autocomplete="off" spellcheck="false" placeholder="Any contact"></div>
 </form>
 <ul class="t-list"></ul>
 <div class="t-more"><button type="button" class="btn" data-more hidden>Load more</button></div>`);
@@ -75,7 +76,7 @@ export default async function page(view, ctx) {
 		filters: view.querySelector('.t-filters'),
 		assignee: view.querySelector('#t-assignee'),
 		status: view.querySelector('#t-status'),
-		contact: view.querySelector('.t-contact'),
+		contact: view.querySelector('#t-contact'),
 		list: view.querySelector('.t-list'),
 		more: view.querySelector('[data-more]'),
 	};
@@ -168,7 +169,10 @@ export default async function page(view, ctx) {
 	}
 
 	el.filters.addEventListener('submit', (e) => e.preventDefault());
-	el.filters.addEventListener('change', reload);
+	el.filters.addEventListener('change', (e) => {
+		if (e.target !== el.contact) /* picked as it is typed, below */
+			reload();
+	});
 	el.more.addEventListener('click', more);
 	const seen = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
 		if (entries.some((e) => e.isIntersecting) && !el.more.hidden)
@@ -362,17 +366,26 @@ export default async function page(view, ctx) {
 		}
 	});
 
+	/* the contact: typed and picked, or cleared for everyone's */
 	if (filters.contact) {
-		el.contact.hidden = false;
-		const name = (first.data || []).find((t) => String(t.contact_id) === filters.contact);
-		el.contact.append(html`<span>${'About ' + (name && name.contact_name ? name.contact_name : 'contact ' + filters.contact)}</span>
-			<button type="button" class="btn btn-small btn-quiet" data-all-contacts>Show every contact's</button>`);
-		el.contact.querySelector('[data-all-contacts]').addEventListener('click', () => {
-			filters.contact = '';
-			el.contact.hidden = true;
-			reload();
-		});
+		const about = (first.data || []).find((t) => String(t.contact_id) === filters.contact);
+		el.contact.value = about && about.contact_name ? about.contact_name : 'Contact ' + filters.contact;
 	}
+	const picked = ui.suggest(el.contact, async (q) => {
+		const answer = await api.get('/api/contacts', { q, limit: 8 });
+		return (answer.data || []).map((c) => {
+			const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || c.phone || 'Contact ' + c.id;
+			return { label: c.email ? name + ' (' + c.email + ')' : name, value: c.id };
+		});
+	});
+	el.contact.addEventListener('input', () => {
+		const id = picked();
+		const want = id === null ? '' : id === undefined ? null : String(id);
+		if (want !== null && want !== (filters.contact || '')) {
+			filters.contact = want;
+			reload();
+		}
+	});
 
 	show(first, true);
 	return () => {
