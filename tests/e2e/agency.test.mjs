@@ -10,8 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, fitsAt, launch, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, fitsAt, setUp, shoot, signedInOpener, tearDown, until } from './lib.mjs';
 
 const DESK = { email: 'desk@example.test', password: 'desk-pass-123' };
 
@@ -19,18 +18,12 @@ describe('agency', () => {
 	let server, browser, admin, open;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		await admin.post('/api/admin/users', { email: DESK.email, name: 'Desk', role: 'location_user',
 			password: DESK.password, location_ids: [admin.me.locations[0].id] });
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const table = (page) => page.getByRole('table', { name: 'Sub-accounts' });

@@ -9,18 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('opportunities', () => {
 	let server, browser, admin, loc, stages, open, contact;
 	const made = {};
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
 		stages = pipeline.stages;
@@ -33,10 +29,7 @@ describe('opportunities', () => {
 		}
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const opened = (at = '/app/opportunities?location=' + loc.id, options = {}) => open(at, options);
 

@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, fitsAt, launch, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, fitsAt, setUp, shoot, signedInOpener, tearDown, until } from './lib.mjs';
 
 const DESK = { email: 'desk@example.test', password: 'desk-pass-123' };
 
@@ -17,19 +16,13 @@ describe('custom fields', () => {
 	let server, browser, admin, loc, open;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		await admin.post('/api/admin/users', { email: DESK.email, name: 'Desk', role: 'location_user',
 			password: DESK.password, location_ids: [loc.id] });
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const stored = async () => (await admin.get('/api/custom-fields?limit=1000', loc.id)).data;

@@ -8,17 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('conversations', () => {
 	let server, browser, admin, loc, open, contact, other;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		contact = await admin.post('/api/contacts', { first_name: 'Wilhelmina', last_name: 'Ostrava' }, loc.id);
 		other = await admin.post('/api/contacts', { first_name: 'Bartholomew', last_name: 'Quince' }, loc.id);
@@ -28,10 +24,7 @@ describe('conversations', () => {
 		}, loc.id);
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const opened = (at = '/app/conversations?location=' + loc.id, options = {}) => open(at, options);
 

@@ -9,25 +9,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('invoices', () => {
 	let server, browser, admin, loc, open;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		await admin.post('/api/contacts', { first_name: 'Ottoline', last_name: 'Farrow', email: 'otto@farrow.test' }, loc.id);
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const opened = (at = '/app/invoices?location=' + loc.id, options = {}) => open(at, options);
 

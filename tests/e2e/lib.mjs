@@ -213,6 +213,22 @@ export async function signIn(page, email, password) {
 	await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/* A test file's usual start: a seeded server (options as startServer's),
+ * Chromium, `open` to open pages signed in as DEMO (signedInOpener), and
+ * DEMO's API client (apiAs). */
+export async function setUp(options) {
+	const server = await startServer(options);
+	const browser = await launch();
+	const admin = await apiAs(server, DEMO.email, DEMO.password);
+	return { server, browser, admin, open: signedInOpener(browser, server) };
+}
+
+/* A test file's end: whatever of setUp's started, stopped. */
+export async function tearDown(server, browser) {
+	await browser?.close();
+	await server?.stop();
+}
+
 /* Opens pages as `who`: signed in through the form the first time, with
  * that session's cookies after, for a file of tests that are all one
  * person's. opened(at, options) gives what newPage gives, at `at`. */

@@ -9,26 +9,19 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, fitsAt, launch, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, fitsAt, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('reports', () => {
 	let server, browser, admin, loc, open, board;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		board = (await admin.get('/api/reports/dashboards', loc.id)).data[0];
 		assert.ok(board, 'the data set has a dashboard in the first sub-account');
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const titles = (page) => page.locator('.r-widget h2').allTextContents();

@@ -8,18 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('tasks', () => {
 	let server, browser, admin, loc, open;
 	const DAY = 86400000;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 		const me = admin.me.user.id;
 		await admin.post('/api/tasks', { title: 'Send the March report', assignee_id: me,
@@ -28,10 +24,7 @@ describe('tasks', () => {
 			due_at: new Date(Date.now() + 3 * DAY).toISOString() }, loc.id);
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const opened = (at = '/app/tasks?location=' + loc.id, options = {}) => open(at, options);
 

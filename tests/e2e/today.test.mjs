@@ -8,24 +8,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, scrollsSideways, shoot, signedInOpener, startServer, until }
-	from './lib.mjs';
+import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('today', () => {
 	let server, browser, admin, open, loc;
 
 	before(async () => {
-		server = await startServer();
-		browser = await launch();
-		open = signedInOpener(browser, server);
-		admin = await apiAs(server, DEMO.email, DEMO.password);
+		({ server, browser, admin, open } = await setUp());
 		loc = admin.me.locations[0];
 	});
 
-	after(async () => {
-		await browser?.close();
-		await server?.stop();
-	});
+	after(() => tearDown(server, browser));
 
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const value = (page, name) => page.getByRole('article', { name, exact: true }).locator('.figure-value').textContent();
