@@ -12,6 +12,9 @@
  */
 
 const INBOX_ROWS = 5;
+/* the conversations module's channels, as people say them */
+const CHANNELS = { sms: 'SMS', email: 'E-mail', whatsapp: 'WhatsApp', facebook: 'Facebook',
+	instagram: 'Instagram', webchat: 'Web chat', phone: 'Phone' };
 const DEALS_PER_STAGE = 3;
 
 const count = new Intl.NumberFormat(undefined);
@@ -90,7 +93,7 @@ function conversations(html, answer, at) {
 			<span class="td-line"><span class="td-who">${c.contact_name || 'Unknown contact'}</span>
 				<span class="td-when muted">${when(c.last_message_at)}</span></span>
 			<span class="td-preview">${c.unread_count ? html`<span class="td-unread">${plural(c.unread_count, 'unread', 'unread')}</span> ` : null}${c.preview}</span>
-			<span class="td-place muted">${c.location_name} · ${c.channel}</span>
+			<span class="td-place muted">${c.location_name} · ${CHANNELS[c.channel] || c.channel}</span>
 		</a></li>`)}</ul>`;
 }
 
