@@ -17,7 +17,8 @@
  *
  * Identical GETs (same URL, same location) in flight at once are sent
  * once; each caller gets its own copy of the answer, parsed from the same
- * text, so one caller's changes never show in another's.
+ * text, so one caller's changes never show in another's. A write ends the
+ * sharing: a GET asked for after it is sent again.
  *
  * A failure is an ApiError {status, code, message, fields, retryAfter}:
  * the server's {"error": {"code", "message"}}; for a 422, `fields` maps
@@ -158,16 +159,31 @@ export function createApi(options) {
 			shared = answer(adopted.get(key));
 			adopted.delete(key);
 		} else if (!shared) {
-			shared = send('GET', u, undefined, where);
-			inflight.set(key, shared);
-			const forget = () => inflight.delete(key);
-			shared.then(forget, forget);
+			const sent = send('GET', u, undefined, where);
+			shared = sent;
+			inflight.set(key, sent);
+			const forget = () => {
+				if (inflight.get(key) === sent)
+					inflight.delete(key);
+			};
+			sent.then(forget, forget);
 		}
 		return shared.then(parse);
 	}
 
+	/* A GET asked for after a write is sent anew: one already on its way
+	 * (asked before the write, or while it was) may answer from before it. */
 	function write(method) {
-		return (path, body) => send(method, url(path), body, currentLocation()).then(parse);
+		const forgetAll = () => {
+			inflight.clear();
+			adopted.clear();
+		};
+		return (path, body) => {
+			forgetAll();
+			const sent = send(method, url(path), body, currentLocation());
+			sent.then(forgetAll, forgetAll);
+			return sent.then(parse);
+		};
 	}
 
 	/* A pager: next() resolves to the next page's rows ([] once done);

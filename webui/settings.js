@@ -220,6 +220,9 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 					return ctx.signal.aborted ? null : ui.formErrors(change, err);
 				}
 				await open('people');
+				const again = view.querySelector('[data-edit="' + u.id + '"]');
+				if (again)
+					again.focus();
 				ui.toast('Saved: ' + f.name.value.trim() + ' has the new role and sub-accounts from the next request.',
 					{ kind: 'success' });
 			});

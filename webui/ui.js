@@ -14,6 +14,7 @@
  *   cents(text)           an amount typed ("1,250.50") as whole cents, or NaN
  *   figure(label, value, note, tone)  a figure as a card, for a .figures grid
  *   confirm(slot, question, yes)  asks in `slot` before something is undone
+ *   renumber(order, save) positions 0, 1, 2... for a list put in a new order
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -32,8 +33,12 @@ export function skeleton(rows) {
 
 /* Asks in place (no modal: every browser we serve has the markup for
  * this) whether to go on: `slot` shows the question with two buttons;
- * resolves true for yes. */
+ * resolves true for yes. The focus goes back to where it was either way
+ * (the caller may then move it); a question asked again in the same slot
+ * answers the one before with no. */
 export function confirm(slot, question, yes) {
+	if (slot._asking)
+		slot._asking(false);
 	return new Promise((resolve) => {
 		const before = document.activeElement;
 		slot.textContent = '';
@@ -45,11 +50,13 @@ export function confirm(slot, question, yes) {
 			</div></div>`);
 		const box = slot.firstElementChild;
 		const done = (answer) => {
+			slot._asking = null;
 			box.remove();
-			if (!answer && before && before.isConnected)
+			if (before && before.isConnected)
 				before.focus();
 			resolve(answer);
 		};
+		slot._asking = done;
 		box.querySelector('[data-yes]').addEventListener('click', () => done(true));
 		box.querySelector('[data-no]').addEventListener('click', () => done(false));
 		box.addEventListener('keydown', (e) => {
@@ -60,6 +67,16 @@ export function confirm(slot, question, yes) {
 		});
 		box.querySelector('[data-no]').focus();
 	});
+}
+
+/* Gives the items of `order` (each with its `position`) the positions 0,
+ * 1, 2... in that order: save(item, position) for each whose number
+ * changes, one after another; rejects with the first failure. */
+export async function renumber(order, save) {
+	for (let i = 0; i < order.length; i++) {
+		if (order[i].position !== i)
+			await save(order[i], i);
+	}
 }
 
 /* A figure as a card named by its label (an article a screen reader

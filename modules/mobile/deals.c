@@ -13,7 +13,7 @@
 
 static const char sql[] =
 	"SELECT s.id, s.name, p.name, mine.id, mine.name, mine.value_cents, mine.currency,"
-	" trim(k.first_name || ' ' || k.last_name), mine.total, mine.cents"
+	" trim(k.first_name || ' ' || k.last_name), mine.total, mine.cents, p.id"
 	" FROM (SELECT id, name, value_cents, currency, contact_id, stage_id, pipeline_id,"
 	"  row_number() OVER (PARTITION BY stage_id ORDER BY position, id) AS n,"
 	"  count(*) OVER (PARTITION BY stage_id) AS total,"
@@ -26,7 +26,7 @@ static const char sql[] =
 	" WHERE mine.n <= :per_stage ORDER BY p.position, p.id, s.position, s.id, mine.n";
 
 enum { COL_STAGE, COL_STAGE_NAME, COL_PIPELINE_NAME, COL_DEAL, COL_NAME, COL_VALUE, COL_CURRENCY,
-       COL_CONTACT, COL_TOTAL, COL_CENTS };
+       COL_CONTACT, COL_TOTAL, COL_CENTS, COL_PIPELINE };
 
 static void member(struct hl_json *j, const char *key, sqlite3_stmt *st, int col)
 {
@@ -39,6 +39,7 @@ static void open_stage(struct hl_json *j, sqlite3_stmt *st)
 	hl_json_object(j);
 	member(j, "id", st, COL_STAGE);
 	member(j, "name", st, COL_STAGE_NAME);
+	member(j, "pipeline_id", st, COL_PIPELINE);
 	member(j, "pipeline_name", st, COL_PIPELINE_NAME);
 	member(j, "count", st, COL_TOTAL);
 	member(j, "value_cents", st, COL_CENTS);

@@ -18,7 +18,7 @@ static const char period_sql[] =
 
 static const char widgets_sql[] =
 	"SELECT id, kind, title, json(config), json_extract(config, '$.period'),"
-	" json_extract(config, '$.group'), coalesce(json_extract(config, '$.pipeline_id'), 0)"
+	" json_extract(config, '$.group'), coalesce(json_extract(config, '$.pipeline_id'), 0), position"
 	" FROM widgets WHERE dashboard_id = :id AND location_id = :location ORDER BY position, id";
 
 /* A widget's slice of the figures. */
@@ -125,12 +125,18 @@ static int write_widget(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
 	hl_json_column(j, st, 1);
 	hl_json_key(j, "title");
 	hl_json_column(j, st, 2);
+	hl_json_key(j, "position");
+	hl_json_column(j, st, 7);
 	hl_json_key(j, "config");
 	hl_json_object(j);
 	hl_json_key(j, "period");
 	hl_json_string(j, period && period_days(period) ? period : "30d");
 	hl_json_key(j, "group");
 	hl_json_string(j, sl.week ? "week" : "day");
+	if (sqlite3_column_int64(st, 6)) {
+		hl_json_key(j, "pipeline_id");
+		hl_json_column(j, st, 6);
+	}
 	hl_json_object_end(j);
 	hl_json_key(j, "data");
 	hl_json_object(j);

@@ -63,7 +63,6 @@ describe('parts', () => {
 		await page.goto('/');
 		await signIn(page, DEMO.email, DEMO.password);
 		const admin = await apiAs(server, DEMO.email, DEMO.password);
-		const total = (await admin.get('/api/contacts?limit=1&count=1', 2)).total;
 		const out = await page.evaluate(async (src) => {
 			const { createApi, ApiError } = await import(src);
 			const seen = [];
@@ -77,6 +76,15 @@ describe('parts', () => {
 			const [a, b] = await Promise.all([api.get('/api/auth/me'), api.get('auth/me')]);
 			a.user.name = 'changed by one caller';
 			const merged = seen.length;
+			/* a GET asked for after a write is not the one sent before it */
+			const asked = '/api/contacts?q=Zebediah';
+			const before = api.get(asked);
+			const wrote = api.post('/api/contacts', { first_name: 'Zebediah', last_name: 'Asked-Between' });
+			const after = api.get(asked);
+			await Promise.all([before, wrote, after]);
+			const afterWrite = seen.filter((s) => s[0] === asked).length;
+			const named = ((await api.get(asked)).data || []).some((c) => c.last_name === 'Asked-Between');
+			seen.length = merged;
 			let pages = 0;
 			let rows = 0;
 			const pager = api.list('/api/contacts', { limit: 7, count: 1, q: '' });
@@ -103,10 +111,13 @@ describe('parts', () => {
 				errors.push({ status: e.status, expired });
 			}
 			window.fetch = real;
-			return { merged, other: b.user.name, where: seen[0][1], pages, rows, total: pager.total,
+			return { merged, afterWrite, named, other: b.user.name, where: seen[0][1], pages, rows, total: pager.total,
 				firstPage: seen[1][0], errors };
 		}, shellUrl('api.js'));
+		const total = (await admin.get('/api/contacts?limit=1&count=1', 2)).total;
 		assert.equal(out.merged, 1, 'identical GETs in flight are sent once');
+		assert.equal(out.afterWrite, 2, 'a GET after a write is sent again');
+		assert.equal(out.named, true, 'and answers with what was written');
 		assert.equal(out.other, 'Perf Admin', 'each caller has its own copy');
 		assert.equal(out.where, '2', 'X-Location-Id from the current location');
 		assert.equal(out.firstPage, '/api/contacts?limit=7&count=1', 'empty query members left out');

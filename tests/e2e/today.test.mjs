@@ -36,7 +36,9 @@ describe('today', () => {
 		const mine = await admin.get('/api/mobile/deals', loc.id);
 		const stage = mine.stages.find((s) => s.count);
 		const deals = page.getByRole('region', { name: 'My open deals' });
-		await deals.getByRole('heading', { name: new RegExp('^' + stage.name + ' ') }).waitFor();
+		const several = new Set(mine.stages.filter((s) => s.count).map((s) => s.pipeline_id)).size > 1;
+		const heading = (several ? stage.pipeline_name + ': ' : '') + stage.name;
+		await deals.getByRole('heading', { name: new RegExp('^' + heading + ' ') }).waitFor();
 		await deals.getByRole('link', { name: new RegExp('^' + stage.deals[0].name) }).waitFor();
 		await shoot(page, 'today');
 

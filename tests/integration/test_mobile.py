@@ -119,15 +119,16 @@ def test_deals_are_the_users_own_by_stage():
             got = client.get("/api/mobile/deals?location_id=%d" % L)
             assert got.status == 200, got.body
             want = []
-            for sid, sname, pname in s.sql(
-                    "SELECT s.id, s.name, p.name FROM stages s JOIN pipelines p ON p.id = s.pipeline_id"
+            for sid, sname, pid, pname in s.sql(
+                    "SELECT s.id, s.name, p.id, p.name FROM stages s JOIN pipelines p ON p.id = s.pipeline_id"
                     " WHERE s.location_id = ? ORDER BY p.position, p.id, s.position, s.id", L):
                 deals = s.sql("SELECT o.id, o.name, o.value_cents, o.currency, trim(k.first_name || ' ' || k.last_name)"
                               " FROM opportunities o LEFT JOIN contacts k ON k.id = o.contact_id"
                               " WHERE o.stage_id = ? AND o.owner_id = ? AND o.status = 'open'"
                               " ORDER BY o.position, o.id", sid, who)
                 if deals:
-                    want.append({"id": sid, "name": sname, "pipeline_name": pname, "count": len(deals),
+                    want.append({"id": sid, "name": sname, "pipeline_id": pid, "pipeline_name": pname,
+                                 "count": len(deals),
                                  "value_cents": sum(d[2] for d in deals),
                                  "deals": [dict(zip(("id", "name", "value_cents", "currency", "contact_name"), d))
                                            for d in deals[:20]]})

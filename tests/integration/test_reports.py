@@ -8,6 +8,7 @@ dashboards and projects out of reach; and no statement of the reports
 module scanning a whole big table."""
 
 import datetime
+import json
 import re
 
 from test_contacts_edit import error, headers
@@ -379,8 +380,13 @@ def test_widget_data_equals_the_sql():
         assert got.status == 200, got.body
         got = got.json()
         assert got["dashboard_id"] == d and len(got["widgets"]) == len(configs)
+        stored = {i: (pos, config) for i, pos, config in
+                  s.sql("SELECT id, position, json(config) FROM widgets WHERE dashboard_id = ?", d)}
         for w, (kind, config) in zip(got["widgets"], configs):
             assert w["kind"] == kind and w["title"] == "W%d" % configs.index((kind, config))
+            # as a widget's own answer gives them, so a page can arrange them
+            assert w["position"] == stored[w["id"]][0]
+            assert w["config"] == dict({"period": "30d", "group": "day"}, **json.loads(stored[w["id"]][1]))
             days = int(config.get("period", "30d")[:-1])
             want = expected_widget(s, kind, days, config.get("group") == "week", config.get("pipeline_id", 0), 2)
             assert w["data"] == want, (kind, config)

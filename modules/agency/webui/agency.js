@@ -94,7 +94,9 @@ export default async function page(view, ctx) {
 
 async function overview(body, ctx) {
 	const { html, ui } = ctx;
-	const [data, chart] = await Promise.all([ctx.api.get('/api/agency/overview'), ui.chart()]);
+	/* as the app may have asked for it: with the page's query */
+	const [data, chart] = await Promise.all([ctx.api.get('/api/agency/overview', ctx.queryOf(['q', 'sort'])),
+		ui.chart()]);
 	body.append(html`
 <h2 class="visually-hidden">Figures</h2>
 <div class="figures ag-figures"></div>

@@ -195,6 +195,7 @@ export async function tasks(body, ctx, lib) {
 	let cursor = null;
 	let gen = 0;
 	let names = new Map();
+	let refocus = null; /* the person whose button had the focus, drawn again */
 	body.append(html`
 <div class="ag-split">
 	<section class="ag-people" aria-labelledby="ag-people-h">
@@ -244,10 +245,15 @@ export async function tasks(body, ctx, lib) {
 		names = new Map(list.filter((a) => a.id != null).map((a) => [String(a.id), a.name]));
 		people.textContent = '';
 		people.append(html`${list.map(person)}`);
-		const name = assignee && names.get(assignee);
 		who.textContent = '';
-		if (name)
-			who.append(html`Assigned to ${name}. <button type="button" class="ag-pick" data-all>Everyone’s</button>`);
+		if (assignee) {
+			who.append(html`Assigned to ${names.get(assignee) || 'user ' + assignee}.
+				<button type="button" class="ag-pick" data-all>Everyone’s</button>`);
+		}
+		const again = refocus && people.querySelector('[data-id="' + refocus + '"]');
+		if (again)
+			again.focus();
+		refocus = null;
 	}
 
 	async function next() {
@@ -289,6 +295,7 @@ export async function tasks(body, ctx, lib) {
 		const b = e.target.closest('button[data-id], button[data-all]');
 		if (!b)
 			return;
+		refocus = b.dataset.id || assignee;
 		assignee = b.dataset.id && b.dataset.id !== assignee ? b.dataset.id : '';
 		reload();
 	});

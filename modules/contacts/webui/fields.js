@@ -22,9 +22,10 @@ function keyOf(name) {
 	return key.slice(0, 64);
 }
 
-/* Options typed one per line (or with commas) as the API's array. */
+/* Options typed one per line as the API's array (an option may hold a
+ * comma: "1,000 to 5,000"). */
 function optionsOf(text) {
-	return text.split(/[\n,]/).map((o) => o.trim()).filter(Boolean);
+	return text.split('\n').map((o) => o.trim()).filter(Boolean);
 }
 
 export default async function page(view, ctx) {
@@ -88,7 +89,8 @@ export default async function page(view, ctx) {
 			if (box)
 				box.value = (f.options || []).join('\n');
 		}
-		const target = focus && view.querySelector(focus);
+		/* the first of the selectors (one or a list) that finds something */
+		const target = [].concat(focus || []).map((f) => view.querySelector(f)).find(Boolean);
 		if (target)
 			target.focus();
 	}
@@ -129,7 +131,7 @@ export default async function page(view, ctx) {
 		ui.clearErrors(add);
 		const f = add.elements;
 		const field = { name: f.name.value.trim(), key: f.key.value.trim(), type: f.type.value,
-			position: list.data.length };
+			position: list.data.reduce((most, x) => Math.max(most, x.position + 1), 0) };
 		if (field.type === 'select')
 			field.options = optionsOf(f.options.value);
 		save(() => api.post('/api/custom-fields', field), 'Field “' + field.name + '” added.', '#f-name', add)
@@ -170,13 +172,9 @@ export default async function page(view, ctx) {
 		const order = list.data.slice();
 		const at = order.indexOf(f);
 		order.splice(at + by, 0, order.splice(at, 1)[0]);
-		/* positions 0, 1, 2...: a write for each field whose number changes */
-		save(async () => {
-			for (let i = 0; i < order.length; i++) {
-				if (order[i].position !== i)
-					await api.patch('/api/custom-fields/' + order[i].id, { position: i });
-			}
-		}, 'Order saved.', '[data-field="' + id + '"] [data-move="' + by + '"]:not([disabled])');
+		save(() => ui.renumber(order, (x, position) => api.patch('/api/custom-fields/' + x.id, { position })),
+			'Order saved.', ['[data-field="' + id + '"] [data-move="' + by + '"]:not([disabled])',
+			'[data-field="' + id + '"] [data-move="' + -by + '"]']);
 	});
 
 	draw();

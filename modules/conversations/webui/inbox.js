@@ -170,11 +170,15 @@ export default async function page(view, ctx) {
 
 	el.filters.addEventListener('submit', (e) => e.preventDefault());
 	el.filters.addEventListener('change', refilter);
+	/* an answer asked for under other filters than today's is dropped */
 	el.more.addEventListener('click', async () => {
+		const mine = seq;
 		try {
-			showInbox(await api.get('/api/conversations', Object.assign({}, filters, { cursor })), false);
+			const more = await api.get('/api/conversations', Object.assign({}, filters, { cursor }));
+			if (mine === seq && !ctx.signal.aborted)
+				showInbox(more, false);
 		} catch (e) {
-			if (!ctx.signal.aborted)
+			if (mine === seq && !ctx.signal.aborted)
 				ui.toast('More conversations could not be loaded: ' + e.message, { kind: 'error' });
 		}
 	});
@@ -182,8 +186,9 @@ export default async function page(view, ctx) {
 	showInbox(inbox, true);
 	lastInbox = { key, answer: inbox };
 	if (kept) { /* drawn from memory: bring it up to date */
+		const mine = seq;
 		inboxComing.then((fresh) => {
-			if (ctx.signal.aborted)
+			if (ctx.signal.aborted || mine !== seq)
 				return;
 			lastInbox = { key, answer: fresh };
 			showInbox(fresh, true);

@@ -103,13 +103,17 @@ function myDeals(html, answer, at) {
 	const stages = (answer.stages || []).filter((s) => s.count);
 	if (!stages.length)
 		return html`<p class="muted">No open deals of yours here.</p>`;
+	/* a stage's name alone, unless two pipelines have deals of the person's */
+	const several = new Set(stages.map((s) => s.pipeline_id)).size > 1;
+	const board = (s) => at('/opportunities') + '&pipeline=' + s.pipeline_id + '&owner=me';
 	return html`${stages.map((s) => html`<div class="td-stage">
-		<h3>${s.name} <span class="muted">${plural(s.count, 'deal', 'deals') + ' · ' + money(s.value_cents)}</span></h3>
+		<h3>${several ? s.pipeline_name + ': ' + s.name : s.name}
+			<span class="muted">${plural(s.count, 'deal', 'deals') + ' · ' + money(s.value_cents)}</span></h3>
 		<ul class="td-list">${(s.deals || []).slice(0, DEALS_PER_STAGE).map((d) => html`<li>
 			<a href="${at('/opportunities/' + d.id)}"><span class="td-line"><span class="td-who">${d.name}</span>
 				<span class="td-when">${money(d.value_cents)}</span></span>
 				<span class="td-place muted">${d.contact_name || 'No contact'}</span></a></li>`)}</ul>
-		${s.count > DEALS_PER_STAGE ? html`<p class="td-more"><a href="${at('/opportunities')}">${'All ' + count.format(s.count) + ' in ' + s.name}</a></p>` : null}
+		${s.count > DEALS_PER_STAGE ? html`<p class="td-more"><a href="${board(s)}">${'All ' + count.format(s.count) + ' in ' + s.name}</a></p>` : null}
 	</div>`)}`;
 }
 

@@ -38,12 +38,14 @@ const nameOf = (list, v) => (list.find((x) => x[0] === v) || [v, v])[1];
 
 export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
-	const [list, chart] = await Promise.all([api.get('/api/reports/dashboards'), ui.chart(),
+	/* the list as the app may have asked for it: with the page's query */
+	const [list, chart] = await Promise.all([api.get('/api/reports/dashboards', ctx.queryOf(['dashboard'])), ui.chart(),
 		ui.stylesheet(new URL('./reports.css', import.meta.url))]);
 	let dashboards = list.data || [];
 	let current = null; /* {id, name, widgets} as last drawn */
 	let pipelines = null;
 	let seq = 0;
+	let moving = false; /* a move's writes under way: the next waits */
 
 	ctx.title('Reports');
 	view.classList.add('reports');
@@ -88,6 +90,9 @@ export default async function page(view, ctx) {
 	 * selector to put the focus on afterwards. */
 	async function open(id, focus) {
 		const mine = ++seq;
+		const d = dashboards.find((x) => String(x.id) === String(id));
+		current = { id: Number(id), name: d ? d.name : '', widgets: current && current.id === Number(id) ? current.widgets : [] };
+		fillPicker();
 		el.grid.setAttribute('aria-busy', 'true');
 		let data;
 		try {
@@ -102,8 +107,7 @@ export default async function page(view, ctx) {
 		}
 		if (mine !== seq || ctx.signal.aborted)
 			return;
-		const d = dashboards.find((x) => String(x.id) === String(id));
-		current = { id: data.dashboard_id, name: d ? d.name : '', widgets: data.widgets || [] };
+		current.widgets = data.widgets || [];
 		ctx.setQuery({ dashboard: dashboards.length && String(dashboards[0].id) === String(id) ? null : String(id) });
 		fillPicker();
 		draw();
@@ -154,14 +158,16 @@ export default async function page(view, ctx) {
 			const over = d.overdue || {};
 			return html`<p class="r-big">${count.format(d.count || 0)}</p>
 				<p class="muted">${cents(d.amount_due_cents)} due</p>
-				<p class="${over.count ? 'r-bad' : 'muted'}">${count.format(over.count || 0)} overdue, ${cents(over.amount_due_cents)}</p>`;
+				<p class="${over.count ? 'is-bad' : 'muted'}">${count.format(over.count || 0)} overdue, ${cents(over.amount_due_cents)}</p>`;
 		}
 		if (shape === 'pipeline')
 			return html`${(d.pipelines || []).map((p) => stagesTable(p))}`;
 		const series = d.series || [];
 		const isMoney = shape === 'money';
 		const total = isMoney ? cents(d.value_cents) : count.format(d.count || 0);
-		const note = shape === 'deals' ? 'worth ' + cents(d.value_cents) : isMoney ? count.format(d.count || 0) + ' payments' : '';
+		const paid = d.count || 0;
+		const note = shape === 'deals' ? 'worth ' + cents(d.value_cents)
+			: isMoney ? count.format(paid) + (paid === 1 ? ' payment' : ' payments') : '';
 		const drawn = chart[isMoney ? 'line' : 'bar']({
 			title: w.title,
 			yName: isMoney ? w.title + ' (amount)' : w.title,
@@ -193,24 +199,24 @@ export default async function page(view, ctx) {
 	/* ---- arranging ---- */
 
 	async function move(id, by) {
+		if (moving)
+			return;
+		moving = true;
 		const order = current.widgets.slice();
 		const at = order.findIndex((w) => w.id === id);
 		const to = at + by;
-		if (at < 0 || to < 0 || to >= order.length)
+		if (at < 0 || to < 0 || to >= order.length) {
+			moving = false;
 			return;
+		}
 		order.splice(to, 0, order.splice(at, 1)[0]);
 		try {
-			/* one write per widget whose place changed */
-			for (let i = 0; i < order.length; i++) {
-				const w = order[i];
-				const was = current.widgets.indexOf(w);
-				if (was !== i || w.position !== i)
-					await api.patch('/api/reports/widgets/' + w.id, { position: i });
-			}
+			await ui.renumber(order, (w, position) => api.patch('/api/reports/widgets/' + w.id, { position }));
 		} catch (e) {
 			ui.toast('The widget could not be moved: ' + e.message, { kind: 'error' });
 		}
 		await open(current.id, id);
+		moving = false;
 		const again = el.grid.querySelector('[data-widget="' + id + '"] [data-move="' + by + '"]');
 		(again && !again.disabled ? again : el.grid.querySelector('[data-widget="' + id + '"] h2')).focus();
 	}
