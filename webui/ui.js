@@ -36,9 +36,11 @@ export function skeleton(rows) {
  * resolves true for yes. The focus goes back to where it was either way
  * (the caller may then move it); a question asked again in the same slot
  * answers the one before with no. */
+const asking = new WeakMap(); /* slot -> the answer to its open question */
+
 export function confirm(slot, question, yes) {
-	if (slot._asking)
-		slot._asking(false);
+	if (asking.has(slot))
+		asking.get(slot)(false);
 	return new Promise((resolve) => {
 		const before = document.activeElement;
 		slot.textContent = '';
@@ -50,13 +52,13 @@ export function confirm(slot, question, yes) {
 			</div></div>`);
 		const box = slot.firstElementChild;
 		const done = (answer) => {
-			slot._asking = null;
+			asking.delete(slot);
 			box.remove();
 			if (before && before.isConnected)
 				before.focus();
 			resolve(answer);
 		};
-		slot._asking = done;
+		asking.set(slot, done);
 		box.querySelector('[data-yes]').addEventListener('click', () => done(true));
 		box.querySelector('[data-no]').addEventListener('click', () => done(false));
 		box.addEventListener('keydown', (e) => {

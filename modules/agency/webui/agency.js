@@ -54,7 +54,48 @@ const lib = {
 			timer = setTimeout(fn, DEBOUNCE_MS);
 		};
 	},
+	paged,
 };
+
+/* A list in pages, with a "Load more" button put at the end of `host`:
+ * fetch(cursor) asks for a page (cursor null: the first), draw(answer)
+ * shows it. restart() begins again from the first page; an answer asked
+ * for before a restart (or stop()) is dropped. `what` names the list in
+ * an error ("The contacts"). */
+function paged(ctx, host, what, fetch, draw) {
+	host.append(ctx.html`<div class="ag-more"><button type="button" class="btn" hidden>Load more</button></div>`);
+	const more = host.lastElementChild.querySelector('button');
+	let gen = 0;
+	let cursor = null;
+	async function next() {
+		const mine = gen;
+		more.disabled = true;
+		try {
+			const answer = await fetch(cursor);
+			if (mine !== gen)
+				return;
+			cursor = answer.next_cursor || null;
+			draw(answer);
+		} catch (e) {
+			if (mine !== gen)
+				return;
+			ctx.ui.toast(what + ' could not be loaded: ' + e.message, { kind: 'error' });
+		}
+		more.disabled = false;
+		more.hidden = !cursor;
+	}
+	more.addEventListener('click', next);
+	return {
+		restart() {
+			gen++;
+			cursor = null;
+			return next();
+		},
+		stop() {
+			gen++;
+		},
+	};
+}
 
 function invoiceDue(counts) {
 	const out = counts.invoices && counts.invoices.outstanding;
@@ -164,8 +205,6 @@ function sortOf(ctx) {
 function subAccounts(body, ctx) {
 	const { html, api } = ctx;
 	const state = { q: ctx.query.get('q') || '', sort: sortOf(ctx) };
-	let pager = null;
-	let gen = 0;
 	body.append(html`
 <form class="ag-search" role="search" aria-label="Find a sub-account">
 	<label for="ag-q">Search sub-accounts</label>
@@ -178,14 +217,12 @@ function subAccounts(body, ctx) {
 			<button type="button" class="sort">${c.name}</button></th>`)}</tr></thead>
 		<tbody></tbody>
 	</table>
-</div>
-<div class="ag-more"><button type="button" class="btn" data-more hidden>Load more</button></div>`);
+</div>`);
 	const el = {
 		q: body.querySelector('#ag-q'),
 		count: body.querySelector('.ag-count'),
 		head: body.querySelector('.ag-table thead'),
 		rows: body.querySelector('.ag-table tbody'),
-		more: body.querySelector('[data-more]'),
 	};
 
 	function cell(c, p) {
@@ -208,38 +245,28 @@ function subAccounts(body, ctx) {
 		}
 	}
 
-	async function more() {
-		const mine = gen;
-		el.more.disabled = true;
-		let rows;
-		try {
-			rows = await pager.next();
-		} catch (e) {
-			if (mine === gen)
-				ctx.ui.toast('The sub-accounts could not be loaded: ' + e.message, { kind: 'error' });
-			el.more.disabled = false;
-			return;
-		}
-		if (mine !== gen)
-			return;
-		el.rows.append(html`${rows.map(row)}`);
-		el.more.disabled = false;
-		el.more.hidden = pager.done;
-		const total = pager.total || 0;
-		el.count.textContent = !total ? (state.q.trim() ? 'No sub-account matches “' + state.q.trim() + '”.' : 'No sub-accounts yet.')
-			: pager.loaded < total ? count.format(pager.loaded) + ' of ' + lib.plural(total, 'sub-account', 'sub-accounts') + ' shown'
-				: lib.plural(total, 'sub-account', 'sub-accounts');
+	function query() {
+		const sort = (state.sort.desc ? '-' : '') + state.sort.key;
+		return { q: state.q.trim(), sort: sort === 'name' ? null : sort };
 	}
 
+	const list = paged(ctx, body, 'The sub-accounts',
+		(cursor) => api.get('/api/agency/projects', Object.assign({ limit: PAGE_ROWS, count: 1, cursor }, query())),
+		(answer) => {
+			el.rows.append(html`${(answer.data || []).map(row)}`);
+			const shown = el.rows.childElementCount;
+			const total = answer.total || 0;
+			el.count.textContent = !total
+				? (state.q.trim() ? 'No sub-account matches “' + state.q.trim() + '”.' : 'No sub-accounts yet.')
+				: shown < total ? count.format(shown) + ' of ' + lib.plural(total, 'sub-account', 'sub-accounts') + ' shown'
+					: lib.plural(total, 'sub-account', 'sub-accounts');
+		});
+
 	function reload() {
-		gen++;
-		const sort = (state.sort.desc ? '-' : '') + state.sort.key;
-		const query = { q: state.q.trim(), sort: sort === 'name' ? null : sort };
-		ctx.setQuery(query);
-		pager = api.list('/api/agency/projects', Object.assign({ limit: PAGE_ROWS, count: 1 }, query));
+		ctx.setQuery(query());
 		el.rows.textContent = '';
 		markSort();
-		return more();
+		return list.restart();
 	}
 
 	el.head.addEventListener('click', (e) => {
@@ -252,12 +279,10 @@ function subAccounts(body, ctx) {
 			: { key, desc: key !== 'name' };
 		reload();
 	});
-	const typed = lib.debounce(() => {
+	el.q.addEventListener('input', lib.debounce(() => {
 		state.q = el.q.value;
 		reload();
-	});
-	el.q.addEventListener('input', typed);
+	}));
 	body.querySelector('.ag-search').addEventListener('submit', (e) => e.preventDefault());
-	el.more.addEventListener('click', more);
-	return reload().then(() => () => gen++);
+	return reload().then(() => list.stop);
 }

@@ -11,25 +11,18 @@
  *   tasks     the open tasks by assignee (open and overdue counted), and
  *             the tasks themselves by due date, overdue only on request
  *
- * Filters are kept in the URL; lists come in pages ("Load more"). Each
- * view resolves to the function the shell calls when the page is left.
+ * Filters are kept in the URL; lists come in pages ("Load more", the
+ * page's lib.paged). Each view resolves to the function the shell calls
+ * when the page is left.
  */
 
 const PAGE_ROWS = 50;
-
-/* A "Load more" button under a list, hidden until there is more. */
-function moreButton(html, host) {
-	host.append(html`<div class="ag-more"><button type="button" class="btn" hidden>Load more</button></div>`);
-	return host.querySelector('.ag-more button');
-}
 
 /* ---- contacts --------------------------------------------------------------- */
 
 export async function contacts(body, ctx, lib) {
 	const { html, api } = ctx;
 	let q = ctx.query.get('q') || '';
-	let pager = null;
-	let gen = 0;
 	body.append(html`
 <form class="ag-search" role="search" aria-label="Find a contact">
 	<label for="ag-cq">Search contacts</label>
@@ -46,7 +39,6 @@ export async function contacts(body, ctx, lib) {
 	const input = body.querySelector('#ag-cq');
 	const status = body.querySelector('.ag-count');
 	const rows = body.querySelector('.ag-table tbody');
-	const more = moreButton(html, body);
 
 	function row(c) {
 		const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || c.phone || 'Contact ' + c.id;
@@ -56,30 +48,19 @@ export async function contacts(body, ctx, lib) {
 			<td>${lib.day(c.created_at)}</td></tr>`;
 	}
 
-	async function next() {
-		const mine = gen;
-		more.disabled = true;
-		try {
-			const got = await pager.next();
-			if (mine !== gen)
-				return;
-			rows.append(html`${got.map(row)}`);
-			status.textContent = !pager.loaded ? (q.trim() ? 'No contact matches “' + q.trim() + '”.' : 'No contacts yet.')
-				: lib.plural(pager.loaded, 'contact', 'contacts') + ' shown' + (pager.done ? '' : '; there are more');
-		} catch (e) {
-			if (mine === gen)
-				ctx.ui.toast('The contacts could not be loaded: ' + e.message, { kind: 'error' });
-		}
-		more.disabled = false;
-		more.hidden = pager.done;
-	}
+	const list = lib.paged(ctx, body, 'The contacts',
+		(cursor) => api.get('/api/agency/contacts', { q: q.trim(), limit: PAGE_ROWS, cursor }),
+		(answer) => {
+			rows.append(html`${(answer.data || []).map(row)}`);
+			const shown = rows.childElementCount;
+			status.textContent = !shown ? (q.trim() ? 'No contact matches “' + q.trim() + '”.' : 'No contacts yet.')
+				: lib.plural(shown, 'contact', 'contacts') + ' shown' + (answer.next_cursor ? '; there are more' : '');
+		});
 
 	function reload() {
-		gen++;
 		ctx.setQuery({ q: q.trim() });
-		pager = api.list('/api/agency/contacts', { q: q.trim(), limit: PAGE_ROWS });
 		rows.textContent = '';
-		return next();
+		return list.restart();
 	}
 
 	input.addEventListener('input', lib.debounce(() => {
@@ -87,9 +68,8 @@ export async function contacts(body, ctx, lib) {
 		reload();
 	}));
 	body.querySelector('form').addEventListener('submit', (e) => e.preventDefault());
-	more.addEventListener('click', next);
 	await reload();
-	return () => gen++;
+	return list.stop;
 }
 
 /* ---- deals by sub-account and stage ------------------------------------------- */
@@ -100,8 +80,6 @@ export async function deals(body, ctx, lib) {
 	const { html, api } = ctx;
 	const given = ctx.query.get('status');
 	let status = STATUSES.some((s) => s[0] === given) ? given : 'open';
-	let cursor = null;
-	let gen = 0;
 	body.append(html`
 <fieldset class="segmented ag-status">
 	<legend>Deals</legend>
@@ -120,7 +98,6 @@ export async function deals(body, ctx, lib) {
 	const totals = body.querySelector('.ag-totals');
 	const caption = body.querySelector('caption');
 	const rows = body.querySelector('.ag-table tbody');
-	const more = moreButton(html, body);
 
 	function stages(list, total) {
 		const shown = list.filter((s) => s.count);
@@ -149,41 +126,27 @@ export async function deals(body, ctx, lib) {
 			'worth ' + lib.money((t[s[0]] || {}).value_cents))));
 	}
 
-	async function next() {
-		const mine = gen;
-		more.disabled = true;
-		try {
-			const answer = await api.get('/api/agency/opportunities',
-				{ status: status === 'open' ? null : status, limit: PAGE_ROWS, cursor });
-			if (mine !== gen)
-				return;
-			cursor = answer.next_cursor || null;
+	const list = lib.paged(ctx, body, 'The deals',
+		(cursor) => api.get('/api/agency/opportunities', { status: status === 'open' ? null : status,
+			limit: PAGE_ROWS, cursor }),
+		(answer) => {
 			showTotals(answer.totals || {});
 			rows.append(html`${(answer.sub_accounts || []).map(row)}`);
-		} catch (e) {
-			if (mine === gen)
-				ctx.ui.toast('The deals could not be loaded: ' + e.message, { kind: 'error' });
-		}
-		more.disabled = false;
-		more.hidden = !cursor;
-	}
+		});
 
 	function reload() {
-		gen++;
-		cursor = null;
 		ctx.setQuery({ status: status === 'open' ? null : status });
 		caption.textContent = STATUSES.find((s) => s[0] === status)[1] + ' deals by sub-account and stage';
 		rows.textContent = '';
-		return next();
+		return list.restart();
 	}
 
 	body.querySelector('.ag-status').addEventListener('change', (e) => {
 		status = e.target.value;
 		reload();
 	});
-	more.addEventListener('click', next);
 	await reload();
-	return () => gen++;
+	return list.stop;
 }
 
 /* ---- tasks by assignee ----------------------------------------------------------- */
@@ -192,8 +155,7 @@ export async function tasks(body, ctx, lib) {
 	const { html, api } = ctx;
 	let overdue = ctx.query.get('status') === 'overdue';
 	let assignee = ctx.query.get('assignee') || '';
-	let cursor = null;
-	let gen = 0;
+	let first = true; /* the next answer is a first page: its counts are drawn */
 	let names = new Map();
 	let refocus = null; /* the person whose button had the focus, drawn again */
 	body.append(html`
@@ -222,7 +184,6 @@ export async function tasks(body, ctx, lib) {
 	const people = body.querySelector('.ag-assignees');
 	const rows = body.querySelector('.ag-tasks');
 	const who = body.querySelector('.ag-who');
-	const more = moreButton(html, body.querySelector('.ag-split > section:last-child'));
 	const now = Date.now();
 
 	function person(a) {
@@ -256,35 +217,23 @@ export async function tasks(body, ctx, lib) {
 		refocus = null;
 	}
 
-	async function next() {
-		const mine = gen;
-		const first = !cursor;
-		more.disabled = true;
-		try {
-			const answer = await api.get('/api/agency/tasks',
-				{ status: overdue ? 'overdue' : null, assignee, limit: PAGE_ROWS, cursor });
-			if (mine !== gen)
-				return;
-			cursor = answer.next_cursor || null;
+	const list = lib.paged(ctx, body.querySelector('.ag-split > section:last-child'), 'The tasks',
+		(cursor) => api.get('/api/agency/tasks', { status: overdue ? 'overdue' : null, assignee,
+			limit: PAGE_ROWS, cursor }),
+		(answer) => {
 			if (first)
 				showPeople(answer.assignees || []);
+			first = false;
 			rows.append(html`${(answer.data || []).map(row)}`);
 			if (!rows.childElementCount)
 				rows.append(html`<tr><td colspan="4" class="muted">No ${overdue ? 'overdue' : 'open'} tasks.</td></tr>`);
-		} catch (e) {
-			if (mine === gen)
-				ctx.ui.toast('The tasks could not be loaded: ' + e.message, { kind: 'error' });
-		}
-		more.disabled = false;
-		more.hidden = !cursor;
-	}
+		});
 
 	function reload() {
-		gen++;
-		cursor = null;
 		ctx.setQuery({ status: overdue ? 'overdue' : null, assignee });
 		rows.textContent = '';
-		return next();
+		first = true;
+		return list.restart();
 	}
 
 	body.querySelector('.ag-status').addEventListener('change', (e) => {
@@ -299,7 +248,6 @@ export async function tasks(body, ctx, lib) {
 		assignee = b.dataset.id && b.dataset.id !== assignee ? b.dataset.id : '';
 		reload();
 	});
-	more.addEventListener('click', next);
 	await reload();
-	return () => gen++;
+	return list.stop;
 }
