@@ -199,6 +199,33 @@ static int identify(struct hl_req *r)
 	return 0;
 }
 
+int auth_still_admitted(struct hl_db *db, const struct identity *who)
+{
+	sqlite3_stmt *st = who->token_id
+		? hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only FROM api_tokens t"
+			" JOIN users u ON u.id = t.user_id WHERE t.id = ?1 AND t.revoked_at IS NULL"
+			" AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL")
+		: hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only FROM sessions s"
+			" JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1"
+			" AND s.expires_at > ?2 AND u.disabled_at IS NULL");
+	if (!st)
+		return HL_EDB;
+	if (who->token_id)
+		sqlite3_bind_int64(st, 1, who->token_id);
+	else
+		sqlite3_bind_blob(st, 1, who->session, sizeof(who->session), SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	int step = sqlite3_step(st);
+	struct identity now = { 0 };
+	if (step == SQLITE_ROW)
+		read_identity(&now, st);
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW)
+		return step == SQLITE_DONE ? 0 : HL_EDB;
+	return now.user_id == who->user_id && now.role == who->role &&
+	       now.assigned_only == who->assigned_only;
+}
+
 int auth_carries_session(struct hl_req *r)
 {
 	const char *cookies = hl_header(r, "Cookie");

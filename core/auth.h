@@ -49,6 +49,11 @@ int64_t auth_named_location(struct hl_req *r);
  * pages) asks it too. */
 int auth_role_allows(enum hl_access access, enum role role);
 
+/* Whether the session or token `who` was admitted with is still good, for
+ * the same user with the same role and reach (for connections that stay:
+ * the live channel). 1, 0, or HL_EDB. Any thread, on `db`. */
+int auth_still_admitted(struct hl_db *db, const struct identity *who);
+
 /* Set (or with lifetime 0, clear) the session cookie on the answer. */
 void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s);
 

@@ -47,6 +47,10 @@ struct config {
 	long long rate_limit_loopback;
 	long long login_attempts;
 	long long login_attempts_per_client;
+	long long live_connections;
+	long long live_backlog_kb;
+	long long live_ping_s;
+	long long live_check_s;
 };
 
 /* Fill `c` with defaults, then the config file, environment and flags.

@@ -127,7 +127,7 @@ static const char *why_refused(const char *name, const char *data, size_t len)
 
 /* One event in one allocation: the strings follow the struct. */
 static struct event *event_new(const char *name, int64_t location_id, int64_t subject_id,
-			       const char *data, size_t len)
+			       int64_t assigned_to, const char *data, size_t len)
 {
 	size_t nlen = strlen(name);
 	size_t size = sizeof(struct event) + nlen + len + 2;
@@ -139,12 +139,13 @@ static struct event *event_new(const char *name, int64_t location_id, int64_t su
 	e->next = NULL;
 	e->size = size;
 	e->ev = (struct hl_event){ .name = e->text, .location_id = location_id,
-				   .subject_id = subject_id, .data = e->text + nlen + 1 };
+				   .subject_id = subject_id, .data = e->text + nlen + 1,
+				   .assigned_to = assigned_to };
 	return e;
 }
 
 int event_list_add(struct event_list *l, const char *name, int64_t location_id,
-		   int64_t subject_id, const char *data)
+		   int64_t subject_id, int64_t assigned_to, const char *data)
 {
 	size_t len = data ? strnlen(data, EVENT_DATA_MAX + 1) : 0;
 	const char *why = why_refused(name, data, len);
@@ -157,8 +158,8 @@ int event_list_add(struct event_list *l, const char *name, int64_t location_id,
 		log_error("an event '%s': one transaction published more than the queue holds", name);
 		return HL_ETOOBIG;
 	}
-	struct event *e = data ? event_new(name, location_id, subject_id, data, len)
-			       : event_new(name, location_id, subject_id, "{}", 2);
+	struct event *e = event_new(name, location_id, subject_id, assigned_to, data ? data : "{}",
+				    data ? len : 2);
 	if (!e)
 		return HL_ENOMEM;
 	if (l->tail)
@@ -180,11 +181,18 @@ void event_list_clear(struct event_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id, const char *data)
+HL_API int hl_publish_assigned(struct hl_req *req, const char *name, int64_t subject_id,
+			       int64_t assigned_to, const char *data)
 {
 	if (!req)
 		return HL_EINVAL;
-	return event_list_add(&request_events, name, hl_location_id(req), subject_id, data);
+	return event_list_add(&request_events, name, hl_location_id(req), subject_id, assigned_to,
+			      data);
+}
+
+HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id, const char *data)
+{
+	return hl_publish_assigned(req, name, subject_id, 0, data);
 }
 
 /* ---- the queue -------------------------------------------------------- */

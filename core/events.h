@@ -58,7 +58,7 @@ int events_match(const char *pattern, const char *name);
  * (NULL meaning "{}") that is not a JSON object; HL_ETOOBIG for data over
  * EVENT_DATA_MAX or a list already at the queue's bounds; HL_ENOMEM. */
 int event_list_add(struct event_list *l, const char *name, int64_t location_id,
-		   int64_t subject_id, const char *data);
+		   int64_t subject_id, int64_t assigned_to, const char *data);
 /* Free the list's events (a rolled-back transaction) and empty it. */
 void event_list_clear(struct event_list *l);
 

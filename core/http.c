@@ -16,6 +16,7 @@
 #include "db.h"
 #include "events.h"
 #include "guard.h"
+#include "live.h"
 #include "metrics.h"
 #include "server.h"
 #include "log.h"
@@ -605,6 +606,34 @@ static void connection_closed(const struct mg_connection *conn)
 	}
 }
 
+/* GET /api/live as a WebSocket: civetweb sends such requests here, not to
+ * dispatch, and answers the handshake itself (live_route.c). */
+static int upgrade_connect(const struct mg_connection *conn, void *data)
+{
+	live_upgrade_begin();
+	dispatch((struct mg_connection *)conn, data);
+	return live_upgrade_accepted() ? 0 : 1;
+}
+
+static void upgrade_ready(struct mg_connection *conn, void *data)
+{
+	live_upgrade_ready(((struct server *)data)->live, conn);
+}
+
+/* After the socket was taken civetweb reads from its stand-in, which
+ * fails at once: nothing arrives here. */
+static int upgrade_data(struct mg_connection *conn, int bits, char *data, size_t len, void *arg)
+{
+	(void)conn, (void)bits, (void)data, (void)len, (void)arg;
+	return 0;
+}
+
+static void upgrade_closed(const struct mg_connection *conn, void *data)
+{
+	(void)conn;
+	live_upgrade_abandon(((struct server *)data)->live);
+}
+
 static int civetweb_log(const struct mg_connection *conn, const char *message)
 {
 	(void)conn;
@@ -651,6 +680,8 @@ int http_start(struct server *s)
 		return HL_EIO;
 	}
 	mg_set_request_handler(s->mg, "/", dispatch, s);
+	mg_set_websocket_handler(s->mg, "/api/live", upgrade_connect, upgrade_ready, upgrade_data,
+				 upgrade_closed, s);
 	return 0;
 }
 

@@ -74,12 +74,19 @@ HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
 	return run->mod ? mod_setting(run->mod, key) : NULL; /* the core's jobs have no conf */
 }
 
-HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
-			  int64_t subject_id, const char *data)
+HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
+				   int64_t location_id, int64_t subject_id, int64_t assigned_to,
+				   const char *data)
 {
 	if (!run || location_id < 0)
 		return HL_EINVAL;
-	return event_list_add(&run->events, name, location_id, subject_id, data);
+	return event_list_add(&run->events, name, location_id, subject_id, assigned_to, data);
+}
+
+HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
+			  int64_t subject_id, const char *data)
+{
+	return hl_job_publish_assigned(run, name, location_id, subject_id, 0, data);
 }
 
 /* What a slice keeps of its budget for what follows its last piece: the

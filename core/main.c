@@ -14,6 +14,7 @@
 #include "events.h"
 #include "heap.h"
 #include "jobs.h"
+#include "live.h"
 #include "log.h"
 #include "metrics.h"
 #include "migrate.h"
@@ -80,7 +81,7 @@ static int load_modules(struct core *c)
 	    accounts_register(c->srv.router) || users_register(c->srv.router) ||
 	    audit_register(c->srv.router) || doctor_register(c->srv.router) ||
 	    metrics_register(c->srv.router) || modules_report_register(c->srv.router) ||
-	    pages_register(c->srv.router))
+	    pages_register(c->srv.router) || live_register(c->srv.router))
 		return HL_ENOMEM;
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
@@ -132,6 +133,8 @@ static int start_jobs(struct core *c)
 		log_warn("jobs = no: %d event handler%s will not run", nhandlers,
 			 nhandlers == 1 ? "" : "s");
 	int rc = events_new(&c->srv.events, handlers, c->cfg.jobs ? nhandlers : 0);
+	if (!rc && c->cfg.live_connections && !(rc = live_new(&c->srv.live, &c->cfg, c->srv.db)))
+		events_listen(c->srv.events, live_publish, c->srv.live);
 	if (!rc && c->cfg.jobs)
 		rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db, c->srv.events);
 	if (rc)
@@ -140,6 +143,16 @@ static int start_jobs(struct core *c)
 		 njobs == 1 ? "" : "s", c->cfg.jobs ? nhandlers : 0, nhandlers == 1 ? "" : "s");
 	step("jobs", detail);
 	return 0;
+}
+
+/* After the requests and jobs that publish have stopped: every live
+ * connection is told and closed. */
+static void stop_live(struct core *c)
+{
+	if (c->srv.live)
+		events_listen(c->srv.events, NULL, NULL);
+	live_free(c->srv.live);
+	c->srv.live = NULL;
 }
 
 static int serve(struct core *c)
@@ -184,6 +197,7 @@ static int serve(struct core *c)
 	c->srv.backup = NULL;
 	jobs_stop(c->jobs);
 	c->jobs = NULL;
+	stop_live(c);
 	log_info("stopped");
 	return 0;
 }
@@ -193,6 +207,7 @@ static void core_release(struct core *c)
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
 	jobs_stop(c->jobs);
+	stop_live(c);
 	events_free(c->srv.events);
 	db_close(c->srv.db);
 	modules_free(c->srv.modules);

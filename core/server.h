@@ -35,6 +35,7 @@ struct server {
 	struct metrics *metrics;
 	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
 	struct events *events;       /* published events on their way to handlers */
+	struct live *live;           /* the live channel (live.h), or NULL when off */
 	struct guard *guard;         /* bounds on a worker's slow reads (guard.h) */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int large_bodies; /* bodies over max_body_kb being read or held */

@@ -38,6 +38,8 @@
  *   1.6  hl_page.data and hl_page.uses, the GET and the files a page
  *        opens with, asked for beside its script.
  *   1.7  hl_page.flags: HL_PAGE_PHONE_HOME, the page a phone opens first.
+ *   1.8  the live channel: hl_event.assigned_to, HL_EVERYONE,
+ *        hl_publish_assigned and hl_job_publish_assigned.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -53,7 +55,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 7
+#define HL_ABI_MINOR 8
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -197,7 +199,12 @@ HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
 /* ---------------------------------------------------------------------------
  * Events. A module publishes what happened ("contact.created") for a
  * location; other modules react through event handlers, and the live
- * channel can pass it on to the location's users. An event published
+ * channel (GET /api/live) passes it on to the location's users who are
+ * looking: as {"type":"event","seq","event","location_id","id","data"},
+ * the data whole up to 4 KB, else null. A user who sees only the records
+ * assigned to them gets an event only when the module said it is theirs
+ * or everyone's (hl_publish_assigned); so keep data to what any user who
+ * gets it may see, ids and what changed. An event published
  * during a request or a job slice is delivered only once that transaction
  * has committed (never for a rolled-back one), in the order published.
  * Delivery is at most once and in memory: a consumer that must never miss
@@ -208,7 +215,13 @@ struct hl_event {
 	int64_t location_id;
 	int64_t subject_id; /* the record the event is about, or 0 */
 	const char *data;   /* a JSON object (text), never NULL: "{}" at least */
+	/* ABI 1.8: the user the record is assigned to, HL_EVERYONE, or 0
+	 * (nobody: "assigned only" users are not told). */
+	int64_t assigned_to;
 };
+
+/* hl_event.assigned_to of an event every user of the location may see. */
+#define HL_EVERYONE ((int64_t)-1)
 
 /* A handler runs on the scheduler thread like a job slice: `run` gives it
  * the write connection (hl_job_db), the budget (hl_job_over_budget), the
@@ -239,6 +252,16 @@ HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id,
 		      const char *data);
 HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
 			  int64_t subject_id, const char *data);
+/* ABI 1.8. As hl_publish and hl_job_publish, for a record assigned to
+ * user `assigned_to` (HL_EVERYONE: a thing every user of the location
+ * sees, a pipeline or a dashboard; 0: nobody's). Plain hl_publish and
+ * hl_job_publish give 0, so a user who sees only what is assigned to them
+ * hears of nothing a module did not say is theirs. */
+HL_API int hl_publish_assigned(struct hl_req *req, const char *name, int64_t subject_id,
+			       int64_t assigned_to, const char *data);
+HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
+				   int64_t location_id, int64_t subject_id, int64_t assigned_to,
+				   const char *data);
 
 /* ---------------------------------------------------------------------------
  * Pages. A module ships the browser pages of its feature as ES modules in

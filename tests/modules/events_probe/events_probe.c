@@ -57,7 +57,7 @@ HL_MODULE(.name = EVENTS_PROBE_NAME, .version = "1.0.0", .init = init,
 /* ---- the route ------------------------------------------------------------ */
 
 /* Publish the body's event at `item` ({"name", "subject", "data": JSON
- * text or null}) after writing a row, unless `write` is 0; returns what
+ * text or null, "assigned_to": a user, -1 for everyone, if given}) after writing a row, unless `write` is 0; returns what
  * hl_publish returned. */
 static int publish_one(struct hl_req *req, int item, int write)
 {
@@ -67,6 +67,10 @@ static int publish_one(struct hl_req *req, int item, int write)
 	if (tok >= 0 && hl_body_int(req, tok, &subject))
 		return HL_EINVAL;
 	const char *data = hl_body_string(req, hl_body_find(req, item, "data"));
+	int64_t assigned_to = 0;
+	tok = hl_body_find(req, item, "assigned_to");
+	if (tok >= 0 && hl_body_int(req, tok, &assigned_to))
+		return HL_EINVAL;
 	if (write) {
 		sqlite3_stmt *st = hl_scoped_write(req,
 			"INSERT INTO events_probe_writes (location_id, name) VALUES (:location, ?1)");
@@ -76,7 +80,8 @@ static int publish_one(struct hl_req *req, int item, int write)
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return HL_EDB;
 	}
-	return hl_publish(req, name, subject, data);
+	return tok >= 0 ? hl_publish_assigned(req, name, subject, assigned_to, data)
+			: hl_publish(req, name, subject, data);
 }
 
 /* POST /api/events_probe/publish {"events": [...], "status": 201,

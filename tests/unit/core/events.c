@@ -59,25 +59,25 @@ static void names_and_patterns(void)
 static void pending_lists(void)
 {
 	struct event_list l = { 0 };
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, NULL), 0);
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, " {\"k\": [1, {\"x\": null}]} "), 0);
-	CHECK_INT(event_list_add(&l, "a", 1, 2, NULL), HL_EINVAL);
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, "[]"), HL_EINVAL);
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, "{\"k\":}"), HL_EINVAL);
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, "{} {}"), HL_EINVAL);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, NULL), 0);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, " {\"k\": [1, {\"x\": null}]} "), 0);
+	CHECK_INT(event_list_add(&l, "a", 1, 2, 0, NULL), HL_EINVAL);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, "[]"), HL_EINVAL);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, "{\"k\":}"), HL_EINVAL);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, "{} {}"), HL_EINVAL);
 	char *big = malloc(EVENT_DATA_MAX + 16);
 	memset(big, ' ', EVENT_DATA_MAX + 15);
 	big[0] = '{';
 	big[EVENT_DATA_MAX + 14] = '}';
 	big[EVENT_DATA_MAX + 15] = '\0';
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, big), HL_ETOOBIG);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, big), HL_ETOOBIG);
 	free(big);
 	CHECK_INT(l.n, 2);
 	event_list_clear(&l);
 	CHECK_INT(l.n, 0);
 	CHECK(l.head == NULL);
 	/* Without a queue a hand-over only frees. */
-	CHECK_INT(event_list_add(&l, "a.b", 1, 2, NULL), 0);
+	CHECK_INT(event_list_add(&l, "a.b", 1, 2, 0, NULL), 0);
 	events_commit(NULL, &l);
 	CHECK_INT(l.n, 0);
 }
@@ -126,9 +126,9 @@ static void hand_over_and_deliver(void)
 	CHECK_INT(events_new(&ev, handlers, 3), 0);
 	events_listen(ev, listen, &heard);
 	struct event_list l = { 0 };
-	event_list_add(&l, "thing.created", 4, 5, "{\"a\":1}");
-	event_list_add(&l, "other.thing", 4, 0, NULL);
-	event_list_add(&l, "thing.broken", 6, 0, NULL);
+	event_list_add(&l, "thing.created", 4, 5, 0, "{\"a\":1}");
+	event_list_add(&l, "other.thing", 4, 0, 0, NULL);
+	event_list_add(&l, "thing.broken", 6, 0, 0, NULL);
 	events_commit(ev, &l);
 	CHECK_INT(heard.n, 3);
 	CHECK_STR(heard.what[0], "thing.created@4#5{\"a\":1}");
@@ -182,11 +182,11 @@ static void full_queue_drops_the_newest(void)
 	events_on_queue(ev, wake, NULL);
 	struct event_list l = { 0 };
 	for (int i = 0; i < EVENTS_QUEUE_MAX; i++)
-		event_list_add(&l, "thing.n", 1, i, NULL);
-	CHECK_INT(event_list_add(&l, "thing.n", 1, -1, NULL), HL_ETOOBIG);
+		event_list_add(&l, "thing.n", 1, i, 0, NULL);
+	CHECK_INT(event_list_add(&l, "thing.n", 1, -1, 0, NULL), HL_ETOOBIG);
 	events_commit(ev, &l);
 	for (int i = 0; i < 3; i++)
-		event_list_add(&l, "thing.late", 1, i, NULL);
+		event_list_add(&l, "thing.late", 1, i, 0, NULL);
 	events_commit(ev, &l);
 	CHECK_INT(wakes, 1); /* the late ones queued nothing */
 	struct event_stat st;

@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: MIT
+"""The live channel, GET /api/live, as WebSocket and as event stream: what
+a client of a location hears (and what it never hears), resuming by
+sequence number, the frames a client may not send, the Origin, a slow
+client, an ended session, a full server and a server that stops.
+
+Events come from the events_probe test module, whose route publishes what
+the test sends ("assigned_to" included). To show that a client did NOT
+hear something, a test publishes a marker where the client listens after
+it: events reach a client in the order they were published."""
+
+import json
+import threading
+import time
+
+from harness import ADMIN, Server, agency
+from live_client import BINARY, CLOSE, PING, PONG, TEXT, EventStream, Refused, WebSocket
+
+
+def live_server(locations=("Client A", "Client B"), env=None):
+    return agency(modules=("events_probe",), locations=locations, env=env)
+
+
+def publish(client, location, *events):
+    body = {"events": [e if isinstance(e, dict) else {"name": e} for e in events], "write": False}
+    r = client.post("/api/events_probe/publish", body, {"X-Location-Id": str(location)})
+    assert r.status == 201 and set(r.json()["rc"]) == {0}, r.body
+    return r
+
+
+def ws(s, client, path="/api/live", **kw):
+    return WebSocket(s.port, path, client=client, **kw)
+
+
+def names(messages):
+    return [m["event"] for m in messages if m.get("type") == "event"]
+
+
+def test_a_location_hears_its_own_events_and_nothing_else():
+    s, admin, (a, b) = live_server()
+    with s:
+        in_a = ws(s, admin, "/api/live?location_id=%d" % a)
+        stream_a = EventStream(s.port, "/api/live?location_id=%d" % a, client=admin)
+        in_b = ws(s, admin, "/api/live", headers={"X-Location-Id": str(b)})
+        publish(admin, a, {"name": "thing.moved", "subject": 42, "data": '{"stage_id":7}'})
+        publish(admin, b, "thing.marker")
+        m = in_a.message()
+        assert m["type"] == "event" and m["event"] == "thing.moved" and m["id"] == 42
+        assert m["location_id"] == a and m["data"] == {"stage_id": 7} and m["seq"] > 0
+        e = stream_a.message()
+        assert e == m and stream_a.last_id == str(m["seq"])
+        assert stream_a.head["content-type"].startswith("text/event-stream")
+        # B's first event is its marker: A's never reached it.
+        assert names([in_b.message()]) == ["thing.marker"]
+        # Data over 4 KB is left out: the client fetches the record.
+        publish(admin, a, {"name": "thing.big", "data": json.dumps({"x": "y" * 5000})})
+        big = in_a.message()
+        assert big["event"] == "thing.big" and big["data"] is None
+
+
+def test_agency_staff_may_listen_to_several_locations_or_the_agency():
+    s, admin, (a, b, c) = live_server(("A", "B", "C"))
+    with s:
+        two = ws(s, admin, "/api/live?locations=%d,%d" % (b, a))
+        every = ws(s, admin, "/api/live?scope=agency")
+        hello = two.message(skip=())
+        assert hello["type"] == "hello"
+        for loc, name in ((a, "thing.a"), (c, "thing.c"), (b, "thing.b")):
+            publish(admin, loc, name)
+        assert names([two.message(), two.message()]) == ["thing.a", "thing.b"]
+        assert names([every.message() for _ in range(3)]) == ["thing.a", "thing.c", "thing.b"]
+        with_bad = Refused
+        try:
+            ws(s, admin, "/api/live?locations=%d,9999" % a)
+            assert False, "a location that is not there was accepted"
+        except with_bad as e:
+            assert e.status == 404 and e.json()["error"]["code"] == "not_found"
+
+
+def test_assigned_only_users_hear_only_their_own_records():
+    s, admin, (loc,) = live_server(("Client",))
+    with s:
+        ids = {}
+        for email, only in (("olga@example.test", True), ("pete@example.test", False)):
+            r = admin.post("/api/admin/users", {"email": email, "name": email[:4],
+                                                "password": "pass-word-1", "role": "location_user",
+                                                "location_ids": [loc], "assigned_only": only})
+            assert r.status == 201, r.body
+            ids[email] = r.json()["id"]
+        olga_client = s.login("olga@example.test", "pass-word-1")
+        pete_client = s.login("pete@example.test", "pass-word-1")
+        olga, pete = ws(s, olga_client), ws(s, pete_client)
+        publish(admin, loc,
+                {"name": "thing.olgas", "assigned_to": ids["olga@example.test"]},
+                {"name": "thing.petes", "assigned_to": ids["pete@example.test"]},
+                {"name": "thing.nobodys"},
+                {"name": "thing.everyones", "assigned_to": -1})
+        assert names([olga.message(), olga.message()]) == ["thing.olgas", "thing.everyones"]
+        assert names([pete.message() for _ in range(4)]) == [
+            "thing.olgas", "thing.petes", "thing.nobodys", "thing.everyones"]
+        # Nothing else waits for Olga.
+        publish(admin, loc, {"name": "thing.marker", "assigned_to": -1})
+        assert names([olga.message()]) == ["thing.marker"]
+        # Nor may she listen to the whole agency.
+        try:
+            ws(s, olga_client, "/api/live?scope=agency")
+            assert False, "scope=agency was accepted for a location user"
+        except Refused as e:
+            assert e.status == 403
+
+
+def test_a_client_that_comes_back_gets_what_it_missed():
+    s, admin, (a, b) = live_server()
+    with s:
+        first = ws(s, admin, "/api/live?location_id=%d" % a)
+        publish(admin, a, "thing.one")
+        seen = first.message()["seq"]
+        first.close()
+        publish(admin, a, "thing.two", "thing.three")
+        publish(admin, b, "thing.elsewhere")
+        back = ws(s, admin, "/api/live?location_id=%d&since=%d" % (a, seen))
+        got = back.messages_until_quiet()
+        assert names(got) == ["thing.two", "thing.three"]
+        assert got[-1]["type"] == "hello" and got[-1]["seq"] >= got[-2]["seq"]
+        # An event stream comes back with the Last-Event-ID it was given.
+        stream = EventStream(s.port, "/api/live?location_id=%d" % a, client=admin,
+                             headers={"Last-Event-ID": str(seen)})
+        assert [stream.message()["event"], stream.message()["event"]] == ["thing.two", "thing.three"]
+        # A number from before the server's start (or from nowhere): reload.
+        old = ws(s, admin, "/api/live?location_id=%d&since=%d" % (a, seen - 10**12))
+        assert old.message(skip=())["type"] == "reload"
+        ahead = ws(s, admin, "/api/live?location_id=%d&since=%d" % (a, seen + 10**6))
+        assert ahead.message(skip=())["type"] == "reload"
+        try:
+            ws(s, admin, "/api/live?since=yesterday")
+            assert False, "a bad since was accepted"
+        except Refused as e:
+            assert e.status == 400 and e.json()["error"]["code"] == "bad_request"
+
+
+def test_frames_a_client_may_not_send_close_the_socket_with_a_reason():
+    s, admin, (a, _) = live_server()
+    with s:
+        c = ws(s, admin)
+        assert c.message(skip=())["type"] == "hello"
+        c.send(PING, b"are you there")
+        assert c.frame() == (PONG, b"are you there")
+        cases = (
+            (lambda w: w.send(TEXT, "hello", mask=False), 1002),      # clients must mask
+            (lambda w: w.sock.sendall(bytes([0xC1, 0x80]) + b"\0\0\0\0"), 1002),  # reserved bit
+            (lambda w: w.sock.sendall(bytes([0x83, 0x80]) + b"\0\0\0\0"), 1002),  # opcode 3
+            (lambda w: w.send(PING, b"x" * 126), 1002),               # control frame too long
+            (lambda w: w.send(TEXT, "x" * 70000), 1009),              # oversized
+            (lambda w: w.send(BINARY, b"\x00\x01"), 1003),            # binary
+            (lambda w: w.send(TEXT, '{"subscribe": 1}'), 1003),       # this stream only sends
+            (lambda w: w.send(CLOSE, b"\x03\xe8bye"), 1000),          # echoed
+        )
+        for send, code in cases:
+            w = ws(s, admin)
+            assert w.message(skip=())["type"] == "hello"
+            send(w)
+            assert w.close_code() == code, (code, w.closed)
+            assert w.at_end()
+        # The server still serves.
+        assert admin.get("/api/health").status == 200
+
+
+def test_requests_that_may_not_listen_are_refused_with_the_error_format():
+    s, admin, (a, _) = live_server()
+    with s:
+        cases = (
+            (dict(client=admin, headers={"Origin": "https://evil.example"}), 403, "wrong_origin"),
+            (dict(client=admin, headers={"Origin": "null"}), 403, "wrong_origin"),
+            (dict(client=None), 401, "unauthorized"),
+            (dict(client=admin, path="/api/live?scope=everything"), 400, "bad_request"),
+            (dict(client=admin, path="/api/live?location_id=999"), 404, "not_found"),
+        )
+        for kw, status, code in cases:
+            for open_stream in (WebSocket, EventStream):
+                try:
+                    open_stream(s.port, **kw)
+                    assert False, "accepted: %r" % kw
+                except Refused as e:
+                    assert (e.status, e.json()["error"]["code"]) == (status, code), (kw, e)
+        ours = ws(s, admin, headers={"Origin": "http://127.0.0.1:%d" % s.port})
+        assert ours.message(skip=())["type"] == "hello"
+        plain = admin.get("/api/live")
+        assert plain.status == 400 and "event stream" in plain.json()["error"]["message"]
+
+
+def test_a_slow_client_is_cut_off_and_the_others_get_everything():
+    s, admin, (a,) = live_server(("Client",), env={"PGHL_LIVE_BACKLOG_KB": "16"})
+    with s:
+        fast = ws(s, admin)
+        slow = ws(s, admin, receive_buffer=4096)  # reads its handshake, then nothing
+        total, ids = 1200, []
+        reader = threading.Thread(target=lambda: ids.extend(
+            fast.message(timeout=20)["id"] for _ in range(total)))
+        reader.start()
+        data = json.dumps({"pad": "x" * 3000})
+        for first in range(0, total, 40):
+            publish(admin, a, *[{"name": "thing.n", "subject": first + i, "data": data}
+                                for i in range(40)])
+        reader.join()
+        assert ids == list(range(total))
+        assert slow.at_end(timeout=10)
+    assert "did not keep up" in s.log
+
+
+def test_an_ended_session_closes_its_streams():
+    s, admin, (a, _) = live_server(env={"PGHL_LIVE_CHECK_S": "1"})
+    with s:
+        r = admin.post("/api/admin/users", {"email": "pete@example.test", "name": "Pete",
+                                            "password": "pass-word-1", "role": "agency_user"})
+        assert r.status == 201, r.body
+        other = s.login("pete@example.test", "pass-word-1")
+        w, e = ws(s, admin), EventStream(s.port, client=admin)
+        kept = ws(s, other)
+        s.sql("UPDATE sessions SET expires_at = 1 WHERE user_id ="
+              " (SELECT id FROM users WHERE email = ?)", ADMIN[0])
+        assert w.close_code(timeout=10) == 4401
+        assert e.message(timeout=10) == {"type": "bye", "reason": "signed_out"}
+        # The other session goes on.
+        publish(other, a, "thing.after")
+        assert names([kept.message()]) == ["thing.after"]
+
+
+def test_a_server_that_stops_closes_every_live_connection():
+    s, admin, _ = live_server(("Client",))
+    with s:
+        sockets = [ws(s, admin) for _ in range(5)]
+        streams = [EventStream(s.port, client=admin) for _ in range(2)]
+        for w in sockets:
+            w.message(skip=())
+        assert s.stop() == 0
+        for w in sockets:
+            assert w.close_code() == 1001 and w.at_end()
+        for e in streams:
+            assert e.message() == {"type": "bye", "reason": "server_stopping"}
+
+
+def test_live_clients_leave_the_workers_free_and_their_number_is_bounded():
+    s, admin, (a, _) = live_server(env={"PGHL_THREADS": "4", "PGHL_LIVE_CONNECTIONS": "60"})
+    with s:
+        open_ = [ws(s, admin) for _ in range(40)] + [EventStream(s.port, client=admin)
+                                                       for _ in range(20)]
+        # Four workers, sixty clients: the API still answers at once.
+        for _ in range(10):
+            assert admin.get("/api/auth/me").status == 200
+        try:
+            ws(s, admin)
+            assert False, "a 61st live connection was accepted"
+        except Refused as e:
+            assert e.status == 503 and e.head.get("retry-after") == "5"
+        open_.pop().close()
+        time.sleep(0.3)
+        ws(s, admin)  # a place was given back
