@@ -287,6 +287,8 @@ void events_commit(struct events *ev, struct event_list *l)
 			free(e);
 	}
 	memset(l, 0, sizeof(*l));
+	if (ev->listener)
+		ev->listener(ev->listener_arg, NULL); /* the hand-over is whole */
 	ev->queued = ev->queue.n;
 	if (ev->queue.n > before && ev->wake)
 		ev->wake(ev->wake_arg);

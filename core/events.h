@@ -77,8 +77,9 @@ void events_commit(struct events *ev, struct event_list *l);
 void events_request_end(struct events *ev, int committed);
 
 /* The hook for the live channel: `fn` sees every event handed over, with
- * or without a handler, in hand-over order. It is called on the thread
- * that committed, with the queue's lock held, so it must only copy what it
+ * or without a handler, in hand-over order, then NULL once the events of
+ * one transaction are all handed over. It is called on the thread that
+ * committed, with the queue's lock held, so it must only copy what it
  * needs (the event lives until it returns) and never publish. One
  * listener; NULL removes it. */
 typedef void event_listener(void *arg, const struct hl_event *e);

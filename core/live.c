@@ -583,7 +583,6 @@ static void tick(struct live *l, long long now)
 		if (!l->conns[i]->closing)
 			keep_alive(l, l->conns[i], now);
 	check_sessions(l, now);
-	ring_trim(&l->ring, l->cursor, now);
 }
 
 /* ---- the thread --------------------------------------------------------------------- */
@@ -634,6 +633,9 @@ static void *run(void *arg)
 		serve_events(l, ev, n > 0 ? n : 0, now);
 		fan_out(l);
 		take_incoming(l, now);
+		/* Everyone has had what was fanned out: the ring keeps it for
+		 * those who come back, within its bounds (cheap when it has room). */
+		ring_trim(&l->ring, l->cursor, now);
 		if (now >= l->next_tick_us) {
 			tick(l, now);
 			l->next_tick_us = now + TICK_US;
@@ -733,7 +735,12 @@ void live_free(struct live *l)
 void live_publish(void *arg, const struct hl_event *e)
 {
 	struct live *l = arg;
-	if (ring_push(&l->ring, e) == 1)
+	/* One wake-up for a transaction's events, after the last: woken at
+	 * the first, the thread would send a part to every client, then the
+	 * rest, twice the sends for the same frames. */
+	if (e)
+		ring_push(&l->ring, e);
+	else if (ring_wake_due(&l->ring))
 		wake(l);
 }
 

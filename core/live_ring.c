@@ -62,14 +62,24 @@ int ring_push(struct live_ring *r, const struct hl_event *e)
 			x->at_us = now_us();
 			r->bytes += x->len;
 			r->head++;
-			rc = !r->wake_due;
-			r->wake_due = 1;
+			if (!r->wake_due)
+				r->wake_due = 1;
 		}
 	}
 	if (rc < 0)
 		r->dropped++;
 	pthread_mutex_unlock(&r->lock);
 	return rc;
+}
+
+int ring_wake_due(struct live_ring *r)
+{
+	pthread_mutex_lock(&r->lock);
+	int due = r->wake_due == 1;
+	if (due)
+		r->wake_due = 2; /* told: until the reader looks */
+	pthread_mutex_unlock(&r->lock);
+	return due;
 }
 
 uint64_t ring_head(struct live_ring *r, long long *dropped)
@@ -93,7 +103,7 @@ uint64_t ring_oldest(struct live_ring *r)
 void ring_trim(struct live_ring *r, uint64_t keep_from, long long now)
 {
 	pthread_mutex_lock(&r->lock);
-	while (r->tail < keep_from) {
+	while (r->tail < keep_from && r->tail < r->head) {
 		struct live_entry *x = &r->slots[r->tail % LIVE_RING_SLOTS];
 		int crowded = r->head - r->tail > LIVE_RING_SLOTS / 2 || r->bytes > LIVE_RING_BYTES / 2;
 		if (!crowded && now - x->at_us < LIVE_KEEP_US)

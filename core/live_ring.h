@@ -38,7 +38,7 @@ struct live_ring {
 	struct live_entry slots[LIVE_RING_SLOTS];
 	uint64_t head, tail;  /* under lock; tail moves on the reader only */
 	size_t bytes;         /* of the kept entries' JSON */
-	int wake_due;         /* under lock: the reader must be woken */
+	int wake_due;         /* under lock: 1 the reader must be woken, 2 it was */
 	long long dropped;    /* under lock: events not kept, the ring full */
 };
 
@@ -46,10 +46,12 @@ struct live_ring {
 void ring_init(struct live_ring *r);
 void ring_release(struct live_ring *r);
 
-/* Number `e` and keep it as JSON. 1 when the reader must be woken (the
- * first event since it last looked), else 0; HL_ENOMEM or HL_ETOOBIG (the
- * ring is full: the reader is far behind) after counting it dropped. */
+/* Number `e` and keep it as JSON: 0; HL_ENOMEM or HL_ETOOBIG (the ring is
+ * full: the reader is far behind) after counting it dropped. */
 int ring_push(struct live_ring *r, const struct hl_event *e);
+/* After a publisher's last push: 1 when the reader must be woken (events
+ * came since it last looked and nobody woke it yet), else 0. */
+int ring_wake_due(struct live_ring *r);
 
 /* The reader's side. ring_head: the next number to give, and how many
  * events were dropped since the start (the wake-up is re-armed). ring_at: the entry `seq`, which must be

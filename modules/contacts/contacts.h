@@ -59,6 +59,10 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 int contact_index(struct hl_db *db, int64_t id, int fresh);
 /* Whether a change of the fields in `given` changes the search line. */
 int contact_searchable(unsigned given);
+/* Publish `event` about contact `id` for its owner: on the live channel a
+ * user who sees only their own contacts hears only of those. In the
+ * request's write transaction. */
+int contact_publish(struct hl_req *req, const char *event, int64_t id, const char *data);
 /* Whether contact `id` is a live one of the location that the caller may
  * open (an "assigned only" caller: only their own): 1, 0, HL_EDB. `db`:
  * the request's reader, or its writer to act on the answer. */

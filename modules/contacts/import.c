@@ -222,7 +222,7 @@ static int check_row(struct import *im, int nfields, struct contact_input *in)
 
 static int publish(struct import *im, const char *name, int64_t id)
 {
-	return im->req ? hl_publish(im->req, name, id, NULL)
+	return im->req ? contact_publish(im->req, name, id, NULL)
 		       : hl_job_publish(im->run, name, im->location, id, NULL);
 }
 

@@ -58,7 +58,7 @@ int notes_add(struct hl_req *req)
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such contact")
 					 : HL_EDB;
-	rc = hl_publish(req, "contact.note_added", id,
+	rc = contact_publish(req, "contact.note_added", id,
 			hl_sprintf(req, "{\"note_id\":%lld}", (long long)sqlite3_column_int64(st, 0)));
 	if (rc)
 		return rc;
@@ -84,7 +84,7 @@ int notes_delete(struct hl_req *req)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
 		return hl_reply_error(req, 404, "not_found", "no such note");
-	int rc = hl_publish(req, "contact.note_deleted", id,
+	int rc = contact_publish(req, "contact.note_deleted", id,
 			    hl_sprintf(req, "{\"note_id\":%lld}", (long long)note));
 	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }

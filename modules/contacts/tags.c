@@ -124,7 +124,7 @@ static int apply(struct hl_req *req, int64_t id, struct tag_set *set, int put)
 		return 0;
 	if (!set->event_data) /* after the first change, when new tags exist */
 		set->event_data = tag_ids_of(req, set->names, set->n);
-	int rc = hl_publish(req, put ? "contact.tagged" : "contact.untagged", id,
+	int rc = contact_publish(req, put ? "contact.tagged" : "contact.untagged", id,
 			    set->event_data);
 	return rc ? rc : changed;
 }

@@ -97,7 +97,7 @@ static int finish(struct hl_req *req, int64_t id, int status, int index, const c
 		return rc == HL_EINVAL ? 0 : rc;
 	if (index && (rc = contact_index(hl_write_begin(req), id, index == 1)))
 		return rc;
-	rc = hl_publish(req, event, id, data);
+	rc = contact_publish(req, event, id, data);
 	return rc ? rc : contacts_reply_record(req, status, id);
 }
 
@@ -220,6 +220,6 @@ int contacts_delete(struct hl_req *req)
 	sqlite3_bind_int64(st, 2, id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
-	int rc = hl_publish(req, "contact.deleted", id, NULL);
+	int rc = contact_publish(req, "contact.deleted", id, NULL);
 	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }

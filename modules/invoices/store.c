@@ -68,10 +68,11 @@ int invoice_contact_ok(struct hl_req *req, int64_t id)
 }
 
 /* The contacts module counts events whose data name a contact as that
- * contact's activity (its activity.c). */
+ * contact's activity (its activity.c). Invoices have no owner: every user
+ * of the location sees them, and hears of them. */
 int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t contact_id)
 {
-	return hl_publish(req, name, id, contact_id
+	return hl_publish_assigned(req, name, id, HL_EVERYONE, contact_id
 		? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact_id) : NULL);
 }
 

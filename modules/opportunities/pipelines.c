@@ -76,7 +76,7 @@ int pipelines_create(struct hl_req *req)
 	if (opp_run(st))
 		return HL_EDB;
 	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
-	rc = hl_publish(req, "pipeline.created", id, NULL);
+	rc = hl_publish_assigned(req, "pipeline.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 201, id);
 }
 
@@ -102,7 +102,7 @@ int pipelines_change(struct hl_req *req)
 	hl_bind_int(st, ":id", id);
 	if ((rc = opp_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
-	rc = hl_publish(req, "pipeline.updated", id, NULL);
+	rc = hl_publish_assigned(req, "pipeline.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 200, id);
 }
 
@@ -134,6 +134,6 @@ int pipelines_delete(struct hl_req *req)
 		if (opp_run(st))
 			return HL_EDB;
 	}
-	rc = hl_publish(req, "pipeline.deleted", id, NULL);
+	rc = hl_publish_assigned(req, "pipeline.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : opp_no_content(req);
 }

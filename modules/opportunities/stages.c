@@ -101,7 +101,7 @@ int stages_create(struct hl_req *req)
 	int64_t id;
 	if ((rc = opp_step_int(st, &id)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
-	rc = hl_publish(req, "stage.created", id, NULL);
+	rc = hl_publish_assigned(req, "stage.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 201, id);
 }
 
@@ -126,7 +126,7 @@ int stages_change(struct hl_req *req)
 	bind_stage(st, &in, id);
 	if ((rc = opp_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
-	rc = hl_publish(req, "stage.updated", id, NULL);
+	rc = hl_publish_assigned(req, "stage.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 200, id);
 }
 
@@ -152,6 +152,6 @@ int stages_delete(struct hl_req *req)
 	hl_bind_int(st, ":id", id);
 	if (opp_run(st))
 		return HL_EDB;
-	rc = hl_publish(req, "stage.deleted", id, NULL);
+	rc = hl_publish_assigned(req, "stage.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : opp_no_content(req);
 }

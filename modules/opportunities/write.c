@@ -25,15 +25,38 @@ struct deal_now {
 	const char *status;
 };
 
+/* Deal `id`'s owner as the write transaction sees it: a user, 0 for none,
+ * or HL_EDB. */
+static int64_t owner_of(struct hl_req *req, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(owner_id, 0) FROM opportunities"
+					   " WHERE id = ?1 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	int64_t owner = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? owner : HL_EDB;
+}
+
 /* Publish `event` about deal `id` with `extra` JSON members (or "") and
- * its contact, when it has one. */
-static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact,
-		   const char *extra)
+ * its contact, when it has one, for its `owner` (on the live channel a
+ * user who sees only their own deals hears only of those). */
+static int publish_for(struct hl_req *req, const char *event, int64_t id, int64_t contact,
+		       const char *extra, int64_t owner)
 {
 	const char *data = hl_sprintf(req, "{%s%s%s}", extra,
 		*extra && contact ? "," : "",
 		contact ? hl_sprintf(req, "\"contact_id\":%lld", (long long)contact) : "");
-	return hl_publish(req, event, id, data);
+	return hl_publish_assigned(req, event, id, owner, data);
+}
+
+static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact,
+		   const char *extra)
+{
+	int64_t owner = owner_of(req, id);
+	return owner < 0 ? (int)owner : publish_for(req, event, id, contact, extra, owner);
 }
 
 /* Where a deal goes in `stage` with `status`: the position asked for, the
@@ -253,6 +276,9 @@ int opp_delete(struct hl_req *req)
 	int64_t id, contact;
 	if (hl_param_id(req, "id", &id))
 		return 0;
+	int64_t owner = owner_of(req, id); /* told of it, once it is gone */
+	if (owner < 0)
+		return (int)owner;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM opportunities WHERE id = :id"
 		" AND location_id = :location AND (:me = 0 OR owner_id = :me) RETURNING ifnull(contact_id, 0)");
 	if (!st)
@@ -262,6 +288,6 @@ int opp_delete(struct hl_req *req)
 	int rc = opp_step_int(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");
-	rc = publish(req, "opportunity.deleted", id, contact, "");
+	rc = publish_for(req, "opportunity.deleted", id, contact, "", owner);
 	return rc ? rc : opp_no_content(req);
 }

@@ -99,7 +99,7 @@ int dashboards_create(struct hl_req *req)
 	int64_t id = reports_step_id(st);
 	if (id <= 0)
 		return HL_EDB;
-	int rc = hl_publish(req, "dashboard.created", id, NULL);
+	int rc = hl_publish_assigned(req, "dashboard.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_record(req, 201, id);
 }
 
@@ -119,7 +119,7 @@ int dashboards_change(struct hl_req *req)
 	int64_t done = reports_step_id(st);
 	if (done <= 0)
 		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");
-	int rc = hl_publish(req, "dashboard.updated", id, NULL);
+	int rc = hl_publish_assigned(req, "dashboard.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_record(req, 200, id);
 }
 
@@ -143,6 +143,6 @@ int dashboards_delete(struct hl_req *req)
 	int64_t done = reports_step_id(st);
 	if (done <= 0)
 		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");
-	int rc = hl_publish(req, "dashboard.deleted", id, NULL);
+	int rc = hl_publish_assigned(req, "dashboard.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }

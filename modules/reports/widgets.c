@@ -134,7 +134,8 @@ static int reply_widget(struct hl_req *req, int status, int64_t id)
 
 static int publish(struct hl_req *req, const char *event, int64_t id, int64_t dashboard)
 {
-	return hl_publish(req, event, id, hl_sprintf(req, "{\"dashboard_id\":%lld}", (long long)dashboard));
+	return hl_publish_assigned(req, event, id, HL_EVERYONE,
+				   hl_sprintf(req, "{\"dashboard_id\":%lld}", (long long)dashboard));
 }
 
 int widgets_create(struct hl_req *req)

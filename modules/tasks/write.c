@@ -123,11 +123,35 @@ static int step_returning(sqlite3_stmt *st, int64_t *contact)
 	return rc == SQLITE_DONE ? found : HL_EDB;
 }
 
-/* Publish `event` about task `id` with its contact, when it has one. */
+/* Task `id`'s assignee as the write transaction sees it: a user, 0 for
+ * none, or HL_EDB. */
+static int64_t assignee_of(struct hl_req *req, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(assignee_id, 0) FROM tasks"
+					   " WHERE id = ?1 AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	int64_t assignee = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? assignee : HL_EDB;
+}
+
+/* Publish `event` about task `id` with its contact, when it has one, for
+ * its `assignee` (on the live channel a user who sees only their own
+ * tasks hears only of those). */
+static int publish_for(struct hl_req *req, const char *event, int64_t id, int64_t contact,
+		       int64_t assignee)
+{
+	return hl_publish_assigned(req, event, id, assignee,
+			  contact ? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact) : NULL);
+}
+
 static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact)
 {
-	return hl_publish(req, event, id,
-			  contact ? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact) : NULL);
+	int64_t assignee = assignee_of(req, id);
+	return assignee < 0 ? (int)assignee : publish_for(req, event, id, contact, assignee);
 }
 
 /* POST /api/tasks: 201 with the task. An "assigned only" user's task is
@@ -189,6 +213,9 @@ int tasks_delete(struct hl_req *req)
 	int64_t id, contact;
 	if (hl_param_id(req, "id", &id))
 		return 0;
+	int64_t assignee = assignee_of(req, id); /* told of it, once it is gone */
+	if (assignee < 0)
+		return (int)assignee;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM tasks WHERE id = :id"
 		" AND location_id = :location AND (:me = 0 OR assignee_id = :me) RETURNING contact_id");
 	if (!st)
@@ -198,7 +225,7 @@ int tasks_delete(struct hl_req *req)
 	int rc = step_returning(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
-	rc = publish(req, "task.deleted", id, contact);
+	rc = publish_for(req, "task.deleted", id, contact, assignee);
 	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
 }
 

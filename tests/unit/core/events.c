@@ -89,10 +89,13 @@ struct log {
 	char what[16][48];
 };
 
+/* Logs each event, and "end" after the last of a hand-over. */
 static void listen(void *arg, const struct hl_event *e)
 {
 	struct log *lg = arg;
-	if (lg->n < 16)
+	if (lg->n < 16 && !e)
+		snprintf(lg->what[lg->n++], sizeof(lg->what[0]), "end");
+	else if (lg->n < 16)
 		snprintf(lg->what[lg->n++], sizeof(lg->what[0]), "%s@%lld#%lld%s", e->name,
 			 (long long)e->location_id, (long long)e->subject_id, e->data);
 }
@@ -130,10 +133,11 @@ static void hand_over_and_deliver(void)
 	event_list_add(&l, "other.thing", 4, 0, 0, NULL);
 	event_list_add(&l, "thing.broken", 6, 0, 0, NULL);
 	events_commit(ev, &l);
-	CHECK_INT(heard.n, 3);
+	CHECK_INT(heard.n, 4);
 	CHECK_STR(heard.what[0], "thing.created@4#5{\"a\":1}");
 	CHECK_STR(heard.what[1], "other.thing@4#0{}");
 	CHECK_STR(heard.what[2], "thing.broken@6#0{}");
+	CHECK_STR(heard.what[3], "end");
 	CHECK_INT(events_queued(ev), 2); /* nothing takes other.thing */
 
 	/* A request's events: handed over only when it committed. */
@@ -143,8 +147,9 @@ static void hand_over_and_deliver(void)
 	CHECK_INT(hl_publish(&req, "thing.kept", 1, NULL), 0);
 	CHECK_INT(hl_publish(&req, "Thing.bad", 1, NULL), HL_EINVAL);
 	events_request_end(ev, 1);
-	CHECK_INT(heard.n, 4);
-	CHECK_STR(heard.what[3], "thing.kept@9#1{}");
+	CHECK_INT(heard.n, 6);
+	CHECK_STR(heard.what[4], "thing.kept@9#1{}");
+	CHECK_STR(heard.what[5], "end");
 
 	CHECK_INT(events_deliver(ev, call, &called, 10 * 1000000LL), 0);
 	CHECK_INT(called.n, 5);
