@@ -610,7 +610,7 @@ static void connection_closed(const struct mg_connection *conn)
  * dispatch, and answers the handshake itself (live_route.c). */
 static int upgrade_connect(const struct mg_connection *conn, void *data)
 {
-	live_upgrade_begin();
+	live_upgrade_begin(((struct server *)data)->live);
 	dispatch((struct mg_connection *)conn, data);
 	return live_upgrade_accepted() ? 0 : 1;
 }

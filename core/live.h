@@ -97,7 +97,7 @@ int live_register(struct router *r);
  * upgrade; then, once
  * civetweb answered 101, take the socket; or drop what the route
  * prepared when the handshake went no further. On the worker thread. */
-void live_upgrade_begin(void);
+void live_upgrade_begin(struct live *l);
 int live_upgrade_accepted(void);
 void live_upgrade_ready(struct live *l, struct mg_connection *conn);
 void live_upgrade_abandon(struct live *l);

@@ -251,8 +251,11 @@ static int live_open(struct hl_req *r)
 
 /* ---- civetweb's WebSocket callbacks (http.c) --------------------------------------- */
 
-void live_upgrade_begin(void)
+void live_upgrade_begin(struct live *l)
 {
+	/* A handshake civetweb could not write calls neither the ready nor
+	 * the close callback: what the route prepared for it goes now. */
+	live_upgrade_abandon(l);
 	upgrading = 1;
 }
 

@@ -16,6 +16,7 @@
 #include "events.h"
 #include "guard.h"
 #include "jobs.h"
+#include "live.h"
 #include "log.h"
 #include "metrics.h"
 #include "request.h"
@@ -283,6 +284,23 @@ static void json_events(struct hl_json *j, struct events *events)
 	hl_json_object_end(j);
 }
 
+static void json_live(struct hl_json *j, struct live *live)
+{
+	struct live_stat st;
+	live_snapshot(live, &st);
+	hl_json_key(j, "live");
+	hl_json_object(j);
+	put_int(j, "connections", st.connections);
+	put_int(j, "opened", st.opened);
+	put_int(j, "frames", st.frames);
+	put_int(j, "bytes", st.bytes);
+	put_int(j, "cut_slow", st.slow);
+	put_int(j, "signed_out", st.signed_out);
+	put_int(j, "kept", st.kept);
+	put_int(j, "dropped", st.dropped);
+	hl_json_object_end(j);
+}
+
 static void json_sqlite(struct hl_json *j, struct hl_req *req)
 {
 	hl_json_key(j, "sqlite");
@@ -351,6 +369,7 @@ static int metrics_json(struct hl_req *req)
 	hl_json_object_end(j);
 	json_jobs(j, srv->jobs);
 	json_events(j, srv->events);
+	json_live(j, srv->live);
 	json_sqlite(j, req);
 	json_tables(j, req);
 	hl_json_object_end(j);
@@ -556,6 +575,21 @@ static void prom_events(struct buf *b, struct events *events)
 	      (double)st.queued);
 }
 
+static void prom_live(struct buf *b, struct live *live)
+{
+	struct live_stat st;
+	live_snapshot(live, &st);
+	gauge(b, "hyperlevel_live_connections", "Live-update connections open now.",
+	      (double)st.connections);
+	counter(b, "hyperlevel_live_frames_total", "Event frames queued for live connections.",
+		st.frames);
+	counter(b, "hyperlevel_live_bytes_total", "Bytes written to live connections.", st.bytes);
+	counter(b, "hyperlevel_live_cut_slow_total", "Live connections cut off: they did not keep up.",
+		st.slow);
+	counter(b, "hyperlevel_live_signed_out_total", "Live connections closed: the session ended.",
+		st.signed_out);
+}
+
 static void prom_tables(struct buf *b, struct hl_req *req)
 {
 	const struct changes *ch = db_changes(req->srv->db);
@@ -593,6 +627,7 @@ static int metrics_text(struct hl_req *req)
 	prom_server(&b, req->srv);
 	prom_jobs(&b, req->srv->jobs);
 	prom_events(&b, req->srv->events);
+	prom_live(&b, req->srv->live);
 	prom_tables(&b, req);
 	int rc = b.oom ? HL_ENOMEM
 		       : hl_reply_raw(req, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);

@@ -37,6 +37,7 @@
  */
 import { createApi } from './api.js';
 import { html } from './html.js';
+import { createLive } from './live.js';
 import * as ui from './ui.js';
 
 const APP = '/app';
@@ -91,6 +92,7 @@ export async function start(me, hooks) {
 		routes: [],
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
+		live: null,       /* the live connection (live.js) */
 		reveal: 0,        /* the timer that shows the app (start) */
 		routed: '',       /* the path and query last routed */
 		el: {},
@@ -99,6 +101,10 @@ export async function start(me, hooks) {
 		location: () => mine.loc ? mine.loc.id : null,
 		csrf: () => mine.me.csrf_token,
 		onUnauthorized: () => expired(mine),
+	});
+	mine.live = createLive({
+		onSignedOut: () => expired(mine),
+		onStatus: (up) => liveStatus(mine, up),
 	});
 	for (const e of hooks.early || [])
 		mine.api.adopt(e.path, e.where, e.response);
@@ -149,6 +155,7 @@ function stop() {
 	if (!s)
 		return;
 	leavePage();
+	s.live.close();
 	clearTimeout(s.reveal);
 	window.removeEventListener('popstate', onPopState);
 	document.removeEventListener('pointerdown', onPointerDown);
@@ -157,6 +164,15 @@ function stop() {
 	app.textContent = '';
 	s = null;
 	seq++;
+}
+
+/* The header says when changes made by others stop coming in. */
+function liveStatus(mine, up) {
+	if (s !== mine)
+		return;
+	const el = document.querySelector('.live-down');
+	if (el)
+		el.textContent = up ? '' : 'Reconnecting… changes by others show when back';
 }
 
 function expired(mine) {
@@ -193,6 +209,7 @@ function frame() {
 	<button type="button" class="btn menu-button" aria-expanded="false" aria-controls="side">${bars()}Menu</button>
 	<a class="brand" href="${APP}">${logo()}<span>HyperLevel</span></a>
 	<span class="top-space"></span>
+	<span class="live-down" role="status"></span>
 	<span class="who"><span class="who-name">${me.user.name}</span><span class="who-org">${me.agency && me.agency.name}</span></span>
 	<button type="button" class="btn signout">Sign out</button>
 </header>
@@ -407,6 +424,7 @@ async function chooseLocation(url, live) {
 		store(CHOSEN, String(loc.id));
 	if (loc !== s.loc || s.pagesFor === undefined) {
 		s.loc = loc;
+		s.live.follow(loc ? loc.id : null);
 		place();
 		s.pagesLoading = loadPages();
 	}
@@ -735,6 +753,7 @@ async function openPage(m, live) {
 		setQuery: (query) => setQuery(query, live),
 		queryOf,
 		signal: controller.signal,
+		onLive: (patterns, fn) => mine.live.on(patterns, fn, controller.signal),
 	};
 	let leave;
 	try {

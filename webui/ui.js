@@ -95,6 +95,30 @@ export function figure(label, value, note, tone) {
 
 let errorSeq = 0;
 
+/* A function that runs `refresh` now, or, while the person is busy in
+ * `area` (typing in a field there, a row opened for editing, shown by
+ * aria-expanded="true", or a question of confirm open), once they are done: for pages that redraw on
+ * changes made elsewhere (ctx.onLive), so a redraw never takes away what
+ * someone is writing. Stops when `signal` aborts. */
+export function whenFree(area, refresh, signal) {
+	let timer = 0;
+	signal.addEventListener('abort', () => clearTimeout(timer));
+	const typing = (el) => el && area.contains(el) &&
+		(el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' ||
+			(el.tagName === 'INPUT' && !/^(checkbox|radio|button|submit)$/.test(el.type)));
+	const run = () => {
+		clearTimeout(timer);
+		if (signal.aborted)
+			return;
+		if (typing(document.activeElement) ||
+			area.querySelector('[aria-expanded="true"], [role="alertdialog"]'))
+			timer = setTimeout(run, 500);
+		else
+			refresh();
+	};
+	return run;
+}
+
 export function clearErrors(form) {
 	for (const el of Array.from(form.querySelectorAll('.field-error, .form-error')))
 		el.remove();

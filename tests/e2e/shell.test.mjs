@@ -318,8 +318,11 @@ describe('shell', () => {
 		const held = new Promise((resolve) => { release = resolve; });
 		await context.route('**/api/auth/me', async (route) => {
 			await held;
-			await route.continue();
-			answered = true;
+			try {
+				await route.continue();
+			} finally { /* let go, even when the page no longer wanted it */
+				answered = true;
+			}
 		});
 		await page.keyboard.press('Enter');
 		await page.keyboard.type(locations[3].name);

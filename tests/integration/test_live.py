@@ -202,6 +202,8 @@ def test_a_slow_client_is_cut_off_and_the_others_get_everything():
             ids += [fast.message()["id"] for _ in range(10)]
         assert ids == list(range(1200))
         assert slow.at_end(timeout=10)
+        live = admin.get("/api/admin/metrics").json()["live"]
+        assert live["cut_slow"] == 1 and live["connections"] == 1, live
     assert "did not keep up" in s.log
 
 

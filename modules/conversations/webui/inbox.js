@@ -10,6 +10,8 @@
  *
  * The inbox's last answer is kept while the app runs, so that opening
  * another thread draws the inbox at once and then brings it up to date.
+ * Both follow what others do (ctx.onLive): a message that comes in shows
+ * in the inbox and, when its thread is open, at the bottom of it.
  * Every name and message is put in as text (ctx.html, textContent).
  */
 
@@ -60,6 +62,7 @@ export default async function page(view, ctx) {
 	};
 	let cursor = null;
 	let seq = 0;
+	let threadHears = null; /* the open thread's part of a live update */
 
 	ctx.title(thread ? thread[0].contact_name || 'Conversation' : 'Conversations');
 	view.classList.add('inbox-page');
@@ -195,6 +198,33 @@ export default async function page(view, ctx) {
 		}, () => {});
 	}
 
+	/* Changes by others: the inbox asked again for as many as it shows
+	 * (the focus staying on the same conversation), and the open thread
+	 * told. */
+	async function inboxChanged(events) {
+		const mine = seq;
+		const shown = el.list.children.length;
+		const ask = Object.assign({}, filters, shown > 50 ? { limit: Math.min(shown, 1000) } : {});
+		let answer;
+		try {
+			answer = await api.get('/api/conversations', ask);
+		} catch (e) {
+			return; /* the next change asks again */
+		}
+		if (mine !== seq || ctx.signal.aborted)
+			return;
+		const active = document.activeElement;
+		const focused = active && el.list.contains(active) ? active.dataset.id : null;
+		lastInbox = { key: (ctx.location ? ctx.location.id : '') + ' ' + JSON.stringify(filters), answer };
+		showInbox(answer, true);
+		const again = focused && el.list.querySelector('[data-id="' + focused + '"]');
+		if (again)
+			again.focus({ preventScroll: true });
+		if (threadHears)
+			threadHears(events);
+	}
+	ctx.onLive(['message.*', 'conversation.*'], inboxChanged);
+
 	/* ---- the thread ---- */
 
 	if (thread)
@@ -236,9 +266,42 @@ export default async function page(view, ctx) {
 		const note = el.thread.querySelector('.i-older-note');
 		const form = el.thread.querySelector('.i-compose');
 		const star = el.thread.querySelector('[data-star]');
-		for (const m of (page1.data || []).slice().reverse())
+		const shown = new Set();
+		for (const m of (page1.data || []).slice().reverse()) {
 			list.append(message(m));
+			shown.add(m.id);
+		}
 		requestAnimationFrame(() => { scroll.scrollTop = scroll.scrollHeight; });
+
+		/* Messages of this thread sent or received elsewhere join it at
+		 * the bottom; read at once when the page is being looked at. */
+		threadHears = async (events) => {
+			const ours = events.some((e) => e.type === 'reload' ||
+				(e.event.startsWith('message.') && e.data && e.data.conversation_id === c.id));
+			if (!ours)
+				return;
+			let newest;
+			try {
+				newest = await api.get('/api/conversations/' + c.id + '/messages');
+			} catch (e) {
+				return;
+			}
+			if (ctx.signal.aborted)
+				return;
+			const atEnd = scroll.scrollTop + scroll.clientHeight >= scroll.scrollHeight - 40;
+			let heard = false;
+			for (const m of (newest.data || []).slice().reverse()) {
+				if (shown.has(m.id))
+					continue;
+				shown.add(m.id);
+				list.append(message(m));
+				heard = heard || m.direction !== 'outbound';
+			}
+			if (atEnd)
+				scroll.scrollTop = scroll.scrollHeight;
+			if (heard && document.visibilityState === 'visible')
+				api.post('/api/conversations/' + c.id + '/read').catch(() => {});
+		};
 
 		let loading = false;
 		scroll.addEventListener('scroll', async () => {
@@ -315,7 +378,10 @@ export default async function page(view, ctx) {
 			} finally {
 				button.disabled = false;
 			}
-			list.append(message(sent));
+			if (!shown.has(sent.id)) {
+				shown.add(sent.id);
+				list.append(message(sent));
+			}
 			scroll.scrollTop = scroll.scrollHeight;
 			form.elements.body.value = '';
 			form.elements.body.focus();

@@ -165,6 +165,28 @@ export default async function invoice(view, ctx, lib) {
 		}
 	}
 
+	/* Changed elsewhere (a payment recorded, the invoice sent): drawn
+	 * again as it is now, once nobody is typing in it. */
+	const redraw = ui.whenFree(view, async () => {
+		let now;
+		try {
+			now = await api.get(path);
+		} catch (e) {
+			return; /* deleted, or the next change asks again */
+		}
+		if (ctx.signal.aborted || JSON.stringify(now) === JSON.stringify(inv))
+			return;
+		const had = view.contains(document.activeElement);
+		inv = now;
+		render();
+		if (had)
+			view.querySelector('h1').focus({ preventScroll: true });
+	}, ctx.signal);
+	ctx.onLive(['invoice.*'], (events) => {
+		if (events.some((e) => e.type === 'reload' || e.id === inv.id))
+			redraw();
+	});
+
 	render();
 }
 

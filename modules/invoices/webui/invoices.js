@@ -171,6 +171,25 @@ async function list(view, ctx) {
 				ui.toast('The invoices could not be loaded: ' + err.message, { kind: 'error' });
 		}
 	});
+	/* Changes by others: the list asked again for as many as it shows. */
+	ctx.onLive(['invoice.*'], async () => {
+		const mine = seq;
+		const ask = Object.assign({}, query, shown.length > 50 ? { limit: Math.min(shown.length, 1000) } : {});
+		let answer;
+		try {
+			answer = await api.get('/api/invoices', ask);
+		} catch (e) {
+			return; /* the next change asks again */
+		}
+		if (mine !== seq || ctx.signal.aborted)
+			return;
+		const active = document.activeElement;
+		const href = active && body.contains(active) ? active.getAttribute('href') : null;
+		show(answer, true);
+		const again = href && body.querySelector('a[href="' + href + '"]');
+		if (again)
+			again.focus({ preventScroll: true });
+	});
 	moreButton.addEventListener('click', more);
 	const seen = 'IntersectionObserver' in window
 		? new IntersectionObserver((entries) => { if (entries.some((x) => x.isIntersecting)) more(); }, { rootMargin: '300px' })

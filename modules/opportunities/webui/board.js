@@ -683,11 +683,61 @@ async function board(view, ctx) {
 		}
 	});
 
+	/* ---- changes made elsewhere ---- */
+
+	const busy = () => drag || carried || el.board.querySelector('.is-saving');
+	let later = 0;
+
+	/* The board as the server has it now, drawn again when it changed,
+	 * the focused card and each column's scroll kept; while a card is
+	 * being moved, once it is put down. */
+	async function refresh() {
+		clearTimeout(later);
+		if (busy()) {
+			later = setTimeout(refresh, 400);
+			return;
+		}
+		const mine = seq;
+		let next;
+		try {
+			next = await api.get('/api/opportunities', ctx.queryOf(FILTERS));
+		} catch (e) {
+			return; /* the next change asks again */
+		}
+		if (mine !== seq || ctx.signal.aborted)
+			return;
+		if (busy()) {
+			later = setTimeout(refresh, 400);
+			return;
+		}
+		if (JSON.stringify(next) === JSON.stringify(data))
+			return;
+		const active = document.activeElement;
+		const focused = active && el.board.contains(active) && active.closest('.b-card');
+		const kept = new Map(Array.from(columns.values(), (c) => [c.stage.id, [c.drawn, c.cards.scrollTop]]));
+		data = next;
+		draw();
+		for (const [stage, [drawnBefore, top]] of kept) {
+			const col = columns.get(stage);
+			while (col && col.drawn < Math.min(drawnBefore, col.list.length))
+				more(col);
+			if (col)
+				col.cards.scrollTop = top;
+		}
+		const again = focused && el.board.querySelector('.b-card[data-id="' + focused.dataset.id + '"]');
+		if (again) {
+			rove(again);
+			again.focus({ preventScroll: true });
+		}
+	}
+	ctx.onLive(['opportunity.*', 'stage.*', 'pipeline.*'], refresh);
+
 	draw();
 	pipelinesComing.then(fillPipelines);
 	peopleComing.then(fillPeople);
 	return () => {
 		clearTimeout(timer);
+		clearTimeout(later);
 		endDrag();
 	};
 }

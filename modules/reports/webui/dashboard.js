@@ -9,11 +9,13 @@
  * a shared link shows the same. The page shows once its first figures
  * are in (the shell's skeleton stands until then); on a switch the old
  * figures stay, dimmed, until the new ones are in, and an answer that
- * arrives after a newer switch is dropped.
+ * arrives after a newer switch is dropped. Changes made in the
+ * sub-account bring the figures up to date (not dimmed: nothing was asked).
  */
 
 const PERIODS = [['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
 const DEFAULT = '30d';
+const REFRESH_MS = 1000;
 
 const count = new Intl.NumberFormat(undefined);
 const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -57,9 +59,10 @@ export default async function page(view, ctx) {
 	const chartsEl = view.querySelector('.dash-charts');
 	const pipelinesEl = view.querySelector('.dash-pipelines');
 
-	async function load() {
+	async function load(quietly) {
 		const mine = ++seq;
-		body.setAttribute('aria-busy', 'true');
+		if (quietly !== true)
+			body.setAttribute('aria-busy', 'true');
 		let data, chart;
 		try {
 			/* the default as the URL has it (none), so that the page's
@@ -67,8 +70,8 @@ export default async function page(view, ctx) {
 			[data, chart] = await Promise.all([ctx.api.get('/api/dashboard',
 				{ period: period === DEFAULT ? null : period }), ctx.ui.chart()]);
 		} catch (e) {
-			if (left || mine !== seq)
-				return;
+			if (left || mine !== seq || quietly === true)
+				return; /* a refresh that failed keeps the figures shown */
 			body.removeAttribute('aria-busy');
 			failed(e);
 			return;
@@ -129,11 +132,20 @@ export default async function page(view, ctx) {
 		load();
 	});
 
+	/* What others do moves the figures: they are asked again, at most
+	 * once every REFRESH_MS however busy the sub-account is. */
+	let pending = 0;
+	ctx.onLive(['contact.*', 'message.*', 'opportunity.*', 'invoice.*', 'task.*'], () => {
+		if (!pending)
+			pending = setTimeout(() => { pending = 0; if (!left) load(true); }, REFRESH_MS);
+	});
+
 	/* The figures, the chart code and the page's styles come at once: on a
 	 * slow link each wait in turn would be another round trip. */
 	await Promise.all([load(), ctx.ui.stylesheet(new URL('./dashboard.css', import.meta.url))]);
 	return () => {
 		left = true;
+		clearTimeout(pending);
 	};
 }
 

@@ -387,6 +387,29 @@ export default async function page(view, ctx) {
 		}
 	});
 
+	/* Changes by others: the list asked again for as many as it shows,
+	 * the focus kept on the same task, once nobody is editing one. */
+	async function changed() {
+		const mine = seq;
+		const ask = Object.assign({}, filters, tasks.size > 50 ? { limit: Math.min(tasks.size, 1000) } : {});
+		let answer;
+		try {
+			answer = await api.get('/api/tasks', ask);
+		} catch (e) {
+			return; /* the next change asks again */
+		}
+		if (mine !== seq || ctx.signal.aborted)
+			return;
+		const active = document.activeElement;
+		const row = active && el.list.contains(active) && active.closest('.t-row');
+		const which = row && (active.type === 'checkbox' ? 'input' : '.t-title');
+		show(answer, true);
+		const again = row && el.list.querySelector('.t-row[data-id="' + row.dataset.id + '"] ' + which);
+		if (again)
+			again.focus({ preventScroll: true });
+	}
+	ctx.onLive(['task.*'], ui.whenFree(view, changed, ctx.signal));
+
 	show(first, true);
 	return () => {
 		if (seen)
