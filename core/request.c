@@ -690,3 +690,15 @@ HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *r, const char *sql)
 {
 	return scoped(r, hl_write_begin(r), sql);
 }
+
+HL_API int64_t hl_scoped_write_int(struct hl_req *r, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(r, sql);
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? value : HL_EDB;
+}

@@ -149,17 +149,9 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 
 int contact_publish(struct hl_req *req, const char *event, int64_t id, const char *data)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(owner_id, 0) FROM contacts"
-					   " WHERE id = ?1 AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	int64_t owner = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return HL_EDB;
-	return hl_publish_assigned(req, event, id, owner, data);
+	int64_t owner = hl_scoped_write_int(req, "SELECT owner_id FROM contacts"
+					    " WHERE id = ?1 AND location_id = :location", id);
+	return owner < 0 ? (int)owner : hl_publish_assigned(req, event, id, owner, data);
 }
 
 int contact_visible(struct hl_req *req, struct hl_db *db, int64_t id)

@@ -89,15 +89,8 @@ int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t
 		data = hl_sprintf(req, "%s,\"channel\":\"%s\"", data, channel);
 	/* On the live channel a user who sees only the conversations assigned
 	 * to them hears only of those. */
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(assigned_to, 0) FROM conversations"
-					   " WHERE id = ?1 AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, conversation);
-	int rc = sqlite3_step(st);
-	int64_t assigned = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return HL_EDB;
-	return hl_publish_assigned(req, event, subject, assigned, hl_sprintf(req, "%s}", data));
+	int64_t assigned = hl_scoped_write_int(req, "SELECT assigned_to FROM conversations"
+					       " WHERE id = ?1 AND location_id = :location", conversation);
+	return assigned < 0 ? (int)assigned
+			    : hl_publish_assigned(req, event, subject, assigned, hl_sprintf(req, "%s}", data));
 }

@@ -29,15 +29,8 @@ struct deal_now {
  * or HL_EDB. */
 static int64_t owner_of(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(owner_id, 0) FROM opportunities"
-					   " WHERE id = ?1 AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	int64_t owner = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? owner : HL_EDB;
+	return hl_scoped_write_int(req, "SELECT owner_id FROM opportunities"
+				   " WHERE id = ?1 AND location_id = :location", id);
 }
 
 /* Publish `event` about deal `id` with `extra` JSON members (or "") and

@@ -127,15 +127,8 @@ static int step_returning(sqlite3_stmt *st, int64_t *contact)
  * none, or HL_EDB. */
 static int64_t assignee_of(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT ifnull(assignee_id, 0) FROM tasks"
-					   " WHERE id = ?1 AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	int64_t assignee = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? assignee : HL_EDB;
+	return hl_scoped_write_int(req, "SELECT assignee_id FROM tasks"
+				   " WHERE id = ?1 AND location_id = :location", id);
 }
 
 /* Publish `event` about task `id` with its contact, when it has one, for

@@ -121,6 +121,23 @@ static int read_head(int fd, char *buf, size_t cap, size_t *head_len, size_t *go
 	}
 }
 
+/* Read a whole answer (its body by its Content-Length) into buf, which
+ * is used again for the body's later pieces; returns its status. */
+static int read_answer(int fd, char *buf, size_t cap)
+{
+	size_t head, got;
+	int status = read_head(fd, buf, cap, &head, &got);
+	const char *cl = strcasestr(buf, "Content-Length:");
+	size_t want = cl ? (size_t)atol(cl + 15) : 0;
+	while (got - head < want) {
+		ssize_t k = recv(fd, buf, cap, 0);
+		if (k <= 0)
+			die("reading an answer");
+		got += (size_t)k;
+	}
+	return status;
+}
+
 static int open_websocket(void)
 {
 	char req[1024], buf[4096];
@@ -267,16 +284,7 @@ static void *publish(void *arg)
 			"Content-Type: application/json\r\nX-Location-Id: %lld\r\nCookie: %s\r\n"
 			"Content-Length: %zu\r\n\r\n%s", location, cookie, n, body);
 		send_all(fd, req, (size_t)m);
-		size_t head, got;
-		int status = read_head(fd, buf, sizeof(buf), &head, &got);
-		const char *cl = strcasestr(buf, "Content-Length:");
-		size_t want = cl ? (size_t)atol(cl + 15) : 0;
-		while (got - head < want) {
-			ssize_t k = recv(fd, buf, sizeof(buf), 0);
-			if (k <= 0)
-				die("reading an answer");
-			got += (size_t)k;
-		}
+		int status = read_answer(fd, buf, sizeof(buf));
 		if (status != 201) {
 			fprintf(stderr, "live-load: publishing answered %d\n", status);
 			exit(1);
@@ -378,17 +386,7 @@ static void *get_loop(void *arg)
 	while (now_us() < g->until_us) {
 		long long t = now_us();
 		send_all(fd, req, (size_t)n);
-		size_t head, got;
-		int status = read_head(fd, buf, sizeof(buf), &head, &got);
-		const char *cl = strcasestr(buf, "Content-Length:");
-		size_t want = cl ? (size_t)atol(cl + 15) : 0;
-		while (got - head < want) {
-			ssize_t k = recv(fd, buf, sizeof(buf), 0);
-			if (k <= 0)
-				die("reading an answer");
-			got += (size_t)k;
-		}
-		if (status != 200)
+		if (read_answer(fd, buf, sizeof(buf)) != 200)
 			g->errors++;
 		record(g->lat, now_us() - t);
 	}

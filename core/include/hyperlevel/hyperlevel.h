@@ -39,7 +39,7 @@
  *        opens with, asked for beside its script.
  *   1.7  hl_page.flags: HL_PAGE_PHONE_HOME, the page a phone opens first.
  *   1.8  the live channel: hl_event.assigned_to, HL_EVERYONE,
- *        hl_publish_assigned and hl_job_publish_assigned.
+ *        hl_publish_assigned and hl_job_publish_assigned; hl_scoped_write_int.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -706,6 +706,13 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
  * scope. Bind other parameters by their index as usual. */
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *req, const char *sql);
 HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
+/* ABI 1.8. The integer in the first column of the first row of `sql`, run
+ * as hl_scoped_write runs it, with ?1 bound to `id`: 0 when there is no
+ * row or the value is NULL; HL_EDB. For what a write just changed, such
+ * as whose record it is (hl_publish_assigned):
+ *     hl_scoped_write_int(req, "SELECT owner_id FROM deals"
+ *                         " WHERE id = ?1 AND location_id = :location", id) */
+HL_API int64_t hl_scoped_write_int(struct hl_req *req, const char *sql, int64_t id);
 /* A read across every location of the caller's agency, for agency staff
  * (the routes of HL_ACCESS_AGENCY): hl_stmt on hl_read(req) with :agency
  * bound to the caller's agency. The SQL picks its locations by agency
