@@ -90,6 +90,14 @@ const char *auth_client(struct hl_req *r)
 	return mg_get_request_info(r->conn)->remote_addr;
 }
 
+const char *auth_host(struct hl_req *r)
+{
+	const char *forwarded = hl_header(r, "X-Forwarded-Host");
+	if (forwarded && peer_is_trusted_proxy(r))
+		return forwarded;
+	return hl_header(r, "Host");
+}
+
 int auth_is_tls(struct hl_req *r)
 {
 	if (mg_get_request_info(r->conn)->is_ssl)

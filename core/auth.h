@@ -67,6 +67,9 @@ const char *auth_client(struct hl_req *r);
 /* The address as rate limits count it (an IPv6 address by its /64). */
 const char *auth_client_key(struct hl_req *r);
 int auth_is_tls(struct hl_req *r);
+/* The host the client asked for: a trusted proxy's X-Forwarded-Host, else
+ * the Host header; NULL when there is none. */
+const char *auth_host(struct hl_req *r);
 /* Whether the request carries a session cookie, valid or not: looked at
  * without the database, for a guess (static.c), never for a decision. */
 int auth_carries_session(struct hl_req *r);

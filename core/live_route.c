@@ -53,11 +53,12 @@ static __thread int64_t *pending_locations;
 
 /* A browser says where the page that opens the stream comes from; only
  * our own pages may open it with the browser's cookie. The host is
- * compared, not the scheme: behind a proxy that ends TLS the scheme we see
+ * compared (as the browser asked for it: behind a trusted proxy, its
+ * X-Forwarded-Host), not the scheme, which behind a proxy that ends TLS
  * is not the browser's. Clients that are not browsers send no Origin. */
 static int origin_is_ours(struct hl_req *r)
 {
-	const char *origin = hl_header(r, "Origin"), *host = hl_header(r, "Host");
+	const char *origin = hl_header(r, "Origin"), *host = auth_host(r);
 	if (!origin)
 		return 1;
 	const char *sep = strstr(origin, "://");

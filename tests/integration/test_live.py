@@ -187,6 +187,20 @@ def test_requests_that_may_not_listen_are_refused_with_the_error_format():
         assert plain.status == 400 and "event stream" in plain.json()["error"]["message"]
 
 
+def test_behind_a_trusted_proxy_the_origin_is_the_host_the_browser_asked_for():
+    s, admin, _ = live_server(("Client",), env={"PGHL_TRUSTED_PROXIES": "127.0.0.1"})
+    with s:
+        proxied = {"Origin": "https://crm.example.test", "X-Forwarded-Host": "crm.example.test"}
+        assert ws(s, admin, headers=proxied).message(skip=())["type"] == "hello"
+        for headers in ({"Origin": "https://crm.example.test"},
+                        {"Origin": "https://evil.example", "X-Forwarded-Host": "crm.example.test"}):
+            try:
+                ws(s, admin, headers=headers)
+                assert False, "accepted: %r" % headers
+            except Refused as e:
+                assert e.status == 403 and e.json()["error"]["code"] == "wrong_origin"
+
+
 def test_a_slow_client_is_cut_off_and_the_others_get_everything():
     s, admin, (a,) = live_server(("Client",), env={"PGHL_LIVE_BACKLOG_KB": "64"})
     with s:
