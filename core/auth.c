@@ -207,7 +207,29 @@ static int identify(struct hl_req *r)
 	return 0;
 }
 
-int auth_still_admitted(struct hl_db *db, const struct identity *who)
+/* Whether `who` may still open every one of the `n` locations in
+ * `ids_json` (a JSON array of ids): 1, 0, or HL_EDB. The rule of
+ * open_location, for a list at once. */
+static int still_opens(struct hl_db *db, const struct identity *who, const char *ids_json, int n)
+{
+	sqlite3_stmt *st = role_is_agency(who->role)
+		? hl_stmt(db, "SELECT count(*) FROM locations WHERE agency_id = ?1"
+			  " AND disabled_at IS NULL AND id IN (SELECT value FROM json_each(?2))")
+		: hl_stmt(db, "SELECT count(*) FROM user_locations ul JOIN locations l"
+			  " ON l.id = ul.location_id WHERE ul.user_id = ?1 AND l.disabled_at IS NULL"
+			  " AND l.id IN (SELECT value FROM json_each(?2))");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, role_is_agency(who->role) ? who->agency_id : who->user_id);
+	sqlite3_bind_text(st, 2, ids_json, -1, SQLITE_STATIC);
+	int step = sqlite3_step(st);
+	int count = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	sqlite3_reset(st);
+	return step == SQLITE_ROW ? count == n : HL_EDB;
+}
+
+int auth_still_admitted(struct hl_db *db, const struct identity *who, const char *ids_json,
+			int n)
 {
 	sqlite3_stmt *st = who->token_id
 		? hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only FROM api_tokens t"
@@ -230,8 +252,10 @@ int auth_still_admitted(struct hl_db *db, const struct identity *who)
 	sqlite3_reset(st);
 	if (step != SQLITE_ROW)
 		return step == SQLITE_DONE ? 0 : HL_EDB;
-	return now.user_id == who->user_id && now.role == who->role &&
-	       now.assigned_only == who->assigned_only;
+	if (now.user_id != who->user_id || now.role != who->role ||
+	    now.assigned_only != who->assigned_only)
+		return 0;
+	return still_opens(db, who, ids_json, n);
 }
 
 int auth_carries_session(struct hl_req *r)

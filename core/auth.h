@@ -50,9 +50,11 @@ int64_t auth_named_location(struct hl_req *r);
 int auth_role_allows(enum hl_access access, enum role role);
 
 /* Whether the session or token `who` was admitted with is still good, for
- * the same user with the same role and reach (for connections that stay:
- * the live channel). 1, 0, or HL_EDB. Any thread, on `db`. */
-int auth_still_admitted(struct hl_db *db, const struct identity *who);
+ * the same user with the same role and reach, who may still open each of
+ * the `n` locations of `ids_json` (a JSON array of ids): for connections
+ * that stay, the live channel's. 1, 0, or HL_EDB. Any thread, on `db`. */
+int auth_still_admitted(struct hl_db *db, const struct identity *who, const char *ids_json,
+			int n);
 
 /* Set (or with lifetime 0, clear) the session cookie on the answer. */
 void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s);

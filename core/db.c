@@ -481,23 +481,34 @@ const char *db_path(const struct db *db)
 	return db->path;
 }
 
-struct hl_db *db_lend(struct db *db)
+static struct hl_db *lend(struct db *db, long long wait_ms)
 {
 	struct timespec until;
-	monotonic_in(db->wait_ms * 1000, &until);
+	monotonic_in(wait_ms * 1000, &until);
 	pthread_mutex_lock(&db->pool_lock);
 	int rc = 0;
-	while (!db->free_list && rc != ETIMEDOUT)
+	while (!db->free_list && wait_ms && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&db->pool_cond, &db->pool_lock, &until);
 	struct hl_db *c = db->free_list;
 	if (c)
 		db->free_list = c->next_free;
 	pthread_mutex_unlock(&db->pool_lock);
-	if (!c)
-		log_warn("no read connection came free in %lld ms", db->wait_ms);
-	else
+	if (c)
 		c->entered = sqlalloc_enter(&c->blocks);
 	return c;
+}
+
+struct hl_db *db_lend(struct db *db)
+{
+	struct hl_db *c = lend(db, db->wait_ms);
+	if (!c)
+		log_warn("no read connection came free in %lld ms", db->wait_ms);
+	return c;
+}
+
+struct hl_db *db_lend_now(struct db *db)
+{
+	return lend(db, 0);
 }
 
 /* The page cache, the statement cache and the small-block cache are the

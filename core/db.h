@@ -45,6 +45,9 @@ void db_cache_usage(const struct db *db, struct db_cache_usage *u);
 /* A read connection; waits while all are lent, for at most the setting
  * reader_wait_ms, then returns NULL (the caller answers 503). */
 struct hl_db *db_lend(struct db *db);
+/* A read connection if one is free now, else NULL: for a thread that must
+ * not wait (the live channel's). */
+struct hl_db *db_lend_now(struct db *db);
 /* Give back a lent connection (NULL is ignored). */
 void db_return(struct db *db, struct hl_db *c);
 

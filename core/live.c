@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #define IN_MAX 256            /* a client's unread bytes: control frames only */
+#define READS_PER_TURN 16     /* a client that sends without end waits its turn */
 #define TICK_US 1000000LL     /* pings, dead peers, sessions: once a second */
 #define CHECKS_PER_TICK 200   /* sessions re-checked in one tick, at most */
 #define SEND_BUFFER (64 * 1024) /* the kernel's part of a connection's backlog */
@@ -237,6 +238,12 @@ static void queue_control(struct live *l, struct conn *c, enum ws_opcode op, con
 			  size_t len)
 {
 	unsigned char head[WS_HEAD_MAX];
+	/* A client that pings and never reads is bounded like the others. */
+	if (op != WS_CLOSE && backlog(c) + len > (size_t)l->cfg->live_backlog_kb * 1024) {
+		l->slow++;
+		close_later(l, c);
+		return;
+	}
 	buf_append(&c->out, head, ws_head(head, op, len));
 	buf_append(&c->out, p, len);
 	mark_dirty(l, c);
@@ -422,9 +429,14 @@ static void queue_notice(struct live *l, struct conn *c, const char *type, uint6
 
 static void catch_up(struct live *l, struct conn *c)
 {
-	uint64_t last = l->cursor - 1;
-	if (c->resume && (c->since > last || c->since + 1 < ring_oldest(&l->ring))) {
+	uint64_t last = l->cursor - 1, oldest, next, dropped_at;
+	ring_bounds(&l->ring, &oldest, &next, &dropped_at);
+	/* Gone: older than the ring, from nowhere (after what was given), or
+	 * an event after it was dropped. A `since` the fan-out has not reached
+	 * yet is fine: fan_out skips what the client has. */
+	if (c->resume && (c->since + 1 < oldest || c->since >= next || dropped_at > c->since)) {
 		queue_notice(l, c, "reload", last);
+		c->since = last;
 	} else if (c->resume) {
 		for (uint64_t s = c->since + 1; s <= last; s++) {
 			const struct live_entry *e = ring_at(&l->ring, s);
@@ -448,7 +460,7 @@ static void fan_out(struct live *l)
 		const struct live_entry *e = ring_at(&l->ring, s);
 		struct listeners *who = slot_of(l, e->location_id, 0);
 		for (int i = 0; who && i < who->n; i++)
-			if (may_see(who->v[i], e)) {
+			if (e->seq > who->v[i]->since && may_see(who->v[i], e)) {
 				queue_message(l, who->v[i], e->json, e->len, e->seq);
 				l->frames++;
 			}
@@ -473,9 +485,17 @@ static void answer_frame(struct live *l, struct conn *c, const struct ws_frame *
 		c->ping_us = 0;
 		break;
 	case WS_CLOSE: {
-		/* Echo the client's code, as RFC 6455 5.5.1 asks. */
-		unsigned char code[2] = { WS_CLOSE_NORMAL >> 8, WS_CLOSE_NORMAL & 0xFF };
-		queue_control(l, c, WS_CLOSE, f->len >= 2 ? f->payload : code, 2);
+		/* Echo the client's code, as RFC 6455 5.5.1 asks, when it is one
+		 * a close frame may carry (7.4). */
+		int code = f->len >= 2 ? f->payload[0] << 8 | f->payload[1] : WS_CLOSE_NORMAL;
+		int sendable = (code >= 1000 && code <= 1014 && code != 1004 && code != 1005 &&
+				code != 1006) || (code >= 3000 && code <= 4999);
+		if (f->len == 1 || !sendable) {
+			say_goodbye(l, c, WS_CLOSE_PROTOCOL, "not a close code");
+			break;
+		}
+		unsigned char echo[2] = { (unsigned char)(code >> 8), (unsigned char)code };
+		queue_control(l, c, WS_CLOSE, echo, 2);
 		close_later(l, c);
 		break;
 	}
@@ -510,7 +530,7 @@ static void read_frames(struct live *l, struct conn *c)
 
 static void conn_read(struct live *l, struct conn *c, long long now)
 {
-	while (!c->closing) {
+	for (int reads = 0; reads < READS_PER_TURN && !c->closing; reads++) {
 		ssize_t n = recv(c->fd, c->in + c->in_len, IN_MAX - c->in_len, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -538,7 +558,9 @@ static void conn_read(struct live *l, struct conn *c, long long now)
 static void keep_alive(struct live *l, struct conn *c, long long now)
 {
 	long long every = l->cfg->live_ping_s * 1000000LL;
-	if (c->kind == LIVE_WEBSOCKET && c->ping_us && now - c->ping_us >= every) {
+	if (backlog(c) && now - c->last_out_us >= 2 * every) {
+		close_later(l, c); /* nothing it was sent has left for long: gone */
+	} else if (c->kind == LIVE_WEBSOCKET && c->ping_us && now - c->ping_us >= every) {
 		close_later(l, c); /* no pong: the client is gone */
 	} else if (c->kind == LIVE_WEBSOCKET && !c->ping_us && now - c->last_in_us >= every) {
 		queue_control(l, c, WS_PING, "", 0);
@@ -556,13 +578,21 @@ static void check_sessions(struct live *l, long long now)
 {
 	long long every = l->cfg->live_check_s * 1000000LL;
 	struct hl_db *db = NULL;
+	struct buf ids = BUF_INIT;
 	for (int seen = 0, done = 0; seen < l->nconns && done < CHECKS_PER_TICK; seen++) {
 		struct conn *c = l->conns[(l->check_from + seen) % l->nconns];
 		if (c->closing || now - c->checked_us < every)
 			continue;
-		if (!db && !(db = db_lend(l->db)))
-			return;
-		int still = auth_still_admitted(db, &c->who);
+		/* Never wait for a reader here: every client would wait too. */
+		if (!db && !(db = db_lend_now(l->db)))
+			break;
+		buf_reset(&ids);
+		buf_putc(&ids, '[');
+		for (int i = 0; i < c->nlocations; i++)
+			buf_printf(&ids, "%s%lld", i ? "," : "", (long long)c->locations[i]);
+		buf_putc(&ids, ']');
+		int still = ids.oom ? HL_ENOMEM
+			: auth_still_admitted(db, &c->who, ids.data, c->nlocations);
 		if (still < 0)
 			break; /* the database failed: try again next tick */
 		c->checked_us = now;
@@ -574,6 +604,7 @@ static void check_sessions(struct live *l, long long now)
 	}
 	if (l->nconns)
 		l->check_from = (l->check_from + CHECKS_PER_TICK) % l->nconns;
+	buf_release(&ids);
 	db_return(l->db, db);
 }
 
@@ -738,9 +769,7 @@ void live_publish(void *arg, const struct hl_event *e)
 	/* One wake-up for a transaction's events, after the last: woken at
 	 * the first, the thread would send a part to every client, then the
 	 * rest, twice the sends for the same frames. */
-	if (e)
-		ring_push(&l->ring, e);
-	else if (ring_wake_due(&l->ring))
+	if (e ? ring_push(&l->ring, e) == 1 : ring_wake_due(&l->ring))
 		wake(l);
 }
 

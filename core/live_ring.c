@@ -27,7 +27,9 @@ void ring_release(struct live_ring *r)
 }
 
 /* The frame's JSON; the name has no characters to escape (events.c checks
- * names) and the data is a JSON object already. */
+ * names) and the data is a JSON object already. Line breaks, which JSON
+ * allows only as white space, become spaces: an event stream's message
+ * is one data line. */
 static char *frame_json(const struct hl_event *e, uint64_t seq, uint32_t *len)
 {
 	size_t dlen = strlen(e->data);
@@ -41,6 +43,8 @@ static char *frame_json(const struct hl_event *e, uint64_t seq, uint32_t *len)
 		"\"id\":%lld,\"data\":%s}", (unsigned long long)seq, e->name,
 		(long long)e->location_id, (long long)e->subject_id, data);
 	*len = (uint32_t)n;
+	for (char *p = json; (p = strpbrk(p, "\r\n"));)
+		*p = ' ';
 	return json;
 }
 
@@ -50,6 +54,7 @@ int ring_push(struct live_ring *r, const struct hl_event *e)
 	int rc = 0;
 	if (r->head - r->tail >= LIVE_RING_SLOTS || r->bytes >= LIVE_RING_BYTES) {
 		rc = HL_ETOOBIG;
+		r->dropped_at = r->head;
 	} else {
 		struct live_entry *x = &r->slots[r->head % LIVE_RING_SLOTS];
 		x->json = frame_json(e, r->head, &x->len);
@@ -64,6 +69,12 @@ int ring_push(struct live_ring *r, const struct hl_event *e)
 			r->head++;
 			if (!r->wake_due)
 				r->wake_due = 1;
+			/* A big transaction: the reader makes room as it goes. */
+			if (r->wake_due == 1 && (r->head - r->tail >= LIVE_RING_SLOTS / 2 ||
+						 r->bytes >= LIVE_RING_BYTES / 2)) {
+				r->wake_due = 2;
+				rc = 1;
+			}
 		}
 	}
 	if (rc < 0)
@@ -92,12 +103,13 @@ uint64_t ring_head(struct live_ring *r, long long *dropped)
 	return head;
 }
 
-uint64_t ring_oldest(struct live_ring *r)
+void ring_bounds(struct live_ring *r, uint64_t *oldest, uint64_t *next, uint64_t *dropped_at)
 {
 	pthread_mutex_lock(&r->lock);
-	uint64_t tail = r->tail;
+	*oldest = r->tail;
+	*next = r->head;
+	*dropped_at = r->dropped_at;
 	pthread_mutex_unlock(&r->lock);
-	return tail;
 }
 
 void ring_trim(struct live_ring *r, uint64_t keep_from, long long now)

@@ -40,14 +40,17 @@ struct live_ring {
 	size_t bytes;         /* of the kept entries' JSON */
 	int wake_due;         /* under lock: 1 the reader must be woken, 2 it was */
 	long long dropped;    /* under lock: events not kept, the ring full */
+	uint64_t dropped_at;  /* under lock: head when the last one was dropped */
 };
 
 /* Start empty, numbering from now. 0. */
 void ring_init(struct live_ring *r);
 void ring_release(struct live_ring *r);
 
-/* Number `e` and keep it as JSON: 0; HL_ENOMEM or HL_ETOOBIG (the ring is
- * full: the reader is far behind) after counting it dropped. */
+/* Number `e` and keep it as JSON: 0, or 1 when the ring is half full and
+ * the reader must be woken now, before the transaction's last event;
+ * HL_ENOMEM or HL_ETOOBIG (the ring is full: the reader is far behind)
+ * after counting it dropped. */
 int ring_push(struct live_ring *r, const struct hl_event *e);
 /* After a publisher's last push: 1 when the reader must be woken (events
  * came since it last looked and nobody woke it yet), else 0. */
@@ -57,13 +60,14 @@ int ring_wake_due(struct live_ring *r);
  * events were dropped since the start (the wake-up is re-armed). ring_at: the entry `seq`, which must be
  * in [tail, head). ring_trim: let go of entries older than LIVE_KEEP_US,
  * or the oldest while over half the slots or bytes, never at or past
- * `keep_from`. ring_oldest: the first kept. */
+ * `keep_from`. ring_bounds: the first kept, the next to give, and head
+ * when an event was last dropped (0: never). */
 uint64_t ring_head(struct live_ring *r, long long *dropped);
 static inline const struct live_entry *ring_at(const struct live_ring *r, uint64_t seq)
 {
 	return &r->slots[seq % LIVE_RING_SLOTS];
 }
 void ring_trim(struct live_ring *r, uint64_t keep_from, long long now);
-uint64_t ring_oldest(struct live_ring *r);
+void ring_bounds(struct live_ring *r, uint64_t *oldest, uint64_t *next, uint64_t *dropped_at);
 
 #endif

@@ -66,14 +66,15 @@ static int origin_is_ours(struct hl_req *r)
 	       !strcasecmp(sep + 3, host);
 }
 
-/* The sequence number to resume after: `since`, or the Last-Event-ID an
- * EventSource sends when it reconnects. 0 (*resume 0 when none), or
- * ANSWERED after a 400. */
+/* The sequence number to resume after: the Last-Event-ID an EventSource
+ * sends when it reconnects by itself (newer than the `since` its URL was
+ * made with), or `since`. 0 (*resume 0 when none), or ANSWERED after a
+ * 400. */
 static int resume_point(struct hl_req *r, int *resume, uint64_t *since)
 {
-	const char *v = hl_query(r, "since");
-	if (!v)
-		v = hl_header(r, "Last-Event-ID");
+	const char *v = hl_header(r, "Last-Event-ID");
+	if (!v || !*v)
+		v = hl_query(r, "since");
 	*resume = 0;
 	if (!v || !*v)
 		return 0;
@@ -209,13 +210,21 @@ static int prepare_upgrade(struct hl_req *r, const struct live_client *c)
 static int live_open(struct hl_req *r)
 {
 	struct live_client c = { .who = r->who };
-	const char *accept = hl_header(r, "Accept");
+	const char *accept = hl_header(r, "Accept"), *key = hl_header(r, "Sec-WebSocket-Key");
+	if (strcmp(r->method, "GET"))
+		return hl_reply_error(r, 405, "method_not_allowed", "live updates are asked for with GET");
+	if (!r->srv->live)
+		return hl_reply_error(r, 503, "live_off", "live updates are turned off here");
 	if (!origin_is_ours(r))
 		return hl_reply_error(r, 403, "wrong_origin", "live updates are for this server's own"
 				      " pages");
 	if (!upgrading && !(accept && strstr(accept, "text/event-stream")))
 		return hl_reply_error(r, 400, "bad_request", "open a WebSocket (Upgrade: websocket)"
 				      " or an event stream (Accept: text/event-stream)");
+	/* civetweb cannot answer a key of another length: refused before a
+	 * place is taken for it. */
+	if (upgrading && (!key || strlen(key) != 24))
+		return hl_reply_error(r, 400, "bad_request", "Sec-WebSocket-Key must be 16 bytes in base64");
 	c.kind = upgrading ? LIVE_WEBSOCKET : LIVE_EVENT_STREAM;
 	int64_t *ids = hl_alloc(r, LIVE_LOCATIONS_MAX * sizeof(*ids));
 	if (!ids)
@@ -226,8 +235,6 @@ static int live_open(struct hl_req *r)
 	if (rc)
 		return rc == ANSWERED ? 0 : rc;
 	c.locations = ids;
-	if (!r->srv->live)
-		return hl_reply_error(r, 503, "unavailable", "live updates are turned off here");
 	if (live_reserve(r->srv->live)) {
 		request_add_header(r, "Retry-After: 5");
 		return hl_reply_error(r, 503, "busy", "the server holds as many live connections as"
@@ -238,13 +245,15 @@ static int live_open(struct hl_req *r)
 		c.since = live_last_seq(r->srv->live);
 	}
 	rc = c.kind == LIVE_WEBSOCKET ? prepare_upgrade(r, &c) : open_event_stream(r, &c);
-	if (rc == HL_EIO) {
-		/* Nothing was written: answer as usual. */
+	if (rc == HL_EIO || (rc && c.kind == LIVE_WEBSOCKET)) {
+		/* Nothing was written, nothing handed over: answer as usual. */
 		live_unreserve(r->srv->live);
+		if (rc != HL_EIO)
+			return rc;
 		return hl_reply_error(r, 503, "unavailable", "live updates are not available");
 	}
 	if (rc)
-		return rc;
+		return rc; /* live_adopt gave the place back */
 	r->replied = 1;
 	r->streamed = 1;
 	return 0;

@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 #include <civetweb.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -47,15 +48,17 @@ static int port_of(const struct sockaddr_storage *a)
 	return -1;
 }
 
-/* Whether `fd` is the TCP connection the request came on. */
+/* Whether `fd` is the TCP connection the request came on: 1, 0, or -1
+ * when it is a socket whose client has already gone. */
 static int is_the_connection(int fd, const struct mg_request_info *ri)
 {
 	struct sockaddr_storage peer, self;
 	socklen_t plen = sizeof(peer), slen = sizeof(self);
 	char addr[INET6_ADDRSTRLEN];
-	if (fd < 0 || getpeername(fd, (struct sockaddr *)&peer, &plen) ||
-	    getsockname(fd, (struct sockaddr *)&self, &slen))
+	if (fd < 0 || getsockname(fd, (struct sockaddr *)&self, &slen))
 		return 0;
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen))
+		return errno == ENOTCONN && port_of(&self) == ri->server_port ? -1 : 0;
 	const void *in = peer.ss_family == AF_INET
 		? (const void *)&((struct sockaddr_in *)&peer)->sin_addr
 		: (const void *)&((struct sockaddr_in6 *)&peer)->sin6_addr;
@@ -69,7 +72,10 @@ static int socket_of(struct mg_connection *conn)
 	static atomic_int complained;
 	const struct mg_request_info *ri = mg_get_request_info(conn);
 	int fd = ((const struct civetweb_connection_start *)(const void *)conn)->sock;
-	if (ri->is_ssl || !is_the_connection(fd, ri)) {
+	int found = ri->is_ssl ? 0 : is_the_connection(fd, ri);
+	if (found < 0)
+		return HL_EIO; /* the client left: nothing to say */
+	if (!found) {
 		if (!atomic_exchange(&complained, 1))
 			log_error("live: cannot take a connection from this civetweb (%s); live"
 				  " updates are off", ri->is_ssl ? "TLS in civetweb" : "its layout changed");

@@ -11,6 +11,10 @@
  * reload when that is gone. A page asks with on(patterns, fn, signal):
  * fn gets the events of a short while together (a burst of changes makes
  * one refresh), or [{type: "reload"}] when it must fetch everything again.
+ *
+ * A browser does not say why a WebSocket was refused, so after tries that
+ * never opened the app asks GET /api/live itself: a 401 is a session that
+ * ended, "live_off" a server without live updates (then it stops trying).
  */
 
 const RETRY_MS = [500, 1000, 2000, 5000, 10000, 30000];
@@ -104,7 +108,34 @@ export function createLive(options) {
 			return;
 		if (++tries >= 2 && !everOpen)
 			useStream = true; /* WebSockets do not get through here */
-		retry = setTimeout(open, RETRY_MS[Math.min(tries, RETRY_MS.length) - 1] * (0.75 + Math.random() / 2));
+		const again = () => {
+			retry = setTimeout(open, RETRY_MS[Math.min(tries, RETRY_MS.length) - 1] * (0.75 + Math.random() / 2));
+		};
+		if (tries % 3 === 0 && !up)
+			why().then((stop) => { if (!stop && where !== null && !socket) again(); });
+		else
+			again();
+	}
+
+	/* Why the tries fail, when the server says: true to stop trying. */
+	async function why() {
+		let r;
+		try {
+			r = await fetch('/api/live', { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+		} catch (e) {
+			return false; /* the network: keep trying */
+		}
+		if (r.status === 401) {
+			options.onSignedOut();
+			return true;
+		}
+		const answer = await r.json().catch(() => null);
+		if (answer && answer.error && answer.error.code === 'live_off') {
+			clearTimeout(quiet);
+			options.onStatus(up = true); /* nothing to wait for: say nothing */
+			return true;
+		}
+		return false;
 	}
 
 	function drop() {
@@ -156,6 +187,8 @@ export function createLive(options) {
 		/* Call fn(events) for the events whose names match `patterns`
 		 * ("task.*", "message.received"), until `signal` aborts. */
 		on(patterns, fn, signal) {
+			if (signal.aborted)
+				return; /* the page was left before it asked */
 			const sub = { patterns, fn, pending: [], timer: 0 };
 			subs.add(sub);
 			signal.addEventListener('abort', () => {

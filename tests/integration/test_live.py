@@ -121,9 +121,10 @@ def test_a_client_that_comes_back_gets_what_it_missed():
         got = back.messages_until_quiet()
         assert names(got) == ["thing.two", "thing.three"]
         assert got[-1]["type"] == "hello" and got[-1]["seq"] >= got[-2]["seq"]
-        # An event stream comes back with the Last-Event-ID it was given.
-        stream = EventStream(s.port, "/api/live?location_id=%d" % a, client=admin,
-                             headers={"Last-Event-ID": str(seen)})
+        # An event stream comes back with the Last-Event-ID it was given,
+        # newer than the since of the URL it was first opened with.
+        stream = EventStream(s.port, "/api/live?location_id=%d&since=%d" % (a, seen - 1),
+                             client=admin, headers={"Last-Event-ID": str(seen)})
         assert [stream.message()["event"], stream.message()["event"]] == ["thing.two", "thing.three"]
         # A number from before the server's start (or from nowhere): reload.
         old = ws(s, admin, "/api/live?location_id=%d&since=%d" % (a, seen - 10**12))
@@ -153,6 +154,8 @@ def test_frames_a_client_may_not_send_close_the_socket_with_a_reason():
             (lambda w: w.send(BINARY, b"\x00\x01"), 1003),            # binary
             (lambda w: w.send(TEXT, '{"subscribe": 1}'), 1003),       # this stream only sends
             (lambda w: w.send(CLOSE, b"\x03\xe8bye"), 1000),          # echoed
+            (lambda w: w.send(CLOSE, b"\x03\xed"), 1002),             # 1005 is never sent
+            (lambda w: w.send(CLOSE, b"\x03"), 1002),                  # half a code
         )
         for send, code in cases:
             w = ws(s, admin)
@@ -173,9 +176,12 @@ def test_requests_that_may_not_listen_are_refused_with_the_error_format():
             (dict(client=None), 401, "unauthorized"),
             (dict(client=admin, path="/api/live?scope=everything"), 400, "bad_request"),
             (dict(client=admin, path="/api/live?location_id=999"), 404, "not_found"),
+            (dict(client=admin, headers={"Sec-WebSocket-Key": "c2hvcnQ="}), 400, "bad_request"),
         )
         for kw, status, code in cases:
             for open_stream in (WebSocket, EventStream):
+                if "Sec-WebSocket-Key" in kw.get("headers", {}) and open_stream is EventStream:
+                    continue
                 try:
                     open_stream(s.port, **kw)
                     assert False, "accepted: %r" % kw
@@ -185,6 +191,16 @@ def test_requests_that_may_not_listen_are_refused_with_the_error_format():
         assert ours.message(skip=())["type"] == "hello"
         plain = admin.get("/api/live")
         assert plain.status == 400 and "event stream" in plain.json()["error"]["message"]
+        head = admin.request("HEAD", "/api/live", headers={"Accept": "text/event-stream"})
+        assert head.status == 405
+
+
+def test_a_server_without_live_updates_says_so():
+    s, admin, _ = live_server(("Client",), env={"PGHL_LIVE_CONNECTIONS": "0"})
+    with s:
+        r = admin.get("/api/live", {"Accept": "text/event-stream"})
+        assert r.status == 503 and r.error_code() == "live_off"
+        publish(admin, _[0], "thing.nobody_listens")  # publishing works without it
 
 
 def test_behind_a_trusted_proxy_the_origin_is_the_host_the_browser_asked_for():
@@ -221,6 +237,22 @@ def test_a_slow_client_is_cut_off_and_the_others_get_everything():
     assert "did not keep up" in s.log
 
 
+def test_a_client_that_pings_and_never_reads_is_cut_off():
+    s, admin, _ = live_server(("Client",), env={"PGHL_LIVE_BACKLOG_KB": "16"})
+    with s:
+        flood = ws(s, admin, receive_buffer=4096)
+        calm = ws(s, admin)
+        try:
+            for _ in range(20000):
+                flood.send(PING, b"p" * 125)
+        except OSError:
+            pass  # cut off while still sending
+        assert flood.at_end(timeout=10)
+        assert calm.message(skip=())["type"] == "hello"
+        live = admin.get("/api/admin/metrics").json()["live"]
+        assert live["cut_slow"] == 1 and live["connections"] == 1, live
+
+
 def test_an_ended_session_closes_its_streams():
     s, admin, (a, _) = live_server(env={"PGHL_LIVE_CHECK_S": "1"})
     with s:
@@ -237,6 +269,24 @@ def test_an_ended_session_closes_its_streams():
         # The other session goes on.
         publish(other, a, "thing.after")
         assert names([kept.message()]) == ["thing.after"]
+
+
+def test_a_user_taken_off_a_sub_account_stops_hearing_it():
+    s, admin, (a, b) = live_server(env={"PGHL_LIVE_CHECK_S": "1"})
+    with s:
+        r = admin.post("/api/admin/users", {"email": "lou@example.test", "name": "Lou",
+                                            "password": "pass-word-1", "role": "location_user",
+                                            "location_ids": [a]})
+        assert r.status == 201, r.body
+        lou = ws(s, s.login("lou@example.test", "pass-word-1"))
+        assert lou.message(skip=())["type"] == "hello"
+        assert admin.patch("/api/admin/users/%d" % r.json()["id"], {"location_ids": [b]}).status == 200
+        assert lou.close_code(timeout=10) == 4401
+        # and one whose sub-account is turned off
+        watching = ws(s, admin, "/api/live?location_id=%d" % b)
+        assert watching.message(skip=())["type"] == "hello"
+        assert admin.patch("/api/admin/locations/%d" % b, {"disabled": True}).status == 200
+        assert watching.close_code(timeout=10) == 4401
 
 
 def test_a_server_that_stops_closes_every_live_connection():
