@@ -50,8 +50,7 @@ struct conn {
 	int64_t *locations;
 	int nlocations;
 	int64_t one_location;    /* `locations` for the usual single one */
-	int resume;
-	uint64_t since;
+	uint64_t since;          /* what the client has: sent what follows */
 	struct buf out;          /* the outbound queue, read from `sent` */
 	size_t sent;
 	unsigned char in[IN_MAX];
@@ -434,10 +433,10 @@ static void catch_up(struct live *l, struct conn *c)
 	/* Gone: older than the ring, from nowhere (after what was given), or
 	 * an event after it was dropped. A `since` the fan-out has not reached
 	 * yet is fine: fan_out skips what the client has. */
-	if (c->resume && (c->since + 1 < oldest || c->since >= next || dropped_at > c->since)) {
+	if (c->since + 1 < oldest || c->since >= next || dropped_at > c->since) {
 		queue_notice(l, c, "reload", last);
 		c->since = last;
-	} else if (c->resume) {
+	} else {
 		for (uint64_t s = c->since + 1; s <= last; s++) {
 			const struct live_entry *e = ring_at(&l->ring, s);
 			if (listens_to(c, e->location_id) && may_see(c, e))
@@ -816,7 +815,6 @@ int live_adopt(struct live *l, const struct live_client *from, int fd)
 	c->locations = locations ? locations : &c->one_location;
 	memcpy(c->locations, from->locations, (size_t)from->nlocations * sizeof(*locations));
 	c->nlocations = from->nlocations;
-	c->resume = from->resume;
 	c->since = from->since;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));

@@ -47,8 +47,7 @@ struct live_client {
 	struct identity who;       /* as the request was admitted */
 	const int64_t *locations;  /* sorted, without repeats */
 	int nlocations;
-	int resume;                /* 1: catch up after `since` */
-	uint64_t since;
+	uint64_t since;            /* sent what follows it */
 };
 
 /* Start the channel's thread. `db` lends the connections that re-check

@@ -68,14 +68,15 @@ static int origin_is_ours(struct hl_req *r)
 
 /* The sequence number to resume after: the Last-Event-ID an EventSource
  * sends when it reconnects by itself (newer than the `since` its URL was
- * made with), or `since`. 0 (*resume 0 when none), or ANSWERED after a
- * 400. */
-static int resume_point(struct hl_req *r, int *resume, uint64_t *since)
+ * made with), or `since`; without either, the last one published, so
+ * nothing published while the connection is handed over is missed. 0, or
+ * ANSWERED after a 400. */
+static int resume_point(struct hl_req *r, uint64_t *since)
 {
 	const char *v = hl_header(r, "Last-Event-ID");
 	if (!v || !*v)
 		v = hl_query(r, "since");
-	*resume = 0;
+	*since = live_last_seq(r->srv->live);
 	if (!v || !*v)
 		return 0;
 	size_t digits = strspn(v, "0123456789");
@@ -84,7 +85,6 @@ static int resume_point(struct hl_req *r, int *resume, uint64_t *since)
 		return ANSWERED;
 	}
 	*since = strtoull(v, NULL, 10);
-	*resume = 1;
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int live_open(struct hl_req *r)
 	int64_t *ids = hl_alloc(r, LIVE_LOCATIONS_MAX * sizeof(*ids));
 	if (!ids)
 		return HL_ENOMEM;
-	int rc = resume_point(r, &c.resume, &c.since);
+	int rc = resume_point(r, &c.since);
 	if (!rc)
 		rc = choose_locations(r, ids, &c.nlocations);
 	if (rc)
@@ -239,10 +239,6 @@ static int live_open(struct hl_req *r)
 		request_add_header(r, "Retry-After: 5");
 		return hl_reply_error(r, 503, "busy", "the server holds as many live connections as"
 				      " it may; try again");
-	}
-	if (!c.resume) {
-		c.resume = 1;
-		c.since = live_last_seq(r->srv->live);
 	}
 	rc = c.kind == LIVE_WEBSOCKET ? prepare_upgrade(r, &c) : open_event_stream(r, &c);
 	if (rc == HL_EIO || (rc && c.kind == LIVE_WEBSOCKET)) {

@@ -100,16 +100,6 @@ class Server(bench_idle.Server):
                     return int(line.split()[1])
         return 0
 
-    def kernel_tcp_kb(self):
-        """The kernel's memory for TCP sockets, machine-wide (both ends of
-        a loopback connection), from /proc/net/sockstat, in KB."""
-        with open("/proc/net/sockstat") as f:
-            for line in f:
-                if line.startswith("TCP:"):
-                    fields = line.split()
-                    return int(fields[fields.index("mem") + 1]) * os.sysconf("SC_PAGE_SIZE") // 1024
-        return 0
-
 
 def load(args, server, location, *rest):
     """Run live-load; its JSON line."""
@@ -147,7 +137,7 @@ def fan_out(args, server, location):
 def idle(args, server, location):
     """Memory per idle connection, and the API's p95 beside them."""
     before = load(args, server, location, "get", 10, args.seconds, "/api/contacts")
-    rss0, kernel0, slab0 = server.rss_mb(), server.kernel_tcp_kb(), server.kernel_slab_kb()
+    rss0, slab0 = server.rss_mb(), server.kernel_slab_kb()
     tool = os.path.join(args.build, "tools", "live-load")
     hold = subprocess.Popen([tool, "hold", str(server.port), server.cookie, str(location),
                              str(args.idle)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -157,7 +147,7 @@ def idle(args, server, location):
         if not line:
             raise Fail("live-load hold stopped before its connections were open")
         time.sleep(2)  # the server's thread has taken them all
-        rss1, kernel1, slab1 = server.rss_mb(), server.kernel_tcp_kb(), server.kernel_slab_kb()
+        rss1, slab1 = server.rss_mb(), server.kernel_slab_kb()
         health = server.request("GET", "/api/health")[0]
         beside = load(args, server, location, "get", 10, args.seconds, "/api/contacts")
     finally:
@@ -166,8 +156,6 @@ def idle(args, server, location):
     n = args.idle
     out = {"connections": n, "rss_mb_before": round(rss0, 1), "rss_mb_after": round(rss1, 1),
            "rss_bytes_per_connection": round((rss1 - rss0) * 1024 * 1024 / n),
-           "kernel_kb_before": kernel0, "kernel_kb_after": kernel1,
-           "kernel_bytes_per_connection": round((kernel1 - kernel0) * 1024 / n),
            "slab_kb_before": slab0, "slab_kb_after": slab1,
            "slab_bytes_per_connection": round((slab1 - slab0) * 1024 / n),
            "health_status": health, "contacts_alone": before, "contacts_beside": beside}
