@@ -14,10 +14,12 @@
 #include "server.h"
 
 #include <dirent.h>
-#include <stddef.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +37,9 @@ struct hl_mod {
 	enum mod_state state;
 	char *reason;     /* why DISABLED or REFUSED */
 	void *dl;
+	/* The module's descriptor read by its declared size into a zeroed
+	 * copy; desc points to it once every check passed, else NULL. */
+	struct hl_module descriptor;
 	const struct hl_module *desc;
 	struct kv *settings;
 	int nsettings;
@@ -64,13 +69,14 @@ struct modules {
 	struct router *router;
 };
 
-/* The smallest element sizes a module may pass: those of ABI 1.0. */
-#define ROUTE_SIZE_1_0 offsetof(struct hl_route, max_body_kb)
-#define MIGRATION_SIZE_1_0 sizeof(struct hl_migration)
-#define JOB_SIZE_1_0 sizeof(struct hl_job)
-#define DESC_SIZE_1_0 sizeof(struct hl_module)
-#define HANDLER_SIZE_1_1 sizeof(struct hl_event_handler)
-#define PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
+/* A table's entry `i`, `size` bytes apart, copied into `dst` (`dst_size`
+ * bytes, zeroed first): members added after the module was built keep
+ * their zero defaults, and those of a newer build are left out. */
+static void copy_entry(void *dst, size_t dst_size, const void *table, size_t i, size_t size)
+{
+	memset(dst, 0, dst_size);
+	memcpy(dst, (const char *)table + i * size, size < dst_size ? size : dst_size);
+}
 
 static void set_state(struct hl_mod *m, enum mod_state s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -126,11 +132,11 @@ HL_API int hl_add_routes_(struct hl_mod *mod, const struct hl_route *t, size_t n
 	int rc = check_init(mod, "hl_add_routes");
 	if (rc)
 		return rc;
-	if (size < ROUTE_SIZE_1_0)
+	if (size < HL_ROUTE_SIZE_1_0)
 		return registration_failed(mod, HL_EABI, "route table entries are too small");
 	for (size_t i = 0; i < n; i++) {
-		struct hl_route r = { 0 };
-		memcpy(&r, (const char *)t + i * size, size < sizeof(r) ? size : sizeof(r));
+		struct hl_route r;
+		copy_entry(&r, sizeof(r), t, i, size);
 		const char *why;
 		rc = router_add(mod->set->router, &r, mod->name, mod, &why);
 		if (rc == HL_EEXIST)
@@ -150,7 +156,7 @@ HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, 
 	int rc = check_init(mod, "hl_add_migrations");
 	if (rc)
 		return rc;
-	if (size < MIGRATION_SIZE_1_0)
+	if (size < HL_MIGRATION_SIZE_1_0)
 		return registration_failed(mod, HL_EABI, "migration table entries are too small");
 	struct hl_migration *grown = realloc(mod->migrations,
 					     sizeof(*grown) * (mod->nmigrations + n));
@@ -158,15 +164,16 @@ HL_API int hl_add_migrations_(struct hl_mod *mod, const struct hl_migration *t, 
 		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->migrations = grown;
 	for (size_t i = 0; i < n; i++) {
-		const struct hl_migration *m = (const void *)((const char *)t + i * size);
-		if (!m->name || !*m->name || !m->sql)
+		struct hl_migration m;
+		copy_entry(&m, sizeof(m), t, i, size);
+		if (!m.name || !*m.name || !m.sql)
 			return registration_failed(mod, HL_EINVAL, "migration %zu has no name or no SQL",
 						   i + 1);
 		for (int k = 0; k < mod->nmigrations; k++)
-			if (!strcmp(mod->migrations[k].name, m->name))
+			if (!strcmp(mod->migrations[k].name, m.name))
 				return registration_failed(mod, HL_EEXIST,
-							   "migration '%s' is listed twice", m->name);
-		mod->migrations[mod->nmigrations++] = *m;
+							   "migration '%s' is listed twice", m.name);
+		mod->migrations[mod->nmigrations++] = m;
 	}
 	return 0;
 }
@@ -176,22 +183,23 @@ HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, si
 	int rc = check_init(mod, "hl_add_jobs");
 	if (rc)
 		return rc;
-	if (size < JOB_SIZE_1_0)
+	if (size < HL_JOB_SIZE_1_0)
 		return registration_failed(mod, HL_EABI, "job table entries are too small");
 	struct hl_job *grown = realloc(mod->jobs, sizeof(*grown) * (mod->njobs + n));
 	if (!grown)
 		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->jobs = grown;
 	for (size_t i = 0; i < n; i++) {
-		const struct hl_job *j = (const void *)((const char *)t + i * size);
-		if (!j->name || !*j->name || !j->slice || !j->period_ms)
+		struct hl_job j;
+		copy_entry(&j, sizeof(j), t, i, size);
+		if (!j.name || !*j.name || !j.slice || !j.period_ms)
 			return registration_failed(mod, HL_EINVAL,
 						   "job %zu needs a name, a slice and a period", i + 1);
 		for (int k = 0; k < mod->njobs; k++)
-			if (!strcmp(mod->jobs[k].name, j->name))
+			if (!strcmp(mod->jobs[k].name, j.name))
 				return registration_failed(mod, HL_EEXIST, "job '%s' is listed twice",
-							   j->name);
-		mod->jobs[mod->njobs++] = *j;
+							   j.name);
+		mod->jobs[mod->njobs++] = j;
 	}
 	return 0;
 }
@@ -202,7 +210,7 @@ HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_hand
 	int rc = check_init(mod, "hl_add_event_handlers");
 	if (rc)
 		return rc;
-	if (size < HANDLER_SIZE_1_1)
+	if (size < HL_EVENT_HANDLER_SIZE_1_1)
 		return registration_failed(mod, HL_EABI, "event handler table entries are too small");
 	struct hl_event_handler *grown = realloc(mod->handlers,
 						 sizeof(*grown) * (mod->nhandlers + n));
@@ -210,16 +218,17 @@ HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_hand
 		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->handlers = grown;
 	for (size_t i = 0; i < n; i++) {
-		const struct hl_event_handler *h = (const void *)((const char *)t + i * size);
-		if (!h->handle)
+		struct hl_event_handler h;
+		copy_entry(&h, sizeof(h), t, i, size);
+		if (!h.handle)
 			return registration_failed(mod, HL_EINVAL, "event handler %zu has no function",
 						   i + 1);
-		if (!events_pattern_ok(h->event))
+		if (!events_pattern_ok(h.event))
 			return registration_failed(mod, HL_EINVAL, "event handler %zu: '%.*s' is not"
 						   " an event name (noun.verb of a-z, 0-9, _ and .)"
 						   " nor a prefix ending in .*", i + 1,
-						   EVENT_NAME_MAX, h->event ? h->event : "(null)");
-		mod->handlers[mod->nhandlers++] = *h;
+						   EVENT_NAME_MAX, h.event ? h.event : "(null)");
+		mod->handlers[mod->nhandlers++] = h;
 	}
 	return 0;
 }
@@ -247,17 +256,15 @@ HL_API int hl_add_pages_(struct hl_mod *mod, const struct hl_page *t, size_t n, 
 	int rc = check_init(mod, "hl_add_pages");
 	if (rc)
 		return rc;
-	if (size < PAGE_SIZE_1_5)
+	if (size < HL_PAGE_SIZE_1_5)
 		return registration_failed(mod, HL_EABI, "page table entries are too small");
 	struct hl_page *grown = realloc(mod->pages, sizeof(*grown) * (mod->npages + n));
 	if (!grown)
 		return registration_failed(mod, HL_ENOMEM, "out of memory");
 	mod->pages = grown;
 	for (size_t i = 0; i < n; i++) {
-		/* A zeroed copy of what the module's ABI has: fields added later
-		 * keep their defaults, and a newer module's are left out. */
-		struct hl_page p = { 0 };
-		memcpy(&p, (const char *)t + i * size, size < sizeof(p) ? size : sizeof(p));
+		struct hl_page p;
+		copy_entry(&p, sizeof(p), t, i, size);
 		const char *why, *owner;
 		rc = page_check(&p, &why);
 		if (rc)
@@ -435,6 +442,18 @@ static void read_conf(struct hl_mod *m, const char *modules_dir)
 
 /* ---- checks before any module code runs ------------------------------ */
 
+/* The bytes the module's hl_module symbol really has (its ELF size), so
+ * that a descriptor is never read past its end; SIZE_MAX when the loader
+ * cannot tell. */
+static size_t descriptor_symbol_size(const void *d)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!dladdr1(d, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size)
+		return SIZE_MAX;
+	return sym->st_size;
+}
+
 static void open_module(struct hl_mod *m)
 {
 	struct stat st;
@@ -467,6 +486,13 @@ static void open_module(struct hl_mod *m)
 		set_state(m, MOD_REFUSED, "no hl_module descriptor: not a HyperLevel module");
 		return;
 	}
+	size_t symbol_size = descriptor_symbol_size(d);
+	if (symbol_size < offsetof(struct hl_module, name) ||
+	    (symbol_size < SIZE_MAX && symbol_size < d->size)) {
+		set_state(m, MOD_REFUSED, "the hl_module descriptor is %zu bytes, too short for"
+			  " what it says it holds", symbol_size);
+		return;
+	}
 	if (d->abi_major != HL_ABI_MAJOR) {
 		set_state(m, MOD_REFUSED, "built for module ABI %u.%u; this server implements %d.%d",
 			  d->abi_major, d->abi_minor, HL_ABI_MAJOR, HL_ABI_MINOR);
@@ -477,11 +503,13 @@ static void open_module(struct hl_mod *m)
 			  d->abi_major, d->abi_minor, HL_ABI_MAJOR, HL_ABI_MINOR);
 		return;
 	}
-	if (d->size < DESC_SIZE_1_0) {
+	if (d->size < HL_MODULE_SIZE_1_0) {
 		set_state(m, MOD_REFUSED, "descriptor is %u bytes, smaller than ABI %d.0's", d->size,
 			  HL_ABI_MAJOR);
 		return;
 	}
+	copy_entry(&m->descriptor, sizeof(m->descriptor), d, 0, d->size);
+	d = &m->descriptor;
 	if (!d->name || strcmp(d->name, m->name) || !d->version || !d->init) {
 		set_state(m, MOD_REFUSED, "descriptor must have name \"%s\", a version and init",
 			  m->name);

@@ -33,7 +33,7 @@ static int embed(FILE *out, const char *path)
 		return fail(path, "cannot be read");
 	const char *base = base_name(path);
 	size_t stem = strlen(base) - 4;
-	fprintf(out, "\t{ \"%.*s\",\n\t  \"", (int)stem, base);
+	fprintf(out, "\t{ .name = \"%.*s\",\n\t  .sql = \"", (int)stem, base);
 	int c;
 	while ((c = fgetc(in)) != EOF) {
 		if (c == '\n') {

@@ -339,6 +339,28 @@ struct hl_module {
 		__VA_ARGS__                                                 \
 	}
 
+/* How the tables grow. Every table a module hands the core (the
+ * descriptor and the routes, migrations, jobs, event handlers and pages)
+ * is read by the size the module was built with: the descriptor's `size`,
+ * the element size the hl_add_* macros pass. The core copies each entry
+ * into a zeroed struct of its own, so:
+ *   - a later minor only ever adds members at the end of a struct, and a
+ *     member's zero value is always its old behaviour; members never move
+ *     or change type within a major;
+ *   - a module built for an older minor keeps loading: what it did not
+ *     have reads as zero;
+ *   - an entry smaller than the sizes below, those of the minor that
+ *     introduced the struct, is refused (HL_EABI).
+ * These sizes are frozen: they are the end of the last member each struct
+ * had in that minor, whatever is added after it. */
+#define HL_MODULE_SIZE_1_0 (offsetof(struct hl_module, summary) + sizeof(const char *))
+#define HL_ROUTE_SIZE_1_0 (offsetof(struct hl_route, reads) + sizeof(const char *))
+#define HL_MIGRATION_SIZE_1_0 (offsetof(struct hl_migration, sql) + sizeof(const char *))
+#define HL_JOB_SIZE_1_0 (offsetof(struct hl_job, slice) + sizeof(void (*)(void)))
+#define HL_EVENT_HANDLER_SIZE_1_1 \
+	(offsetof(struct hl_event_handler, handle) + sizeof(void (*)(void)))
+#define HL_PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
+
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.
  * Fails with HL_EEXIST for a route another module (or this one) already

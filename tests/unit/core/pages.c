@@ -77,7 +77,7 @@ static void test_sizes(void)
 		{ "/old", "old.js", "Old", HL_ACCESS_AGENCY, 7 },
 		{ "/old/:id", "old.js", NULL, HL_ACCESS_USER, 8 },
 	};
-	CHECK_INT(sizeof(old[0]), PAGE_SIZE_1_5);
+	CHECK_INT(sizeof(old[0]), HL_PAGE_SIZE_1_5);
 	CHECK_INT(hl_add_pages_(m, (const void *)old, 2, sizeof(old[0])), 0);
 	static const struct page_later later[] = {
 		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "/api/later", NULL,
@@ -105,7 +105,7 @@ static void test_sizes(void)
 	CHECK_INT(m->failed, 0);
 
 	/* Smaller than ABI 1.5's entry: the module is refused. */
-	CHECK_INT(hl_add_pages_(m, (const void *)old, 1, PAGE_SIZE_1_5 - sizeof(int)), HL_EABI);
+	CHECK_INT(hl_add_pages_(m, (const void *)old, 1, HL_PAGE_SIZE_1_5 - sizeof(int)), HL_EABI);
 	CHECK_INT(m->failed, HL_EABI);
 	CHECK_INT(m->npages, 4);
 	drop(m);
