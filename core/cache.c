@@ -147,9 +147,15 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 	while (*p) {
 		size_t n = strcspn(p, " ,");
 		if (n) {
+			/* "invoices?": a wanted module's table, perhaps absent. */
+			int optional = p[n - 1] == '?';
 			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)n, p);
+			snprintf(name, sizeof(name), "%.*s", (int)(n - optional), p);
 			int t = changes_table_id(c->changes, name);
+			if (t < 0 && optional) {
+				p += n + (p[n] != '\0');
+				continue;
+			}
 			const char *why = t < 0 ? "which is not a table of the database"
 				: changes_is_virtual(c->changes, t)
 					? "a virtual table; name the tables it is built from"

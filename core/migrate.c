@@ -105,7 +105,8 @@ static int apply(struct hl_db *w, const char *owner, const char *where,
 	if (db_begin(w))
 		return HL_EDB;
 	char *err = NULL;
-	if (run_step(w, m->sql, &err) != SQLITE_OK) {
+	/* A retired step is recorded, not run: its work is done elsewhere. */
+	if (!(m->flags & HL_MIGRATION_RETIRED) && run_step(w, m->sql, &err) != SQLITE_OK) {
 		log_error("%s: migration '%s' of %s failed: %s", where, m->name, owner,
 			  err ? err : hl_db_errmsg(w));
 		sqlite3_free(err);

@@ -7,7 +7,8 @@
  * the shipped list is compared with the record: a recorded step whose name
  * or checksum differs, or a record longer than the shipped list, stops the
  * start with one line saying which; steps not yet recorded are applied in
- * order, each in its own transaction together with its record.
+ * order, each in its own transaction together with its record; a retired
+ * step (HL_MIGRATION_RETIRED) is recorded without being run.
  */
 #ifndef HL_MIGRATE_H
 #define HL_MIGRATE_H

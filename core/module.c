@@ -520,13 +520,18 @@ static void open_module(struct hl_mod *m)
 
 /* ---- dependency order and init -------------------------------------- */
 
+/* Whether required module `req` is loadable. One that is turned off turns
+ * `m` off too, with a warning, so that the server starts with any module
+ * disabled; one that is missing or refused refuses `m`. */
 static int requirement_ok(struct hl_mod *m, const char *req)
 {
 	struct hl_mod *r = find_mod(m->set, req);
-	if (!r || (!r->path && r->state != MOD_DISABLED))
+	if (r && r->state == MOD_DISABLED) {
+		set_state(m, MOD_DISABLED, "it requires module '%s', which is %s", req,
+			  r->reason ? r->reason : "disabled");
+		log_warn("%s: not loaded: %s", m->path, m->reason ? m->reason : "out of memory");
+	} else if (!r || !r->path)
 		set_state(m, MOD_REFUSED, "it requires module '%s', which is not installed", req);
-	else if (r->state == MOD_DISABLED)
-		set_state(m, MOD_REFUSED, "it requires module '%s', which is %s", req, r->reason);
 	else if (r->state == MOD_REFUSED)
 		set_state(m, MOD_REFUSED, "it requires module '%s', which was refused", req);
 	else
@@ -578,8 +583,9 @@ static void init_module(struct hl_mod *m)
 	m->set->order[m->set->norder++] = m;
 }
 
-/* Depth-first over requirements, so each module is initialised after the
- * modules it requires. */
+/* Depth-first over requirements and wants, so each module is initialised
+ * after the modules it requires and those it wants that are loaded. A
+ * wanted module that is absent, disabled or refused is simply not there. */
 static void visit(struct hl_mod *m)
 {
 	if (m->mark == 2 || m->state != MOD_FOUND) {
@@ -600,9 +606,37 @@ static void visit(struct hl_mod *m)
 		if (!requirement_ok(m, *req))
 			break;
 	}
+	for (const char *const *want = m->desc->wants; want && *want && m->state == MOD_FOUND;
+	     want++) {
+		struct hl_mod *w = find_mod(m->set, *want);
+		if (w && w->mark != 1) /* two modules that want each other: either order */
+			visit(w);
+	}
 	m->mark = 2;
 	if (m->state == MOD_FOUND)
 		init_module(m);
+}
+
+static int named_in(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return 1;
+	return 0;
+}
+
+HL_API int hl_module_loaded(struct hl_mod *mod, const char *name)
+{
+	int rc = check_init(mod, "hl_module_loaded");
+	if (rc)
+		return rc;
+	if (!name || (!named_in(mod->desc->requires, name) && !named_in(mod->desc->wants, name))) {
+		log_error("%s: hl_module_loaded: '%s' is neither required nor wanted by %s",
+			  mod->path, name ? name : "(null)", mod->name);
+		return HL_EINVAL;
+	}
+	struct hl_mod *m = find_mod(mod->set, name);
+	return m && m->state == MOD_LOADED;
 }
 
 static int collect_jobs(struct modules *set)
@@ -778,6 +812,15 @@ void modules_print(const struct modules *set, FILE *out)
 	}
 }
 
+static void write_names(struct hl_json *j, const char *key, const char *const *names)
+{
+	hl_json_key(j, key);
+	hl_json_array(j);
+	for (; names && *names; names++)
+		hl_json_string(j, *names);
+	hl_json_array_end(j);
+}
+
 void modules_write_json(const struct modules *set, struct hl_json *j)
 {
 	hl_json_array(j);
@@ -794,11 +837,8 @@ void modules_write_json(const struct modules *set, struct hl_json *j)
 		hl_json_string(j, m->desc ? m->desc->summary : NULL);
 		hl_json_key(j, "reason");
 		hl_json_string(j, m->reason);
-		hl_json_key(j, "requires");
-		hl_json_array(j);
-		for (int k = 0; m->desc && m->desc->requires && m->desc->requires[k]; k++)
-			hl_json_string(j, m->desc->requires[k]);
-		hl_json_array_end(j);
+		write_names(j, "requires", m->desc ? m->desc->requires : NULL);
+		write_names(j, "wants", m->desc ? m->desc->wants : NULL);
 		hl_json_object_end(j);
 	}
 	hl_json_array_end(j);

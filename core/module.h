@@ -12,7 +12,7 @@
  * refusal is logged as one line naming the file and the reason. A module's
  * registrations are undone when its init fails.
  *
- * States: FOUND -> DISABLED (enabled = no)
+ * States: FOUND -> DISABLED (enabled = no, or a required module is)
  *               -> REFUSED  (a check failed; `reason` says which)
  *               -> LOADED   (init succeeded)
  * A module never leaves LOADED: there is no unloading (threads and timers
@@ -67,7 +67,7 @@ const char *mod_state_name(enum mod_state s);
 /* `hyperlevel modules`: one line per module with its state. */
 void modules_print(const struct modules *set, FILE *out);
 /* The same as a JSON array of {name, version, state, summary, reason,
- * requires}: version and summary null when the module was not opened. */
+ * requires, wants}: version and summary null when the module was not opened. */
 void modules_write_json(const struct modules *set, struct hl_json *j);
 int modules_loaded(const struct modules *set);
 /* The pages of the i-th loaded module (0 <= i < modules_loaded, in load

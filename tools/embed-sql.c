@@ -8,11 +8,14 @@
  *
  * writes `static const struct hl_migration migrations[] = {...}` with each
  * file's name (without .sql) and text. Files must be given in ascending
- * name order; the order is the order they are applied in.
+ * name order; the order is the order they are applied in. A NAME.retired
+ * file beside NAME.sql (saying why) marks that step HL_MIGRATION_RETIRED:
+ * kept where it was applied, skipped everywhere else.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int fail(const char *what, const char *detail)
 {
@@ -49,8 +52,11 @@ static int embed(FILE *out, const char *path)
 		else
 			fputc(c, out);
 	}
-	fputs("\" },\n", out);
+	fputs("\"", out);
 	fclose(in);
+	char retired[4096];
+	snprintf(retired, sizeof(retired), "%.*s.retired", (int)(strlen(path) - 4), path);
+	fputs(access(retired, F_OK) ? " },\n" : ",\n\t  .flags = HL_MIGRATION_RETIRED },\n", out);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * agency.c: the agency module: every sub-account at once, for the
  * agency's staff (a sub-account's own users are refused with 403). It has
  * no tables of its own: it reads the other modules' tables, so it requires
- * them, and adds the indexes its lists need across sub-accounts. Answers
+ * them (and wants invoices: without it, its invoice figures are null and
+ * its answers say so); the indexes it reads are theirs. Answers
  * are cached; a write in any sub-account drops them. Its browser page
  * (webui/agency.js) shows them.
  */
@@ -13,10 +14,14 @@
 
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
-					"invoices", NULL };
+					NULL };
+/* Without invoices its figures are null and the answers say so. */
+static const char *const wants[] = { "invoices", NULL };
+
+int agency_invoices;
 
 #define COUNT_TABLES "contact_counts stage_counts task_counts contacts conversations tasks" \
-	" invoices locations"
+	" invoices? locations"
 
 /* Agency staff, every location at once, cached until a write in any. */
 #define ACROSS .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000
@@ -25,7 +30,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/agency/projects", .handler = agency_projects, ACROSS,
 	  .reads = COUNT_TABLES },
 	{ .method = "GET", .pattern = "/api/agency/overview", .handler = agency_overview, ACROSS,
-	  .reads = COUNT_TABLES " opportunities messages payments" },
+	  .reads = COUNT_TABLES " opportunities messages payments?" },
 	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts, ACROSS,
 	  .reads = "contacts contact_tags tags locations" },
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,
@@ -47,6 +52,7 @@ static const struct hl_page pages[] = {
 
 static int init(struct hl_mod *mod)
 {
+	agency_invoices = hl_module_loaded(mod, "invoices") == 1;
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
@@ -55,8 +61,18 @@ static int init(struct hl_mod *mod)
 	return rc;
 }
 
-HL_MODULE(.name = "agency", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "every sub-account at once, for agency staff");
+HL_MODULE(.name = "agency", .version = "0.3.0", .requires = requires, .wants = wants,
+	  .init = init, .summary = "every sub-account at once, for agency staff");
+
+void agency_write_absent(struct hl_json *j)
+{
+	if (agency_invoices)
+		return;
+	hl_json_key(j, "absent_modules");
+	hl_json_array(j);
+	hl_json_string(j, "invoices");
+	hl_json_array_end(j);
+}
 
 int agency_location(struct hl_req *req, int64_t *location)
 {

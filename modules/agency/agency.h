@@ -20,10 +20,19 @@
 	"(SELECT id FROM locations WHERE agency_id = :agency AND disabled_at IS NULL" \
 	" AND (:location = 0 OR id = :location))"
 
+/* 1 when the invoices module is loaded, which the agency wants but works
+ * without (set by init): its figures are then null, and each answer says
+ * so with agency_write_absent. Arrays of two statement texts are indexed
+ * by it. */
+extern int agency_invoices;
+/* The member "absent_modules": ["invoices"] of an answer whose invoice
+ * figures are null because that module is not loaded; nothing otherwise. */
+void agency_write_absent(struct hl_json *j);
+
 /* The agency's totals over every sub-account, in one row: sub_accounts,
  * json_counts (as /api/project's counts) and health_score (the mean of
  * every scored contact). Bind with projects_bind. */
-extern const char projects_totals_sql[];
+extern const char *const projects_totals_sql[2];
 /* Bind :now and :q (the name searched for, or NULL) of a projects
  * statement. */
 void projects_bind(sqlite3_stmt *st, const char *q);

@@ -3,11 +3,12 @@
  * overview.c: GET /api/agency/overview, the agency at a glance: its
  * sub-accounts' counts added up (from the statement of projects.c) and,
  * over the last 30 days by day (UTC), its new contacts, deals won and
- * their value, messages received and payments.
+ * their value, messages received and payments (null without the invoices
+ * module).
  *
  * The series is one statement: each figure's rows of the 30 days are one
- * range per sub-account of an index (location_id, then the time; the
- * reports module's, which the agency's screens are slower without), and
+ * range per sub-account of an index (location_id, then the time; each
+ * made by the module that owns the table), and
  * they are put in their days here. Having SQLite sort them by day cost
  * twice as much; counting each day's range per sub-account, as much (a
  * seek is worth about as much as a few rows).
@@ -21,18 +22,21 @@
 
 enum series { S_CONTACTS, S_WON, S_RECEIVED, S_PAYMENTS, S_COUNT };
 
-/* Rows of (series, time, cents). */
+/* Rows of (series, time, cents); payments only with the invoices module. */
 #define IN_PERIOD(col) " AND " col " >= :since AND " col " < :end"
-static const char series_sql[] =
-	"WITH loc AS MATERIALIZED (SELECT id FROM locations WHERE id IN " AGENCY_LOCATIONS ")"
-	" SELECT 0, created_at, 0 FROM contacts WHERE location_id IN (SELECT id FROM loc)"
-	" AND deleted_at IS NULL" IN_PERIOD("created_at")
-	" UNION ALL SELECT 1, closed_at, value_cents FROM opportunities"
-	" WHERE location_id IN (SELECT id FROM loc) AND status = 'won'" IN_PERIOD("closed_at")
-	" UNION ALL SELECT 2, created_at, 0 FROM messages WHERE location_id IN (SELECT id FROM loc)"
-	" AND direction = 'inbound'" IN_PERIOD("created_at")
-	" UNION ALL SELECT 3, paid_at, amount_cents FROM payments"
-	" WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD("paid_at");
+#define SERIES_SQL(payments) \
+	"WITH loc AS MATERIALIZED (SELECT id FROM locations WHERE id IN " AGENCY_LOCATIONS ")" \
+	" SELECT 0, created_at, 0 FROM contacts WHERE location_id IN (SELECT id FROM loc)" \
+	" AND deleted_at IS NULL" IN_PERIOD("created_at") \
+	" UNION ALL SELECT 1, closed_at, value_cents FROM opportunities" \
+	" WHERE location_id IN (SELECT id FROM loc) AND status = 'won'" IN_PERIOD("closed_at") \
+	" UNION ALL SELECT 2, created_at, 0 FROM messages WHERE location_id IN (SELECT id FROM loc)" \
+	" AND direction = 'inbound'" IN_PERIOD("created_at") payments
+static const char *const series_sql[2] = {
+	SERIES_SQL(""),
+	SERIES_SQL(" UNION ALL SELECT 3, paid_at, amount_cents FROM payments"
+		   " WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD("paid_at")),
+};
 
 struct day {
 	char start[32]; /* its midnight, as the tables keep times: the date first */
@@ -62,7 +66,7 @@ static int day_of(const struct day *days, const char *t)
 
 static int load_series(struct hl_req *req, int64_t location, struct day *days, const char *end)
 {
-	sqlite3_stmt *st = agency_read(req, series_sql, location);
+	sqlite3_stmt *st = agency_read(req, series_sql[agency_invoices], location);
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":since", days[0].start);
@@ -95,7 +99,10 @@ static void write_series(struct hl_json *j, const struct day *days)
 			}
 			if (series_keys[k][1]) {
 				hl_json_key(j, series_keys[k][1]);
-				hl_json_int(j, days[d].cents[k]);
+				if (k == S_PAYMENTS && !agency_invoices)
+					hl_json_null(j);
+				else
+					hl_json_int(j, days[d].cents[k]);
 			}
 		}
 		hl_json_object_end(j);
@@ -106,7 +113,7 @@ static void write_series(struct hl_json *j, const struct day *days)
 /* The totals' row, as members of the answer. */
 static int write_totals(struct hl_req *req, struct hl_json *j, int64_t location)
 {
-	sqlite3_stmt *st = agency_read(req, projects_totals_sql, location);
+	sqlite3_stmt *st = agency_read(req, projects_totals_sql[agency_invoices], location);
 	if (!st)
 		return HL_EDB;
 	projects_bind(st, NULL);
@@ -140,6 +147,7 @@ int agency_overview(struct hl_req *req)
 	hl_json_key(j, "until");
 	hl_json_string(j, until);
 	write_series(j, days);
+	agency_write_absent(j);
 	hl_json_object_end(j);
 	return 0;
 }

@@ -20,7 +20,18 @@
 /* The sub-accounts a search by name finds. */
 #define FOUND_LOCATIONS "id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)"
 
-#define PROJECTS_ROWS \
+/* Unpaid invoices per sub-account, when the invoices module is loaded;
+ * otherwise none (the counts then say null). */
+#define UNPAID \
+	" unpaid AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
+	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
+	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
+	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
+	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id),"
+#define NO_UNPAID \
+	" unpaid AS (SELECT 0 AS id, 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due WHERE 0),"
+
+#define PROJECTS_ROWS(unpaid) \
 	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations WHERE " FOUND_LOCATIONS ")," \
 	" live AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
 	"  FROM contact_counts WHERE location_id IN (SELECT id FROM loc))," \
@@ -32,12 +43,7 @@
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
 	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
-	"  GROUP BY location_id)," \
-	" unpaid AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
-	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
-	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
-	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
-	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id)," \
+	"  GROUP BY location_id)," unpaid \
 	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
 	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value," \
 	"  coalesce(unread.n, 0) AS unread, coalesce(open_tasks.n, 0) AS tasks," \
@@ -56,22 +62,34 @@
 	" SELECT "
 
 /* The counts of /api/project's "counts", of each sub-account (agg "") or
- * added up (agg "sum"). */
-#define PROJECTS_COUNTS(agg) \
+ * added up (agg "sum"); "invoices" is null without the invoices module. */
+#define INVOICE_COUNTS(agg) \
+	" 'invoices', json_object('outstanding', json_object('count', " agg "(invoices)," \
+	"  'amount_due_cents', " agg "(outstanding)), 'overdue', json_object('count'," \
+	"  " agg "(invoices_overdue), 'amount_due_cents', " agg "(invoices_overdue_cents)))"
+#define NO_INVOICE_COUNTS(agg) " 'invoices', NULL"
+#define PROJECTS_COUNTS(agg, invoices) \
 	"json_object('contacts', " agg "(contacts)," \
 	" 'deals', json_object('open', " agg "(deals), 'open_value_cents', " agg "(value))," \
 	" 'conversations', json_object('unread', " agg "(unread))," \
 	" 'tasks', json_object('open', " agg "(tasks), 'overdue', " agg "(overdue))," \
-	" 'invoices', json_object('outstanding', json_object('count', " agg "(invoices)," \
-	"  'amount_due_cents', " agg "(outstanding)), 'overdue', json_object('count'," \
-	"  " agg "(invoices_overdue), 'amount_due_cents', " agg "(invoices_overdue_cents))))" \
-	" AS json_counts"
+	invoices(agg) ") AS json_counts"
 
 /* The agency's totals: the mean health score is of every scored contact,
  * rounded as each sub-account's is. */
-const char projects_totals_sql[] = PROJECTS_ROWS "count(*) AS sub_accounts, "
-	PROJECTS_COUNTS("sum") ", CASE WHEN sum(h_n) THEN"
-	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score FROM p";
+#define PROJECTS_TOTALS(unpaid, invoices) PROJECTS_ROWS(unpaid) "count(*) AS sub_accounts, " \
+	PROJECTS_COUNTS("sum", invoices) ", CASE WHEN sum(h_n) THEN" \
+	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score FROM p"
+const char *const projects_totals_sql[2] = {
+	PROJECTS_TOTALS(NO_UNPAID, NO_INVOICE_COUNTS),
+	PROJECTS_TOTALS(UNPAID, INVOICE_COUNTS),
+};
+
+/* The start of a page's statement, up to its counts: [agency_invoices]. */
+static const char *const page_rows_sql[2] = {
+	PROJECTS_ROWS(NO_UNPAID) "id, name, timezone, " PROJECTS_COUNTS("", NO_INVOICE_COUNTS),
+	PROJECTS_ROWS(UNPAID) "id, name, timezone, " PROJECTS_COUNTS("", INVOICE_COUNTS),
+};
 
 struct projects_sort {
 	const char *name;  /* as in ?sort=, without the "-" of descending */
@@ -108,10 +126,9 @@ static const struct projects_sort *find_sort(const char *name)
 static char *page_sql(struct hl_req *req, const struct projects_sort *s, int desc, int after)
 {
 	const char *order = desc ? " DESC" : "";
-	return hl_sprintf(req, PROJECTS_ROWS "id, name, timezone, " PROJECTS_COUNTS("")
-		", health AS health_score, nullif(activity, '') AS last_activity_at,"
+	return hl_sprintf(req, "%s, health AS health_score, nullif(activity, '') AS last_activity_at,"
 		" hex(json_array(%s, id)) AS _cursor FROM p%s ORDER BY %s%s, id%s LIMIT :limit",
-		s->key, after ? hl_sprintf(req, " WHERE (%s, id) %s (json_extract(:cursor, '$[0]'),"
+		page_rows_sql[agency_invoices], s->key, after ? hl_sprintf(req, " WHERE (%s, id) %s (json_extract(:cursor, '$[0]'),"
 					   " json_extract(:cursor, '$[1]'))", s->key, desc ? "<" : ">")
 			      : "", s->key, order, order);
 }
@@ -159,5 +176,15 @@ int agency_projects(struct hl_req *req)
 	projects_bind(st, q);
 	hl_bind_text(st, ":cursor", list.cursor);
 	hl_bind_int(st, ":limit", list.limit + 1);
-	return hl_reply_page_total(req, st, list.limit, 6, total);
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	if ((rc = hl_json_page(req, j, st, list.limit, 6)))
+		return rc;
+	if (total >= 0) {
+		hl_json_key(j, "total");
+		hl_json_int(j, total);
+	}
+	agency_write_absent(j);
+	hl_json_object_end(j);
+	return 0;
 }

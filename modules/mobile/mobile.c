@@ -9,7 +9,7 @@
 #include "mobile.h"
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
-					"invoices", NULL };
+					NULL };
 
 #define COUNTER_TABLES "conversations tasks stage_counts locations"
 #define MY_TABLES "users user_locations locations" /* who may open which */

@@ -37,12 +37,7 @@ static void write_counts(struct hl_json *j, const struct figures *f)
 	hl_json_object_end(j);
 	figures_write_unread(j, f);
 	reports_write_pair(j, "tasks", "due_today", f->tasks_today, "overdue", f->tasks_overdue);
-	hl_json_key(j, "invoices");
-	hl_json_object(j);
-	figures_write_unpaid(j, f);
-	hl_json_key(j, "paid_cents");
-	hl_json_int(j, figures_sum(f, SERIES_PAYMENTS, f->period.days).cents);
-	hl_json_object_end(j);
+	figures_write_invoices(j, f, figures_sum(f, SERIES_PAYMENTS, f->period.days).cents);
 }
 
 static void write_series(struct hl_json *j, const struct figures *f)
@@ -64,7 +59,10 @@ static void write_series(struct hl_json *j, const struct figures *f)
 		hl_json_key(j, "messages_received");
 		hl_json_int(j, f->series[SERIES_RECEIVED][d].count);
 		hl_json_key(j, "payments_cents");
-		hl_json_int(j, f->series[SERIES_PAYMENTS][d].cents);
+		if (reports_invoices)
+			hl_json_int(j, f->series[SERIES_PAYMENTS][d].cents);
+		else
+			hl_json_null(j);
 		hl_json_object_end(j);
 	}
 	hl_json_array_end(j);
@@ -94,6 +92,7 @@ int reports_dashboard(struct hl_req *req)
 	hl_json_key(j, "pipelines");
 	rc = figures_write_pipelines(req, j, 0);
 	write_series(j, f);
+	reports_write_absent(j);
 	hl_json_object_end(j);
 	return rc;
 }

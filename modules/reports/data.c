@@ -139,6 +139,11 @@ static int write_widget(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
 	}
 	hl_json_object_end(j);
 	hl_json_key(j, "data");
+	if (!reports_invoices && reports_needs_invoices((const char *)sqlite3_column_text(st, 1))) {
+		hl_json_null(j);
+		hl_json_object_end(j);
+		return 0;
+	}
 	hl_json_object(j);
 	int rc = write_figures(req, j, st, &sl);
 	hl_json_object_end(j);
@@ -184,6 +189,7 @@ int dashboards_data(struct hl_req *req)
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		rc = write_widget(req, j, st, f);
 	hl_json_array_end(j);
+	reports_write_absent(j);
 	hl_json_object_end(j);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : HL_EDB;

@@ -16,7 +16,13 @@
  * tasks and all open deals only when :more asks (enum figures_more). The
  * contacts' mean health score, in the same walk, costs as much again as
  * counting them (avg steps a function a row), so it has a text of its own. */
-#define COUNTS_SQL(health) \
+#define UNPAID \
+	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due," \
+	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
+	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
+	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid,"
+#define NO_UNPAID " (SELECT 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due) unpaid,"
+#define COUNTS_SQL(health, unpaid) \
 	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due," \
 	" unpaid.over_n, unpaid.over_due, deals.n, deals.cents, live.health FROM" \
 	" (SELECT count(*) AS n, " health " AS health FROM contacts" \
@@ -26,35 +32,40 @@
 	"  count(*) FILTER (WHERE due_at < :now) AS overdue" \
 	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL AND due_at < :end) due," \
 	" (SELECT count(*) AS n FROM tasks WHERE :more & 1 AND location_id = :location" \
-	"  AND completed_at IS NULL) open_tasks," \
-	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due," \
-	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
-	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
-	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid," \
+	"  AND completed_at IS NULL) open_tasks," unpaid \
 	" (SELECT count(*) AS n, coalesce(sum(value_cents), 0) AS cents FROM opportunities" \
 	"  WHERE :more & 2 AND location_id = :location AND status = 'open') deals"
-static const char counts_sql[] = COUNTS_SQL("NULL");
-static const char counts_health_sql[] = COUNTS_SQL("CAST(round(avg(health_score)) AS INTEGER)");
+#define HEALTH "CAST(round(avg(health_score)) AS INTEGER)"
+/* [reports_invoices] */
+static const char *const counts_sql[2] = { COUNTS_SQL("NULL", NO_UNPAID),
+					   COUNTS_SQL("NULL", UNPAID) };
+static const char *const counts_health_sql[2] = { COUNTS_SQL(HEALTH, NO_UNPAID),
+						  COUNTS_SQL(HEALTH, UNPAID) };
 
 /* Rows of (series, day of the period, count, cents). Messages are many
  * per day: they are counted day by day, each day a range of their index,
  * which costs half what grouping them through a sorter does. */
 #define DAY_OF(col) "CAST(julianday(" col ") - julianday(:since) AS INTEGER)"
-static const char series_sql[] =
-	"WITH RECURSIVE day (n, since, until) AS (SELECT 0, :since,"
-	" strftime('%Y-%m-%dT%H:%M:%fZ', :since, '+1 day') UNION ALL SELECT n + 1, until,"
-	" strftime('%Y-%m-%dT%H:%M:%fZ', until, '+1 day') FROM day WHERE n + 1 < :days)"
-	" SELECT 0, " DAY_OF("created_at") " AS day, count(*), 0 FROM contacts"
-	" WHERE location_id = :location AND deleted_at IS NULL"
-	" AND created_at >= :since AND created_at < :end GROUP BY day"
-	" UNION ALL SELECT CASE status WHEN 'won' THEN 1 ELSE 2 END, " DAY_OF("closed_at") " AS day,"
-	" count(*), sum(value_cents) FROM opportunities"
-	" WHERE location_id = :location AND status IN ('won', 'lost')"
-	" AND closed_at >= :since AND closed_at < :end GROUP BY status, day"
-	" UNION ALL SELECT 3, n, (SELECT count(*) FROM messages WHERE location_id = :location"
-	" AND direction = 'inbound' AND created_at >= day.since AND created_at < day.until), 0 FROM day"
-	" UNION ALL SELECT 4, " DAY_OF("paid_at") " AS day, count(*), sum(amount_cents) FROM payments"
-	" WHERE location_id = :location AND paid_at >= :since AND paid_at < :end GROUP BY day";
+#define SERIES_SQL(payments) \
+	"WITH RECURSIVE day (n, since, until) AS (SELECT 0, :since," \
+	" strftime('%Y-%m-%dT%H:%M:%fZ', :since, '+1 day') UNION ALL SELECT n + 1, until," \
+	" strftime('%Y-%m-%dT%H:%M:%fZ', until, '+1 day') FROM day WHERE n + 1 < :days)" \
+	" SELECT 0, " DAY_OF("created_at") " AS day, count(*), 0 FROM contacts" \
+	" WHERE location_id = :location AND deleted_at IS NULL" \
+	" AND created_at >= :since AND created_at < :end GROUP BY day" \
+	" UNION ALL SELECT CASE status WHEN 'won' THEN 1 ELSE 2 END, " DAY_OF("closed_at") " AS day," \
+	" count(*), sum(value_cents) FROM opportunities" \
+	" WHERE location_id = :location AND status IN ('won', 'lost')" \
+	" AND closed_at >= :since AND closed_at < :end GROUP BY status, day" \
+	" UNION ALL SELECT 3, n, (SELECT count(*) FROM messages WHERE location_id = :location" \
+	" AND direction = 'inbound' AND created_at >= day.since AND created_at < day.until), 0 FROM day" \
+	payments
+static const char *const series_sql[2] = {
+	SERIES_SQL(""),
+	SERIES_SQL(" UNION ALL SELECT 4, " DAY_OF("paid_at") " AS day, count(*), sum(amount_cents)"
+		   " FROM payments WHERE location_id = :location AND paid_at >= :since"
+		   " AND paid_at < :end GROUP BY day"),
+};
 
 /* Open deals per stage, empty stages included, in board order. */
 static const char stages_sql[] =
@@ -75,8 +86,8 @@ static void bind_period(sqlite3_stmt *st, const struct period *p)
 
 int figures_load_counts(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, f->want & FIGURES_HEALTH ? counts_health_sql
-									 : counts_sql);
+	sqlite3_stmt *st = hl_scoped_read(req, (f->want & FIGURES_HEALTH ? counts_health_sql
+									  : counts_sql)[reports_invoices]);
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
@@ -96,7 +107,7 @@ int figures_load_counts(struct hl_req *req, struct figures *f)
 
 static int load_series(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, series_sql);
+	sqlite3_stmt *st = hl_scoped_read(req, series_sql[reports_invoices]);
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
@@ -139,11 +150,23 @@ void figures_write_unread(struct hl_json *j, const struct figures *f)
 	hl_json_object_end(j);
 }
 
-void figures_write_unpaid(struct hl_json *j, const struct figures *f)
+void figures_write_invoices(struct hl_json *j, const struct figures *f, int64_t paid_cents)
 {
+	if (!reports_invoices) {
+		hl_json_key(j, "invoices");
+		hl_json_null(j);
+		return;
+	}
+	hl_json_key(j, "invoices");
+	hl_json_object(j);
 	reports_write_pair(j, "outstanding", "count", f->outstanding, "amount_due_cents",
 			   f->outstanding_cents);
 	reports_write_pair(j, "overdue", "count", f->overdue, "amount_due_cents", f->overdue_cents);
+	if (paid_cents >= 0) {
+		hl_json_key(j, "paid_cents");
+		hl_json_int(j, paid_cents);
+	}
+	hl_json_object_end(j);
 }
 
 static void close_pipeline(struct hl_json *j, int64_t count, int64_t cents)

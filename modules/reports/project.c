@@ -77,10 +77,7 @@ static void write_counts(struct hl_json *j, const struct figures *f)
 			   f->deals_open_cents);
 	figures_write_unread(j, f);
 	reports_write_pair(j, "tasks", "open", f->tasks_open, "overdue", f->tasks_overdue);
-	hl_json_key(j, "invoices");
-	hl_json_object(j);
-	figures_write_unpaid(j, f);
-	hl_json_object_end(j);
+	figures_write_invoices(j, f, -1);
 	hl_json_object_end(j);
 }
 
@@ -103,6 +100,7 @@ int reports_project(struct hl_req *req)
 		hl_json_null(j);
 	else
 		hl_json_int(j, f->health);
+	reports_write_absent(j);
 	hl_json_object_end(j);
 	return 0;
 }

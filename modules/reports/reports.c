@@ -4,7 +4,8 @@
  * the overview of the sub-account (its project), the dashboards a
  * location arranges from widgets, and their browser pages. Its tables are
  * dashboards and widgets; the figures come from the other modules'
- * tables, so it requires them.
+ * tables, so it requires them (and wants invoices: without it, the
+ * invoice figures are null and the answers say so).
  * Every query is scoped by the current location.
  */
 #include "reports.h"
@@ -12,14 +13,18 @@
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
-					"invoices", NULL };
+					NULL };
+/* Without invoices the invoice figures are null and the answers say so. */
+static const char *const wants[] = { "invoices", NULL };
+
+int reports_invoices;
 
 /* Everything the figures read. */
 #define FIGURE_TABLES "contacts opportunities pipelines stages conversations messages tasks" \
-	" invoices payments"
+	" invoices? payments?"
 /* What the project reads: the counts' tables, the location and its people
  * (the core's tables under its location_users view). */
-#define PROJECT_TABLES "contacts opportunities conversations tasks invoices" \
+#define PROJECT_TABLES "contacts opportunities conversations tasks invoices?" \
 	" locations users user_locations"
 
 static const struct hl_route routes[] = {
@@ -58,6 +63,7 @@ static const struct hl_page pages[] = {
 
 static int init(struct hl_mod *mod)
 {
+	reports_invoices = hl_module_loaded(mod, "invoices") == 1;
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
@@ -66,8 +72,18 @@ static int init(struct hl_mod *mod)
 	return rc;
 }
 
-HL_MODULE(.name = "reports", .version = "0.3.0", .requires = requires, .init = init,
-	  .summary = "the dashboard, the project overview, dashboards and widgets");
+HL_MODULE(.name = "reports", .version = "0.4.0", .requires = requires, .wants = wants,
+	  .init = init, .summary = "the dashboard, the project overview, dashboards and widgets");
+
+void reports_write_absent(struct hl_json *j)
+{
+	if (reports_invoices)
+		return;
+	hl_json_key(j, "absent_modules");
+	hl_json_array(j);
+	hl_json_string(j, "invoices");
+	hl_json_array_end(j);
+}
 
 int64_t reports_step_id(sqlite3_stmt *st)
 {

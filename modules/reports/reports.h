@@ -65,7 +65,9 @@ struct day_figure figures_sum(const struct figures *f, enum series s, int days);
  * "conversations": {"unread"}, and inside "invoices" the "outstanding" and
  * "overdue" pairs. */
 void figures_write_unread(struct hl_json *j, const struct figures *f);
-void figures_write_unpaid(struct hl_json *j, const struct figures *f);
+/* "invoices": {outstanding, overdue[, paid_cents when not negative]}, or
+ * null without the invoices module. */
+void figures_write_invoices(struct hl_json *j, const struct figures *f, int64_t paid_cents);
 /* Write the location's pipelines (only `pipeline`, unless 0) as an array,
  * each with its open deals' count and value and its stages in order with
  * theirs. 0 or HL_EDB. */
@@ -73,6 +75,13 @@ int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipel
 
 /* Step a write with RETURNING id to its end: the id, 0 when it touched
  * nothing, or HL_EDB. */
+/* 1 when the invoices module is loaded (set by init); the statements
+ * that read its tables are arrays of two texts indexed by it. */
+extern int reports_invoices;
+/* The member "absent_modules": ["invoices"] of an answer whose invoice
+ * figures are null because that module is not loaded; nothing otherwise. */
+void reports_write_absent(struct hl_json *j);
+
 int64_t reports_step_id(sqlite3_stmt *st);
 /* Write `key`: {`count_key`: count, `cents_key`: cents}, the shape of
  * every pair of figures the module answers. */
@@ -90,6 +99,9 @@ int dashboards_delete(struct hl_req *req);
 /* 1 when dashboard `id` is the location's (on the connection of `write`
  * or a read one), 0, or HL_EDB. */
 int dashboards_exists(struct hl_req *req, int64_t id, int write);
+/* Whether a widget of `kind` shows invoice figures (its data is null
+ * without the invoices module, and a new one is refused). */
+int reports_needs_invoices(const char *kind);
 int widgets_create(struct hl_req *req);             /* widgets.c */
 int widgets_change(struct hl_req *req);
 int widgets_delete(struct hl_req *req);

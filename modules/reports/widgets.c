@@ -38,6 +38,11 @@ static int known_kind(const char *kind)
 	return 0;
 }
 
+int reports_needs_invoices(const char *kind)
+{
+	return kind && (!strcmp(kind, "invoices_due") || !strcmp(kind, "revenue"));
+}
+
 static int note(int rc, unsigned bit, unsigned *given)
 {
 	if (rc > HL_FIELD_ABSENT)
@@ -108,6 +113,9 @@ static int read_input(struct hl_req *req, struct widget_input *in, const char *k
 	if ((!kind || in->given & KIND) && !known_kind(in->kind))
 		return reports_invalid(req, "kind: one of contacts_new, pipeline_value, deals_won,"
 				       " messages, tasks_open, tasks_overdue, invoices_due, revenue");
+	if (in->given & KIND && !reports_invoices && reports_needs_invoices(in->kind))
+		return reports_invalid(req, hl_sprintf(req, "kind: %s needs the invoices module,"
+						       " which is not enabled", in->kind));
 	if ((!kind || in->given & TITLE) && (!in->title || !*in->title))
 		return reports_invalid(req, "title: required, 1 to 200 characters");
 	if (in->given & POSITION && hl_body_type(req, hl_body_find(req, 0, "position")) == HL_JSON_NULL)

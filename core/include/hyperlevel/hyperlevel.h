@@ -40,6 +40,12 @@
  *   1.7  hl_page.flags: HL_PAGE_PHONE_HOME, the page a phone opens first.
  *   1.8  the live channel: hl_event.assigned_to, HL_EVERYONE,
  *        hl_publish_assigned and hl_job_publish_assigned; hl_scoped_write_int.
+ *   1.9  the module platform 1.0: every table read by its declared size
+ *        (the frozen HL_*_SIZE_* below); hl_module.wants and
+ *        hl_module_loaded; "table?" in hl_route.reads;
+ *        hl_migration.flags and HL_MIGRATION_RETIRED; hl_reply_invalid,
+ *        hl_reply_empty, hl_step_id, hl_step_changes, hl_step_last_id;
+ *        a handler may return HL_EINVAL after a 4xx answer.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -55,7 +61,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 8
+#define HL_ABI_MINOR 9
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -93,7 +99,9 @@ struct hl_job_run; /* one slice of a tick job */
  *
  * A handler returns 0 once it has produced an answer (hl_reply_json,
  * hl_reply_error, ...), or a negative HL_E code, which the core turns into a
- * 500 answer with a generic message. A write transaction the handler opened
+ * 500 answer with a generic message; HL_EINVAL after a 4xx answer (what
+ * hl_reply_invalid, hl_field_* and hl_param_id return) leaves that answer
+ * as it is (ABI 1.9; before, return 0 after them). A write transaction the handler opened
  * is committed when the answer's status is below 400 and rolled back
  * otherwise, so an error answer never leaves half a write behind.
  */
@@ -136,7 +144,9 @@ struct hl_route {
 	 * the answer is built from: a committed write to one of them drops the
 	 * answer (in a route of a location, only a write to that location's
 	 * rows, for tables with a location_id). A table the database lacks
-	 * stops the start. An answer whose handler asked hl_user_id is not
+	 * stops the start, unless its name ends in "?" (ABI 1.9: "invoices?"),
+	 * a table of a module this one wants, which may be absent. An answer
+	 * whose handler asked hl_user_id is not
 	 * kept unless the caller is "assigned only" or the route is
 	 * HL_ROUTE_PER_USER. */
 	unsigned cache_ms;
@@ -155,7 +165,16 @@ struct hl_route {
 struct hl_migration {
 	const char *name; /* "001_contacts": unique within the module */
 	const char *sql;  /* one or more statements */
+	/* ABI 1.9. 0, or HL_MIGRATION_RETIRED: a shipped step whose work now
+	 * belongs elsewhere (an index moved to the module that owns its
+	 * table). A database that applied it keeps it; on any other it is
+	 * recorded without being run. Its text stays as shipped, so its
+	 * checksum still matches. embed-sql sets it for NAME.sql when a
+	 * NAME.retired file (saying why) lies beside it. */
+	unsigned flags;
 };
+
+#define HL_MIGRATION_RETIRED 1u
 
 /* ---------------------------------------------------------------------------
  * Tick jobs. The scheduler thread calls `slice` about every `period_ms`.
@@ -329,6 +348,13 @@ struct hl_module {
 	const char *const *requires; /* NULL-terminated module names, or NULL */
 	int (*init)(struct hl_mod *mod); /* registers everything; 0 or HL_E */
 	const char *summary;       /* one line for `hyperlevel modules` */
+	/* ABI 1.9. NULL-terminated names of modules this one uses when they
+	 * are loaded and works without (leaving out what they would add,
+	 * and saying so in its answers), or NULL. Those that load are
+	 * initialised first; ask hl_module_loaded in init. A module whose
+	 * required module is disabled is not loaded either (a warning); one
+	 * whose requirement is missing or refused is refused. */
+	const char *const *wants;
 };
 
 #define HL_MODULE(...)                                                      \
@@ -386,6 +412,12 @@ HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_hand
  * path, script, label or access that breaks the rules of struct hl_page;
  * HL_EEXIST for a path another page (of any module, or the core's) has. */
 HL_API int hl_add_pages_(struct hl_mod *mod, const struct hl_page *t, size_t n, size_t size);
+
+/* ABI 1.9. Inside init: 1 when module `name`, one this module requires
+ * or wants, is loaded (initialised already, so the answer is final), 0
+ * when it is not; HL_EINVAL (logged) for a name the descriptor lists in
+ * neither; HL_ESTATE outside init. */
+HL_API int hl_module_loaded(struct hl_mod *mod, const char *name);
 
 /* Settings from plugins.d/NAME.conf, read inside init. hl_setting returns
  * the value or `def` when the file does not set it; the string lives as long
@@ -557,6 +589,15 @@ HL_API struct hl_json *hl_reply_json(struct hl_req *req, int status);
  * a handler can `return hl_reply_error(...)`. */
 HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
 			  const char *fmt, ...) HL_PRINTF(4, 5);
+/* ABI 1.9. Answer 422 {"error":{"code":"validation","message":"MEMBER:
+ * what"}}, the shape hl_field_* answer and the app shows beside the field
+ * it names ("email: not an e-mail address"; a nested member is
+ * "custom_fields.size"). Returns HL_EINVAL, so that a check can `return
+ * hl_reply_invalid(...)` up to the handler, which may return it too. */
+HL_API int hl_reply_invalid(struct hl_req *req, const char *member, const char *fmt, ...)
+	HL_PRINTF(3, 4);
+/* ABI 1.9. Answer 204 No Content (a DELETE done, say); returns 0. */
+HL_API int hl_reply_empty(struct hl_req *req);
 /* Answer with a body of the given media type. The body is copied; the
  * content_type string must outlive the request (use a literal). HL_ENOMEM
  * when the copy fails. */
@@ -749,6 +790,19 @@ HL_API sqlite3_stmt *hl_agency_read(struct hl_req *req, const char *sql);
  * filter). The text is copied. */
 HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value);
 HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value);
+
+/* ABI 1.9. Stepping a statement to its end, then resetting it, in one
+ * call; each returns HL_EDB when a step fails or `st` is NULL, so
+ * `if ((id = hl_step_id(st)) < 0) return id;` covers a failed hl_stmt too.
+ *   hl_step_id: the integer in the first column of the first row, 0 when
+ *     there is no row or it is NULL (a lookup, an INSERT ... RETURNING id).
+ *   hl_step_changes: the rows the statement inserted, changed or deleted
+ *     (not counting those of triggers): 0 tells "no such record".
+ *   hl_step_last_id: the rowid of the row an INSERT added, 0 when it
+ *     added none (INSERT OR IGNORE of a duplicate). */
+HL_API int64_t hl_step_id(sqlite3_stmt *st);
+HL_API int64_t hl_step_changes(sqlite3_stmt *st);
+HL_API int64_t hl_step_last_id(sqlite3_stmt *st);
 
 /* Run one or more statements that return no rows; HL_EDB on error or when
  * `db` is NULL. */

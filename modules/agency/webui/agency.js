@@ -18,7 +18,9 @@ const VIEWS = [['', 'Overview'], ['contacts', 'Contacts'], ['deals', 'Deals'], [
 const DEBOUNCE_MS = 200;
 const PAGE_ROWS = 50;
 
-/* The table's columns: its header, the API's sort key, the row's value. */
+/* The table's columns: its header, the API's sort key, the row's value,
+ * and the module its figure needs (the column goes when the server says
+ * that module is absent). */
 const COLUMNS = [
 	{ name: 'Sub-account', sort: 'name' },
 	{ name: 'Contacts', sort: 'contacts', of: (p) => p.counts.contacts, fmt: 'count' },
@@ -27,7 +29,7 @@ const COLUMNS = [
 	{ name: 'Unread', sort: 'unread', of: (p) => p.counts.conversations.unread, fmt: 'count' },
 	{ name: 'Open tasks', sort: 'tasks', of: (p) => p.counts.tasks.open, fmt: 'count' },
 	{ name: 'Overdue tasks', sort: 'overdue', of: (p) => p.counts.tasks.overdue, fmt: 'count', bad: true },
-	{ name: 'Invoices due', sort: 'outstanding', of: (p) => invoiceDue(p.counts), fmt: 'money' },
+	{ name: 'Invoices due', sort: 'outstanding', of: (p) => invoiceDue(p.counts), fmt: 'money', module: 'invoices' },
 	{ name: 'Health', sort: 'health', of: (p) => p.health_score, fmt: 'count' },
 	{ name: 'Last activity', sort: 'activity', of: (p) => p.last_activity_at, fmt: 'day' },
 ];
@@ -179,7 +181,7 @@ function charts(chart, series) {
 		{ key: 'deals_won', kind: 'bar', title: 'Deals won' },
 		{ key: 'messages_received', kind: 'bar', title: 'Messages received' },
 		{ key: 'payments_cents', kind: 'line', title: 'Payments received', money: true },
-	].filter((sp) => !series.length || sp.key in series[0]);
+	].filter((sp) => !series.length || series[0][sp.key] != null);
 	return specs.map((sp) => {
 		const box = document.createElement('div');
 		box.className = 'card ag-chart';
@@ -225,6 +227,16 @@ function subAccounts(body, ctx) {
 		rows: body.querySelector('.ag-table tbody'),
 	};
 
+	let columns = COLUMNS;
+	function dropAbsent(absent) {
+		if (!absent || !absent.length)
+			return;
+		columns = columns.filter((c) => !absent.includes(c.module));
+		for (const th of Array.from(el.head.querySelectorAll('th[data-sort]')))
+			if (!columns.some((c) => c.sort === th.dataset.sort))
+				th.remove();
+	}
+
 	function cell(c, p) {
 		const v = c.of(p);
 		const text = c.fmt === 'money' ? lib.money(v) : c.fmt === 'day' ? lib.day(v) : lib.count(v);
@@ -233,7 +245,7 @@ function subAccounts(body, ctx) {
 
 	function row(p) {
 		return html`<tr><th scope="row"><a href="${lib.inside(p.id)}">${p.name}</a>
-			<span class="ag-tz muted">${p.timezone}</span></th>${COLUMNS.slice(1).map((c) => cell(c, p))}</tr>`;
+			<span class="ag-tz muted">${p.timezone}</span></th>${columns.slice(1).map((c) => cell(c, p))}</tr>`;
 	}
 
 	function markSort() {
@@ -253,6 +265,7 @@ function subAccounts(body, ctx) {
 	const list = paged(ctx, body, 'The sub-accounts',
 		(cursor) => api.get('/api/agency/projects', Object.assign({ limit: PAGE_ROWS, count: 1, cursor }, query())),
 		(answer) => {
+			dropAbsent(answer.absent_modules);
 			el.rows.append(html`${(answer.data || []).map(row)}`);
 			const shown = el.rows.childElementCount;
 			const total = answer.total || 0;

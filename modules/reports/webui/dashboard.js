@@ -102,7 +102,7 @@ export default async function page(view, ctx) {
 			{ key: 'messages_received', kind: 'bar', title: 'Messages received', total: true },
 			{ key: 'deals_won', kind: 'bar', title: 'Deals won', total: true },
 			{ key: 'payments_cents', kind: 'line', title: 'Payments received', total: true, money: true },
-		];
+		].filter((sp) => !series.length || series[0][sp.key] != null); /* null: its module is off */
 		if (!charts) {
 			charts = specs.map((sp) => chart[sp.kind]({
 				title: sp.title,
@@ -171,9 +171,9 @@ function cards(html, figure, d) {
 		value: a.value + (p.value_cents || 0) }), { count: 0, value: 0 });
 	const tasks = d.tasks || {};
 	const unread = (d.conversations && d.conversations.unread) || 0;
-	const inv = d.invoices || {};
-	const outstanding = inv.outstanding || {};
-	const overdue = inv.overdue || {};
+	const inv = d.invoices; /* null without the invoices module: no figure */
+	const outstanding = (inv && inv.outstanding) || {};
+	const overdue = (inv && inv.overdue) || {};
 	return html`
 		${figure('Contacts', count.format(contacts.total || 0), plural(contacts.new || 0, 'new', 'new') + within)}
 		${figure('Open deals', count.format(open.count), 'worth ' + centsRound(open.value))}
@@ -182,9 +182,9 @@ function cards(html, figure, d) {
 		${figure('Tasks due today', count.format(tasks.due_today || 0),
 			plural(tasks.overdue || 0, 'overdue', 'overdue'), tasks.overdue ? 'is-bad' : '')}
 		${figure('Unread conversations', count.format(unread), unread ? 'waiting for a reply' : 'all read')}
-		${figure('Invoices outstanding', count.format(outstanding.count || 0),
+		${inv ? figure('Invoices outstanding', count.format(outstanding.count || 0),
 			centsRound(outstanding.amount_due_cents) + ' due · ' + plural(overdue.count || 0, 'overdue', 'overdue'),
-			overdue.count ? 'is-bad' : '')}`;
+			overdue.count ? 'is-bad' : '') : ''}`;
 }
 
 function pipelines(html, list) {

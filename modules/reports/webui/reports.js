@@ -17,15 +17,16 @@
  */
 
 /* kind, its name, and how it is drawn */
+/* Each kind: its name, its shape, and the module its figures need. */
 const KINDS = [
 	['contacts_new', 'New contacts', 'count'],
 	['messages', 'Messages', 'count'],
 	['deals_won', 'Deals won', 'deals'],
-	['revenue', 'Revenue', 'money'],
+	['revenue', 'Revenue', 'money', 'invoices'],
 	['pipeline_value', 'Pipeline value', 'pipeline'],
 	['tasks_open', 'Open tasks', 'number'],
 	['tasks_overdue', 'Overdue tasks', 'number'],
-	['invoices_due', 'Invoices due', 'invoices'],
+	['invoices_due', 'Invoices due', 'invoices', 'invoices'],
 ];
 const PERIODS = [['7d', 'Last 7 days'], ['30d', 'Last 30 days'], ['90d', 'Last 90 days']];
 const GROUPS = [['day', 'By day'], ['week', 'By week']];
@@ -43,6 +44,7 @@ export default async function page(view, ctx) {
 		ui.stylesheet(new URL('./reports.css', import.meta.url))]);
 	let dashboards = list.data || [];
 	let current = null; /* {id, name, widgets} as last drawn */
+	let absent = []; /* the modules the server says are off: their kinds are not offered */
 	let pipelines = null;
 	let seq = 0;
 	let moving = false; /* a move's writes under way: the next waits */
@@ -108,6 +110,7 @@ export default async function page(view, ctx) {
 		if (mine !== seq || ctx.signal.aborted)
 			return;
 		current.widgets = data.widgets || [];
+		absent = data.absent_modules || [];
 		ctx.setQuery({ dashboard: dashboards.length && String(dashboards[0].id) === String(id) ? null : String(id) });
 		fillPicker();
 		draw();
@@ -151,6 +154,8 @@ export default async function page(view, ctx) {
 	}
 
 	function body(w, shape) {
+		if (w.data === null) /* its module is not enabled on this server */
+			return html`<p class="muted">Needs the ${kindOf(w.kind)[3] || ''} module, which is not enabled.</p>`;
 		const d = w.data || {};
 		if (shape === 'number')
 			return html`<p class="r-big">${count.format(d.count || 0)}</p>`;
@@ -267,7 +272,7 @@ export default async function page(view, ctx) {
 <h2>Add a widget</h2>
 <div class="r-form-grid">
 	<div class="field"><label for="r-kind">Shows</label>
-		<select id="r-kind" name="kind">${KINDS.map((k) => html`<option value="${k[0]}">${k[1]}</option>`)}</select></div>
+		<select id="r-kind" name="kind">${KINDS.filter((k) => !absent.includes(k[3])).map((k) => html`<option value="${k[0]}">${k[1]}</option>`)}</select></div>
 	<div class="field"><label for="r-title">Title</label>
 		<input id="r-title" name="title" maxlength="200" required autocomplete="off" value="${KINDS[0][1]}"></div>
 	<div class="field" data-for="period"><label for="r-period">Period</label>

@@ -92,11 +92,37 @@ static long long recorded(struct hl_db *c, const char *owner)
 }
 
 static const struct hl_migration steps[] = {
-	{ "001_people", "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT);" },
-	{ "002_pets", "CREATE TABLE pets (id INTEGER PRIMARY KEY, owner INTEGER);"
-		      "INSERT INTO pets (owner) VALUES (1);" },
-	{ "003_toys", "CREATE TABLE toys (id INTEGER PRIMARY KEY);" },
+	{ .name = "001_people", .sql = "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT);" },
+	{ .name = "002_pets", .sql = "CREATE TABLE pets (id INTEGER PRIMARY KEY, owner INTEGER);"
+				     "INSERT INTO pets (owner) VALUES (1);" },
+	{ .name = "003_toys", .sql = "CREATE TABLE toys (id INTEGER PRIMARY KEY);" },
 };
+
+/* A retired step is recorded but not run on a database that never ran
+ * it, and a database that did run it still starts: its text is the same. */
+static void retired_step_is_recorded_not_run(void)
+{
+	struct fixture f;
+	if (open_fixture(&f))
+		return;
+	struct hl_migration retired[2] = { steps[0], steps[1] };
+	retired[1].flags = HL_MIGRATION_RETIRED;
+	int applied = -1;
+	CHECK_INT(migrate_owner(f.w, "fresh", "test", retired, 2, &applied), 0);
+	CHECK_INT(applied, 2);
+	CHECK_INT(recorded(f.w, "fresh"), 2);
+	CHECK_INT(table_exists(f.w, "people"), 1);
+	CHECK_INT(table_exists(f.w, "pets"), 0);
+	close_fixture(&f);
+
+	if (open_fixture(&f))
+		return;
+	CHECK_INT(migrate_owner(f.w, "old", "test", steps, 2, &applied), 0);
+	CHECK_INT(table_exists(f.w, "pets"), 1);
+	CHECK_INT(migrate_owner(f.w, "old", "test", retired, 2, &applied), 0);
+	CHECK_INT(applied, 0);
+	close_fixture(&f);
+}
 
 static void two_steps_are_applied_and_recorded_with_checksums(void)
 {
@@ -192,7 +218,7 @@ static void failing_step_is_rolled_back_and_earlier_ones_stay(void)
 		return;
 	const struct hl_migration with_bad[] = {
 		steps[0], steps[1],
-		{ "003_bad", "CREATE TABLE half (id INTEGER); INSERT INTO people (name) VALUES ('x');"
+		{ .name = "003_bad", .sql = "CREATE TABLE half (id INTEGER); INSERT INTO people (name) VALUES ('x');"
 			     " SELEC nonsense;" },
 	};
 	int applied = -1;
@@ -224,7 +250,7 @@ static void step_cannot_end_the_runners_transaction(void)
 		char sql[256];
 		snprintf(sql, sizeof(sql), "CREATE TABLE half (id INTEGER); %s"
 			 " CREATE TABLE after_end (id INTEGER);", enders[i]);
-		const struct hl_migration bad[] = { steps[0], { "002_ends", sql } };
+		const struct hl_migration bad[] = { steps[0], { .name = "002_ends", .sql = sql } };
 		int applied = -1;
 		CHECK_INT(migrate_owner(f.w, "mod", "test", bad, 2, &applied), HL_EDB);
 		CHECK_INT(applied, 1);
@@ -242,7 +268,7 @@ static void owners_are_independent(void)
 	if (open_fixture(&f))
 		return;
 	const struct hl_migration other[] = {
-		{ "001_people", "CREATE TABLE other_people (id INTEGER PRIMARY KEY);" },
+		{ .name = "001_people", .sql = "CREATE TABLE other_people (id INTEGER PRIMARY KEY);" },
 	};
 	int applied = -1;
 	CHECK_INT(migrate_owner(f.w, "a", "test", steps, 2, &applied), 0);
@@ -368,6 +394,7 @@ static void init(void)
 
 TEST_MAIN(init,
 	  two_steps_are_applied_and_recorded_with_checksums,
+	  retired_step_is_recorded_not_run,
 	  second_run_applies_nothing_and_new_step_only_itself,
 	  edited_step_is_refused,
 	  renamed_step_is_refused,
