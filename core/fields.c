@@ -11,11 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Answer 422 for `key`; returns HL_EINVAL for the caller to pass on. */
 static int refuse(struct hl_req *r, const char *key, const char *what)
 {
-	hl_reply_error(r, 422, "validation", "%s: %s", key, what);
-	return HL_EINVAL;
+	return hl_reply_invalid(r, key, "%s", what);
 }
 
 /* The value token of `key` in `obj`; sets *rc to ABSENT or NULL when there

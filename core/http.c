@@ -342,6 +342,9 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 	if (cache_serve(r->srv->cache, r))
 		return;
 	int rc = e->route.handler(r);
+	/* A check answered 4xx and the handler passed its HL_EINVAL on. */
+	if (rc == HL_EINVAL && r->replied && r->status >= 400 && r->status < 500)
+		rc = 0;
 	if (r->stream) {
 		/* The head is out: a failure can only cut the body short. */
 		if (rc < 0)

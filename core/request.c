@@ -512,6 +512,22 @@ HL_API int hl_reply_error(struct hl_req *r, int status, const char *code, const 
 	return 0;
 }
 
+HL_API int hl_reply_invalid(struct hl_req *r, const char *member, const char *fmt, ...)
+{
+	char what[480];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	hl_reply_error(r, 422, "validation", "%s: %s", member, what);
+	return HL_EINVAL;
+}
+
+HL_API int hl_reply_empty(struct hl_req *r)
+{
+	return hl_reply_raw(r, 204, "application/json", "", 0);
+}
+
 HL_API int hl_reply_raw(struct hl_req *r, int status, const char *content_type,
 			const void *body, size_t len)
 {
