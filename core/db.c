@@ -253,27 +253,33 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *c, const char *sql)
 }
 
 /* Step `st` to its end and reset it: SQLITE_DONE, or the failing code;
- * *first is column 0 of the first row (0 without one). */
-static int step_to_end(sqlite3_stmt *st, int64_t *first)
+ * *first is column 0 of the first row (0 without one), *rows 1 when there
+ * was one. */
+static int step_to_end(sqlite3_stmt *st, int64_t *first, int *rows)
 {
 	int rc = sqlite3_step(st);
-	*first = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	*rows = rc == SQLITE_ROW;
+	*first = *rows ? sqlite3_column_int64(st, 0) : 0;
 	while (rc == SQLITE_ROW)
 		rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc;
 }
 
-HL_API int64_t hl_step_id(sqlite3_stmt *st)
+HL_API int hl_step_int(sqlite3_stmt *st, int64_t *out)
 {
-	int64_t first;
-	return st && step_to_end(st, &first) == SQLITE_DONE ? first : HL_EDB;
+	int rows;
+	*out = 0;
+	if (!st || step_to_end(st, out, &rows) != SQLITE_DONE)
+		return HL_EDB;
+	return rows;
 }
 
 HL_API int64_t hl_step_changes(sqlite3_stmt *st)
 {
 	int64_t first;
-	if (!st || step_to_end(st, &first) != SQLITE_DONE)
+	int rows;
+	if (!st || step_to_end(st, &first, &rows) != SQLITE_DONE)
 		return HL_EDB;
 	return sqlite3_changes64(sqlite3_db_handle(st));
 }
@@ -281,7 +287,8 @@ HL_API int64_t hl_step_changes(sqlite3_stmt *st)
 HL_API int64_t hl_step_last_id(sqlite3_stmt *st)
 {
 	int64_t first;
-	if (!st || step_to_end(st, &first) != SQLITE_DONE)
+	int rows;
+	if (!st || step_to_end(st, &first, &rows) != SQLITE_DONE)
 		return HL_EDB;
 	sqlite3 *db = sqlite3_db_handle(st);
 	return sqlite3_changes64(db) ? sqlite3_last_insert_rowid(db) : 0;

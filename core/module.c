@@ -34,6 +34,7 @@ struct hl_mod {
 	char *name;
 	char *path;       /* the .so, or NULL when only a conf names it */
 	char *conf_path;  /* the conf, or NULL when there is none */
+	char *shadowed;   /* a second NAME.so in a later modules folder: refused */
 	enum mod_state state;
 	char *reason;     /* why DISABLED or REFUSED */
 	void *dl;
@@ -46,6 +47,7 @@ struct hl_mod {
 	int in_init;
 	int failed;       /* a registration call failed during init */
 	int mark;         /* for the dependency walk: 1 visiting, 2 done */
+	unsigned absent_wants; /* bit i: wants[i] was not loaded at init */
 	struct hl_migration *migrations;
 	int nmigrations;
 	struct hl_job *jobs;
@@ -321,7 +323,7 @@ const char *mod_setting(const struct hl_mod *m, const char *key)
 
 /* ---- discovery -------------------------------------------------------- */
 
-static struct hl_mod *find_mod(struct modules *set, const char *name)
+struct hl_mod *modules_find(const struct modules *set, const char *name)
 {
 	for (int i = 0; i < set->n; i++)
 		if (!strcmp(set->mods[i]->name, name))
@@ -357,12 +359,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*(struct hl_mod *const *)a)->name, (*(struct hl_mod *const *)b)->name);
 }
 
-/* Add a module for each NAME.so in `dir` or NAME.conf in `confdir`. */
-static int discover(struct modules *set, const char *dir, const char *suffix, int is_conf)
+/* Add a module for each NAME.so in `dir` or NAME.conf in `confdir`; a
+ * missing folder is fine when `optional`. */
+static int discover(struct modules *set, const char *dir, const char *suffix, int is_conf,
+		    int optional)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
-		if (errno == ENOENT && is_conf)
+		if (errno == ENOENT && optional)
 			return 0;
 		log_error("%s: %s", dir, strerror(errno));
 		return HL_EIO;
@@ -375,18 +379,35 @@ static int discover(struct modules *set, const char *dir, const char *suffix, in
 			continue;
 		char name[256];
 		snprintf(name, sizeof(name), "%.*s", (int)stem, e->d_name);
-		struct hl_mod *m = find_mod(set, name);
+		struct hl_mod *m = modules_find(set, name);
 		if (!m && !(m = add_mod(set, name))) {
 			rc = HL_ENOMEM;
 			break;
 		}
-		char **slot = is_conf ? &m->conf_path : &m->path;
+		char **slot = is_conf ? &m->conf_path : m->path ? &m->shadowed : &m->path;
+		if (*slot)
+			continue; /* a third copy: the second is reason enough */
 		if (asprintf(slot, "%s/%s", dir, e->d_name) < 0) {
 			*slot = NULL;
 			rc = HL_ENOMEM;
 		}
 	}
 	closedir(d);
+	return rc;
+}
+
+/* Each folder of the modules path ("a:b"), in order; all but the first
+ * may be missing (the local folder of locally built modules, say). */
+static int discover_modules(struct modules *set, const char *path)
+{
+	int rc = 0, first = 1;
+	for (const char *p = path; !rc && *p; first = 0) {
+		size_t n = strcspn(p, ":");
+		char *dir = strndup(p, n);
+		rc = !dir ? HL_ENOMEM : n ? discover(set, dir, ".so", 0, !first) : 0;
+		free(dir);
+		p += n + (p[n] == ':');
+	}
 	return rc;
 }
 
@@ -432,10 +453,12 @@ static void read_conf(struct hl_mod *m, const char *modules_dir)
 		set_state(m, MOD_REFUSED, "%s:%d: enabled must be yes or no", m->conf_path, en->line);
 		return;
 	}
-	if (!enabled)
+	if (m->shadowed)
+		set_state(m, MOD_REFUSED, "it is also %s: keep one of the two", m->shadowed);
+	else if (!enabled)
 		set_state(m, MOD_DISABLED, "disabled in %s", m->conf_path);
 	else if (!m->path)
-		set_state(m, MOD_REFUSED, "there is no %s/%s.so", modules_dir, m->name);
+		set_state(m, MOD_REFUSED, "there is no %s.so in %s", m->name, modules_dir);
 	else
 		set_state(m, MOD_FOUND, NULL);
 }
@@ -525,7 +548,7 @@ static void open_module(struct hl_mod *m)
  * disabled; one that is missing or refused refuses `m`. */
 static int requirement_ok(struct hl_mod *m, const char *req)
 {
-	struct hl_mod *r = find_mod(m->set, req);
+	struct hl_mod *r = modules_find(m->set, req);
 	if (r && r->state == MOD_DISABLED) {
 		set_state(m, MOD_DISABLED, "it requires module '%s', which is %s", req,
 			  r->reason ? r->reason : "disabled");
@@ -583,6 +606,34 @@ static void init_module(struct hl_mod *m)
 	m->set->order[m->set->norder++] = m;
 }
 
+/* Whether `m` requires module `name`, directly or through its
+ * requirements (a found module's descriptor is read; depth bounds a
+ * cycle, which visit refuses). */
+static int requires_module(const struct hl_mod *m, const char *name, int depth)
+{
+	if (!m->desc || depth > 64)
+		return 0;
+	for (const char *const *r = m->desc->requires; r && *r; r++) {
+		const struct hl_mod *dep = modules_find(m->set, *r);
+		if (!strcmp(*r, name) || (dep && requires_module(dep, name, depth + 1)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Which of m's wants are not loaded as m is initialised: what
+ * hl_module_loaded and hl_json_absent_modules say for the rest of the
+ * process, so that its statements and its answers agree. */
+static void note_absent_wants(struct hl_mod *m)
+{
+	int i = 0;
+	for (const char *const *want = m->desc->wants; want && *want && i < 32; want++, i++) {
+		const struct hl_mod *w = modules_find(m->set, *want);
+		if (!w || w->state != MOD_LOADED)
+			m->absent_wants |= 1u << i;
+	}
+}
+
 /* Depth-first over requirements and wants, so each module is initialised
  * after the modules it requires and those it wants that are loaded. A
  * wanted module that is absent, disabled or refused is simply not there. */
@@ -598,7 +649,7 @@ static void visit(struct hl_mod *m)
 	}
 	m->mark = 1;
 	for (const char *const *req = m->desc->requires; req && *req; req++) {
-		struct hl_mod *r = find_mod(m->set, *req);
+		struct hl_mod *r = modules_find(m->set, *req);
 		if (r)
 			visit(r);
 		if (m->state != MOD_FOUND)
@@ -608,13 +659,34 @@ static void visit(struct hl_mod *m)
 	}
 	for (const char *const *want = m->desc->wants; want && *want && m->state == MOD_FOUND;
 	     want++) {
-		struct hl_mod *w = find_mod(m->set, *want);
-		if (w && w->mark != 1) /* two modules that want each other: either order */
+		struct hl_mod *w = modules_find(m->set, *want);
+		/* A want only orders; one that requires m comes after it. */
+		if (w && w->mark != 1 && !requires_module(w, m->name, 0))
 			visit(w);
 	}
 	m->mark = 2;
-	if (m->state == MOD_FOUND)
+	if (m->state == MOD_FOUND) {
+		note_absent_wants(m);
 		init_module(m);
+	}
+}
+
+HL_API void hl_json_absent_modules(struct hl_req *req, struct hl_json *j)
+{
+	const struct hl_mod *mod = req->match.entry ? req->match.entry->module : NULL;
+	int written = 0, i = 0;
+	for (const char *const *want = mod ? mod->desc->wants : NULL; want && *want && i < 32;
+	     want++, i++) {
+		if (!(mod->absent_wants & (1u << i)))
+			continue;
+		if (!written++) {
+			hl_json_key(j, "absent_modules");
+			hl_json_array(j);
+		}
+		hl_json_string(j, *want);
+	}
+	if (written)
+		hl_json_array_end(j);
 }
 
 static int named_in(const char *const *names, const char *name)
@@ -635,7 +707,11 @@ HL_API int hl_module_loaded(struct hl_mod *mod, const char *name)
 			  mod->path, name ? name : "(null)", mod->name);
 		return HL_EINVAL;
 	}
-	struct hl_mod *m = find_mod(mod->set, name);
+	int i = 0;
+	for (const char *const *want = mod->desc->wants; want && *want && i < 32; want++, i++)
+		if (!strcmp(*want, name))
+			return !(mod->absent_wants & (1u << i));
+	struct hl_mod *m = modules_find(mod->set, name);
 	return m && m->state == MOD_LOADED;
 }
 
@@ -682,9 +758,9 @@ int modules_load(struct modules **out, const struct config *cfg, struct router *
 	if (!set)
 		return HL_ENOMEM;
 	set->router = r;
-	int rc = discover(set, cfg->modules_dir, ".so", 0);
+	int rc = discover_modules(set, cfg->modules_dir);
 	if (!rc)
-		rc = discover(set, cfg->plugins_dir, ".conf", 1);
+		rc = discover(set, cfg->plugins_dir, ".conf", 1, 1);
 	if (rc)
 		return rc;
 	if (set->n > 1) /* qsort(NULL, 0) is undefined */
@@ -725,6 +801,7 @@ void modules_free(struct modules *set)
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
+		free(m->shadowed);
 		free(m->name);
 		free(m);
 	}
@@ -855,4 +932,52 @@ HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const ch
 	*version = m->desc ? m->desc->version : NULL;
 	*state = mod_state_name(m->state);
 	return 0;
+}
+
+/* ---- for the `hyperlevel modules` commands ---------------------------- */
+
+struct hl_mod *modules_at(const struct modules *set, int i)
+{
+	return i >= 0 && i < set->n ? set->mods[i] : NULL;
+}
+
+enum mod_state mod_state(const struct hl_mod *m)
+{
+	return m->state;
+}
+
+const char *mod_name(const struct hl_mod *m)
+{
+	return m->name;
+}
+
+const char *mod_file(const struct hl_mod *m)
+{
+	return m->path;
+}
+
+const char *mod_conf(const struct hl_mod *m)
+{
+	return m->conf_path;
+}
+
+const char *const *mod_requires(struct hl_mod *m)
+{
+	if (!m->desc && m->path && m->state == MOD_DISABLED) {
+		open_module(m);
+		if (m->state == MOD_REFUSED)
+			return NULL;
+	}
+	return m->desc ? m->desc->requires : NULL;
+}
+
+int mod_enabled_in_conf(const struct hl_mod *m)
+{
+	const struct kv *en = find_setting(m, "enabled");
+	return en ? conf_bool(en->value) : 1;
+}
+
+const char *mod_reason(const struct hl_mod *m)
+{
+	return m->reason;
 }

@@ -80,6 +80,33 @@ int modules_count(const struct modules *set);
 enum mod_state modules_state(const struct modules *set, int i, const char **name,
 			     const char **reason);
 
+/* For the `hyperlevel modules` commands: the module called `name` (NULL
+ * when none was found), its state, its file (NULL when only a conf names
+ * it) and its conf (NULL when it has none). */
+struct hl_mod *modules_find(const struct modules *set, const char *name);
+struct hl_mod *modules_at(const struct modules *set, int i);
+enum mod_state mod_state(const struct hl_mod *m);
+const char *mod_name(const struct hl_mod *m);
+const char *mod_file(const struct hl_mod *m);
+const char *mod_conf(const struct hl_mod *m);
+/* What the module's conf says: 1 enabled (or no `enabled` line), 0
+ * disabled, -1 neither yes nor no. A module the conf enables may still be
+ * off, when a module it requires is. */
+int mod_enabled_in_conf(const struct hl_mod *m);
+/* Why the module is disabled or refused (NULL when it is not). */
+const char *mod_reason(const struct hl_mod *m);
+/* The modules `m` requires, from its descriptor; a module the loader left
+ * closed (a disabled one) is opened for it, without its init being
+ * called. NULL when it requires none or cannot be opened (logged). */
+const char *const *mod_requires(struct hl_mod *m);
+
+/* `hyperlevel modules enable|disable NAME` (modules_admin.c): set
+ * `enabled` in NAME's conf after checking the dependencies. 0 (also when
+ * nothing changes); HL_ENOENT for no such module, HL_EINVAL when another
+ * module is in the way, HL_EIO, each after one line saying why. */
+int modules_set_enabled(const struct modules *set, const struct config *cfg, const char *name,
+			int on);
+
 /* A module's setting after init (NULL when not set). */
 const char *mod_setting(const struct hl_mod *m, const char *key);
 

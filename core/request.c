@@ -599,7 +599,7 @@ HL_API int hl_reply_row(struct hl_req *r, int status, sqlite3_stmt *st, const ch
 /* When a connection lent now must have finished its work (0: never). */
 static long long statement_deadline(const struct hl_req *r)
 {
-	long long ms = r->srv->cfg->query_timeout_ms;
+	long long ms = CONFIG_LIVE(r->srv->cfg, query_timeout_ms);
 	return ms ? now_us() + ms * 1000 : 0;
 }
 
@@ -712,7 +712,8 @@ HL_API int64_t hl_scoped_write_int(struct hl_req *r, const char *sql, int64_t id
 	sqlite3_stmt *st = hl_scoped_write(r, sql);
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
+	int idx = sqlite3_bind_parameter_index(st, ":id"); /* ?1 before ABI 1.9 */
+	sqlite3_bind_int64(st, idx ? idx : 1, id);
 	int rc = sqlite3_step(st);
 	int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);

@@ -64,16 +64,6 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "agency", .version = "0.3.0", .requires = requires, .wants = wants,
 	  .init = init, .summary = "every sub-account at once, for agency staff");
 
-void agency_write_absent(struct hl_json *j)
-{
-	if (agency_invoices)
-		return;
-	hl_json_key(j, "absent_modules");
-	hl_json_array(j);
-	hl_json_string(j, "invoices");
-	hl_json_array_end(j);
-}
-
 int agency_location(struct hl_req *req, int64_t *location)
 {
 	if (hl_assigned_only(req)) {

@@ -22,12 +22,9 @@
 
 /* 1 when the invoices module is loaded, which the agency wants but works
  * without (set by init): its figures are then null, and each answer says
- * so with agency_write_absent. Arrays of two statement texts are indexed
- * by it. */
+ * so with hl_json_absent_modules. Arrays of two statement texts are
+ * indexed by it. */
 extern int agency_invoices;
-/* The member "absent_modules": ["invoices"] of an answer whose invoice
- * figures are null because that module is not loaded; nothing otherwise. */
-void agency_write_absent(struct hl_json *j);
 
 /* The agency's totals over every sub-account, in one row: sub_accounts,
  * json_counts (as /api/project's counts) and health_score (the mean of

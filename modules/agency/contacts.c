@@ -9,11 +9,14 @@
  * contacts module's (location_id, created_at, id) index, and SQLite merges
  * the ranges, stopping each once the page is full, so a page costs about a
  * page per sub-account, whatever their size. A search of 3 characters or
- * more asks the contacts' trigram index (contacts/search.h) for the
- * matching ids first; a shorter one is a prefix of a name or the e-mail.
+ * more asks the contacts' trigram index (contact_search) for candidates
+ * and keeps those whose searched text (the contacts module's
+ * contact_search_text view) holds it; a shorter one is a prefix of a name
+ * or the e-mail.
  */
 #include "agency.h"
-#include "../contacts/search.h"
+
+#include <string.h>
 
 /* The page is taken first, then joined to the names of the sub-accounts:
  * a join inside would keep SQLite from stopping each range early. */
@@ -25,11 +28,18 @@ static const char page_sql[] =
 	" AND c.deleted_at IS NULL%s%s%s ORDER BY c.created_at DESC, c.id DESC LIMIT :limit) page"
 	" JOIN locations l ON l.id = page.location_id ORDER BY page.created_at DESC, page.id DESC";
 
+/* The words as one phrase of the index, then kept where the text holds
+ * them (instr: the words are plain text, without LIKE's wildcards). */
 static const char by_search[] =
-	" AND c.id IN (SELECT rowid FROM contact_search WHERE contact_search MATCH " PHRASE ")"
-	" AND " SEARCH_TEXT " LIKE '%' || :q || '%'";
+	" AND c.id IN (SELECT rowid FROM contact_search"
+	" WHERE contact_search MATCH '\"' || replace(:q, '\"', '\"\"') || '\"')"
+	" AND instr(lower((SELECT text FROM contact_search_text t WHERE t.id = c.id)), lower(:q))";
 
-static const char by_prefix[] = " AND " SEARCH_PREFIX;
+/* Ranges the NOCASE indexes of the names and the e-mail can read. */
+static const char by_prefix[] =
+	" AND (c.first_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
+	" OR c.last_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)"
+	" OR c.email COLLATE NOCASE BETWEEN :q AND :q || char(1114111))";
 
 static const char by_tag[] =
 	" AND c.id IN (SELECT ct.contact_id FROM tags t JOIN contact_tags ct ON ct.tag_id = t.id"
@@ -38,6 +48,18 @@ static const char by_tag[] =
 static const char after[] =
 	" AND (c.created_at, c.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))";
 
+/* The search without % and _, as the contact list reads it (a person
+ * does not type LIKE's wildcards), in the request's memory. */
+static const char *plain(struct hl_req *req, const char *q)
+{
+	char *out = hl_strndup(req, q, strlen(q)), *w = out;
+	for (; *q; q++)
+		if (!strchr("%_", *q))
+			*w++ = *q;
+	*w = '\0';
+	return out;
+}
+
 int agency_contacts(struct hl_req *req)
 {
 	struct agency_list list;
@@ -45,7 +67,7 @@ int agency_contacts(struct hl_req *req)
 	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (q && !*(q = search_text(req, q)))
+	if (q && !*(q = plain(req, q)))
 		q = NULL;
 	/* Without a search or a tag, walking the ranges in time order is the
 	 * plan; with one, SQLite weighs the matches against the walk. */

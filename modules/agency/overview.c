@@ -147,7 +147,7 @@ int agency_overview(struct hl_req *req)
 	hl_json_key(j, "until");
 	hl_json_string(j, until);
 	write_series(j, days);
-	agency_write_absent(j);
+	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	return 0;
 }

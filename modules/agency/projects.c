@@ -184,7 +184,7 @@ int agency_projects(struct hl_req *req)
 		hl_json_key(j, "total");
 		hl_json_int(j, total);
 	}
-	agency_write_absent(j);
+	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	return 0;
 }

@@ -15,13 +15,13 @@ int activity_count(struct hl_job_run *run, const struct hl_event *ev)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
 		"INSERT INTO contact_activity (contact_id, kind, location_id, count, last_at)"
-		" SELECT id, ?2, location_id, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM contacts"
-		" WHERE id = json_extract(?1, '$.contact_id') AND location_id = ?3"
+		" SELECT id, :kind, location_id, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM contacts"
+		" WHERE id = json_extract(:data, '$.contact_id') AND location_id = :location"
 		" ON CONFLICT DO UPDATE SET count = count + 1, last_at = excluded.last_at");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 1, ev->data, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, ev->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, ev->location_id);
+	hl_bind_text(st, ":data", ev->data);
+	hl_bind_text(st, ":kind", ev->name);
+	hl_bind_int(st, ":location", ev->location_id);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }

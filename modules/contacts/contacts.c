@@ -111,15 +111,16 @@ static int purge_slice(struct hl_job_run *run)
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
 		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
 		" WHERE deleted_at IS NOT NULL"
-		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?1)"
-		" ORDER BY deleted_at, id LIMIT ?2)");
+		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', :days)"
+		" ORDER BY deleted_at, id LIMIT :batch)");
 	if (!st)
 		return HL_EDB;
 	char days[32];
 	snprintf(days, sizeof(days), "-%lld days", purge_after_days);
-	sqlite3_bind_text(st, 1, days, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, BATCH);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return sqlite3_changes(hl_sqlite(hl_job_db(run))) == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+	hl_bind_text(st, ":days", days);
+	hl_bind_int(st, ":batch", BATCH);
+	int64_t purged = hl_step_changes(st);
+	if (purged < 0)
+		return (int)purged;
+	return purged == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
 }

@@ -19,7 +19,7 @@
 /* ---- one contact's own fields (store.c) ------------------------------- */
 
 /* The text fields, in this order everywhere (the JSON members, the CSV
- * columns, the statements' parameters). */
+ * columns); the statements' parameters are their names with a colon. */
 enum contact_text {
 	CT_FIRST_NAME, CT_LAST_NAME, CT_EMAIL, CT_PHONE, CT_COMPANY_NAME, CT_SOURCE, CT_COUNT
 };
@@ -35,9 +35,11 @@ struct contact_input {
 };
 #define OWNER_GIVEN (1u << CT_COUNT)
 
-/* Why `in` cannot be stored as it is, as a 422 message naming the field,
- * or NULL. `whole`: a new contact (it needs a name, an e-mail or a phone). */
-const char *contact_input_problem(const struct contact_input *in, int whole);
+/* Why `in` cannot be stored as it is: what is wrong with the member it
+ * sets *member to (a 422 message is "member: what"), or NULL. `whole`: a
+ * new contact (it needs a name, an e-mail or a phone). */
+const char *contact_input_problem(const struct contact_input *in, int whole,
+				  const char **member);
 /* The live contact of the location that `in` would duplicate: the same
  * e-mail, or with no e-mail given, the same phone; not `except`. 0 for
  * none, HL_EDB. */
@@ -64,9 +66,10 @@ int contact_searchable(unsigned given);
  * request's write transaction. */
 int contact_publish(struct hl_req *req, const char *event, int64_t id, const char *data);
 /* Whether contact `id` is a live one of the location that the caller may
- * open (an "assigned only" caller: only their own): 1, 0, HL_EDB. `db`:
- * the request's reader, or its writer to act on the answer. */
-int contact_visible(struct hl_req *req, struct hl_db *db, int64_t id);
+ * open (an "assigned only" caller: only their own): 1, 0, HL_EDB. Asked
+ * of the request's reader, or with `write` of its writer (beginning the
+ * write transaction), to act on the answer. */
+int contact_visible(struct hl_req *req, int64_t id, int write);
 /* The condition every statement taking a contact's id adds, so that an
  * "assigned only" caller meets only their own contacts and others are
  * 404 as another location's are (`c`: the table's alias and a dot, or

@@ -42,13 +42,13 @@ static int is_date(const char *s)
 /* Whether `value` is one of the JSON array `options`: 1, 0, HL_EDB. */
 static int is_option(struct hl_db *db, const char *options, const char *value)
 {
-	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM json_each(?1) WHERE value = ?2");
+	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM json_each(:options) WHERE value = :value");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 1, options ? options : "[]", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+	hl_bind_text(st, ":options", options ? options : "[]");
+	hl_bind_text(st, ":value", value);
+	int64_t one;
+	return hl_step_int(st, &one);
 }
 
 const char *custom_value_check(struct hl_db *db, const char *type, const char *options,
@@ -86,24 +86,17 @@ int custom_value_set(struct hl_db *db, int64_t location, int64_t id, int64_t fie
 {
 	sqlite3_stmt *st = value
 		? hl_stmt(db, "INSERT INTO custom_values (contact_id, field_id, location_id, value)"
-			  " VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET value = excluded.value")
-		: hl_stmt(db, "DELETE FROM custom_values WHERE contact_id = ?1 AND field_id = ?2"
-			  " AND location_id = ?3");
+			  " VALUES (:contact, :field, :location, :value)"
+			  " ON CONFLICT DO UPDATE SET value = excluded.value")
+		: hl_stmt(db, "DELETE FROM custom_values WHERE contact_id = :contact"
+			  " AND field_id = :field AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, field);
-	sqlite3_bind_int64(st, 3, location);
-	if (value)
-		sqlite3_bind_text(st, 4, value, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":contact", id);
+	hl_bind_int(st, ":field", field);
+	hl_bind_int(st, ":location", location);
+	hl_bind_text(st, ":value", value); /* the DELETE has none */
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
-}
-
-/* Answer 422 for custom field `key`; HL_EINVAL. */
-static int bad_value(struct hl_req *req, const char *key, const char *why)
-{
-	hl_reply_error(req, 422, "validation", "custom_fields.%s: %s", key, why);
-	return HL_EINVAL;
 }
 
 int custom_values_from_body(struct hl_req *req, int64_t id)
@@ -111,33 +104,35 @@ int custom_values_from_body(struct hl_req *req, int64_t id)
 	int obj = hl_body_find(req, 0, "custom_fields");
 	if (obj < 0)
 		return 0;
-	if (hl_body_type(req, obj) != HL_JSON_OBJECT) {
-		hl_reply_error(req, 422, "validation", "custom_fields: an object of field keys");
-		return HL_EINVAL;
-	}
+	if (hl_body_type(req, obj) != HL_JSON_OBJECT)
+		return hl_reply_invalid(req, "custom_fields", "an object of field keys");
 	size_t len;
-	const char *body = hl_body(req, &len);
+	const char *body = hl_body(req, &len); /* JSON, so NUL-terminated and without NULs */
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"SELECT j.key, j.type, CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'"
-		" ELSE j.atom END, f.id, f.type, f.options FROM json_each(?2, '$.custom_fields') j"
+		" ELSE j.atom END, f.id, f.type, f.options FROM json_each(:body, '$.custom_fields') j"
 		" LEFT JOIN custom_fields f ON f.location_id = :location AND f.key = j.key");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 2, body, (int)len, SQLITE_STATIC);
+	hl_bind_text(st, ":body", body);
 	struct hl_db *db = hl_write_begin(req);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 0);
 		const char *json_type = (const char *)sqlite3_column_text(st, 1);
-		const char *value = (const char *)sqlite3_column_text(st, 2), *why;
+		const char *value = (const char *)sqlite3_column_text(st, 2), *why = NULL;
 		char room[32];
 		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
-			return bad_value(req, key, "no such custom field");
-		if (!strcmp(json_type, "object") || !strcmp(json_type, "array"))
-			return bad_value(req, key, "a single value");
-		if (value && !(value = custom_value_check(db, (const char *)sqlite3_column_text(st, 4),
-				(const char *)sqlite3_column_text(st, 5), value, room, &why)))
-			return bad_value(req, key, why);
+			why = "no such custom field";
+		else if (!strcmp(json_type, "object") || !strcmp(json_type, "array"))
+			why = "a single value";
+		else if (value)
+			value = custom_value_check(db, (const char *)sqlite3_column_text(st, 4),
+						   (const char *)sqlite3_column_text(st, 5),
+						   value, room, &why);
+		if (why)
+			return hl_reply_invalid(req, hl_sprintf(req, "custom_fields.%s", key), "%s",
+						why);
 		if (custom_value_set(db, hl_location_id(req), id, sqlite3_column_int64(st, 3), value))
 			return HL_EDB;
 	}
@@ -190,21 +185,20 @@ static int options_ok(struct hl_req *req, const char *type)
 	int tok = hl_body_find(req, 0, "options");
 	int given = tok >= 0 && hl_body_type(req, tok) != HL_JSON_NULL;
 	if (strcmp(type, "select"))
-		return given ? (hl_reply_error(req, 422, "validation", "options: only a select field"
-					       " has options"), HL_EINVAL) : 0;
+		return given ? hl_reply_invalid(req, "options", "only a select field has options") : 0;
 	size_t len;
-	const char *body = hl_body(req, &len);
+	const char *body = hl_body(req, &len); /* JSON, so NUL-terminated and without NULs */
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT count(*), count(DISTINCT value), sum(type = 'text' AND length(value)"
-		" BETWEEN 1 AND 100) FROM json_each(?1, '$.options')");
+		" BETWEEN 1 AND 100) FROM json_each(:body, '$.options')");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 1, body, (int)len, SQLITE_STATIC);
+	hl_bind_text(st, ":body", body);
 	int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
 	if (n < 1 || n > OPTIONS_MAX || hl_body_type(req, tok) != HL_JSON_ARRAY ||
 	    sqlite3_column_int(st, 1) != n || sqlite3_column_int(st, 2) != n)
-		return hl_reply_error(req, 422, "validation", "options: an array of 1 to %d different"
-				      " texts of 1 to 100 characters", OPTIONS_MAX), HL_EINVAL;
+		return hl_reply_invalid(req, "options", "an array of 1 to %d different texts of 1 to"
+					" 100 characters", OPTIONS_MAX);
 	return 0;
 }
 
@@ -213,10 +207,10 @@ static int reply_field(struct hl_req *req, int status, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"SELECT id, key, name, type, json(options) AS json_options, position, created_at"
-		" FROM custom_fields WHERE id = ?2 AND location_id = :location");
+		" FROM custom_fields WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	return hl_reply_row(req, status, st, "custom field");
 }
 
@@ -241,36 +235,34 @@ int custom_fields_create(struct hl_req *req)
 	    hl_field_int(req, 0, "position", 0, 1000000, &position) < 0)
 		return 0;
 	if (!key_ok(key))
-		return hl_reply_error(req, 422, "validation", "key: a lower-case letter, then letters,"
-				      " digits or _, up to %d, and not a contact's own field", KEY_MAX);
+		return hl_reply_invalid(req, "key", "a lower-case letter, then letters, digits or _,"
+					" up to %d, and not a contact's own field", KEY_MAX);
 	if (!name || !*name)
-		return hl_reply_error(req, 422, "validation", "name: text of 1 to %d characters",
-				      NAME_MAX_CHARS);
+		return hl_reply_invalid(req, "name", "text of 1 to %d characters", NAME_MAX_CHARS);
 	if (!(type = type_named(type)))
-		return hl_reply_error(req, 422, "validation", "type: text, number, date, option"
-				      " (or select) or checkbox");
+		return hl_reply_invalid(req, "type", "text, number, date, option (or select)"
+					" or checkbox");
 	int rc = options_ok(req, type);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	size_t len;
 	const char *body = hl_body(req, &len);
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO custom_fields (location_id, key, name, type, options, position)"
-		" VALUES (:location, ?2, ?3, ?4, json_extract(?5, '$.options'), ?6)"
+		" VALUES (:location, :key, :name, :type, json_extract(:body, '$.options'), :position)"
 		" ON CONFLICT DO NOTHING");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, type, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, body, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, position);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	struct hl_db *db = hl_write_begin(req);
-	if (!sqlite3_changes(hl_sqlite(db)))
-		return hl_reply_error(req, 409, "duplicate", "key: this location has a field '%s'", key);
-	return reply_field(req, 201, sqlite3_last_insert_rowid(hl_sqlite(db)));
+	hl_bind_text(st, ":key", key);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":type", type);
+	hl_bind_text(st, ":body", body);
+	hl_bind_int(st, ":position", position);
+	int64_t id = hl_step_last_id(st);
+	if (id <= 0)
+		return id ? (int)id : hl_reply_error(req, 409, "duplicate", "key: this location has"
+						     " a field '%s'", key);
+	return reply_field(req, 201, id);
 }
 
 /* PATCH /api/custom-fields/:id: its name, options and position; the key
@@ -288,35 +280,35 @@ int custom_fields_change(struct hl_req *req)
 	    (has_position = hl_field_int(req, 0, "position", 0, 1000000, &position)) < 0)
 		return 0;
 	if (has_name && (!name || !*name))
-		return hl_reply_error(req, 422, "validation", "name: text of 1 to %d characters",
-				      NAME_MAX_CHARS);
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT type FROM custom_fields WHERE id = ?2"
+		return hl_reply_invalid(req, "name", "text of 1 to %d characters", NAME_MAX_CHARS);
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT type FROM custom_fields WHERE id = :id"
 					   " AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return hl_reply_error(req, 404, "not_found", "no such custom field");
 	int has_options = hl_body_find(req, 0, "options") >= 0;
 	int rc = has_options ? options_ok(req, (const char *)sqlite3_column_text(st, 0)) : 0;
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	size_t len;
 	const char *body = hl_body(req, &len);
 	st = hl_scoped_write(req, "UPDATE custom_fields SET"
-		" name = CASE WHEN ?3 THEN ?4 ELSE name END,"
-		" options = CASE WHEN ?5 THEN json_extract(?6, '$.options') ELSE options END,"
-		" position = CASE WHEN ?7 THEN ?8 ELSE position END"
-		" WHERE id = ?2 AND location_id = :location");
+		" name = CASE WHEN :has_name THEN :name ELSE name END,"
+		" options = CASE WHEN :has_options THEN json_extract(:body, '$.options')"
+		" ELSE options END,"
+		" position = CASE WHEN :has_position THEN :position ELSE position END"
+		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int(st, 3, has_name);
-	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, has_options);
-	sqlite3_bind_text(st, 6, body, (int)len, SQLITE_STATIC);
-	sqlite3_bind_int(st, 7, has_position);
-	sqlite3_bind_int64(st, 8, position);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":has_name", has_name);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":has_options", has_options);
+	hl_bind_text(st, ":body", body);
+	hl_bind_int(st, ":has_position", has_position);
+	hl_bind_int(st, ":position", position);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	return reply_field(req, 200, id);
@@ -328,14 +320,14 @@ int custom_fields_delete(struct hl_req *req)
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM custom_fields WHERE id = ?2"
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM custom_fields WHERE id = :id"
 					   " AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
-		return hl_reply_error(req, 404, "not_found", "no such custom field");
-	return hl_reply_raw(req, 204, "application/json", "", 0);
+	hl_bind_int(st, ":id", id);
+	int64_t deleted = hl_step_changes(st);
+	if (deleted <= 0)
+		return deleted ? (int)deleted : hl_reply_error(req, 404, "not_found",
+							       "no such custom field");
+	return hl_reply_empty(req);
 }

@@ -180,7 +180,7 @@ static int side_begin(struct export *x, struct side *side, const char *sql, int6
 {
 	if (!(side->st = hl_scoped_read(x->req, sql)))
 		return HL_EDB;
-	sqlite3_bind_int64(side->st, 2, last);
+	hl_bind_int(side->st, ":last", last);
 	return next(side);
 }
 
@@ -191,16 +191,16 @@ static int export_page(struct export *x, const char *sql, const struct contact_f
 {
 	int rc = side_begin(x, &x->tags, "SELECT ct.contact_id, t.name FROM contact_tags ct"
 			    " JOIN tags t ON t.id = ct.tag_id WHERE ct.location_id = :location"
-			    " AND ct.contact_id > ?2 ORDER BY ct.contact_id", *last);
+			    " AND ct.contact_id > :last ORDER BY ct.contact_id", *last);
 	if (!rc)
 		rc = side_begin(x, &x->values, "SELECT contact_id, field_id, value FROM custom_values"
-				" WHERE location_id = :location AND contact_id > ?2"
+				" WHERE location_id = :location AND contact_id > :last"
 				" ORDER BY contact_id, field_id", *last);
 	sqlite3_stmt *st = rc ? NULL : hl_scoped_read(x->req, sql);
 	if (!st)
 		return HL_EDB;
 	contact_filters_bind(x->req, st, f);
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":last"), *last);
+	hl_bind_int(st, ":last", *last);
 	int rows = 0, step = SQLITE_DONE;
 	x->page_bytes = 0;
 	while (!rc && x->page_bytes < PAGE_BYTES && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -226,7 +226,7 @@ int contacts_export(struct hl_req *req)
 	struct export x = { .req = req };
 	int rc = contact_filters_read(req, &f);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	const char *sql = hl_sprintf(req, "SELECT c.id, c.first_name, c.last_name, c.email, c.phone,"
 				     " c.company_name, c.source, c.owner_id, c.created_at, c.updated_at"
 				     "%s AND c.id > :last ORDER BY c.id LIMIT %d",

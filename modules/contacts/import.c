@@ -72,11 +72,11 @@ static int builtin_target(const char *name)
 static int custom_target(struct import *im, struct column *c, const char *name)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "SELECT id, type, options FROM custom_fields"
-				   " WHERE location_id = ?1 AND key = ?2");
+				   " WHERE location_id = :location AND key = :key");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->location);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":location", im->location);
+	hl_bind_text(st, ":key", name);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;
@@ -93,11 +93,11 @@ static int custom_target(struct import *im, struct column *c, const char *name)
 static int note_ignored(struct import *im, const char *name)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET ignored_columns ="
-				   " json_insert(ignored_columns, '$[#]', ?2) WHERE id = ?1");
+				   " json_insert(ignored_columns, '$[#]', :name) WHERE id = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_text(st, ":name", name);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
@@ -216,8 +216,8 @@ static int check_row(struct import *im, int nfields, struct contact_input *in)
 			return reject(im, "%s: %s", c->key, why);
 		}
 	}
-	const char *problem = contact_input_problem(in, 1);
-	return problem ? reject(im, "%s%s", problem, "") : 0;
+	const char *member, *problem = contact_input_problem(in, 1, &member);
+	return problem ? reject(im, "%s: %s", member, problem) : 0;
 }
 
 static int publish(struct import *im, const char *name, int64_t id)
@@ -284,12 +284,12 @@ static int note_error(struct import *im, long line)
 		return 0;
 	im->errors_kept++;
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET errors = json_insert(errors,"
-		" '$[#]', json_object('line', ?2, 'reason', ?3)) WHERE id = ?1");
+		" '$[#]', json_object('line', :line, 'reason', :reason)) WHERE id = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_int64(st, 2, line);
-	sqlite3_bind_text(st, 3, im->why, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_int(st, ":line", line);
+	hl_bind_text(st, ":reason", im->why);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 

@@ -35,14 +35,15 @@
 static int store_parts(struct hl_db *db, int64_t id, const char *body, size_t len)
 {
 	sqlite3_stmt *st = hl_stmt(db, "INSERT INTO contact_import_parts (import_id, start, data)"
-				   " VALUES (?1, ?2, ?3)");
+				   " VALUES (:import, :start, :data)");
 	if (!st)
 		return HL_EDB;
+	int data = sqlite3_bind_parameter_index(st, ":data"); /* a BLOB: no hl_bind_ for it */
 	for (size_t at = 0; at < len; at += PART_BYTES) {
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, (int64_t)at);
-		sqlite3_bind_blob64(st, 3, body + at, len - at < PART_BYTES ? len - at : PART_BYTES,
+		hl_bind_int(st, ":import", id);
+		hl_bind_int(st, ":start", (int64_t)at);
+		sqlite3_bind_blob64(st, data, body + at, len - at < PART_BYTES ? len - at : PART_BYTES,
 				    SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return HL_EDB;
@@ -53,10 +54,11 @@ static int store_parts(struct hl_db *db, int64_t id, const char *body, size_t le
 /* Drop the upload of a finished import. 0, HL_EDB. */
 static int drop_parts(struct import *im)
 {
-	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_parts WHERE import_id = ?1");
+	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_parts"
+				   " WHERE import_id = :import");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
+	hl_bind_int(st, ":import", im->id);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
@@ -67,13 +69,13 @@ static int drop_parts(struct import *im)
 static int read_window(struct import *im, size_t at, int parts_wanted, size_t bytes, char **out)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "SELECT start, data FROM contact_import_parts"
-		" WHERE import_id = ?1 AND start >= (SELECT max(start) FROM contact_import_parts"
-		" WHERE import_id = ?1 AND start <= ?2) ORDER BY start LIMIT ?3");
+		" WHERE import_id = :import AND start >= (SELECT max(start) FROM contact_import_parts"
+		" WHERE import_id = :import AND start <= :at) ORDER BY start LIMIT :parts");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_int64(st, 2, (int64_t)at);
-	sqlite3_bind_int(st, 3, parts_wanted);
+	hl_bind_int(st, ":import", im->id);
+	hl_bind_int(st, ":at", (int64_t)at);
+	hl_bind_int(st, ":parts", parts_wanted);
 	char *window = NULL;
 	size_t len = 0;
 	int rc, parts = 0;
@@ -113,20 +115,21 @@ static int read_window(struct import *im, size_t at, int parts_wanted, size_t by
 /* Record how far the import got, and when `done`, finish it. 0, HL_EDB. */
 static int save_progress(struct import *im, int done)
 {
-	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET offset = ?2, line = ?3,"
-		" created = created + ?4, updated = updated + ?5, skipped = skipped + ?6,"
-		" status = CASE WHEN ?7 THEN 'done' ELSE 'running' END,"
-		" finished_at = CASE WHEN ?7 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
-		" WHERE id = ?1");
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET offset = :offset, line = :line,"
+		" created = created + :created, updated = updated + :updated,"
+		" skipped = skipped + :skipped,"
+		" status = CASE WHEN :done THEN 'done' ELSE 'running' END,"
+		" finished_at = CASE WHEN :done THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
+		" WHERE id = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_int64(st, 2, (int64_t)import_offset(im));
-	sqlite3_bind_int64(st, 3, hl_csv_line(im->csv));
-	sqlite3_bind_int64(st, 4, im->created);
-	sqlite3_bind_int64(st, 5, im->updated);
-	sqlite3_bind_int64(st, 6, im->skipped);
-	sqlite3_bind_int(st, 7, done);
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_int(st, ":offset", (int64_t)import_offset(im));
+	hl_bind_int(st, ":line", hl_csv_line(im->csv));
+	hl_bind_int(st, ":created", im->created);
+	hl_bind_int(st, ":updated", im->updated);
+	hl_bind_int(st, ":skipped", im->skipped);
+	hl_bind_int(st, ":done", done);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	return done ? drop_parts(im) : 0;
@@ -138,18 +141,18 @@ static int save_progress(struct import *im, int done)
 static int import_fail(struct import *im)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET status = 'failed',"
-		" created = created + ?3, updated = updated + ?4, skipped = skipped + ?5,"
-		" finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
-		" errors = json_insert(errors, '$[#]', json_object('line', ?6, 'reason', ?2))"
-		" WHERE id = ?1");
+		" created = created + :created, updated = updated + :updated,"
+		" skipped = skipped + :skipped, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
+		" errors = json_insert(errors, '$[#]', json_object('line', :line, 'reason', :reason))"
+		" WHERE id = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->id);
-	sqlite3_bind_text(st, 2, im->why, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, im->created);
-	sqlite3_bind_int64(st, 4, im->updated);
-	sqlite3_bind_int64(st, 5, im->skipped);
-	sqlite3_bind_int64(st, 6, im->csv ? hl_csv_record_line(im->csv) : 1);
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_text(st, ":reason", im->why);
+	hl_bind_int(st, ":created", im->created);
+	hl_bind_int(st, ":updated", im->updated);
+	hl_bind_int(st, ":skipped", im->skipped);
+	hl_bind_int(st, ":line", im->csv ? hl_csv_record_line(im->csv) : 1);
 	return sqlite3_step(st) == SQLITE_DONE ? drop_parts(im) : HL_EDB;
 }
 
@@ -164,30 +167,28 @@ static int reply_import(struct hl_req *req, int status, int64_t id)
 		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
 		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
 		" finished_at, cancelled_at FROM contact_imports"
-		" WHERE id = ?2 AND location_id = :location AND (:me = 0 OR user_id = :me)");
+		" WHERE id = :id AND location_id = :location AND (:me = 0 OR user_id = :me)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "import");
 }
 
-/* A new import of `len` bytes: its id, or HL_EDB. A large one keeps the
- * file for the job. */
+/* A new import of `len` bytes in the request's location: its id, or
+ * HL_EDB. A large one keeps the file for the job. */
 static int64_t import_create(struct import *im, const char *body, size_t len, int large)
 {
-	sqlite3_stmt *st = hl_stmt(im->db, "INSERT INTO contact_imports (location_id, user_id,"
-				   " status, bytes) VALUES (?1, ?2, ?3, ?4)");
+	sqlite3_stmt *st = hl_scoped_write(im->req, "INSERT INTO contact_imports (location_id,"
+					   " user_id, status, bytes) VALUES (:location, :user, :status,"
+					   " :bytes)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, im->location);
-	sqlite3_bind_int64(st, 2, hl_user_id(im->req));
-	sqlite3_bind_text(st, 3, large ? "queued" : "running", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)len);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(im->db));
-	if (large && store_parts(im->db, id, body, len))
+	hl_bind_int(st, ":user", hl_user_id(im->req));
+	hl_bind_text(st, ":status", large ? "queued" : "running");
+	hl_bind_int(st, ":bytes", (int64_t)len);
+	int64_t id = hl_step_last_id(st);
+	if (id < 0 || (large && store_parts(im->db, id, body, len)))
 		return HL_EDB;
 	return id;
 }
@@ -248,27 +249,26 @@ int contacts_import_cancel(struct hl_req *req)
 		return hl_reply_error(req, 404, "not_found", "no such import");
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE contact_imports SET status = 'failed',"
 		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
-		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?2 AND location_id = :location"
+		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = :id AND location_id = :location"
 		" AND status IN ('queued', 'running') RETURNING id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	int step = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (step == SQLITE_DONE) {
-		st = hl_scoped_read(req, "SELECT 1 FROM contact_imports WHERE id = ?2"
+	hl_bind_int(st, ":id", id);
+	int64_t found;
+	int rc = hl_step_int(st, &found);
+	if (!rc) {
+		st = hl_scoped_read(req, "SELECT 1 FROM contact_imports WHERE id = :id"
 				    " AND location_id = :location");
 		if (!st)
 			return HL_EDB;
-		sqlite3_bind_int64(st, 2, id);
-		step = sqlite3_step(st);
-		if (step == SQLITE_ROW)
-			return hl_reply_error(req, 409, "conflict", "the import has already finished");
-		return step == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such import")
-					   : HL_EDB;
+		hl_bind_int(st, ":id", id);
+		if ((rc = hl_step_int(st, &found)) < 0)
+			return rc;
+		return rc ? hl_reply_error(req, 409, "conflict", "the import has already finished")
+			  : hl_reply_error(req, 404, "not_found", "no such import");
 	}
 	struct import im = { .db = hl_write_begin(req), .id = id };
-	if (step != SQLITE_ROW || drop_parts(&im))
+	if (rc < 0 || drop_parts(&im))
 		return HL_EDB;
 	return reply_import(req, 200, id);
 }
@@ -283,11 +283,11 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, offset, line,"
 		" json_array_length(errors), bytes FROM contact_imports"
-		" WHERE status IN ('queued', 'running') AND location_id > ?1"
+		" WHERE status IN ('queued', 'running') AND location_id > :after"
 		" ORDER BY location_id, id LIMIT 1");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, after);
+	hl_bind_int(st, ":after", after);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE && after)
 		return next_import(db, 0, im, offset, line, bytes);

@@ -68,15 +68,17 @@ static const struct contact_sort *find_sort(const char *name)
 }
 
 /* How many contacts of every location hold `q`: the index counts them
- * without reading a row (about 0.2 ms for 3,400 matches). */
+ * without reading a row (about 0.2 ms for 3,400 matches). HL_EDB on
+ * failure. Not scoped: the index holds every location's contacts. */
 static int64_t search_hits(struct hl_req *req, const char *q)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT count(*) FROM contact_search"
-				   " WHERE contact_search MATCH '\"' || replace(?1, '\"', '\"\"') || '\"'");
+				   " WHERE contact_search MATCH " PHRASE);
 	if (!st)
-		return -1;
-	sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		return HL_EDB;
+	hl_bind_text(st, ":q", q);
+	int64_t hits;
+	return hl_step_int(st, &hits) < 0 ? HL_EDB : hits;
 }
 
 int contact_filters_read(struct hl_req *req, struct contact_filters *f)
@@ -152,27 +154,21 @@ static void where(struct sql *q, const struct contact_filters *f, int assigned_o
 		add(q, " AND c.created_at < :before");
 }
 
+/* hl_bind_* binds a parameter only when the statement has it: :me only
+ * "assigned only" callers' statements have (where). */
 void contact_filters_bind(struct hl_req *req, sqlite3_stmt *st, const struct contact_filters *f)
 {
-	int i;
-	if ((i = sqlite3_bind_parameter_index(st, ":q")))
-		sqlite3_bind_text(st, i, f->q, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":q", f->q);
 	for (int t = 0; t < f->ntags; t++) {
 		char name[16];
 		snprintf(name, sizeof(name), ":tag%d", t);
-		sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, name), f->tags[t], -1,
-				  SQLITE_STATIC);
+		hl_bind_text(st, name, f->tags[t]);
 	}
-	if ((i = sqlite3_bind_parameter_index(st, ":owner")))
-		sqlite3_bind_int64(st, i, f->owner);
-	if ((i = sqlite3_bind_parameter_index(st, ":me")))
-		sqlite3_bind_int64(st, i, hl_user_id(req));
-	if ((i = sqlite3_bind_parameter_index(st, ":after")))
-		sqlite3_bind_text(st, i, f->after, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":before")))
-		sqlite3_bind_text(st, i, f->before, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":cursor")))
-		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":owner", f->owner);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
+	hl_bind_text(st, ":after", f->after);
+	hl_bind_text(st, ":before", f->before);
+	hl_bind_text(st, ":cursor", f->cursor);
 }
 
 const char *contact_filters_where(struct hl_req *req, const struct contact_filters *f)
@@ -197,9 +193,10 @@ static int64_t count(struct hl_req *req, const struct contact_filters *f)
 	where(&q, f, hl_assigned_only(req));
 	sqlite3_stmt *st = hl_scoped_read(req, q.text);
 	if (!st)
-		return -1;
+		return HL_EDB;
 	contact_filters_bind(req, st, f);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	int64_t n;
+	return hl_step_int(st, &n) < 0 ? HL_EDB : n;
 }
 
 int contacts_list(struct hl_req *req)
@@ -208,7 +205,7 @@ int contacts_list(struct hl_req *req)
 	int64_t limit, total = -1, want_count;
 	int rc = contact_filters_read(req, &f);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "count", 0, 0, 1, &want_count))
 		return 0;
@@ -234,6 +231,6 @@ int contacts_list(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	contact_filters_bind(req, st, &f);
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":limit"), limit + 1);
+	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page_total(req, st, limit, 12, total);
 }

@@ -15,18 +15,18 @@ int notes_list(struct hl_req *req)
 	if (hl_param_id(req, "id", &id) || hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
 	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before))
 		return 0;
-	int rc = contact_visible(req, hl_read(req), id);
+	int rc = contact_visible(req, id, 0);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	sqlite3_stmt *st = hl_scoped_read(req,
 		"SELECT id, body, author_id, created_at, id AS _cursor FROM notes"
-		" WHERE location_id = :location AND contact_id = ?2 AND id < ?3"
-		" ORDER BY id DESC LIMIT ?4");
+		" WHERE location_id = :location AND contact_id = :contact AND id < :before"
+		" ORDER BY id DESC LIMIT :limit");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int64(st, 3, before);
-	sqlite3_bind_int64(st, 4, limit + 1);
+	hl_bind_int(st, ":contact", id);
+	hl_bind_int(st, ":before", before);
+	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, 4);
 }
 
@@ -41,19 +41,18 @@ int notes_add(struct hl_req *req)
 	    hl_field_text(req, 0, "body", NOTE_MAX, &body) < 0)
 		return 0;
 	if (!body || !*body)
-		return hl_reply_error(req, 422, "validation", "body: text of 1 to %d characters",
-				      NOTE_MAX);
+		return hl_reply_invalid(req, "body", "text of 1 to %d characters", NOTE_MAX);
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO notes (location_id, contact_id, author_id, body)"
-		" SELECT :location, id, ?3, ?4 FROM contacts WHERE id = ?2"
+		" SELECT :location, id, :author, :body FROM contacts WHERE id = :contact"
 		" AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE("")
 		" RETURNING id, body, author_id, created_at");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":contact", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	sqlite3_bind_int64(st, 3, hl_user_id(req));
-	sqlite3_bind_text(st, 4, body, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":author", hl_user_id(req));
+	hl_bind_text(st, ":body", body);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)
 		return rc == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such contact")
@@ -72,19 +71,19 @@ int notes_delete(struct hl_req *req)
 	int64_t id, note;
 	if (hl_param_id(req, "id", &id) || hl_param_id(req, "note", &note))
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM notes WHERE id = ?3"
-		" AND contact_id = ?2 AND location_id = :location"
-		" AND (:me = 0 OR EXISTS (SELECT 1 FROM contacts WHERE id = ?2 AND owner_id = :me))");
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM notes WHERE id = :note"
+		" AND contact_id = :contact AND location_id = :location"
+		" AND (:me = 0 OR EXISTS (SELECT 1 FROM contacts WHERE id = :contact"
+		" AND owner_id = :me))");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int64(st, 3, note);
+	hl_bind_int(st, ":contact", id);
+	hl_bind_int(st, ":note", note);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
-		return hl_reply_error(req, 404, "not_found", "no such note");
+	int64_t deleted = hl_step_changes(st);
+	if (deleted <= 0)
+		return deleted ? (int)deleted : hl_reply_error(req, 404, "not_found", "no such note");
 	int rc = contact_publish(req, "contact.note_deleted", id,
 			    hl_sprintf(req, "{\"note_id\":%lld}", (long long)note));
-	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+	return rc ? rc : hl_reply_empty(req);
 }

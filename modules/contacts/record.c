@@ -29,11 +29,11 @@ int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 		"  WHERE contact_id = c.id) AS json_activity,"
 		" (SELECT max(last_at) FROM contact_activity WHERE contact_id = c.id)"
 		"  AS last_activity_at"
-		" FROM contacts c WHERE c.id = ?2 AND c.location_id = :location AND c.deleted_at IS NULL"
+		" FROM contacts c WHERE c.id = :id AND c.location_id = :location AND c.deleted_at IS NULL"
 		CONTACT_MINE("c."));
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "contact");
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * search.h: how the contacts' trigram search index is asked, for the
- * contact list (list.c) and for other modules that search contacts (the
- * agency's, which includes this header). The index holds one line per
- * contact: its name, e-mail, phone and company joined as SEARCH_TEXT joins
- * them (store.c writes it). A phrase MATCH of :q finds the candidates from
+ * search.h: how the contacts' trigram search index is asked by the
+ * contact list (list.c). The index holds one line per contact: its name,
+ * e-mail, phone and company joined as SEARCH_TEXT joins them (store.c
+ * writes it; other modules read the same line from the contact_search_text
+ * view of migration 014, which must join them alike). A phrase MATCH of :q finds the candidates from
  * the index alone; LIKE over SEARCH_TEXT then keeps exactly the rows
  * holding :q. Terms under 3 characters have no trigram: SEARCH_PREFIX
  * finds the contacts whose name or e-mail begins with them.

@@ -20,17 +20,18 @@ static int is_given(const struct contact_input *in, int field)
 	return (in->given >> field) & 1;
 }
 
-const char *contact_input_problem(const struct contact_input *in, int whole)
+const char *contact_input_problem(const struct contact_input *in, int whole,
+				  const char **member)
 {
 	const char *email = in->text[CT_EMAIL];
 	if (is_given(in, CT_EMAIL) && email && !hl_is_email(email))
-		return "email: not an e-mail address";
+		return *member = "email", "not an e-mail address";
 	if (!whole)
 		return NULL;
 	for (int f = CT_FIRST_NAME; f <= CT_PHONE; f++)
 		if (in->text[f] && *in->text[f])
 			return NULL;
-	return "first_name: a contact needs a name, an e-mail or a phone";
+	return *member = "first_name", "a contact needs a name, an e-mail or a phone";
 }
 
 int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_input *in,
@@ -39,32 +40,39 @@ int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_i
 	const char *email = in->text[CT_EMAIL], *phone = in->text[CT_PHONE];
 	sqlite3_stmt *st;
 	if (email && *email)
-		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = ?1"
-			     " AND email = ?2 COLLATE NOCASE AND deleted_at IS NULL AND id <> ?3"
+		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = :location"
+			     " AND email = :value COLLATE NOCASE AND deleted_at IS NULL AND id <> :except"
 			     " ORDER BY id LIMIT 1");
 	else if (phone && *phone)
-		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = ?1"
-			     " AND phone = ?2 AND deleted_at IS NULL AND id <> ?3 ORDER BY id LIMIT 1");
+		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = :location"
+			     " AND phone = :value AND deleted_at IS NULL AND id <> :except"
+			     " ORDER BY id LIMIT 1");
 	else
 		return 0;
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_text(st, 2, email && *email ? email : phone, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, except);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? 0 : HL_EDB;
+	hl_bind_int(st, ":location", location);
+	hl_bind_text(st, ":value", email && *email ? email : phone);
+	hl_bind_int(st, ":except", except);
+	int64_t id;
+	return hl_step_int(st, &id) < 0 ? HL_EDB : id;
 }
 
-/* Bind the text fields to parameters 2.. and the owner after them. */
+/* The statements' parameters of the text fields: their names with a colon. */
+static const char *const text_params[CT_COUNT] = {
+	":first_name", ":last_name", ":email", ":phone", ":company_name", ":source",
+};
+
+/* Bind the text fields (an empty one as NULL) and the owner (NULL for
+ * nobody: hl_stmt left it unbound). */
 static void bind_input(sqlite3_stmt *st, const struct contact_input *in)
 {
 	for (int f = 0; f < CT_COUNT; f++) {
 		const char *v = in->text[f];
-		sqlite3_bind_text(st, 2 + f, v && *v ? v : NULL, -1, SQLITE_STATIC);
+		hl_bind_text(st, text_params[f], v && *v ? v : NULL);
 	}
 	if (in->owner_id)
-		sqlite3_bind_int64(st, 2 + CT_COUNT, in->owner_id);
+		hl_bind_int(st, ":owner_id", in->owner_id);
 }
 
 int contact_searchable(unsigned given)
@@ -79,10 +87,10 @@ int contact_searchable(unsigned given)
 int contact_index(struct hl_db *db, int64_t id, int fresh)
 {
 	sqlite3_stmt *row = hl_stmt(db, "SELECT first_name, last_name, email, phone, company_name"
-				    " FROM contacts WHERE id = ?1");
+				    " FROM contacts WHERE id = :id");
 	if (!row)
 		return HL_EDB;
-	sqlite3_bind_int64(row, 1, id);
+	hl_bind_int(row, ":id", id);
 	if (sqlite3_step(row) != SQLITE_ROW)
 		return HL_EDB;
 	char line[CT_SOURCE * (CONTACT_TEXT_MAX * 4 + 1)];
@@ -96,13 +104,14 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 		n += len;
 		line[n++] = ' ';
 	}
+	line[n - 1] = '\0'; /* in place of the last space (no field holds a NUL) */
 	sqlite3_stmt *st = fresh
-		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (?1, ?2)")
-		: hl_stmt(db, "UPDATE contact_search SET text = ?2 WHERE rowid = ?1");
+		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (:id, :text)")
+		: hl_stmt(db, "UPDATE contact_search SET text = :text WHERE rowid = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, line, (int)n - 1, SQLITE_STATIC);
+	hl_bind_int(st, ":id", id);
+	hl_bind_text(st, ":text", line);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 
@@ -110,59 +119,57 @@ int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_
 {
 	sqlite3_stmt *st = hl_stmt(db,
 		"INSERT INTO contacts (location_id, first_name, last_name, email, phone, company_name,"
-		" source, owner_id) VALUES (?1, coalesce(?2, ''), coalesce(?3, ''), ?4, ?5, ?6, ?7, ?8)");
+		" source, owner_id) VALUES (:location, coalesce(:first_name, ''),"
+		" coalesce(:last_name, ''), :email, :phone, :company_name, :source, :owner_id)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
+	hl_bind_int(st, ":location", location);
 	bind_input(st, in);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return sqlite3_last_insert_rowid(hl_sqlite(db));
+	return hl_step_last_id(st);
 }
 
-/* One statement for every combination of given fields: ?9 holds the
+/* One statement for every combination of given fields: :given holds the
  * `given` bits, so each column keeps its value unless its bit is set. */
 int contact_update(struct hl_db *db, int64_t location, int64_t id,
 		   const struct contact_input *in)
 {
 	sqlite3_stmt *st = hl_stmt(db,
 		"UPDATE contacts SET"
-		" first_name = CASE WHEN ?9 & 1 THEN coalesce(?2, '') ELSE first_name END,"
-		" last_name = CASE WHEN ?9 & 2 THEN coalesce(?3, '') ELSE last_name END,"
-		" email = CASE WHEN ?9 & 4 THEN ?4 ELSE email END,"
-		" phone = CASE WHEN ?9 & 8 THEN ?5 ELSE phone END,"
-		" company_name = CASE WHEN ?9 & 16 THEN ?6 ELSE company_name END,"
-		" source = CASE WHEN ?9 & 32 THEN ?7 ELSE source END,"
-		" owner_id = CASE WHEN ?9 & 64 THEN ?8 ELSE owner_id END,"
+		" first_name = CASE WHEN :given & 1 THEN coalesce(:first_name, '') ELSE first_name END,"
+		" last_name = CASE WHEN :given & 2 THEN coalesce(:last_name, '') ELSE last_name END,"
+		" email = CASE WHEN :given & 4 THEN :email ELSE email END,"
+		" phone = CASE WHEN :given & 8 THEN :phone ELSE phone END,"
+		" company_name = CASE WHEN :given & 16 THEN :company_name ELSE company_name END,"
+		" source = CASE WHEN :given & 32 THEN :source ELSE source END,"
+		" owner_id = CASE WHEN :given & 64 THEN :owner_id ELSE owner_id END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-		" WHERE id = ?10 AND location_id = ?1 AND deleted_at IS NULL");
+		" WHERE id = :id AND location_id = :location AND deleted_at IS NULL");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
+	hl_bind_int(st, ":location", location);
 	bind_input(st, in);
-	sqlite3_bind_int64(st, 9, in->given);
-	sqlite3_bind_int64(st, 10, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return sqlite3_changes(hl_sqlite(db)) ? 0 : HL_ENOENT;
+	hl_bind_int(st, ":given", in->given);
+	hl_bind_int(st, ":id", id);
+	int64_t changed = hl_step_changes(st);
+	return changed < 0 ? (int)changed : changed ? 0 : HL_ENOENT;
 }
 
 int contact_publish(struct hl_req *req, const char *event, int64_t id, const char *data)
 {
 	int64_t owner = hl_scoped_write_int(req, "SELECT owner_id FROM contacts"
-					    " WHERE id = ?1 AND location_id = :location", id);
+					    " WHERE id = :id AND location_id = :location", id);
 	return owner < 0 ? (int)owner : hl_publish_assigned(req, event, id, owner, data);
 }
 
-int contact_visible(struct hl_req *req, struct hl_db *db, int64_t id)
+int contact_visible(struct hl_req *req, int64_t id, int write)
 {
-	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM contacts WHERE id = ?2 AND location_id = ?1"
-				   " AND deleted_at IS NULL" CONTACT_MINE(""));
+	static const char sql[] = "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
+				  " AND deleted_at IS NULL" CONTACT_MINE("");
+	sqlite3_stmt *st = write ? hl_scoped_write(req, sql) : hl_scoped_read(req, sql);
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, hl_location_id(req));
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+	int64_t one;
+	return hl_step_int(st, &one);
 }

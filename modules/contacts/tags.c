@@ -15,40 +15,39 @@
 
 int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name)
 {
-	sqlite3_stmt *st = hl_stmt(db, "INSERT INTO tags (location_id, name) VALUES (?1, ?2)"
-				   " ON CONFLICT DO NOTHING");
+	sqlite3_stmt *st = hl_stmt(db, "INSERT INTO tags (location_id, name)"
+				   " VALUES (:location, :name) ON CONFLICT DO NOTHING");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":location", location);
+	hl_bind_text(st, ":name", name);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	st = hl_stmt(db, "INSERT INTO contact_tags (tag_id, contact_id, location_id)"
-		     " SELECT id, ?3, ?1 FROM tags WHERE location_id = ?1 AND name = ?2 COLLATE NOCASE"
-		     " ON CONFLICT DO NOTHING");
+		     " SELECT id, :contact, :location FROM tags WHERE location_id = :location"
+		     " AND name = :name COLLATE NOCASE ON CONFLICT DO NOTHING");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return sqlite3_changes(hl_sqlite(db)) > 0;
+	hl_bind_int(st, ":location", location);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":contact", id);
+	int64_t put = hl_step_changes(st);
+	return put < 0 ? (int)put : put > 0;
 }
 
-/* Take tag `name` off contact `id`: 1 when it was on, 0, HL_EDB. */
-static int tag_detach(struct hl_db *db, int64_t location, int64_t id, const char *name)
+/* Take tag `name` off contact `id` of the request's location: 1 when it
+ * was on, 0, HL_EDB. */
+static int tag_detach(struct hl_req *req, int64_t id, const char *name)
 {
-	sqlite3_stmt *st = hl_stmt(db, "DELETE FROM contact_tags WHERE contact_id = ?3"
-		" AND tag_id = (SELECT id FROM tags WHERE location_id = ?1 AND name = ?2 COLLATE NOCASE)");
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_tags WHERE contact_id = :contact"
+		" AND tag_id = (SELECT id FROM tags WHERE location_id = :location"
+		" AND name = :name COLLATE NOCASE)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	return sqlite3_changes(hl_sqlite(db)) > 0;
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":contact", id);
+	int64_t taken = hl_step_changes(st);
+	return taken < 0 ? (int)taken : taken > 0;
 }
 
 /* A tag name: 1 to TAG_NAME_MAX characters, no comma (an import's tags
@@ -68,15 +67,13 @@ static int read_names(struct hl_req *req, const char *key, const char ***out)
 		return HL_FIELD_ABSENT;
 	int n = hl_body_count(req, arr);
 	if (hl_body_type(req, arr) != HL_JSON_ARRAY || n > TAGS_MAX)
-		return hl_reply_error(req, 422, "validation", "%s: an array of up to %d tag names",
-				      key, TAGS_MAX), HL_EINVAL;
+		return hl_reply_invalid(req, key, "an array of up to %d tag names", TAGS_MAX);
 	const char **names = hl_alloc(req, sizeof(*names) * (size_t)(n + 1));
 	for (int i = 0; i < n; i++) {
 		const char *s = hl_body_string(req, hl_body_index(req, arr, i));
 		if (!s || !tag_name_ok(s))
-			return hl_reply_error(req, 422, "validation", "%s: tag names are text of 1 to"
-					      " %d characters without commas", key, TAG_NAME_MAX),
-			       HL_EINVAL;
+			return hl_reply_invalid(req, key, "tag names are text of 1 to %d characters"
+						" without commas", TAG_NAME_MAX);
 		names[i] = s;
 	}
 	*out = names;
@@ -88,13 +85,12 @@ static const char *tag_ids_of(struct hl_req *req, const char **names, int n)
 {
 	const char *list = "";
 	sqlite3_stmt *st = hl_scoped_write(req, "SELECT id FROM tags WHERE location_id = :location"
-					   " AND name = ?2 COLLATE NOCASE");
+					   " AND name = :name COLLATE NOCASE");
 	for (int i = 0; st && i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 2, names[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			list = hl_sprintf(req, "%s%s%lld", list, *list ? "," : "",
-					  (long long)sqlite3_column_int64(st, 0));
+		int64_t tag;
+		hl_bind_text(st, ":name", names[i]);
+		if (hl_step_int(st, &tag) == 1)
+			list = hl_sprintf(req, "%s%s%lld", list, *list ? "," : "", (long long)tag);
 	}
 	return hl_sprintf(req, "{\"tag_ids\":[%s]}", list);
 }
@@ -115,7 +111,7 @@ static int apply(struct hl_req *req, int64_t id, struct tag_set *set, int put)
 	int changed = 0;
 	for (int i = 0; i < set->n; i++) {
 		int rc = put ? tag_attach(db, hl_location_id(req), id, set->names[i])
-			     : tag_detach(db, hl_location_id(req), id, set->names[i]);
+			     : tag_detach(req, id, set->names[i]);
 		if (rc < 0)
 			return rc;
 		changed += rc;
@@ -147,12 +143,10 @@ int tags_add(struct hl_req *req)
 		return 0;
 	int n = read_names(req, "tags", &names);
 	if (n == HL_FIELD_ABSENT)
-		return hl_reply_error(req, 422, "validation", "tags: an array of tag names");
-	int here = n < 0 ? 0 : contact_visible(req, hl_write_begin(req), id);
-	if (n < 0 || here < 0)
-		return n < 0 ? 0 : here;
-	if (!here)
-		return hl_reply_error(req, 404, "not_found", "no such contact");
+		return hl_reply_invalid(req, "tags", "an array of tag names");
+	int here = n < 0 ? n : contact_visible(req, id, 1);
+	if (here <= 0)
+		return here ? here : hl_reply_error(req, 404, "not_found", "no such contact");
 	struct tag_set set = { names, n, NULL };
 	int rc = apply(req, id, &set, 1);
 	return rc < 0 ? rc : contacts_reply_record(req, 200, id);
@@ -166,15 +160,15 @@ int tags_remove(struct hl_req *req)
 	if (hl_param_id(req, "id", &id))
 		return 0;
 	sqlite3_stmt *st = tag ? hl_scoped_write(req, "SELECT name FROM tags"
-		" WHERE location_id = :location AND (id = ?2 OR name = ?2 COLLATE NOCASE)") : NULL;
+		" WHERE location_id = :location AND (id = :tag OR name = :tag COLLATE NOCASE)") : NULL;
 	if (!st)
 		return tag ? HL_EDB : hl_reply_error(req, 404, "not_found", "no such tag");
-	sqlite3_bind_text(st, 2, tag, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":tag", tag);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return hl_reply_error(req, 404, "not_found", "no such tag");
 	const char *name = hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
 				      (size_t)sqlite3_column_bytes(st, 0));
-	int rc = contact_visible(req, hl_write_begin(req), id);
+	int rc = contact_visible(req, id, 1);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	struct tag_set set = { &name, 1, NULL };
@@ -183,7 +177,7 @@ int tags_remove(struct hl_req *req)
 		return rc;
 	if (!rc)
 		return hl_reply_error(req, 404, "not_found", "the contact does not carry this tag");
-	return hl_reply_raw(req, 204, "application/json", "", 0);
+	return hl_reply_empty(req);
 }
 
 static const char *const bulk_keys[] = { "contact_ids", "add", "remove", NULL };
@@ -194,13 +188,12 @@ static int read_ids(struct hl_req *req, int64_t **out)
 	int arr = hl_body_find(req, 0, "contact_ids");
 	int n = hl_body_count(req, arr);
 	if (hl_body_type(req, arr) != HL_JSON_ARRAY || n < 1 || n > BULK_MAX)
-		return hl_reply_error(req, 422, "validation", "contact_ids: an array of 1 to %d"
-				      " contact ids", BULK_MAX), HL_EINVAL;
+		return hl_reply_invalid(req, "contact_ids", "an array of 1 to %d contact ids",
+					BULK_MAX);
 	int64_t *ids = hl_alloc(req, sizeof(*ids) * (size_t)n);
 	for (int i = 0; i < n; i++)
 		if (hl_body_int(req, hl_body_index(req, arr, i), &ids[i]))
-			return hl_reply_error(req, 422, "validation", "contact_ids: element %d is not"
-					      " an id", i), HL_EINVAL;
+			return hl_reply_invalid(req, "contact_ids", "element %d is not an id", i);
 	*out = ids;
 	return n;
 }
@@ -209,7 +202,7 @@ static int read_ids(struct hl_req *req, int64_t **out)
  * one transaction; ids of no live contact here are listed, not changed. */
 int tags_bulk(struct hl_req *req)
 {
-	int64_t *ids;
+	int64_t *ids = NULL;
 	const char **add = NULL, **remove = NULL;
 	if (hl_fields_only(req, 0, bulk_keys))
 		return 0;
@@ -219,12 +212,12 @@ int tags_bulk(struct hl_req *req)
 	if (n < 0 || nadd < 0 || nremove < 0)
 		return 0;
 	if (!nadd && !nremove)
-		return hl_reply_error(req, 422, "validation", "add: name tags to add or remove");
+		return hl_reply_invalid(req, "add", "name tags to add or remove");
 	int added = 0, removed = 0;
 	struct tag_set adding = { add, nadd, NULL }, removing = { remove, nremove, NULL };
 	char *absent = hl_alloc(req, (size_t)n);
 	for (int i = 0; i < n; i++) {
-		int rc = contact_visible(req, hl_write_begin(req), ids[i]);
+		int rc = contact_visible(req, ids[i], 1);
 		if (rc < 0)
 			return rc;
 		absent[i] = !rc;

@@ -20,7 +20,7 @@
 
 #define BATCH 500
 
-/* Run `sql` (one UPDATE over the contacts with ids in (?1, ?2]) on the
+/* Run `sql` (one UPDATE over the contacts with ids in (:from, :to]) on the
  * next batch after the job's cursor: HL_JOB_MORE, or HL_JOB_DONE after the
  * last contact (the cursor goes back to the start). */
 static int batch(struct hl_job_run *run, const char *sql)
@@ -29,22 +29,21 @@ static int batch(struct hl_job_run *run, const char *sql)
 	for (;;) {
 		int64_t from = hl_job_cursor(run), to;
 		sqlite3_stmt *st = hl_stmt(db, "SELECT max(id) FROM (SELECT id FROM contacts"
-					   " WHERE id > ?1 ORDER BY id LIMIT ?2)");
+					   " WHERE id > :from ORDER BY id LIMIT :batch)");
 		if (!st)
 			return HL_EDB;
-		sqlite3_bind_int64(st, 1, from);
-		sqlite3_bind_int(st, 2, BATCH);
-		if (sqlite3_step(st) != SQLITE_ROW)
+		hl_bind_int(st, ":from", from);
+		hl_bind_int(st, ":batch", BATCH);
+		if (hl_step_int(st, &to) < 0)
 			return HL_EDB;
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		if (!to) { /* NULL: no contact after the cursor (never below 0) */
 			hl_job_set_cursor(run, 0);
 			return HL_JOB_DONE;
 		}
-		to = sqlite3_column_int64(st, 0);
 		if (!(st = hl_stmt(db, sql)))
 			return HL_EDB;
-		sqlite3_bind_int64(st, 1, from);
-		sqlite3_bind_int64(st, 2, to);
+		hl_bind_int(st, ":from", from);
+		hl_bind_int(st, ":to", to);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return HL_EDB;
 		hl_job_set_cursor(run, to);
@@ -69,7 +68,7 @@ static int batch(struct hl_job_run *run, const char *sql)
 int health_slice(struct hl_job_run *run)
 {
 	return batch(run, "UPDATE contacts SET health_score = s.score FROM (SELECT c.id,"
-		     " " HEALTH_SCORE " AS score FROM contacts c WHERE c.id > ?1 AND c.id <= ?2"
+		     " " HEALTH_SCORE " AS score FROM contacts c WHERE c.id > :from AND c.id <= :to"
 		     " AND c.deleted_at IS NULL) s"
 		     " WHERE contacts.id = s.id AND contacts.health_score IS NOT s.score");
 }
@@ -82,7 +81,7 @@ int health_slice(struct hl_job_run *run)
 int companies_slice(struct hl_job_run *run)
 {
 	return batch(run, "UPDATE contacts SET company_id = s.company FROM (SELECT c.id,"
-		     " " COMPANY_OF_EMAIL " AS company FROM contacts c WHERE c.id > ?1 AND c.id <= ?2"
+		     " " COMPANY_OF_EMAIL " AS company FROM contacts c WHERE c.id > :from AND c.id <= :to"
 		     " AND c.company_id IS NULL AND c.email IS NOT NULL AND c.deleted_at IS NULL) s"
 		     " WHERE contacts.id = s.id AND s.company IS NOT NULL");
 }

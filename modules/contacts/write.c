@@ -36,24 +36,18 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 		in->given |= OWNER_GIVEN;
 	if (rc < 0)
 		return rc;
-	const char *problem = contact_input_problem(in, whole);
-	if (problem) {
-		hl_reply_error(req, 422, "validation", "%s", problem);
-		return HL_EINVAL;
-	}
+	const char *member, *problem = contact_input_problem(in, whole, &member);
+	if (problem)
+		return hl_reply_invalid(req, member, "%s", problem);
 	int ok = in->owner_id ? hl_user_in_location(hl_read(req), hl_location_id(req), in->owner_id) : 1;
 	if (ok < 0)
 		return ok;
-	if (!ok) {
-		hl_reply_error(req, 422, "validation", "owner_id: no user of this location");
-		return HL_EINVAL;
-	}
+	if (!ok)
+		return hl_reply_invalid(req, "owner_id", "no user of this location");
 	int64_t me = hl_assigned_user(req);
-	if (me && in->given & OWNER_GIVEN && in->owner_id != me) { /* they could no longer see it */
-		hl_reply_error(req, 422, "validation", "owner_id: you see only your own contacts,"
-			       " so you may make them only yours");
-		return HL_EINVAL;
-	}
+	if (me && in->given & OWNER_GIVEN && in->owner_id != me) /* they could no longer see it */
+		return hl_reply_invalid(req, "owner_id", "you see only your own contacts,"
+					" so you may make them only yours");
 	return 0;
 }
 
@@ -62,7 +56,7 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 static int duplicate(struct hl_req *req, int64_t twin, const struct contact_input *in)
 {
 	const char *what = in->text[CT_EMAIL] ? "e-mail address" : "phone";
-	int mine = contact_visible(req, hl_write_begin(req), twin);
+	int mine = contact_visible(req, twin, 1);
 	if (mine < 0)
 		return mine;
 	if (!mine)
@@ -94,7 +88,7 @@ static int finish(struct hl_req *req, int64_t id, int status, int index, const c
 	if (!rc)
 		rc = tags_from_body(req, id);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (index && (rc = contact_index(hl_write_begin(req), id, index == 1)))
 		return rc;
 	rc = contact_publish(req, event, id, data);
@@ -129,7 +123,7 @@ int contacts_create(struct hl_req *req)
 	int64_t twin;
 	int rc = read_new(req, &in, &twin);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	return twin ? duplicate(req, twin, &in) : create(req, &in);
 }
 
@@ -137,10 +131,10 @@ int contacts_create(struct hl_req *req)
  * has and a change that leaves no name, e-mail or phone. */
 static int change(struct hl_req *req, int64_t id, const struct contact_input *in)
 {
-	struct hl_db *db = hl_write_begin(req);
-	int rc = db ? contact_visible(req, db, id) : HL_EDB;
+	int rc = contact_visible(req, id, 1);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
+	struct hl_db *db = hl_write_begin(req);
 	if (in->given & (1u << CT_EMAIL) && in->text[CT_EMAIL]) {
 		struct contact_input probe = { .text[CT_EMAIL] = in->text[CT_EMAIL] };
 		int64_t twin = contact_match(db, hl_location_id(req), &probe, id);
@@ -148,17 +142,18 @@ static int change(struct hl_req *req, int64_t id, const struct contact_input *in
 			return twin < 0 ? (int)twin : duplicate(req, twin, &probe);
 	}
 	rc = contact_update(db, hl_location_id(req), id, in);
-	if (rc == HL_ENOENT)
-		return hl_reply_error(req, 404, "not_found", "no such contact");
-	sqlite3_stmt *st = rc ? NULL : hl_stmt(db,
-		"SELECT 1 FROM contacts WHERE id = ?1 AND first_name = '' AND last_name = ''"
+	if (rc)
+		return rc == HL_ENOENT ? hl_reply_error(req, 404, "not_found", "no such contact") : rc;
+	sqlite3_stmt *st = hl_stmt(db,
+		"SELECT 1 FROM contacts WHERE id = :id AND first_name = '' AND last_name = ''"
 		" AND email IS NULL AND phone IS NULL");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		return hl_reply_error(req, 422, "validation",
-				      "first_name: a contact needs a name, an e-mail or a phone");
+	hl_bind_int(st, ":id", id);
+	int64_t empty;
+	if ((rc = hl_step_int(st, &empty)))
+		return rc < 0 ? rc : hl_reply_invalid(req, "first_name", "a contact needs a name,"
+						      " an e-mail or a phone");
 	return finish(req, id, 200, contact_searchable(in->given) ? 2 : 0, "contact.updated",
 		      given_names(req, in));
 }
@@ -171,9 +166,7 @@ int contacts_change(struct hl_req *req)
 		return 0;
 	struct contact_input in;
 	int rc = read_input(req, &in, 0);
-	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
-	return change(req, id, &in);
+	return rc ? rc : change(req, id, &in);
 }
 
 /* POST /api/contacts/upsert: change the contact this one matches (by
@@ -185,10 +178,10 @@ int contacts_upsert(struct hl_req *req)
 	int64_t twin;
 	int rc = read_new(req, &in, &twin);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (!twin)
 		return create(req, &in);
-	rc = contact_visible(req, hl_write_begin(req), twin);
+	rc = contact_visible(req, twin, 1);
 	if (rc <= 0)
 		return rc ? rc : duplicate(req, twin, &in);
 	return change(req, twin, &in);
@@ -203,23 +196,22 @@ int contacts_delete(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"UPDATE contacts SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-		" WHERE id = ?2 AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE(""));
+		" WHERE id = :id AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE(""));
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(hl_write_begin(req))))
-		return hl_reply_error(req, 404, "not_found", "no such contact");
+	int64_t deleted = hl_step_changes(st);
+	if (deleted <= 0)
+		return deleted ? (int)deleted : hl_reply_error(req, 404, "not_found", "no such contact");
 	/* Its tags no longer count it (see migration 009). */
 	st = hl_scoped_write(req, "UPDATE contact_tags SET contact_deleted = 1"
-			     " WHERE location_id = :location AND contact_id = ?2");
+			     " WHERE location_id = :location AND contact_id = :id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	int rc = contact_publish(req, "contact.deleted", id, NULL);
-	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+	return rc ? rc : hl_reply_empty(req);
 }

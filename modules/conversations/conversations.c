@@ -69,12 +69,6 @@ int conv_is_channel(const char *s)
 	return 0;
 }
 
-int conv_invalid(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}
-
 int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,
 		 int64_t conversation, int64_t message, const char *channel)
 {
@@ -90,7 +84,7 @@ int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t
 	/* On the live channel a user who sees only the conversations assigned
 	 * to them hears only of those. */
 	int64_t assigned = hl_scoped_write_int(req, "SELECT assigned_to FROM conversations"
-					       " WHERE id = ?1 AND location_id = :location", conversation);
+					       " WHERE id = :id AND location_id = :location", conversation);
 	return assigned < 0 ? (int)assigned
 			    : hl_publish_assigned(req, event, subject, assigned, hl_sprintf(req, "%s}", data));
 }

@@ -32,8 +32,6 @@
 
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
-/* Answer 422 with `message`; returns HL_EINVAL. */
-int conv_invalid(struct hl_req *req, const char *message);
 /* Publish `event` about `subject` with data naming the contact, and the
  * conversation, message and channel when given (0 / NULL: left out). */
 int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,

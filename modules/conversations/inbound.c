@@ -56,9 +56,10 @@ static int find_contact(struct hl_req *req, const struct inbound *in, int64_t *o
 				   " ORDER BY id LIMIT 1", in, out);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	return conv_invalid(req, in->contact ? "contact_id: no contact of this location"
-			    : in->email ? "email: no contact of this location has it"
-			    : "phone: no contact of this location has it");
+	if (in->contact)
+		return hl_reply_invalid(req, "contact_id", "no contact of this location");
+	return hl_reply_invalid(req, in->email ? "email" : "phone",
+				"no contact of this location has it");
 }
 
 /* Something with the shape of a phone number: 3 to 40 digits, spaces and
@@ -80,14 +81,14 @@ static int read_inbound(struct hl_req *req, struct inbound *in)
 	    conv_read_message(req, &in->body, &in->channel))
 		return HL_EINVAL;
 	if (!in->channel)
-		return conv_invalid(req, "channel: required, sms, email, whatsapp, facebook,"
-				    " instagram, webchat or phone");
+		return hl_reply_invalid(req, "channel", "required, sms, email, whatsapp, facebook,"
+					" instagram, webchat or phone");
 	if (!in->contact && !in->email && !in->phone)
-		return conv_invalid(req, "contact_id: required, or email or phone");
+		return hl_reply_invalid(req, "contact_id", "required, or email or phone");
 	if (!in->contact && in->email && !hl_is_email(in->email))
-		return conv_invalid(req, "email: not an e-mail address");
+		return hl_reply_invalid(req, "email", "not an e-mail address");
 	if (!in->contact && !in->email && !is_phone(in->phone))
-		return conv_invalid(req, "phone: not a phone number");
+		return hl_reply_invalid(req, "phone", "not a phone number");
 	return 0;
 }
 

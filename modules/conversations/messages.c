@@ -93,10 +93,10 @@ int conv_read_message(struct hl_req *req, const char **body, const char **channe
 	    hl_field_text(req, 0, "channel", 16, channel) < 0)
 		return HL_EINVAL;
 	if (!*body || !**body)
-		return conv_invalid(req, "body: required, at most 10000 characters");
+		return hl_reply_invalid(req, "body", "required, at most 10000 characters");
 	if (*channel && !conv_is_channel(*channel))
-		return conv_invalid(req, "channel: sms, email, whatsapp, facebook, instagram,"
-				    " webchat or phone");
+		return hl_reply_invalid(req, "channel", "sms, email, whatsapp, facebook, instagram,"
+					" webchat or phone");
 	return 0;
 }
 

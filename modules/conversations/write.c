@@ -32,7 +32,7 @@ static int check_assignee(struct hl_req *req, int64_t user)
 	int ok = !user ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), user);
 	if (ok == 1)
 		return 0;
-	return ok < 0 ? ok : conv_invalid(req, "assigned_to: no user of this location");
+	return ok < 0 ? ok : hl_reply_invalid(req, "assigned_to", "no user of this location");
 }
 
 /* An "assigned only" user may not hand a conversation to someone else:
@@ -42,8 +42,8 @@ static int keeps_it(struct hl_req *req, int64_t assigned)
 	int64_t me = hl_assigned_user(req);
 	if (!me || assigned == me)
 		return 0;
-	return conv_invalid(req, "assigned_to: you see only your own conversations,"
-			    " so you may assign them only to yourself");
+	return hl_reply_invalid(req, "assigned_to", "you see only your own conversations,"
+				" so you may assign them only to yourself");
 }
 
 int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
@@ -70,9 +70,8 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 	hl_bind_int(st, ":contact", contact);
 	hl_bind_text(st, ":channel", channel);
 	hl_bind_int(st, ":assigned", assigned);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	out->id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	if ((out->id = hl_step_last_id(st)) < 0)
+		return (int)out->id;
 	rc = conv_publish(req, "conversation.opened", out->id, contact, out->id, 0, channel);
 	return rc ? rc : 1;
 }
@@ -95,15 +94,15 @@ int conv_open(struct hl_req *req)
 	if (given == HL_FIELD_ABSENT)
 		assigned = hl_assigned_user(req);
 	if (!contact)
-		return conv_invalid(req, "contact_id: required"), 0;
+		return hl_reply_invalid(req, "contact_id", "required");
 	if (!conv_is_channel(channel))
-		return conv_invalid(req, "channel: required, sms, email, whatsapp, facebook,"
-				    " instagram, webchat or phone"), 0;
+		return hl_reply_invalid(req, "channel", "required, sms, email, whatsapp, facebook,"
+					" instagram, webchat or phone");
 	/* An "assigned only" caller's own contact: the conversation shows its name. */
 	int rc = exists(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
 			" AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", contact);
 	if (rc <= 0)
-		return rc ? rc : (conv_invalid(req, "contact_id: no contact of this location"), 0);
+		return rc ? rc : hl_reply_invalid(req, "contact_id", "no contact of this location");
 	if ((rc = check_assignee(req, assigned)))
 		return rc == HL_EINVAL ? 0 : rc;
 	if ((rc = keeps_it(req, assigned)))
@@ -129,7 +128,7 @@ int conv_change(struct hl_req *req)
 		return 0;
 	given |= rc == HL_FIELD_SET ? STARRED : 0;
 	if (rc == HL_FIELD_NULL)
-		return conv_invalid(req, "starred: true or false"), 0;
+		return hl_reply_invalid(req, "starred", "true or false");
 	if ((rc = hl_field_int(req, 0, "assigned_to", 1, INT64_MAX, &assigned)) < 0)
 		return 0;
 	given |= rc > HL_FIELD_ABSENT ? ASSIGNED : 0;
@@ -175,10 +174,10 @@ int conv_read(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	if (sqlite3_changes(hl_sqlite(hl_write_begin(req))) &&
-	    (rc = conv_publish(req, "conversation.read", id, cv.contact, id, 0, NULL)))
+	int64_t changed = hl_step_changes(st);
+	if (changed < 0)
+		return (int)changed;
+	if (changed && (rc = conv_publish(req, "conversation.read", id, cv.contact, id, 0, NULL)))
 		return rc;
 	return conv_reply_record(req, 200, id);
 }

@@ -5,8 +5,9 @@
  * server from their lines), a status from draft to sent, partially paid,
  * paid or void, and payments.
  *
- * Every query is scoped by the current location (hl_location_id), so an
- * invoice of another sub-account is never seen.
+ * Every query is scoped to the current location (hl_scoped_read and
+ * hl_scoped_write bind its :location), so an invoice of another
+ * sub-account is never seen.
  */
 #include "invoices.h"
 

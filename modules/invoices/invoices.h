@@ -6,7 +6,7 @@
  * lines.c reads the body's items and stores them; write.c creates,
  * changes and deletes drafts; status.c sends, voids and records
  * payments; store.c holds what the writers share (the invoice's state,
- * the next number, dates, events).
+ * the next number, the contact check, events).
  */
 #ifndef INVOICES_H
 #define INVOICES_H
@@ -54,7 +54,7 @@ struct invoice_state {
 };
 
 /* Invoice `id` of the location as the write transaction sees it: 0, or
- * HL_ENOENT after answering 404, HL_EDB. */
+ * HL_EINVAL after answering 404 (a handler may return it), HL_EDB. */
 int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s);
 /* The next number of the location ("INV-00042"), taken in the write
  * transaction. NULL on a database error. */

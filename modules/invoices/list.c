@@ -30,6 +30,7 @@ static int bad(struct hl_req *req, const char *message)
 	return HL_EINVAL;
 }
 
+/* The query's filters: 0, or HL_EINVAL after answering 400. */
 static int read_filters(struct hl_req *req, struct filters *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -65,36 +66,35 @@ static const char *where(struct hl_req *req, const struct filters *f)
 			  f->before ? " AND i.issued_at < :before" : "");
 }
 
+/* The filters' parameters that the statement has (hl_bind_* skips the
+ * others). */
 static void bind(sqlite3_stmt *st, const struct filters *f)
 {
-	int i;
-	if ((i = sqlite3_bind_parameter_index(st, ":status")))
-		sqlite3_bind_text(st, i, f->status, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":after")))
-		sqlite3_bind_text(st, i, f->after, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":before")))
-		sqlite3_bind_text(st, i, f->before, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":cursor")))
-		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
-	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
-		sqlite3_bind_int64(st, i, f->limit + 1);
+	hl_bind_text(st, ":status", f->status);
+	hl_bind_text(st, ":after", f->after);
+	hl_bind_text(st, ":before", f->before);
+	hl_bind_text(st, ":cursor", f->cursor);
+	hl_bind_int(st, ":limit", f->limit + 1);
 }
 
+/* The invoices that pass the filters, all pages: the count, or HL_EDB. */
 static int64_t count(struct hl_req *req, const struct filters *f)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req, "SELECT count(*)%s", where(req, f)));
 	if (!st)
-		return -1;
+		return HL_EDB;
 	bind(st, f);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	int64_t n;
+	return hl_step_int(st, &n) < 0 ? HL_EDB : n;
 }
 
 int invoices_list(struct hl_req *req)
 {
 	struct filters f;
 	int64_t total = -1;
-	if (read_filters(req, &f))
-		return 0;
+	int rc = read_filters(req, &f);
+	if (rc)
+		return rc;
 	if (f.count && (total = count(req, &f)) < 0)
 		return HL_EDB;
 	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req,

@@ -25,10 +25,10 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 		"  FROM (SELECT * FROM payments WHERE invoice_id = i.id ORDER BY paid_at, id) p)"
 		"  AS json_payments"
 		" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
-		" WHERE i.id = ?2 AND i.location_id = :location");
+		" WHERE i.id = :id AND i.location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_row(req, status, st, "invoice");
 }
@@ -36,7 +36,6 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 int invoices_record(struct hl_req *req)
 {
 	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	return invoices_reply_record(req, 200, id);
+	int rc = hl_param_id(req, "id", &id);
+	return rc ? rc : invoices_reply_record(req, 200, id);
 }

@@ -17,20 +17,13 @@
 static const char *const payment_keys[] = { "amount_cents", "method", "paid_at", NULL };
 static const char *const methods[] = { "card", "bank_transfer", "cash", "check", "other", NULL };
 
-static int refuse(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}
-
-/* Load invoice :id for a status change: 0, or HL_EINVAL once answered. */
+/* Load invoice :id for a status change: 0, HL_EINVAL after answering
+ * 404, HL_EDB. */
 static int load(struct hl_req *req, struct invoice_state *s)
 {
 	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return HL_EINVAL;
-	int rc = invoice_state_load(req, id, s);
-	return rc == HL_ENOENT ? HL_EINVAL : rc;
+	int rc = hl_param_id(req, "id", &id);
+	return rc ? rc : invoice_state_load(req, id, s);
 }
 
 /* Set the status and paid_cents; `issue`: issued now; `paid_at`, when
@@ -39,19 +32,20 @@ static int set_status(struct hl_req *req, const struct invoice_state *s, const c
 		      int issue, const char *paid_at)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
-		"UPDATE invoices SET status = ?3, paid_cents = ?4,"
-		" issued_at = CASE WHEN ?5 THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		"UPDATE invoices SET status = :status, paid_cents = :paid_cents,"
+		" issued_at = CASE WHEN :issue THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		"  ELSE issued_at END,"
-		" paid_at = coalesce(?6, paid_at), updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-		" WHERE id = ?2 AND location_id = :location");
+		" paid_at = coalesce(:paid_at, paid_at),"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, s->id);
-	sqlite3_bind_text(st, 3, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, s->paid_cents);
-	sqlite3_bind_int(st, 5, issue);
-	sqlite3_bind_text(st, 6, paid_at, -1, SQLITE_STATIC);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	hl_bind_int(st, ":id", s->id);
+	hl_bind_text(st, ":status", status);
+	hl_bind_int(st, ":paid_cents", s->paid_cents);
+	hl_bind_int(st, ":issue", issue);
+	hl_bind_text(st, ":paid_at", paid_at);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 static int finish(struct hl_req *req, const struct invoice_state *s, const char *event)
@@ -66,7 +60,7 @@ int invoices_send(struct hl_req *req)
 	struct invoice_state s;
 	int rc = load(req, &s);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be sent");
 	rc = set_status(req, &s, "sent", 1, NULL);
@@ -79,7 +73,7 @@ int invoices_void(struct hl_req *req)
 	struct invoice_state s;
 	int rc = load(req, &s);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (!strcmp(s.status, "paid") || !strcmp(s.status, "void"))
 		return invoice_refuse(req, s.status, "a paid or void invoice cannot be voided");
 	rc = set_status(req, &s, "void", 0, NULL);
@@ -93,14 +87,15 @@ static int read_payment(struct hl_req *req, int64_t *amount, const char **method
 	int rc = hl_fields_only(req, 0, payment_keys);
 	if (!rc && (rc = hl_field_int(req, 0, "amount_cents", 1, MONEY_MAX, amount)) >= 0 &&
 	    rc != HL_FIELD_SET) /* absent or null: a payment needs an amount */
-		return refuse(req, "amount_cents: an integer from 1 to 10000000000000");
+		return hl_reply_invalid(req, "amount_cents", "an integer from 1 to 10000000000000");
 	if (rc >= 0)
 		rc = hl_field_text(req, 0, "method", 20, method);
 	int known = 0;
 	for (const char *const *m = methods; rc >= 0 && *method && *m && !known; m++)
 		known = !strcmp(*m, *method);
 	if (rc >= 0 && !known)
-		return refuse(req, "method: one of card, bank_transfer, cash, check, other");
+		return hl_reply_invalid(req, "method",
+					"one of card, bank_transfer, cash, check, other");
 	if (rc >= 0)
 		rc = hl_field_time(req, 0, "paid_at", paid_at);
 	return rc < 0 ? rc : 0;
@@ -112,14 +107,15 @@ static int payment_insert(struct hl_req *req, int64_t id, int64_t amount, const 
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO payments (location_id, invoice_id, amount_cents, method, paid_at)"
-		" VALUES (:location, ?2, ?3, ?4, coalesce(?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+		" VALUES (:location, :invoice_id, :amount_cents, :method,"
+		"  coalesce(:paid_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
 		" RETURNING paid_at");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int64(st, 3, amount);
-	sqlite3_bind_text(st, 4, method, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, *paid_at, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":invoice_id", id);
+	hl_bind_int(st, ":amount_cents", amount);
+	hl_bind_text(st, ":method", method);
+	hl_bind_text(st, ":paid_at", *paid_at);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	*paid_at = hl_sprintf(req, "%s", (const char *)sqlite3_column_text(st, 0));
@@ -138,12 +134,12 @@ int invoices_pay(struct hl_req *req)
 	if (!rc)
 		rc = load(req, &s);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	if (strcmp(s.status, "sent") && strcmp(s.status, "partially_paid"))
 		return invoice_refuse(req, s.status, "payments are recorded on sent invoices only");
 	if (amount > s.total_cents - s.paid_cents)
-		return hl_reply_error(req, 422, "validation", "amount_cents: more than the balance"
-				      " due, %lld", (long long)(s.total_cents - s.paid_cents));
+		return hl_reply_invalid(req, "amount_cents", "more than the balance due, %lld",
+					(long long)(s.total_cents - s.paid_cents));
 	if ((rc = payment_insert(req, s.id, amount, method, &paid_at)))
 		return rc;
 	s.paid_cents += amount;

@@ -2,7 +2,7 @@
 /*
  * store.c: what the invoice writers (write.c, status.c) share: the state
  * of an invoice inside the write transaction, the next gap-free number,
- * the check of a contact and of a date, the events and the 409 answer.
+ * the check of a contact, the events and the 409 answer.
  */
 #include "invoices.h"
 
@@ -14,14 +14,14 @@ int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"SELECT status, coalesce(contact_id, 0), total_cents, paid_cents FROM invoices"
-		" WHERE id = ?2 AND location_id = :location");
+		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		hl_reply_error(req, 404, "not_found", "no such invoice");
-		return HL_ENOENT;
+		return HL_EINVAL;
 	}
 	if (rc != SQLITE_ROW)
 		return HL_EDB;
@@ -44,27 +44,26 @@ const char *invoice_number_next(struct hl_req *req)
 		" (SELECT coalesce(max(CAST(substr(number, 5) AS INTEGER)), 0) FROM invoices"
 		"  WHERE location_id = :location)"
 		" WHERE NOT EXISTS (SELECT 1 FROM invoice_counters WHERE location_id = :location)");
-	if (!st || sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return NULL;
 	st = hl_scoped_write(req, "UPDATE invoice_counters SET last = last + 1"
 			     " WHERE location_id = :location RETURNING last");
-	if (!st || sqlite3_step(st) != SQLITE_ROW)
+	int64_t last;
+	if (hl_step_int(st, &last) != 1)
 		return NULL;
-	const char *number = hl_sprintf(req, "INV-%05lld", (long long)sqlite3_column_int64(st, 0));
-	sqlite3_reset(st); /* finish the UPDATE now (RETURNING runs it on the first step) */
-	return number;
+	return hl_sprintf(req, "INV-%05lld", (long long)last);
 }
 
 int invoice_contact_ok(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = ?2"
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = :id"
 		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
+	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+	int64_t one;
+	return hl_step_int(st, &one); /* 1 with a row, 0 without */
 }
 
 /* The contacts module counts events whose data name a contact as that

@@ -30,12 +30,6 @@ static int is_currency(const char *s)
 	       s[2] >= 'A' && s[2] <= 'Z';
 }
 
-static int refuse(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}
-
 /* contact_id: a live contact of this location, or null for none. */
 static int read_contact(struct hl_req *req, struct invoice_input *in)
 {
@@ -44,7 +38,9 @@ static int read_contact(struct hl_req *req, struct invoice_input *in)
 		return rc;
 	in->given |= GIVEN_CONTACT;
 	int ok = in->contact_id ? invoice_contact_ok(req, in->contact_id) : 1;
-	return ok < 0 ? ok : ok ? 0 : refuse(req, "contact_id: no contact of this location");
+	if (ok < 0)
+		return ok;
+	return ok ? 0 : hl_reply_invalid(req, "contact_id", "no contact of this location");
 }
 
 /* The body; answers 422 itself (HL_EINVAL). `whole`: a new invoice. */
@@ -56,7 +52,8 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 		rc = read_contact(req, in);
 	if (rc >= 0 && (rc = hl_field_text(req, 0, "currency", 3, &in->currency)) > HL_FIELD_ABSENT) {
 		if (!in->currency || !is_currency(in->currency))
-			return refuse(req, "currency: three capital letters (ISO 4217), USD");
+			return hl_reply_invalid(req, "currency",
+						"three capital letters (ISO 4217), USD");
 		in->given |= GIVEN_CURRENCY;
 	}
 	if (rc >= 0 && (rc = hl_field_time(req, 0, "due_at", &in->due_at)) > HL_FIELD_ABSENT)
@@ -70,26 +67,19 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 	return lines_read(req, items, &in->lines, &in->nlines, &in->totals);
 }
 
-static int step_done(sqlite3_stmt *st)
-{
-	return st && sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 static int64_t insert(struct hl_req *req, const struct invoice_input *in, const char *number)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO invoices (location_id, number, contact_id, currency, due_at)"
-		" VALUES (:location, ?2, ?3, ?4, ?5)");
+		" VALUES (:location, :number, :contact_id, :currency, :due_at)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 2, number, -1, SQLITE_STATIC);
-	if (in->contact_id)
-		sqlite3_bind_int64(st, 3, in->contact_id);
-	sqlite3_bind_text(st, 4, in->currency ? in->currency : "USD", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, in->due_at, -1, SQLITE_STATIC);
-	if (step_done(st))
-		return HL_EDB;
-	return sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	hl_bind_text(st, ":number", number);
+	if (in->contact_id) /* else NULL: no contact */
+		hl_bind_int(st, ":contact_id", in->contact_id);
+	hl_bind_text(st, ":currency", in->currency ? in->currency : "USD");
+	hl_bind_text(st, ":due_at", in->due_at);
+	return hl_step_last_id(st);
 }
 
 /* POST /api/invoices: a draft with the next number of the location. */
@@ -98,7 +88,7 @@ int invoices_create(struct hl_req *req)
 	struct invoice_input in;
 	int rc = read_input(req, &in, 1);
 	if (rc)
-		return rc == HL_EINVAL ? 0 : rc;
+		return rc;
 	const char *number = hl_write_begin(req) ? invoice_number_next(req) : NULL;
 	int64_t id = number ? insert(req, &in, number) : HL_EDB;
 	if (id < 0)
@@ -114,22 +104,22 @@ static int update(struct hl_req *req, int64_t id, const struct invoice_input *in
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"UPDATE invoices SET"
-		" contact_id = CASE WHEN ?3 THEN ?4 ELSE contact_id END,"
-		" currency = CASE WHEN ?5 THEN ?6 ELSE currency END,"
-		" due_at = CASE WHEN ?7 THEN ?8 ELSE due_at END,"
+		" contact_id = CASE WHEN :given_contact THEN :contact_id ELSE contact_id END,"
+		" currency = CASE WHEN :given_currency THEN :currency ELSE currency END,"
+		" due_at = CASE WHEN :given_due THEN :due_at ELSE due_at END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-		" WHERE id = ?2 AND location_id = :location");
+		" WHERE id = :id AND location_id = :location");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int(st, 3, !!(in->given & GIVEN_CONTACT));
-	if (in->contact_id)
-		sqlite3_bind_int64(st, 4, in->contact_id);
-	sqlite3_bind_int(st, 5, !!(in->given & GIVEN_CURRENCY));
-	sqlite3_bind_text(st, 6, in->currency, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 7, !!(in->given & GIVEN_DUE));
-	sqlite3_bind_text(st, 8, in->due_at, -1, SQLITE_STATIC);
-	int rc = step_done(st);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":given_contact", !!(in->given & GIVEN_CONTACT));
+	if (in->contact_id) /* else NULL: no contact */
+		hl_bind_int(st, ":contact_id", in->contact_id);
+	hl_bind_int(st, ":given_currency", !!(in->given & GIVEN_CURRENCY));
+	hl_bind_text(st, ":currency", in->currency);
+	hl_bind_int(st, ":given_due", !!(in->given & GIVEN_DUE));
+	hl_bind_text(st, ":due_at", in->due_at);
+	int rc = hl_step_changes(st) < 0 ? HL_EDB : 0;
 	if (!rc && in->given & GIVEN_ITEMS)
 		rc = lines_store(req, id, in->lines, in->nlines, &in->totals);
 	return rc;
@@ -142,13 +132,13 @@ int invoices_change(struct hl_req *req)
 	int64_t id;
 	struct invoice_state s;
 	struct invoice_input in;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	int rc = read_input(req, &in, 0);
+	int rc = hl_param_id(req, "id", &id);
+	if (!rc)
+		rc = read_input(req, &in, 0);
 	if (!rc)
 		rc = invoice_state_load(req, id, &s);
 	if (rc)
-		return rc == HL_EINVAL || rc == HL_ENOENT ? 0 : rc;
+		return rc;
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be changed");
 	if ((rc = update(req, id, &in)) ||
@@ -158,28 +148,33 @@ int invoices_change(struct hl_req *req)
 	return invoices_reply_record(req, 200, id);
 }
 
+/* Run the scoped DELETE `sql` with :id bound to `id`: 0, HL_EDB. */
+static int delete_where_id(struct hl_req *req, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, sql);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
 /* DELETE /api/invoices/:id: a draft, with its lines; 204. */
 int invoices_delete(struct hl_req *req)
 {
 	int64_t id;
 	struct invoice_state s;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	int rc = invoice_state_load(req, id, &s);
+	int rc = hl_param_id(req, "id", &id);
+	if (!rc)
+		rc = invoice_state_load(req, id, &s);
 	if (rc)
-		return rc == HL_ENOENT ? 0 : rc;
+		return rc;
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be deleted (void it instead)");
-	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM invoice_items"
-					   " WHERE invoice_id = ?2 AND location_id = :location");
-	if (st)
-		sqlite3_bind_int64(st, 2, id);
-	rc = step_done(st);
-	st = rc ? NULL : hl_scoped_write(req, "DELETE FROM invoices"
-					 " WHERE id = ?2 AND location_id = :location");
-	if (st)
-		sqlite3_bind_int64(st, 2, id);
-	if ((rc = step_done(st)) || (rc = invoice_publish(req, "invoice.deleted", id, s.contact_id)))
+	if ((rc = delete_where_id(req, "DELETE FROM invoice_items"
+				  " WHERE invoice_id = :id AND location_id = :location", id)) ||
+	    (rc = delete_where_id(req, "DELETE FROM invoices"
+				  " WHERE id = :id AND location_id = :location", id)) ||
+	    (rc = invoice_publish(req, "invoice.deleted", id, s.contact_id)))
 		return rc;
-	return hl_reply_raw(req, 204, "application/json", "", 0);
+	return hl_reply_empty(req);
 }

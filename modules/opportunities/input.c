@@ -73,27 +73,27 @@ static int read_numbers(struct hl_req *req, struct deal_input *in)
 static int check_shapes(struct hl_req *req, const struct deal_input *in, int whole)
 {
 	if ((whole || in->given & DEAL_NAME) && (!in->name || !*in->name))
-		return opp_invalid(req, "name: required, at most 200 characters");
+		return hl_reply_invalid(req, "name", "required, at most 200 characters");
 	if (whole && !(in->given & DEAL_STAGE))
-		return opp_invalid(req, "stage_id: required");
+		return hl_reply_invalid(req, "stage_id", "required");
 	static const char *const names[] = { "pipeline_id", "stage_id", "position", "before_id",
 					     "value_cents", "currency", "status" };
 	static const unsigned bits[] = { DEAL_PIPELINE, DEAL_STAGE, DEAL_POSITION, DEAL_BEFORE,
 					 DEAL_VALUE, DEAL_CURRENCY, DEAL_STATUS };
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (in->nulls & bits[i])
-			return opp_invalid(req, hl_sprintf(req, "%s: may not be null", names[i]));
+			return hl_reply_invalid(req, names[i], "may not be null");
 	if ((in->given & DEAL_POSITION) && (in->given & DEAL_BEFORE))
-		return opp_invalid(req, "before_id: give it or position, not both");
+		return hl_reply_invalid(req, "before_id", "give it or position, not both");
 	const char *c = in->currency;
 	if (c && (strlen(c) != 3 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' ||
 		  c[2] < 'A' || c[2] > 'Z'))
-		return opp_invalid(req, "currency: three capital letters, USD");
+		return hl_reply_invalid(req, "currency", "three capital letters, USD");
 	int known = 0;
 	for (int i = 0; in->status && statuses[i]; i++)
 		known |= !strcmp(in->status, statuses[i]);
 	if (in->status && !known)
-		return opp_invalid(req, "status: open, won, lost or abandoned");
+		return hl_reply_invalid(req, "status", "open, won, lost or abandoned");
 	return 0;
 }
 
@@ -106,7 +106,7 @@ static int lookup(struct hl_req *req, const char *sql, int64_t id, int64_t *out)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return opp_step_int(st, out);
+	return hl_step_int(st, out);
 }
 
 /* The contact, the owner and the stage, when given, are the location's
@@ -117,18 +117,18 @@ static int check_refs(struct hl_req *req, struct deal_input *in)
 	int64_t unused;
 	int ok = !in->owner ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), in->owner);
 	if (ok != 1)
-		return ok < 0 ? ok : opp_invalid(req, "owner_id: no user of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "owner_id", "no user of this location");
 	ok = !in->contact ? 1 : lookup(req, "SELECT 1 FROM contacts WHERE id = :id"
 		" AND location_id = :location AND deleted_at IS NULL"
 		" AND (:me = 0 OR owner_id = :me)", in->contact, &unused);
 	if (ok != 1)
-		return ok < 0 ? ok : opp_invalid(req, "contact_id: no contact of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this location");
 	ok = !in->stage ? 1 : lookup(req, "SELECT pipeline_id FROM stages WHERE id = :id"
 		" AND location_id = :location", in->stage, &in->stage_pipeline);
 	if (ok != 1)
-		return ok < 0 ? ok : opp_invalid(req, "stage_id: no stage of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "stage_id", "no stage of this location");
 	if (in->pipeline && in->stage_pipeline != in->pipeline)
-		return opp_invalid(req, "stage_id: not a stage of pipeline_id");
+		return hl_reply_invalid(req, "stage_id", "not a stage of pipeline_id");
 	return 0;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * opportunities.c: the opportunities module: a location's pipelines, their
- * ordered stages and the deals that move along them. Its routes and
- * migrations, and the small helpers its files share. Every query is scoped
- * by the current location (hl_location_id); "assigned only" users see and
+ * ordered stages and the deals that move along them: its routes,
+ * migrations and pages. Every query is scoped by the current location
+ * (hl_location_id); "assigned only" users see and
  * touch only the deals they own. Each write publishes an opportunity.*,
  * pipeline.* or stage.* event; a deal's carry its contact, which the
  * contacts module counts as the contact's activity. Its browser pages
@@ -58,31 +58,3 @@ static int init(struct hl_mod *mod)
 
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires, .init = init,
 	  .summary = "pipelines, their stages and deals");
-
-int opp_invalid(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}
-
-int opp_step_int(sqlite3_stmt *st, int64_t *out)
-{
-	int rc = sqlite3_step(st), found = rc == SQLITE_ROW;
-	*out = found ? sqlite3_column_int64(st, 0) : 0;
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
-	return rc == SQLITE_DONE ? found : HL_EDB;
-}
-
-int opp_run(sqlite3_stmt *st)
-{
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		;
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
-int opp_no_content(struct hl_req *req)
-{
-	return hl_reply_raw(req, 204, "application/json", "", 0);
-}

@@ -17,14 +17,6 @@
 	" trim(c.first_name || ' ' || c.last_name) AS contact_name, o.owner_id," \
 	" o.created_at, o.updated_at, o.closed_at"
 
-/* Answer 422 {"code":"validation"} with `message`; returns HL_EINVAL. */
-int opp_invalid(struct hl_req *req, const char *message);
-/* Step `st` once: 1 and *out (column 0) for a row, 0 for none, HL_EDB. */
-int opp_step_int(sqlite3_stmt *st, int64_t *out);
-/* Step `st` to its end: 0 or HL_EDB. */
-int opp_run(sqlite3_stmt *st);
-/* The 204 of a deletion. */
-int opp_no_content(struct hl_req *req);
 
 /* What a deal's body says (input.c); a member whose bit is clear in
  * `given` is left as it is, one in `nulls` was sent as null (clearing a

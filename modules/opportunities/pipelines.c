@@ -27,10 +27,10 @@ static int read_pipeline(struct hl_req *req, int whole, const char **name, int64
 	if (named < 0)
 		return named;
 	if ((whole || named != HL_FIELD_ABSENT) && (!*name || !**name))
-		return opp_invalid(req, "name: required, at most 100 characters");
+		return hl_reply_invalid(req, "name", "required, at most 100 characters");
 	rc = hl_field_int(req, 0, "position", 0, INT32_MAX, position);
 	if (rc == HL_FIELD_NULL)
-		return opp_invalid(req, "position: may not be null");
+		return hl_reply_invalid(req, "position", "may not be null");
 	*has_position = rc == HL_FIELD_SET;
 	return rc < 0 ? rc : 0;
 }
@@ -73,9 +73,9 @@ int pipelines_create(struct hl_req *req)
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":has", has_position);
 	hl_bind_int(st, ":position", position);
-	if (opp_run(st))
-		return HL_EDB;
-	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	int64_t id = hl_step_last_id(st);
+	if (id < 0)
+		return (int)id;
 	rc = hl_publish_assigned(req, "pipeline.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 201, id);
 }
@@ -100,7 +100,7 @@ int pipelines_change(struct hl_req *req)
 	hl_bind_int(st, ":has", has_position);
 	hl_bind_int(st, ":position", position);
 	hl_bind_int(st, ":id", id);
-	if ((rc = opp_step_int(st, &found)) <= 0)
+	if ((rc = hl_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
 	rc = hl_publish_assigned(req, "pipeline.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 200, id);
@@ -117,7 +117,7 @@ int pipelines_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	int rc = opp_step_int(st, &deals);
+	int rc = hl_step_int(st, &deals);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
 	if (deals)
@@ -131,9 +131,9 @@ int pipelines_delete(struct hl_req *req)
 		if (!(st = hl_scoped_write(req, deletes[i])))
 			return HL_EDB;
 		hl_bind_int(st, ":id", id);
-		if (opp_run(st))
+		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}
 	rc = hl_publish_assigned(req, "pipeline.deleted", id, HL_EVERYONE, NULL);
-	return rc ? rc : opp_no_content(req);
+	return rc ? rc : hl_reply_empty(req);
 }

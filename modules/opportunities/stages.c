@@ -21,7 +21,7 @@ static int read_int(struct hl_req *req, const char *key, int64_t max, int64_t *o
 {
 	int rc = hl_field_int(req, 0, key, 0, max, out);
 	if (rc == HL_FIELD_NULL)
-		return opp_invalid(req, hl_sprintf(req, "%s: may not be null", key));
+		return hl_reply_invalid(req, key, "may not be null");
 	*has = rc == HL_FIELD_SET;
 	return rc < 0 ? rc : 0;
 }
@@ -33,7 +33,7 @@ static int read_stage(struct hl_req *req, int whole, struct stage_input *in)
 	if (named < 0)
 		return named;
 	if ((whole || named != HL_FIELD_ABSENT) && (!in->name || !*in->name))
-		return opp_invalid(req, "name: required, at most 100 characters");
+		return hl_reply_invalid(req, "name", "required, at most 100 characters");
 	rc = read_int(req, "position", INT32_MAX, &in->position, &in->has_position);
 	return rc ? rc : read_int(req, "probability", 100, &in->probability, &in->has_probability);
 }
@@ -74,7 +74,7 @@ static int make_room(struct hl_req *req, const struct stage_input *in, int64_t i
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":position", in->position);
-	return opp_run(st);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* POST /api/pipelines/:id/stages: 201 with the stage; 404 for a pipeline
@@ -99,7 +99,7 @@ int stages_create(struct hl_req *req)
 		return HL_EDB;
 	bind_stage(st, &in, pipeline);
 	int64_t id;
-	if ((rc = opp_step_int(st, &id)) <= 0)
+	if ((rc = hl_step_int(st, &id)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
 	rc = hl_publish_assigned(req, "stage.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 201, id);
@@ -124,7 +124,7 @@ int stages_change(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	bind_stage(st, &in, id);
-	if ((rc = opp_step_int(st, &found)) <= 0)
+	if ((rc = hl_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
 	rc = hl_publish_assigned(req, "stage.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 200, id);
@@ -141,7 +141,7 @@ int stages_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	int rc = opp_step_int(st, &deals);
+	int rc = hl_step_int(st, &deals);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
 	if (deals)
@@ -150,8 +150,8 @@ int stages_delete(struct hl_req *req)
 	if (!(st = hl_scoped_write(req, "DELETE FROM stages WHERE id = :id AND location_id = :location")))
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	if (opp_run(st))
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	rc = hl_publish_assigned(req, "stage.deleted", id, HL_EVERYONE, NULL);
-	return rc ? rc : opp_no_content(req);
+	return rc ? rc : hl_reply_empty(req);
 }

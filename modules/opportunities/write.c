@@ -30,7 +30,7 @@ struct deal_now {
 static int64_t owner_of(struct hl_req *req, int64_t id)
 {
 	return hl_scoped_write_int(req, "SELECT owner_id FROM opportunities"
-				   " WHERE id = ?1 AND location_id = :location", id);
+				   " WHERE id = :id AND location_id = :location", id);
 }
 
 /* Publish `event` about deal `id` with `extra` JSON members (or "") and
@@ -72,9 +72,9 @@ static int make_room(struct hl_req *req, const struct deal_input *in, int64_t pi
 	hl_bind_int(st, ":id", id);
 	if (in->given & DEAL_POSITION) {
 		*position = in->position;
-		return opp_run(st);
+		return hl_step_changes(st) < 0 ? HL_EDB : 0;
 	}
-	return opp_step_int(st, position) < 0 ? HL_EDB : 0;
+	return hl_step_int(st, position) < 0 ? HL_EDB : 0;
 }
 
 /* Number the deals of `stage` with `status` 0, 1, 2... in board order
@@ -94,7 +94,7 @@ static int number_stage(struct hl_req *req, int64_t pipeline, int64_t stage, con
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":stage", stage);
 	hl_bind_int(st, ":id", id);
-	return opp_run(st);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* before_id as a position: the stage numbered, then the position of the
@@ -115,8 +115,8 @@ static int position_before(struct hl_req *req, struct deal_input *in, int64_t pi
 	hl_bind_int(st, ":stage", stage);
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	if ((rc = opp_step_int(st, &in->position)) <= 0)
-		return rc ? rc : opp_invalid(req, "before_id: no deal of that stage and status");
+	if ((rc = hl_step_int(st, &in->position)) <= 0)
+		return rc ? rc : hl_reply_invalid(req, "before_id", "no deal of that stage and status");
 	in->given |= DEAL_POSITION;
 	return 0;
 }
@@ -151,9 +151,9 @@ int opp_create(struct hl_req *req)
 		hl_bind_int(st, ":contact", in.contact);
 	if (in.owner)
 		hl_bind_int(st, ":owner", in.owner);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	int64_t id = hl_step_last_id(st);
+	if (id < 0)
+		return (int)id;
 	rc = publish(req, "opportunity.created", id, in.contact, "");
 	return rc ? rc : opp_reply_record(req, 201, id);
 }
@@ -213,7 +213,7 @@ static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
 	hl_bind_int(st, ":stage", stage);
 	hl_bind_int(st, ":position", position);
 	hl_bind_int(st, ":id", id);
-	return opp_step_int(st, contact) == 1 ? 0 : HL_EDB;
+	return hl_step_int(st, contact) == 1 ? 0 : HL_EDB;
 }
 
 /* The events of a change: updated, then the move and the status. */
@@ -247,7 +247,7 @@ int opp_change(struct hl_req *req)
 	if ((rc = load_now(req, id, &now)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");
 	if (in.stage && in.stage_pipeline != now.pipeline)
-		return opp_invalid(req, "stage_id: not a stage of this deal's pipeline"), 0;
+		return hl_reply_invalid(req, "stage_id", "not a stage of this deal's pipeline");
 	int64_t stage = in.stage ? in.stage : now.stage;
 	const char *status = in.status ? in.status : now.status;
 	position = now.position;
@@ -278,9 +278,9 @@ int opp_delete(struct hl_req *req)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = opp_step_int(st, &contact);
+	int rc = hl_step_int(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such opportunity");
 	rc = publish_for(req, "opportunity.deleted", id, contact, "", owner);
-	return rc ? rc : opp_no_content(req);
+	return rc ? rc : hl_reply_empty(req);
 }

@@ -92,7 +92,7 @@ int reports_dashboard(struct hl_req *req)
 	hl_json_key(j, "pipelines");
 	rc = figures_write_pipelines(req, j, 0);
 	write_series(j, f);
-	reports_write_absent(j);
+	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	return rc;
 }

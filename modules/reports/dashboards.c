@@ -81,7 +81,7 @@ static int read_name(struct hl_req *req, const char **name)
 	if (rc < 0)
 		return rc;
 	if (!*name || !**name)
-		return reports_invalid(req, "name: required, 1 to 200 characters");
+		return hl_reply_invalid(req, "name", "required, 1 to 200 characters");
 	return 0;
 }
 
@@ -96,8 +96,8 @@ int dashboards_create(struct hl_req *req)
 		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":user", hl_user_id(req));
-	int64_t id = reports_step_id(st);
-	if (id <= 0)
+	int64_t id;
+	if (hl_step_int(st, &id) <= 0)
 		return HL_EDB;
 	int rc = hl_publish_assigned(req, "dashboard.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_record(req, 201, id);
@@ -116,10 +116,11 @@ int dashboards_change(struct hl_req *req)
 		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":id", id);
-	int64_t done = reports_step_id(st);
-	if (done <= 0)
-		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");
-	int rc = hl_publish_assigned(req, "dashboard.updated", id, HL_EVERYONE, NULL);
+	int64_t done;
+	int rc = hl_step_int(st, &done);
+	if (rc <= 0)
+		return rc < 0 ? rc : hl_reply_error(req, 404, "not_found", "no such dashboard");
+	rc = hl_publish_assigned(req, "dashboard.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_record(req, 200, id);
 }
 
@@ -133,16 +134,17 @@ int dashboards_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	if (reports_step_id(st) < 0)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	st = hl_scoped_write(req, "DELETE FROM dashboards WHERE id = :id AND location_id = :location"
 			     " RETURNING id");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	int64_t done = reports_step_id(st);
-	if (done <= 0)
-		return done < 0 ? (int)done : hl_reply_error(req, 404, "not_found", "no such dashboard");
-	int rc = hl_publish_assigned(req, "dashboard.deleted", id, HL_EVERYONE, NULL);
-	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+	int64_t done;
+	int rc = hl_step_int(st, &done);
+	if (rc <= 0)
+		return rc < 0 ? rc : hl_reply_error(req, 404, "not_found", "no such dashboard");
+	rc = hl_publish_assigned(req, "dashboard.deleted", id, HL_EVERYONE, NULL);
+	return rc ? rc : hl_reply_empty(req);
 }

@@ -189,7 +189,7 @@ int dashboards_data(struct hl_req *req)
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		rc = write_widget(req, j, st, f);
 	hl_json_array_end(j);
-	reports_write_absent(j);
+	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : HL_EDB;

@@ -100,7 +100,7 @@ int reports_project(struct hl_req *req)
 		hl_json_null(j);
 	else
 		hl_json_int(j, f->health);
-	reports_write_absent(j);
+	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	return 0;
 }

@@ -74,29 +74,3 @@ static int init(struct hl_mod *mod)
 
 HL_MODULE(.name = "reports", .version = "0.4.0", .requires = requires, .wants = wants,
 	  .init = init, .summary = "the dashboard, the project overview, dashboards and widgets");
-
-void reports_write_absent(struct hl_json *j)
-{
-	if (reports_invoices)
-		return;
-	hl_json_key(j, "absent_modules");
-	hl_json_array(j);
-	hl_json_string(j, "invoices");
-	hl_json_array_end(j);
-}
-
-int64_t reports_step_id(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? id : HL_EDB;
-}
-
-int reports_invalid(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}

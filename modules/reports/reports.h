@@ -73,22 +73,16 @@ void figures_write_invoices(struct hl_json *j, const struct figures *f, int64_t 
  * theirs. 0 or HL_EDB. */
 int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline);
 
-/* Step a write with RETURNING id to its end: the id, 0 when it touched
- * nothing, or HL_EDB. */
 /* 1 when the invoices module is loaded (set by init); the statements
- * that read its tables are arrays of two texts indexed by it. */
+ * that read its tables are arrays of two texts indexed by it. Without it
+ * the invoice figures are null and the answers say so
+ * (hl_json_absent_modules). */
 extern int reports_invoices;
-/* The member "absent_modules": ["invoices"] of an answer whose invoice
- * figures are null because that module is not loaded; nothing otherwise. */
-void reports_write_absent(struct hl_json *j);
 
-int64_t reports_step_id(sqlite3_stmt *st);
 /* Write `key`: {`count_key`: count, `cents_key`: cents}, the shape of
  * every pair of figures the module answers. */
 void reports_write_pair(struct hl_json *j, const char *key, const char *count_key,
 			int64_t count, const char *cents_key, int64_t cents);
-/* Answer 422 with `message`; returns HL_EINVAL. */
-int reports_invalid(struct hl_req *req, const char *message);
 
 int reports_dashboard(struct hl_req *req);          /* dashboard.c */
 int dashboards_list(struct hl_req *req);            /* dashboards.c */

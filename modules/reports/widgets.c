@@ -70,7 +70,7 @@ static int read_config(struct hl_req *req, int tok, const char *kind, const char
 	const char *period = NULL, *group = NULL;
 	int64_t pipeline = 0;
 	if (tok >= 0 && hl_body_type(req, tok) != HL_JSON_OBJECT)
-		return reports_invalid(req, "config: an object");
+		return hl_reply_invalid(req, "config", "an object");
 	int rc = tok < 0 ? 0 : hl_fields_only(req, tok, config_keys);
 	if (tok >= 0 && rc >= 0)
 		rc = hl_field_text(req, tok, "period", 16, &period);
@@ -81,14 +81,14 @@ static int read_config(struct hl_req *req, int tok, const char *kind, const char
 	if (rc < 0)
 		return rc;
 	if (period && !period_days(period))
-		return reports_invalid(req, "config.period: 7d, 30d or 90d");
+		return hl_reply_invalid(req, "config.period", "7d, 30d or 90d");
 	if (group && strcmp(group, "day") && strcmp(group, "week"))
-		return reports_invalid(req, "config.group: day or week");
+		return hl_reply_invalid(req, "config.group", "day or week");
 	if (pipeline && strcmp(kind, "pipeline_value"))
-		return reports_invalid(req, "config.pipeline_id: only for a pipeline_value widget");
+		return hl_reply_invalid(req, "config.pipeline_id", "only for a pipeline_value widget");
 	rc = pipeline ? pipeline_exists(req, pipeline) : 1;
 	if (rc != 1)
-		return rc < 0 ? rc : reports_invalid(req, "config.pipeline_id: no pipeline of this location");
+		return rc < 0 ? rc : hl_reply_invalid(req, "config.pipeline_id", "no pipeline of this location");
 	*out = hl_sprintf(req, "{\"period\":\"%s\",\"group\":\"%s\"%s}", period ? period : "30d",
 			  group ? group : "day",
 			  pipeline ? hl_sprintf(req, ",\"pipeline_id\":%lld", (long long)pipeline) : "");
@@ -111,15 +111,15 @@ static int read_input(struct hl_req *req, struct widget_input *in, const char *k
 	if (rc < 0)
 		return rc;
 	if ((!kind || in->given & KIND) && !known_kind(in->kind))
-		return reports_invalid(req, "kind: one of contacts_new, pipeline_value, deals_won,"
-				       " messages, tasks_open, tasks_overdue, invoices_due, revenue");
+		return hl_reply_invalid(req, "kind", "one of contacts_new, pipeline_value, deals_won,"
+					" messages, tasks_open, tasks_overdue, invoices_due, revenue");
 	if (in->given & KIND && !reports_invoices && reports_needs_invoices(in->kind))
-		return reports_invalid(req, hl_sprintf(req, "kind: %s needs the invoices module,"
-						       " which is not enabled", in->kind));
+		return hl_reply_invalid(req, "kind", "%s needs the invoices module, which is not"
+					" enabled", in->kind);
 	if ((!kind || in->given & TITLE) && (!in->title || !*in->title))
-		return reports_invalid(req, "title: required, 1 to 200 characters");
+		return hl_reply_invalid(req, "title", "required, 1 to 200 characters");
 	if (in->given & POSITION && hl_body_type(req, hl_body_find(req, 0, "position")) == HL_JSON_NULL)
-		return reports_invalid(req, "position: an integer from 0 to 1000000");
+		return hl_reply_invalid(req, "position", "an integer from 0 to 1000000");
 	int tok = hl_body_find(req, 0, "config");
 	if (tok >= 0 && hl_body_type(req, tok) != HL_JSON_NULL)
 		in->given |= CONFIG;
@@ -169,8 +169,8 @@ int widgets_create(struct hl_req *req)
 	hl_bind_text(st, ":config", in.config);
 	hl_bind_int(st, ":given", in.given);
 	hl_bind_int(st, ":position", in.position);
-	int64_t id = reports_step_id(st);
-	if (id <= 0)
+	int64_t id;
+	if (hl_step_int(st, &id) <= 0)
 		return HL_EDB;
 	rc = publish(req, "widget.created", id, dashboard);
 	return rc ? rc : reply_widget(req, 201, id);
@@ -225,7 +225,8 @@ int widgets_change(struct hl_req *req)
 	hl_bind_text(st, ":config", in.config);
 	hl_bind_int(st, ":position", in.position);
 	hl_bind_int(st, ":id", id);
-	if (reports_step_id(st) <= 0)
+	int64_t done;
+	if (hl_step_int(st, &done) <= 0)
 		return HL_EDB;
 	rc = publish(req, "widget.updated", id, dashboard);
 	return rc ? rc : reply_widget(req, 200, id);
@@ -241,9 +242,9 @@ int widgets_delete(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	dashboard = reports_step_id(st);
-	if (dashboard <= 0)
-		return dashboard < 0 ? (int)dashboard : hl_reply_error(req, 404, "not_found", "no such widget");
-	int rc = publish(req, "widget.deleted", id, dashboard);
-	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+	int rc = hl_step_int(st, &dashboard);
+	if (rc <= 0)
+		return rc < 0 ? rc : hl_reply_error(req, 404, "not_found", "no such widget");
+	rc = publish(req, "widget.deleted", id, dashboard);
+	return rc ? rc : hl_reply_empty(req);
 }

@@ -125,9 +125,7 @@ static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filter
 	hl_bind_int(st, ":assignee", f->assignee);
 	hl_bind_int(st, ":me", f->me);
 	hl_bind_int(st, ":contact", f->contact);
-	int i = sqlite3_bind_parameter_index(st, ":cursor");
-	if (i)
-		sqlite3_bind_text(st, i, f->cursor, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":cursor", f->cursor);
 	return st;
 }
 

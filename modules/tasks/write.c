@@ -30,12 +30,6 @@ struct task_input {
 	unsigned given;
 };
 
-static int invalid(struct hl_req *req, const char *message)
-{
-	hl_reply_error(req, 422, "validation", "%s", message);
-	return HL_EINVAL;
-}
-
 /* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
 static int exists(struct hl_req *req, const char *sql, int64_t id)
 {
@@ -56,12 +50,12 @@ static int check_refs(struct hl_req *req, const struct task_input *in)
 	int ok = !in->assignee ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req),
 							  in->assignee);
 	if (ok != 1)
-		return ok < 0 ? ok : invalid(req, "assignee_id: no user of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "assignee_id", "no user of this location");
 	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"
 				       " AND location_id = :location AND deleted_at IS NULL"
 				       " AND (:me = 0 OR owner_id = :me)", in->contact);
 	if (ok != 1)
-		return ok < 0 ? ok : invalid(req, "contact_id: no contact of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this location");
 	return 0;
 }
 
@@ -94,7 +88,7 @@ static int read_input(struct hl_req *req, struct task_input *in, int whole)
 	if (rc < 0)
 		return rc;
 	if ((whole || in->given & TITLE) && (!in->title || !*in->title))
-		return invalid(req, "title: required, at most 200 characters");
+		return hl_reply_invalid(req, "title", "required, at most 200 characters");
 	return check_refs(req, in);
 }
 
@@ -128,7 +122,7 @@ static int step_returning(sqlite3_stmt *st, int64_t *contact)
 static int64_t assignee_of(struct hl_req *req, int64_t id)
 {
 	return hl_scoped_write_int(req, "SELECT assignee_id FROM tasks"
-				   " WHERE id = ?1 AND location_id = :location", id);
+				   " WHERE id = :id AND location_id = :location", id);
 }
 
 /* Publish `event` about task `id` with its contact, when it has one, for
@@ -163,9 +157,9 @@ int tasks_create(struct hl_req *req)
 	if (!st)
 		return HL_EDB;
 	bind_input(st, &in);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	int64_t id = sqlite3_last_insert_rowid(hl_sqlite(hl_write_begin(req)));
+	int64_t id = hl_step_last_id(st);
+	if (id < 0)
+		return (int)id;
 	rc = publish(req, "task.created", id, in.contact);
 	return rc ? rc : tasks_reply_record(req, 201, id);
 }
@@ -219,7 +213,7 @@ int tasks_delete(struct hl_req *req)
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
 	rc = publish_for(req, "task.deleted", id, contact, assignee);
-	return rc ? rc : hl_reply_raw(req, 204, "application/json", "", 0);
+	return rc ? rc : hl_reply_empty(req);
 }
 
 /* Complete (`done`) or reopen the task, when it is not so already. */

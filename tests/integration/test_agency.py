@@ -291,6 +291,11 @@ def test_contacts_across_sub_accounts():
                                     q + "%")
             assert [r["id"] for r in rows] == want and want, q
         assert admin.get("/api/agency/contacts?q=hidden").json()["data"] == []
+        # LIKE's wildcards are dropped, as the contact list drops them.
+        assert every_page(admin, "/api/agency/contacts?q=an%25n_", limit=40) == \
+            every_page(admin, "/api/agency/contacts?q=ann", limit=40)
+        assert len(every_page(admin, "/api/agency/contacts?q=%25", limit=100)) == \
+            len(contacts_sql(s, "1"))
         # A tag, by its name in any sub-account.
         tag = one(s, "SELECT name FROM tags t JOIN contact_tags ct ON ct.tag_id = t.id"
                   " GROUP BY name ORDER BY count(DISTINCT t.location_id) DESC, count(*) DESC LIMIT 1")

@@ -41,11 +41,12 @@
  *   1.8  the live channel: hl_event.assigned_to, HL_EVERYONE,
  *        hl_publish_assigned and hl_job_publish_assigned; hl_scoped_write_int.
  *   1.9  the module platform 1.0: every table read by its declared size
- *        (the frozen HL_*_SIZE_* below); hl_module.wants and
- *        hl_module_loaded; "table?" in hl_route.reads;
- *        hl_migration.flags and HL_MIGRATION_RETIRED; hl_reply_invalid,
- *        hl_reply_empty, hl_step_id, hl_step_changes, hl_step_last_id;
- *        a handler may return HL_EINVAL after a 4xx answer.
+ *        (the frozen HL_*_SIZE_* below); hl_module.wants,
+ *        hl_module_loaded and hl_json_absent_modules; "table?" in
+ *        hl_route.reads; hl_migration.flags and HL_MIGRATION_RETIRED;
+ *        hl_reply_invalid, hl_reply_empty, hl_step_int, hl_step_changes,
+ *        hl_step_last_id; a handler may return HL_EINVAL after a 4xx
+ *        answer; hl_scoped_write_int binds :id.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -350,8 +351,9 @@ struct hl_module {
 	const char *summary;       /* one line for `hyperlevel modules` */
 	/* ABI 1.9. NULL-terminated names of modules this one uses when they
 	 * are loaded and works without (leaving out what they would add,
-	 * and saying so in its answers), or NULL. Those that load are
-	 * initialised first; ask hl_module_loaded in init. A module whose
+	 * and saying so in its answers), or NULL; at most 32. Those that load
+	 * are initialised first (unless they require this one); ask
+	 * hl_module_loaded in init. A module whose
 	 * required module is disabled is not loaded either (a warning); one
 	 * whose requirement is missing or refused is refused. */
 	const char *const *wants;
@@ -413,10 +415,17 @@ HL_API int hl_add_event_handlers_(struct hl_mod *mod, const struct hl_event_hand
  * HL_EEXIST for a path another page (of any module, or the core's) has. */
 HL_API int hl_add_pages_(struct hl_mod *mod, const struct hl_page *t, size_t n, size_t size);
 
+/* ABI 1.9. Inside a handler: the member "absent_modules": [names] of the
+ * modules that the route's module wants and that are not loaded, written
+ * into the object being written when there are any (nothing otherwise):
+ * how an answer says why some of its figures are null. */
+HL_API void hl_json_absent_modules(struct hl_req *req, struct hl_json *j);
 /* ABI 1.9. Inside init: 1 when module `name`, one this module requires
- * or wants, is loaded (initialised already, so the answer is final), 0
- * when it is not; HL_EINVAL (logged) for a name the descriptor lists in
- * neither; HL_ESTATE outside init. */
+ * or wants, is loaded, 0 when it is not; HL_EINVAL (logged) for a name
+ * the descriptor lists in neither; HL_ESTATE outside init. The answer is
+ * final: a wanted module is initialised first, unless it requires this
+ * one (directly or not), in which case it is initialised after it and
+ * counts as absent to this module for the life of the process. */
 HL_API int hl_module_loaded(struct hl_mod *mod, const char *name);
 
 /* Settings from plugins.d/NAME.conf, read inside init. hl_setting returns
@@ -460,7 +469,7 @@ HL_API int hl_query_all(struct hl_req *req, const char *name, const char ***valu
 HL_API const char *hl_header(const struct hl_req *req, const char *name);
 
 /* Integer parameters. On bad input they answer for the handler and return
- * HL_EINVAL, and the handler then returns 0: hl_param_id answers 404 (a
+ * HL_EINVAL, which the handler returns (or 0): hl_param_id answers 404 (a
  * path naming no record), hl_query_int 400 naming the parameter and the
  * range. */
 HL_API int hl_param_id(struct hl_req *req, const char *name, int64_t *out);
@@ -770,11 +779,12 @@ HL_API sqlite3_stmt *hl_stmt(struct hl_db *db, const char *sql);
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *req, const char *sql);
 HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
 /* ABI 1.8. The integer in the first column of the first row of `sql`, run
- * as hl_scoped_write runs it, with ?1 bound to `id`: 0 when there is no
- * row or the value is NULL; HL_EDB. For what a write just changed, such
- * as whose record it is (hl_publish_assigned):
+ * as hl_scoped_write runs it, with :id bound to `id` (?1 in a statement
+ * without :id, as 1.8 had it): 0 when there is no row or the value is
+ * NULL; HL_EDB. For what a write just changed, such as whose record it is
+ * (hl_publish_assigned):
  *     hl_scoped_write_int(req, "SELECT owner_id FROM deals"
- *                         " WHERE id = ?1 AND location_id = :location", id) */
+ *                         " WHERE id = :id AND location_id = :location", id) */
 HL_API int64_t hl_scoped_write_int(struct hl_req *req, const char *sql, int64_t id);
 /* A read across every location of the caller's agency, for agency staff
  * (the routes of HL_ACCESS_AGENCY): hl_stmt on hl_read(req) with :agency
@@ -792,15 +802,18 @@ HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value);
 HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 
 /* ABI 1.9. Stepping a statement to its end, then resetting it, in one
- * call; each returns HL_EDB when a step fails or `st` is NULL, so
- * `if ((id = hl_step_id(st)) < 0) return id;` covers a failed hl_stmt too.
- *   hl_step_id: the integer in the first column of the first row, 0 when
- *     there is no row or it is NULL (a lookup, an INSERT ... RETURNING id).
+ * call; each returns HL_EDB when a step fails or `st` is NULL, so one
+ * check after hl_stmt covers both.
+ *   hl_step_int: 1 with *out the integer in the first column of the first
+ *     row (0 when NULL), or 0 with *out 0 when there is no row: a lookup,
+ *     an UPDATE ... RETURNING id, a count of a record that may not exist.
  *   hl_step_changes: the rows the statement inserted, changed or deleted
  *     (not counting those of triggers): 0 tells "no such record".
  *   hl_step_last_id: the rowid of the row an INSERT added, 0 when it
- *     added none (INSERT OR IGNORE of a duplicate). */
-HL_API int64_t hl_step_id(sqlite3_stmt *st);
+ *     added none (INSERT OR IGNORE of a duplicate). Not for an upsert
+ *     (ON CONFLICT DO UPDATE), whose update leaves SQLite's last rowid
+ *     as it was: use RETURNING id and hl_step_int. */
+HL_API int hl_step_int(sqlite3_stmt *st, int64_t *out);
 HL_API int64_t hl_step_changes(sqlite3_stmt *st);
 HL_API int64_t hl_step_last_id(sqlite3_stmt *st);
 
