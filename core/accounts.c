@@ -81,7 +81,7 @@ static int start_session(struct hl_req *req, int64_t user)
 {
 	char token[TOKEN_TEXT];
 	auth_token_new("", token, req->who.session);
-	int64_t now = (int64_t)time(NULL), lifetime = req->srv->cfg->session_days * 86400;
+	int64_t now = (int64_t)time(NULL), lifetime = CONFIG_LIVE(req->srv->cfg, session_days) * 86400;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at) VALUES (?1, ?2, ?3, ?4)");
 	if (!st)
@@ -112,7 +112,7 @@ static int count_client(struct hl_req *req, struct attempt *a)
 	a->table = NULL;
 	snprintf(a->client, sizeof(a->client), "client:%s", auth_client_key(req));
 	if (limiter_hit(req->srv->login_guess_limit, a->client,
-			req->srv->cfg->login_attempts_per_client, &l))
+			CONFIG_LIVE(req->srv->cfg, login_attempts_per_client), &l))
 		return 0;
 	auth_too_many(req, &l, "too many failed sign-ins");
 	return -1;
@@ -136,7 +136,7 @@ static int count_account(struct hl_req *req, int64_t user, const char *email,
 		snprintf(a->account, sizeof(a->account), "email:%s", email);
 	for (char *p = a->account; *p; p++) /* e-mails are compared without case */
 		*p = (char)tolower((unsigned char)*p);
-	if (limiter_hit(table, a->account, req->srv->cfg->login_attempts, &l)) {
+	if (limiter_hit(table, a->account, CONFIG_LIVE(req->srv->cfg, login_attempts), &l)) {
 		a->table = table;
 		return 0;
 	}

@@ -63,7 +63,7 @@ void auth_token_new(const char *prefix, char out[TOKEN_TEXT], unsigned char hash
 
 static int peer_is_trusted_proxy(struct hl_req *r)
 {
-	const char *list = r->srv->cfg->trusted_proxies;
+	const char *list = CONFIG_LIVE(r->srv->cfg, trusted_proxies);
 	const char *peer = mg_get_request_info(r->conn)->remote_addr;
 	size_t n = strlen(peer);
 	for (const char *p = list; p && *p;) {
@@ -158,12 +158,12 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 		hl_stmt(w, "UPDATE sessions SET expires_at = ?2, renewed_at = ?3 WHERE token_hash = ?1");
 	if (st) {
 		sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, now + r->srv->cfg->session_days * 86400);
+		sqlite3_bind_int64(st, 2, now + CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
 		sqlite3_bind_int64(st, 3, now);
 		if (sqlite3_step(st) != SQLITE_DONE || db_commit(w))
 			db_rollback(w);
 		else
-			auth_set_cookie(r, token, r->srv->cfg->session_days * 86400);
+			auth_set_cookie(r, token, CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
 	} else {
 		db_rollback(w);
 	}
@@ -432,7 +432,8 @@ static int within_rate(struct hl_req *r)
 {
 	const struct config *cfg = r->srv->cfg;
 	const char *client = auth_client(r);
-	if (!cfg->rate_limit || (!cfg->rate_limit_loopback && is_loopback(client)))
+	long long limit = CONFIG_LIVE(cfg, rate_limit);
+	if (!limit || (!CONFIG_LIVE(cfg, rate_limit_loopback) && is_loopback(client)))
 		return 1;
 	char key[80];
 	if (r->who.user_id) /* one budget per user, however many tokens they make */
@@ -440,7 +441,7 @@ static int within_rate(struct hl_req *r)
 	else
 		snprintf(key, sizeof(key), "ip:%s", auth_client_key(r));
 	struct limit l;
-	int ok = limiter_hit(r->srv->api_limit, key, cfg->rate_limit, &l);
+	int ok = limiter_hit(r->srv->api_limit, key, limit, &l);
 	auth_limit_headers(r, &l);
 	if (!ok)
 		auth_too_many(r, &l, "too many requests");

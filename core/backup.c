@@ -355,7 +355,7 @@ static int make(struct backup *b, const struct config *cfg, struct backup_info *
 	out->ms = (now_us() - start) / 1000;
 	log_info("[backup] wrote %s (%.1f MB, quick_check ok, %lld ms)", out->path,
 		 (double)out->bytes / (1024 * 1024), out->ms);
-	prune(dir, cfg->backup_keep, strrchr(out->path, '/') + 1);
+	prune(dir, CONFIG_LIVE(cfg, backup_keep), strrchr(out->path, '/') + 1);
 	return 0;
 }
 

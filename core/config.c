@@ -25,10 +25,13 @@ struct setting {
 	const char *def;
 	long long min, max;
 	const char *help;
+	int live; /* read on each use: SIGHUP changes it at once */
 };
 
 #define S(field, kind, def, min, max, help) \
-	{ #field, kind, offsetof(struct config, field), def, min, max, help }
+	{ #field, kind, offsetof(struct config, field), def, min, max, help, 0 }
+#define LIVE(field, kind, def, min, max, help) \
+	{ #field, kind, offsetof(struct config, field), def, min, max, help, 1 }
 
 static const struct setting settings[] = {
 	S(config, STR, HL_SYSCONFDIR "/hyperlevel/hyperlevel.conf", 0, 0,
@@ -37,8 +40,8 @@ static const struct setting settings[] = {
 	  "where the database, its WAL and backups live"),
 	S(bind, STR, "127.0.0.1", 0, 0, "address to listen on"),
 	S(port, INT, "4700", 1, 65535, "port to listen on"),
-	S(modules_dir, STR, HL_LIBDIR "/hyperlevel/modules", 0, 0,
-	  "where the module .so files are"),
+	S(modules_dir, STR, HL_MODULES_PATH, 0, 0,
+	  "where the module .so files are: folders separated by ':'"),
 	S(plugins_dir, STR, HL_SYSCONFDIR "/hyperlevel/plugins.d", 0, 0,
 	  "where NAME.conf enables and configures each module"),
 	S(web_dir, STR, HL_DATADIR "/hyperlevel/webui", 0, 0,
@@ -47,7 +50,7 @@ static const struct setting settings[] = {
 	  "HTTP worker threads; each holds one open connection"),
 	S(read_connections, INT, "0", 0, 256,
 	  "SQLite read connections; 0: twice the cores"),
-	S(max_body_kb, INT, "1024", 1, 1048576, "largest request body accepted"),
+	LIVE(max_body_kb, INT, "1024", 1, 1048576, "largest request body accepted"),
 	S(header_timeout_s, INT, "10", 1, 3600,
 	  "a request's head must arrive within this; also the longest an answer may wait"
 	  " for the client to read"),
@@ -58,25 +61,27 @@ static const struct setting settings[] = {
 	  "the slowest a body may arrive, or a streamed answer be read, in KB a second"),
 	S(reader_wait_ms, INT, "5000", 1, 600000,
 	  "the longest a request waits for a read connection before a 503"),
-	S(query_timeout_ms, INT, "10000", 0, 3600000,
+	LIVE(query_timeout_ms, INT, "10000", 0, 3600000,
 	  "a request's statements are stopped after this long on one connection (503); 0: never"),
 	S(sqlite_cache_mb, INT, "32", 1, 65536, "SQLite page cache"),
 	S(sqlite_mmap_mb, INT, "256", 0, 1048576,
 	  "memory-mapped part of the database; 0 on network disks"),
-	S(slow_request_ms, INT, "300", 0, 3600000, "log slower requests; 0: off"),
+	LIVE(slow_request_ms, INT, "300", 0, 3600000, "log slower requests; 0: off"),
 	S(slow_query_ms, INT, "0", 0, 3600000, "time every statement, log slower ones; 0: off"),
 	S(result_cache, BOOL, "yes", 0, 0, "cache answers of read-only routes"),
 	S(log_plans, BOOL, "no", 0, 0,
 	  "log each statement's query plan when first prepared (for tests)"),
 	S(cache_mb, INT, "64", 1, 65536, "memory for cached answers, in MB"),
-	S(metrics_token, STR, "", 0, 0,
+	LIVE(metrics_token, STR, "", 0, 0,
 	  "a token scrapers send (Authorization: Bearer) for GET /metrics; empty: admins only"),
 	S(backups, BOOL, "yes", 0, 0,
 	  "serve also copies the database into DATA_DIR/backups once a day"),
-	S(backup_keep, INT, "14", 1, 1000, "backups kept; older ones are deleted after a good copy"),
+	LIVE(backup_keep, INT, "14", 1, 1000, "backups kept; older ones are deleted after a good copy"),
 	S(jobs, BOOL, "yes", 0, 0, "run the modules' tick jobs"),
-	S(session_days, INT, "14", 1, 365, "a session ends after this many days unused"),
-	S(trusted_proxies, STR, "", 0, 0,
+	S(allow_root, BOOL, "no", 0, 0,
+	  "let root run the server and the commands that write its data folder"),
+	LIVE(session_days, INT, "14", 1, 365, "a session ends after this many days unused"),
+	LIVE(trusted_proxies, STR, "", 0, 0,
 	  "proxy addresses whose X-Forwarded-For/-Proto are believed"),
 	S(live_connections, INT, "10000", 0, 1000000,
 	  "open live-update streams (GET /api/live) at most; 0: none"),
@@ -86,13 +91,15 @@ static const struct setting settings[] = {
 	  "a quiet live stream is pinged after this, and closed when it stays silent as long"),
 	S(live_check_s, INT, "30", 1, 3600,
 	  "how often a live stream's session is checked again (a signed-out one is closed)"),
-	S(rate_limit, INT, "1200", 0, 1000000,
+	LIVE(rate_limit, INT, "1200", 0, 1000000,
 	  "API requests a minute per token, user or address; 0: off"),
-	S(rate_limit_loopback, BOOL, "no", 0, 0,
+	LIVE(rate_limit_loopback, BOOL, "no", 0, 0,
 	  "limit callers on this machine too (no: benches are not limited)"),
-	S(login_attempts, INT, "10", 1, 10000, "failed sign-ins per account per 15 minutes"),
-	S(login_attempts_per_client, INT, "50", 1, 100000,
+	LIVE(login_attempts, INT, "10", 1, 10000, "failed sign-ins per account per 15 minutes"),
+	LIVE(login_attempts_per_client, INT, "50", 1, 100000,
 	  "failed sign-ins per address per 15 minutes"),
+	LIVE(log_file, STR, "", 0, 0,
+	  "append the log to this file, reopened on SIGHUP (empty: standard error)"),
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -264,8 +271,49 @@ int config_load(struct config *c, int argc, char **argv, int *rest)
 	return 0;
 }
 
+void config_reload(struct config *live, const struct config *fresh, char *changed,
+		   size_t changed_size, char *restart, size_t restart_size)
+{
+	changed[0] = restart[0] = '\0';
+	for (size_t i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		char *now = (char *)live + s->offset;
+		const char *next = (const char *)fresh + s->offset;
+		int same = s->kind == STR
+			? !strcmp(*(char **)now ? *(char **)now : "", *(char *const *)next ? *(char *const *)next : "")
+			: *(long long *)now == *(const long long *)next;
+		if (same)
+			continue;
+		char *list = s->live ? changed : restart;
+		size_t size = s->live ? changed_size : restart_size, len = strlen(list);
+		snprintf(list + len, size - len, "%s%s", len ? ", " : "", s->name);
+		if (!s->live)
+			continue;
+		if (s->kind != STR) {
+			__atomic_store_n((long long *)now, *(const long long *)next, __ATOMIC_RELAXED);
+			continue;
+		}
+		char *copy = strdup(*(char *const *)next ? *(char *const *)next : "");
+		char **grown = realloc(live->retired, sizeof(char *) * (size_t)(live->nretired + 1));
+		if (!copy || !grown) {
+			free(copy);
+			if (grown)
+				live->retired = grown;
+			continue; /* out of memory: the old text stays */
+		}
+		live->retired = grown;
+		live->retired[live->nretired++] = __atomic_exchange_n((char **)now, copy,
+								      __ATOMIC_RELEASE);
+	}
+}
+
 void config_free(struct config *c)
 {
+	for (int i = 0; i < c->nretired; i++)
+		free(c->retired[i]);
+	free(c->retired);
+	c->retired = NULL;
+	c->nretired = 0;
 	for (size_t i = 0; i < NSETTINGS; i++)
 		if (settings[i].kind == STR) {
 			char **p = (char **)((char *)c + settings[i].offset);

@@ -41,6 +41,7 @@ struct config {
 	long long backups;
 	long long backup_keep;
 	long long jobs;
+	long long allow_root;
 	long long session_days;
 	char *trusted_proxies;
 	long long rate_limit;
@@ -51,7 +52,16 @@ struct config {
 	long long live_backlog_kb;
 	long long live_ping_s;
 	long long live_check_s;
+	char *log_file;
+	/* Texts a reload replaced, freed with the rest: a worker may still
+	 * be reading the old one. */
+	char **retired;
+	int nretired;
 };
+
+/* A setting SIGHUP may change while workers read it (config_reload):
+ * read it with this, once per use. */
+#define CONFIG_LIVE(cfg, field) __atomic_load_n(&(cfg)->field, __ATOMIC_ACQUIRE)
 
 /* Fill `c` with defaults, then the config file, environment and flags.
  * `argv` holds only the flags (the subcommand removed); the non-flag
@@ -59,6 +69,14 @@ struct config {
  * after logging one line naming the source and the setting. */
 int config_load(struct config *c, int argc, char **argv, int *rest);
 void config_free(struct config *c);
+/* SIGHUP: `fresh` (read again with config_load) into `live`, the settings
+ * a running server reads on each use (the limits, timeouts and tokens
+ * README's table marks "at once"): each one that changed is stored whole
+ * with an atomic store, its name added to `changed`; the names of those
+ * that changed but take a restart go to `restart` (both comma-separated,
+ * empty when none). Nothing is freed that a thread may be reading. */
+void config_reload(struct config *live, const struct config *fresh, char *changed,
+		   size_t changed_size, char *restart, size_t restart_size);
 /* The settings in force, one "name = value" a line. */
 void config_print(const struct config *c, FILE *out);
 /* The flags with their environment names and defaults, for --help. */

@@ -266,7 +266,7 @@ static int has_body_to_read(const struct mg_request_info *ri)
 static int take_large_place(struct hl_req *r, long long declared)
 {
 	struct server *srv = r->srv;
-	if (declared <= srv->cfg->max_body_kb * 1024)
+	if (declared <= CONFIG_LIVE(srv->cfg, max_body_kb) * 1024)
 		return 0;
 	if (atomic_fetch_add(&srv->large_bodies, 1) >= LARGE_BODIES) {
 		atomic_fetch_sub(&srv->large_bodies, 1);
@@ -286,7 +286,7 @@ static int read_body(struct hl_req *r, const struct mg_request_info *ri)
 	if (!has_body_to_read(ri))
 		return 0;
 	const struct hl_route *route = &r->match.entry->route;
-	size_t max_kb = (size_t)r->srv->cfg->max_body_kb;
+	size_t max_kb = (size_t)CONFIG_LIVE(r->srv->cfg, max_body_kb);
 	if (route->max_body_kb > max_kb)
 		max_kb = route->max_body_kb;
 	if ((size_t)ri->content_length <= max_kb * 1024 && take_large_place(r, ri->content_length))
@@ -461,7 +461,7 @@ int http_answer_inside(struct hl_req *outer, const char *path, const char *query
  * bodies, which may name people. */
 static void log_if_slow(const struct hl_req *r, long long ms)
 {
-	long long limit = r->srv->cfg->slow_request_ms;
+	long long limit = CONFIG_LIVE(r->srv->cfg, slow_request_ms);
 	const char *what = r->match.entry ? r->match.entry->route.pattern
 		: r->metrics_slot == METRICS_STATIC(r->srv->metrics) ? "(static)" : "(no route)";
 	if (limit && ms >= limit)

@@ -6,11 +6,37 @@
 
 #include <hyperlevel/hyperlevel.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The standard error the process started with, once the log has left it. */
+static int first_stderr = -1;
+
+int log_open(const char *path)
+{
+	if (!path || !*path) {
+		if (first_stderr >= 0)
+			dup2(first_stderr, STDERR_FILENO);
+		return 0;
+	}
+	if (first_stderr < 0)
+		first_stderr = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) {
+		log_error("%s: the log cannot be opened: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return HL_EIO;
+	}
+	close(fd);
+	return 0;
+}
 
 static void emit(const char *prefix, const char *fmt, va_list ap)
 {

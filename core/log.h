@@ -8,6 +8,11 @@
 
 #define LOG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* Send the log to `path`, appended to (made 0640 when missing), from now
+ * on, or back to the first standard error for an empty path: the file is
+ * opened anew, so after logrotate moved it the next line goes to a new
+ * one. 0, or HL_EIO after a line saying why (the log stays where it was). */
+int log_open(const char *path);
 void log_info(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) LOG_PRINTF(1, 2);
 void log_error(const char *fmt, ...) LOG_PRINTF(1, 2);

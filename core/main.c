@@ -55,6 +55,9 @@ static void usage(FILE *out)
 		"  serve          run the server in the foreground (the default)\n"
 		"  migrate        apply pending database migrations and exit\n"
 		"  modules        list the modules, their versions and states\n"
+		"  modules enable NAME, modules disable NAME\n"
+		"                 turn a module on or off in its plugins.d conf, checking\n"
+		"                 what requires it (takes effect at the next start)\n"
 		"  check-config   check the settings and modules, print the settings\n"
 		"  create-admin EMAIL NAME [AGENCY]\n"
 		"                 make an agency administrator (and the agency, if there is\n"
@@ -70,6 +73,8 @@ static void usage(FILE *out)
 struct core {
 	char **args;    /* the command's own arguments */
 	int nargs;
+	char **flags;   /* the command line's settings, as given, for SIGHUP */
+	int nflags;
 	struct config cfg;
 	struct server srv;
 	struct jobs *jobs;
@@ -110,14 +115,36 @@ static int open_and_migrate(struct core *c)
 	return rc;
 }
 
-static int wait_for_signal(void)
+/* SIGHUP: the settings read again from the same sources, those read on
+ * each use put in force, the log reopened; the rest wait for a restart,
+ * and the log says which. No connection is touched. */
+static void reload(struct core *c)
+{
+	struct config fresh;
+	int rest;
+	if (config_load(&fresh, c->nflags, c->flags, &rest)) {
+		config_free(&fresh);
+		log_error("SIGHUP: no setting was changed (the line above says why)");
+		return;
+	}
+	char changed[1024], restart[1024];
+	config_reload(&c->cfg, &fresh, changed, sizeof(changed), restart, sizeof(restart));
+	config_free(&fresh);
+	log_open(c->cfg.log_file);
+	log_info("SIGHUP: settings read again; %s%s%s%s", changed[0] ? "in force now: " : "none changed",
+		 changed, restart[0] ? "; these need a restart: " : "", restart);
+}
+
+static int wait_for_signal(struct core *c)
 {
 	sigset_t set;
 	int sig = 0;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigwait(&set, &sig);
+	sigaddset(&set, SIGHUP);
+	while (!sigwait(&set, &sig) && sig == SIGHUP)
+		reload(c);
 	return sig;
 }
 
@@ -190,7 +217,7 @@ static int serve(struct core *c)
 		return rc;
 	snprintf(detail, sizeof(detail), "http://%s:%lld", c->cfg.bind, c->cfg.port);
 	step("listening", detail);
-	int sig = wait_for_signal();
+	int sig = wait_for_signal(c);
 	log_info("%s received: finishing open requests", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
@@ -224,6 +251,7 @@ static void core_release(struct core *c)
 	free(c->srv.signed_in_head);
 	styles_free(c->srv.styles);
 	config_free(&c->cfg);
+	free(c->flags);
 }
 
 static int create_admin(struct core *c)
@@ -262,15 +290,30 @@ static int backup_now(struct core *c)
 	return 0;
 }
 
+/* `hyperlevel modules [enable|disable NAME]`; `loaded` is what loading
+ * them returned (a refused module still leaves the list). */
+static int modules_command(struct core *c, int loaded)
+{
+	if (!c->nargs) {
+		modules_print(c->srv.modules, stdout);
+		return loaded ? EXIT_RUN : 0;
+	}
+	int on = !strcmp(c->args[0], "enable");
+	if ((!on && strcmp(c->args[0], "disable")) || c->nargs != 2) {
+		log_error("usage: hyperlevel modules [enable NAME | disable NAME]");
+		return EXIT_USAGE;
+	}
+	int rc = modules_set_enabled(c->srv.modules, &c->cfg, c->args[1], on);
+	return !rc ? 0 : rc == HL_ENOENT ? EXIT_USAGE : EXIT_RUN;
+}
+
 static int run(struct core *c, const char *cmd)
 {
 	if (!strcmp(cmd, "backup"))
 		return backup_now(c);
 	int rc = load_modules(c);
-	if (!strcmp(cmd, "modules")) {
-		modules_print(c->srv.modules, stdout);
-		return rc ? EXIT_RUN : 0;
-	}
+	if (!strcmp(cmd, "modules"))
+		return modules_command(c, rc);
 	if (rc)
 		return EXIT_RUN;
 	char detail[64];
@@ -289,13 +332,22 @@ static int run(struct core *c, const char *cmd)
 	return serve(c) ? EXIT_RUN : 0;
 }
 
+/* The commands that write the data folder, which root may run only when
+ * told to: what it made would be root's, and the service's user could not
+ * open it. */
+static int writes_data(const char *cmd)
+{
+	return !strcmp(cmd, "serve") || !strcmp(cmd, "migrate") || !strcmp(cmd, "create-admin") ||
+	       !strcmp(cmd, "backup");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		int min_args, max_args;
 	} commands[] = {
-		{ "serve", 0, 0 }, { "migrate", 0, 0 }, { "modules", 0, 0 },
+		{ "serve", 0, 0 }, { "migrate", 0, 0 }, { "modules", 0, 2 },
 		{ "check-config", 0, 0 }, { "create-admin", 2, 3 }, { "backup", 0, 0 },
 	};
 	struct core c;
@@ -328,32 +380,54 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	int rest = 0;
+	/* config_load moves the arguments that are not settings to the
+	 * front: SIGHUP reads the settings again from a copy made before. */
+	c.nflags = argc - 1;
+	if (!(c.flags = malloc(sizeof(char *) * (size_t)argc)))
+		fatal("out of memory");
+	memcpy(c.flags, argv + 1, sizeof(char *) * (size_t)argc);
 	if (config_load(&c.cfg, argc - 1, argv + 1, &rest)) {
 		config_free(&c.cfg);
+		free(c.flags);
 		return EXIT_USAGE;
 	}
 	if (rest > commands[k].max_args) {
 		log_error("unexpected argument '%s' (see --help)", argv[1 + commands[k].max_args]);
 		config_free(&c.cfg);
+		free(c.flags);
 		return EXIT_USAGE;
 	}
 	if (rest < commands[k].min_args) {
 		log_error("%s needs %d arguments (see --help)", cmd, commands[k].min_args);
 		config_free(&c.cfg);
+		free(c.flags);
 		return EXIT_USAGE;
 	}
 	c.args = argv + 1;
 	c.nargs = rest;
+	if (writes_data(cmd) && geteuid() == 0 && !c.cfg.allow_root) {
+		log_error("refusing to run as root: the files of %s would belong to root; run it as"
+			  " its own user (systemctl start hyperlevel, or sudo -u hyperlevel"
+			  " hyperlevel %s), or set allow_root = yes", c.cfg.data_dir, cmd);
+		config_free(&c.cfg);
+		free(c.flags);
+		return EXIT_RUN;
+	}
 	/* Signals go to sigwait in main, never to a worker thread: block them
 	 * before any thread starts, so every thread inherits the mask. */
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0)
 		fatal("libsodium could not be initialised");
+	if (!strcmp(cmd, "serve") && log_open(c.cfg.log_file)) {
+		core_release(&c);
+		return EXIT_RUN;
+	}
 	if (!strcmp(cmd, "serve"))
 		log_info("hyperlevel %s starting", HL_VERSION);
 	step("config", c.cfg.config);

@@ -608,7 +608,7 @@ static int may_scrape(struct hl_req *req)
 {
 	if (req->who.user_id && req->who.role == ROLE_AGENCY_ADMIN && !req->who.token_location)
 		return 1; /* a token limited to one location sees no agency figures */
-	const char *want = req->srv->cfg->metrics_token;
+	const char *want = CONFIG_LIVE(req->srv->cfg, metrics_token);
 	const char *auth = hl_header(req, "Authorization");
 	if (!*want || !auth || strncasecmp(auth, "Bearer ", 7))
 		return 0;

@@ -27,6 +27,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_for(predicate, seconds=10, step=0.02):
+    """Whether `predicate()` came true within `seconds`, asked every `step`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
 def module_file(name):
     """The built .so of a real module or a test probe."""
     for folder in ("modules", "tests/modules"):

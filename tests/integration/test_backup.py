@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import time
 
-from harness import Server
+from harness import Server, wait_for
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 NAME = re.compile(r"^hyperlevel-\d{8}T\d{6}Z\.db$")
@@ -51,14 +51,6 @@ def fill(s, megabytes):
                    " INSERT INTO filler SELECT randomblob(1048576) FROM n", (megabytes,))
     db.close()
 
-
-def wait_until(what, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if what():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def backup_now(s):
@@ -140,7 +132,7 @@ def test_server_backs_up_at_start_while_answering():
         during = 0
         # Requests made while the temporary copy exists (before and after
         # the answer) were answered during the backup.
-        while not backups(s) and wait_until(lambda: temporaries(s) or backups(s), 60):
+        while not backups(s) and wait_for(lambda: temporaries(s) or backups(s), 60):
             if temporaries(s):
                 ok = s.get("/api/health").status == 200
                 during += ok and bool(temporaries(s))
@@ -171,7 +163,7 @@ def test_backup_at_start_when_the_newest_is_a_day_old():
         s.create_admin(*ADMIN)
         older = backup_now_renamed(s, "hyperlevel-20200101T000000Z.db", hours_old=25)
         s.start()
-        assert wait_until(lambda: len(backups(s)) == 2), os.listdir(folder(s))
+        assert wait_for(lambda: len(backups(s)) == 2, 60), os.listdir(folder(s))
         assert s.stop() == 0
         assert len(WROTE.findall(s.log)) == 1, s.log
         assert backups(s)[0] == os.path.basename(older)
@@ -189,7 +181,7 @@ def backup_now_renamed(s, name, hours_old):
 def test_stop_while_idle_is_quick():
     with Server(modules=("contacts",)) as s:
         s.start()
-        assert wait_until(lambda: backups(s))
+        assert wait_for(lambda: backups(s), 60)
         time.sleep(0.2)  # the thread is now waiting for tomorrow
         start = time.time()
         assert s.stop() == 0
@@ -214,7 +206,7 @@ def test_stop_during_a_backup_interrupts_it_and_leaves_no_half_copy():
                     return True
             return False
 
-        assert wait_until(partway), os.listdir(folder(s))
+        assert wait_for(partway, 60, 0.01), os.listdir(folder(s))
         start = time.time()
         assert s.stop() == 0
         assert time.time() - start < 5, "stopping took %.1f s" % (time.time() - start)

@@ -4,11 +4,12 @@ and one readable line with a meaningful exit code for every mistake."""
 
 import os
 import re
+import signal
 import subprocess
 import tempfile
 
 import harness
-from harness import Server
+from harness import Server, wait_for
 
 
 def hyperlevel(*args, env=None):
@@ -122,3 +123,64 @@ def test_unwritable_data_dir_is_one_line_and_exit_1():
         code, log = s.start_fails()
         assert code == 1
         assert "cannot create the data directory" in log
+
+
+def test_sighup_reads_the_settings_again_and_reopens_the_log():
+    s = Server(modules=())
+    conf = os.path.join(s.root, "hyperlevel.conf")
+    log = os.path.join(s.root, "hyperlevel.log")
+    with open(conf, "w") as f:
+        f.write("rate_limit = 0\nlog_file = %s\n" % log)
+    args = s.args
+    s.args = lambda command="serve": [conf if a == "/dev/null" else a for a in args(command)]
+    with s:
+        s.start()
+        kept = s.client()  # a keep-alive connection that must outlive the reload
+        assert kept.get("/api/health").status == 200
+        with open(conf, "w") as f:
+            f.write("rate_limit = 2\nrate_limit_loopback = yes\nthreads = 64\nlog_file = %s\n"
+                    % log)
+        os.rename(log, log + ".1")  # as logrotate does
+        s.proc.send_signal(signal.SIGHUP)
+        line = "SIGHUP: settings read again; in force now: rate_limit, rate_limit_loopback;" \
+               " these need a restart: threads"
+        assert wait_for(lambda: os.path.exists(log) and line in open(log).read()), \
+            open(log + ".1").read()
+        assert "listening" in open(log + ".1").read()
+        statuses = [kept.get("/api/auth/me").status for _ in range(4)]
+        assert statuses[-1] == 429 and statuses[0] == 401, statuses
+        with open(conf, "w") as f:
+            f.write("port = 0\n")  # a bad value: nothing changes
+        s.proc.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: "no setting was changed" in open(log).read()), open(log).read()
+        assert kept.get("/api/auth/me").status == 429  # still limited
+        with open(conf, "w") as f:
+            f.write("rate_limit = 0\n")  # and no log_file: back to standard error
+        s.proc.send_signal(signal.SIGHUP)
+        assert wait_for(lambda: kept.get("/api/auth/me").status == 401)
+        s.stop()
+        assert "in force now: rate_limit, rate_limit_loopback, log_file" in s.log, s.log
+        assert "in force now: rate_limit, rate_limit_loopback, log_file" not in open(log).read()
+
+
+
+def test_root_is_refused_unless_allowed():
+    env = {k: v for k, v in os.environ.items() if k != "PGHL_ALLOW_ROOT"}
+    data = tempfile.mkdtemp(prefix="hl-root-")
+    p = subprocess.run([os.path.join(harness.BUILD, "hyperlevel"), "migrate", "--data-dir", data,
+                        "--modules-dir", data, "--config", "/dev/null"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    if os.geteuid() == 0:
+        assert p.returncode == 1 and harness.error_lines(p.stderr) == [
+            "error: refusing to run as root: the files of %s would belong to root; run it as"
+            " its own user (systemctl start hyperlevel, or sudo -u hyperlevel hyperlevel"
+            " migrate), or set allow_root = yes" % data], p.stderr
+        assert os.listdir(data) == []
+        p = subprocess.run(p.args + ["--allow-root", "yes"], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert os.path.exists(os.path.join(data, "hyperlevel.db"))
+    # Listing modules and changing their confs is an administrator's, root's, work.
+    code, _, err = hyperlevel("modules", "--modules-dir", data, "--plugins-dir", data,
+                              "--config", "/dev/null", env={"PGHL_ALLOW_ROOT": "no"})
+    assert code == 0, err

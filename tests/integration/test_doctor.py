@@ -8,8 +8,8 @@ import re
 import shutil
 import time
 
-from harness import Server
-from test_backup import backups, fill, folder, temporaries, wait_until
+from harness import Server, wait_for
+from test_backup import backups, fill, folder, temporaries
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 GB = 1024 ** 3
@@ -102,7 +102,7 @@ def test_doctor_disk_is_what_statvfs_says():
 
 def test_an_old_backup_shows_at_once_and_so_does_a_new_one():
     with admin_server() as s:
-        assert wait_until(lambda: backups(s))
+        assert wait_for(lambda: backups(s), 60)
         admin = s.login(*ADMIN)
         c = checks(admin.get("/api/admin/doctor"))["backups"]
         assert c["ok"] and re.match(r"^newest backup under a minute old %s$" % BACKUP_NAME,
@@ -161,7 +161,7 @@ def test_a_fresh_install_is_not_alarmed_while_its_first_backup_is_made():
         fill(s, 300)
         s.start()
         seen = None
-        while seen is None and wait_until(lambda: temporaries(s) or backups(s)):
+        while seen is None and wait_for(lambda: temporaries(s) or backups(s), 60):
             if backups(s):
                 break
             c = checks(admin.get("/api/admin/doctor"))["backups"]

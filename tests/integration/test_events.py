@@ -13,20 +13,11 @@ events reach the handlers in the order they were handed over."""
 
 import json
 import re
-import time
 
-from harness import ADMIN, Server, agency, error_lines
+from harness import wait_for, ADMIN, Server, agency, error_lines
 
 EINVAL, ETOOBIG = -2, -8
 
-
-def wait_for(predicate, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def events_server(locations=("Client A",)):

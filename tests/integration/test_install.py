@@ -41,6 +41,15 @@ def test_installed_server_loads_a_module_built_out_of_tree():
         if moduledir.startswith(dest):
             moduledir = moduledir[len(dest):]
         assert moduledir == "/usr/lib/hyperlevel/modules"
+        def variable(name):
+            return subprocess.run(["pkg-config", "--variable=" + name, "hyperlevel"], env=env,
+                                  check=True, capture_output=True, text=True).stdout.strip()
+        # Modules built on the machine go to a folder packages never touch.
+        assert variable("localmoduledir").endswith("/usr/local/lib/hyperlevel/modules")
+        with open(os.path.join(harness.ROOT, "core/include/hyperlevel/hyperlevel.h")) as f:
+            header = f.read()
+        assert "#define HL_ABI_MINOR %s\n" % variable("abi_minor") in header
+        assert "#define HL_ABI_MAJOR %s\n" % variable("abi_major") in header
         assets = subprocess.run(["pkg-config", "--variable=hl_assets", "hyperlevel"], env=env,
                                 check=True, capture_output=True, text=True).stdout.strip()
         assert assets.endswith("/usr/lib/hyperlevel/hl-assets")

@@ -15,23 +15,14 @@ least work_row_ms), or with a wide margin."""
 import hashlib
 import os
 import re
-import time
 
-from harness import Server
+from harness import Server, wait_for
 
 BUDGET_MS = 40
 # A slice that heeds the budget may finish the piece of work it began;
 # this leaves room for that and for a loaded machine.
 BUDGET_WITH_MARGIN_MS = 80
 
-
-def wait_for(predicate, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def state(s, job):

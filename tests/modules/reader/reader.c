@@ -237,6 +237,9 @@ static const struct hl_route routes[] = {
 static int init(struct hl_mod *mod)
 {
 	int rc = hl_setting_int(mod, "delay_ms", 0, 0, 10000, &delay_ms);
+#ifdef READER_WANTS
+	hl_log(READER_NAME, "%s loaded: %d", READER_WANTS, hl_module_loaded(mod, READER_WANTS));
+#endif
 	if (!rc)
 		rc = hl_add_migrations(mod, migrations);
 	if (!rc)
@@ -244,5 +247,13 @@ static int init(struct hl_mod *mod)
 	return rc;
 }
 
-HL_MODULE(.name = READER_NAME, .version = "1.0.0", .init = init,
+#ifdef READER_WANTS
+/* A module it wants that requires it (the variant reader_wants). */
+static const char *const wants[] = { READER_WANTS, NULL };
+#define WANTS wants
+#else
+#define WANTS NULL
+#endif
+
+HL_MODULE(.name = READER_NAME, .version = "1.0.0", .init = init, .wants = WANTS,
 	  .summary = "a test module for the read cache");
