@@ -39,13 +39,16 @@ export function createLive(options) {
 	let quiet = 0;
 	let up = null;
 
+	/* Down is said once the connection has been down QUIET_MS, counted
+	 * from the first failure: a try that fails again does not restart it. */
 	function status(now) {
-		clearTimeout(quiet);
 		if (now) {
+			clearTimeout(quiet);
+			quiet = 0;
 			if (up !== true)
 				options.onStatus(up = true);
-		} else if (up !== false) {
-			quiet = setTimeout(() => options.onStatus(up = false), QUIET_MS);
+		} else if (up !== false && !quiet) {
+			quiet = setTimeout(() => { quiet = 0; options.onStatus(up = false); }, QUIET_MS);
 		}
 	}
 
@@ -132,6 +135,7 @@ export function createLive(options) {
 		const answer = await r.json().catch(() => null);
 		if (answer && answer.error && answer.error.code === 'live_off') {
 			clearTimeout(quiet);
+			quiet = 0;
 			options.onStatus(up = true); /* nothing to wait for: say nothing */
 			return true;
 		}
@@ -200,6 +204,7 @@ export function createLive(options) {
 			where = null;
 			drop();
 			clearTimeout(quiet);
+			quiet = 0;
 			for (const sub of subs)
 				clearTimeout(sub.timer);
 			subs.clear();
