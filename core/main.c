@@ -58,6 +58,9 @@ static void usage(FILE *out)
 		"  modules enable NAME, modules disable NAME\n"
 		"                 turn a module on or off in its plugins.d conf, checking\n"
 		"                 what requires it (takes effect at the next start)\n"
+		"  modules purge NAME\n"
+		"                 after a backup, drop a disabled module's tables and forget\n"
+		"                 its migrations and job state (the server must be stopped)\n"
 		"  check-config   check the settings and modules, print the settings\n"
 		"  create-admin EMAIL NAME [AGENCY]\n"
 		"                 make an agency administrator (and the agency, if there is\n"
@@ -91,6 +94,31 @@ static int load_modules(struct core *c)
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
 
+/* An upgrade (a newer package, a module enabled again) changes the
+ * schema of a database in use: a checked copy is made first, unless the
+ * administrator turned backups off. One that fails stops the start. */
+static int backup_before_upgrade(struct core *c, struct hl_db *w)
+{
+	int core = migrate_pending(w, "core", core_migrations_count);
+	int modules = core < 0 ? 0 : modules_pending(c->srv.modules, w);
+	if (core < 0 || modules < 0)
+		return HL_EDB;
+	if (!core && !modules)
+		return 0;
+	if (!c->cfg.backups) {
+		log_warn("%d migration%s to apply and backups = no: no copy is made first",
+			 core + modules, core + modules == 1 ? "" : "s");
+		return 0;
+	}
+	struct backup_info made;
+	int rc = backup_make(&c->cfg, &made);
+	char detail[PATH_MAX + 64];
+	snprintf(detail, sizeof(detail), "%s, before %d migration%s", rc ? "failed" : made.path,
+		 core + modules, core + modules == 1 ? "" : "s");
+	step("backup", detail);
+	return rc;
+}
+
 static int open_and_migrate(struct core *c)
 {
 	int rc = db_open(&c->srv.db, &c->cfg);
@@ -99,7 +127,9 @@ static int open_and_migrate(struct core *c)
 	step("database open", db_path(c->srv.db));
 	struct hl_db *w = db_write_lock(c->srv.db);
 	int applied = 0;
-	rc = migrate_owner(w, "core", "migrations/", core_migrations, core_migrations_count,
+	rc = backup_before_upgrade(c, w);
+	if (!rc)
+		rc = migrate_owner(w, "core", "migrations/", core_migrations, core_migrations_count,
 			   &applied);
 	if (applied)
 		log_info("  core: %d migration%s applied", applied, applied == 1 ? "" : "s");
@@ -290,20 +320,21 @@ static int backup_now(struct core *c)
 	return 0;
 }
 
-/* `hyperlevel modules [enable|disable NAME]`; `loaded` is what loading
- * them returned (a refused module still leaves the list). */
+/* `hyperlevel modules [enable|disable|purge NAME]`; `loaded` is what
+ * loading them returned (a refused module still leaves the list). */
 static int modules_command(struct core *c, int loaded)
 {
 	if (!c->nargs) {
 		modules_print(c->srv.modules, stdout);
 		return loaded ? EXIT_RUN : 0;
 	}
-	int on = !strcmp(c->args[0], "enable");
-	if ((!on && strcmp(c->args[0], "disable")) || c->nargs != 2) {
-		log_error("usage: hyperlevel modules [enable NAME | disable NAME]");
+	int on = !strcmp(c->args[0], "enable"), purge = !strcmp(c->args[0], "purge");
+	if ((!on && !purge && strcmp(c->args[0], "disable")) || c->nargs != 2) {
+		log_error("usage: hyperlevel modules [enable NAME | disable NAME | purge NAME]");
 		return EXIT_USAGE;
 	}
-	int rc = modules_set_enabled(c->srv.modules, &c->cfg, c->args[1], on);
+	int rc = purge ? modules_purge(c->srv.modules, &c->cfg, c->args[1])
+		       : modules_set_enabled(c->srv.modules, &c->cfg, c->args[1], on);
 	return !rc ? 0 : rc == HL_ENOENT ? EXIT_USAGE : EXIT_RUN;
 }
 
@@ -335,10 +366,11 @@ static int run(struct core *c, const char *cmd)
 /* The commands that write the data folder, which root may run only when
  * told to: what it made would be root's, and the service's user could not
  * open it. */
-static int writes_data(const char *cmd)
+static int writes_data(const char *cmd, const struct core *c)
 {
 	return !strcmp(cmd, "serve") || !strcmp(cmd, "migrate") || !strcmp(cmd, "create-admin") ||
-	       !strcmp(cmd, "backup");
+	       !strcmp(cmd, "backup") ||
+	       (!strcmp(cmd, "modules") && c->nargs && !strcmp(c->args[0], "purge"));
 }
 
 int main(int argc, char **argv)
@@ -405,7 +437,7 @@ int main(int argc, char **argv)
 	}
 	c.args = argv + 1;
 	c.nargs = rest;
-	if (writes_data(cmd) && geteuid() == 0 && !c.cfg.allow_root) {
+	if (writes_data(cmd, &c) && geteuid() == 0 && !c.cfg.allow_root) {
 		log_error("refusing to run as root: the files of %s would belong to root; run it as"
 			  " its own user (systemctl start hyperlevel, or sudo -u hyperlevel"
 			  " hyperlevel %s), or set allow_root = yes", c.cfg.data_dir, cmd);

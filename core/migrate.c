@@ -150,3 +150,23 @@ int migrate_owner(struct hl_db *w, const char *owner, const char *where,
 	}
 	return 0;
 }
+
+int migrate_pending(struct hl_db *w, const char *owner, int nsteps)
+{
+	sqlite3_stmt *st = hl_stmt(w, "SELECT 1 FROM sqlite_schema WHERE name = 'schema_migrations'");
+	int64_t exists = 0;
+	if (hl_step_int(st, &exists) < 0)
+		return HL_EDB;
+	st = exists ? hl_stmt(w, "SELECT count(*), (SELECT count(*) FROM schema_migrations)"
+				 " FROM schema_migrations WHERE owner = :owner") : NULL;
+	if (!st)
+		return exists ? HL_EDB : 0;
+	hl_bind_text(st, ":owner", owner);
+	int rc = sqlite3_step(st);
+	int64_t mine = sqlite3_column_int64(st, 0), all = sqlite3_column_int64(st, 1);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return HL_EDB;
+	/* A new database holds nothing to lose. */
+	return all && mine < nsteps ? nsteps - (int)mine : 0;
+}

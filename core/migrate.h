@@ -23,6 +23,11 @@
 int migrate_owner(struct hl_db *w, const char *owner, const char *where,
 		  const struct hl_migration *steps, int nsteps, int *applied);
 
+/* How many of `owner`'s `nsteps` are not applied yet in a database that
+ * has applied some step (0 for a new one, where nothing is at stake), so
+ * that the server can back up before an upgrade changes it; HL_EDB. */
+int migrate_pending(struct hl_db *w, const char *owner, int nsteps);
+
 /* The core's own steps, built from migrations/ into the binary. */
 extern const struct hl_migration *const core_migrations;
 extern const int core_migrations_count;

@@ -828,6 +828,19 @@ int modules_migrate(struct modules *set, struct hl_db *w)
 	return 0;
 }
 
+int modules_pending(struct modules *set, struct hl_db *w)
+{
+	int pending = 0;
+	for (int i = 0; i < set->norder; i++) {
+		struct hl_mod *m = set->order[i];
+		int n = migrate_pending(w, m->name, m->nmigrations);
+		if (n < 0)
+			return n;
+		pending += n;
+	}
+	return pending;
+}
+
 struct mod_job *modules_jobs(struct modules *set, int *n)
 {
 	*n = set->njobs;
@@ -969,6 +982,19 @@ const char *const *mod_requires(struct hl_mod *m)
 			return NULL;
 	}
 	return m->desc ? m->desc->requires : NULL;
+}
+
+const struct hl_migration *mod_migrations(struct hl_mod *m, int *n)
+{
+	if (m->state == MOD_DISABLED && m->path) {
+		if (!m->desc)
+			open_module(m);
+		/* Its init only registers: run, it tells the migrations. */
+		if (m->desc && m->state == MOD_DISABLED)
+			init_module(m);
+	}
+	*n = m->nmigrations;
+	return m->migrations;
 }
 
 int mod_enabled_in_conf(const struct hl_mod *m)

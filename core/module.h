@@ -54,6 +54,9 @@ void modules_free(struct modules *set);
 
 /* Apply each loaded module's migrations, in load order. */
 int modules_migrate(struct modules *set, struct hl_db *w);
+/* How many steps modules_migrate would apply to a database that has some
+ * applied (migrate_pending); HL_EDB. */
+int modules_pending(struct modules *set, struct hl_db *w);
 
 /* The jobs of all loaded modules; count in *n. */
 struct mod_job *modules_jobs(struct modules *set, int *n);
@@ -100,12 +103,25 @@ const char *mod_reason(const struct hl_mod *m);
  * called. NULL when it requires none or cannot be opened (logged). */
 const char *const *mod_requires(struct hl_mod *m);
 
+/* The module's migrations; a disabled module is opened and its init run
+ * for them (it then counts as loaded, so only for a command that exits
+ * after). NULL, *n 0, when it has none or cannot be opened (logged). */
+const struct hl_migration *mod_migrations(struct hl_mod *m, int *n);
 /* `hyperlevel modules enable|disable NAME` (modules_admin.c): set
  * `enabled` in NAME's conf after checking the dependencies. 0 (also when
  * nothing changes); HL_ENOENT for no such module, HL_EINVAL when another
  * module is in the way, HL_EIO, each after one line saying why. */
 int modules_set_enabled(const struct modules *set, const struct config *cfg, const char *name,
 			int on);
+
+/* The modules enabled in their conf that require `name`, comma-separated,
+ * into `out`; how many. */
+int modules_required_by(const struct modules *set, const char *name, char *out, size_t size);
+/* `hyperlevel modules purge NAME` (modules_purge.c): after a backup, drop
+ * a disabled module's tables and forget its migrations and job state. 0;
+ * HL_ENOENT, HL_EINVAL (enabled, or required), HL_EDB, HL_EIO, each after
+ * one line saying why. */
+int modules_purge(const struct modules *set, const struct config *cfg, const char *name);
 
 /* A module's setting after init (NULL when not set). */
 const char *mod_setting(const struct hl_mod *m, const char *key);

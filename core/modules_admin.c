@@ -26,9 +26,7 @@ static int lists(const char *const *names, const char *name)
 	return 0;
 }
 
-/* The enabled modules that require `name`, comma-separated, into `out`;
- * how many. */
-static int required_by(const struct modules *set, const char *name, char *out, size_t size)
+int modules_required_by(const struct modules *set, const char *name, char *out, size_t size)
 {
 	int n = 0;
 	out[0] = '\0';
@@ -80,7 +78,7 @@ int modules_set_enabled(const struct modules *set, const struct config *cfg, con
 		return 0;
 	}
 	char users[1024];
-	if (!on && required_by(set, name, users, sizeof(users))) {
+	if (!on && modules_required_by(set, name, users, sizeof(users))) {
 		log_error("cannot disable %s: %s require%s it (disable %s first)", name, users,
 			  strchr(users, ',') ? "" : "s", strchr(users, ',') ? "them" : "it");
 		return HL_EINVAL;

@@ -9,8 +9,11 @@ import os
 import re
 import signal
 import sqlite3
+import shutil
 import subprocess
 import time
+
+import harness
 
 from harness import Server, wait_for
 
@@ -213,3 +216,32 @@ def test_stop_during_a_backup_interrupts_it_and_leaves_no_half_copy():
         assert re.search(r"^\[backup\] stopped before %s/hyperlevel-\d{8}T\d{6}Z\.db was"
                          r" finished; it was removed$" % re.escape(folder(s)), s.log, re.M), s.log
         assert os.listdir(folder(s)) == []  # neither the copy nor its journal is left
+
+
+def test_migrations_on_a_database_in_use_are_preceded_by_a_backup():
+    s = Server(modules=("contacts",))
+    try:
+        s.create_admin(*ADMIN)  # a new database: nothing to keep
+        assert backups(s) == []
+        code, _, err = s.run("migrate")
+        assert code == 0 and backups(s) == [], err  # nothing pending
+        # The next version (here: a module more) brings two migrations.
+        shutil.copy(harness.module_file("probe"), os.path.join(s.modules_dir, "probe.so"))
+        code, _, err = s.run("migrate")
+        assert code == 0, err
+        [copy] = backups(s)
+        assert re.search(r"^  backup +[\d.]+ ms  %s, before 2 migrations$"
+                         % re.escape(os.path.join(folder(s), copy)), err, re.M), err
+        with sqlite3.connect(os.path.join(folder(s), copy)) as db:  # the schema before
+            assert db.execute("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'"
+                              ).fetchall() == [(0,)]
+        assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(2,)]
+        # With backups turned off, the administrator is told none is made.
+        os.remove(os.path.join(s.modules_dir, "probe.so"))
+        s.sql("DELETE FROM schema_migrations WHERE owner = 'contacts' AND seq = 14")
+        s.sql("DROP VIEW contact_search_text")
+        code, _, err = s.run("migrate", "--backups", "no")
+        assert code == 0 and len(backups(s)) == 1, err
+        assert "warning: 1 migration to apply and backups = no: no copy is made first" in err, err
+    finally:
+        s.close()

@@ -7,6 +7,7 @@ modules register are tested in test_jobs.py."""
 import os
 import re
 import shutil
+import sqlite3
 import time
 
 import harness
@@ -312,7 +313,7 @@ def test_enable_and_disable_keep_the_conf_and_check_what_requires_what():
         assert code == 2 and "there is no module 'billing'" in err
         code, _, err = s.run("modules", "switch", "tasks")
         assert code == 2 and error_lines(err) == [
-            "error: usage: hyperlevel modules [enable NAME | disable NAME]"], err
+            "error: usage: hyperlevel modules [enable NAME | disable NAME | purge NAME]"], err
         s.start()
         assert s.get("/api/probe/hello").status == 404  # still off
         code, out, _ = s.run("modules")
@@ -394,3 +395,61 @@ def test_enable_and_disable_rewrite_the_line_in_place_and_keep_the_owner():
         assert s.run("modules", "enable", "contacts")[0] == 0
         code, out, _ = s.run("modules")
         assert re.search(r"^tasks +- +disabled +disabled in", out, re.M), out
+
+
+def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_backup():
+    with Server(modules=("contacts", "probe")) as s:
+        s.start()
+        assert wait_for(lambda: s.sql("SELECT count(*) FROM job_state WHERE name = 'probe.tick'")
+                        == [(1,)])
+        code, _, err = s.run("modules", "purge", "probe")
+        assert code == 1 and error_lines(err) == [
+            "error: probe is enabled: disable it first (hyperlevel modules disable probe)"], err
+        assert s.run("modules", "disable", "probe")[0] == 0
+        backups = os.path.join(s.data_dir, "backups")
+        assert wait_for(lambda: os.path.isdir(backups) and os.listdir(backups))  # the daily one
+        made = set(os.listdir(backups))
+        code, _, err = s.run("modules", "purge", "probe")  # the server still runs
+        assert code == 1 and error_lines(err) == [
+            "error: %s is used by another hyperlevel process" % s.data_dir], err
+        assert set(os.listdir(backups)) == made  # none for a refusal
+        s.stop()
+        def tables():
+            return [r[0] for r in s.sql("SELECT name FROM sqlite_schema WHERE type = 'table'"
+                                        " AND name LIKE 'probe%' ORDER BY name")]
+        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+        contacts_tables = s.sql("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'contact%'")
+
+        with open(os.path.join(s.plugins_dir, "contacts.conf"), "w") as f:
+            f.write("enabled = no\n")
+        assert s.run("modules", "enable", "probe")[0] == 1  # contacts is off
+        with open(os.path.join(s.plugins_dir, "probe.conf"), "w") as f:
+            f.write("enabled = yes\n")
+        code, _, err = s.run("modules", "purge", "contacts")
+        assert code == 1 and error_lines(err) == ["error: cannot purge contacts: probe requires it"]
+        os.remove(os.path.join(s.plugins_dir, "contacts.conf"))
+        code, _, err = s.run("modules", "purge", "billing")
+        assert code == 2 and "there is no module 'billing'" in err, err
+
+        assert s.run("modules", "disable", "probe")[0] == 0
+        code, out, err = s.run("modules", "purge", "probe")
+        assert code == 0, err
+        backup = re.search(r"^backup: (\S+)$", out, re.M).group(1)
+        assert os.path.dirname(backup) == backups and os.path.getsize(backup) > 0
+        assert "probe purged: 3 schema objects dropped, 2 migration records and 2 job states" \
+            " deleted" in out, out
+        assert tables() == []
+        assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(0,)]
+        assert s.sql("SELECT count(*) FROM job_state WHERE name LIKE 'probe.%'") == [(0,)]
+        assert s.sql("SELECT count(*) FROM job_state WHERE name LIKE 'contacts.%'") != [(0,)]
+        assert s.sql("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'contact%'") == \
+            contacts_tables
+        with sqlite3.connect(backup) as db:  # the backup still has them
+            assert db.execute("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'probe%'"
+                              ).fetchall() != [(0,)]
+
+        # Turned on again, it starts afresh.
+        assert s.run("modules", "enable", "probe")[0] == 0
+        s.start()
+        assert s.get("/api/probe/hello").status == 200
+        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
