@@ -46,6 +46,8 @@ static const struct setting settings[] = {
 	  "where NAME.conf enables and configures each module"),
 	S(web_dir, STR, HL_DATADIR "/hyperlevel/webui", 0, 0,
 	  "the browser app's files"),
+	S(template_dir, STR, HL_DATADIR "/hyperlevel/dev/module", 0, 0,
+	  "where new-module finds the module templates (the hyperlevel-dev package)"),
 	S(threads, INT, "128", 4, 4096,
 	  "HTTP worker threads; each holds one open connection"),
 	S(read_connections, INT, "0", 0, 256,

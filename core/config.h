@@ -21,6 +21,7 @@ struct config {
 	char *modules_dir;
 	char *plugins_dir;
 	char *web_dir;
+	char *template_dir;
 	long long threads;
 	long long read_connections;
 	long long max_body_kb;

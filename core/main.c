@@ -22,6 +22,7 @@
 #include "pages.h"
 #include "ratelimit.h"
 #include "router.h"
+#include "scaffold.h"
 #include "server.h"
 #include "styles.h"
 
@@ -61,6 +62,10 @@ static void usage(FILE *out)
 		"  modules purge NAME\n"
 		"                 after a backup, drop a disabled module's tables and forget\n"
 		"                 its migrations and job state (the server must be stopped)\n"
+		"  new-module NAME [DIR]\n"
+		"                 start a module outside the source tree: a folder (./NAME)\n"
+		"                 with a route, a migration, a job, a page, tests, a Makefile\n"
+		"                 and Debian packaging, from the hyperlevel-dev templates\n"
 		"  check-config   check the settings and modules, print the settings\n"
 		"  create-admin EMAIL NAME [AGENCY]\n"
 		"                 make an agency administrator (and the agency, if there is\n"
@@ -342,6 +347,10 @@ static int run(struct core *c, const char *cmd)
 {
 	if (!strcmp(cmd, "backup"))
 		return backup_now(c);
+	if (!strcmp(cmd, "new-module")) {
+		int rc = scaffold_module(&c->cfg, c->args[0], c->nargs > 1 ? c->args[1] : NULL);
+		return !rc ? 0 : rc == HL_EIO ? EXIT_RUN : EXIT_USAGE;
+	}
 	int rc = load_modules(c);
 	if (!strcmp(cmd, "modules"))
 		return modules_command(c, rc);
@@ -381,6 +390,7 @@ int main(int argc, char **argv)
 	} commands[] = {
 		{ "serve", 0, 0 }, { "migrate", 0, 0 }, { "modules", 0, 2 },
 		{ "check-config", 0, 0 }, { "create-admin", 2, 3 }, { "backup", 0, 0 },
+		{ "new-module", 1, 2 },
 	};
 	struct core c;
 	memset(&c, 0, sizeof(c));

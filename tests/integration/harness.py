@@ -2,7 +2,14 @@
 """The integration tests' harness: a real server process on a free port,
 with its own temporary data, modules and plugins folders, and an HTTP
 client for it. Nothing is mocked: the tests talk HTTP to the binary and
-read the SQLite file it wrote."""
+read the SQLite file it wrote.
+
+The same file is installed with the module headers, for the tests of a
+module built outside the tree (`hyperlevel new-module` writes one). There
+the environment says where things are: HL_SERVER the server binary,
+HL_WEB_DIR its web folder and HL_MODULE_PATH the folders (':'-separated)
+where Server(modules=...) finds each NAME.so, the module's own build
+folder first; run_tests() runs a test file's test_* functions."""
 
 import http.client
 import json
@@ -39,11 +46,30 @@ def wait_for(predicate, seconds=10, step=0.02):
 
 def module_file(name):
     """The built .so of a real module or a test probe."""
-    for folder in ("modules", "tests/modules"):
-        path = os.path.join(BUILD, folder, name + ".so")
+    folders = [f for f in os.environ.get("HL_MODULE_PATH", "").split(":") if f]
+    folders += [os.path.join(BUILD, "modules"), os.path.join(BUILD, "tests", "modules")]
+    for folder in folders:
+        path = os.path.join(folder, name + ".so")
         if os.path.exists(path):
             return path
-    raise FileNotFoundError(name + ".so")
+    raise FileNotFoundError(name + ".so in " + ":".join(folders))
+
+
+def run_tests(namespace):
+    """Run every test_* function of a test file (pass globals()), printing
+    a line each and "N passed, N failed"; exit 1 when any failed."""
+    import traceback
+    passed = failed = 0
+    for name in sorted(n for n in namespace if n.startswith("test_")):
+        try:
+            namespace[name]()
+            passed += 1
+            print("ok   " + name, flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL " + name + "\n" + traceback.format_exc(), flush=True)
+    print("%d passed, %d failed" % (passed, failed))
+    raise SystemExit(1 if failed else 0)
 
 
 class Response:
@@ -92,10 +118,11 @@ class Server:
         return os.path.join(self.data_dir, "hyperlevel.db")
 
     def args(self, command="serve"):
-        return [os.path.join(BUILD, "hyperlevel"), command,
+        return [os.environ.get("HL_SERVER") or os.path.join(BUILD, "hyperlevel"), command,
                 "--data-dir", self.data_dir, "--port", str(self.port),
                 "--modules-dir", self.modules_dir, "--plugins-dir", self.plugins_dir,
-                "--web-dir", os.path.join(BUILD, "web"), "--config", "/dev/null"]
+                "--web-dir", os.environ.get("HL_WEB_DIR") or os.path.join(BUILD, "web"),
+                "--config", "/dev/null"]
 
     def run(self, command, *extra):
         """Run a one-shot subcommand; returns (exit code, stdout, stderr)."""

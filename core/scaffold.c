@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scaffold.c: `hyperlevel new-module NAME [DIR]`, which starts a module
+ * outside the source tree: it copies the template folder (the setting
+ * template_dir; the hyperlevel-dev package installs it) into DIR (./NAME
+ * by default), replacing in file names and texts
+ *
+ *   @NAME@       the module's name          @TITLE@   its menu label
+ *   @ABI_MAJOR@  this server's module ABI   @DATE@    now (RFC 2822),
+ *   @AUTHOR@     $DEBFULLNAME <$DEBEMAIL>   @YEAR@    for debian/
+ *
+ * Nothing is written over: DIR must not exist. The copy is made in a
+ * temporary folder beside DIR and renamed into place only when whole, so
+ * a failure leaves nothing behind.
+ */
+#include "log.h"
+#include "scaffold.h"
+
+#include <hyperlevel/hyperlevel.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NAME_MAX_CHARS 32
+
+struct words {
+	const char *key[6];
+	char value[6][256];
+	int n;
+};
+
+/* Module names become file names, table-name prefixes and URL parts. */
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (!n || n > NAME_MAX_CHARS || name[0] < 'a' || name[0] > 'z')
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+static void add_word(struct words *w, const char *key, const char *value)
+{
+	w->key[w->n] = key;
+	snprintf(w->value[w->n], sizeof(w->value[0]), "%s", value);
+	w->n++;
+}
+
+static void fill_words(struct words *w, const char *name)
+{
+	char buf[256];
+	add_word(w, "@NAME@", name);
+	snprintf(buf, sizeof(buf), "%s", name);
+	buf[0] = (char)(buf[0] - 'a' + 'A');
+	for (char *p = buf; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	add_word(w, "@TITLE@", buf);
+	snprintf(buf, sizeof(buf), "%d", HL_ABI_MAJOR);
+	add_word(w, "@ABI_MAJOR@", buf);
+	const char *who = getenv("DEBFULLNAME"), *mail = getenv("DEBEMAIL");
+	snprintf(buf, sizeof(buf), "%s <%s>", who && *who ? who : "Module author",
+		 mail && *mail ? mail : "author@example.org");
+	add_word(w, "@AUTHOR@", buf);
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	static const char days[][4] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char months[][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	long off = tm.tm_gmtoff / 60;
+	snprintf(buf, sizeof(buf), "%s, %02d %s %d %02d:%02d:%02d %c%02ld%02ld", days[tm.tm_wday],
+		 tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60);
+	add_word(w, "@DATE@", buf);
+	snprintf(buf, sizeof(buf), "%d", tm.tm_year + 1900);
+	add_word(w, "@YEAR@", buf);
+}
+
+/* `text` with every key of `w` replaced, written to `out`. */
+static int write_replaced(FILE *out, const char *text, size_t len, const struct words *w)
+{
+	size_t i = 0;
+	while (i < len) {
+		int k = 0;
+		if (text[i] == '@')
+			for (; k < w->n; k++)
+				if (!strncmp(text + i, w->key[k], strlen(w->key[k])))
+					break;
+		if (text[i] == '@' && k < w->n) {
+			fputs(w->value[k], out);
+			i += strlen(w->key[k]);
+		} else {
+			fputc(text[i++], out);
+		}
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+/* A file or folder name with the keys replaced, into `out`. */
+static void replaced_name(const char *name, const struct words *w, char *out, size_t size)
+{
+	FILE *f = fmemopen(out, size, "w");
+	int bad = !f || write_replaced(f, name, strlen(name), w);
+	if ((f && fclose(f)) || bad)
+		snprintf(out, size, "%s", name);
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *text = NULL;
+	FILE *mem = open_memstream(&text, len);
+	char buf[8192];
+	size_t n;
+	while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, mem);
+	int bad = ferror(f) || !mem;
+	fclose(f);
+	if (mem && fclose(mem))
+		bad = 1;
+	if (bad) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode, const struct words *w)
+{
+	size_t len = 0;
+	char *text = read_whole(from, &len);
+	if (!text) {
+		log_error("%s: %s", from, strerror(errno));
+		return HL_EIO;
+	}
+	int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int rc = !out || write_replaced(out, text, len, w);
+	if (out ? fclose(out) : (fd >= 0 && close(fd)))
+		rc = 1;
+	free(text);
+	if (rc) {
+		log_error("%s: %s", to, strerror(errno));
+		return HL_EIO;
+	}
+	return 0;
+}
+
+/* Copy folder `from` into the existing folder `to`, recursively. */
+static int copy_tree(const char *from, const char *to, const struct words *w, int *files)
+{
+	DIR *d = opendir(from);
+	if (!d) {
+		log_error("%s: %s", from, strerror(errno));
+		return HL_EIO;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char src[PATH_MAX], name[NAME_MAX + 1], dst[PATH_MAX];
+		struct stat st;
+		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+		replaced_name(e->d_name, w, name, sizeof(name));
+		snprintf(dst, sizeof(dst), "%s/%s", to, name);
+		if (stat(src, &st)) {
+			log_error("%s: %s", src, strerror(errno));
+			rc = HL_EIO;
+		} else if (S_ISDIR(st.st_mode) && mkdir(dst, 0755)) {
+			log_error("%s: %s", dst, strerror(errno));
+			rc = HL_EIO;
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = copy_tree(src, dst, w, files);
+		} else if (S_ISREG(st.st_mode) && !(rc = copy_file(src, dst, st.st_mode, w))) {
+			(*files)++;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+int scaffold_module(const struct config *cfg, const char *name, const char *dir)
+{
+	if (!valid_name(name)) {
+		log_error("'%s' cannot name a module: use 1 to %d lowercase letters, digits and _,"
+			  " starting with a letter", name, NAME_MAX_CHARS);
+		return HL_EINVAL;
+	}
+	struct stat st;
+	if (stat(cfg->template_dir, &st) || !S_ISDIR(st.st_mode)) {
+		log_error("the module templates are not in %s: install the hyperlevel-dev package"
+			  " (or set template_dir)", cfg->template_dir);
+		return HL_ENOENT;
+	}
+	const char *target = dir ? dir : name;
+	if (!lstat(target, &st) || errno != ENOENT) {
+		log_error("%s already exists: new-module writes a new folder, never into one", target);
+		return HL_EINVAL;
+	}
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.new-XXXXXX", target);
+	if (!mkdtemp(tmp)) {
+		log_error("%s: %s", tmp, strerror(errno));
+		return HL_EIO;
+	}
+	chmod(tmp, 0755);
+	struct words w = { .n = 0 };
+	fill_words(&w, name);
+	int files = 0;
+	int rc = copy_tree(cfg->template_dir, tmp, &w, &files);
+	if (!rc && rename(tmp, target)) {
+		log_error("%s: %s", target, strerror(errno));
+		rc = HL_EIO;
+	}
+	if (rc) {
+		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		return rc;
+	}
+	printf("wrote %s/ (%d files): module %s with a route, a migration, a job, a page, its"
+	       " tests and its Debian packaging\nnext: cd %s && make && make check\n", target, files,
+	       name, target);
+	return 0;
+}
