@@ -141,6 +141,18 @@ void cache_free(struct cache *c)
 
 /* ---- routes ------------------------------------------------------------ */
 
+/* Add table `t` to what the route reads, once; 1 when there is no room. */
+static int add_read(struct cached_route *cr, int t)
+{
+	for (int i = 0; i < cr->ntables; i++)
+		if (cr->tables[i] == t)
+			return 0;
+	if (cr->ntables == MAX_READS)
+		return 1;
+	cr->tables[cr->ntables++] = t;
+	return 0;
+}
+
 static int resolve_reads(struct cache *c, const struct route_entry *e, struct cached_route *cr)
 {
 	const char *p = e->route.reads ? e->route.reads : "";
@@ -152,20 +164,31 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 			char name[128];
 			snprintf(name, sizeof(name), "%.*s", (int)(n - optional), p);
 			int t = changes_table_id(c->changes, name);
-			if (t < 0 && optional) {
+			const int *view_tables;
+			int nview = t < 0 ? changes_view_tables(c->changes, name, &view_tables) : -1;
+			if ((t < 0 && nview < 0 && optional) || nview > 0) {
+				/* A view another module publishes: the tables it reads. */
+				int full = 0;
+				for (int k = 0; k < nview; k++)
+					full |= add_read(cr, view_tables[k]);
+				if (full) {
+					log_error("module %s: %s %s reads '%s', whose tables are too many"
+						  " for the cache", e->owner, e->route.method,
+						  e->route.pattern, name);
+					return HL_EINVAL;
+				}
 				p += n + (p[n] != '\0');
 				continue;
 			}
-			const char *why = t < 0 ? "which is not a table of the database"
+			const char *why = t < 0 ? "which is not a table or view of the database"
 				: changes_is_virtual(c->changes, t)
 					? "a virtual table; name the tables it is built from"
-				: cr->ntables == MAX_READS ? "one table too many for the cache" : NULL;
+				: add_read(cr, t) ? "one table too many for the cache" : NULL;
 			if (why) {
 				log_error("module %s: %s %s reads '%s', %s", e->owner, e->route.method,
 					  e->route.pattern, name, why);
 				return HL_EINVAL;
 			}
-			cr->tables[cr->ntables++] = t;
 		}
 		p += n + (p[n] != '\0');
 	}

@@ -22,6 +22,12 @@ struct changes {
 	_Atomic uint64_t any[CHANGES_MAX_TABLES];  /* every write */
 	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
 	_Atomic uint64_t in_location[LOCATION_SLOTS];
+	/* Views, which a module publishes for others to read (a cached route
+	 * may name one): the tables each reads. */
+	int nviews;
+	char *view_name[CHANGES_MAX_VIEWS];
+	int view_ntables[CHANGES_MAX_VIEWS];
+	int view_table[CHANGES_MAX_VIEWS][CHANGES_VIEW_TABLES];
 };
 
 struct changes *changes_new(void)
@@ -35,6 +41,8 @@ void changes_free(struct changes *ch)
 		return;
 	for (int i = 0; i < ch->ntables; i++)
 		free(ch->name[i]);
+	for (int i = 0; i < ch->nviews; i++)
+		free(ch->view_name[i]);
 	free(ch);
 }
 
@@ -50,6 +58,69 @@ static int location_column(sqlite3 *db, const char *table)
 		col = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return col;
+}
+
+struct view_reads {
+	struct changes *ch;
+	int view;
+};
+
+/* SQLite's authorizer, while a view is prepared: each table it reads. */
+static int note_read(void *arg, int action, const char *table, const char *b, const char *c,
+		     const char *d)
+{
+	struct view_reads *at = arg;
+	(void)b, (void)c, (void)d;
+	int t = action == SQLITE_READ && table ? changes_table_id(at->ch, table) : -1;
+	int v = at->view, n = at->ch->view_ntables[v];
+	for (int i = 0; i < n && t >= 0; i++)
+		if (at->ch->view_table[v][i] == t)
+			t = -1;
+	if (t >= 0 && n < CHANGES_VIEW_TABLES)
+		at->ch->view_table[v][at->ch->view_ntables[v]++] = t;
+	return SQLITE_OK;
+}
+
+/* Learn each view and the tables it reads, by preparing a read of it with
+ * the authorizer listening (views of views come down to their tables). */
+static int learn_views(struct changes *ch, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'view' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return HL_EDB;
+	int rc = 0;
+	while (ch->nviews < CHANGES_MAX_VIEWS && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", name);
+		if (!sql || !(ch->view_name[ch->nviews] = strdup(name))) {
+			sqlite3_free(sql);
+			rc = HL_ENOMEM;
+			break;
+		}
+		struct view_reads at = { ch, ch->nviews };
+		sqlite3_stmt *read = NULL;
+		sqlite3_set_authorizer(db, note_read, &at);
+		if (sqlite3_prepare_v2(db, sql, -1, &read, NULL) != SQLITE_OK)
+			log_warn("view %s cannot be read (%s): a cached route may not name it", name,
+				 sqlite3_errmsg(db));
+		sqlite3_set_authorizer(db, NULL, NULL);
+		sqlite3_finalize(read);
+		sqlite3_free(sql);
+		ch->nviews++;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int changes_view_tables(const struct changes *ch, const char *name, const int **tables)
+{
+	for (int i = 0; i < ch->nviews; i++)
+		if (!strcmp(ch->view_name[i], name)) {
+			*tables = ch->view_table[i];
+			return ch->view_ntables[i];
+		}
+	return -1;
 }
 
 int changes_learn(struct changes *ch, sqlite3 *db)
@@ -76,7 +147,7 @@ int changes_learn(struct changes *ch, sqlite3 *db)
 	if (ch->ntables == CHANGES_MAX_TABLES)
 		log_warn("more than %d tables: writes to the rest do not refresh cached answers",
 			 CHANGES_MAX_TABLES);
-	return rc;
+	return rc ? rc : learn_views(ch, db);
 }
 
 int changes_table_id(const struct changes *ch, const char *name)

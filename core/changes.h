@@ -26,6 +26,8 @@
 #include <stdint.h>
 
 #define CHANGES_MAX_TABLES 512
+#define CHANGES_MAX_VIEWS 256
+#define CHANGES_VIEW_TABLES 16
 #define CHANGE_SET_MAX 32
 
 struct changes;
@@ -47,9 +49,13 @@ struct change_set {
 struct changes *changes_new(void);
 void changes_free(struct changes *ch);
 
-/* Learn the tables of the database and where their location_id column is;
- * called on the main thread once migrations are done, before serving. */
+/* Learn the tables of the database and where their location_id column is,
+ * and the tables each view reads; called on the main thread once
+ * migrations are done, before serving. */
 int changes_learn(struct changes *ch, sqlite3 *db);
+/* The tables view `name` reads (ids, in *tables), how many; -1 when the
+ * database has no such view. */
+int changes_view_tables(const struct changes *ch, const char *name, const int **tables);
 /* A table's id, or -1 when the database has no such table. */
 int changes_table_id(const struct changes *ch, const char *name);
 int changes_has_location(const struct changes *ch, int table);

@@ -20,7 +20,7 @@ static const char *const wants[] = { "invoices", NULL };
 
 int agency_invoices;
 
-#define COUNT_TABLES "contact_counts stage_counts task_counts contacts conversations tasks" \
+#define COUNT_TABLES "contact_totals deal_totals open_task_totals contacts conversations tasks" \
 	" invoices? locations"
 
 /* Agency staff, every location at once, cached until a write in any. */
@@ -34,9 +34,9 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts, ACROSS,
 	  .reads = "contacts contact_tags tags locations" },
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,
-	  .reads = "stage_counts stages pipelines locations" },
+	  .reads = "deal_totals stages pipelines locations" },
 	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks, ACROSS,
-	  .reads = "task_counts tasks users locations" },
+	  .reads = "open_task_totals tasks users locations" },
 };
 
 /* The browser pages (webui/agency.js), for agency staff: the overview

@@ -5,9 +5,9 @@
  * cursor), each with its deals of that status by stage and their count and
  * value, and the agency's totals by status.
  *
- * Both statements read the counts the opportunities module keeps per
- * stage and status (stage_counts): a few rows per stage of the page's
- * sub-accounts, and of every one for the totals. A page's cost follows
+ * Both statements read the counts the opportunities module keeps and
+ * publishes per stage and status (the view deal_totals): a few rows per
+ * stage of the page's sub-accounts, and of every one for the totals. A page's cost follows
  * its size, not the number of sub-accounts.
  */
 #include "agency.h"
@@ -27,7 +27,7 @@ static const char page_sql[] =
 	" st.deals, st.cents, hex(json_array(page.name, page.id)) FROM page"
 	" LEFT JOIN (SELECT sc.location_id, sc.stage_id, s.name AS stage_name, s.pipeline_id,"
 	"  p.name AS pipeline_name, p.position AS pipeline_position, s.position, sc.deals, sc.cents"
-	"  FROM stage_counts sc JOIN stages s ON s.id = sc.stage_id"
+	"  FROM deal_totals sc JOIN stages s ON s.id = sc.stage_id"
 	"  JOIN pipelines p ON p.id = s.pipeline_id"
 	"  WHERE sc.location_id IN (SELECT id FROM page) AND sc.status = :status AND sc.deals > 0) st"
 	" ON st.location_id = page.id"
@@ -38,7 +38,7 @@ enum { COL_LOCATION, COL_LOCATION_NAME, COL_STAGE, COL_STAGE_NAME, COL_PIPELINE,
        COL_PIPELINE_NAME, COL_COUNT, COL_CENTS, COL_CURSOR };
 
 static const char totals_sql[] =
-	"SELECT status, sum(deals), sum(cents) FROM stage_counts"
+	"SELECT status, sum(deals), sum(cents) FROM deal_totals"
 	" WHERE location_id IN " AGENCY_LOCATIONS " GROUP BY status";
 
 struct figure {

@@ -34,12 +34,12 @@
 #define PROJECTS_ROWS(unpaid) \
 	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations WHERE " FOUND_LOCATIONS ")," \
 	" live AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
-	"  FROM contact_counts WHERE location_id IN (SELECT id FROM loc))," \
-	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
+	"  FROM contact_totals WHERE location_id IN (SELECT id FROM loc))," \
+	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)," \
 	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
-	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM task_counts" \
+	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM open_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
 	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \

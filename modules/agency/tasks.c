@@ -22,7 +22,7 @@ static const char assignees_sql[] =
 	"SELECT nullif(tc.assignee, 0) AS id, u.name, sum(tc.open) AS open,"
 	" sum((SELECT count(*) FROM tasks WHERE location_id = tc.location_id AND completed_at IS NULL"
 	"  AND assignee_id IS nullif(tc.assignee, 0) AND due_at < :now)) AS overdue"
-	" FROM task_counts tc LEFT JOIN users u ON u.id = tc.assignee"
+	" FROM open_task_totals tc LEFT JOIN users u ON u.id = tc.assignee"
 	" WHERE tc.location_id IN " AGENCY_LOCATIONS " AND tc.open > 0"
 	" GROUP BY tc.assignee ORDER BY u.name COLLATE NOCASE, tc.assignee";
 

@@ -20,7 +20,7 @@
 	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
 	"  GROUP BY location_id)," \
-	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM stage_counts" \
+	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
 	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
 	" json_object('due_today', coalesce(today.n, 0), 'overdue', coalesce(late.n, 0)) AS json_tasks," \

@@ -179,7 +179,7 @@ def test_a_route_reading_an_unknown_table_stops_the_start():
     code, log = s.start_fails()
     assert code == 1
     assert ("module reader_bad_reads: GET /api/reader_bad_reads/items reads 'no_such_table',"
-            " which is not a table of the database") in log
+            " which is not a table or view of the database") in log
 
 
 def test_a_write_while_an_identical_miss_waits_is_not_lost():

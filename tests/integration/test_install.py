@@ -106,3 +106,39 @@ def test_installed_server_loads_a_module_built_out_of_tree():
 
 
 test_installed_server_loads_a_module_built_out_of_tree.normal_build_only = True
+
+
+def test_reinstall_keeps_an_edited_conf_and_uninstall_only_takes_its_own():
+    dest = tempfile.mkdtemp(prefix="hl-install-")
+    try:
+        build = os.path.relpath(harness.BUILD, harness.ROOT)
+        def make(target):
+            return subprocess.run(["make", "-s", "--no-print-directory", target, "BUILD=" + build,
+                                   "PREFIX=/usr", "DESTDIR=" + dest], cwd=harness.ROOT,
+                                  check=True, capture_output=True, text=True, timeout=600).stdout
+        make("install")
+        etc = os.path.join(dest, "etc", "hyperlevel")
+        conf = os.path.join(etc, "hyperlevel.conf")
+        with open(conf, "a") as f:
+            f.write("port = 4801\n")
+        mine = os.path.join(dest, "usr", "lib", "hyperlevel", "modules", "billing.so")
+        with open(mine, "w") as f:
+            f.write("an administrator's module")
+        out = make("install")
+        assert "%s was changed and is kept; the shipped one is %s.dist" % (conf, conf) in out, out
+        with open(conf) as f:
+            assert f.read().endswith("port = 4801\n")
+        with open(conf + ".dist") as f, open(os.path.join(harness.ROOT, "hyperlevel.conf")) as g:
+            assert f.read() == g.read()
+        assert not os.path.exists(os.path.join(etc, "plugins.d", "contacts.conf.dist"))
+
+        make("uninstall")
+        assert not os.path.exists(os.path.join(dest, "usr", "bin", "hyperlevel"))
+        assert not os.path.exists(os.path.join(dest, "usr", "include", "hyperlevel"))
+        assert os.listdir(os.path.dirname(mine)) == ["billing.so"]  # not ours to take
+        assert os.path.exists(conf)  # as a package's remove, /etc stays
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+test_reinstall_keeps_an_edited_conf_and_uninstall_only_takes_its_own.normal_build_only = True

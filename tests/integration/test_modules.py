@@ -284,6 +284,31 @@ def test_each_module_indexes_only_its_own_tables():
     assert len(made) > 20
 
 
+def test_a_modules_counts_are_read_by_others_only_through_the_view_it_publishes():
+    """The counts a module keeps for others (contact_counts, task_counts,
+    stage_counts) are its own to change: other modules read the views it
+    publishes (contact_totals, open_task_totals, deal_totals)."""
+    counts = {}  # table -> module
+    for module in SHIPPED:
+        folder = os.path.join(harness.ROOT, "modules", module, "migrations")
+        for name in os.listdir(folder) if os.path.isdir(folder) else ():
+            with open(os.path.join(folder, name)) as f:
+                for table in re.findall(r"CREATE TABLE (\w+_counts)", f.read()):
+                    counts[table] = module
+    assert sorted(counts) == ["contact_counts", "stage_counts", "task_counts"], counts
+    wrong = []
+    for module in SHIPPED:
+        folder = os.path.join(harness.ROOT, "modules", module)
+        for name in os.listdir(folder):
+            if not name.endswith((".c", ".h")):
+                continue
+            with open(os.path.join(folder, name)) as f:
+                text = f.read()
+            wrong += ["%s/%s reads %s of %s" % (module, name, t, counts[t])
+                      for t in counts if counts[t] != module and re.search(r"\b%s\b" % t, text)]
+    assert not wrong, wrong
+
+
 def test_enable_and_disable_keep_the_conf_and_check_what_requires_what():
     with Server(modules=("contacts", "tasks", "probe"),
                 plugins={"tasks": "# Tasks and their due dates.\nenabled = yes\n"}) as s:

@@ -43,8 +43,8 @@
  *   1.9  the module platform 1.0: every table read by its declared size
  *        (the frozen HL_*_SIZE_* below); hl_module.wants,
  *        hl_module_loaded and hl_json_absent_modules; "table?" in
- *        hl_route.reads; hl_migration.flags and HL_MIGRATION_RETIRED;
- *        hl_reply_invalid, hl_reply_empty, hl_step_int, hl_step_changes,
+ *        hl_route.reads, and a view; hl_migration.flags and
+ *        HL_MIGRATION_RETIRED; hl_reply_invalid, hl_reply_empty, hl_step_int, hl_step_changes,
  *        hl_step_last_id; a handler may return HL_EINVAL after a 4xx
  *        answer; hl_scoped_write_int binds :id.
  */
@@ -144,7 +144,9 @@ struct hl_route {
 	 * to cache_ms; 0: never. `reads` names, space-separated, every table
 	 * the answer is built from: a committed write to one of them drops the
 	 * answer (in a route of a location, only a write to that location's
-	 * rows, for tables with a location_id). A table the database lacks
+	 * rows, for tables with a location_id). A view another module
+	 * publishes (ABI 1.9) stands for the tables it reads, so the reader
+	 * need not know them. A table the database lacks
 	 * stops the start, unless its name ends in "?" (ABI 1.9: "invoices?"),
 	 * a table of a module this one wants, which may be absent. An answer
 	 * whose handler asked hl_user_id is not
