@@ -285,17 +285,25 @@ static void sweep(const char *dir)
 
 /* ---- making one backup --------------------------------------------------- */
 
+/* The copy's name is its second: a second copy within the same second
+ * (a purge, then the migration that follows) waits for the next one
+ * rather than take the first's name. */
 static int paths(const struct config *cfg, char *dir, char *src, char *name)
 {
 	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(stamp, sizeof(stamp), "hyperlevel-%Y%m%dT%H%M%SZ.db", gmtime_r(&now, &tm));
 	int rc = join(dir, PATH_MAX, cfg->data_dir, "backups");
 	if (!rc)
 		rc = join(src, PATH_MAX, cfg->data_dir, "hyperlevel.db");
-	if (!rc)
-		rc = join(name, PATH_MAX, dir, stamp);
+	for (int tries = 0; !rc && tries < 3; tries++) {
+		time_t now = time(NULL);
+		struct tm tm;
+		strftime(stamp, sizeof(stamp), "hyperlevel-%Y%m%dT%H%M%SZ.db", gmtime_r(&now, &tm));
+		if ((rc = join(name, PATH_MAX, dir, stamp)) || access(name, F_OK))
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 1000));
+	}
 	if (!rc && access(src, F_OK)) {
 		log_error("[backup] %s: there is no database to back up", src);
 		rc = HL_EIO;
@@ -319,7 +327,7 @@ static int copy_checked(struct backup *b, const char *src, const char *tmp, cons
 		rc = check_copy(b, tmp);
 	if (!rc)
 		rc = flush(tmp, 0);
-	if (!rc && rename(tmp, path)) {
+	if (!rc && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) {
 		log_error("[backup] cannot rename %s: %s", tmp, strerror(errno));
 		rc = HL_EIO;
 	}

@@ -518,6 +518,19 @@ void db_close(struct db *db)
 	free(db);
 }
 
+time_t db_modified(const struct db *db)
+{
+	char wal[PATH_MAX + 8];
+	struct stat st;
+	time_t at = 0;
+	snprintf(wal, sizeof(wal), "%s-wal", db->path);
+	if (!stat(db->path, &st))
+		at = st.st_mtime;
+	if (!stat(wal, &st) && st.st_mtime > at)
+		at = st.st_mtime;
+	return at;
+}
+
 const char *db_path(const struct db *db)
 {
 	return db->path;

@@ -22,6 +22,8 @@
 
 #include "config.h"
 
+#include <time.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +34,8 @@ struct db;
 int db_open(struct db **out, const struct config *cfg);
 void db_close(struct db *db);
 const char *db_path(const struct db *db);
+/* When the database (its file or its WAL) was last written, to the second. */
+time_t db_modified(const struct db *db);
 /* What the connections keep, as each last left a request or a write; any
  * thread. */
 struct db_cache_usage {

@@ -115,7 +115,13 @@ static int backup_before_upgrade(struct core *c, struct hl_db *w)
 			 core + modules, core + modules == 1 ? "" : "s");
 		return 0;
 	}
+	/* A start that failed after its copy (a migration that fails) must
+	 * not copy again on each retry, pruning the good days away. */
 	struct backup_info made;
+	if (!backup_newest(c->cfg.data_dir, &made) && made.when >= db_modified(c->srv.db)) {
+		step("backup", "the newest is newer than the database");
+		return 0;
+	}
 	int rc = backup_make(&c->cfg, &made);
 	char detail[PATH_MAX + 64];
 	snprintf(detail, sizeof(detail), "%s, before %d migration%s", rc ? "failed" : made.path,
@@ -421,6 +427,11 @@ int main(int argc, char **argv)
 		log_error("unknown command '%s' (see --help)", cmd);
 		return EXIT_USAGE;
 	}
+	/* A developer may not read the server's settings (the package makes
+	 * them root:hyperlevel 0640), and new-module needs none of them. */
+	if (!strcmp(cmd, "new-module") && !getenv("PGHL_CONFIG") &&
+	    access(HL_SYSCONFDIR "/hyperlevel/hyperlevel.conf", R_OK))
+		setenv("PGHL_CONFIG", "/dev/null", 1);
 	int rest = 0;
 	/* config_load moves the arguments that are not settings to the
 	 * front: SIGHUP reads the settings again from a copy made before. */

@@ -151,6 +151,13 @@ int migrate_owner(struct hl_db *w, const char *owner, const char *where,
 	return 0;
 }
 
+int migrate_verify(struct hl_db *w, const char *owner, const char *where,
+		   const struct hl_migration *steps, int nsteps)
+{
+	int done;
+	return verify(w, owner, where, steps, nsteps, &done);
+}
+
 int migrate_pending(struct hl_db *w, const char *owner, int nsteps)
 {
 	sqlite3_stmt *st = hl_stmt(w, "SELECT 1 FROM sqlite_schema WHERE name = 'schema_migrations'");

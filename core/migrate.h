@@ -23,6 +23,10 @@
 int migrate_owner(struct hl_db *w, const char *owner, const char *where,
 		  const struct hl_migration *steps, int nsteps, int *applied);
 
+/* Whether the steps recorded for `owner` are the first of the shipped
+ * ones, as the start checks: 0, or HL_EINVAL / HL_EDB after one line. */
+int migrate_verify(struct hl_db *w, const char *owner, const char *where,
+		   const struct hl_migration *steps, int nsteps);
 /* How many of `owner`'s `nsteps` are not applied yet in a database that
  * has applied some step (0 for a new one, where nothing is at stake), so
  * that the server can back up before an upgrade changes it; HL_EDB. */

@@ -14,6 +14,7 @@
 #include "server.h"
 
 #include <dirent.h>
+#include <strings.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -435,8 +436,18 @@ static int keep_setting(void *arg, const char *key, const char *value, int line)
 
 /* Read the conf and decide FOUND or DISABLED (or REFUSED for a conf with
  * no module file, or a malformed conf). */
+int module_name_reserved(const char *name)
+{
+	return !strcmp(name, "core") || !strncasecmp(name, "sqlite", 6);
+}
+
 static void read_conf(struct hl_mod *m, const char *modules_dir)
 {
+	if (module_name_reserved(m->name)) {
+		set_state(m, MOD_REFUSED, "'%s' is the server's own name (core, sqlite*): rename"
+			  " the module", m->name);
+		return;
+	}
 	if (m->conf_path) {
 		int rc = conf_read(m->conf_path, keep_setting, m);
 		if (rc) {
@@ -457,8 +468,12 @@ static void read_conf(struct hl_mod *m, const char *modules_dir)
 		set_state(m, MOD_REFUSED, "it is also %s: keep one of the two", m->shadowed);
 	else if (!enabled)
 		set_state(m, MOD_DISABLED, "disabled in %s", m->conf_path);
-	else if (!m->path)
-		set_state(m, MOD_REFUSED, "there is no %s.so in %s", m->name, modules_dir);
+	else if (!m->path) {
+		/* Its package removed (its conf stays until purged), or a
+		 * misspelt conf: nothing of it runs, so the rest may start. */
+		set_state(m, MOD_DISABLED, "there is no %s.so in %s", m->name, modules_dir);
+		log_warn("%s: not loaded: %s", m->conf_path, m->reason ? m->reason : "out of memory");
+	}
 	else
 		set_state(m, MOD_FOUND, NULL);
 }

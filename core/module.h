@@ -103,6 +103,10 @@ const char *mod_reason(const struct hl_mod *m);
  * called. NULL when it requires none or cannot be opened (logged). */
 const char *const *mod_requires(struct hl_mod *m);
 
+/* Whether `name` may not name a module: "core" owns the core's records
+ * and SQLite keeps names beginning with "sqlite" (a module's tables are
+ * named after it). */
+int module_name_reserved(const char *name);
 /* The module's migrations; a disabled module is opened and its init run
  * for them (it then counts as loaded, so only for a command that exits
  * after). NULL, *n 0, when it has none or cannot be opened (logged). */

@@ -7,17 +7,18 @@
  * again later runs its migrations afresh, on empty tables.
  *
  * The database does not say which module made which object, so the
- * module's migrations are asked: the core's steps and every enabled
- * module's are replayed, in load order, into an empty database in memory,
- * then the purged module's, and SQLite's authorizer notes what each one
- * creates. An object is the purged module's when one of its own steps
- * creates it and no other owner's does (two modules may both create an
- * index IF NOT EXISTS); only those still in the real database are
- * dropped. A step that fails in the replay (it reads a table of a module
- * that is off, say) is skipped statement by statement: what it would
- * have created is still noted, since the authorizer runs as the statement
- * is prepared. Retired steps are not replayed: what they made belongs to
- * the module that now makes it.
+ * modules' migrations are asked: the core's steps and every other
+ * installed module's are replayed, requirements first, into an empty
+ * database in memory; then the purged module's. Its objects are those
+ * its steps added to that database's schema (a table it renamed counts
+ * under its new name; an index another module also makes IF NOT EXISTS
+ * was there already, so is not its). Only those still in the real
+ * database are dropped. Nothing is dropped when the replay cannot tell:
+ * a step of the purged module fails on the empty database, or changes an
+ * object that is not its own (ALTER TABLE on another module's table), or
+ * the database holds steps of it that its file does not ship. Retired
+ * steps are not replayed: what they made belongs to the module that now
+ * makes it.
  */
 #include "backup.h"
 #include "db.h"
@@ -30,52 +31,60 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The names the replay saw created: by the purged module, by the rest. */
-struct created {
-	char **mine;
-	int nmine;
-	char **others;
-	int nothers;
-	int replaying_mine;
-	int failed;       /* out of memory */
+/* A schema object of the replay: its type, name and text. */
+struct object {
+	char type[16];
+	char *name;
+	char *sql;
 };
 
-static int noted(char **names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
+struct schema {
+	struct object *o;
+	int n;
+};
 
-static void note(struct created *c, const char *name)
+static void schema_free(struct schema *s)
 {
-	char ***names = c->replaying_mine ? &c->mine : &c->others;
-	int *n = c->replaying_mine ? &c->nmine : &c->nothers;
-	if (!name || noted(*names, *n, name))
-		return;
-	char **grown = realloc(*names, sizeof(*grown) * (size_t)(*n + 1));
-	char *copy = strdup(name);
-	if (!grown || !copy) {
-		free(copy);
-		if (grown)
-			*names = grown;
-		c->failed = 1;
-		return;
+	for (int i = 0; i < s->n; i++) {
+		free(s->o[i].name);
+		free(s->o[i].sql);
 	}
-	*names = grown;
-	(*names)[(*n)++] = copy;
+	free(s->o);
+	s->o = NULL;
+	s->n = 0;
 }
 
-static int note_creations(void *arg, int action, const char *a, const char *b, const char *c,
-			  const char *d)
+/* What `db` holds (but SQLite's own objects), into *s. 0 or HL_ENOMEM. */
+static int read_schema(sqlite3 *db, struct schema *s)
 {
-	(void)b, (void)c, (void)d;
-	if (action == SQLITE_CREATE_TABLE || action == SQLITE_CREATE_INDEX ||
-	    action == SQLITE_CREATE_VIEW || action == SQLITE_CREATE_TRIGGER ||
-	    action == SQLITE_CREATE_VTABLE)
-		note(arg, a);
-	return SQLITE_OK;
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT type, name, coalesce(sql, '') FROM sqlite_schema"
+				    " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", -1, &st, NULL);
+	while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		struct object *grown = realloc(s->o, sizeof(*grown) * (size_t)(s->n + 1));
+		if (!grown) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		s->o = grown;
+		struct object *o = &s->o[s->n++];
+		snprintf(o->type, sizeof(o->type), "%s", (const char *)sqlite3_column_text(st, 0));
+		o->name = strdup((const char *)sqlite3_column_text(st, 1));
+		o->sql = strdup((const char *)sqlite3_column_text(st, 2));
+		if (!o->name || !o->sql)
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_OK ? 0 : HL_ENOMEM;
+}
+
+/* The object of `s` called `name` (names are not case-sensitive). */
+static const struct object *find(const struct schema *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!sqlite3_stricmp(s->o[i].name, name))
+			return &s->o[i];
+	return NULL;
 }
 
 /* Where the statement starting at `sql` ends: after the first ';' at
@@ -93,115 +102,180 @@ static const char *statement_end(const char *sql)
 	return sql + strlen(sql);
 }
 
-/* Run `sql` statement by statement, going on past a failed one. */
-static void replay(sqlite3 *scratch, const char *sql)
+/* Run `steps` statement by statement, going on past a failed one; the
+ * first failure is logged as `owner`'s when `strict`. How many failed. */
+static int replay(sqlite3 *scratch, const char *owner, const struct hl_migration *steps, int n,
+		  int strict)
 {
-	while (*sql) {
-		sqlite3_stmt *st = NULL;
-		const char *tail = NULL;
-		if (sqlite3_prepare_v2(scratch, sql, -1, &st, &tail) != SQLITE_OK || !tail ||
-		    tail <= sql)
-			tail = statement_end(sql);
-		while (st && sqlite3_step(st) == SQLITE_ROW)
-			;
-		sqlite3_finalize(st);
-		sql = tail;
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		if (steps[i].flags & HL_MIGRATION_RETIRED)
+			continue;
+		for (const char *sql = steps[i].sql; *sql;) {
+			sqlite3_stmt *st = NULL;
+			const char *tail = NULL;
+			int rc = sqlite3_prepare_v2(scratch, sql, -1, &st, &tail);
+			while (rc == SQLITE_OK && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+				;
+			if (rc != SQLITE_OK && rc != SQLITE_DONE && strict && !failed++)
+				log_error("cannot tell %s's tables: its migration '%s' fails on an empty"
+					  " database (%s); nothing was changed", owner, steps[i].name,
+					  sqlite3_errmsg(scratch));
+			sqlite3_finalize(st);
+			sql = tail && tail > sql ? tail : statement_end(sql);
+		}
 	}
+	return failed;
 }
 
-static void replay_steps(sqlite3 *scratch, const struct hl_migration *steps, int n)
+/* Whether every module `o` requires has been replayed (`m`, the purged
+ * one, is replayed last and waits for nobody). */
+static int requirements_done(const struct modules *set, struct hl_mod *o, struct hl_mod *m,
+			     const char *done)
 {
-	for (int i = 0; i < n; i++)
-		if (!(steps[i].flags & HL_MIGRATION_RETIRED))
-			replay(scratch, steps[i].sql);
+	for (const char *const *r = mod_requires(o); r && *r; r++)
+		for (int k = 0; k < modules_count(set); k++) {
+			struct hl_mod *dep = modules_at(set, k);
+			if (!done[k] && dep != m && mod_file(dep) && !strcmp(mod_name(dep), *r))
+				return 0;
+		}
+	return 1;
 }
 
-/* Fill *c with what `m`'s migrations create and what the core's and the
- * enabled modules' create. 0, HL_EDB or HL_ENOMEM. */
-static int learn_objects(const struct modules *set, struct hl_mod *m, struct created *c)
+/* Replay every installed module but `m`, each after those it requires;
+ * the last pass takes what a cycle or a missing requirement held back.
+ * 0 or HL_ENOMEM. */
+static int replay_others(sqlite3 *scratch, const struct modules *set, struct hl_mod *m)
+{
+	int n = modules_count(set);
+	char *done = calloc((size_t)n + 1, 1);
+	if (!done)
+		return HL_ENOMEM;
+	for (int pass = 0; pass <= n; pass++)
+		for (int i = 0; i < n; i++) {
+			struct hl_mod *o = modules_at(set, i);
+			int count;
+			if (done[i] || o == m || !mod_file(o) ||
+			    (pass < n && !requirements_done(set, o, m, done)))
+				continue;
+			const struct hl_migration *steps = mod_migrations(o, &count);
+			replay(scratch, mod_name(o), steps, count, 0);
+			done[i] = 1;
+		}
+	free(done);
+	return 0;
+}
+
+/* Into *mine, the objects `m`'s migrations make, as the schema after its
+ * replay has and the schema before had not. 0, or HL_EINVAL / HL_EDB /
+ * HL_ENOMEM after one line. */
+static int learn_objects(const struct modules *set, struct hl_mod *m, struct schema *mine)
 {
 	sqlite3 *scratch = NULL;
+	struct schema before = { 0 }, after = { 0 };
 	if (sqlite3_open_v2(":memory:", &scratch, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		log_error("an in-memory database: %s", scratch ? sqlite3_errmsg(scratch) : "no memory");
 		sqlite3_close(scratch);
 		return HL_EDB;
 	}
-	sqlite3_set_authorizer(scratch, note_creations, c);
-	replay_steps(scratch, core_migrations, core_migrations_count);
-	for (int i = 0; i < modules_count(set); i++) {
-		struct hl_mod *other = modules_at(set, i);
-		int n;
-		if (other != m && mod_state(other) == MOD_LOADED) {
-			const struct hl_migration *steps = mod_migrations(other, &n);
-			replay_steps(scratch, steps, n);
+	replay(scratch, "core", core_migrations, core_migrations_count, 0);
+	int n, rc = replay_others(scratch, set, m);
+	if (!rc)
+		rc = read_schema(scratch, &before);
+	const struct hl_migration *steps = mod_migrations(m, &n);
+	if (!rc && replay(scratch, mod_name(m), steps, n, 1))
+		rc = HL_EINVAL;
+	if (!rc)
+		rc = read_schema(scratch, &after);
+	for (int i = 0; !rc && i < before.n; i++) {
+		const struct object *now = find(&after, before.o[i].name);
+		if (!now || strcmp(now->sql, before.o[i].sql)) {
+			log_error("cannot purge %s: its migrations change %s %s, which is not its own;"
+				  " nothing was changed", mod_name(m), before.o[i].type, before.o[i].name);
+			rc = HL_EINVAL;
 		}
 	}
-	int n;
-	const struct hl_migration *steps = mod_migrations(m, &n);
-	c->replaying_mine = 1;
-	replay_steps(scratch, steps, n);
+	for (int i = 0; !rc && i < after.n; i++) {
+		if (find(&before, after.o[i].name))
+			continue;
+		struct object *grown = realloc(mine->o, sizeof(*grown) * (size_t)(mine->n + 1));
+		if (!grown) {
+			rc = HL_ENOMEM;
+			break;
+		}
+		mine->o = grown;
+		mine->o[mine->n++] = after.o[i];
+		after.o[i].name = after.o[i].sql = NULL; /* moved */
+	}
+	schema_free(&before);
+	schema_free(&after);
 	sqlite3_close(scratch);
-	return c->failed ? HL_ENOMEM : 0;
+	return rc;
 }
 
-/* Drop, in the real database, the purged module's objects of one kind
- * (kinds in an order that leaves no dependent behind: views, triggers,
- * virtual tables, tables, then any index left); `dropped` counts them. */
-static int drop_kind(struct hl_db *w, const struct created *c, const char *type, int virtual,
+/* Drop, in the real database, the purged module's objects of one type
+ * (types in an order that leaves no dependent behind: views, triggers,
+ * tables, then any index left; a virtual table before the tables it
+ * made for itself). */
+static int drop_type(struct hl_db *w, const struct schema *mine, const char *type, int virtual,
 		     int *dropped)
 {
-	sqlite3_stmt *st = hl_stmt(w, "SELECT 1 FROM sqlite_schema WHERE name = :name"
-				      " AND type = :type AND (sql LIKE 'CREATE VIRTUAL%') = :virtual");
+	sqlite3_stmt *st = hl_stmt(w, "SELECT name FROM sqlite_schema WHERE name = :name"
+				      " COLLATE NOCASE AND type = :type"
+				      " AND (sql LIKE 'CREATE VIRTUAL%') = :virtual");
 	if (!st)
 		return HL_EDB;
-	for (int i = 0; i < c->nmine; i++) {
-		if (noted(c->others, c->nothers, c->mine[i]))
-			continue;
-		hl_bind_text(st, ":name", c->mine[i]);
+	for (int i = 0; i < mine->n; i++) {
+		hl_bind_text(st, ":name", mine->o[i].name);
 		hl_bind_text(st, ":type", type);
 		hl_bind_int(st, ":virtual", virtual);
-		int found = sqlite3_step(st) == SQLITE_ROW;
+		char *drop = NULL;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			drop = sqlite3_mprintf("DROP %s IF EXISTS \"%w\"", type,
+					       (const char *)sqlite3_column_text(st, 0));
 		sqlite3_reset(st);
-		if (!found)
+		if (!drop)
 			continue;
-		char *drop = sqlite3_mprintf("DROP %s IF EXISTS \"%w\"", type, c->mine[i]);
-		int rc = drop ? hl_exec(w, drop) : HL_ENOMEM;
+		int rc = hl_exec(w, drop);
 		sqlite3_free(drop);
 		if (rc)
 			return rc;
-		printf("  dropped %s %s\n", type, c->mine[i]);
+		printf("  dropped %s %s\n", type, mine->o[i].name);
 		(*dropped)++;
 	}
 	return 0;
 }
 
-/* Drop the objects and forget the module's records, in one transaction;
- * `deleted` counts the migration records and job states. */
-static int drop_all(struct hl_db *w, const char *name, const struct created *c, int *dropped,
-		    int64_t *deleted)
+struct purged {
+	int objects;
+	int64_t migrations, jobs;
+};
+
+/* Drop the objects and forget the module's records, in one transaction. */
+static int drop_all(struct hl_db *w, const char *name, const struct schema *mine,
+		    struct purged *out)
 {
 	char prefix[256];
 	snprintf(prefix, sizeof(prefix), "%s.", name);
 	int rc = db_begin(w);
 	if (!rc)
-		rc = drop_kind(w, c, "view", 0, dropped);
+		rc = drop_type(w, mine, "view", 0, &out->objects);
 	if (!rc)
-		rc = drop_kind(w, c, "trigger", 0, dropped);
+		rc = drop_type(w, mine, "trigger", 0, &out->objects);
 	if (!rc)
-		rc = drop_kind(w, c, "table", 1, dropped);
+		rc = drop_type(w, mine, "table", 1, &out->objects);
 	if (!rc)
-		rc = drop_kind(w, c, "table", 0, dropped);
+		rc = drop_type(w, mine, "table", 0, &out->objects);
 	if (!rc)
-		rc = drop_kind(w, c, "index", 0, dropped);
+		rc = drop_type(w, mine, "index", 0, &out->objects);
 	sqlite3_stmt *st = rc ? NULL : hl_stmt(w, "DELETE FROM schema_migrations WHERE owner = :name");
 	hl_bind_text(st, ":name", name);
-	int64_t n = rc ? HL_EDB : hl_step_changes(st);
-	deleted[0] = n;
-	st = n < 0 ? NULL : hl_stmt(w, "DELETE FROM job_state"
-				      " WHERE substr(name, 1, length(:prefix)) = :prefix");
+	out->migrations = rc ? HL_EDB : hl_step_changes(st);
+	st = out->migrations < 0 ? NULL : hl_stmt(w, "DELETE FROM job_state"
+						  " WHERE substr(name, 1, length(:prefix)) = :prefix");
 	hl_bind_text(st, ":prefix", prefix);
-	deleted[1] = n = n < 0 ? n : hl_step_changes(st);
-	if (!rc && n < 0)
+	out->jobs = out->migrations < 0 ? HL_EDB : hl_step_changes(st);
+	if (!rc && out->jobs < 0)
 		rc = HL_EDB;
 	if (!rc)
 		rc = db_commit(w);
@@ -237,17 +311,42 @@ static int purgeable(const struct modules *set, const struct config *cfg, struct
 	int n;
 	if (!mod_migrations(m, &n) && mod_state(m) == MOD_REFUSED)
 		return HL_EINVAL; /* it could not be opened: logged */
+	/* Another module's migrations tell what is its own: unknown, it
+	 * might share a table with this one. */
+	for (int i = 0; i < modules_count(set); i++) {
+		struct hl_mod *o = modules_at(set, i);
+		if (mod_state(o) == MOD_REFUSED && mod_file(o)) {
+			log_error("cannot purge %s while %s is refused (the line above says why):"
+				  " its migrations are needed to tell the tables apart", name,
+				  mod_name(o));
+			return HL_EINVAL;
+		}
+	}
 	return 0;
 }
 
-static void forget(struct created *c)
+/* Purge on the open database: the recorded steps must be the shipped
+ * ones (a newer version's would leave objects no replay knows). */
+static int purge_open(struct db *db, const struct config *cfg, struct hl_mod *m,
+		      const struct schema *mine, struct purged *out)
 {
-	for (int i = 0; i < c->nmine; i++)
-		free(c->mine[i]);
-	for (int i = 0; i < c->nothers; i++)
-		free(c->others[i]);
-	free(c->mine);
-	free(c->others);
+	int n;
+	const struct hl_migration *steps = mod_migrations(m, &n);
+	struct hl_db *w = db_write_lock(db);
+	int rc = migrate_verify(w, mod_name(m), mod_file(m), steps, n);
+	struct backup_info saved;
+	if (!rc && !(rc = backup_make(cfg, &saved)))
+		printf("backup: %s\n", saved.path);
+	/* Another module's table may point at one of these with a foreign
+	 * key; dropping would delete its rows first, or fail. */
+	if (!rc)
+		rc = hl_exec(w, "PRAGMA foreign_keys = OFF");
+	if (!rc) {
+		rc = drop_all(w, mod_name(m), mine, out);
+		hl_exec(w, "PRAGMA foreign_keys = ON");
+	}
+	db_write_unlock(db, w);
+	return rc;
 }
 
 int modules_purge(const struct modules *set, const struct config *cfg, const char *name)
@@ -262,34 +361,20 @@ int modules_purge(const struct modules *set, const struct config *cfg, const cha
 		printf("%s: there is no database at %s, so nothing to purge\n", name, path);
 		return 0;
 	}
-	struct created c = { 0 };
-	struct backup_info saved;
+	struct schema mine = { 0 };
+	struct purged done = { 0 };
 	struct db *db = NULL;
-	/* The data folder's lock first: no backup is made for a purge that
-	 * a running server stops. */
-	if ((rc = learn_objects(set, m, &c)) || (rc = db_open(&db, cfg)) ||
-	    (rc = backup_make(cfg, &saved))) {
-		forget(&c);
-		db_close(db);
-		return rc;
-	}
-	printf("backup: %s\n", saved.path);
-	struct hl_db *w = db_write_lock(db);
-	int dropped = 0;
-	int64_t deleted[2] = { 0, 0 };
-	/* Another module's table may point at one of these with a foreign
-	 * key; dropping would delete its rows first, or fail. */
-	rc = hl_exec(w, "PRAGMA foreign_keys = OFF");
-	if (!rc)
-		rc = drop_all(w, name, &c, &dropped, deleted);
-	hl_exec(w, "PRAGMA foreign_keys = ON");
-	db_write_unlock(db, w);
+	/* The data folder's lock before the backup: none is made for a purge
+	 * that a running server stops. */
+	if (!(rc = learn_objects(set, m, &mine)) && !(rc = db_open(&db, cfg)))
+		rc = purge_open(db, cfg, m, &mine, &done);
 	db_close(db);
-	forget(&c);
+	schema_free(&mine);
 	if (!rc)
 		printf("%s purged: %d schema object%s dropped, %lld migration record%s and %lld job"
-		       " state%s deleted; enabling it again starts it afresh\n", name, dropped,
-		       dropped == 1 ? "" : "s", (long long)deleted[0], deleted[0] == 1 ? "" : "s",
-		       (long long)deleted[1], deleted[1] == 1 ? "" : "s");
+		       " state%s deleted; enabling it again starts it afresh\n", name, done.objects,
+		       done.objects == 1 ? "" : "s", (long long)done.migrations,
+		       done.migrations == 1 ? "" : "s", (long long)done.jobs,
+		       done.jobs == 1 ? "" : "s");
 	return rc;
 }

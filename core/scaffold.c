@@ -6,14 +6,17 @@
  * by default), replacing in file names and texts
  *
  *   @NAME@       the module's name          @TITLE@   its menu label
- *   @ABI_MAJOR@  this server's module ABI   @DATE@    now (RFC 2822),
- *   @AUTHOR@     $DEBFULLNAME <$DEBEMAIL>   @YEAR@    for debian/
+ *   @PKG@        the name, _ as - (Debian)  @DATE@    now (RFC 2822),
+ *   @ABI_MAJOR@  this server's module ABI   @YEAR@    for debian/
+ *   @AUTHOR@     $DEBFULLNAME <$DEBEMAIL>
  *
  * Nothing is written over: DIR must not exist. The copy is made in a
  * temporary folder beside DIR and renamed into place only when whole, so
  * a failure leaves nothing behind.
  */
+#include "buf.h"
 #include "log.h"
+#include "module.h"
 #include "scaffold.h"
 
 #include <hyperlevel/hyperlevel.h>
@@ -31,10 +34,11 @@
 #include <unistd.h>
 
 #define NAME_MAX_CHARS 32
+#define TEMPLATE_MAX_BYTES (1 << 20)
 
 struct words {
-	const char *key[6];
-	char value[6][256];
+	const char *key[8];
+	char value[8][256];
 	int n;
 };
 
@@ -44,7 +48,8 @@ static int valid_name(const char *name)
 	size_t n = strlen(name);
 	if (!n || n > NAME_MAX_CHARS || name[0] < 'a' || name[0] > 'z')
 		return 0;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n &&
+	       !module_name_reserved(name);
 }
 
 static void add_word(struct words *w, const char *key, const char *value)
@@ -64,6 +69,11 @@ static void fill_words(struct words *w, const char *name)
 		if (*p == '_')
 			*p = ' ';
 	add_word(w, "@TITLE@", buf);
+	snprintf(buf, sizeof(buf), "%s", name);
+	for (char *p = buf; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	add_word(w, "@PKG@", buf);
 	snprintf(buf, sizeof(buf), "%d", HL_ABI_MAJOR);
 	add_word(w, "@ABI_MAJOR@", buf);
 	const char *who = getenv("DEBFULLNAME"), *mail = getenv("DEBEMAIL");
@@ -114,42 +124,20 @@ static void replaced_name(const char *name, const struct words *w, char *out, si
 		snprintf(out, size, "%s", name);
 }
 
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *text = NULL;
-	FILE *mem = open_memstream(&text, len);
-	char buf[8192];
-	size_t n;
-	while (mem && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, mem);
-	int bad = ferror(f) || !mem;
-	fclose(f);
-	if (mem && fclose(mem))
-		bad = 1;
-	if (bad) {
-		free(text);
-		return NULL;
-	}
-	return text;
-}
-
 static int copy_file(const char *from, const char *to, mode_t mode, const struct words *w)
 {
-	size_t len = 0;
-	char *text = read_whole(from, &len);
-	if (!text) {
+	struct buf text = { 0 };
+	if (buf_read_file(&text, from, TEMPLATE_MAX_BYTES)) {
 		log_error("%s: %s", from, strerror(errno));
+		buf_release(&text);
 		return HL_EIO;
 	}
 	int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-	int rc = !out || write_replaced(out, text, len, w);
+	int rc = !out || write_replaced(out, text.data, text.len, w);
 	if (out ? fclose(out) : (fd >= 0 && close(fd)))
 		rc = 1;
-	free(text);
+	buf_release(&text);
 	if (rc) {
 		log_error("%s: %s", to, strerror(errno));
 		return HL_EIO;
@@ -172,18 +160,24 @@ static int copy_tree(const char *from, const char *to, const struct words *w, in
 			continue;
 		char src[PATH_MAX], name[NAME_MAX + 1], dst[PATH_MAX];
 		struct stat st;
-		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
 		replaced_name(e->d_name, w, name, sizeof(name));
-		snprintf(dst, sizeof(dst), "%s/%s", to, name);
-		if (stat(src, &st)) {
+		if (snprintf(src, sizeof(src), "%s/%s", from, e->d_name) >= (int)sizeof(src) ||
+		    snprintf(dst, sizeof(dst), "%s/%s", to, name) >= (int)sizeof(dst)) {
+			log_error("%s/%s: the path is too long", from, e->d_name);
+			rc = HL_EIO;
+		} else if (lstat(src, &st)) {
 			log_error("%s: %s", src, strerror(errno));
+			rc = HL_EIO;
+		} else if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+			/* A link could lead the copy anywhere: a template has none. */
+			log_error("%s: neither a file nor a folder", src);
 			rc = HL_EIO;
 		} else if (S_ISDIR(st.st_mode) && mkdir(dst, 0755)) {
 			log_error("%s: %s", dst, strerror(errno));
 			rc = HL_EIO;
 		} else if (S_ISDIR(st.st_mode)) {
 			rc = copy_tree(src, dst, w, files);
-		} else if (S_ISREG(st.st_mode) && !(rc = copy_file(src, dst, st.st_mode, w))) {
+		} else if (!(rc = copy_file(src, dst, st.st_mode, w))) {
 			(*files)++;
 		}
 	}
@@ -202,7 +196,7 @@ int scaffold_module(const struct config *cfg, const char *name, const char *dir)
 {
 	if (!valid_name(name)) {
 		log_error("'%s' cannot name a module: use 1 to %d lowercase letters, digits and _,"
-			  " starting with a letter", name, NAME_MAX_CHARS);
+			  " starting with a letter (not core, nor sqlite...)", name, NAME_MAX_CHARS);
 		return HL_EINVAL;
 	}
 	struct stat st;
@@ -217,17 +211,23 @@ int scaffold_module(const struct config *cfg, const char *name, const char *dir)
 		return HL_EINVAL;
 	}
 	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s.new-XXXXXX", target);
+	if (snprintf(tmp, sizeof(tmp), "%s.new-XXXXXX", target) >= (int)sizeof(tmp)) {
+		log_error("%s: the path is too long", target);
+		return HL_EINVAL;
+	}
 	if (!mkdtemp(tmp)) {
 		log_error("%s: %s", tmp, strerror(errno));
 		return HL_EIO;
 	}
-	chmod(tmp, 0755);
+	mode_t mask = umask(0);
+	umask(mask);
+	chmod(tmp, 0777 & ~mask); /* mkdtemp's 0700, as mkdir would have made it */
 	struct words w = { .n = 0 };
 	fill_words(&w, name);
 	int files = 0;
 	int rc = copy_tree(cfg->template_dir, tmp, &w, &files);
-	if (!rc && rename(tmp, target)) {
+	/* Not over a folder made meanwhile, even an empty one. */
+	if (!rc && renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_NOREPLACE)) {
 		log_error("%s: %s", target, strerror(errno));
 		rc = HL_EIO;
 	}

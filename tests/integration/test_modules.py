@@ -4,10 +4,12 @@ and disabling in plugins.d, settings, dependency order, migrations, and
 every refusal, each one line naming the file and the reason. The jobs
 modules register are tested in test_jobs.py."""
 
+import json
 import os
 import re
 import shutil
 import sqlite3
+import subprocess
 import time
 
 import harness
@@ -180,10 +182,25 @@ def test_bad_setting_value_is_refused():
     assert any("contacts.conf:1: purge_after_days: 'soon' is not an integer" in l for l in lines)
 
 
-def test_conf_without_module_file_is_refused():
-    lines = refused(("contacts",), {"billing": "enabled = yes\n"})
-    assert len(lines) == 1
-    assert re.search(r"billing\.conf: refused: there is no billing\.so in ", lines[0])
+def test_conf_without_module_file_is_left_off_with_a_warning():
+    """A removed module package leaves its conf (a conffile) behind: the
+    server starts without the module, and says so; one that requires it
+    is left off too."""
+    with Server(modules=("contacts", "probe"),
+                plugins={"billing": "enabled = yes\n",
+                         "probe": "enabled = yes\n"}) as s:
+        os.remove(os.path.join(s.modules_dir, "contacts.so"))
+        with open(os.path.join(s.plugins_dir, "contacts.conf"), "w") as f:
+            f.write("enabled = yes\n")
+        s.start()
+        s.stop()
+        warnings = [l for l in s.log.splitlines() if l.startswith("warning:")]
+        assert any(re.search(r"billing\.conf: not loaded: there is no billing\.so in ", l)
+                   for l in warnings), s.log
+        assert any("probe.so: not loaded: it requires module 'contacts'" in l
+                   for l in warnings), s.log
+        code, out, _ = s.run("modules")
+        assert re.search(r"^billing +- +disabled +there is no billing\.so in", out, re.M), out
 
 
 def test_changed_migration_stops_the_start():
@@ -478,3 +495,62 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         s.start()
         assert s.get("/api/probe/hello").status == 200
         assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+
+
+def built_module(folder, name, steps):
+    """A module made for a test: `steps` (name, SQL) as its migrations,
+    compiled against the tree's header into `folder`."""
+    sql = ",\n".join('{ .name = %s, .sql = %s }' % (json.dumps(n), json.dumps(q)) for n, q in steps)
+    source = os.path.join(folder, name + ".c")
+    with open(source, "w") as f:
+        f.write('#include <hyperlevel/hyperlevel.h>\n'
+                'static const struct hl_migration steps[] = {\n%s\n};\n'
+                'static int init(struct hl_mod *mod) { return hl_add_migrations(mod, steps); }\n'
+                'HL_MODULE(.name = "%s", .version = "1.0.0", .init = init);\n' % (sql, name))
+    subprocess.run(["cc", "-std=gnu11", "-I", os.path.join(harness.ROOT, "core", "include"),
+                    "-fPIC", "-shared", "-o", os.path.join(folder, name + ".so"), source],
+                   check=True, timeout=120)
+    os.remove(source)
+    os.chmod(os.path.join(folder, name + ".so"), 0o755)
+
+
+def test_purge_takes_only_what_the_modules_own_migrations_made():
+    with Server(modules=("contacts",)) as s:
+        built_module(s.modules_dir, "ma", [("001_ma", """
+            CREATE TABLE IF NOT EXISTS shared_tags (tag TEXT);
+            CREATE TABLE ma_old (id INTEGER PRIMARY KEY);
+            ALTER TABLE ma_old RENAME TO ma_items;
+            CREATE INDEX ma_tags ON shared_tags (tag);""")])
+        built_module(s.modules_dir, "mb", [("001_mb", """
+            CREATE TABLE IF NOT EXISTS SHARED_TAGS (tag TEXT);
+            INSERT INTO shared_tags VALUES ('kept');""")])
+        built_module(s.modules_dir, "mc", [("001_mc", """
+            CREATE TABLE mc_log (id INTEGER);
+            CREATE TRIGGER mc_seen AFTER INSERT ON contacts BEGIN
+                INSERT INTO mc_log VALUES (new.id);
+            END;""")])
+        built_module(s.modules_dir, "md", [("001_md", "ALTER TABLE contacts ADD COLUMN md_flag INTEGER;")])
+        assert s.run("migrate")[0] == 0
+        def names():
+            return {r[0] for r in s.sql("SELECT name FROM sqlite_schema")}
+        assert {"shared_tags", "ma_items", "ma_tags", "mc_log", "mc_seen"} <= names()
+        for name in ("ma", "mb", "mc", "md", "contacts"):  # every other one off too
+            with open(os.path.join(s.plugins_dir, name + ".conf"), "w") as f:
+                f.write("enabled = no\n")
+
+        code, out, err = s.run("modules", "purge", "ma")
+        assert code == 0, err
+        gone = {"ma_items", "ma_tags"}
+        assert not gone & names() and "shared_tags" in names(), out
+        assert s.sql("SELECT tag FROM shared_tags") == [("kept",)]  # mb's, with its row
+
+        code, out, err = s.run("modules", "purge", "mc")
+        assert code == 0, err
+        assert not {"mc_log", "mc_seen"} & names()  # the trigger on contacts too
+
+        code, _, err = s.run("modules", "purge", "md")
+        assert code == 1 and error_lines(err) == [
+            "error: cannot purge md: its migrations change table contacts, which is not its own;"
+            " nothing was changed"], err
+        assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'md'") == [(1,)]
+        assert "contacts" in names()

@@ -38,7 +38,7 @@ def test_a_new_module_builds_passes_its_tests_and_loads_in_the_installed_server(
         p = subprocess.run([binary, "new-module", "notes", "--template-dir", templates],
                            cwd=work, env=env, capture_output=True, text=True, timeout=60)
         assert p.returncode == 0, p.stderr
-        assert p.stdout.startswith("wrote notes/ (16 files)"), p.stdout
+        assert p.stdout.startswith("wrote notes/ (15 files)"), p.stdout
         folder = os.path.join(work, "notes")
         with open(os.path.join(folder, "notes.c")) as f:
             source = f.read()
@@ -96,9 +96,10 @@ def test_new_module_refuses_a_bad_name_an_existing_folder_and_missing_templates(
                                capture_output=True, text=True, timeout=60, env=s.env)
             harness.check_sanitizers(p.stderr)
             return p.returncode, error_lines(p.stderr)
-        assert new("Notes", "--template-dir", templates) == (2, [
-            "error: 'Notes' cannot name a module: use 1 to 32 lowercase letters, digits and _,"
-            " starting with a letter"])
+        for bad in ("Notes", "core", "sqlite_notes", "9lives", "a-b", "x" * 33):
+            assert new(bad, "--template-dir", templates) == (2, [
+                "error: '%s' cannot name a module: use 1 to 32 lowercase letters, digits and _,"
+                " starting with a letter (not core, nor sqlite...)" % bad])
         assert new("notes", "--template-dir", os.path.join(work, "none")) == (2, [
             "error: the module templates are not in %s: install the hyperlevel-dev package"
             " (or set template_dir)" % os.path.join(work, "none")])
@@ -114,5 +115,15 @@ def test_new_module_refuses_a_bad_name_an_existing_folder_and_missing_templates(
             "my_notes.conf", "tests", "webui"]
         with open(os.path.join(work, "my_notes", "webui", "my_notes.js")) as f:
             assert "ctx.title('My notes')" in f.read()
+        with open(os.path.join(work, "my_notes", "debian", "control")) as f:
+            control = f.read()  # Debian names take no _
+        assert "Source: hyperlevel-my-notes\n" in control and "Package: hyperlevel-my-notes\n" in control
+        # A link in a template could lead the copy anywhere: refused.
+        linked = os.path.join(work, "linked")
+        shutil.copytree(templates, linked)
+        os.symlink("/etc", os.path.join(linked, "etc"))
+        code, lines = new("other", "--template-dir", linked)
+        assert code == 1 and lines == ["error: %s/etc: neither a file nor a folder" % linked], lines
+        assert sorted(os.listdir(work)) == ["linked", "my_notes", "taken"]
     finally:
         shutil.rmtree(work, ignore_errors=True)

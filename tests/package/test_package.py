@@ -151,6 +151,8 @@ def test_the_packages_install_serve_take_a_module_and_purge_in_a_debian_12_root(
         # hyperlevel-dev (its tests run as the package builds), installed.
         sh("cd /tmp && hyperlevel new-module notes && cd notes && make deb", timeout=1800)
         sh("apt-get install -y -qq /tmp/hyperlevel-notes_0.1.0_*.deb")
+        _, out = sh("dpkg-query -W -f '${Depends}' hyperlevel-notes")
+        assert out.startswith("hyperlevel-abi-1, hyperlevel (>= 0.1.0)"), out
         assert os.path.exists(path("/usr/lib/hyperlevel/modules/notes.so"))
         code, out = sh("hyperlevel modules")
         assert re.search(r"^notes +0\.1\.0 +loaded", out, re.M), out
@@ -166,12 +168,14 @@ def test_the_packages_install_serve_take_a_module_and_purge_in_a_debian_12_root(
         finally:
             service.stop()
 
-        # Removed, the module is turned off and the server starts without it.
+        # Removed, its conf stays (a conffile) and the server starts
+        # without it, saying so; purged, the conf goes too.
         sh("apt-get remove -y -qq hyperlevel-notes")
-        with open(path("/etc/hyperlevel/plugins.d/notes.conf")) as f:
-            assert "enabled = no" in f.read()
-        Service(port).start().stop()
+        assert os.path.exists(path("/etc/hyperlevel/plugins.d/notes.conf"))
+        log = Service(port).start().stop()
+        assert "notes.conf: not loaded: there is no notes.so in" in log, log
         sh("apt-get purge -y -qq hyperlevel-notes")
+        assert not os.path.exists(path("/etc/hyperlevel/plugins.d/notes.conf"))
 
         # Remove keeps the configuration; purge takes it, never the data.
         sh("apt-get remove -y -qq hyperlevel-dev hyperlevel")

@@ -119,8 +119,9 @@ static int notes_add(struct hl_req *req)
 	return 0;
 }
 
-/* The job: notes older than keep_days go, oldest first, a few hundred a
- * slice so that the write lock is never held long. */
+/* The job: notes older than keep_days go, oldest first, 500 at a time
+ * until the slice's budget is spent (the write lock is never held long);
+ * HL_JOB_MORE asks for the next slice soon when some are left. */
 static int expire(struct hl_job_run *run)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
@@ -132,5 +133,5 @@ static int expire(struct hl_job_run *run)
 	do
 		n = hl_step_changes(st);
 	while (n == 500 && !hl_job_over_budget(run));
-	return n < 0 ? HL_EDB : 0;
+	return n < 0 ? HL_EDB : n == 500 ? HL_JOB_MORE : HL_JOB_DONE;
 }
