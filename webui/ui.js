@@ -97,24 +97,26 @@ let errorSeq = 0;
 
 /* A function that runs `refresh` now, or, while the person is busy in
  * `area` (typing in a field there, a row opened for editing, shown by
- * aria-expanded="true", or a question of confirm open), once they are done: for pages that redraw on
- * changes made elsewhere (ctx.onLive), so a redraw never takes away what
- * someone is writing. Stops when `signal` aborts. */
+ * aria-expanded="true", or a question of confirm open), once they are
+ * done: for pages that redraw on changes made elsewhere (ctx.onLive), so
+ * a redraw never takes away what someone is writing. `refresh(busy)` may
+ * ask busy() again once its answer is in, just before it draws (they may
+ * have opened a form while it waited), and return false to be run again
+ * later. Stops when `signal` aborts. */
 export function whenFree(area, refresh, signal) {
 	let timer = 0;
 	signal.addEventListener('abort', () => clearTimeout(timer));
 	const typing = (el) => el && area.contains(el) &&
 		(el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' ||
 			(el.tagName === 'INPUT' && !/^(checkbox|radio|button|submit)$/.test(el.type)));
-	const run = () => {
+	const busy = () => Boolean(typing(document.activeElement) ||
+		area.querySelector('[aria-expanded="true"], [role="alertdialog"]'));
+	const run = async () => {
 		clearTimeout(timer);
 		if (signal.aborted)
 			return;
-		if (typing(document.activeElement) ||
-			area.querySelector('[aria-expanded="true"], [role="alertdialog"]'))
+		if (busy() || await refresh(busy) === false)
 			timer = setTimeout(run, 500);
-		else
-			refresh();
 	};
 	return run;
 }

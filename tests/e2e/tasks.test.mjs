@@ -131,6 +131,37 @@ describe('tasks', () => {
 		await context.close();
 	});
 
+	test('a change by someone else, on its way while a task is opened, leaves the form open', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Tasks').waitFor();
+		const mine = await admin.post('/api/tasks', { title: 'Open me while others work' }, loc.id);
+		const title = page.getByRole('button', { name: mine.title, exact: true });
+		await title.waitFor();
+		/* The list the live change asks for is held back until the task
+		 * is open, as a slow answer would be. */
+		let asked = false;
+		let release;
+		const held = new Promise((resolve) => { release = resolve; });
+		await page.route(/\/api\/tasks(\?.*)?$/, async (route) => {
+			asked = true;
+			await held;
+			await route.continue();
+		});
+		const theirs = await admin.post('/api/tasks', { title: 'Made by someone else' }, loc.id);
+		await until(() => asked, 10000, 'the list asked again after the change');
+		await title.click();
+		const edit = page.getByRole('form', { name: 'Edit task ' + mine.title });
+		await edit.getByLabel('Title').waitFor();
+		release();
+		await page.waitForResponse(/\/api\/tasks(\?.*)?$/);
+		await page.waitForTimeout(300); /* what it would draw, it would have drawn */
+		assert.equal(await edit.getByLabel('Title').isVisible(), true, 'the form is still open');
+		await title.click(); /* closed: the list catches up */
+		await page.getByRole('button', { name: theirs.title, exact: true }).waitFor({ timeout: 10000 });
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('at phone width nothing scrolls sideways', async () => {
 		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
 		await h1(page, 'Tasks').waitFor();

@@ -167,7 +167,7 @@ export default async function invoice(view, ctx, lib) {
 
 	/* Changed elsewhere (a payment recorded, the invoice sent): drawn
 	 * again as it is now, once nobody is typing in it. */
-	const redraw = ui.whenFree(view, async () => {
+	const redraw = ui.whenFree(view, async (busy) => {
 		let now;
 		try {
 			now = await api.get(path);
@@ -176,6 +176,8 @@ export default async function invoice(view, ctx, lib) {
 		}
 		if (ctx.signal.aborted || JSON.stringify(now) === JSON.stringify(inv))
 			return;
+		if (busy())
+			return false;
 		const had = view.contains(document.activeElement);
 		inv = now;
 		render();

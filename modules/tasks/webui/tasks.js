@@ -388,8 +388,9 @@ export default async function page(view, ctx) {
 	});
 
 	/* Changes by others: the list asked again for as many as it shows,
-	 * the focus kept on the same task, once nobody is editing one. */
-	async function changed() {
+	 * the focus kept on the same task, once nobody is editing one (nor
+	 * opened one while the list was on its way). */
+	async function changed(busy) {
 		const mine = seq;
 		const ask = Object.assign({}, filters, tasks.size > 50 ? { limit: Math.min(tasks.size, 1000) } : {});
 		let answer;
@@ -400,6 +401,8 @@ export default async function page(view, ctx) {
 		}
 		if (mine !== seq || ctx.signal.aborted)
 			return;
+		if (busy())
+			return false;
 		const active = document.activeElement;
 		const row = active && el.list.contains(active) && active.closest('.t-row');
 		const which = row && (active.type === 'checkbox' ? 'input' : '.t-title');
