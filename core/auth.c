@@ -11,6 +11,7 @@
  */
 #include "auth.h"
 #include "conf.h"
+#include "credentials.h"
 #include "db.h"
 #include "log.h"
 #include "ratelimit.h"
@@ -123,25 +124,44 @@ static void read_identity(struct identity *who, sqlite3_stmt *st)
 	who->assigned_only = sqlite3_column_int(st, 3);
 }
 
-static int by_token(struct hl_req *r, const char *token)
+/* Read the caller of `cr` (its kind and token set) from the database, and
+ * keep what was read: 0, HL_ENOENT or HL_EDB. */
+static int read_credential(struct hl_req *r, struct credential *cr)
 {
-	unsigned char hash[32];
-	auth_token_hash(token, hash);
-	sqlite3_stmt *st = hl_stmt(hl_read(r),
-		"SELECT u.id, u.agency_id, u.role, u.assigned_only, t.id, t.location_id"
-		" FROM api_tokens t JOIN users u ON u.id = t.user_id"
-		" WHERE t.token_hash = ?1 AND t.revoked_at IS NULL"
-		" AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL");
+	int token = cr->kind == CREDENTIAL_TOKEN;
+	sqlite3_stmt *st = hl_stmt(hl_read(r), token
+		? "SELECT u.id, u.agency_id, u.role, u.assigned_only, t.expires_at, 0,"
+		  " t.id, t.location_id"
+		  " FROM api_tokens t JOIN users u ON u.id = t.user_id"
+		  " WHERE t.token_hash = ?1 AND t.revoked_at IS NULL"
+		  " AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL"
+		: "SELECT u.id, u.agency_id, u.role, u.assigned_only, s.expires_at, s.renewed_at"
+		  " FROM sessions s JOIN users u ON u.id = s.user_id"
+		  " WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL");
 	if (!st)
 		return HL_EDB;
+	unsigned char hash[32];
+	auth_token_hash(cr->token, hash);
+	cr->stamp = credentials_stamp(r->srv->credentials);
+	cr->read_us = now_us();
 	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
 	int step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		read_identity(&cr->who, st);
+		cr->expires_at = sqlite3_column_int64(st, 4);
+		cr->renewed_at = sqlite3_column_int64(st, 5);
+		if (token) {
+			cr->who.token_id = sqlite3_column_int64(st, 6);
+			cr->who.token_location = sqlite3_column_int64(st, 7);
+		} else {
+			memcpy(cr->who.session, hash, sizeof(hash));
+		}
+	}
+	sqlite3_reset(st);
 	if (step != SQLITE_ROW)
 		return step == SQLITE_DONE ? HL_ENOENT : HL_EDB;
-	read_identity(&r->who, st);
-	r->who.token_id = sqlite3_column_int64(st, 4);
-	r->who.token_location = sqlite3_column_int64(st, 5);
+	credentials_keep(r->srv->credentials, cr);
 	return 0;
 }
 
@@ -170,40 +190,40 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 	db_write_unlock(db, w);
 }
 
-static int by_session(struct hl_req *r, const char *token)
+/* Who `cr` (its kind and token set) stands for, from memory while fresh,
+ * else from the database: 0 with r->who filled, HL_ENOENT or HL_EDB. */
+static int find_caller(struct hl_req *r, struct credential *cr)
 {
-	auth_token_hash(token, r->who.session);
-	sqlite3_stmt *st = hl_stmt(hl_read(r),
-		"SELECT u.id, u.agency_id, u.role, u.assigned_only, s.renewed_at"
-		" FROM sessions s JOIN users u ON u.id = s.user_id"
-		" WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
-	int step = sqlite3_step(st);
-	if (step != SQLITE_ROW)
-		return step == SQLITE_DONE ? HL_ENOENT : HL_EDB;
-	read_identity(&r->who, st);
-	int64_t renewed_at = sqlite3_column_int64(st, 4);
-	sqlite3_reset(st);
-	renew(r, token, renewed_at);
+	if (strlen(cr->token) >= sizeof(cr->token) - 1)
+		return HL_ENOENT; /* longer than any we hand out */
+	if (!credentials_find(r->srv->credentials, cr->kind, cr->token, cr)) {
+		int rc = read_credential(r, cr);
+		if (rc)
+			return rc;
+	}
+	r->who = cr->who;
+	if (cr->kind == CREDENTIAL_SESSION)
+		renew(r, cr->token, cr->renewed_at);
 	return 0;
 }
 
-/* 0 with r->who filled, or nobody; HL_ENOENT for credentials that name
- * nobody; HL_EDB. */
-static int identify(struct hl_req *r)
+/* 0 with r->who and *cr filled, or nobody (cr->kind 0); HL_ENOENT for
+ * credentials that name nobody; HL_EDB. */
+static int identify(struct hl_req *r, struct credential *cr)
 {
 	const char *authz = hl_header(r, "Authorization");
-	if (authz && !strncasecmp(authz, "Bearer ", 7))
-		return by_token(r, authz + 7);
+	if (authz && !strncasecmp(authz, "Bearer ", 7)) {
+		cr->kind = CREDENTIAL_TOKEN;
+		snprintf(cr->token, sizeof(cr->token), "%s", authz + 7);
+		return find_caller(r, cr);
+	}
 	if (authz)
 		return HL_ENOENT;
 	const char *cookies = hl_header(r, "Cookie");
-	char token[TOKEN_TEXT];
-	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0)
-		return by_session(r, token);
+	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, cr->token, sizeof(cr->token)) > 0) {
+		cr->kind = CREDENTIAL_SESSION;
+		return find_caller(r, cr);
+	}
 	return 0;
 }
 
@@ -290,10 +310,10 @@ static int64_t requested_location(struct hl_req *r)
 }
 
 /* The caller's location `want`, or their first one when want is 0; 0
- * when there is none they may open. The rule of the location_users view,
+ * when there is none they may open; -1 when the database fails. The rule of the location_users view,
  * written per role: on every request, one index lookup instead of the
  * view's union. */
-static int64_t open_location(struct hl_req *r, int64_t want)
+static int64_t read_open_location(struct hl_req *r, int64_t want)
 {
 	const struct identity *w = &r->who;
 	sqlite3_stmt *st;
@@ -306,10 +326,26 @@ static int64_t open_location(struct hl_req *r, int64_t want)
 			"SELECT min(l.id) FROM user_locations ul JOIN locations l ON l.id = ul.location_id"
 			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND (?2 = 0 OR l.id = ?2)");
 	if (!st)
-		return 0;
+		return -1;
 	sqlite3_bind_int64(st, 1, role_is_agency(w->role) ? w->agency_id : w->user_id);
 	sqlite3_bind_int64(st, 2, want);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	int64_t got = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_reset(st);
+	return got;
+}
+
+/* read_open_location, remembered with the caller's credential `cr`. */
+static int64_t open_location(struct hl_req *r, const struct credential *cr, int64_t want)
+{
+	int64_t got;
+	if (credential_opens(cr, want, &got))
+		return got;
+	uint64_t stamp = credentials_stamp(r->srv->credentials);
+	got = read_open_location(r, want);
+	if (got < 0)
+		return 0;
+	credentials_note_open(r->srv->credentials, cr, stamp, want, got);
+	return got;
 }
 
 HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
@@ -326,7 +362,7 @@ HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
 
 int auth_may_open(struct hl_req *r, int64_t id)
 {
-	return id > 0 && open_location(r, id) == id &&
+	return id > 0 && read_open_location(r, id) == id &&
 	       (!r->who.token_location || r->who.token_location == id);
 }
 
@@ -336,7 +372,7 @@ int64_t auth_named_location(struct hl_req *r)
 	return auth_may_open(r, id) ? id : 0;
 }
 
-static int choose_location(struct hl_req *r, int required)
+static int choose_location(struct hl_req *r, const struct credential *cr, int required)
 {
 	int64_t want = requested_location(r);
 	if (want < 0)
@@ -350,7 +386,7 @@ static int choose_location(struct hl_req *r, int required)
 	}
 	if (!want && !required)
 		return 0;
-	r->location_id = open_location(r, want);
+	r->location_id = open_location(r, cr, want);
 	if (!r->location_id) {
 		if (want)
 			hl_reply_error(r, 404, "not_found", "no such location");
@@ -464,7 +500,8 @@ int auth_role_allows(enum hl_access access, enum role role)
 int auth_admit(struct hl_req *r)
 {
 	const struct hl_route *route = &r->match.entry->route;
-	int rc = identify(r);
+	struct credential cr = { 0 };
+	int rc = identify(r, &cr);
 	if (rc && route->access == HL_ACCESS_PUBLIC)
 		memset(&r->who, 0, sizeof(r->who));
 	if (!within_rate(r))
@@ -498,5 +535,5 @@ int auth_admit(struct hl_req *r)
 		return 0;
 	int needs_location = route->access == HL_ACCESS_USER ||
 			     route->access == HL_ACCESS_LOCATION_ADMIN;
-	return choose_location(r, needs_location);
+	return choose_location(r, &cr, needs_location);
 }

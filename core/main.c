@@ -10,6 +10,7 @@
 #include "backup.h"
 #include "cache.h"
 #include "config.h"
+#include "credentials.h"
 #include "db.h"
 #include "events.h"
 #include "heap.h"
@@ -238,7 +239,8 @@ static int serve(struct core *c)
 	if (!(c->srv.api_limit = limiter_new(60, 0)) || !(c->srv.login_limit = limiter_new(900, 1)) ||
 	    !(c->srv.login_guess_limit = limiter_new(900, 0)))
 		return HL_ENOMEM;
-	if ((rc = cache_new(&c->srv.cache, &c->cfg, db_changes(c->srv.db))) ||
+	if ((rc = credentials_new(&c->srv.credentials, db_changes(c->srv.db))) ||
+	    (rc = cache_new(&c->srv.cache, &c->cfg, db_changes(c->srv.db))) ||
 	    (rc = cache_prepare(c->srv.cache, c->srv.router)))
 		return rc;
 	int nroutes;
@@ -284,6 +286,7 @@ static void core_release(struct core *c)
 	limiter_free(c->srv.login_limit);
 	limiter_free(c->srv.login_guess_limit);
 	cache_free(c->srv.cache);
+	credentials_free(c->srv.credentials);
 	metrics_free(c->srv.metrics);
 	free(c->srv.web_root);
 	pages_free(c->srv.pages);

@@ -32,6 +32,7 @@ struct server {
 	struct limiter *login_guess_limit; /* ... per address, and per unknown e-mail */
 	struct backup *backup;       /* the daily backup thread, or NULL when off */
 	struct cache *cache;         /* the read cache, or NULL when off */
+	struct credentials *credentials; /* callers read lately (credentials.h) */
 	struct metrics *metrics;
 	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
 	struct events *events;       /* published events on their way to handlers */

@@ -199,6 +199,18 @@ class Server:
         with sqlite3.connect(self.db_path) as db:
             return db.execute(query, args).fetchall()
 
+    # The server keeps the sessions and tokens it read for up to a second
+    # (README, "Sessions"): a change made to them, or to their users and
+    # locations, from outside takes effect after that.
+    CALLERS_FRESH_S = 1.0
+
+    def accounts_sql(self, query, *args):
+        """sql() on sessions, api_tokens, users, locations or
+        user_locations, then waits until the server reads them again."""
+        rows = self.sql(query, *args)
+        time.sleep(self.CALLERS_FRESH_S + 0.1)
+        return rows
+
     def stop(self):
         """SIGTERM, wait; returns the exit code and keeps the log."""
         if self.conn:

@@ -6,6 +6,7 @@ never sees another's records."""
 import hashlib
 import re
 import subprocess
+import time
 
 from harness import Server
 
@@ -81,7 +82,7 @@ def test_logout_ends_the_session():
 def test_expired_session_is_401():
     with admin_server() as s:
         c = s.login(*ADMIN)
-        s.sql("UPDATE sessions SET expires_at = 1")
+        s.accounts_sql("UPDATE sessions SET expires_at = 1")
         r = c.get("/api/auth/me")
         assert r.status == 401 and r.error_code() == "unauthorized"
 
@@ -180,7 +181,7 @@ def test_expired_and_foreign_tokens_are_refused():
         token = anna.post("/api/auth/tokens", {"name": "x", "expires_days": 1}).json()["token"]
         bearer = s.client(headers={"Authorization": "Bearer " + token})
         assert names(bearer.get("/api/contacts")) == ["in A"]
-        s.sql("UPDATE api_tokens SET expires_at = 1")
+        s.accounts_sql("UPDATE api_tokens SET expires_at = 1")
         assert bearer.get("/api/contacts").status == 401
         garbage = s.client(headers={"Authorization": "Bearer hlt_not-a-token"})
         assert garbage.get("/api/contacts").status == 401
@@ -327,8 +328,8 @@ def test_api_requests_are_limited_per_caller():
 def test_session_expiry_slides_forward_when_used():
     with admin_server() as s:
         c = s.login(*ADMIN)
-        s.sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
-              " renewed_at = strftime('%s','now') - 7200")
+        s.accounts_sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
+                       " renewed_at = strftime('%s','now') - 7200")
         r = c.get("/api/auth/me")
         assert r.status == 200 and "Max-Age=%d" % (14 * 86400) in r.header("set-cookie")
         (left,) = s.sql("SELECT expires_at - strftime('%s','now') FROM sessions")[0]
@@ -360,6 +361,58 @@ def test_a_location_token_stays_inside_its_location():
             assert r.status == 403 and r.error_code() == "forbidden", path
         assert s.sql("SELECT count(*) FROM api_tokens") == [(1,)]
         assert s.sql("SELECT count(*) FROM users") == [(2,)]
+
+
+def test_a_change_made_through_the_server_reaches_a_caller_it_knows_at_once():
+    """The server keeps callers it read in memory (README, "Sessions"); each
+    change below follows requests that put the caller there, and is seen by
+    the very next request."""
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        session = anna.cookies["hl_session"]
+        token = anna.post("/api/auth/tokens", {"name": "phone"}).json()["token"]
+        bearer = s.client(headers={"Authorization": "Bearer " + token})
+        for _ in range(3):
+            assert names(anna.get("/api/contacts")) == ["in A"]
+            assert names(bearer.get("/api/contacts")) == ["in A"]
+            assert anna.get("/api/contacts", headers={"X-Location-Id": str(b)}).status == 404
+        # Her locations: B given, A taken away.
+        assert admin.patch("/api/admin/users/2", {"location_ids": [b]}).status == 200
+        assert names(anna.get("/api/contacts")) == ["in B"]
+        assert anna.get("/api/contacts", headers={"X-Location-Id": str(a)}).status == 404
+        # Her role.
+        assert anna.get("/api/custom-fields").status == 200
+        assert anna.post("/api/custom-fields", {"key": "k", "name": "K", "type": "text"}).status == 403
+        assert admin.patch("/api/admin/users/2", {"role": "location_admin"}).status == 200
+        assert anna.post("/api/custom-fields", {"key": "k", "name": "K", "type": "text"}).status == 201
+        # The location closed.
+        assert admin.patch("/api/admin/locations/%d" % b, {"disabled": True}).status == 200
+        assert anna.get("/api/contacts").status == 404
+        assert admin.patch("/api/admin/locations/%d" % b, {"disabled": False}).status == 200
+        assert names(anna.get("/api/contacts")) == ["in B"]
+        # The token revoked, then the session ended.
+        assert names(bearer.get("/api/contacts")) == ["in B"]
+        listed = anna.get("/api/auth/tokens").json()["data"]
+        csrf = {"X-CSRF-Token": anna.get("/api/auth/me").json()["csrf_token"]}
+        assert anna.delete("/api/auth/tokens/%d" % listed[0]["id"], headers=csrf).status == 204
+        assert bearer.get("/api/contacts").status == 401
+        assert anna.post("/api/auth/logout", {}).status == 204
+        stale = s.client(headers={"Cookie": "hl_session=" + session})
+        assert stale.get("/api/contacts").status == 401
+
+
+def test_a_change_made_from_outside_takes_effect_within_a_second():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert names(anna.get("/api/contacts")) == ["in A"]
+        s.sql("UPDATE user_locations SET location_id = ? WHERE location_id = ?", b, a)
+        time.sleep(Server.CALLERS_FRESH_S + 0.1)
+        assert names(anna.get("/api/contacts")) == ["in B"]
+        s.sql("UPDATE users SET disabled_at = 'now' WHERE email = 'anna@example.test'")
+        time.sleep(Server.CALLERS_FRESH_S + 0.1)
+        assert anna.get("/api/contacts").status == 401
 
 
 def test_tokens_do_not_make_tokens_and_logout_revokes_them():

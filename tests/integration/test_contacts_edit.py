@@ -203,7 +203,7 @@ def test_custom_fields_are_for_location_admins_to_define():
         r = user.post("/api/custom-fields", {"key": "k", "name": "K", "type": "text"}, headers=h)
         assert r.status == 403, r.body
         assert user.get("/api/custom-fields?location_id=1").status == 200
-        s.sql("UPDATE users SET role = 'location_admin' WHERE email = 'location-1@example.test'")
+        s.accounts_sql("UPDATE users SET role = 'location_admin' WHERE email = 'location-1@example.test'")
         r = user.post("/api/custom-fields", {"key": "k", "name": "K", "type": "text"}, headers=h)
         assert r.status == 201, r.body
 

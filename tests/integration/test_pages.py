@@ -373,8 +373,8 @@ def test_a_signed_in_page_carries_its_first_answers_and_styles():
             r = s.get("/app/dashboard?location=%d" % a, headers=dict(plain, **({"Cookie": cookie} if cookie else {})))
             assert not carried(r.body.decode()) and r.header("etag") and r.header("cache-control") == "no-cache"
         # A session the answers inside renew is renewed for the browser too.
-        s.sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
-              " renewed_at = strftime('%s','now') - 7200")
+        s.accounts_sql("UPDATE sessions SET expires_at = strftime('%s','now') + 60,"
+                       " renewed_at = strftime('%s','now') - 7200")
         r = admin.get("/app/dashboard", headers=plain)
         assert carried(r.body.decode()) and "Max-Age=%d" % (14 * 86400) in (r.header("set-cookie") or ""), r.headers
         # The sign-in page's document is the shared one even signed in.

@@ -96,7 +96,7 @@ def test_expired_session_and_revoked_token_are_401_everywhere():
         token = s.client(headers={"Authorization": "Bearer " + made["token"]})
         assert token.get("/api/contacts").status == 200
         s.sql("UPDATE api_tokens SET revoked_at = 'now'")
-        s.sql("UPDATE sessions SET expires_at = 1")
+        s.accounts_sql("UPDATE sessions SET expires_at = 1")
         for route in guarded(routes):
             for client in (admin, token):
                 r = call(client, route)
