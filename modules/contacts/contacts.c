@@ -102,12 +102,13 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV");
 
-/* Remove contacts deleted more than purge_after_days ago, 500 at a time,
- * oldest deletion first. Deleted rows leave the index, so the next slice
- * starts where this one stopped without a cursor. */
+/* Remove contacts deleted more than purge_after_days ago, oldest deletion
+ * first, in batches while the slice's budget lasts: a contact takes its
+ * notes, tags, values and search row with it, and on a cold cache a batch
+ * of 500 took 451 ms. Deleted rows leave the index, so the next batch (and
+ * slice) starts where this one stopped without a cursor. */
 static int purge_slice(struct hl_job_run *run)
 {
-	enum { BATCH = 500 };
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
 		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
 		" WHERE deleted_at IS NOT NULL"
@@ -118,9 +119,14 @@ static int purge_slice(struct hl_job_run *run)
 	char days[32];
 	snprintf(days, sizeof(days), "-%lld days", purge_after_days);
 	hl_bind_text(st, ":days", days);
+	/* hl_job_over_budget foresees the next batch by the last one: keep
+	 * them the same size, and small, as the first pays for a cold cache. */
+	enum { BATCH = 8 };
 	hl_bind_int(st, ":batch", BATCH);
-	int64_t purged = hl_step_changes(st);
-	if (purged < 0)
-		return (int)purged;
+	int64_t purged;
+	do {
+		if ((purged = hl_step_changes(st)) < 0)
+			return (int)purged;
+	} while (purged == BATCH && !hl_job_over_budget(run));
 	return purged == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
 }
