@@ -30,7 +30,8 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/agency/projects", .handler = agency_projects, ACROSS,
 	  .reads = COUNT_TABLES },
 	{ .method = "GET", .pattern = "/api/agency/overview", .handler = agency_overview, ACROSS,
-	  .reads = COUNT_TABLES " opportunities messages payments?" },
+	  .reads = COUNT_TABLES " contacts_created_daily deals_won_daily messages_received_daily"
+	  " payments_daily?" },
 	{ .method = "GET", .pattern = "/api/agency/contacts", .handler = agency_contacts, ACROSS,
 	  .reads = "contacts contact_tags tags locations" },
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,

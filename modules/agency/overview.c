@@ -6,12 +6,12 @@
  * their value, messages received and payments (null without the invoices
  * module).
  *
- * The series is one statement: each figure's rows of the 30 days are one
- * range per sub-account of an index (location_id, then the time; each
- * made by the module that owns the table), and
- * they are put in their days here. Having SQLite sort them by day cost
- * twice as much; counting each day's range per sub-account, as much (a
- * seek is worth about as much as a few rows).
+ * The series is one statement over the figures per sub-account and day
+ * that each owning module keeps (contacts_created_daily, deals_won_daily,
+ * messages_received_daily, payments_daily): 30 rows a sub-account at
+ * most for each, however many contacts or messages those days brought.
+ * Stepping every row of the 30 days instead took 6 ms a request on the
+ * full data set.
  */
 #include "agency.h"
 
@@ -22,20 +22,21 @@
 
 enum series { S_CONTACTS, S_WON, S_RECEIVED, S_PAYMENTS, S_COUNT };
 
-/* Rows of (series, time, cents); payments only with the invoices module. */
-#define IN_PERIOD(col) " AND " col " >= :since AND " col " < :end"
+/* Rows of (series, day, count, cents), a day being days since 1970 (UTC);
+ * payments only with the invoices module. */
+#define IN_PERIOD " AND day >= :first AND day < :end"
 #define SERIES_SQL(payments) \
 	"WITH loc AS MATERIALIZED (SELECT id FROM locations WHERE id IN " AGENCY_LOCATIONS ")" \
-	" SELECT 0, created_at, 0 FROM contacts WHERE location_id IN (SELECT id FROM loc)" \
-	" AND deleted_at IS NULL" IN_PERIOD("created_at") \
-	" UNION ALL SELECT 1, closed_at, value_cents FROM opportunities" \
-	" WHERE location_id IN (SELECT id FROM loc) AND status = 'won'" IN_PERIOD("closed_at") \
-	" UNION ALL SELECT 2, created_at, 0 FROM messages WHERE location_id IN (SELECT id FROM loc)" \
-	" AND direction = 'inbound'" IN_PERIOD("created_at") payments
+	" SELECT 0, day, created, 0 FROM contacts_created_daily" \
+	" WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD \
+	" UNION ALL SELECT 1, day, won, won_cents FROM deals_won_daily" \
+	" WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD \
+	" UNION ALL SELECT 2, day, received, 0 FROM messages_received_daily" \
+	" WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD payments
 static const char *const series_sql[2] = {
 	SERIES_SQL(""),
-	SERIES_SQL(" UNION ALL SELECT 3, paid_at, amount_cents FROM payments"
-		   " WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD("paid_at")),
+	SERIES_SQL(" UNION ALL SELECT 3, day, payments, cents FROM payments_daily"
+		   " WHERE location_id IN (SELECT id FROM loc)" IN_PERIOD),
 };
 
 struct day {
@@ -50,36 +51,21 @@ static const char *const series_keys[S_COUNT][2] = {
 	{ NULL, "payments_cents" },
 };
 
-/* The day of the period a time falls on (the rows are all inside it). */
-static int day_of(const struct day *days, const char *t)
-{
-	int lo = 0, hi = DAYS - 1;
-	while (lo < hi) {
-		int mid = (lo + hi + 1) / 2;
-		if (strcmp(t, days[mid].start) >= 0)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-static int load_series(struct hl_req *req, int64_t location, struct day *days, const char *end)
+static int load_series(struct hl_req *req, int64_t location, struct day *days, int64_t first)
 {
 	sqlite3_stmt *st = agency_read(req, series_sql[agency_invoices], location);
 	if (!st)
 		return HL_EDB;
-	hl_bind_text(st, ":since", days[0].start);
-	hl_bind_text(st, ":end", end);
+	hl_bind_int(st, ":first", first);
+	hl_bind_int(st, ":end", first + DAYS);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int s = sqlite3_column_int(st, 0);
-		const char *t = (const char *)sqlite3_column_text(st, 1);
-		if (s < 0 || s >= S_COUNT || !t)
+		int64_t d = sqlite3_column_int64(st, 1) - first;
+		if (s < 0 || s >= S_COUNT || d < 0 || d >= DAYS)
 			continue;
-		struct day *d = &days[day_of(days, t)];
-		d->count[s]++;
-		d->cents[s] += sqlite3_column_int64(st, 2);
+		days[d].count[s] += sqlite3_column_int64(st, 2);
+		days[d].cents[s] += sqlite3_column_int64(st, 3);
 	}
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
@@ -135,7 +121,7 @@ int agency_overview(struct hl_req *req)
 	int64_t location;
 	int rc = agency_location(req, &location);
 	if (!rc)
-		rc = load_series(req, location, days, until);
+		rc = load_series(req, location, days, start / DAY);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	struct hl_json *j = hl_reply_json(req, 200);

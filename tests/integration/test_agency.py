@@ -120,6 +120,28 @@ def change_everything(s, admin):
           " AND completed_at IS NULL LIMIT 4)")
     s.sql("UPDATE contacts SET location_id = 4 WHERE id IN (SELECT id FROM contacts WHERE location_id = 3"
           " AND deleted_at IS NULL AND health_score IS NOT NULL LIMIT 4)")
+    # The days figures are kept by: times moved, rows deleted, turned and
+    # added, in the last 30 days.
+    ago = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-{} days')".format
+    s.sql("UPDATE contacts SET created_at = " + ago(3) + " WHERE id IN (SELECT id FROM contacts"
+          " WHERE location_id = 2 AND deleted_at IS NULL ORDER BY id DESC LIMIT 4)")
+    s.sql("UPDATE opportunities SET closed_at = " + ago(2) + " WHERE id IN (SELECT id FROM opportunities"
+          " WHERE location_id = 1 AND status = 'won' ORDER BY closed_at DESC LIMIT 3)")
+    s.sql("UPDATE messages SET created_at = " + ago(1) + " WHERE id IN (SELECT id FROM messages"
+          " WHERE location_id = 1 AND direction = 'inbound' ORDER BY id DESC LIMIT 5)")
+    s.sql("DELETE FROM messages WHERE id IN (SELECT id FROM messages WHERE location_id = 2"
+          " AND direction = 'inbound' ORDER BY id DESC LIMIT 5)")
+    s.sql("UPDATE messages SET direction = 'outbound' WHERE id IN (SELECT id FROM messages"
+          " WHERE location_id = 3 AND direction = 'inbound' ORDER BY id DESC LIMIT 3)")
+    s.sql("INSERT INTO messages (location_id, conversation_id, direction, channel, body, status)"
+          " SELECT location_id, id, 'inbound', 'sms', 'Hi', 'received' FROM conversations"
+          " WHERE location_id = 4 LIMIT 2")
+    s.sql("UPDATE payments SET paid_at = " + ago(2) + " WHERE id IN (SELECT id FROM payments"
+          " WHERE location_id = 1 ORDER BY paid_at DESC LIMIT 3)")
+    s.sql("UPDATE payments SET amount_cents = amount_cents + 1 WHERE id IN (SELECT id FROM payments"
+          " WHERE location_id = 3 ORDER BY paid_at DESC LIMIT 3)")
+    s.sql("DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE location_id = 2"
+          " ORDER BY paid_at DESC LIMIT 2)")
     with sqlite3.connect(s.db_path) as db:
         db.execute("PRAGMA recursive_triggers = ON")
         db.execute("INSERT OR REPLACE INTO tasks (id, location_id, title) SELECT id, 2, 'Replaced'"
@@ -186,6 +208,23 @@ def test_kept_counts_follow_every_write():
                      " ORDER BY 1, 2") == \
             s.sql("SELECT stage_id, status, location_id, count(*), sum(value_cents) FROM opportunities"
                   " GROUP BY 1, 2 ORDER BY 1, 2")
+        day = "CAST(strftime('%s', {}) AS INTEGER) / 86400"
+        for kept, counted in (
+                ("SELECT location_id, day, created FROM contact_days",
+                 "SELECT location_id, " + day.format("created_at") + ", count(*) FROM contacts"
+                 " WHERE deleted_at IS NULL"),
+                ("SELECT location_id, day, won, won_cents FROM won_days",
+                 "SELECT location_id, " + day.format("closed_at") + ", count(*), sum(value_cents)"
+                 " FROM opportunities WHERE status = 'won'"),
+                ("SELECT location_id, day, received FROM received_days",
+                 "SELECT location_id, " + day.format("created_at") + ", count(*) FROM messages"
+                 " WHERE direction = 'inbound'"),
+                ("SELECT location_id, day, payments, cents FROM payment_days",
+                 "SELECT location_id, " + day.format("paid_at") + ", count(*), sum(amount_cents)"
+                 " FROM payments WHERE 1")):
+            first = kept.split(", ")[2].split()[0]
+            assert s.sql(kept + " WHERE " + first + " > 0 ORDER BY 1, 2") == \
+                s.sql(counted + " GROUP BY 1, 2 ORDER BY 1, 2"), kept
         assert s.sql("SELECT count(*) FROM tasks WHERE title = 'Replaced'")[0][0] == 3
         # The server's connections REPLACE the same way.
         assert admin.get("/api/admin/metrics").json()["sqlite"]["recursive_triggers"] == 1
