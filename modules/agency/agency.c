@@ -20,8 +20,8 @@ static const char *const wants[] = { "invoices", NULL };
 
 int agency_invoices;
 
-#define COUNT_TABLES "contact_totals deal_totals open_task_totals contacts conversations tasks" \
-	" invoices? locations"
+#define COUNT_TABLES "contact_totals deal_totals open_task_totals open_tasks_due_daily contacts" \
+	" conversations tasks invoices? locations"
 
 /* Agency staff, every location at once, cached until a write in any. */
 #define ACROSS .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000
@@ -37,7 +37,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,
 	  .reads = "deal_totals stages pipelines locations" },
 	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks, ACROSS,
-	  .reads = "open_task_totals tasks users locations" },
+	  .reads = "open_task_totals open_tasks_due_daily tasks users locations" },
 };
 
 /* The browser pages (webui/agency.js), for agency staff: the overview

@@ -20,6 +20,21 @@
 	"(SELECT id FROM locations WHERE agency_id = :agency AND disabled_at IS NULL" \
 	" AND (:location = 0 OR id = :location))"
 
+/* The overdue tasks of `tc`, a row of open_task_totals (a sub-account's
+ * open tasks of one assignee): those open less those due from today on,
+ * which the tasks module keeps per day, plus today's due before now (a
+ * range of an index). Overdue tasks pile up for years; the days ahead stay
+ * few. Bind with agency_bind_clock. */
+#define OVERDUE_OF(tc) \
+	"(" tc ".open - (SELECT coalesce(sum(d.open), 0) FROM open_tasks_due_daily d" \
+	" WHERE d.location_id = " tc ".location_id AND d.assignee = " tc ".assignee" \
+	" AND d.day >= :today) + (SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
+	" AND completed_at IS NULL AND assignee_id IS nullif(" tc ".assignee, 0)" \
+	" AND due_at >= :midnight AND due_at < :now))"
+/* Bind :now, and :midnight and :today (today's start, and as days since
+ * 1970), UTC, as the tables keep times; `now` gets the text of :now. */
+void agency_bind_clock(sqlite3_stmt *st, char now[32]);
+
 /* 1 when the invoices module is loaded, which the agency wants but works
  * without (set by init): its figures are then null, and each answer says
  * so with hl_json_absent_modules. Arrays of two statement texts are
@@ -30,8 +45,8 @@ extern int agency_invoices;
  * json_counts (as /api/project's counts) and health_score (the mean of
  * every scored contact). Bind with projects_bind. */
 extern const char *const projects_totals_sql[2];
-/* Bind :now and :q (the name searched for, or NULL) of a projects
- * statement. */
+/* Bind the clock (agency_bind_clock) and :q (the name searched for, or
+ * NULL) of a projects statement. */
 void projects_bind(sqlite3_stmt *st, const char *q);
 
 /* The first step of every handler: the caller must see every record (an

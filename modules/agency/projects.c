@@ -13,9 +13,9 @@
 #include <string.h>
 
 /* The joined rows, one per sub-account. Live contacts, open deals and
- * open tasks are counted by their modules as they change (the *_counts
- * tables); what depends on the clock (overdue) or is small is counted
- * here. Last activity is the newest message or contact change, each the
+ * open tasks are counted by their modules as they change (the *_totals
+ * views); overdue tasks from the days the tasks module keeps
+ * (OVERDUE_OF); what is small is counted here. Last activity is the newest message or contact change, each the
  * last entry of an index range. */
 /* The sub-accounts a search by name finds. */
 #define FOUND_LOCATIONS "id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)"
@@ -41,9 +41,9 @@
 	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
 	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM open_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
-	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
-	"  GROUP BY location_id)," unpaid \
+	" late AS (SELECT tc.location_id AS id, sum(" OVERDUE_OF("tc") ") AS n" \
+	"  FROM open_task_totals tc WHERE tc.location_id IN (SELECT id FROM loc) AND tc.open > 0" \
+	"  GROUP BY tc.location_id)," unpaid \
 	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
 	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value," \
 	"  coalesce(unread.n, 0) AS unread, coalesce(open_tasks.n, 0) AS tasks," \
@@ -144,11 +144,21 @@ static int64_t count_projects(struct hl_req *req, const char *q, int64_t locatio
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : HL_EDB;
 }
 
+void agency_bind_clock(sqlite3_stmt *st, char now[32])
+{
+	time_t at = time(NULL), midnight = at - at % 86400;
+	char start[32];
+	hl_time_text(at, now);
+	hl_time_text(midnight, start);
+	hl_bind_text(st, ":now", now);
+	hl_bind_text(st, ":midnight", start);
+	hl_bind_int(st, ":today", (int64_t)(midnight / 86400));
+}
+
 void projects_bind(sqlite3_stmt *st, const char *q)
 {
 	char now[32];
-	hl_time_text(time(NULL), now);
-	hl_bind_text(st, ":now", now);
+	agency_bind_clock(st, now);
 	hl_bind_text(st, ":q", q);
 }
 

@@ -7,7 +7,7 @@
  * ?assignee=ID|me, ?location_id= for one sub-account).
  *
  * Two statements: the counts add up what the tasks module keeps per
- * assignee and count the overdue in index ranges; the page merges each
+ * assignee and day (OVERDUE_OF); the page merges each
  * sub-account's range of the open tasks' due-date index, stopping each
  * once the page is full.
  */
@@ -16,12 +16,10 @@
 #include <string.h>
 
 /* Open tasks from the counts the tasks module keeps per sub-account and
- * assignee; for each of those, its overdue tasks are a range of an index
- * (the agency's), counted without a sort. */
+ * assignee, and the overdue ones of each (OVERDUE_OF). */
 static const char assignees_sql[] =
 	"SELECT nullif(tc.assignee, 0) AS id, u.name, sum(tc.open) AS open,"
-	" sum((SELECT count(*) FROM tasks WHERE location_id = tc.location_id AND completed_at IS NULL"
-	"  AND assignee_id IS nullif(tc.assignee, 0) AND due_at < :now)) AS overdue"
+	" sum(" OVERDUE_OF("tc") ") AS overdue"
 	" FROM open_task_totals tc LEFT JOIN users u ON u.id = tc.assignee"
 	" WHERE tc.location_id IN " AGENCY_LOCATIONS " AND tc.open > 0"
 	" GROUP BY tc.assignee ORDER BY u.name COLLATE NOCASE, tc.assignee";
@@ -37,13 +35,13 @@ static const char page_columns[] =
 	" ORDER BY " DUE ", t.id LIMIT :limit) page JOIN locations l ON l.id = page.location_id"
 	" ORDER BY ifnull(page.due_at, 'z'), page.id";
 
-static int write_assignees(struct hl_req *req, struct hl_json *j, const char *now,
-			   int64_t location)
+static int write_assignees(struct hl_req *req, struct hl_json *j, int64_t location)
 {
+	char now[32];
 	sqlite3_stmt *st = agency_read(req, assignees_sql, location);
 	if (!st)
 		return HL_EDB;
-	hl_bind_text(st, ":now", now);
+	agency_bind_clock(st, now);
 	int rc;
 	hl_json_key(j, "assignees");
 	hl_json_array(j);
@@ -91,7 +89,7 @@ int agency_tasks(struct hl_req *req)
 	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
-	rc = write_assignees(req, j, now, list.location);
+	rc = write_assignees(req, j, list.location);
 	if (!rc)
 		rc = hl_json_page(req, j, st, list.limit, 7);
 	hl_json_object_end(j);

@@ -88,6 +88,11 @@ def change_everything(s, admin):
                     " ORDER BY id DESC LIMIT 1", L)
         assert admin.patch("/api/opportunities/%d" % moved, {"value_cents": 123456}, headers=h).status == 200
         assert admin.post("/api/tasks", {"title": "Late", "due_at": "2020-01-01"}, headers=h).status == 201
+        # Due today: a minute ago (overdue), in an hour (not yet, or tomorrow).
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        for due in (now - datetime.timedelta(minutes=1), now + datetime.timedelta(hours=1)):
+            r = admin.post("/api/tasks", {"title": "Today", "due_at": iso(due)}, headers=h)
+            assert r.status == 201, r.body
         done = one(s, "SELECT id FROM tasks WHERE location_id = ? AND completed_at IS NULL LIMIT 1", L)
         assert admin.post("/api/tasks/%d/complete" % done, {}, headers=h).status == 200
         assert admin.post("/api/tasks/%d/reopen" % done, {}, headers=h).status == 200
@@ -209,22 +214,26 @@ def test_kept_counts_follow_every_write():
             s.sql("SELECT stage_id, status, location_id, count(*), sum(value_cents) FROM opportunities"
                   " GROUP BY 1, 2 ORDER BY 1, 2")
         day = "CAST(strftime('%s', {}) AS INTEGER) / 86400"
-        for kept, counted in (
-                ("SELECT location_id, day, created FROM contact_days",
+        for keys, kept, counted in (
+                (2, "SELECT location_id, day, created FROM contact_days",
                  "SELECT location_id, " + day.format("created_at") + ", count(*) FROM contacts"
                  " WHERE deleted_at IS NULL"),
-                ("SELECT location_id, day, won, won_cents FROM won_days",
+                (2, "SELECT location_id, day, won, won_cents FROM won_days",
                  "SELECT location_id, " + day.format("closed_at") + ", count(*), sum(value_cents)"
                  " FROM opportunities WHERE status = 'won'"),
-                ("SELECT location_id, day, received FROM received_days",
+                (2, "SELECT location_id, day, received FROM received_days",
                  "SELECT location_id, " + day.format("created_at") + ", count(*) FROM messages"
                  " WHERE direction = 'inbound'"),
-                ("SELECT location_id, day, payments, cents FROM payment_days",
+                (3, "SELECT location_id, assignee, day, open FROM due_days",
+                 "SELECT location_id, coalesce(assignee_id, 0), coalesce(" + day.format("due_at") +
+                 ", 2147483647), count(*) FROM tasks WHERE completed_at IS NULL"),
+                (2, "SELECT location_id, day, payments, cents FROM payment_days",
                  "SELECT location_id, " + day.format("paid_at") + ", count(*), sum(amount_cents)"
                  " FROM payments WHERE 1")):
-            first = kept.split(", ")[2].split()[0]
-            assert s.sql(kept + " WHERE " + first + " > 0 ORDER BY 1, 2") == \
-                s.sql(counted + " GROUP BY 1, 2 ORDER BY 1, 2"), kept
+            first = kept.split(", ")[keys].split()[0]
+            by = ", ".join(str(k + 1) for k in range(keys))
+            assert s.sql(kept + " WHERE " + first + " > 0 ORDER BY " + by) == \
+                s.sql(counted + " GROUP BY " + by + " ORDER BY " + by), kept
         assert s.sql("SELECT count(*) FROM tasks WHERE title = 'Replaced'")[0][0] == 3
         # The server's connections REPLACE the same way.
         assert admin.get("/api/admin/metrics").json()["sqlite"]["recursive_triggers"] == 1
