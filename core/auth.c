@@ -124,9 +124,9 @@ static void read_identity(struct identity *who, sqlite3_stmt *st)
 	who->assigned_only = sqlite3_column_int(st, 3);
 }
 
-/* Read the caller of `cr` (its kind and token set) from the database, and
- * keep what was read: 0, HL_ENOENT or HL_EDB. */
-static int read_credential(struct hl_req *r, struct credential *cr)
+/* Read the caller of `token_text` (cr's kind and key set) from the database,
+ * and keep what was read: 0, HL_ENOENT or HL_EDB. */
+static int read_credential(struct hl_req *r, const char *token_text, struct credential *cr)
 {
 	int token = cr->kind == CREDENTIAL_TOKEN;
 	sqlite3_stmt *st = hl_stmt(hl_read(r), token
@@ -141,7 +141,7 @@ static int read_credential(struct hl_req *r, struct credential *cr)
 	if (!st)
 		return HL_EDB;
 	unsigned char hash[32];
-	auth_token_hash(cr->token, hash);
+	auth_token_hash(token_text, hash);
 	cr->stamp = credentials_stamp(r->srv->credentials);
 	cr->read_us = now_us();
 	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_STATIC);
@@ -190,20 +190,22 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 	db_write_unlock(db, w);
 }
 
-/* Who `cr` (its kind and token set) stands for, from memory while fresh,
- * else from the database: 0 with r->who filled, HL_ENOENT or HL_EDB. */
-static int find_caller(struct hl_req *r, struct credential *cr)
+/* Who `token` of `kind` stands for, from memory while fresh, else from
+ * the database: 0 with r->who and *cr filled, HL_ENOENT or HL_EDB. */
+static int find_caller(struct hl_req *r, enum credential_kind kind, const char *token,
+		       struct credential *cr)
 {
-	if (strlen(cr->token) >= sizeof(cr->token) - 1)
+	if (strlen(token) >= TOKEN_TEXT)
 		return HL_ENOENT; /* longer than any we hand out */
-	if (!credentials_find(r->srv->credentials, cr->kind, cr->token, cr)) {
-		int rc = read_credential(r, cr);
+	credentials_key(r->srv->credentials, kind, token, cr);
+	if (!credentials_find(r->srv->credentials, cr)) {
+		int rc = read_credential(r, token, cr);
 		if (rc)
 			return rc;
 	}
 	r->who = cr->who;
-	if (cr->kind == CREDENTIAL_SESSION)
-		renew(r, cr->token, cr->renewed_at);
+	if (kind == CREDENTIAL_SESSION)
+		renew(r, token, cr->renewed_at);
 	return 0;
 }
 
@@ -212,18 +214,14 @@ static int find_caller(struct hl_req *r, struct credential *cr)
 static int identify(struct hl_req *r, struct credential *cr)
 {
 	const char *authz = hl_header(r, "Authorization");
-	if (authz && !strncasecmp(authz, "Bearer ", 7)) {
-		cr->kind = CREDENTIAL_TOKEN;
-		snprintf(cr->token, sizeof(cr->token), "%s", authz + 7);
-		return find_caller(r, cr);
-	}
+	if (authz && !strncasecmp(authz, "Bearer ", 7))
+		return find_caller(r, CREDENTIAL_TOKEN, authz + 7, cr);
 	if (authz)
 		return HL_ENOENT;
 	const char *cookies = hl_header(r, "Cookie");
-	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, cr->token, sizeof(cr->token)) > 0) {
-		cr->kind = CREDENTIAL_SESSION;
-		return find_caller(r, cr);
-	}
+	char token[TOKEN_TEXT];
+	if (cookies && mg_get_cookie(cookies, SESSION_COOKIE, token, sizeof(token)) > 0)
+		return find_caller(r, CREDENTIAL_SESSION, token, cr);
 	return 0;
 }
 
@@ -343,7 +341,7 @@ static int64_t open_location(struct hl_req *r, const struct credential *cr, int6
 	uint64_t stamp = credentials_stamp(r->srv->credentials);
 	got = read_open_location(r, want);
 	if (got < 0)
-		return 0;
+		return -1;
 	credentials_note_open(r->srv->credentials, cr, stamp, want, got);
 	return got;
 }
@@ -372,6 +370,15 @@ int64_t auth_named_location(struct hl_req *r)
 	return auth_may_open(r, id) ? id : 0;
 }
 
+/* 503: no read connection came free in time, or the database failed. */
+static void answer_unavailable(struct hl_req *r)
+{
+	if (r->no_reader)
+		request_add_header(r, "Retry-After: 1");
+	hl_reply_error(r, 503, "unavailable", r->no_reader ? "the server is busy; try again"
+						 : "the database is not available");
+}
+
 static int choose_location(struct hl_req *r, const struct credential *cr, int required)
 {
 	int64_t want = requested_location(r);
@@ -387,6 +394,11 @@ static int choose_location(struct hl_req *r, const struct credential *cr, int re
 	if (!want && !required)
 		return 0;
 	r->location_id = open_location(r, cr, want);
+	if (r->location_id < 0) { /* a caller known from memory borrows its first reader here */
+		r->location_id = 0;
+		answer_unavailable(r);
+		return -1;
+	}
 	if (!r->location_id) {
 		if (want)
 			hl_reply_error(r, 404, "not_found", "no such location");
@@ -509,7 +521,7 @@ int auth_admit(struct hl_req *r)
 	if (route->access == HL_ACCESS_PUBLIC)
 		return 0;
 	if (rc == HL_EDB) {
-		hl_reply_error(r, 503, "unavailable", "the database is not available");
+		answer_unavailable(r);
 		return -1;
 	}
 	if (rc || !r->who.user_id) {

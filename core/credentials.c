@@ -4,9 +4,9 @@
  *
  * A slot is empty (kind 0) or holds one entry. Everything in a slot is
  * guarded by its stripe's lock; readers copy the entry out under it. The
- * slot of a token comes from a keyed hash (SipHash, with a key drawn at
- * start), so no caller can choose tokens that crowd another's slot, and
- * tokens are compared in constant time.
+ * slot comes from the entry's key, a keyed hash no caller can aim, so none
+ * can choose tokens that crowd another's slot; keys are compared in
+ * constant time.
  */
 #include "credentials.h"
 #include "log.h"
@@ -29,7 +29,7 @@ struct credentials {
 	const struct changes *changes;
 	int tables[NTABLES];
 	int ntables;
-	unsigned char key[crypto_shorthash_KEYBYTES];
+	unsigned char key[crypto_generichash_KEYBYTES];
 	pthread_mutex_t stripe[STRIPES];
 	struct credential slot[SLOTS];
 };
@@ -43,10 +43,15 @@ int credentials_new(struct credentials **out, const struct changes *ch)
 	c->changes = ch;
 	for (int i = 0; i < NTABLES; i++) {
 		int t = changes_table_id(ch, read_from[i]);
-		if (t >= 0)
-			c->tables[c->ntables++] = t;
+		if (t < 0) {
+			log_error("table %s is not followed for changes: sessions cannot be"
+				  " kept in memory", read_from[i]);
+			free(c);
+			return HL_EINVAL;
+		}
+		c->tables[c->ntables++] = t;
 	}
-	crypto_shorthash_keygen(c->key);
+	crypto_generichash_keygen(c->key);
 	for (int i = 0; i < STRIPES; i++)
 		pthread_mutex_init(&c->stripe[i], NULL);
 	*out = c;
@@ -68,25 +73,23 @@ uint64_t credentials_stamp(const struct credentials *c)
 	return changes_stamp(c->changes, c->tables, c->ntables, 0);
 }
 
-/* The token as kept: zero-padded to TOKEN_TEXT; 0 when it does not fit. */
-static int padded(const char *token, char out[TOKEN_TEXT])
+void credentials_key(const struct credentials *c, enum credential_kind kind, const char *token,
+		     struct credential *cr)
 {
-	size_t n = strnlen(token, TOKEN_TEXT);
-	if (n == TOKEN_TEXT)
-		return 0;
-	memset(out, 0, TOKEN_TEXT);
-	memcpy(out, token, n);
-	return 1;
+	crypto_generichash_state st;
+	unsigned char k = (unsigned char)kind;
+	crypto_generichash_init(&st, c->key, sizeof(c->key), CREDENTIAL_KEY);
+	crypto_generichash_update(&st, &k, 1);
+	crypto_generichash_update(&st, (const unsigned char *)token, strlen(token));
+	crypto_generichash_final(&st, cr->key, CREDENTIAL_KEY);
+	cr->kind = kind;
 }
 
-static size_t slot_of(const struct credentials *c, enum credential_kind kind,
-		      const char padded_token[TOKEN_TEXT])
+static size_t slot_of(const struct credential *cr)
 {
-	unsigned char h[crypto_shorthash_BYTES];
 	uint64_t v;
-	crypto_shorthash(h, (const unsigned char *)padded_token, TOKEN_TEXT, c->key);
-	memcpy(&v, h, sizeof(v));
-	return (size_t)(v + (uint64_t)kind) & (SLOTS - 1);
+	memcpy(&v, cr->key, sizeof(v));
+	return (size_t)v & (SLOTS - 1);
 }
 
 static pthread_mutex_t *stripe_of(struct credentials *c, size_t slot)
@@ -94,10 +97,9 @@ static pthread_mutex_t *stripe_of(struct credentials *c, size_t slot)
 	return &c->stripe[slot % STRIPES];
 }
 
-static int holds(const struct credential *e, enum credential_kind kind,
-		 const char padded_token[TOKEN_TEXT])
+static int holds(const struct credential *e, const struct credential *cr)
 {
-	return e->kind == kind && !sodium_memcmp(e->token, padded_token, TOKEN_TEXT);
+	return e->kind && e->kind == cr->kind && !sodium_memcmp(e->key, cr->key, CREDENTIAL_KEY);
 }
 
 static int fresh(const struct credentials *c, const struct credential *e)
@@ -107,32 +109,24 @@ static int fresh(const struct credentials *c, const struct credential *e)
 	       (!e->expires_at || e->expires_at > now);
 }
 
-int credentials_find(struct credentials *c, enum credential_kind kind, const char *token,
-		     struct credential *out)
+int credentials_find(struct credentials *c, struct credential *cr)
 {
-	char want[TOKEN_TEXT];
-	if (!padded(token, want))
-		return 0;
-	size_t i = slot_of(c, kind, want);
+	size_t i = slot_of(cr);
 	pthread_mutex_t *lock = stripe_of(c, i);
 	pthread_mutex_lock(lock);
-	int found = holds(&c->slot[i], kind, want) && fresh(c, &c->slot[i]);
+	int found = holds(&c->slot[i], cr) && fresh(c, &c->slot[i]);
 	if (found)
-		*out = c->slot[i];
+		*cr = c->slot[i];
 	pthread_mutex_unlock(lock);
 	return found;
 }
 
 void credentials_keep(struct credentials *c, const struct credential *cr)
 {
-	char token[TOKEN_TEXT];
-	if (!padded(cr->token, token))
-		return;
-	size_t i = slot_of(c, cr->kind, token);
+	size_t i = slot_of(cr);
 	pthread_mutex_t *lock = stripe_of(c, i);
 	pthread_mutex_lock(lock);
 	c->slot[i] = *cr;
-	memcpy(c->slot[i].token, token, TOKEN_TEXT);
 	c->slot[i].nopens = 0;
 	pthread_mutex_unlock(lock);
 }
@@ -140,11 +134,11 @@ void credentials_keep(struct credentials *c, const struct credential *cr)
 void credentials_note_open(struct credentials *c, const struct credential *cr, uint64_t stamp,
 			   int64_t want, int64_t got)
 {
-	size_t i = slot_of(c, cr->kind, cr->token);
+	size_t i = slot_of(cr);
 	pthread_mutex_t *lock = stripe_of(c, i);
 	pthread_mutex_lock(lock);
 	struct credential *e = &c->slot[i];
-	if (holds(e, cr->kind, cr->token) && e->read_us == cr->read_us && e->stamp == stamp &&
+	if (holds(e, cr) && e->read_us == cr->read_us && e->stamp == stamp &&
 	    !credential_opens(e, want, &(int64_t){ 0 })) {
 		if (e->nopens == CREDENTIAL_OPENS) { /* forget the oldest */
 			memmove(&e->opens[0], &e->opens[1], sizeof(e->opens) - sizeof(e->opens[0]));

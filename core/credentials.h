@@ -16,9 +16,11 @@
  * An entry also remembers which locations its caller asked for lately and
  * whether each could be opened, under the same stamp.
  *
- * Entries live in a fixed table indexed by a keyed hash of the token, in
- * stripes each guarded by its own lock; a newer entry replaces whatever held
- * its slot. The table never grows: a caller pushed out is read again.
+ * Entries live in a fixed table, in stripes each guarded by its own lock,
+ * under a keyed hash of the token (BLAKE2b, with a key drawn at start): the
+ * tokens themselves are not kept, as the database keeps only their SHA-256.
+ * A newer entry replaces whatever held its slot. The table never grows: a
+ * caller pushed out is read again.
  */
 #ifndef HL_CREDENTIALS_H
 #define HL_CREDENTIALS_H
@@ -30,13 +32,14 @@
 
 #define CREDENTIAL_FRESH_US 1000000LL
 #define CREDENTIAL_OPENS 8
+#define CREDENTIAL_KEY 32
 
 enum credential_kind { CREDENTIAL_SESSION = 1, CREDENTIAL_TOKEN };
 
 /* What a session or token stood for when it was read. */
 struct credential {
 	enum credential_kind kind;
-	char token[TOKEN_TEXT];  /* as the caller sent it, zero-padded */
+	unsigned char key[CREDENTIAL_KEY]; /* credentials_key() of the token */
 	struct identity who;
 	int64_t expires_at;      /* unix seconds; 0: never */
 	int64_t renewed_at;      /* a session's last renewal (unix seconds) */
@@ -48,17 +51,21 @@ struct credential {
 
 struct credentials;
 
-/* An empty table, comparing against the counters of `ch`. HL_ENOMEM. */
+/* An empty table, comparing against the counters of `ch`: HL_ENOMEM, or
+ * HL_EINVAL (logged) when `ch` lacks a table entries are read from. */
 int credentials_new(struct credentials **out, const struct changes *ch);
 void credentials_free(struct credentials *c);
 
 /* The stamp to keep with what a read returns: take it before the read. */
 uint64_t credentials_stamp(const struct credentials *c);
 
-/* Copy the fresh entry of `token` (of `kind`) into *out: 1, or 0 when
- * there is none and the caller must read the database. Any thread. */
-int credentials_find(struct credentials *c, enum credential_kind kind, const char *token,
-		     struct credential *out);
+/* Set cr->kind and cr->key for `token` of `kind`. */
+void credentials_key(const struct credentials *c, enum credential_kind kind, const char *token,
+		     struct credential *cr);
+
+/* Copy the fresh entry of cr's kind and key into *cr: 1, or 0 when there
+ * is none and the caller must read the database. Any thread. */
+int credentials_find(struct credentials *c, struct credential *cr);
 
 /* Keep `cr` (its opens are ignored), replacing what its slot held. */
 void credentials_keep(struct credentials *c, const struct credential *cr);

@@ -281,6 +281,31 @@ def test_sql_that_runs_too_long_is_stopped_with_503():
         assert admin2.get("/api/reader/slow-sql").json()["rows"] == 1999995
 
 
+def test_a_caller_waiting_in_vain_for_a_reader_is_told_to_retry():
+    """Identifying a caller, or checking a location it has not asked for
+    lately, may need a reader (a caller known from memory borrows its first
+    one there). With none free the server is busy: 503 with Retry-After,
+    never "no such location" (404)."""
+    s, admin, (a, b) = agency(modules=("contacts", "reader"), locations=("A", "B"),
+                              env={"PGHL_READ_CONNECTIONS": "1", "PGHL_READER_WAIT_MS": "50"})
+    with s:
+        assert admin.get("/api/contacts").status == 200  # known, with its first location
+        other = s.client(headers={"Cookie": "hl_session=" + admin.cookies["hl_session"]})
+        seen = []
+        for attempt in range(5):
+            slow = threading.Thread(target=lambda: other.get("/api/reader/slow-sql"))
+            slow.start()
+            time.sleep(0.1)
+            r = admin.get("/api/contacts", headers={"X-Location-Id": str(b)})
+            seen.append(r.status)
+            assert r.status in (200, 503), r.body  # never "no such location"
+            if r.status == 503:
+                assert r.header("retry-after") == "1" and r.error_code() == "unavailable", r.body
+            slow.join()
+        assert 503 in seen, seen
+        assert admin.get("/api/contacts", headers={"X-Location-Id": str(b)}).status == 200
+
+
 def test_no_more_than_four_large_uploads_are_received_at_once():
     s, admin, (loc,) = agency(env={"PGHL_BODY_TIMEOUT_S": "60"})
     with s:
