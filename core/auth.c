@@ -308,9 +308,9 @@ static int64_t requested_location(struct hl_req *r)
 }
 
 /* The caller's location `want`, or their first one when want is 0; 0
- * when there is none they may open; -1 when the database fails. The rule of the location_users view,
- * written per role: on every request, one index lookup instead of the
- * view's union. */
+ * when there is none they may open; -1 when the database fails. The rule
+ * of the location_users view, written per role: one index lookup instead
+ * of the view's union. */
 static int64_t read_open_location(struct hl_req *r, int64_t want)
 {
 	const struct identity *w = &r->who;
@@ -370,15 +370,6 @@ int64_t auth_named_location(struct hl_req *r)
 	return auth_may_open(r, id) ? id : 0;
 }
 
-/* 503: no read connection came free in time, or the database failed. */
-static void answer_unavailable(struct hl_req *r)
-{
-	if (r->no_reader)
-		request_add_header(r, "Retry-After: 1");
-	hl_reply_error(r, 503, "unavailable", r->no_reader ? "the server is busy; try again"
-						 : "the database is not available");
-}
-
 static int choose_location(struct hl_req *r, const struct credential *cr, int required)
 {
 	int64_t want = requested_location(r);
@@ -396,7 +387,7 @@ static int choose_location(struct hl_req *r, const struct credential *cr, int re
 	r->location_id = open_location(r, cr, want);
 	if (r->location_id < 0) { /* a caller known from memory borrows its first reader here */
 		r->location_id = 0;
-		answer_unavailable(r);
+		request_reply_unavailable(r);
 		return -1;
 	}
 	if (!r->location_id) {
@@ -521,7 +512,7 @@ int auth_admit(struct hl_req *r)
 	if (route->access == HL_ACCESS_PUBLIC)
 		return 0;
 	if (rc == HL_EDB) {
-		answer_unavailable(r);
+		request_reply_unavailable(r);
 		return -1;
 	}
 	if (rc || !r->who.user_id) {

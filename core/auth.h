@@ -7,9 +7,9 @@
  * token (the phone app, integrations). Either is 32 random bytes of which
  * the database keeps only the SHA-256, so looking one up is one indexed
  * read, made once a second at most per caller while nothing changes
- * (credentials.h keeps what it read). The current location is then chosen from the X-Location-Id header
- * or the location_id query parameter, or defaults to the caller's first
- * location, and must be one the caller may open: another agency's location,
+ * (credentials.h keeps what it read). The current location is then chosen
+ * from the X-Location-Id header or the location_id query parameter, or
+ * defaults to the caller's first location, and must be one the caller may open: another agency's location,
  * or one a location user was not given, is answered 404 like a missing
  * record.
  */

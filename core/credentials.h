@@ -25,8 +25,8 @@
 #ifndef HL_CREDENTIALS_H
 #define HL_CREDENTIALS_H
 
-#include "auth.h"
 #include "changes.h"
+#include "request.h"
 
 #include <stdint.h>
 

@@ -355,8 +355,7 @@ static void run_route(struct hl_req *r, const struct mg_request_info *ri)
 		return;
 	}
 	if ((rc < 0 || !r->replied) && r->no_reader) {
-		request_add_header(r, "Retry-After: 1");
-		hl_reply_error(r, 503, "unavailable", "the server is busy; try again");
+		request_reply_unavailable(r);
 	} else if ((rc < 0 || !r->replied) && (db_overran(r->reader) || db_overran(r->writer))) {
 		log_warn("%s %s: stopped after query_timeout_ms", r->method, e->route.pattern);
 		hl_reply_error(r, 503, "too_slow", "the request took too long and was stopped");

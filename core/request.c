@@ -624,6 +624,14 @@ void request_return_reader(struct hl_req *r)
 	r->reader = NULL;
 }
 
+void request_reply_unavailable(struct hl_req *r)
+{
+	if (r->no_reader)
+		request_add_header(r, "Retry-After: 1");
+	hl_reply_error(r, 503, "unavailable", r->no_reader ? "the server is busy; try again"
+						 : "the database is not available");
+}
+
 HL_API void hl_read_end(struct hl_req *r)
 {
 	request_return_reader(r);

@@ -130,6 +130,9 @@ void request_end(struct hl_req *r);
 /* Give the read connection back before a slow step (it is lent again on
  * the next hl_read). */
 void request_return_reader(struct hl_req *r);
+/* Answer 503: "busy" with Retry-After: 1 when no read connection came free
+ * in time (r->no_reader), else "the database is not available". */
+void request_reply_unavailable(struct hl_req *r);
 
 /* Answer GET `path`?`query` (query may be NULL) as the caller of `outer`
  * would be answered, with X-Location-Id `location` (NULL: none) and no

@@ -94,6 +94,17 @@ int agency_list_read(struct hl_req *req, struct agency_list *list, const char *s
 	return agency_location(req, &list->location);
 }
 
+void agency_bind_clock(sqlite3_stmt *st, char now[32])
+{
+	time_t at = time(NULL), midnight = at - at % 86400;
+	char start[32];
+	hl_time_text(at, now);
+	hl_time_text(midnight, start);
+	hl_bind_text(st, ":now", now);
+	hl_bind_text(st, ":midnight", start);
+	hl_bind_int(st, ":today", (int64_t)(midnight / 86400));
+}
+
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)
 {
 	sqlite3_stmt *st = hl_agency_read(req, sql);

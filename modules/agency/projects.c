@@ -144,17 +144,6 @@ static int64_t count_projects(struct hl_req *req, const char *q, int64_t locatio
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : HL_EDB;
 }
 
-void agency_bind_clock(sqlite3_stmt *st, char now[32])
-{
-	time_t at = time(NULL), midnight = at - at % 86400;
-	char start[32];
-	hl_time_text(at, now);
-	hl_time_text(midnight, start);
-	hl_bind_text(st, ":now", now);
-	hl_bind_text(st, ":midnight", start);
-	hl_bind_int(st, ":today", (int64_t)(midnight / 86400));
-}
-
 void projects_bind(sqlite3_stmt *st, const char *q)
 {
 	char now[32];
