@@ -5,7 +5,8 @@
  * cents, the currency (three capitals), the contact (a live one of the
  * location), the owner (a user who can open the location), the stage (one
  * of the location's, in the pipeline named or the deal's), the position
- * or the deal it goes before, the status and the reason it was lost.
+ * or the deal it goes before or after, the status and the reason it was
+ * lost.
  */
 #include "opportunities.h"
 
@@ -21,7 +22,7 @@ static const char *const create_keys[] = {
 };
 
 static const char *const change_keys[] = {
-	"name", "stage_id", "position", "before_id", "value_cents", "currency", "contact_id",
+	"name", "stage_id", "position", "before_id", "after_id", "value_cents", "currency", "contact_id",
 	"owner_id", "status", "lost_reason", NULL,
 };
 
@@ -58,6 +59,7 @@ static int read_numbers(struct hl_req *req, struct deal_input *in)
 		{ "stage_id", DEAL_STAGE, 1, INT64_MAX, offsetof(struct deal_input, stage) },
 		{ "position", DEAL_POSITION, 0, INT32_MAX, offsetof(struct deal_input, position) },
 		{ "before_id", DEAL_BEFORE, 1, INT64_MAX, offsetof(struct deal_input, before) },
+		{ "after_id", DEAL_AFTER, 1, INT64_MAX, offsetof(struct deal_input, after) },
 		{ "value_cents", DEAL_VALUE, 0, INT64_C(1000000000000000), offsetof(struct deal_input, value) },
 		{ "contact_id", DEAL_CONTACT, 1, INT64_MAX, offsetof(struct deal_input, contact) },
 		{ "owner_id", DEAL_OWNER, 1, INT64_MAX, offsetof(struct deal_input, owner) },
@@ -77,14 +79,16 @@ static int check_shapes(struct hl_req *req, const struct deal_input *in, int who
 	if (whole && !(in->given & DEAL_STAGE))
 		return hl_reply_invalid(req, "stage_id", "required");
 	static const char *const names[] = { "pipeline_id", "stage_id", "position", "before_id",
-					     "value_cents", "currency", "status" };
+					     "after_id", "value_cents", "currency", "status" };
 	static const unsigned bits[] = { DEAL_PIPELINE, DEAL_STAGE, DEAL_POSITION, DEAL_BEFORE,
-					 DEAL_VALUE, DEAL_CURRENCY, DEAL_STATUS };
+					 DEAL_AFTER, DEAL_VALUE, DEAL_CURRENCY, DEAL_STATUS };
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (in->nulls & bits[i])
 			return hl_reply_invalid(req, names[i], "may not be null");
-	if ((in->given & DEAL_POSITION) && (in->given & DEAL_BEFORE))
-		return hl_reply_invalid(req, "before_id", "give it or position, not both");
+	unsigned places = in->given & (DEAL_POSITION | DEAL_BEFORE | DEAL_AFTER);
+	if (places & (places - 1))
+		return hl_reply_invalid(req, places & DEAL_AFTER ? "after_id" : "before_id",
+					"give one of position, before_id and after_id");
 	const char *c = in->currency;
 	if (c && (strlen(c) != 3 || c[0] < 'A' || c[0] > 'Z' || c[1] < 'A' || c[1] > 'Z' ||
 		  c[2] < 'A' || c[2] > 'Z'))

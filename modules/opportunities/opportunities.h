@@ -24,12 +24,13 @@
 enum {
 	DEAL_NAME = 1, DEAL_VALUE = 2, DEAL_CURRENCY = 4, DEAL_CONTACT = 8, DEAL_OWNER = 16,
 	DEAL_STAGE = 32, DEAL_POSITION = 64, DEAL_STATUS = 128, DEAL_REASON = 256,
-	DEAL_PIPELINE = 512, DEAL_BEFORE = 1024,
+	DEAL_PIPELINE = 512, DEAL_BEFORE = 1024, DEAL_AFTER = 2048,
 };
 struct deal_input {
 	const char *name, *currency, *status, *lost_reason;
 	int64_t pipeline, stage, position, value, contact, owner;
 	int64_t before; /* before_id: the deal this one goes before */
+	int64_t after;  /* after_id: the deal it goes after */
 	int64_t stage_pipeline; /* the pipeline of `stage`, once checked */
 	unsigned given, nulls;
 };

@@ -5,12 +5,12 @@
  * within its stage and status: a move with a position shifts the deals at
  * and after that position down by one (one indexed UPDATE of that stage's
  * deals), a move without one puts the deal last. A move may name the deal
- * it goes before instead (before_id, what a board's drop knows): the
- * stage's order is first written out as positions 0, 1, 2... where deals
- * share one (made together, or imported), so that "before" is one
- * position. A status other than open
- * sets closed_at, open clears it (and the lost reason, unless one is
- * sent). Every change publishes opportunity.updated, and a move
+ * it goes before or after instead (before_id, after_id: what a board's
+ * drop knows; after, when the column below is not loaded): the stage's
+ * order is first written out as positions 0, 1, 2... where deals share one
+ * (made together, or imported), so that "before" is one position. A
+ * status other than open sets closed_at, open clears it (and the lost
+ * reason, unless one is sent). Every change publishes opportunity.updated, and a move
  * opportunity.stage_changed, a status change opportunity.won, .lost,
  * .abandoned or .reopened; each carries the deal's contact, when it has
  * one.
@@ -97,26 +97,30 @@ static int number_stage(struct hl_req *req, int64_t pipeline, int64_t stage, con
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
-/* before_id as a position: the stage numbered, then the position of the
- * deal named, which must be in `stage` with `status` (and the caller's,
- * for an "assigned only" one). 0, HL_EINVAL after a 422, or HL_EDB. */
-static int position_before(struct hl_req *req, struct deal_input *in, int64_t pipeline,
+/* before_id or after_id as a position: the stage numbered, then the
+ * position of the deal named (one more for after), which must be in
+ * `stage` with `status` (and the caller's, for an "assigned only" one). 0,
+ * HL_EINVAL after a 422, or HL_EDB. */
+static int position_beside(struct hl_req *req, struct deal_input *in, int64_t pipeline,
 			   int64_t stage, const char *status, int64_t id)
 {
+	int after = !!(in->given & DEAL_AFTER);
 	int rc = number_stage(req, pipeline, stage, status, id);
-	sqlite3_stmt *st = rc ? NULL : hl_scoped_write(req, "SELECT position FROM opportunities"
-		" WHERE id = :before AND id <> :id AND pipeline_id = :pipeline AND stage_id = :stage"
+	sqlite3_stmt *st = rc ? NULL : hl_scoped_write(req, "SELECT position + :after FROM opportunities"
+		" WHERE id = :beside AND id <> :id AND pipeline_id = :pipeline AND stage_id = :stage"
 		" AND status = :status AND location_id = :location AND (:me = 0 OR owner_id = :me)");
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":before", in->before);
+	hl_bind_int(st, ":after", after);
+	hl_bind_int(st, ":beside", after ? in->after : in->before);
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":pipeline", pipeline);
 	hl_bind_int(st, ":stage", stage);
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	if ((rc = hl_step_int(st, &in->position)) <= 0)
-		return rc ? rc : hl_reply_invalid(req, "before_id", "no deal of that stage and status");
+		return rc ? rc : hl_reply_invalid(req, after ? "after_id" : "before_id",
+						  "no deal of that stage and status");
 	in->given |= DEAL_POSITION;
 	return 0;
 }
@@ -251,8 +255,8 @@ int opp_change(struct hl_req *req)
 	int64_t stage = in.stage ? in.stage : now.stage;
 	const char *status = in.status ? in.status : now.status;
 	position = now.position;
-	if (in.given & DEAL_BEFORE &&
-	    (rc = position_before(req, &in, now.pipeline, stage, status, id)))
+	if (in.given & (DEAL_BEFORE | DEAL_AFTER) &&
+	    (rc = position_beside(req, &in, now.pipeline, stage, status, id)))
 		return rc == HL_EINVAL ? 0 : rc;
 	if ((in.given & DEAL_POSITION || stage != now.stage || strcmp(status, now.status)) &&
 	    (rc = make_room(req, &in, now.pipeline, stage, status, id, &position)))

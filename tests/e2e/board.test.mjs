@@ -5,7 +5,9 @@
  * deal moved by drag and by keyboard, still moved after a reload; a move
  * the server refuses put back with a message; filters kept in the URL; a
  * deal's page (lost with a reason, reopened, edited, a field's error from
- * the server) and a new deal with its contact.
+ * the server) and a new deal with its contact; a column longer than the
+ * server's page read as it is scrolled, and a deal dropped below what is
+ * loaded of a column put just after the card above it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -61,8 +63,9 @@ describe('opportunities', () => {
 				new RegExp('^' + want.count + ' deals? · '), stage.name);
 			assert.equal((await names(col)).length, Math.min(want.count, 40), 'the first batch');
 		}
+		const all = board.stages.reduce((n, s) => n + s.count, 0);
 		assert.match(await page.getByRole('status').filter({ hasText: /deals/ }).textContent(),
-			new RegExp('^' + board.data.length + ' deals · \\$'));
+			new RegExp('^' + all + ' deals · \\$'));
 		/* the owner's initials, named for a screen reader, once the names are in */
 		await card(page, 'Gamma deal').getByText('Owner: ' + admin.me.user.name + ' (you)').waitFor({ state: 'attached' });
 		assert.equal(await card(page, 'Gamma deal').locator('.b-card-owner [aria-hidden]').textContent(), 'PA');
@@ -277,6 +280,62 @@ describe('opportunities', () => {
 		assert.equal(await scrollsSideways(page), false);
 		const board = page.getByRole('region', { name: 'Board' });
 		assert.ok(await board.evaluate((b) => b.scrollWidth > b.clientWidth), 'the columns scroll');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	/* The names of column `stage` as the server orders them, page by page. */
+	async function columnNames(stage, perPage) {
+		const all = [];
+		let cursor = null;
+		do {
+			const page = await admin.get('/api/opportunities?stage=' + stage + '&per_stage=' + perPage +
+				(cursor ? '&cursor=' + cursor : ''), loc.id);
+			all.push(...page.data.map((d) => d.name));
+			cursor = page.next_cursor;
+		} while (cursor);
+		return all;
+	}
+
+	test('a long column is read page by page as it is scrolled; a drop below what is loaded stays put', async () => {
+		for (let i = 1; i <= 75; i++)
+			await admin.post('/api/opportunities', { name: 'Bulk ' + String(i).padStart(2, '0'),
+				stage_id: stages[3].id, value_cents: 1000 }, loc.id);
+		const want = await columnNames(stages[3].id, 30);
+		assert.ok(want.length >= 75);
+
+		const { page, context, problems } = await opened();
+		await h1(page, 'Opportunities').waitFor();
+		const col = column(page, 3);
+		assert.match(await col.locator('.b-col-sum').textContent(), new RegExp('^' + want.length + ' deals · '));
+		assert.equal((await names(col)).length, 40, 'the first batch of the first page');
+		const cards = col.locator('.b-cards');
+		await until(async () => {
+			await cards.evaluate((list) => { list.scrollTop = list.scrollHeight; });
+			return (await names(col)).length === want.length;
+		}, 10000, 'the whole column, scrolled');
+		assert.deepEqual(await names(col), want, 'in board order, each deal once');
+
+		/* A deal carried by keyboard below the last card drawn, while the
+		 * column's next page has not come, goes just after that card. */
+		await page.route((url) => url.searchParams.has('cursor'), () => {}); /* the next page never comes */
+		await page.reload();
+		await h1(page, 'Opportunities').waitFor();
+		await until(async () => {
+			await cards.evaluate((list) => { list.scrollTop = list.scrollHeight; });
+			return (await names(col)).length === 50;
+		}, 10000, 'the first page drawn');
+		const shown = await names(col);
+		const moved = shown[shown.length - 2];
+		await card(page, moved).focus();
+		await page.keyboard.press('Space');
+		await page.keyboard.press('ArrowDown');
+		const patched = page.waitForResponse((r) => r.request().method() === 'PATCH');
+		await page.keyboard.press('Space');
+		assert.equal((await patched).status(), 200);
+		const now = await columnNames(stages[3].id, 200);
+		assert.equal(now.indexOf(moved), now.indexOf(shown[shown.length - 1]) + 1, 'just after the card above it');
+		assert.equal(now.length, want.length);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

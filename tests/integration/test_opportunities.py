@@ -93,14 +93,74 @@ def test_the_board_equals_its_sql():
             {"pipeline": None, "data": [], "stages": [], "next_cursor": None}
 
 
+def column_pages(admin, stage, per_stage, query=""):
+    """Column `stage` read page by page with its cursors: the deal ids,
+    and the totals every page gave."""
+    deals, totals, cursor = [], set(), None
+    while True:
+        page = admin.get("/api/opportunities?location_id=1&stage=%d&per_stage=%d%s%s"
+                         % (stage, per_stage, query, "&cursor=" + cursor if cursor else "")).json()
+        assert [st["id"] for st in page["stages"]] == [stage]
+        assert page["next_cursor"] == page["stages"][0]["next_cursor"]
+        assert len(page["data"]) <= per_stage and all(d["stage_id"] == stage for d in page["data"])
+        deals += ids(page["data"])
+        totals.add((page["stages"][0]["count"], page["stages"][0]["value_cents"]))
+        cursor = page["next_cursor"]
+        if not cursor:
+            return deals, totals
+
+
+def test_each_column_is_paged_and_counts_all_its_deals():
+    s, admin = server()
+    with s:
+        pipeline = first_pipeline(s)
+        owner = s.sql("SELECT owner_id FROM opportunities WHERE pipeline_id = ? AND owner_id IS NOT NULL"
+                      " GROUP BY 1 ORDER BY count(*) DESC LIMIT 1", pipeline)[0][0]
+        cases = [("", "o.status = 'open'"), ("&status=won", "o.status = 'won'"),
+                 ("&owner=%d" % owner, "o.status = 'open' AND o.owner_id = %d" % owner),
+                 ("&q=deal", "o.status = 'open' AND (instr(lower(o.name), 'deal') OR"
+                  " instr(lower(c.first_name || ' ' || c.last_name), 'deal'))")]
+        longest = 0
+        for query, where in cases:
+            deals, stages = want(s, pipeline, where)
+            order = {d: i for i, d in enumerate(deals)}
+            board = admin.get("/api/opportunities?location_id=1&per_stage=2" + query).json()
+            assert board["next_cursor"] is None
+            assert [(st["id"], st["count"], st["value_cents"]) for st in board["stages"]] == stages, query
+            for st, (stage, n, cents) in zip(board["stages"], stages):
+                column = [d for d in deals if s.sql("SELECT stage_id FROM opportunities WHERE id = ?", d)[0][0]
+                          == stage]
+                shown = [d["id"] for d in board["data"] if d["stage_id"] == stage]
+                assert shown == column[:2], (query, stage)
+                assert (st["next_cursor"] is None) == (n <= 2), (query, stage)
+                for per_stage in (1, 3):
+                    assert column_pages(admin, stage, per_stage, query) == (column, {(n, cents)})
+                longest = max(longest, n)
+            assert sorted(ids(board["data"]), key=order.get) == ids(board["data"])
+        assert longest > 3  # some column took several pages
+        # The whole board at once, as before, when the pages are big enough.
+        assert got(admin.get("/api/opportunities?location_id=1&per_stage=500").json()) == want(s, pipeline)
+
+
 def test_bad_board_queries_are_400_and_others_pipelines_404():
     s, admin = server()
     with s:
+        stage = stage_ids(s, first_pipeline(s))[0]
+        cursor = admin.get("/api/opportunities?location_id=1&per_stage=1&stage=%d" % stage).json()["next_cursor"]
+        assert cursor
         for query, words in (("status=closed", "status"), ("pipeline=x", "pipeline"),
-                             ("pipeline=0", "pipeline"), ("owner=someone", "owner"), ("q=", "q")):
+                             ("pipeline=0", "pipeline"), ("owner=someone", "owner"), ("q=", "q"),
+                             ("per_stage=0", "per_stage"), ("per_stage=501", "per_stage"),
+                             ("stage=x", "stage"), ("cursor=" + cursor, "stage"),
+                             ("stage=%d&cursor=5B2278225D" % stage, "cursor"),
+                             ("stage=%d&cursor=zz" % stage, "cursor")):
             error(admin.get("/api/opportunities?location_id=1&" + query), 400, words)
         theirs = first_pipeline(s, 2)
         error(admin.get("/api/opportunities?location_id=1&pipeline=%d" % theirs), 404, "pipeline")
+        error(admin.get("/api/opportunities?location_id=1&stage=%d" % stage_ids(s, theirs)[0]), 404, "stage")
+        other = admin.post("/api/pipelines", {"name": "Second"}, headers=headers(admin)).json()
+        error(admin.get("/api/opportunities?location_id=1&stage=%d&pipeline=%d" % (stage, other["id"])),
+              404, "stage")
         # owner=me is the caller's id.
         me = admin.get("/api/auth/me").json()["user"]["id"]
         assert admin.get("/api/opportunities?location_id=1&owner=me").json() == \
@@ -182,12 +242,21 @@ def test_a_deal_moves_before_another_even_where_positions_tie():
         assert r.status == 200, r.body
         assert column() == [before[0], last, before[1], mover["id"]] + before[2:-1]
         assert got(admin.get("/api/opportunities?location_id=1").json()) == want(s, pipeline)
+        # After a deal: what a drop below a column's loaded cards sends.
+        r = admin.patch(path, {"after_id": before[0]}, headers=h)
+        assert r.status == 200, r.body
+        assert column() == [before[0], mover["id"], last, before[1]] + before[2:-1]
+        assert got(admin.get("/api/opportunities?location_id=1").json()) == want(s, pipeline)
+        for body in ({"after_id": before[0], "before_id": before[1]}, {"after_id": before[0], "position": 1},
+                     {"stage_id": stages[2], "after_id": before[0]}, {"after_id": mover["id"]},
+                     {"after_id": None}):
+            error(admin.patch(path, body, headers=h), 422, "after_id")
         # Refused: both ways at once, a deal of another stage, itself, null.
         for body in ({"before_id": before[0], "position": 0},
                      {"stage_id": stages[2], "before_id": before[0]},
                      {"before_id": mover["id"]}, {"before_id": None}, {"before_id": "x"}):
             error(admin.patch(path, body, headers=h), 422, "before_id")
-        assert column() == [before[0], last, before[1], mover["id"]] + before[2:-1]
+        assert column() == [before[0], mover["id"], last, before[1]] + before[2:-1]
 
 
 def test_bad_input_is_refused_naming_the_field():
@@ -390,9 +459,14 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         pipeline = first_pipeline(s)
         stages = stage_ids(s, pipeline)
         contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL LIMIT 1")[0][0]
-        queries = ["", "pipeline=%d" % pipeline, "status=won", "owner=2", "q=deal", "status=lost&owner=2&q=a"]
+        queries = ["", "pipeline=%d" % pipeline, "status=won", "owner=2", "q=deal", "status=lost&owner=2&q=a",
+                   "per_stage=1&stage=%d" % stages[0]]
         for query in queries:
             assert admin.get("/api/opportunities?location_id=1&" + query).status == 200
+        cursor = admin.get("/api/opportunities?location_id=1&per_stage=1&stage=%d" % stages[0]).json()["next_cursor"]
+        for query in ("", "&owner=2", "&q=a"):
+            assert admin.get("/api/opportunities?location_id=1&per_stage=1&stage=%d&cursor=%s%s"
+                             % (stages[0], cursor, query)).status == 200
         assert admin.get("/api/pipelines?location_id=1").status == 200
         d = make(admin, h, name="Plan", stage_id=stages[0], contact_id=contact, owner_id=1, position=0)
         path = "/api/opportunities/%d" % d["id"]
@@ -416,8 +490,9 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         for line in plans:
             assert not re.search(r"SCAN (o|opportunities|s|stages|p|pipelines|c|contacts|u|users)\b"
                                  r"(?! USING)", line), line
-        # The board walks its deals in order: no sort of the whole board.
-        boards = [l for l in plans if "JOIN opportunities o" in l.split("=>")[0]]
-        assert len(boards) >= 4  # a text per filter combination: none, owner, q, both
+        # Each column is a range of the index in order: no sort, and a
+        # cursor is where the range starts.
+        boards = [l for l in plans if "ORDER BY o.position, o.id" in l.split("=>")[0]]
+        assert len(boards) >= 7  # a text per filter combination, with and without a cursor
         for line in boards:
             assert "TEMP B-TREE" not in line.split("=>", 1)[1], line

@@ -13,8 +13,10 @@
  * by drag and drop (a mouse at once, a finger after a short press) or by
  * keyboard (Space picks it up, the arrow keys carry it, Space drops it,
  * Escape puts it back); the move shows at once and is undone, with a
- * message, when the server refuses it. A column draws its cards in
- * batches as it is scrolled, so the largest board opens as fast as a
+ * message, when the server refuses it. The server sends each column's
+ * first page of deals with the column's count and value; a column draws
+ * its cards in batches as it is scrolled and asks for its next page when
+ * it has drawn what it holds, so the largest board opens as fast as a
  * small one. One tab stop for the whole board: the arrow keys go from
  * card to card, Enter opens one.
  *
@@ -24,6 +26,8 @@
 const STATUSES = [['open', 'Open'], ['won', 'Won'], ['lost', 'Lost'], ['abandoned', 'Abandoned']];
 const FILTERS = ['pipeline', 'status', 'owner', 'q'];
 const BATCH = 40;          /* cards drawn at a time in a column */
+const PAGE = 50;           /* deals asked for at a time for a column (the server's default) */
+const PAGE_MAX = 500;      /* the most the server sends of a column at once */
 const DEBOUNCE_MS = 250;
 const DRAG_PX = 5;         /* a mouse moves this far before a press is a drag */
 const TOUCH_HOLD_MS = 300; /* a finger holds this long before it drags */
@@ -235,9 +239,12 @@ async function board(view, ctx) {
 			first.tabIndex = 0;
 	}
 
+	/* A stage's column: `list` the deals it holds (of `count` on the
+	 * server, worth `value`), `next` the cursor to the rest. */
 	function column(stage, list) {
 		const col = {
-			stage, list, drawn: 0,
+			stage, list, drawn: 0, count: stage.count, value: stage.value_cents,
+			next: stage.next_cursor, loading: null,
 			el: html`<section class="b-col" data-stage="${stage.id}" aria-labelledby="${'b-st-' + stage.id}">
 				<header class="b-col-head"><h2 id="${'b-st-' + stage.id}">${stage.name}</h2>
 				<p class="b-col-sum"></p></header>
@@ -251,12 +258,47 @@ async function board(view, ctx) {
 		return col.el;
 	}
 
-	/* Draw the column's next batch of cards. */
+	/* Draw the column's next batch of cards, asking the server for the
+	 * column's next page once all it holds are drawn. */
 	function more(col) {
 		const next = col.list.slice(col.drawn, col.drawn + BATCH);
 		for (const d of next)
 			col.cards.append(card(d));
 		col.drawn += next.length;
+		if (col.drawn === col.list.length && col.next)
+			nextPage(col);
+	}
+
+	/* The column's next page from the server, added to what it holds
+	 * (less any deal it holds already: one moved in meanwhile) and drawn.
+	 * A board drawn again meanwhile has asked for its own. */
+	function nextPage(col) {
+		if (col.loading)
+			return col.loading;
+		const drawing = drawn;
+		col.el.setAttribute('aria-busy', 'true');
+		col.loading = api.get('/api/opportunities', Object.assign(ctx.queryOf(FILTERS), {
+			pipeline: data.pipeline.id, stage: col.stage.id, cursor: col.next, per_stage: PAGE,
+		})).then((page) => {
+			if (drawing !== drawn || ctx.signal.aborted)
+				return;
+			for (const d of page.data || [])
+				if (!deals.has(d.id)) {
+					deals.set(d.id, d);
+					col.list.push(d);
+				}
+			col.next = page.next_cursor;
+			if (col.drawn < col.list.length)
+				more(col);
+		}, (e) => {
+			if (drawing === drawn && !ctx.signal.aborted)
+				ui.toast('More deals of ' + col.stage.name + ' could not be loaded: ' + e.message,
+					 { kind: 'error' });
+		}).finally(() => {
+			col.loading = null;
+			col.el.removeAttribute('aria-busy');
+		});
+		return col.loading;
 	}
 
 	/* A column scrolled near its end draws its next batch. */
@@ -265,7 +307,7 @@ async function board(view, ctx) {
 		if (list.scrollTop + list.clientHeight < list.scrollHeight - 600)
 			return;
 		const col = columns.get(Number(list.closest('.b-col').dataset.stage));
-		if (col && col.drawn < col.list.length)
+		if (col && (col.drawn < col.list.length || col.next))
 			more(col);
 	}
 
@@ -291,7 +333,8 @@ async function board(view, ctx) {
 		return li;
 	}
 
-	/* Each column's count and value from its deals, and the board's. */
+	/* Each column's count and value as the server counts them (moved by
+	 * the moves made here), and the board's. */
 	function totals() {
 		let n = 0;
 		let value = 0;
@@ -300,10 +343,9 @@ async function board(view, ctx) {
 			currencies.add(d.currency);
 		const currency = currencies.size === 1 ? currencies.values().next().value : null;
 		for (const col of columns.values()) {
-			const v = col.list.reduce((sum, d) => sum + (d.value_cents || 0), 0);
-			col.sum.textContent = plural(col.list.length, 'deal', 'deals') + ' · ' + money(v, currency);
-			n += col.list.length;
-			value += v;
+			col.sum.textContent = plural(col.count, 'deal', 'deals') + ' · ' + money(col.value, currency);
+			n += col.count;
+			value += col.value;
 		}
 		el.sum.textContent = plural(n, 'deal', 'deals') + ' · ' + money(value, currency);
 	}
@@ -344,14 +386,18 @@ async function board(view, ctx) {
 
 	/* ---- moving a card ---- */
 
-	/* Where `li` is now: its column and the deal it sits before (null:
-	 * last of what is drawn, so before the first one not drawn yet). */
+	/* Where `li` is now: its column and the deal it sits before; last of
+	 * what is drawn, before the first one not drawn yet, or after the
+	 * card above it when the server holds more of the column; last
+	 * (neither) when the column is all there. */
 	function placeOf(li) {
 		const col = columns.get(Number(li.closest('.b-col').dataset.stage));
 		const next = li.nextElementSibling;
+		const prev = li.previousElementSibling;
 		const before = next ? deals.get(Number(next.dataset.id))
 			: col.list.filter((d) => d.id !== Number(li.dataset.id))[col.cards.children.length - 1] || null;
-		return { col, before };
+		const after = !before && col.next && prev ? deals.get(Number(prev.dataset.id)) : null;
+		return { col, before, after };
 	}
 
 	/* The card was put where it is (by drag or keys) from `from`: show
@@ -360,19 +406,23 @@ async function board(view, ctx) {
 		const id = Number(li.dataset.id);
 		const d = deals.get(id);
 		const to = placeOf(li);
-		if (to.col === from.col && to.before === from.before)
+		if (to.col === from.col && to.before === from.before && to.after === from.after)
 			return;
 		from.col.list.splice(from.col.list.indexOf(d), 1);
-		const at = to.before ? to.col.list.indexOf(to.before) : to.col.list.length;
+		const at = to.before ? to.col.list.indexOf(to.before)
+			: to.after ? to.col.list.indexOf(to.after) + 1 : to.col.list.length;
 		to.col.list.splice(at, 0, d);
 		from.col.drawn--;
 		to.col.drawn++;
+		recount(from.col, to.col, d);
 		d.stage_id = to.col.stage.id;
 		totals();
 		say(d.name + ' moved to ' + to.col.stage.name + '.');
 		const body = { stage_id: to.col.stage.id };
 		if (to.before)
 			body.before_id = to.before.id;
+		else if (to.after)
+			body.after_id = to.after.id;
 		/* the card stays put until the server answers: an undo must find
 		 * it where it was dropped */
 		const drawing = drawn;
@@ -393,6 +443,7 @@ async function board(view, ctx) {
 			from.col.list.splice(from.index, 0, d);
 			to.col.drawn--;
 			from.col.drawn++;
+			recount(to.col, from.col, d);
 			d.stage_id = from.col.stage.id;
 			putBack(li, from);
 			totals();
@@ -404,11 +455,20 @@ async function board(view, ctx) {
 		}
 	}
 
+	/* Deal `d` counted in column `to` instead of `from`. */
+	function recount(from, to, d) {
+		if (from === to)
+			return;
+		from.count--;
+		from.value -= d.value_cents || 0;
+		to.count++;
+		to.value += d.value_cents || 0;
+	}
+
 	function startOf(li) {
-		const col = columns.get(Number(li.closest('.b-col').dataset.stage));
-		const next = li.nextElementSibling;
-		const index = Array.prototype.indexOf.call(col.cards.children, li);
-		return { col, index, before: next ? deals.get(Number(next.dataset.id)) : placeOf(li).before };
+		const place = placeOf(li);
+		place.index = Array.prototype.indexOf.call(place.col.cards.children, li);
+		return place;
 	}
 
 	/* Where a card dropped at (x, y) goes: the column under the point,
@@ -577,6 +637,11 @@ async function board(view, ctx) {
 					more(col);
 					return li.nextElementSibling;
 				}
+				if (col.next)
+					nextPage(col).then(() => {
+						if (document.activeElement === li)
+							go(li.nextElementSibling);
+					});
 			}
 			return sib;
 		}
@@ -688,9 +753,10 @@ async function board(view, ctx) {
 	const busy = () => drag || carried || el.board.querySelector('.is-saving');
 	let later = 0;
 
-	/* The board as the server has it now, drawn again when it changed,
-	 * the focused card and each column's scroll kept; while a card is
-	 * being moved, once it is put down. */
+	/* The board as the server has it now, as much of each column as is
+	 * loaded (in whole pages), drawn again when it changed, the focused
+	 * card and each column's scroll kept; while a card is being moved,
+	 * once it is put down. */
 	async function refresh() {
 		clearTimeout(later);
 		if (busy()) {
@@ -698,9 +764,12 @@ async function board(view, ctx) {
 			return;
 		}
 		const mine = seq;
+		const held = Math.max(0, ...Array.from(columns.values(), (c) => c.list.length));
+		const pages = Math.min(PAGE_MAX, Math.ceil(held / PAGE) * PAGE);
 		let next;
 		try {
-			next = await api.get('/api/opportunities', ctx.queryOf(FILTERS));
+			next = await api.get('/api/opportunities', Object.assign(ctx.queryOf(FILTERS),
+				{ per_stage: pages > PAGE ? pages : null }));
 		} catch (e) {
 			return; /* the next change asks again */
 		}
