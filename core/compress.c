@@ -14,12 +14,14 @@
 #define GZIP_LEVEL 6
 #define BROTLI_QUALITY 5
 /* Past this size brotli 5 costs more than the query that made the answer
- * (about 10 us a KB: 1.8 ms for a 188 KB deal board, half its time), so a
- * big answer is compressed at brotli 1: on that board 3.7 million
- * instructions against 7.5 at brotli 2 and 18.4 at brotli 5 (0.53 against
- * 0.92 ms, the best of 300 rounds), for 30.4 KB against 28.6 and 25.5.
- * Streams go further still (stream.c). */
-#define BIG_ANSWER (64 * 1024)
+ * (13 us a KB), so a big answer is compressed at brotli 1, six to nine
+ * times faster for a sixth more bytes: a board's first pages (62 KB)
+ * 0.09 ms for 10.7 KB against 0.81 ms for 9.1 KB, a page of 100 contacts
+ * (30 KB, kept at 5) 0.06 against 0.43 ms for 7.2 KB against 5.4 KB
+ * (the best of 30 rounds, with the heap's settings of heap.c; with
+ * glibc's defaults brotli 1's big buffers are mapped afresh each time and
+ * it is the slowest). Streams go further still (stream.c). */
+#define BIG_ANSWER (32 * 1024)
 #define BROTLI_QUALITY_BIG 1
 
 /* Creating a libdeflate compressor costs about 5 us: one per thread. */
