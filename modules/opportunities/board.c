@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { PER_STAGE_DEFAULT = 50, PER_STAGE_MAX = 500 };
+enum { PER_STAGE_DEFAULT = 25, PER_STAGE_MAX = 500 };
 
 struct board_filters {
 	int64_t pipeline; /* 0: the location's first by position */

@@ -26,7 +26,8 @@
 const STATUSES = [['open', 'Open'], ['won', 'Won'], ['lost', 'Lost'], ['abandoned', 'Abandoned']];
 const FILTERS = ['pipeline', 'status', 'owner', 'q'];
 const BATCH = 40;          /* cards drawn at a time in a column */
-const PAGE = 50;           /* deals asked for at a time for a column (the server's default) */
+const FIRST_PAGE = 25;     /* deals of each column in the board's answer (the server's default) */
+const PAGE = 50;           /* deals asked for at a time as a column is scrolled */
 const PAGE_MAX = 500;      /* the most the server sends of a column at once */
 const DEBOUNCE_MS = 250;
 const DRAG_PX = 5;         /* a mouse moves this far before a press is a drag */
@@ -254,17 +255,22 @@ async function board(view, ctx) {
 		col.cards.addEventListener('scroll', scrolled, { passive: true });
 		col.sum = col.el.querySelector('.b-col-sum');
 		columns.set(stage.id, col);
-		more(col);
+		drawSome(col);
 		return col.el;
 	}
 
-	/* Draw the column's next batch of cards, asking the server for the
-	 * column's next page once all it holds are drawn. */
-	function more(col) {
+	/* Draw the column's next batch of the cards it holds. */
+	function drawSome(col) {
 		const next = col.list.slice(col.drawn, col.drawn + BATCH);
 		for (const d of next)
 			col.cards.append(card(d));
 		col.drawn += next.length;
+	}
+
+	/* The column read further: its next batch drawn, or its next page
+	 * asked for once all it holds are drawn. */
+	function more(col) {
+		drawSome(col);
 		if (col.drawn === col.list.length && col.next)
 			nextPage(col);
 	}
@@ -289,7 +295,7 @@ async function board(view, ctx) {
 				}
 			col.next = page.next_cursor;
 			if (col.drawn < col.list.length)
-				more(col);
+				drawSome(col);
 		}, (e) => {
 			if (drawing === drawn && !ctx.signal.aborted)
 				ui.toast('More deals of ' + col.stage.name + ' could not be loaded: ' + e.message,
@@ -765,11 +771,11 @@ async function board(view, ctx) {
 		}
 		const mine = seq;
 		const held = Math.max(0, ...Array.from(columns.values(), (c) => c.list.length));
-		const pages = Math.min(PAGE_MAX, Math.ceil(held / PAGE) * PAGE);
+		const pages = Math.min(PAGE_MAX, Math.ceil(held / FIRST_PAGE) * FIRST_PAGE);
 		let next;
 		try {
 			next = await api.get('/api/opportunities', Object.assign(ctx.queryOf(FILTERS),
-				{ per_stage: pages > PAGE ? pages : null }));
+				{ per_stage: pages > FIRST_PAGE ? pages : null }));
 		} catch (e) {
 			return; /* the next change asks again */
 		}
@@ -789,7 +795,7 @@ async function board(view, ctx) {
 		for (const [stage, [drawnBefore, top]] of kept) {
 			const col = columns.get(stage);
 			while (col && col.drawn < Math.min(drawnBefore, col.list.length))
-				more(col);
+				drawSome(col);
 			if (col)
 				col.cards.scrollTop = top;
 		}
