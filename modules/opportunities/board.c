@@ -17,7 +17,10 @@
  * of the pipeline instead), and one statement stepped once per stage,
  * each an index range of opportunities_board_shown (migration 003), which
  * holds every column shown, so nothing is sorted and no row looked up. A
- * cursor starts the range at its position only (SQLite carries a row
+ * cursor names the last deal sent and its position then: the page goes on
+ * after that deal where it is now, while it is still in the column, since
+ * a move renumbers its stage (write.c) and a position kept would skip a
+ * deal. The range starts at the position only (SQLite carries a row
  * value's range no further than a column before the rowid), so where
  * deals share a position (imported ones) a page steps over the ties
  * before it: index entries, a few thousand at most.
@@ -214,7 +217,9 @@ static sqlite3_stmt *deals_statement(struct hl_req *req, const struct board_filt
 		" FROM opportunities o LEFT JOIN contacts c ON c.id = o.contact_id"
 		" WHERE o.pipeline_id = :pipeline AND o.status = :status AND o.stage_id = :stage"
 		" AND o.location_id = :location%s%s ORDER BY o.position, o.id LIMIT :limit",
-		f->cursor ? " AND (o.position, o.id) > (json_extract(:cursor, '$[0]'),"
+		f->cursor ? " AND (o.position, o.id) > (ifnull((SELECT a.position FROM opportunities a"
+			    " WHERE a.id = json_extract(:cursor, '$[1]') AND a.stage_id = :stage"
+			    " AND a.status = :status), json_extract(:cursor, '$[0]')),"
 			    " json_extract(:cursor, '$[1]'))" : "",
 		filter_sql(req, f)));
 	if (!st)

@@ -142,6 +142,31 @@ def test_each_column_is_paged_and_counts_all_its_deals():
         assert got(admin.get("/api/opportunities?location_id=1&per_stage=500").json()) == want(s, pipeline)
 
 
+def test_a_columns_next_page_goes_on_after_the_last_deal_where_it_is_now():
+    s, admin = server()
+    with s:
+        h = headers(admin)
+        stage = max(stage_ids(s, first_pipeline(s)), key=lambda st: s.sql(
+            "SELECT count(*) FROM opportunities WHERE stage_id = ? AND status = 'open'", st)[0][0])
+        column = column_pages(admin, stage, 50)[0]
+        assert len(column) >= 6
+        # Numbered 0, 1, 2... by a move that changes nothing.
+        assert admin.patch("/api/opportunities/%d" % column[0], {"before_id": column[1]}, headers=h).status == 200
+        page = admin.get("/api/opportunities?location_id=1&stage=%d&per_stage=3" % stage).json()
+        assert ids(page["data"]) == column[:3]
+        # The last deal sent is moved to the top: the move renumbers the
+        # stage, and the next page follows that deal where it is now.
+        assert admin.patch("/api/opportunities/%d" % column[2], {"before_id": column[0]}, headers=h).status == 200
+        rest = admin.get("/api/opportunities?location_id=1&stage=%d&per_stage=2&cursor=%s"
+                         % (stage, page["next_cursor"])).json()
+        assert ids(rest["data"]) == column[:2]
+        # Once it has left the column, the page goes on from where it was.
+        assert admin.patch("/api/opportunities/%d" % column[2], {"status": "won"}, headers=h).status == 200
+        rest = admin.get("/api/opportunities?location_id=1&stage=%d&per_stage=2&cursor=%s"
+                         % (stage, page["next_cursor"])).json()
+        assert ids(rest["data"]) == column[3:5]
+
+
 def test_bad_board_queries_are_400_and_others_pipelines_404():
     s, admin = server()
     with s:

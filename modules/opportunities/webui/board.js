@@ -394,8 +394,9 @@ async function board(view, ctx) {
 
 	/* Where `li` is now: its column and the deal it sits before; last of
 	 * what is drawn, before the first one not drawn yet, or after the
-	 * card above it when the server holds more of the column; last
-	 * (neither) when the column is all there. */
+	 * card above it when the server holds more of the column (first, when
+	 * there is none: a column emptied by moves); last (none of these) when
+	 * the column is all there. */
 	function placeOf(li) {
 		const col = columns.get(Number(li.closest('.b-col').dataset.stage));
 		const next = li.nextElementSibling;
@@ -403,7 +404,7 @@ async function board(view, ctx) {
 		const before = next ? deals.get(Number(next.dataset.id))
 			: col.list.filter((d) => d.id !== Number(li.dataset.id))[col.cards.children.length - 1] || null;
 		const after = !before && col.next && prev ? deals.get(Number(prev.dataset.id)) : null;
-		return { col, before, after };
+		return { col, before, after, first: !before && !after && !!col.next };
 	}
 
 	/* The card was put where it is (by drag or keys) from `from`: show
@@ -412,7 +413,8 @@ async function board(view, ctx) {
 		const id = Number(li.dataset.id);
 		const d = deals.get(id);
 		const to = placeOf(li);
-		if (to.col === from.col && to.before === from.before && to.after === from.after)
+		if (to.col === from.col && to.before === from.before && to.after === from.after &&
+		    to.first === from.first)
 			return;
 		from.col.list.splice(from.col.list.indexOf(d), 1);
 		const at = to.before ? to.col.list.indexOf(to.before)
@@ -429,6 +431,10 @@ async function board(view, ctx) {
 			body.before_id = to.before.id;
 		else if (to.after)
 			body.after_id = to.after.id;
+		else if (to.first)
+			body.position = 0;
+		if (!from.col.list.length && from.col.next)
+			nextPage(from.col); /* emptied: what the server holds of it comes in */
 		/* the card stays put until the server answers: an undo must find
 		 * it where it was dropped */
 		const drawing = drawn;
