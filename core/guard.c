@@ -12,6 +12,15 @@
  * civetweb's writes) retries on EINTR, and a body read that was not cut
  * retries too (see guard_was_cut). The signal is sent again on every tick
  * while the state lasts, so one that came too early is not lost.
+ *
+ * With every worker free there is nothing to watch, and the guard sleeps
+ * until a worker leaves that state (an idle server wakes no thread ten
+ * times a second). The worker wakes it only when it says it sleeps, so a
+ * busy server pays no system call for it: the guard raises `asleep` and
+ * then looks at the slots, a worker sets its state and then looks at
+ * `asleep`, both sequentially consistent, so at least one of them sees
+ * the other; the wake is sent under the lock the guard holds from its
+ * look until it waits, so it cannot fall in between.
  */
 #include "guard.h"
 #include "config.h"
@@ -28,6 +37,7 @@
 #define PRESSED_GRACE_US 1000000LL /* what a head or body gets under pressure */
 
 struct guard_slot {
+	struct guard *guard;
 	pthread_t thread;
 	_Atomic int state;
 	_Atomic unsigned seq;        /* bumped on every state entered */
@@ -46,6 +56,7 @@ struct guard {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int stopping;
+	_Atomic int asleep; /* waiting, untimed, for a worker to leave GUARD_FREE */
 	_Atomic unsigned long long heads_closed, bodies_cut;
 };
 
@@ -117,11 +128,26 @@ static void watch(struct guard *g)
 	}
 }
 
+static int all_free(struct guard *g)
+{
+	for (int i = 0; i < atomic_load(&g->taken) && i < g->nslots; i++)
+		if (atomic_load(&g->slots[i].state) != GUARD_FREE)
+			return 0;
+	return 1;
+}
+
 static void *run(void *arg)
 {
 	struct guard *g = arg;
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
+		if (all_free(g)) {
+			atomic_store(&g->asleep, 1);
+			if (all_free(g) && !g->stopping)
+				pthread_cond_wait(&g->wake, &g->lock);
+			atomic_store(&g->asleep, 0);
+			continue;
+		}
 		struct timespec until;
 		monotonic_in(TICK_MS * 1000, &until);
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
@@ -179,6 +205,7 @@ struct guard_slot *guard_attach(struct guard *g)
 	int i = atomic_fetch_add(&g->taken, 1);
 	if (i >= g->nslots)
 		return NULL;
+	g->slots[i].guard = g;
 	g->slots[i].thread = pthread_self();
 	atomic_store(&g->slots[i].kicked_seq, (unsigned)-1);
 	return &g->slots[i];
@@ -192,6 +219,12 @@ void guard_enter(struct guard_slot *s, enum guard_state state)
 	atomic_store(&s->since_us, now_us());
 	atomic_fetch_add(&s->seq, 1);
 	atomic_store(&s->state, state);
+	struct guard *g = s->guard;
+	if (state != GUARD_FREE && atomic_load(&g->asleep)) {
+		pthread_mutex_lock(&g->lock);
+		pthread_cond_signal(&g->wake);
+		pthread_mutex_unlock(&g->lock);
+	}
 }
 
 void guard_body_progress(struct guard_slot *s, size_t got)
