@@ -651,6 +651,23 @@ int db_commit(struct hl_db *w)
 	return 0;
 }
 
+int db_let_go(struct hl_db *c)
+{
+	char sql[96];
+	int64_t size;
+	sqlite3_db_release_memory(c->sql);
+	sqlite3_stmt *st = hl_stmt(c, "PRAGMA mmap_size");
+	if (!st || hl_step_int(st, &size) <= 0)
+		return HL_EDB;
+	sqlite3_reset(st);
+	if (!size)
+		return 0;
+	/* SQLite unmaps the file when the limit changes, and maps it again,
+	 * untouched, at the next read under the limit restored. */
+	snprintf(sql, sizeof(sql), "PRAGMA mmap_size = 0; PRAGMA mmap_size = %lld", (long long)size);
+	return hl_exec(c, sql);
+}
+
 void db_rollback(struct hl_db *w)
 {
 	db_conn_reset(w);

@@ -71,6 +71,14 @@ int db_begin(struct hl_db *w);
 int db_commit(struct hl_db *w);
 void db_rollback(struct hl_db *w);
 
+/* Let go of the pages connection `c` holds of the database (outside a
+ * transaction): those it mapped stay in the system's file cache but leave
+ * the process's resident memory, those in its page cache are freed; the
+ * next reads map and cache what they touch. For after a walk over a whole
+ * table (a job's pass) that would otherwise keep it all resident. 0 or
+ * HL_EDB. */
+int db_let_go(struct hl_db *c);
+
 /* The rows the write connection changed while recording, as SQLite's
  * update hook reports them (tables WITHOUT ROWID are not reported). The
  * first DB_CHANGES_KEPT are kept; the rest are only counted. */

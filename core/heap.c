@@ -100,3 +100,8 @@ void heap_tune(char *detail, size_t size)
 		 env_arenas ? atoi(env_arenas) : arenas, env_mmap ? env_mmap : "2 MB",
 		 env_mmap ? " bytes" : "");
 }
+
+void heap_give_back(void)
+{
+	malloc_trim(0);
+}

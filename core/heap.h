@@ -20,4 +20,9 @@ void heap_restart_without_thread_caches(char **argv);
  * for the start-up log). Call it before the threads start. */
 void heap_tune(char *detail, size_t size);
 
+/* Hands the heap's free pages back to the system (malloc_trim): for after
+ * a burst that freed a lot, which glibc would otherwise keep resident
+ * while it sits in the middle of an arena. */
+void heap_give_back(void);
+
 #endif

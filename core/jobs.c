@@ -13,8 +13,15 @@
  * them lasts a slice's budget at most before due jobs get their turn. A
  * hand-over wakes the thread (wake_for_events), so an event waits for the
  * running slice at worst, not for a tick.
+ *
+ * A slice that wrote nothing, kept its cursor and caught up (the import
+ * job finding no import, once a second) is counted in `stat` but not
+ * written to job_state when the job's last slice was written (the first
+ * of the process, and the first after a failure, always are): an idle
+ * server then writes nothing.
  */
 #include "jobs.h"
+#include "heap.h"
 #include "log.h"
 
 #include <errno.h>
@@ -30,6 +37,8 @@ struct job {
 	struct mod_job *spec;
 	long long next_us;
 	int failures;          /* in a row; the period doubles per failure */
+	int recorded;          /* the last slice's outcome is in job_state (the thread's own) */
+	int walking;           /* its pass has taken more than one slice (the thread's own) */
 	struct job_stat stat;  /* since the start; next_in_ms, backing_off unused */
 };
 
@@ -197,13 +206,19 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);
-	if (!rc)
-		rc = load_cursor(run.db, name, &run.cursor);
-	if (!rc)
+	int64_t cursor = 0;
+	int changes = 0;
+	if (!rc && !(rc = load_cursor(run.db, name, &run.cursor))) {
+		cursor = run.cursor;
+		changes = sqlite3_total_changes(hl_sqlite(run.db));
 		rc = job->spec->job.slice(&run);
+	}
 	*ms = (now_us() - run.start_us) / 1000;
-	if (rc >= 0 && (record(run.db, name, run.cursor, 1, *ms, NULL) || db_commit(run.db)))
+	int idle = rc == HL_JOB_DONE && job->recorded && run.cursor == cursor &&
+		   sqlite3_total_changes(hl_sqlite(run.db)) == changes && *ms <= JOB_SLICE_BUDGET_MS;
+	if (rc >= 0 && ((!idle && record(run.db, name, run.cursor, 1, *ms, NULL)) || db_commit(run.db)))
 		rc = HL_EDB;
+	job->recorded = rc >= 0;
 	if (rc < 0) {
 		db_rollback(run.db);
 		if (!db_begin(run.db) &&
@@ -211,9 +226,18 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 			db_rollback(run.db);
 		event_list_clear(&run.events);
 	}
+	/* A pass of several slices has walked through its table: what it
+	 * mapped and cached need not stay resident (an idle server's memory:
+	 * the purge's first pass left 30 MB). */
+	int let_go = rc == HL_JOB_DONE && job->walking;
+	job->walking = rc == HL_JOB_MORE || (job->walking && rc < 0);
+	if (let_go && db_let_go(run.db))
+		log_warn("[job] %s: could not let go of the pages it read", name);
 	/* Handed over before the lock goes: in the order of the commits. */
 	events_commit(js->events, &run.events);
 	db_write_unlock(js->db, run.db);
+	if (let_go)
+		heap_give_back(); /* not holding up the writers */
 	if (*ms > JOB_SLICE_BUDGET_MS)
 		log_warn("[job] %s: slice took %lld ms (budget %d ms)", name, *ms,
 			 JOB_SLICE_BUDGET_MS);
