@@ -207,9 +207,18 @@ def test_the_performance_page_is_written_from_the_figures_measured():
                         "--requests", "5", "--no-startup", "--json", idle_json],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
+    # The full data set's figures as bench-idle writes them (measured by its own test).
+    doc = json.load(open(idle_json))
+    doc["startup"] = {"runs_ms": [41.0], "median_ms": 41.0, "full": {
+        "settle_s": 60, "rss_mb": 17.5, "rss_anon_mb": 12.5, "rss_file_mb": 4.5, "cpu_percent": 0.031,
+        "jobs": {"max_slice_ms": 34, "slowest": "contacts.purge", "overruns": 0, "slices": 129,
+                 "budget_ms": 40}},
+        "seeding": {"runs_s": [4.1, 4.0, 4.3], "median_s": 4.1, "db_mb": 153.4, "peak_mb": 188.2}}
+    json.dump(doc, open(idle_json, "w"))
     readme = os.path.join(work, "README.md")
     with open(readme, "w") as f:
-        f.write("# Title\n\n<!-- performance:begin -->\nold\n<!-- performance:end -->\n\nThe rest.\n")
+        f.write("# Title\n\n<!-- performance:begin -->\nold\n<!-- performance:end -->\n\nThe rest.\n"
+                "\n<!-- seeding:begin -->\nold seeding\n<!-- seeding:end -->\n")
     page = os.path.join(work, "performance.md")
     p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
     assert p.returncode == 0, p.stderr
@@ -225,15 +234,31 @@ def test_the_performance_page_is_written_from_the_figures_measured():
     assert "sub-account, \"Big client\" (5 contacts)" in text
     idle = json.load(open(idle_json))["steps"][0]
     assert "| 0 | %.1f | %.3f | 67.7 | 0.03 |" % (idle["rss_mb"], idle["cpu_percent"]) in text
+    assert "| the full data set, 60 s after its first start | 17.5 | 0.031 |" in text, text
+    assert "12.5 MB anonymous and 4.5 MB of the database's file pages resident" in text
+    assert "RSS on the full data set 17.5 MB (aim: at most 30), every job slice within its budget: yes" \
+        in text
     block = open(readme).read()
     assert block.startswith("# Title\n\n<!-- performance:begin -->") and "old" not in block
-    assert row in block.splitlines() and block.endswith("<!-- performance:end -->\n\nThe rest.\n")
+    assert row in block.splitlines() and "<!-- performance:end -->\n\nThe rest.\n" in block
+    assert "old seeding" not in block and block.endswith("<!-- seeding:end -->\n")
+    assert "| seeding the reference data set, indexes built | 4.10 s (median of 3 runs of `perf-seed`)" \
+        " | 11.4 s |" in block.splitlines()
+    assert "| database file for it | 153.4 MB | 216 MB |" in block.splitlines()
+    assert "Against the aims: 4.10 s (at most 3) and 153.4 MB (at most 150)." in block
     # A README without the markers is refused, and left as it was.
     with open(readme, "w") as f:
         f.write("# No block\n")
     p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
     assert p.returncode == 2 and "no <!-- performance:begin -->" in p.stderr
     assert open(readme).read() == "# No block\n"
+    # So is one with a place for the performance figures but none for seeding.
+    half = "<!-- performance:begin -->\nold\n<!-- performance:end -->\n"
+    with open(readme, "w") as f:
+        f.write(half)
+    p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
+    assert p.returncode == 2 and "no <!-- seeding:begin -->" in p.stderr
+    assert open(readme).read() == half
 
 
 def perf_doc(*args):

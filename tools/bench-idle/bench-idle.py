@@ -5,11 +5,17 @@
 folder, creates an agency admin and the sub-accounts through the API, waits
 5 s, samples the process's CPU time over an idle window and its resident
 memory at the end, then sends sequential GET requests over one keep-alive
-connection to each endpoint and reports p50 and p95. Last, the start-up
-time to the first answered request on the full data set (perf-seed).
+connection to each endpoint and reports p50 and p95. Last, on the full
+data set (perf-seed): its first start, start-up backup and jobs' first
+passes included, sampled the same way once it has run a minute (resident
+memory, file pages apart, idle CPU, and the longest job slice against its
+budget), then the start-up time to the first answered request; and perf-seed
+itself, timed as a whole command over several runs, with its file's size
+and its peak memory.
 
     bench-idle [--counts 0,100,500] [--seconds 60] [--requests 200]
-               [--endpoints /api/health,...] [--startup-runs 3 | --no-startup]
+               [--endpoints /api/health,...] [--settle 60]
+               [--startup-runs 3] [--seed-runs 5] [--no-startup]
                [--json out.json]
 
 Every figure is measured here, from /proc and the answers' timings; the
@@ -31,6 +37,8 @@ import time
 HERE = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ADMIN = ("bench@example.test", "bench-pass-123")
+DEMO = ("perf@example.test", "perf-pass-123")  # perf-seed's agency admin
+SLICE_BUDGET_MS = 40  # a job slice's budget (hyperlevel.h)
 ENDPOINTS = ["/api/health", "/api/auth/me", "/api/admin/locations", "/api/agency/projects",
              "/api/agency/overview", "/api/mobile/projects"]
 
@@ -47,8 +55,13 @@ def parse_args(argv):
     p.add_argument("--seconds", type=float, default=60, help="idle window (default %(default)s)")
     p.add_argument("--requests", type=int, default=200, help="requests per endpoint (default %(default)s)")
     p.add_argument("--endpoints", default=",".join(ENDPOINTS), help="paths, comma-separated")
+    p.add_argument("--settle", type=float, default=60,
+                   help="seconds the full data set's first start runs before it is sampled"
+                   " (default %(default)s)")
     p.add_argument("--startup-runs", type=int, default=3, help="start-ups timed (default %(default)s)")
-    p.add_argument("--no-startup", action="store_true", help="skip the start-up on the full data set")
+    p.add_argument("--seed-runs", type=int, default=5, help="perf-seed runs timed (default %(default)s)")
+    p.add_argument("--no-startup", action="store_true",
+                   help="skip the full data set: its idle, start-up and seeding")
     p.add_argument("--json", help="write every figure there")
     args = p.parse_args(argv)
     try:
@@ -56,8 +69,9 @@ def parse_args(argv):
     except ValueError:
         p.error("--counts takes whole numbers separated by commas, not %r" % args.counts)
     if any(n < 0 for n in args.counts) or args.seconds <= 0 or args.requests < 1 or \
-            args.startup_runs < 1:
-        p.error("--counts must be 0 or more, --seconds, --requests and --startup-runs above 0")
+            args.startup_runs < 1 or args.seed_runs < 1 or args.settle < 0:
+        p.error("--counts and --settle must be 0 or more, --seconds, --requests,"
+                " --startup-runs and --seed-runs above 0")
     args.endpoints = [e for e in args.endpoints.split(",") if e]
     return args
 
@@ -71,15 +85,16 @@ def free_port():
 class Server:
     """The server on `data`, started and stopped by this tool."""
 
-    def __init__(self, build, data):
+    def __init__(self, build, data, backups=False):
         self.build, self.data, self.port = build, data, free_port()
+        self.backups = backups
         self.proc, self.cookie, self.log = None, None, None
 
     def command(self, verb):
         return [os.path.join(self.build, "hyperlevel"), verb, "--data-dir", self.data,
                 "--config", "/dev/null", "--modules-dir", os.path.join(self.build, "modules"),
                 "--plugins-dir", os.path.join(ROOT, "plugins.d"), "--port", str(self.port),
-                "--backups", "no"]
+                "--backups", "yes" if self.backups else "no"]
 
     def start(self):
         """Start; the seconds until /api/health first answered. Its log
@@ -124,9 +139,9 @@ class Server:
         if p.returncode:
             raise Fail("create-admin: " + p.stderr.strip()[-300:])
 
-    def login(self):
+    def login(self, who=ADMIN):
         status, cookie, data = self.request("POST", "/api/auth/login",
-                                            {"email": ADMIN[0], "password": ADMIN[1]})
+                                            {"email": who[0], "password": who[1]})
         if status != 200 or not cookie:
             raise Fail("could not sign in: %d %s" % (status, data[:200]))
         self.cookie = cookie.split(";")[0]
@@ -145,12 +160,18 @@ class Server:
                 pass  # a thread that ended meanwhile
         return total / 1e9
 
-    def rss_mb(self):
+    def rss_mb(self, field="VmRSS"):
+        """Resident memory in MB: all of it, or RssAnon or RssFile."""
         with open("/proc/%d/status" % self.proc.pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
         return 0.0
+
+    def idle_cpu_percent(self, seconds):
+        cpu = self.cpu_seconds()
+        time.sleep(seconds)
+        return 100 * (self.cpu_seconds() - cpu) / seconds
 
 
 def latencies(server, path, n):
@@ -183,11 +204,9 @@ def step(args, count):
             if status != 201:
                 raise Fail("creating a sub-account: %d %s" % (status, body[:200]))
         time.sleep(5)
-        cpu = server.cpu_seconds()
-        time.sleep(args.seconds)
-        cpu = server.cpu_seconds() - cpu
+        cpu = server.idle_cpu_percent(args.seconds)
         out = {"sub_accounts": count, "rss_mb": round(server.rss_mb(), 1),
-               "cpu_percent": round(100 * cpu / args.seconds, 3), "endpoints": {}}
+               "cpu_percent": round(cpu, 3), "endpoints": {}}
         for path in args.endpoints:
             out["endpoints"][path] = latencies(server, path, args.requests)
         return out
@@ -196,14 +215,82 @@ def step(args, count):
         shutil.rmtree(data, ignore_errors=True)
 
 
+SEED_TIMEOUT_S = 600
+
+
+def seed(args, data):
+    """perf-seed into `data`: its wall time in seconds and peak memory in MB
+    (its own, from wait4)."""
+    with tempfile.TemporaryFile() as err:
+        began = time.monotonic()
+        proc = subprocess.Popen([os.path.join(args.build, "perf-seed"), "--data-dir", data],
+                                stdout=subprocess.DEVNULL, stderr=err)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - began > SEED_TIMEOUT_S:
+                proc.kill()
+                proc.wait()
+                raise Fail("perf-seed did not finish within %d s" % SEED_TIMEOUT_S)
+            time.sleep(0.005)
+        elapsed = time.monotonic() - began
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise Fail("perf-seed: " + err.read().decode(errors="replace").strip()[-300:])
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def seeding(args):
+    """perf-seed on the full data set, each run into a fresh folder."""
+    times, peaks, size = [], [], 0
+    for _ in range(args.seed_runs):
+        data = tempfile.mkdtemp(prefix="hl-idle-seed-")
+        try:
+            elapsed, peak = seed(args, data)
+            times.append(elapsed)
+            peaks.append(peak)
+            size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+    return {"runs_s": [round(t, 2) for t in times], "median_s": round(statistics.median(times), 2),
+            "db_mb": round(size, 1), "peak_mb": round(max(peaks), 1)}
+
+
+def full_idle(args, data):
+    """The full data set's first start, its start-up backup made: memory
+    and idle CPU once it has settled, and its jobs' slices so far."""
+    server = Server(args.build, data, backups=True)
+    try:
+        server.start()
+        time.sleep(args.settle)
+        cpu = server.idle_cpu_percent(args.seconds)
+        out = {"settle_s": args.settle, "rss_mb": round(server.rss_mb(), 1),
+               "rss_anon_mb": round(server.rss_mb("RssAnon"), 1),
+               "rss_file_mb": round(server.rss_mb("RssFile"), 1), "cpu_percent": round(cpu, 3)}
+        server.login(DEMO)
+        status, _, body = server.request("GET", "/api/admin/metrics")
+        if status != 200:
+            raise Fail("the metrics: %d %s" % (status, body[:200]))
+        jobs = json.loads(body)["jobs"]
+        slowest = max(jobs, key=lambda j: j["max_ms"])
+        out["jobs"] = {"max_slice_ms": slowest["max_ms"], "slowest": slowest["name"],
+                       "overruns": sum(j["overruns"] for j in jobs),
+                       "slices": sum(j["runs"] for j in jobs), "budget_ms": SLICE_BUDGET_MS}
+        return out
+    finally:
+        server.stop()
+
+
 def startup(args):
-    """Median seconds to the first answer on the full data set."""
+    """On a fresh full data set: its first start left idle (full_idle),
+    then the median seconds to the first answer."""
+    seeded = seeding(args)
     data = tempfile.mkdtemp(prefix="hl-idle-full-")
     try:
-        p = subprocess.run([os.path.join(args.build, "perf-seed"), "--data-dir", data],
-                           capture_output=True, text=True, timeout=600)
-        if p.returncode:
-            raise Fail("perf-seed: " + p.stderr.strip()[-300:])
+        seed(args, data)
+        full = full_idle(args, data)
         times = []
         for _ in range(args.startup_runs):
             server = Server(args.build, data)
@@ -212,7 +299,8 @@ def startup(args):
             finally:
                 server.stop()
         return {"runs_ms": [round(t * 1000, 1) for t in times],
-                "median_ms": round(statistics.median(times) * 1000, 1)}
+                "median_ms": round(statistics.median(times) * 1000, 1), "full": full,
+                "seeding": seeded}
     finally:
         shutil.rmtree(data, ignore_errors=True)
 
@@ -231,8 +319,19 @@ def print_tables(steps, start):
             cells.append("%.2f / %.2f" % (f["p50"], f["p95"]) if f else "n/a")
         print("| `GET %s` | %s |" % (path, " | ".join(cells)))
     if start:
+        f = start["full"]
+        print("\nThe full data set, %g s after its first start (start-up backup made): %.1f MB"
+              " resident (%.1f MB anonymous, %.1f MB file pages), %.3f %% CPU; the longest job"
+              " slice %d ms (%s; budget %d ms), %d of %d slices over"
+              % (f["settle_s"], f["rss_mb"], f["rss_anon_mb"], f["rss_file_mb"], f["cpu_percent"],
+                 f["jobs"]["max_slice_ms"], f["jobs"]["slowest"], f["jobs"]["budget_ms"],
+                 f["jobs"]["overruns"], f["jobs"]["slices"]))
         print("\nStart-up to the first answer on the full data set: %.1f ms (median of %s)"
               % (start["median_ms"], ", ".join("%.1f" % t for t in start["runs_ms"])))
+        sd = start["seeding"]
+        print("\nSeeding the full data set (perf-seed): %.2f s (median of %s), a %.1f MB database,"
+              " %.1f MB peak memory" % (sd["median_s"], ", ".join("%.2f" % t for t in sd["runs_s"]),
+                                       sd["db_mb"], sd["peak_mb"]))
 
 
 def main(argv):
@@ -246,7 +345,8 @@ def main(argv):
     print_tables(steps, start)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"seconds": args.seconds, "requests": args.requests, "steps": steps,
+            json.dump({"measured_at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                       "seconds": args.seconds, "requests": args.requests, "steps": steps,
                        "startup": start}, f, indent=1)
     return 0
 

@@ -5,7 +5,8 @@ reads what `make bench` (perf-bench, cache on and off, reads and --mix) and
 bench-idle wrote, puts the published figures of reference.json beside ours,
 checks each against its target, and writes docs/performance.md; with
 --readme it also replaces the README's block between the performance
-markers with the main tables. No figure here is typed by hand: a page that
+markers with the main tables, and the one between the seeding markers with
+bench-idle's perf-seed runs. No figure here is typed by hand: a page that
 must change is made again by `make bench-doc`.
 
     perf-doc --bench NAME --idle idle.json [--out FILE] [--readme README.md]
@@ -22,6 +23,8 @@ import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
+SEED_BEGIN, SEED_END = "<!-- seeding:begin -->", "<!-- seeding:end -->"
+SEED_S, SEED_DB_MB = 3, 150  # the aims for seeding the full data set
 
 # The targets of the figures, in ms and shares.
 CACHED_P95_MS = 2
@@ -29,6 +32,7 @@ UNCACHED_P95_MS = 20
 EXPORT_P50_MS = 15
 HELLO_SHARE = 0.70
 RSS_MB = {0: 15, 500: 30}
+FULL_RSS_MB = 30  # the full data set, a minute after its first start
 CPU_PERCENT = 0.05
 STARTUP_MS = 100
 
@@ -221,6 +225,11 @@ def mix_section(mix_on, mix_off):
     return lines
 
 
+def full_data_set(idle):
+    """The full data set's idle figures (bench-idle's startup step), or None."""
+    return (idle.get("startup") or {}).get("full")
+
+
 def idle_table(idle, levelrail):
     ref = levelrail["idle"]
     rows = []
@@ -228,6 +237,10 @@ def idle_table(idle, levelrail):
         r = ref.get(str(s["sub_accounts"]), {})
         rows.append([str(s["sub_accounts"]), "%.1f" % s["rss_mb"], "%.3f" % s["cpu_percent"],
                      fig(r.get("rss_mb")), fig(r.get("cpu_percent"))])
+    full = full_data_set(idle)
+    if full:
+        rows.append(["the full data set, %g s after its first start" % full["settle_s"],
+                     "%.1f" % full["rss_mb"], "%.3f" % full["cpu_percent"], "", ""])
     return md_table(["sub-accounts", "RSS (MB)", "CPU (%)", "levelrail: RSS (MB)", "CPU (%)"], rows)
 
 
@@ -244,6 +257,15 @@ def idle_section(idle, levelrail):
             cells.append("%.2f / %.2f" % (f["p50"], f["p95"]) if f else "n/a")
         rows.append(["`GET %s`" % path] + cells)
     lines += md_table(["endpoint"] + ["%d sub-accounts" % s["sub_accounts"] for s in steps], rows)
+    full = full_data_set(idle)
+    if full:
+        j = full["jobs"]
+        lines += ["", "The full data set (perf-seed) is sampled after its first start, which makes the"
+                  " start-up backup and runs the jobs' first passes: %.1f MB anonymous and %.1f MB of"
+                  " the database's file pages resident. Its job slices so far: %d, the longest %d ms"
+                  " (%s), %d over the %d ms budget." % (full["rss_anon_mb"], full["rss_file_mb"],
+                                                       j["slices"], j["max_slice_ms"], j["slowest"],
+                                                       j["overruns"], j["budget_ms"])]
     if idle.get("startup"):
         st = idle["startup"]
         lines += ["", "Start-up to the first answer on the full data set: %s ms, the median of %s "
@@ -259,7 +281,13 @@ def idle_targets(idle):
         if s["sub_accounts"] in RSS_MB:
             parts.append("RSS at %d sub-accounts %.1f MB (aim: at most %d)"
                          % (s["sub_accounts"], s["rss_mb"], RSS_MB[s["sub_accounts"]]))
-    worst = max(s["cpu_percent"] for s in idle["steps"])
+    full = full_data_set(idle)
+    if full:
+        parts.append("RSS on the full data set %.1f MB (aim: at most %d), every job slice within"
+                     " its budget: %s" % (full["rss_mb"], FULL_RSS_MB,
+                                          "yes" if not full["jobs"]["overruns"] else
+                                          "no, %d over" % full["jobs"]["overruns"]))
+    worst = max([s["cpu_percent"] for s in idle["steps"]] + ([full["cpu_percent"]] if full else []))
     parts.append("idle CPU at most %.3f %% (aim: under %g)" % (worst, CPU_PERCENT))
     return "Against the targets: " + "; ".join(parts) + "."
 
@@ -326,17 +354,41 @@ def readme_block(on, off, idle, ref):
     return "\n".join(lines)
 
 
-def replace_block(path, block, begin=BEGIN, end=END):
-    """Put `block` (which starts with `begin` and ends with `end`) in place
-    of the block between those two lines of the file at `path`."""
+def seeding_block(idle, ref):
+    """The README's seeding table, from bench-idle's perf-seed runs; None
+    when it made none."""
+    sd = (idle.get("startup") or {}).get("seeding")
+    if not sd:
+        return None
+    theirs = ref["reference"]["seeding"]
+    lines = [SEED_BEGIN, "", "Seeding, measured %s by bench-idle (`make bench-doc`):" % idle_date(idle), ""]
+    lines += md_table(["", "HyperLevel", ref["reference"]["name"]], [
+        ["seeding the reference data set, indexes built", "%.2f s (median of %d runs of `perf-seed`)"
+         % (sd["median_s"], len(sd["runs_s"])), "%g s" % theirs["seconds"]],
+        ["database file for it", "%.1f MB" % sd["db_mb"], "%g MB" % theirs["db_mb"]],
+        ["peak memory while seeding", "%.1f MB" % sd["peak_mb"], ""]])
+    lines += ["", "Against the aims: %.2f s (at most %d) and %.1f MB (at most %d)."
+              % (sd["median_s"], SEED_S, sd["db_mb"], SEED_DB_MB), "", SEED_END]
+    return "\n".join(lines)
+
+
+def idle_date(idle):
+    return idle.get("measured_at", "")[:10] or "on this machine"
+
+
+def replace_blocks(path, blocks):
+    """Put each block (which starts with its `begin` line and ends with its
+    `end` line) in place of the block between those two lines of the file
+    at `path`; the file is written once, when every block has its place."""
     with open(path) as f:
         text = f.read()
-    if begin not in text or end not in text:
-        raise Fail("%s has no %s ... %s block to fill" % (path, begin, end))
-    head, rest = text.split(begin, 1)
-    tail = rest.split(end, 1)[1]
+    for block, begin, end in blocks:
+        if begin not in text or end not in text:
+            raise Fail("%s has no %s ... %s block to fill" % (path, begin, end))
+        head, rest = text.split(begin, 1)
+        text = head + block + rest.split(end, 1)[1]
     with open(path, "w") as f:
-        f.write(head + block + tail)
+        f.write(text)
 
 
 def main(argv):
@@ -354,7 +406,11 @@ def main(argv):
     with open(args.out, "w") as f:
         f.write(text)
     if args.readme:
-        replace_block(args.readme, readme_block(on, off, idle, ref))
+        blocks = [(readme_block(on, off, idle, ref), BEGIN, END)]
+        seeding = seeding_block(idle, ref)
+        if seeding:
+            blocks.append((seeding, SEED_BEGIN, SEED_END))
+        replace_blocks(args.readme, blocks)
     return 0
 
 
