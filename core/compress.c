@@ -14,13 +14,12 @@
 #define GZIP_LEVEL 6
 #define BROTLI_QUALITY 5
 /* Past this size brotli 5 costs more than the query that made the answer
- * (13 us a KB), so a big answer is compressed at brotli 1, six to nine
- * times faster for a sixth more bytes: a board's first pages (62 KB)
- * 0.09 ms for 10.7 KB against 0.81 ms for 9.1 KB, a page of 100 contacts
- * (30 KB, kept at 5) 0.06 against 0.43 ms for 7.2 KB against 5.4 KB
- * (the best of 30 rounds, with the heap's settings of heap.c; with
- * glibc's defaults brotli 1's big buffers are mapped afresh each time and
- * it is the slowest). Streams go further still (stream.c). */
+ * (10 to 11 us a KB: 317 us for a board's first page of 31.6 KB, 326 us
+ * for a page of 100 contacts, 30 KB), so a big answer is compressed at
+ * brotli 1: 1.5 us a KB (93 us for a board of 50 deals a column, 62 KB,
+ * into 10.7 KB). Measured with tools/bench-compress on saved answers,
+ * with the server's heap settings (heap.c), the best of 7 rounds.
+ * Streams go further still (stream.c). */
 #define BIG_ANSWER (32 * 1024)
 #define BROTLI_QUALITY_BIG 1
 

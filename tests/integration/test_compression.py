@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Compressed answers as clients see them: brotli for those that accept
-it, else gzip, for text of 1 KB and more, decoded by real decoders."""
+it, else gzip, for text of 1 KB and more, decoded by real decoders; and
+bench-compress measuring a saved answer."""
 
 import gzip
+import os
 import subprocess
+import tempfile
 
+import harness
 from harness import Server
 
 
@@ -70,3 +74,29 @@ def test_a_range_request_gets_the_whole_answer():
         r = s.get("/api/probe/big", headers={"Range": "bytes=0-99", "Accept-Encoding": "gzip"})
         assert r.status == 200 and r.header("content-range") is None
         assert gzip.decompress(r.body) == s.get("/api/probe/big").body
+
+
+def test_bench_compress_measures_a_saved_answer_at_the_quality_its_size_gets():
+    """tools/bench-compress with FILE: both codings of that answer, brotli 5
+    under 32 KB and 1 from there (brotli 1 makes a bigger result); a file
+    that is not there is one line and exit 1."""
+    tool = os.path.join(harness.BUILD, "tools", "bench-compress")
+    work = tempfile.mkdtemp(prefix="hl-compress-")
+    sizes = {}
+    for name, rows in (("small", 640), ("big", 1280)):
+        path = os.path.join(work, name + ".json")
+        with open(path, "w") as f:
+            f.write('{"data":[' + ",".join('{"id":%d,"name":"Deal number %d","stage_id":%d}' % (i, i * 7919 % 1000, i % 6)
+                                           for i in range(rows)) + "]}")
+        p = subprocess.run([tool, "1", path], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        lines = p.stdout.splitlines()
+        assert [l.split()[0] for l in lines] == ["gzip", "br"], p.stdout
+        sizes[name] = (os.path.getsize(path), int(lines[1].split()[3]))
+        assert lines[1].split()[1] == str(sizes[name][0])
+    small, big = sizes["small"], sizes["big"]
+    assert small[0] < 32 * 1024 <= big[0], sizes
+    # Twice the rows; at brotli 1 the result is more than twice as big.
+    assert big[1] > 2 * small[1], sizes
+    p = subprocess.run([tool, "1", os.path.join(work, "none.json")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and p.stderr.strip().count("\n") == 0 and "none.json" in p.stderr
