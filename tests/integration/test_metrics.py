@@ -44,6 +44,9 @@ def test_metrics_match_the_requests_made():
         assert route(m, "*", "(no route)")["status"]["4xx"] == 1
         assert m["tables"]["reader_items"] == 2
         assert m["sqlite"]["journal_mode"] == "wal" and m["sqlite"]["synchronous"] == 1
+        # No memory map by default: each write would make every reader map
+        # the file anew (sqlite_mmap_mb in hyperlevel.conf).
+        assert m["sqlite"]["mmap_size"] == 0
         mem = m["memory"]
         assert mem["rss_bytes"] > 1 << 20 and 0 < mem["anon_bytes"] < mem["rss_bytes"]
         # A reader has read pages of the database by now, and kept them.

@@ -34,9 +34,9 @@ prints a line per minute and the verdict:
   RSS     flat: the anonymous resident memory (RssAnon: the heap, SQLite's
           page caches, the answer cache) of every minute from the third on
           within 5 % of the second minute's (the first is the warm-up:
-          caches fill). Not VmRSS: it also counts the pages of the
-          database file that SQLite maps (sqlite_mmap_mb), and the mix
-          and the imports grow the file several times over; VmRSS is
+          caches fill). Not VmRSS: it also counts mapped file pages,
+          the database's when sqlite_mmap_mb is set (the mix and the
+          imports grow the file several times over); VmRSS is
           reported beside it, unjudged;
   p99     stable: no minute's p99 (from the second on) over twice the
           median of those minutes' p99s.

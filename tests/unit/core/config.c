@@ -84,7 +84,7 @@ static void defaults_without_any_source(void)
 	CHECK_INT(c.threads, 128);
 	CHECK_INT(c.read_connections, 0);
 	CHECK_INT(c.sqlite_cache_mb, 32);
-	CHECK_INT(c.sqlite_mmap_mb, 256);
+	CHECK_INT(c.sqlite_mmap_mb, 0);
 	CHECK_INT(c.result_cache, 1);
 	CHECK_INT(c.backup_keep, 14);
 	config_free(&c);
