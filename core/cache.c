@@ -529,8 +529,11 @@ int cache_serve(struct cache *c, struct hl_req *r)
 		r->statements += db_conn_reset(r->reader);
 	int waited = 0;
 	pthread_mutex_lock(&s->lock);
+	/* The stamp of the request's arrival. An answer made from a snapshot
+	 * begun at it serves the request, though a write may land while the
+	 * request waits for it: the write and the request overlap. */
+	uint64_t stamp = changes_stamp(c->changes, cr->tables, cr->ntables, location);
 	for (;;) {
-		uint64_t stamp = changes_stamp(c->changes, cr->tables, cr->ntables, location);
 		struct entry *e = find(s, hash, key, len);
 		if (e && e->state == READY && e->stamp == stamp && now_us() < e->expires_us) {
 			e->refs++;
@@ -541,7 +544,7 @@ int cache_serve(struct cache *c, struct hl_req *r)
 			release(s, e);
 			return 1;
 		}
-		if (e && e->state == PENDING && !waited) {
+		if (e && e->state == PENDING && e->stamp == stamp && !waited) {
 			wait_for_leader(s, e);
 			waited = 1;
 			continue;
@@ -552,7 +555,7 @@ int cache_serve(struct cache *c, struct hl_req *r)
 		if (e && e->state == READY && e->stamp != stamp)
 			cr->invalidated++;
 		if (e)
-			drop(s, e); /* out of date */
+			drop(s, e); /* out of date, or being made from an older snapshot */
 		if ((e = new_entry(hash, key, len, stamp, r->match.entry->id))) {
 			insert(s, e);
 			r->cache_entry = e;

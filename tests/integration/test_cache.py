@@ -206,6 +206,37 @@ def test_a_write_while_an_identical_miss_waits_is_not_lost():
         assert len(items(admin, a).json()["items"]) == 1
 
 
+def test_a_request_waiting_for_an_identical_miss_is_answered_by_it_despite_a_write():
+    # Both requests arrive before the write, so the leader's answer, whose
+    # stamp is from before it, is as right for the waiter as for the leader:
+    # the waiter takes it instead of running the handler again.
+    s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
+    with s:
+        answers = {}
+
+        def fetch(name):
+            c = s.client()
+            c.cookies = dict(admin.cookies)
+            answers[name] = items(c, a)
+
+        leader = threading.Thread(target=fetch, args=("leader",))
+        leader.start()
+        time.sleep(0.1)
+        waiter = threading.Thread(target=fetch, args=("waiter",))
+        waiter.start()
+        time.sleep(0.1)
+        assert admin.post("/api/reader/items", {}, headers={"X-Location-Id": str(a)}).status == 201
+        leader.join()
+        waiter.join()
+        assert answers["leader"].header("x-cache") == "miss"
+        assert answers["waiter"].header("x-cache") == "hit"
+        assert answers["waiter"].body == answers["leader"].body
+        assert runs(admin) == 1
+        # A request after the write does not take that answer.
+        after = items(admin, a)
+        assert after.header("x-cache") == "miss" and len(after.json()["items"]) == 1
+
+
 def test_repeated_query_names_keep_their_order_in_the_key():
     s, admin, a, b = agency()
     with s:
