@@ -246,6 +246,30 @@ def test_the_performance_page_is_written_from_the_figures_measured():
         " | 11.4 s |" in block.splitlines()
     assert "| database file for it | 153.4 MB | 216 MB |" in block.splitlines()
     assert "Against the aims: 4.10 s (at most 3) and 153.4 MB (at most 150)." in block
+    # growth.py's figures (two of the real runs above standing for 1x and
+    # 10x) make the page's growth section and the README's growth block.
+    growth = os.path.join(work, "growth.json")
+    seeding = {"seconds": 4.2, "db_mb": 160.9, "peak_mb": 203.0}
+    json.dump({"started_at": "2026-12-04T05:00:00Z", "sets": {
+        "1x": {"holds": "100k contacts in 50 sub-accounts", "seeding": seeding, "bench": on},
+        "10x": {"holds": "1M contacts in 500 sub-accounts", "seeding": dict(seeding, seconds=47.6),
+                "bench": off}}}, open(growth, "w"))
+    with open(readme, "a") as f:
+        f.write("\n<!-- growth:begin -->\nold growth\n<!-- growth:end -->\n")
+    p = perf_doc("--bench", prefix, "--idle", idle_json, "--growth", growth, "--out", page,
+                 "--readme", readme)
+    assert p.returncode == 0, p.stderr
+    ratio = med[10, "off"]["p95"] / med[10, "on"]["p95"]
+    growth_row = "| `/api/contacts` | %s / %s | %s / %s | %.2fx |" % (
+        fig(med[10, "on"]["p50"]), fig(med[10, "on"]["p95"]), fig(med[10, "off"]["p50"]),
+        fig(med[10, "off"]["p95"]), ratio)
+    judged = "- A sub-account's endpoints at 10x within 1.5x of 1x (p95): %s. Over: %s." % (
+        ("0 of 1", "contacts %.2fx" % ratio) if ratio > 1.5 else ("1 of 1", "none"))
+    for text in (open(page).read(), open(readme).read()):
+        assert growth_row in text.splitlines(), text
+        assert judged in text.splitlines()
+        assert "- Seeding 1M contacts: 47.60 s (aim: under 40)." in text
+    assert "old growth" not in open(readme).read()
     # A README without the markers is refused, and left as it was.
     with open(readme, "w") as f:
         f.write("# No block\n")
@@ -259,6 +283,41 @@ def test_the_performance_page_is_written_from_the_figures_measured():
     p = perf_doc("--bench", prefix, "--idle", idle_json, "--out", page, "--readme", readme)
     assert p.returncode == 2 and "no <!-- seeding:begin -->" in p.stderr
     assert open(readme).read() == half
+
+
+def test_growth_seeds_a_large_sub_account_and_measures_its_search():
+    """growth.py on its smallest data set: perf-seed's 100k contacts in one
+    sub-account, timed, served without the cache and measured by perf-bench;
+    then perf-doc writes the README's growth block from it alone."""
+    work = tempfile.mkdtemp(prefix="hl-growth-")
+    out = os.path.join(work, "growth.json")
+    p = subprocess.run(["python3", os.path.join(harness.ROOT, "tools", "perf-bench", "growth.py"),
+                        "--build", harness.BUILD, "--sets", "one", "--runs", "1", "--duration", "1",
+                        "--json", out], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    one = json.load(open(out))["sets"]["one"]
+    assert one["seed_flags"] == ["--locations", "1"] and one["bench"]["sub_accounts"] == 1
+    assert one["bench"]["location"]["contacts"] > 90000  # a few are deleted
+    assert one["bench"]["cache"] == "none"  # no X-Cache: served without the read cache
+    assert one["seeding"]["seconds"] > 0 and one["seeding"]["db_mb"] > 100
+    search = {s["name"]: s for s in one["bench"]["endpoints"]}["contacts-search"]
+    assert search["clients"] == 1 and search["median"]["errors"] == 0
+    assert one["bench"]["server"]["status"] == "ok"
+    fig = tool_module("perf-doc").fig
+    assert "one sub-account, 1 client: contacts-search p50 %.3g ms" % search["median"]["p50"] \
+        in p.stdout, p.stdout
+    readme = os.path.join(work, "README.md")
+    with open(readme, "w") as f:
+        f.write("# Title\n\n<!-- growth:begin -->\nold\n<!-- growth:end -->\nThe rest.\n")
+    p = perf_doc("--growth", out, "--readme", readme)
+    assert p.returncode == 0, p.stderr
+    text = open(readme).read()
+    assert "- The contact search in one sub-account of 100k contacts, p50 at 1 client: %s ms" \
+        " (aim: at most 5)." % fig(search["median"]["p50"]) in text.splitlines(), text
+    assert "\nold\n" not in text and text.endswith("<!-- growth:end -->\nThe rest.\n")
+    # Alone, --growth needs a README to write to.
+    p = perf_doc("--growth", out)
+    assert p.returncode == 2 and "give --readme" in p.stderr
 
 
 def perf_doc(*args):

@@ -218,12 +218,12 @@ def step(args, count):
 SEED_TIMEOUT_S = 600
 
 
-def seed(args, data):
-    """perf-seed into `data`: its wall time in seconds and peak memory in MB
-    (its own, from wait4)."""
+def seed(build, data, flags=()):
+    """perf-seed into `data`, with its `flags`: its wall time in seconds and
+    peak memory in MB (its own, from wait4)."""
     with tempfile.TemporaryFile() as err:
         began = time.monotonic()
-        proc = subprocess.Popen([os.path.join(args.build, "perf-seed"), "--data-dir", data],
+        proc = subprocess.Popen([os.path.join(build, "perf-seed"), "--data-dir", data, *flags],
                                 stdout=subprocess.DEVNULL, stderr=err)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -248,7 +248,7 @@ def seeding(args):
     for _ in range(args.seed_runs):
         data = tempfile.mkdtemp(prefix="hl-idle-seed-")
         try:
-            elapsed, peak = seed(args, data)
+            elapsed, peak = seed(args.build, data)
             times.append(elapsed)
             peaks.append(peak)
             size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
@@ -289,7 +289,7 @@ def startup(args):
     seeded = seeding(args)
     data = tempfile.mkdtemp(prefix="hl-idle-full-")
     try:
-        seed(args, data)
+        seed(args.build, data)
         full = full_idle(args, data)
         times = []
         for _ in range(args.startup_runs):

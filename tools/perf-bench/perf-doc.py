@@ -12,7 +12,12 @@ must change is made again by `make bench-doc`.
     perf-doc --bench NAME --idle idle.json [--out FILE] [--readme README.md]
 
 NAME is the BENCH_JSON prefix: NAME-cache-on.json, NAME-cache-off.json,
-NAME-mix-on.json and NAME-mix-off.json (the mixes may be missing)."""
+NAME-mix-on.json and NAME-mix-off.json (the mixes may be missing).
+
+    perf-doc [--bench NAME --idle idle.json] --growth growth.json --readme README.md
+
+With --growth, growth.py's figures go on the page and in the README's
+block between the growth markers; given alone, only that block is written."""
 
 import argparse
 import functools
@@ -24,6 +29,7 @@ import sys
 HERE = os.path.dirname(os.path.realpath(__file__))
 BEGIN, END = "<!-- performance:begin -->", "<!-- performance:end -->"
 SEED_BEGIN, SEED_END = "<!-- seeding:begin -->", "<!-- seeding:end -->"
+GROWTH_BEGIN, GROWTH_END = "<!-- growth:begin -->", "<!-- growth:end -->"
 SEED_S, SEED_DB_MB = 3, 150  # the aims for seeding the full data set
 
 # The targets of the figures, in ms and shares.
@@ -35,6 +41,12 @@ RSS_MB = {0: 15, 500: 30}
 FULL_RSS_MB = 30  # the full data set, a minute after its first start
 CPU_PERCENT = 0.05
 STARTUP_MS = 100
+# As the data grows (growth.py): 1x -> 10x without the cache, p95 at 10
+# clients; the search in one sub-account of 100k contacts, p50 at 1 client.
+GROWTH_RATIO = 1.5
+GROWTH_AGENCY_MS = 100
+GROWTH_SEARCH_MS = 5
+GROWTH_SEED_S = 40
 
 
 class Fail(Exception):
@@ -299,10 +311,68 @@ def full_table(run):
     return md_table(["endpoint", "path", "clients", "req/s", "p50", "p95", "p99", "max", "errors"], rows)
 
 
+def growth_section(growth):
+    """The 1x and 10x figures side by side, and the targets; from growth.py."""
+    sets = growth["sets"]
+    lines = ["Measured %s by growth.py (`make bench-growth`), each data set seeded by perf-seed"
+             " and served with the read cache off: p50 / p95 in ms at 10 clients, to the largest"
+             " sub-account, which holds as many contacts at 10x as at 1x." % growth["started_at"][:10],
+             ""]
+    lines += md_table(["data set", "seeding", "database", "peak memory"], [
+        ["%s: %s" % (n, s["holds"]), "%.2f s" % s["seeding"]["seconds"],
+         "%.1f MB" % s["seeding"]["db_mb"], "%.1f MB" % s["seeding"]["peak_mb"]]
+        for n, s in sets.items()]) + [""]
+    if "1x" in sets and "10x" in sets:
+        one, ten = sets["1x"]["bench"], sets["10x"]["bench"]
+        a, b = by_name(one), by_name(ten)
+        rows = []
+        for n in endpoints_of(one):
+            x, y = a.get((n, 10)), b.get((n, 10))
+            if x and y:
+                rows.append([label(one, n), "%s / %s" % (fig(x["p50"]), fig(x["p95"])),
+                             "%s / %s" % (fig(y["p50"]), fig(y["p95"])),
+                             "%.2fx" % (y["p95"] / x["p95"]) if x["p95"] else "–"])
+        lines += md_table(["endpoint", "1x", "10x", "10x / 1x (p95)"], rows) + [""]
+    lines += growth_targets(sets)
+    return lines
+
+
+def growth_targets(sets):
+    lines = []
+    if "1x" in sets and "10x" in sets:
+        a, b = (by_name(sets[n]["bench"]) for n in ("1x", "10x"))
+        names = [n for n in endpoints_of(sets["1x"]["bench"]) if (n, 10) in a and (n, 10) in b]
+        own = [n for n in names if not n.startswith("agency-")]
+        grew = [(n, b[(n, 10)]["p95"] / a[(n, 10)]["p95"]) for n in own
+                if b[(n, 10)]["p95"] > GROWTH_RATIO * a[(n, 10)]["p95"]]
+        lines.append("- A sub-account's endpoints at 10x within %gx of 1x (p95): %d of %d. Over: %s."
+                     % (GROWTH_RATIO, len(own) - len(grew), len(own), over(grew, "%s %.2fx")))
+        agency = [(n, b[(n, 10)]["p95"]) for n in names if n.startswith("agency-")]
+        slow = [x for x in agency if x[1] > GROWTH_AGENCY_MS]
+        lines.append("- The agency's endpoints at 10x, p95 at most %d ms: %d of %d. Over: %s."
+                     % (GROWTH_AGENCY_MS, len(agency) - len(slow), len(agency),
+                        over(slow, "%s %.3g ms")))
+    if "one" in sets:
+        search = by_name(sets["one"]["bench"]).get(("contacts-search", 1))
+        if search:
+            lines.append("- The contact search in one sub-account of 100k contacts, p50 at 1 client:"
+                         " %s ms (aim: at most %d)." % (fig(search["p50"]), GROWTH_SEARCH_MS))
+    if "10x" in sets:
+        lines.append("- Seeding 1M contacts: %.2f s (aim: under %d)."
+                     % (sets["10x"]["seeding"]["seconds"], GROWTH_SEED_S))
+    return lines
+
+
+def growth_block(growth):
+    return "\n".join([GROWTH_BEGIN, ""] + growth_section(growth) + ["", GROWTH_END])
+
+
 # ---- the page ----------------------------------------------------------------------
 
 REPRODUCE = """```
 make bench-doc        # all of this page, about 40 minutes; rewrites it and the README's tables
+make bench-doc GROWTH=yes   # and the growth section, about 15 minutes more
+make bench-growth     # only the growth section's figures and the README's growth table
 make bench            # perf-bench on a fresh full data set: cache on, off, then the mix
 make bench-idle       # bench-idle: the idle footprint and the start-up time
 ```
@@ -320,7 +390,7 @@ build/perf-bench --concurrency 10 --budget-ms 2   # exit code 1 when a p95 is ov
 ```"""
 
 
-def page(on, off, mix_on, mix_off, idle, ref):
+def page(on, off, mix_on, mix_off, idle, ref, growth=None):
     lines = ["# Performance", "",
              "<!-- Written by make bench-doc (tools/perf-bench/perf-doc.py) from the JSON of the "
              "benchmarks: make it again rather than editing a figure. -->", ""]
@@ -335,6 +405,9 @@ def page(on, off, mix_on, mix_off, idle, ref):
     lines += ["", "## Idle", "",
               "bench-idle, in the shape levelrail publishes (its figures: %s)." % ref["levelrail"]["machine"],
               ""] + idle_section(idle, ref["levelrail"])
+    lines += ["", "## As the data grows", ""] + (
+        growth_section(growth) if growth else
+        ["(not measured in this run: `make bench-doc GROWTH=yes`, or `make bench-growth`)"])
     lines += ["", "## Every figure, read cache on", ""] + full_table(on)
     lines += ["", "## Every figure, read cache off", ""] + full_table(off)
     return "\n".join(lines) + "\n"
@@ -393,15 +466,24 @@ def replace_blocks(path, blocks):
 
 def main(argv):
     p = argparse.ArgumentParser(prog="perf-doc", description=__doc__.split("\n\n")[0])
-    p.add_argument("--bench", required=True, metavar="NAME", help="the BENCH_JSON prefix")
-    p.add_argument("--idle", required=True, metavar="FILE", help="bench-idle's --json")
+    p.add_argument("--bench", metavar="NAME", help="the BENCH_JSON prefix")
+    p.add_argument("--idle", metavar="FILE", help="bench-idle's --json")
+    p.add_argument("--growth", metavar="FILE", help="growth.py's --json")
     p.add_argument("--out", default="docs/performance.md", help="the page (default %(default)s)")
     p.add_argument("--readme", metavar="FILE", help="fill this README's performance block")
     args = p.parse_args(argv)
+    growth = load(args.growth) if args.growth else None
+    if not args.bench and not args.idle and growth:
+        if not args.readme:
+            p.error("--growth alone writes only the README's growth block: give --readme")
+        replace_blocks(args.readme, [(growth_block(growth), GROWTH_BEGIN, GROWTH_END)])
+        return 0
+    if not args.bench or not args.idle:
+        p.error("--bench and --idle are needed for the page")
     on, off = load(args.bench + "-cache-on.json"), load(args.bench + "-cache-off.json")
     mix_on, mix_off = load(args.bench + "-mix-on.json", False), load(args.bench + "-mix-off.json", False)
     idle, ref = load(args.idle), load(os.path.join(HERE, "reference.json"))
-    text = page(on, off, mix_on, mix_off, idle, ref)
+    text = page(on, off, mix_on, mix_off, idle, ref, growth)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(text)
@@ -410,6 +492,8 @@ def main(argv):
         seeding = seeding_block(idle, ref)
         if seeding:
             blocks.append((seeding, SEED_BEGIN, SEED_END))
+        if growth:
+            blocks.append((growth_block(growth), GROWTH_BEGIN, GROWTH_END))
         replace_blocks(args.readme, blocks)
     return 0
 

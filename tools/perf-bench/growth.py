@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""growth: how the server's costs grow with its data. It seeds three data
+sets with perf-seed, timing each (wall time, peak memory, file size):
+
+  1x    the reference data set: 100k contacts in 50 sub-accounts
+  10x   ten times it: 1M contacts in 500 sub-accounts (--scale 10)
+  one   the reference's 100k contacts in one sub-account (--locations 1)
+
+and serves each with the read cache off, the way `make bench` serves its
+own: perf-bench sends every read endpoint 10 clients on 1x and 10x (to
+the largest sub-account, which is as big at both scales, so a
+sub-account's figures should stay where they are and the agency's grow
+with the sub-accounts), and the contact list and search 1 client on the
+third. It prints the figures side by side and, with --json, keeps them
+for perf-doc (make bench-doc GROWTH=yes).
+
+    growth [--build build] [--runs 3] [--duration 2] [--sets 1x,10x,one]
+           [--json out.json]
+
+About 15 minutes on two cores: seeding 10x takes most of a minute, and
+each data set's benchmark a few."""
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# name: (perf-seed flags, what it holds, perf-bench flags)
+SETS = {
+    "1x": ([], "100k contacts in 50 sub-accounts", ["--concurrency", "10"]),
+    "10x": (["--scale", "10", "--locations", "500"], "1M contacts in 500 sub-accounts",
+            ["--concurrency", "10"]),
+    "one": (["--locations", "1"], "100k contacts in one sub-account",
+            ["--concurrency", "1", "--endpoints", "contacts,contacts-search"]),
+}
+
+
+def bench_idle():
+    """tools/bench-idle/bench-idle.py as a module: its Server and seed()."""
+    path = os.path.join(ROOT, "tools", "bench-idle", "bench-idle.py")
+    spec = importlib.util.spec_from_file_location("bench_idle", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def measure(args, idle, name):
+    """One data set: seeded, timed, served uncached and benchmarked."""
+    seed_flags, holds, bench_flags = SETS[name]
+    data = tempfile.mkdtemp(prefix="hl-growth-")
+    try:
+        print("growth: seeding %s (%s)" % (name, holds), file=sys.stderr, flush=True)
+        seconds, peak = idle.seed(args.build, data, seed_flags)
+        size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
+        os.environ["PGHL_RESULT_CACHE"] = "0"
+        server = idle.Server(args.build, data)
+        out = os.path.join(data, "bench.json")
+        try:
+            server.start()
+            cmd = [os.path.join(args.build, "perf-bench"), "--url",
+                   "http://127.0.0.1:%d" % server.port, "--runs", str(args.runs),
+                   "--duration", str(args.duration), "--json", out] + bench_flags
+            if subprocess.run(cmd, stdout=sys.stderr).returncode not in (0, 1):
+                raise idle.Fail("perf-bench failed on %s" % name)
+        finally:
+            server.stop()
+        with open(out) as f:
+            bench = json.load(f)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+    return {"holds": holds, "seed_flags": seed_flags,
+            "seeding": {"seconds": round(seconds, 2), "peak_mb": round(peak, 1),
+                        "db_mb": round(size, 1)},
+            "bench": bench}
+
+
+def figures(bench):
+    """{endpoint: median figures} at the run's one level of clients."""
+    return {s["name"]: s["median"] for s in bench["endpoints"]}
+
+
+def print_table(sets):
+    for name, s in sets.items():
+        sd = s["seeding"]
+        print("%-4s %s: seeded in %.2f s, %.1f MB, peak %.1f MB"
+              % (name, s["holds"], sd["seconds"], sd["db_mb"], sd["peak_mb"]))
+    if "1x" in sets and "10x" in sets:
+        a, b = figures(sets["1x"]["bench"]), figures(sets["10x"]["bench"])
+        print("\nwithout the cache, 10 clients: p50 / p95 in ms")
+        print("%-22s %16s %16s %8s" % ("endpoint", "1x", "10x", "p95 x"))
+        for n in a:
+            if n in b:
+                print("%-22s %7.3g / %6.3g %7.3g / %6.3g %7.2fx" % (
+                    n, a[n]["p50"], a[n]["p95"], b[n]["p50"], b[n]["p95"],
+                    b[n]["p95"] / a[n]["p95"] if a[n]["p95"] else 0))
+    if "one" in sets:
+        for n, m in figures(sets["one"]["bench"]).items():
+            print("one sub-account, 1 client: %s p50 %.3g ms, p95 %.3g ms" % (n, m["p50"], m["p95"]))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="growth", description=__doc__.split("\n\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder")
+    p.add_argument("--runs", type=int, default=3, help="perf-bench runs per step (default 3)")
+    p.add_argument("--duration", type=int, default=2, help="seconds per run (default 2)")
+    p.add_argument("--sets", default=",".join(SETS), help="data sets, of %s" % ", ".join(SETS))
+    p.add_argument("--json", metavar="FILE", help="write every figure there")
+    args = p.parse_args(argv)
+    names = args.sets.split(",")
+    for n in names:
+        if n not in SETS:
+            p.error("--sets: '%s' is not one of %s" % (n, ", ".join(SETS)))
+    if args.runs < 1 or args.duration < 1:
+        p.error("--runs and --duration must be at least 1")
+    idle = bench_idle()
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    try:
+        sets = {n: measure(args, idle, n) for n in names}
+    except idle.Fail as e:
+        print("growth: %s" % e, file=sys.stderr)
+        return 2
+    print_table(sets)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"started_at": started, "sets": sets}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
