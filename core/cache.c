@@ -141,28 +141,43 @@ void cache_free(struct cache *c)
 
 /* ---- routes ------------------------------------------------------------ */
 
-/* Add table `t` to what the route reads, once; 1 when there is no room. */
-static int add_read(struct cached_route *cr, int t)
+/* Add table `t` to what the route reads, once; 1 when there is no room.
+ * `edits` (CHANGES_EDITS_ONLY or 0): the route only looks rows of it up,
+ * unless it also reads it otherwise. */
+static int add_read(struct cached_route *cr, int t, int edits)
 {
 	for (int i = 0; i < cr->ntables; i++)
-		if (cr->tables[i] == t)
+		if ((cr->tables[i] & ~CHANGES_EDITS_ONLY) == t) {
+			cr->tables[i] &= edits | ~CHANGES_EDITS_ONLY;
 			return 0;
+		}
 	if (cr->ntables == MAX_READS)
 		return 1;
-	cr->tables[cr->ntables++] = t;
+	cr->tables[cr->ntables++] = t | edits;
 	return 0;
+}
+
+/* The length of a name in `reads` without its ":lookup", and whether it
+ * had one. */
+static size_t strip_lookup(const char *p, size_t n, int *edits)
+{
+	static const char suffix[] = ":lookup";
+	size_t k = sizeof(suffix) - 1;
+	*edits = n > k && !memcmp(p + n - k, suffix, k) ? CHANGES_EDITS_ONLY : 0;
+	return *edits ? n - k : n;
 }
 
 static int resolve_reads(struct cache *c, const struct route_entry *e, struct cached_route *cr)
 {
 	const char *p = e->route.reads ? e->route.reads : "";
 	while (*p) {
-		size_t n = strcspn(p, " ,");
-		if (n) {
+		size_t n = strcspn(p, " ,"), len;
+		int edits;
+		if (n && (len = strip_lookup(p, n, &edits))) {
 			/* "invoices?": a wanted module's table, perhaps absent. */
-			int optional = p[n - 1] == '?';
+			int optional = p[len - 1] == '?';
 			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)(n - optional), p);
+			snprintf(name, sizeof(name), "%.*s", (int)(len - optional), p);
 			int t = changes_table_id(c->changes, name);
 			const int *view_tables;
 			int nview = t < 0 ? changes_view_tables(c->changes, name, &view_tables) : -1;
@@ -170,7 +185,7 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 				/* A view another module publishes: the tables it reads. */
 				int full = 0;
 				for (int k = 0; k < nview; k++)
-					full |= add_read(cr, view_tables[k]);
+					full |= add_read(cr, view_tables[k], edits);
 				if (full) {
 					log_error("module %s: %s %s reads '%s', whose tables are too many"
 						  " for the cache", e->owner, e->route.method,
@@ -183,7 +198,7 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 			const char *why = t < 0 ? "which is not a table or view of the database"
 				: changes_is_virtual(c->changes, t)
 					? "a virtual table; name the tables it is built from"
-				: add_read(cr, t) ? "one table too many for the cache" : NULL;
+				: add_read(cr, t, edits) ? "one table too many for the cache" : NULL;
 			if (why) {
 				log_error("module %s: %s %s reads '%s', %s", e->owner, e->route.method,
 					  e->route.pattern, name, why);

@@ -22,6 +22,10 @@ struct changes {
 	_Atomic uint64_t any[CHANGES_MAX_TABLES];  /* every write */
 	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
 	_Atomic uint64_t in_location[LOCATION_SLOTS];
+	/* The same, of writes that changed or deleted rows (CHANGES_EDITS_ONLY). */
+	_Atomic uint64_t any_edit[CHANGES_MAX_TABLES];
+	_Atomic uint64_t every_edit[CHANGES_MAX_TABLES];
+	_Atomic uint64_t in_location_edit[LOCATION_SLOTS];
 	/* Views, which a module publishes for others to read (a cached route
 	 * may name one): the tables each reads. */
 	int nviews;
@@ -178,17 +182,20 @@ int changes_has_location(const struct changes *ch, int table)
 	return ch->location_col[table] >= 0;
 }
 
-static void add_pair(struct change_set *set, int table, int64_t location)
+static void add_pair(struct change_set *set, int table, int64_t location, int edited)
 {
 	for (int i = 0; i < set->n; i++)
-		if (set->pair[i].table == table && set->pair[i].location == location)
+		if (set->pair[i].table == table && set->pair[i].location == location) {
+			set->pair[i].edited |= edited;
 			return;
+		}
 	if (set->n == CHANGE_SET_MAX) {
 		set->overflow = 1;
 		return;
 	}
 	set->pair[set->n].table = table;
 	set->pair[set->n].location = location;
+	set->pair[set->n].edited = edited;
 	set->n++;
 }
 
@@ -212,16 +219,18 @@ void changes_note(struct changes *ch, struct change_set *set, sqlite3 *db, int o
 	}
 	if (t < 0)
 		return; /* a table made after start; no cached answer reads it */
+	/* A row replaced by INSERT OR REPLACE comes as a DELETE first. */
+	int edited = op != SQLITE_INSERT;
 	int col = ch->location_col[t];
 	if (col < 0) {
-		add_pair(set, t, 0);
+		add_pair(set, t, 0, edited);
 		return;
 	}
 	sqlite3_value *v = NULL;
 	if (op != SQLITE_INSERT && sqlite3_preupdate_old(db, col, &v) == SQLITE_OK)
-		add_pair(set, t, location_of(v));
+		add_pair(set, t, location_of(v), edited);
 	if (op != SQLITE_DELETE && sqlite3_preupdate_new(db, col, &v) == SQLITE_OK)
-		add_pair(set, t, location_of(v));
+		add_pair(set, t, location_of(v), edited);
 }
 
 static size_t slot(int table, int64_t location)
@@ -235,14 +244,24 @@ void changes_publish(struct changes *ch, struct change_set *set)
 	for (int t = 0; set->overflow && t < ch->ntables; t++) {
 		ch->any[t]++;
 		ch->every[t]++;
+		ch->any_edit[t]++;
+		ch->every_edit[t]++;
 	}
 	for (int i = 0; !set->overflow && i < set->n; i++) {
-		int t = set->pair[i].table;
+		int t = set->pair[i].table, edited = set->pair[i].edited;
+		int64_t location = set->pair[i].location;
 		ch->any[t]++;
-		if (set->pair[i].location)
-			ch->in_location[slot(t, set->pair[i].location)]++;
+		if (location)
+			ch->in_location[slot(t, location)]++;
 		else
 			ch->every[t]++;
+		if (!edited)
+			continue;
+		ch->any_edit[t]++;
+		if (location)
+			ch->in_location_edit[slot(t, location)]++;
+		else
+			ch->every_edit[t]++;
 	}
 	changes_forget(set);
 }
@@ -251,11 +270,13 @@ uint64_t changes_stamp(const struct changes *ch, const int *tables, int n, int64
 {
 	uint64_t sum = 0;
 	for (int i = 0; i < n; i++) {
-		int t = tables[i];
-		if (location > 0 && ch->location_col[t] >= 0)
-			sum += ch->every[t] + ch->in_location[slot(t, location)];
+		int t = tables[i] & ~CHANGES_EDITS_ONLY;
+		int local = location > 0 && ch->location_col[t] >= 0;
+		if (!(tables[i] & CHANGES_EDITS_ONLY))
+			sum += local ? ch->every[t] + ch->in_location[slot(t, location)] : ch->any[t];
 		else
-			sum += ch->any[t];
+			sum += local ? ch->every_edit[t] + ch->in_location_edit[slot(t, location)]
+				     : ch->any_edit[t];
 	}
 	return sum;
 }

@@ -18,6 +18,10 @@
  *
  * Per-location counters live in a fixed array indexed by a hash of (table,
  * location). Two pairs sharing a slot only cost each other a spurious miss.
+ *
+ * Each counter has a twin that only changes and deletions of rows bump:
+ * an answer that reads a table only to look up rows by keys it found
+ * elsewhere (a task's contact) cannot be changed by a row added to it.
  */
 #ifndef HL_CHANGES_H
 #define HL_CHANGES_H
@@ -39,6 +43,7 @@ struct change_set {
 	struct {
 		int table;
 		int64_t location;
+		int edited; /* a row there was changed or deleted, not only added */
 	} pair[CHANGE_SET_MAX];
 	int n;
 	int overflow;
@@ -74,6 +79,10 @@ static inline void changes_forget(struct change_set *set)
 {
 	set->n = set->overflow = 0;
 }
+
+/* A table id with this bit set, in what changes_stamp is given: only
+ * changes and deletions of its rows count, not rows added. */
+#define CHANGES_EDITS_ONLY (1 << 30)
 
 /* A number that changes whenever one of `tables` changes: in `location`
  * only (or in rows without a location) when location > 0, anywhere when

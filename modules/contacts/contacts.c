@@ -17,6 +17,9 @@
 static int purge_slice(struct hl_job_run *run);
 
 #define CONTACT_READS "contacts contact_tags tags custom_values custom_fields notes contact_activity"
+/* A record reads its own contact by id: contacts added keep it. */
+#define RECORD_READS "contacts:lookup contact_tags tags custom_values custom_fields notes" \
+	" contact_activity"
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts", .handler = contacts_list,
@@ -24,7 +27,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/contacts/export.csv", .handler = contacts_export,
 	  .reads = CONTACT_READS },
 	{ .method = "GET", .pattern = "/api/contacts/:id", .handler = contacts_record,
-	  .cache_ms = 60000, .reads = CONTACT_READS },
+	  .cache_ms = 60000, .reads = RECORD_READS },
 	{ .method = "POST", .pattern = "/api/contacts", .handler = contacts_create },
 	{ .method = "POST", .pattern = "/api/contacts/upsert", .handler = contacts_upsert },
 	{ .method = "PATCH", .pattern = "/api/contacts/:id", .handler = contacts_change },

@@ -17,7 +17,8 @@
 #include "migrations.h"
 
 /* What a list or a record is built from: a write to any drops it. */
-#define INBOX_READS "conversations contacts"
+/* Each conversation's contact, by its id: contacts added keep the answer. */
+#define INBOX_READS "conversations contacts:lookup"
 
 static const char *const requires[] = { "contacts", NULL };
 

@@ -17,9 +17,9 @@ static const char *const requires[] = { "contacts", NULL };
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/invoices", .handler = invoices_list,
-	  .cache_ms = 60000, .reads = "invoices contacts" },
+	  .cache_ms = 60000, .reads = "invoices contacts:lookup" },
 	{ .method = "GET", .pattern = "/api/invoices/:id", .handler = invoices_record,
-	  .cache_ms = 60000, .reads = "invoices invoice_items payments contacts" },
+	  .cache_ms = 60000, .reads = "invoices invoice_items payments contacts:lookup" },
 	{ .method = "POST", .pattern = "/api/invoices", .handler = invoices_create },
 	{ .method = "PATCH", .pattern = "/api/invoices/:id", .handler = invoices_change },
 	{ .method = "DELETE", .pattern = "/api/invoices/:id", .handler = invoices_delete },

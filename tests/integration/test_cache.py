@@ -237,6 +237,41 @@ def test_a_request_waiting_for_an_identical_miss_is_answered_by_it_despite_a_wri
         assert after.header("x-cache") == "miss" and len(after.json()["items"]) == 1
 
 
+def test_a_contact_added_keeps_answers_that_only_look_contacts_up():
+    # The task list reads contacts only for each task's contact
+    # ("contacts:lookup"): a contact added cannot change it; a contact
+    # changed or deleted does. The contact list reads them all.
+    s, admin, (a,) = harness.agency(("contacts", "tasks"), ("Client A",))
+    with s:
+        h = {"X-Location-Id": str(a),
+             "X-CSRF-Token": admin.get("/api/auth/me").json()["csrf_token"]}
+
+        def contact(first):
+            r = admin.post("/api/contacts", {"first_name": first, "last_name": "Test",
+                                             "email": "%s@example.test" % first.lower()}, headers=h)
+            assert r.status == 201, r.body
+            return r.json()["id"]
+
+        ada = contact("Ada")
+        assert admin.post("/api/tasks", {"title": "Call Ada", "contact_id": ada},
+                          headers=h).status == 201
+        tasks = admin.get("/api/tasks", headers=h)
+        contacts = admin.get("/api/contacts", headers=h)
+        assert tasks.header("x-cache") == "miss" and contacts.header("x-cache") == "miss"
+        contact("Bob")
+        again = admin.get("/api/tasks", headers=h)
+        assert again.header("x-cache") == "hit" and again.body == tasks.body
+        listed = admin.get("/api/contacts", headers=h)
+        assert listed.header("x-cache") == "miss" and len(listed.json()["data"]) == 2
+        assert admin.patch("/api/contacts/%d" % ada, {"first_name": "Augusta"},
+                           headers=h).status == 200
+        renamed = admin.get("/api/tasks", headers=h)
+        assert renamed.header("x-cache") == "miss" and b"Augusta" in renamed.body
+        gone = admin.delete("/api/contacts/%d" % ada, headers=h)
+        assert gone.status == 204, (gone.status, gone.body)
+        assert admin.get("/api/tasks", headers=h).header("x-cache") == "miss"
+
+
 def test_repeated_query_names_keep_their_order_in_the_key():
     s, admin, a, b = agency()
     with s:

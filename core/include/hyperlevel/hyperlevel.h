@@ -47,6 +47,8 @@
  *        HL_MIGRATION_RETIRED; hl_reply_invalid, hl_reply_empty, hl_step_int, hl_step_changes,
  *        hl_step_last_id; a handler may return HL_EINVAL after a 4xx
  *        answer; hl_scoped_write_int binds :id.
+ *   1.10 "table:lookup" in hl_route.reads: rows added to it keep the
+ *        answer.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -62,7 +64,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 9
+#define HL_ABI_MINOR 10
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -148,7 +150,13 @@ struct hl_route {
 	 * publishes (ABI 1.9) stands for the tables it reads, so the reader
 	 * need not know them. A table the database lacks
 	 * stops the start, unless its name ends in "?" (ABI 1.9: "invoices?"),
-	 * a table of a module this one wants, which may be absent. An answer
+	 * a table of a module this one wants, which may be absent.
+	 * "contacts:lookup" (ABI 1.10): the answer reads that table only to
+	 * look up rows by keys it found elsewhere (each task's contact), so
+	 * a row added to it cannot change the answer: only a row of it
+	 * changed or deleted drops it. Never for a table the answer lists or
+	 * counts, nor one it reads by keys that may name a row not yet
+	 * there. An answer
 	 * whose handler asked hl_user_id is not
 	 * kept unless the caller is "assigned only" or the route is
 	 * HL_ROUTE_PER_USER. */
