@@ -173,11 +173,12 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 	while (*p) {
 		size_t n = strcspn(p, " ,"), len;
 		int edits;
-		if (n && (len = strip_lookup(p, n, &edits))) {
-			/* "invoices?": a wanted module's table, perhaps absent. */
-			int optional = p[len - 1] == '?';
+		if (n && (len = strip_lookup(p, n - (p[n - 1] == '?'), &edits))) {
+			/* "invoices?": a wanted module's table, perhaps absent
+			 * ("invoices?:lookup" or "invoices:lookup?"). */
+			int optional = p[n - 1] == '?' || p[len - 1] == '?';
 			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)(len - optional), p);
+			snprintf(name, sizeof(name), "%.*s", (int)(len - (p[len - 1] == '?')), p);
 			int t = changes_table_id(c->changes, name);
 			const int *view_tables;
 			int nview = t < 0 ? changes_view_tables(c->changes, name, &view_tables) : -1;

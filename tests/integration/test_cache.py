@@ -237,6 +237,34 @@ def test_a_request_waiting_for_an_identical_miss_is_answered_by_it_despite_a_wri
         assert after.header("x-cache") == "miss" and len(after.json()["items"]) == 1
 
 
+def test_a_request_after_a_write_makes_the_answer_anew_for_those_after_it():
+    # The leader took its stamp before the write; a request arriving after
+    # it cannot use that answer, so it makes its own and keeps it (the
+    # leader's is dropped): the next request is a hit on the new one.
+    s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
+    with s:
+        answers = {}
+
+        def fetch(name):
+            c = s.client()
+            c.cookies = dict(admin.cookies)
+            answers[name] = items(c, a)
+
+        leader = threading.Thread(target=fetch, args=("leader",))
+        leader.start()
+        time.sleep(0.1)
+        assert admin.post("/api/reader/items", {}, headers={"X-Location-Id": str(a)}).status == 201
+        late = threading.Thread(target=fetch, args=("late",))
+        late.start()
+        leader.join()
+        late.join()
+        assert answers["late"].header("x-cache") == "miss"
+        assert len(answers["late"].json()["items"]) == 1
+        after = items(admin, a)
+        assert after.header("x-cache") == "hit" and after.body == answers["late"].body
+        assert runs(admin) == 2
+
+
 def test_a_contact_added_keeps_answers_that_only_look_contacts_up():
     # The task list reads contacts only for each task's contact
     # ("contacts:lookup"): a contact added cannot change it; a contact
