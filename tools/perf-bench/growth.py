@@ -8,17 +8,17 @@ sets with perf-seed, timing each (wall time, peak memory, file size):
   one   the reference's 100k contacts in one sub-account (--locations 1)
 
 and serves each with the read cache off, the way `make bench` serves its
-own: perf-bench sends every read endpoint 10 clients on 1x and 10x (to
-the largest sub-account, which is as big at both scales, so a
-sub-account's figures should stay where they are and the agency's grow
-with the sub-accounts), and the contact list and search 1 client on the
-third. It prints the figures side by side and, with --json, keeps them
+own: perf-bench sends every read endpoint 10 clients on 1x and 10x, and
+the contact list and search 1 client on the third. perf-bench measures
+the largest sub-account, which grows tenfold too (7 750 contacts at 1x,
+77k at 10x): its lists are paged and read from indexes, so their figures
+should stay where they are; the agency's grow with the sub-accounts. It prints the figures side by side and, with --json, keeps them
 for perf-doc (make bench-doc GROWTH=yes).
 
     growth [--build build] [--runs 3] [--duration 2] [--sets 1x,10x,one]
            [--json out.json]
 
-About 15 minutes on two cores: seeding 10x takes most of a minute, and
+About 10 minutes on two cores: seeding 10x takes most of a minute, and
 each data set's benchmark a few."""
 
 import argparse
