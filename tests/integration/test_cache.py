@@ -182,21 +182,27 @@ def test_a_route_reading_an_unknown_table_stops_the_start():
             " which is not a table or view of the database") in log
 
 
+def fetch_in_background(s, admin, location, answers, name):
+    """A thread reading the location's items as `admin`, on a connection of
+    its own; its answer lands in answers[name]."""
+    def fetch():
+        c = s.client()
+        c.cookies = dict(admin.cookies)
+        answers[name] = items(c, location)
+
+    t = threading.Thread(target=fetch)
+    t.start()
+    return t
+
+
 def test_a_write_while_an_identical_miss_waits_is_not_lost():
     # The leader reads before the write; a request waiting for it (already
     # through authentication) must not keep that answer under a newer stamp.
     s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
     with s:
-        def fetch():
-            c = s.client()
-            c.cookies = dict(admin.cookies)
-            items(c, a)
-
-        leader = threading.Thread(target=fetch)
-        leader.start()
+        leader = fetch_in_background(s, admin, a, {}, "leader")
         time.sleep(0.1)
-        waiter = threading.Thread(target=fetch)
-        waiter.start()
+        waiter = fetch_in_background(s, admin, a, {}, "waiter")
         time.sleep(0.1)
         writer = s.client()
         writer.cookies = dict(admin.cookies)
@@ -213,17 +219,9 @@ def test_a_request_waiting_for_an_identical_miss_is_answered_by_it_despite_a_wri
     s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
     with s:
         answers = {}
-
-        def fetch(name):
-            c = s.client()
-            c.cookies = dict(admin.cookies)
-            answers[name] = items(c, a)
-
-        leader = threading.Thread(target=fetch, args=("leader",))
-        leader.start()
+        leader = fetch_in_background(s, admin, a, answers, "leader")
         time.sleep(0.1)
-        waiter = threading.Thread(target=fetch, args=("waiter",))
-        waiter.start()
+        waiter = fetch_in_background(s, admin, a, answers, "waiter")
         time.sleep(0.1)
         assert admin.post("/api/reader/items", {}, headers={"X-Location-Id": str(a)}).status == 201
         leader.join()
@@ -244,18 +242,10 @@ def test_a_request_after_a_write_makes_the_answer_anew_for_those_after_it():
     s, admin, a, b = agency(plugins={"reader": "delay_ms = 300\n"})
     with s:
         answers = {}
-
-        def fetch(name):
-            c = s.client()
-            c.cookies = dict(admin.cookies)
-            answers[name] = items(c, a)
-
-        leader = threading.Thread(target=fetch, args=("leader",))
-        leader.start()
+        leader = fetch_in_background(s, admin, a, answers, "leader")
         time.sleep(0.1)
         assert admin.post("/api/reader/items", {}, headers={"X-Location-Id": str(a)}).status == 201
-        late = threading.Thread(target=fetch, args=("late",))
-        late.start()
+        late = fetch_in_background(s, admin, a, answers, "late")
         leader.join()
         late.join()
         assert answers["late"].header("x-cache") == "miss"
