@@ -83,6 +83,10 @@ static int fresh(long long at)
 static void quick_check(struct db *db, struct check *c)
 {
 	struct hl_db *conn = db_lend(db);
+	/* The file as it is now, not pages this connection read before (a
+	 * disk that went bad since, or a file mended from outside, would not
+	 * show); and the pages the check reads are given back after it. */
+	db_let_go(conn);
 	sqlite3_stmt *st = hl_stmt(conn, "PRAGMA quick_check");
 	char first[400] = "";
 	int rows = 0, step = SQLITE_ERROR;
@@ -102,6 +106,8 @@ static void quick_check(struct db *db, struct check *c)
 	else
 		say(c, 0, "quick_check found %d problem%s, the first: %s", rows, rows == 1 ? "" : "s",
 		    first);
+	sqlite3_reset(st);
+	db_let_go(conn);
 	db_return(db, conn);
 }
 
