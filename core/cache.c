@@ -157,14 +157,25 @@ static int add_read(struct cached_route *cr, int t, int edits)
 	return 0;
 }
 
-/* The length of a name in `reads` without its ":lookup", and whether it
- * had one. */
-static size_t strip_lookup(const char *p, size_t n, int *edits)
+/* The length of the table's name in an entry of `reads`, `n` bytes long,
+ * without its suffixes: "?", a wanted module's table, perhaps absent, and
+ * ":lookup" (CHANGES_EDITS_ONLY), in either order. */
+static size_t read_name(const char *p, size_t n, int *optional, int *edits)
 {
-	static const char suffix[] = ":lookup";
-	size_t k = sizeof(suffix) - 1;
-	*edits = n > k && !memcmp(p + n - k, suffix, k) ? CHANGES_EDITS_ONLY : 0;
-	return *edits ? n - k : n;
+	static const char lookup[] = ":lookup";
+	size_t k = sizeof(lookup) - 1;
+	*optional = *edits = 0;
+	for (;;) {
+		if (n && p[n - 1] == '?' && !*optional) {
+			*optional = 1;
+			n--;
+		} else if (n > k && !memcmp(p + n - k, lookup, k) && !*edits) {
+			*edits = CHANGES_EDITS_ONLY;
+			n -= k;
+		} else {
+			return n;
+		}
+	}
 }
 
 static int resolve_reads(struct cache *c, const struct route_entry *e, struct cached_route *cr)
@@ -172,13 +183,10 @@ static int resolve_reads(struct cache *c, const struct route_entry *e, struct ca
 	const char *p = e->route.reads ? e->route.reads : "";
 	while (*p) {
 		size_t n = strcspn(p, " ,"), len;
-		int edits;
-		if (n && (len = strip_lookup(p, n - (p[n - 1] == '?'), &edits))) {
-			/* "invoices?": a wanted module's table, perhaps absent
-			 * ("invoices?:lookup" or "invoices:lookup?"). */
-			int optional = p[n - 1] == '?' || p[len - 1] == '?';
+		int optional, edits;
+		if (n && (len = read_name(p, n, &optional, &edits))) {
 			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)(len - (p[len - 1] == '?')), p);
+			snprintf(name, sizeof(name), "%.*s", (int)len, p);
 			int t = changes_table_id(c->changes, name);
 			const int *view_tables;
 			int nview = t < 0 ? changes_view_tables(c->changes, name, &view_tables) : -1;

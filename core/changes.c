@@ -13,19 +13,22 @@
 
 #define LOCATION_SLOTS 16384 /* power of two; 128 KB of counters */
 
+/* Generation counters of the writes of one kind. */
+struct counters {
+	_Atomic uint64_t any[CHANGES_MAX_TABLES];   /* every write */
+	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
+	_Atomic uint64_t in_location[LOCATION_SLOTS];
+};
+
 struct changes {
 	int ntables;
 	char *name[CHANGES_MAX_TABLES];
 	int location_col[CHANGES_MAX_TABLES]; /* -1: no location_id column */
 	int is_virtual[CHANGES_MAX_TABLES];   /* writes to it reach the hook only
 					       * as writes to its shadow tables */
-	_Atomic uint64_t any[CHANGES_MAX_TABLES];  /* every write */
-	_Atomic uint64_t every[CHANGES_MAX_TABLES]; /* writes without a location */
-	_Atomic uint64_t in_location[LOCATION_SLOTS];
-	/* The same, of writes that changed or deleted rows (CHANGES_EDITS_ONLY). */
-	_Atomic uint64_t any_edit[CHANGES_MAX_TABLES];
-	_Atomic uint64_t every_edit[CHANGES_MAX_TABLES];
-	_Atomic uint64_t in_location_edit[LOCATION_SLOTS];
+	/* Of every write, and of the writes that changed or deleted rows
+	 * (what a CHANGES_EDITS_ONLY table is stamped from). */
+	struct counters all, edits;
 	/* Views, which a module publishes for others to read (a cached route
 	 * may name one): the tables each reads. */
 	int nviews;
@@ -239,29 +242,25 @@ static size_t slot(int table, int64_t location)
 	return (size_t)(h >> 40) & (LOCATION_SLOTS - 1);
 }
 
+static void bump(struct counters *k, int table, int64_t location)
+{
+	k->any[table]++;
+	if (location)
+		k->in_location[slot(table, location)]++;
+	else
+		k->every[table]++;
+}
+
 void changes_publish(struct changes *ch, struct change_set *set)
 {
 	for (int t = 0; set->overflow && t < ch->ntables; t++) {
-		ch->any[t]++;
-		ch->every[t]++;
-		ch->any_edit[t]++;
-		ch->every_edit[t]++;
+		bump(&ch->all, t, 0);
+		bump(&ch->edits, t, 0);
 	}
 	for (int i = 0; !set->overflow && i < set->n; i++) {
-		int t = set->pair[i].table, edited = set->pair[i].edited;
-		int64_t location = set->pair[i].location;
-		ch->any[t]++;
-		if (location)
-			ch->in_location[slot(t, location)]++;
-		else
-			ch->every[t]++;
-		if (!edited)
-			continue;
-		ch->any_edit[t]++;
-		if (location)
-			ch->in_location_edit[slot(t, location)]++;
-		else
-			ch->every_edit[t]++;
+		bump(&ch->all, set->pair[i].table, set->pair[i].location);
+		if (set->pair[i].edited)
+			bump(&ch->edits, set->pair[i].table, set->pair[i].location);
 	}
 	changes_forget(set);
 }
@@ -271,12 +270,11 @@ uint64_t changes_stamp(const struct changes *ch, const int *tables, int n, int64
 	uint64_t sum = 0;
 	for (int i = 0; i < n; i++) {
 		int t = tables[i] & ~CHANGES_EDITS_ONLY;
-		int local = location > 0 && ch->location_col[t] >= 0;
-		if (!(tables[i] & CHANGES_EDITS_ONLY))
-			sum += local ? ch->every[t] + ch->in_location[slot(t, location)] : ch->any[t];
+		const struct counters *k = tables[i] & CHANGES_EDITS_ONLY ? &ch->edits : &ch->all;
+		if (location > 0 && ch->location_col[t] >= 0)
+			sum += k->every[t] + k->in_location[slot(t, location)];
 		else
-			sum += local ? ch->every_edit[t] + ch->in_location_edit[slot(t, location)]
-				     : ch->any_edit[t];
+			sum += k->any[t];
 	}
 	return sum;
 }

@@ -61,7 +61,6 @@ def measure(args, idle, name):
         print("growth: seeding %s (%s)" % (name, holds), file=sys.stderr, flush=True)
         seconds, peak = idle.seed(args.build, data, seed_flags)
         size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
-        os.environ["PGHL_RESULT_CACHE"] = "0"
         server = idle.Server(args.build, data)
         out = os.path.join(data, "bench.json")
         try:
@@ -122,6 +121,7 @@ def main(argv):
     if args.runs < 1 or args.duration < 1:
         p.error("--runs and --duration must be at least 1")
     idle = bench_idle()
+    os.environ["PGHL_RESULT_CACHE"] = "0"  # every server it starts: the cache off
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:
         sets = {n: measure(args, idle, n) for n in names}
