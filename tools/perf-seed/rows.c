@@ -98,7 +98,7 @@ static const struct {
 	[T_TAGS] = { "tags", "INSERT INTO tags (id, location_id, name, color, created_at)"
 		" VALUES (?, ?, ?, ?, ?)" },
 	[T_CONTACT_TAGS] = { "contact_tags", "INSERT INTO contact_tags (tag_id, contact_id,"
-		" location_id) VALUES (?, ?, ?)" },
+		" location_id, contact_deleted) VALUES (?, ?, ?, ?)" },
 	[T_CUSTOM_FIELDS] = { "custom_fields", "INSERT INTO custom_fields (id, location_id, key,"
 		" name, type, options, position, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
 	[T_CUSTOM_VALUES] = { "custom_values", "INSERT INTO custom_values (contact_id, field_id,"
@@ -133,6 +133,8 @@ static const struct {
 		" created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)" },
 	[T_WIDGETS] = { "widgets", "INSERT INTO widgets (id, location_id, dashboard_id, kind, title,"
 		" config, position) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+	[T_CONTACT_ACTIVITY] = { "contact_activity", "INSERT INTO contact_activity (contact_id, kind,"
+		" location_id, count, last_at) VALUES (?, ?, ?, ?, ?)" },
 };
 
 int tables_prepare(struct seed *s)

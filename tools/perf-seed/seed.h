@@ -53,7 +53,7 @@ enum table_id {
 	T_AGENCIES, T_LOCATIONS, T_USERS, T_USER_LOCATIONS, T_COMPANIES, T_CONTACTS, T_TAGS,
 	T_CONTACT_TAGS, T_CUSTOM_FIELDS, T_CUSTOM_VALUES, T_NOTES, T_PIPELINES, T_STAGES,
 	T_OPPORTUNITIES, T_CONVERSATIONS, T_MESSAGES, T_TASKS, T_INVOICES, T_INVOICE_ITEMS,
-	T_PAYMENTS, T_DASHBOARDS, T_WIDGETS, T_COUNT
+	T_PAYMENTS, T_DASHBOARDS, T_WIDGETS, T_CONTACT_ACTIVITY, T_COUNT
 };
 
 /* The contacts' search index, built on a thread of its own (search.c). */
@@ -89,7 +89,10 @@ struct seed {
 	int64_t done_rows;
 	int tty;
 	long long started_us, shown_us;
+	unsigned char salt[16]; /* crypto_pwhash_SALTBYTES */
+	pthread_t hasher;       /* makes password_hash (main.c) */
 	char password_hash[192];
+	int hash_failed;
 	struct search search;
 };
 
@@ -106,6 +109,6 @@ long long now_us(void);
 
 /* Write the whole data set. */
 void fill(struct seed *s);
-int derive_contact_state(struct seed *s);
+int derive_counts(struct seed *s);
 
 #endif
