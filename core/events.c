@@ -48,7 +48,7 @@ struct events {
 	int nhandlers;
 	event_listener *listener;
 	void *listener_arg;
-	void (*wake)(void *arg);
+	event_waker *wake;
 	void *wake_arg;
 	struct quiet_log drops;    /* under lock */
 	struct quiet_log failures; /* scheduler thread only */
@@ -245,8 +245,8 @@ static int has_handler(const struct events *ev, const char *name)
 	return 0;
 }
 
-/* Queue `e` or drop it (queue lock held). */
-static void enqueue(struct events *ev, struct event *e)
+/* Queue `e`: 1, or 0 when the queue is full (queue lock held). */
+static int enqueue(struct events *ev, struct event *e)
 {
 	struct event_list *q = &ev->queue;
 	char more[64];
@@ -256,8 +256,7 @@ static void enqueue(struct events *ev, struct event *e)
 		if (may_log(&ev->drops, more))
 			log_warn("[event] the queue is full (%d events): %s dropped%s", q->n,
 				 e->ev.name, more);
-		free(e);
-		return;
+		return 0;
 	}
 	if (q->tail)
 		q->tail->next = e;
@@ -266,6 +265,7 @@ static void enqueue(struct events *ev, struct event *e)
 	q->tail = e;
 	q->n++;
 	q->bytes += e->size;
+	return 1;
 }
 
 void events_commit(struct events *ev, struct event_list *l)
@@ -275,23 +275,21 @@ void events_commit(struct events *ev, struct event_list *l)
 		return;
 	}
 	pthread_mutex_lock(&ev->lock);
-	int before = ev->queue.n;
 	for (struct event *e = l->head, *next; e; e = next) {
 		next = e->next;
 		ev->published++;
 		if (ev->listener)
 			ev->listener(ev->listener_arg, &e->ev);
-		if (has_handler(ev, e->ev.name))
-			enqueue(ev, e);
-		else
+		int queued = has_handler(ev, e->ev.name) && enqueue(ev, e);
+		ev->queued = ev->queue.n;
+		if (ev->wake)
+			ev->wake(ev->wake_arg, &e->ev, queued);
+		if (!queued)
 			free(e);
 	}
 	memset(l, 0, sizeof(*l));
 	if (ev->listener)
 		ev->listener(ev->listener_arg, NULL); /* the hand-over is whole */
-	ev->queued = ev->queue.n;
-	if (ev->queue.n > before && ev->wake)
-		ev->wake(ev->wake_arg);
 	pthread_mutex_unlock(&ev->lock);
 }
 
@@ -311,7 +309,7 @@ void events_listen(struct events *ev, event_listener *fn, void *arg)
 	pthread_mutex_unlock(&ev->lock);
 }
 
-void events_on_queue(struct events *ev, void (*wake)(void *arg), void *arg)
+void events_on_queue(struct events *ev, event_waker *wake, void *arg)
 {
 	pthread_mutex_lock(&ev->lock);
 	ev->wake = wake;

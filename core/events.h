@@ -85,10 +85,13 @@ void events_request_end(struct events *ev, int committed);
 typedef void event_listener(void *arg, const struct hl_event *e);
 void events_listen(struct events *ev, event_listener *fn, void *arg);
 
-/* For the scheduler: `wake(arg)` is called (with the queue's lock held)
- * when events were queued; NULL stops the calls. events_queued reads the
+/* For the scheduler: `wake(arg, e, queued)` is called (with the queue's
+ * lock held) for each event handed over, `queued` when a handler takes it
+ * and it was queued for delivery (jobs woken by an event need the others
+ * too, hl_job.wake_on); NULL stops the calls. events_queued reads the
  * queue's length without its lock. */
-void events_on_queue(struct events *ev, void (*wake)(void *arg), void *arg);
+typedef void event_waker(void *arg, const struct hl_event *e, int queued);
+void events_on_queue(struct events *ev, event_waker *wake, void *arg);
 int events_queued(const struct events *ev);
 
 /* Deliver queued events, the oldest first, until the queue is empty or

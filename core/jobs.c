@@ -11,11 +11,13 @@
  * Between slices the thread delivers queued events: each handler call
  * runs like a slice (write lock, transaction, hl_job_run), and a burst of
  * them lasts a slice's budget at most before due jobs get their turn. A
- * hand-over wakes the thread (wake_for_events), so an event waits for the
- * running slice at worst, not for a tick.
+ * hand-over wakes the thread (wake_for_event), so an event waits for the
+ * running slice at worst, not for a tick; so does a job that wakes on it
+ * (hl_job.wake_on): a queue that requests fill is worked at once, and the
+ * job's period is only the fallback.
  *
  * A slice that wrote nothing, kept its cursor and caught up (the import
- * job finding no import, once a second) is counted in `stat` but not
+ * job finding no import) is counted in `stat` but not
  * written to job_state when the job's last slice was written (the first
  * of the process, and the first after a failure, always are): an idle
  * server then writes nothing.
@@ -39,6 +41,7 @@ struct job {
 	int failures;          /* in a row; the period doubles per failure */
 	int recorded;          /* the last slice's outcome is in job_state (the thread's own) */
 	int walking;           /* its pass has taken more than one slice (the thread's own) */
+	int woken;             /* an event it wakes on came during its slice (hl_job.wake_on) */
 	struct job_stat stat;  /* since the start; next_in_ms, backing_off unused */
 };
 
@@ -269,12 +272,25 @@ static int run_handler(void *arg, const struct mod_handler *h, const struct hl_e
 	return rc < 0 ? rc : 0;
 }
 
-/* Called by the event queue, with its lock held, when events were queued. */
-static void wake_for_events(void *arg)
+/* Called by the event queue, with its lock held, for each event handed
+ * over: the thread wakes for a queued one, and a job that wakes on it
+ * (hl_job.wake_on) is due at once, unless it is backing off. */
+static void wake_for_event(void *arg, const struct hl_event *e, int queued)
 {
 	struct jobs *js = arg;
+	int wake = queued;
 	pthread_mutex_lock(&js->lock);
-	pthread_cond_signal(&js->wake);
+	for (int i = 0; i < js->n; i++) {
+		struct job *job = &js->list[i];
+		const char *on = job->spec->job.wake_on;
+		if (!on || job->failures || !events_match(on, e->name))
+			continue;
+		job->woken = 1;
+		job->next_us = 0;
+		wake = 1;
+	}
+	if (wake)
+		pthread_cond_signal(&js->wake);
 	pthread_mutex_unlock(&js->lock);
 }
 
@@ -295,7 +311,9 @@ static void count(struct job *job, int rc, long long ms)
 static void schedule(struct job *job, int rc, long long now)
 {
 	long long period = job->spec->job.period_ms;
-	if (rc == HL_JOB_MORE) {
+	int woken = job->woken;
+	job->woken = 0;
+	if (rc == HL_JOB_MORE || (woken && rc >= 0)) {
 		job->failures = 0;
 		job->next_us = now + PAUSE_MS * 1000LL;
 		return;
@@ -343,6 +361,7 @@ static void deliver_events(struct jobs *js)
 
 static void run_job(struct jobs *js, struct job *job)
 {
+	job->woken = 0; /* this slice sees what came before it */
 	pthread_mutex_unlock(&js->lock);
 	long long ms;
 	int rc = run_slice(js, job, &ms);
@@ -409,7 +428,7 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	pthread_condattr_destroy(&attr);
 	pthread_mutex_init(&js->lock, NULL);
 	if (events)
-		events_on_queue(events, wake_for_events, js);
+		events_on_queue(events, wake_for_event, js);
 	if (pthread_create(&js->thread, NULL, loop, js)) {
 		if (events)
 			events_on_queue(events, NULL, NULL);

@@ -198,6 +198,11 @@ HL_API int hl_add_jobs_(struct hl_mod *mod, const struct hl_job *t, size_t n, si
 		if (!j.name || !*j.name || !j.slice || !j.period_ms)
 			return registration_failed(mod, HL_EINVAL,
 						   "job %zu needs a name, a slice and a period", i + 1);
+		if (j.wake_on && !events_pattern_ok(j.wake_on))
+			return registration_failed(mod, HL_EINVAL, "job '%s' wakes on '%.*s', which is"
+						   " not an event name (noun.verb of a-z, 0-9, _ and .)"
+						   " nor a prefix ending in .*", j.name, EVENT_NAME_MAX,
+						   j.wake_on);
 		for (int k = 0; k < mod->njobs; k++)
 			if (!strcmp(mod->jobs[k].name, j.name))
 				return registration_failed(mod, HL_EEXIST, "job '%s' is listed twice",

@@ -57,7 +57,8 @@ static const struct hl_route routes[] = {
 
 static const struct hl_job jobs[] = {
 	{ .name = "purge", .period_ms = 3600 * 1000, .slice = purge_slice },
-	{ .name = "import", .period_ms = 1000, .slice = import_slice },
+	/* Woken by each queued file; the period finds one left by a restart. */
+	{ .name = "import", .period_ms = 60 * 1000, .slice = import_slice, .wake_on = IMPORT_QUEUED },
 	{ .name = "health", .period_ms = 3600 * 1000, .slice = health_slice },
 	{ .name = "companies", .period_ms = 600 * 1000, .slice = companies_slice },
 };

@@ -155,6 +155,8 @@ int contacts_import(struct hl_req *req);           /* import_job.c */
 int contacts_import_status(struct hl_req *req);
 int contacts_import_cancel(struct hl_req *req);
 int import_slice(struct hl_job_run *run);
+/* Published when a large file is queued: the import job wakes on it. */
+#define IMPORT_QUEUED "contact_import.queued"
 
 /* The upkeep jobs: health scores and company links (upkeep.c). */
 int health_slice(struct hl_job_run *run);

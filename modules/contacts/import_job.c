@@ -190,7 +190,8 @@ static int64_t import_create(struct import *im, const char *body, size_t len, in
 	int64_t id = hl_step_last_id(st);
 	if (id < 0 || (large && store_parts(im->db, id, body, len)))
 		return HL_EDB;
-	return id;
+	int rc = large ? hl_publish(im->req, IMPORT_QUEUED, id, NULL) : 0;
+	return rc < 0 ? rc : id;
 }
 
 /* POST /api/contacts/import: 200 with the report, or 202 for a large

@@ -283,6 +283,29 @@ def test_a_file_of_many_parts_imports_every_row_once():
         assert s.sql("SELECT count(*) FROM contact_import_parts") == [(0,)]
 
 
+def import_job(admin):
+    jobs = admin.get("/api/admin/metrics").json()["jobs"]
+    return next(j for j in jobs if j["name"] == "contacts.import")
+
+
+def test_a_file_queued_while_the_job_sleeps_is_imported_at_once():
+    # The import job's period is a minute: it runs when a file is queued,
+    # not on a tick, so an idle server does no work for it.
+    s, admin = server()
+    with s:
+        for _ in range(100):
+            if import_job(admin)["runs"] >= 1:
+                break
+            time.sleep(0.05)
+        job = import_job(admin)
+        assert job["runs"] >= 1 and job["next_in_ms"] > 30000, job
+        r = upload(admin, headers(admin, 2), big_file("Woken", 3000))
+        assert r.status == 202, r.body
+        state = wait_import(admin, 2, r.json()["id"], tries=400)  # 20 s, a third of the period
+        assert (state["status"], state["created"]) == ("done", 3000), state
+        assert import_job(admin)["runs"] > job["runs"]
+
+
 def test_sub_accounts_take_turns_at_the_import_job():
     s, admin = server()
     with s:

@@ -49,6 +49,8 @@
  *        answer; hl_scoped_write_int binds :id.
  *   1.10 "table:lookup" in hl_route.reads: rows added to it keep the
  *        answer.
+ *   1.11 hl_job.wake_on: an event that makes the job's next slice run at
+ *        once.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -64,7 +66,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 10
+#define HL_ABI_MINOR 11
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -207,6 +209,14 @@ struct hl_job {
 	const char *name;   /* "purge": the full name is "MODULE.purge" */
 	unsigned period_ms;
 	int (*slice)(struct hl_job_run *run);
+	/* ABI 1.11. An event name, or a prefix ending in ".*", as an event
+	 * handler takes: once such an event is committed (by any module, a
+	 * request or a slice), the job's next slice runs at once instead of
+	 * at its period; after a slice during which one came, again. A job
+	 * whose work is queued by requests (an upload to import) then runs
+	 * when there is work, and its period is only the fallback. NULL:
+	 * the period alone. */
+	const char *wake_on;
 };
 
 HL_API struct hl_db *hl_job_db(struct hl_job_run *run);

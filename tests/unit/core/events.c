@@ -172,12 +172,16 @@ static void hand_over_and_deliver(void)
 	CHECK_INT(st.published, 0);
 }
 
-static int wakes;
+static int wakes_queued, wakes_not;
 
-static void wake(void *arg)
+static void wake(void *arg, const struct hl_event *e, int queued)
 {
 	(void)arg;
-	wakes++;
+	(void)e;
+	if (queued)
+		wakes_queued++;
+	else
+		wakes_not++;
 }
 
 static void full_queue_drops_the_newest(void)
@@ -193,7 +197,9 @@ static void full_queue_drops_the_newest(void)
 	for (int i = 0; i < 3; i++)
 		event_list_add(&l, "thing.late", 1, i, 0, NULL);
 	events_commit(ev, &l);
-	CHECK_INT(wakes, 1); /* the late ones queued nothing */
+	/* Each event is told, the late ones as queued by nothing. */
+	CHECK_INT(wakes_queued, EVENTS_QUEUE_MAX);
+	CHECK_INT(wakes_not, 3);
 	struct event_stat st;
 	events_snapshot(ev, &st);
 	CHECK_INT(st.queued, EVENTS_QUEUE_MAX);
