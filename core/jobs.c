@@ -3,8 +3,9 @@
  * jobs.c: the scheduler of jobs.h, and the core's own jobs.
  *
  * The job list is fixed at jobs_start: the core's jobs, then the modules'.
- * Each job's schedule (next_us, failures) and figures (stat) are written
- * only by the scheduler thread, and only with js->lock held, so that
+ * Each job's schedule (next_us, failures, woken) and figures (stat) are
+ * written only with js->lock held: by the scheduler thread, and by a
+ * thread that commits an event a job wakes on (wake_for_event), so that
  * jobs_snapshot can copy them from any thread. The lock is released while
  * a slice runs: a reader never waits for a slice.
  *
@@ -17,10 +18,10 @@
  * job's period is only the fallback.
  *
  * A slice that wrote nothing, kept its cursor and caught up (the import
- * job finding no import) is counted in `stat` but not
- * written to job_state when the job's last slice was written (the first
- * of the process, and the first after a failure, always are): an idle
- * server then writes nothing.
+ * job finding no import) is counted in `stat` but not written to
+ * job_state when the job's last slice was written (the first of the
+ * process, and the first after a failure, always are): an idle server
+ * then writes nothing.
  */
 #include "jobs.h"
 #include "heap.h"
@@ -34,6 +35,7 @@
 
 #define PAUSE_MS 10            /* between slices, so request writers get in */
 #define MAX_BACKOFF_MS 3600000 /* a failing job retries at least hourly */
+#define WAKER_BACKOFF_MS 1000  /* what a job woken by events backs off from */
 
 struct job {
 	struct mod_job *spec;
@@ -41,7 +43,7 @@ struct job {
 	int failures;          /* in a row; the period doubles per failure */
 	int recorded;          /* the last slice's outcome is in job_state (the thread's own) */
 	int walking;           /* its pass has taken more than one slice (the thread's own) */
-	int woken;             /* an event it wakes on came during its slice (hl_job.wake_on) */
+	int woken;             /* an event it wakes on came since its slice began (hl_job.wake_on) */
 	struct job_stat stat;  /* since the start; next_in_ms, backing_off unused */
 };
 
@@ -61,6 +63,8 @@ struct jobs {
 	struct job *list;
 	int n;
 	int stop;
+	int wakers;            /* jobs with a wake_on (fixed at the start) */
+	struct job *publishing; /* whose slice's events are being handed over (the thread's own) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -237,7 +241,9 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 	if (let_go && db_let_go(run.db))
 		log_warn("[job] %s: could not let go of the pages it read", name);
 	/* Handed over before the lock goes: in the order of the commits. */
+	js->publishing = job;
 	events_commit(js->events, &run.events);
+	js->publishing = NULL;
 	db_write_unlock(js->db, run.db);
 	if (let_go)
 		heap_give_back(); /* not holding up the writers */
@@ -274,19 +280,25 @@ static int run_handler(void *arg, const struct mod_handler *h, const struct hl_e
 
 /* Called by the event queue, with its lock held, for each event handed
  * over: the thread wakes for a queued one, and a job that wakes on it
- * (hl_job.wake_on) is due at once, unless it is backing off. */
+ * (hl_job.wake_on) is due now, in its turn among the due ones, unless it
+ * is backing off or published the event itself (it would never stop). */
 static void wake_for_event(void *arg, const struct hl_event *e, int queued)
 {
 	struct jobs *js = arg;
+	if (!queued && !js->wakers)
+		return;
 	int wake = queued;
+	struct job *self = pthread_equal(pthread_self(), js->thread) ? js->publishing : NULL;
+	long long now = now_us();
 	pthread_mutex_lock(&js->lock);
 	for (int i = 0; i < js->n; i++) {
 		struct job *job = &js->list[i];
 		const char *on = job->spec->job.wake_on;
-		if (!on || job->failures || !events_match(on, e->name))
+		if (!on || job == self || job->failures || !events_match(on, e->name))
 			continue;
 		job->woken = 1;
-		job->next_us = 0;
+		if (job->next_us > now)
+			job->next_us = now;
 		wake = 1;
 	}
 	if (wake)
@@ -319,6 +331,10 @@ static void schedule(struct job *job, int rc, long long now)
 		return;
 	}
 	if (rc < 0) {
+		/* A job woken by events has a long period as a fallback only:
+		 * its retries start from a second, as a ticking job's would. */
+		if (job->spec->job.wake_on && period > WAKER_BACKOFF_MS)
+			period = WAKER_BACKOFF_MS;
 		job->failures++;
 		for (int i = 0; i < job->failures && period < MAX_BACKOFF_MS; i++)
 			period *= 2;
@@ -400,6 +416,7 @@ static void *loop(void *arg)
 static void add_job(struct jobs *js, struct mod_job *spec, long long first_us)
 {
 	struct job *job = &js->list[js->n++];
+	js->wakers += spec->job.wake_on != NULL;
 	job->spec = spec;
 	job->next_us = first_us;
 	job->stat.name = spec->name;
@@ -427,17 +444,17 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	pthread_cond_init(&js->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	pthread_mutex_init(&js->lock, NULL);
-	if (events)
-		events_on_queue(events, wake_for_event, js);
 	if (pthread_create(&js->thread, NULL, loop, js)) {
-		if (events)
-			events_on_queue(events, NULL, NULL);
 		pthread_cond_destroy(&js->wake);
 		pthread_mutex_destroy(&js->lock);
 		free(js->list);
 		free(js);
 		return HL_EIO;
 	}
+	/* Once js->thread is set: wake_for_event compares it. The first
+	 * slices are a second away. */
+	if (events)
+		events_on_queue(events, wake_for_event, js);
 	*out = js;
 	return 0;
 }

@@ -14,7 +14,9 @@
  * life) and in memory (since the process started; see jobs_snapshot). A
  * slice over the budget is logged. A slice that fails is rolled back and
  * its job backs off (the period doubles per failure in a row, up to an
- * hour); the first success restores the period.
+ * hour; from a second for a job woken by events); the first success
+ * restores the period. A job that names an event (hl_job.wake_on) is due
+ * as soon as another one commits such an event.
  *
  * The same thread delivers the events of events.h: each call of an event
  * handler runs like a slice, in a transaction on the write connection that
@@ -35,7 +37,8 @@ struct jobs;
 
 /* Start the thread with the core's own jobs (core.sessions, core.optimize)
  * and the modules' `list`, which must outlive the scheduler. Every job's
- * first slice comes a second after the start. `events` (NULL: none) are
+ * first slice comes a second after the start, or sooner when an event
+ * wakes it. `events` (NULL: none) are
  * delivered as soon as they are queued; they must outlive the scheduler.
  * Returns 0 or HL_ENOMEM / HL_EIO. */
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,

@@ -19,8 +19,12 @@
 /* The searched text of contact row `c`. */
 #define SEARCH_TEXT "c.first_name || ' ' || c.last_name || ' ' || coalesce(c.email, '') ||" \
 	" ' ' || coalesce(c.phone, '') || ' ' || coalesce(c.company_name, '')"
-/* A name or the e-mail of contact row `c` begins with :q, in any case:
- * ranges the NOCASE indexes can read, where LIKE could not. */
+/* A name or the e-mail of contact row `c` begins with :q, in any case
+ * (NOCASE ranges, where LIKE would not be). The list walks the
+ * sub-account's live contacts in its order and keeps those that match: no
+ * logged plan went through the name and e-mail indexes, with the full
+ * data set's statistics or without, so contacts 017 dropped the
+ * first-name one. */
 #define SEARCH_PREFIX "(c.first_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)" \
 	" OR c.last_name COLLATE NOCASE BETWEEN :q AND :q || char(1114111)" \
 	" OR c.email COLLATE NOCASE BETWEEN :q AND :q || char(1114111))"

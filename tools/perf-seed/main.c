@@ -154,11 +154,18 @@ static void *hash_password(void *arg)
 	return NULL;
 }
 
+static void hash_wait(struct seed *s)
+{
+	if (s->hashing)
+		pthread_join(s->hasher, NULL);
+	s->hashing = 0;
+}
+
 /* Every seeded user signs in with the one password. */
 static int set_password(struct seed *s)
 {
 	sqlite3_stmt *st = NULL;
-	pthread_join(s->hasher, NULL);
+	hash_wait(s);
 	if (s->hash_failed) {
 		fprintf(stderr, "perf-seed: hashing the password failed (out of memory?)\n");
 		return -1;
@@ -260,8 +267,10 @@ static int seed_database(struct seed *s, const char *path)
 			"PRAGMA mmap_size = 2147418112; PRAGMA temp_store = MEMORY;"
 			"PRAGMA foreign_keys = OFF;") ||
 	    run_sql(s->db, "BEGIN") || defer(s->db, &later) || tables_prepare(s) ||
-	    search_start(&s->search, s->db, path, llround(s->scale * FULL_CONTACTS)))
+	    search_start(&s->search, s->db, path, llround(s->scale * FULL_CONTACTS))) {
+		deferred_free(&later);
 		return -1;
+	}
 	fill(s);
 	tables_finalize(s);
 	int rc = derive_counts(s) ||
@@ -315,7 +324,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perf-seed: cannot start a thread\n");
 		return 1;
 	}
+	s.hashing = 1;
 	rc = seed_database(&s, path);
+	hash_wait(&s); /* when seeding stopped before it was needed */
 	sqlite3_close(s.db);
 	if (rc)
 		return 1;

@@ -91,6 +91,7 @@ struct seed {
 	long long started_us, shown_us;
 	unsigned char salt[16]; /* crypto_pwhash_SALTBYTES */
 	pthread_t hasher;       /* makes password_hash (main.c) */
+	int hashing;            /* hasher not joined yet */
 	char password_hash[192];
 	int hash_failed;
 	struct search search;

@@ -210,12 +210,14 @@ struct hl_job {
 	unsigned period_ms;
 	int (*slice)(struct hl_job_run *run);
 	/* ABI 1.11. An event name, or a prefix ending in ".*", as an event
-	 * handler takes: once such an event is committed (by any module, a
-	 * request or a slice), the job's next slice runs at once instead of
-	 * at its period; after a slice during which one came, again. A job
-	 * whose work is queued by requests (an upload to import) then runs
-	 * when there is work, and its period is only the fallback. NULL:
-	 * the period alone. */
+	 * handler takes: once such an event is committed (by a request, a
+	 * handler or another job's slice, never the job's own), the job's
+	 * next slice runs as soon as it is its turn instead of at its period;
+	 * after a slice during which one came, again. A job whose work is
+	 * queued by requests (an upload to import) then runs when there is
+	 * work, and its period is only the fallback; a failing one backs off
+	 * from a second, not from its period, and is not woken meanwhile.
+	 * NULL: the period alone. */
 	const char *wake_on;
 };
 
