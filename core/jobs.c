@@ -323,9 +323,7 @@ static void count(struct job *job, int rc, long long ms)
 static void schedule(struct job *job, int rc, long long now)
 {
 	long long period = job->spec->job.period_ms;
-	int woken = job->woken;
-	job->woken = 0;
-	if (rc == HL_JOB_MORE || (woken && rc >= 0)) {
+	if (rc == HL_JOB_MORE || (job->woken && rc >= 0)) {
 		job->failures = 0;
 		job->next_us = now + PAUSE_MS * 1000LL;
 		return;

@@ -38,8 +38,8 @@ struct jobs;
 /* Start the thread with the core's own jobs (core.sessions, core.optimize)
  * and the modules' `list`, which must outlive the scheduler. Every job's
  * first slice comes a second after the start, or sooner when an event
- * wakes it. `events` (NULL: none) are
- * delivered as soon as they are queued; they must outlive the scheduler.
+ * wakes it. `events` (NULL: none) are delivered as soon as they are
+ * queued; they must outlive the scheduler.
  * Returns 0 or HL_ENOMEM / HL_EIO. */
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	       struct events *events);
