@@ -21,7 +21,7 @@ from test_contacts_edit import headers
 from test_contacts_list import server
 
 CYCLES = 10
-IMPORT_ROWS = 20000  # about 700 KB: a job of several seconds, so a kill falls in one
+IMPORT_ROWS = 20000  # about 700 KB: a job of many slices
 LOST = (OSError, http.client.HTTPException)  # the server went away mid-request
 
 # Every table of counts the modules' triggers keep (a name ending in
@@ -221,9 +221,32 @@ def until_lost(ledger, fn, *args):
             ledger.wrong.append((fn.__name__, "raised", repr(e)))
 
 
+def wait_into_the_import(s, session, ledger, cycle, share):
+    """Returns once this cycle's import has written `share` of its rows
+    (or ended): the job takes well under a second, too short a while for
+    a kill at a random moment to fall in it often enough."""
+    c = s.client(session["headers"])
+    c.cookies = dict(session["cookies"])
+    prefix, deadline = "imp%d-" % cycle, time.time() + 30
+    try:
+        while time.time() < deadline:
+            with ledger.lock:
+                job = next(((id, location, rows) for id, (location, p, rows)
+                            in ledger.imports.items() if p == prefix), None)
+            if job:
+                state = c.get("/api/contacts/imports/%d" % job[0], headers=at(job[1])).json()
+                if state["status"] not in ("queued", "running") or state["created"] >= share * job[2]:
+                    return
+            time.sleep(0.005)
+    finally:
+        c.close()
+
+
 def load_and_kill(s, session, rnd, ledger, world, cycle):
     """Every writer on a connection of its own, and SIGKILL after a random
-    while; returns once each writer has seen the server go."""
+    while, or on a cycle with an import once it has written a random share
+    of its rows; returns how long the load ran, once each writer has seen
+    the server go."""
     stop, tag = threading.Event(), "c%d" % cycle
     writers = [(add_contacts, tag + "a"), (add_contacts, tag + "b"),
                (move_deals, world.deals[0]), (move_deals, world.deals[1]),
@@ -236,11 +259,16 @@ def load_and_kill(s, session, rnd, ledger, world, cycle):
         t = threading.Thread(target=until_lost,
                              args=(ledger, fn, c, random.Random(rnd.random()), ledger, *args, stop))
         threads.append((t, c))
-    delay = rnd.uniform(0.3, 2.5)
+    delay, share = rnd.uniform(0.3, 2.5), rnd.uniform(0.05, 0.8)
+    started = time.time()
     for t, _ in threads:
         t.start()
-    time.sleep(delay)
+    if cycle % 2:
+        time.sleep(delay)
+    else:
+        wait_into_the_import(s, session, ledger, cycle, share)
     s.kill()
+    delay = time.time() - started
     stop.set()
     for t, c in threads:
         t.join(60)
