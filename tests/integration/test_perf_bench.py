@@ -94,23 +94,33 @@ def test_stops_after_the_requests_and_exits_1_over_the_budget():
 
 
 def test_compares_each_endpoint_with_the_hello_world_of_the_same_run():
+    """Its throughput and, counted by strace, its system calls a request:
+    a cached read makes no more than the hello-world's plus one."""
     s, big = server_with_contacts()
     port = harness.free_port()
     hello = subprocess.Popen([os.path.join(harness.BUILD, "tools", "bench-hello"), str(port)])
     try:
         wait_for(port)
-        p, out = bench(s, "--requests", "200", "--endpoints", "contacts",
-                       "--hello", "http://127.0.0.1:%d/" % port)
+        p, out = bench(s, "--requests", "200", "--concurrency", "1,10", "--endpoints", "contacts",
+                       "--hello", "http://127.0.0.1:%d/" % port,
+                       "--server-pid", str(s.proc.pid), "--hello-pid", str(hello.pid))
         assert p.returncode == 0, p.stderr
-        first, contacts = out["endpoints"]
+        first, _, contacts, _ = out["endpoints"]
         assert (first["name"], first["url"]) == ("hello", "http://127.0.0.1:%d/" % port)
         assert first["runs"][0]["requests"] == 200 and first["runs"][0]["non2xx"] == 0
         assert contacts["name"] == "contacts" and contacts["runs"][0]["requests"] == 200
         header, *rows = [line.split() for line in p.stdout.splitlines()
                          if line.split()[:1] in (["endpoint"], ["hello"], ["contacts"])]
-        assert header[-2:] == ["of", "hello"] and rows[0][-2:] == ["100", "%"]
+        assert header[-3:] == ["of", "hello", "calls"] and rows[0][-3:-1] == ["100", "%"]
         share = 100 * contacts["median"]["rps"] / first["median"]["rps"]
-        assert rows[1][0] == "contacts" and rows[1][-2] == "%.0f" % share
+        assert rows[2][0] == "contacts" and rows[2][-3] == "%.0f" % share
+        # A request is read and answered, at least: two calls of the process.
+        calls = first["syscalls"], contacts["syscalls"]
+        assert 2 <= calls[0] < 20 and 2 <= calls[1] < 20, calls
+        assert [row[-1] for row in rows] == ["%.1f" % calls[0]] * 2 + ["%.1f" % calls[1]] * 2
+        doc = tool_module("perf-doc")
+        assert "- A cached request's system calls at most the hello-world's (%s) plus 1:" \
+            " 1 of 1. Over: none." % doc.fig(calls[0]) in doc.targets(out, out)
         assert out["server"]["status"] == "ok" and out["machine"]["os"]
     finally:
         hello.terminate()

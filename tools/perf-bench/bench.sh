@@ -4,7 +4,8 @@
 # the reference data set into a scratch folder, starts bench-hello (the
 # HTTP floor), then serves the data twice, with the read cache on
 # (PGHL_RESULT_CACHE=1) and off (=0), and runs build/perf-bench against
-# each, printing both tables. Then the mixed load (perf-bench --mix), cache
+# each, printing both tables (with each read's system calls, counted by
+# strace). Then the mixed load (perf-bench --mix), cache
 # on and off, last because it writes.
 #
 #   sh tools/perf-bench/bench.sh BUILD [perf-bench options...]
@@ -69,6 +70,8 @@ bench() {
 	echo
 	echo "== $name, read cache $state (PGHL_RESULT_CACHE=$cache) =="
 	rc=0
+	# The reads' system calls are counted too; the mix sends no single read.
+	[ "$name" = mix ] || set -- --server-pid "$server" "$@"
 	if [ -n "${BENCH_JSON:-}" ]; then
 		"$BUILD/perf-bench" --url "$url" --json "$BENCH_JSON-$name-$state.json" "$@" || rc=$?
 	else
@@ -106,7 +109,7 @@ grep ' rows in ' "$dir/seed.log"
 worst=0
 hello_start
 for cache in 1 0; do
-	bench $cache cache --hello "http://127.0.0.1:$hello_port/" "$@"
+	bench $cache cache --hello "http://127.0.0.1:$hello_port/" --hello-pid "$hello" "$@"
 done
 kill "$hello" 2>/dev/null
 hello=""

@@ -8,12 +8,13 @@ p95, p99, max and errors (the 5xx among them apart) per endpoint and
 level. With --hello it measures a hello-world server first, the HTTP floor
 each endpoint is compared with. With --mix it sends reads and writes
 together instead (mix.lua), and counts the cached answers the writes made
-out of date.
+out of date. With --server-pid (and --hello-pid) it also counts the
+system calls each endpoint's request costs that process (strace).
 
     perf-bench [--url URL] [--concurrency 1,10,50] [--duration S | --requests N]
                [--runs R] [--endpoints a,b] [--location ID] [--grow N]
                [--hello URL] [--mix] [--budget-ms N] [--json out.json]
-               [--no-compress]
+               [--no-compress] [--server-pid PID] [--hello-pid PID]
 
 Percentiles come from every recorded request (report.lua reads wrk's
 histogram, mix.lua keeps its own); nothing here averages latencies.
@@ -39,6 +40,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 REPORT_LUA = os.path.join(HERE, "report.lua")
 MIX_LUA = os.path.join(HERE, "mix.lua")
 WRK_TIMEOUT_S = 10      # a slower answer counts as a socket error (timeout)
+SYSCALL_REQUESTS = 200  # --server-pid: requests counted per endpoint
 REQUESTS_MAX_S = 600    # --requests: a step stops after this long regardless
 
 # The read endpoints, as the reference lists them. {name} in a path is the
@@ -114,6 +116,7 @@ EXAMPLES = """examples:
   perf-bench --endpoints contacts,export --runs 3 --duration 2
   perf-bench --hello http://127.0.0.1:4701/  # each endpoint against bench-hello
   perf-bench --mix --concurrency 1,10,50     # reads and writes together
+  perf-bench --server-pid $(pgrep -x hyperlevel)  # and each request's system calls
   make bench                                    # all of it, read cache on and off"""
 
 
@@ -151,6 +154,12 @@ def parse_args(argv):
     p.add_argument("--json", metavar="FILE", help="write every figure of every run there")
     p.add_argument("--no-compress", action="store_true",
                    help="do not send Accept-Encoding: br, gzip (as a browser does)")
+    p.add_argument("--server-pid", type=positive(int), metavar="PID",
+                   help="the server's process: count its system calls per request to each"
+                        " endpoint (strace, %d requests on one keep-alive connection)"
+                        % SYSCALL_REQUESTS)
+    p.add_argument("--hello-pid", type=positive(int), metavar="PID",
+                   help="the hello-world's process, counted the same way (with --hello)")
     args = p.parse_args(argv)
     known = {e["name"] for e in ENDPOINTS}
     for name in args.endpoints or []:
@@ -160,6 +169,10 @@ def parse_args(argv):
         p.error("--mix sends its own endpoints: leave out --endpoints and --hello")
     if args.hello and urllib.parse.urlsplit(args.hello).scheme != "http":
         p.error("--hello must be http://HOST:PORT/PATH, not %r" % args.hello)
+    if args.mix and args.server_pid:
+        p.error("--server-pid counts the reads of each endpoint: leave out --mix")
+    if args.hello_pid and not (args.hello and args.server_pid):
+        p.error("--hello-pid goes with --hello and --server-pid")
     return args
 
 
@@ -469,6 +482,85 @@ def measure(args, api, endpoints, enc):
     return steps
 
 
+# ---- system calls -----------------------------------------------------------------
+
+def count_syscalls(pid, url, headers):
+    """The system calls process `pid` makes for one GET of `url`: strace
+    counts all of its threads' over SYSCALL_REQUESTS requests on a kept-alive
+    connection, opened and answered once before, so that neither the
+    connection's accept nor a first, uncached answer is counted. Raises
+    Fail when strace is missing or may not trace the process."""
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=WRK_TIMEOUT_S)
+    path = (u.path or "/") + ("?" + u.query if u.query else "")
+
+    def get():
+        conn.request("GET", path, headers=headers)
+        r = conn.getresponse()
+        r.read()
+        if r.status != 200:
+            raise Fail("GET %s answered %d while its system calls were counted" % (url, r.status))
+
+    with tempfile.NamedTemporaryFile("r", suffix=".strace") as out:
+        get()
+        try:
+            tracer = subprocess.Popen(["strace", "-f", "-c", "-q", "-o", out.name, "-p", str(pid)],
+                                      stderr=subprocess.PIPE, text=True)
+        except FileNotFoundError:
+            raise Fail("strace is needed: apt-get install strace (make bench installs it)")
+        try:
+            wait_traced(pid, tracer)
+            for _ in range(SYSCALL_REQUESTS):
+                get()
+        finally:
+            tracer.send_signal(signal.SIGINT)
+            err = tracer.communicate()[1]
+            conn.close()
+        total = [line.split() for line in out.read().splitlines() if line.endswith(" total")]
+    if not total:  # strace ends by the SIGINT it was sent: its exit code says nothing
+        raise Fail("strace -p %d: %s" % (pid, err.strip() or "no summary"))
+    return int(total[0][3]) / SYSCALL_REQUESTS
+
+
+def wait_traced(pid, tracer):
+    """Returns once `tracer` traces every thread of `pid` (their TracerPid)."""
+    deadline = time.time() + 10
+    while time.time() < deadline and tracer.poll() is None:
+        tasks = "/proc/%d/task" % pid
+        try:
+            tracers = [status_field("%s/%s/status" % (tasks, t), "TracerPid") for t in os.listdir(tasks)]
+        except OSError:
+            raise Fail("no process %d to count the system calls of" % pid)
+        if tracers and all(t == str(tracer.pid) for t in tracers):
+            return
+        time.sleep(0.01)
+    raise Fail("strace did not attach to process %d: %s"
+               % (pid, tracer.communicate()[1].strip() if tracer.poll() is not None else "timed out"))
+
+
+def status_field(path, name):
+    with open(path) as f:
+        return next((line.split(":", 1)[1].strip() for line in f if line.startswith(name + ":")), None)
+
+
+def measure_syscalls(args, api, steps, enc):
+    """Each endpoint's system calls a request, on each of its steps; none
+    when strace cannot count them here (the other figures stand)."""
+    counted = {}
+    try:
+        for s in steps:
+            pid = args.hello_pid if s["url"] else args.server_pid
+            if s["name"] not in counted and pid:
+                url, headers = (s["url"], enc) if s["url"] else (api.base + s["path"], api.headers(enc))
+                counted[s["name"]] = count_syscalls(pid, url, headers)
+                progress("%-20s %.2f system calls a request" % (s["name"], counted[s["name"]]))
+    except Fail as e:
+        progress("system calls not counted: %s" % e)
+        counted = {}
+    for s in steps:
+        s["syscalls"] = counted.get(s["name"])
+
+
 # ---- --mix ----------------------------------------------------------------------
 
 def listed(api, path):
@@ -638,8 +730,9 @@ def hello_share(steps):
 
 def table(steps, head=("endpoint", "path")):
     hello = hello_share(steps)
+    calls = any(s.get("syscalls") is not None for s in steps)
     cols = head + ("clients", "req/s", "p50", "p95", "p99", "max", "errors", "5xx") + \
-        (("of hello",) if hello else ())
+        (("of hello",) if hello else ()) + (("calls",) if calls else ())
     rows = [cols]
     for s in steps:
         m = s["median"]
@@ -649,6 +742,8 @@ def table(steps, head=("endpoint", "path")):
         if hello:
             h = hello.get(s["clients"])
             row += ("%.0f %%" % (100 * m["rps"] / h) if h else "",)
+        if calls:
+            row += ("%.1f" % s["syscalls"] if s.get("syscalls") is not None else "",)
         rows.append(row)
     width = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     return ["  ".join(c.ljust(width[i]) if i < 2 else c.rjust(width[i]) for i, c in enumerate(r))
@@ -702,6 +797,9 @@ def report(info, steps, skipped, budget, mix=None):
         lines += table(steps, ("kind", "share")) + mix_lines(mix)
     else:
         lines += table(steps)
+        if any(s.get("syscalls") is not None for s in steps):
+            lines.append("calls: system calls a request, counted by strace over %d requests"
+                         % SYSCALL_REQUESTS)
     lines += skipped_lines(skipped)
     for s in over_budget(steps, budget):
         lines.append("over budget: %s at %d clients, p95 %s ms > %g ms"
@@ -790,6 +888,8 @@ def main(argv):
             if args.hello:
                 endpoints.insert(0, {"name": "hello", "path": args.hello, "url": args.hello})
             steps = measure(args, api, endpoints, enc)
+            if args.server_pid:
+                measure_syscalls(args, api, steps, enc)
     finally:
         revoke(api, token_id, session_auth)
     report(info, steps, skipped, args.budget_ms, mix)

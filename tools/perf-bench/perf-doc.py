@@ -37,6 +37,7 @@ CACHED_P95_MS = 1
 UNCACHED_P95_MS = 20
 EXPORT_P50_MS = 15
 HELLO_SHARE = 0.75
+HELLO_SYSCALLS_MORE = 1  # a cached request's system calls, beyond the hello-world's
 MIX_RPS, MIX_P95_MS = 4000, 8  # the mix at 10 clients, cache on
 RSS_MB = {0: 15, 500: 30}
 FULL_RSS_MB = 30  # the full data set, a minute after its first start
@@ -86,6 +87,12 @@ def by_name(run):
 def md_table(head, rows):
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return lines + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def syscalls(run):
+    """{endpoint: system calls a request} of a perf-bench JSON, of those
+    counted (perf-bench --server-pid)."""
+    return {s["name"]: s["syscalls"] for s in run["endpoints"] if s.get("syscalls") is not None}
 
 
 def endpoints_of(run):
@@ -144,6 +151,7 @@ def main_table(on, off, ref):
 
 def throughput_table(on, off):
     a, b = by_name(on), by_name(off)
+    calls, calls_off = syscalls(on), syscalls(off)
     hello = a.get(("hello", 10), {}).get("rps")
     rows = []
     for name in (["hello"] if hello else []) + endpoints_of(on):
@@ -151,10 +159,11 @@ def throughput_table(on, off):
         rows.append(["hello-world" if name == "hello" else label(on, name)] +
                     [fig(a.get((name, c), {}).get("rps")) for c in (1, 10, 50)] +
                     ["%.0f %%" % (100 * share) if share is not None else "–",
-                     fig(a.get((name, 50), {}).get("max")),
-                     fig(b.get((name, 10), {}).get("rps")), fig(b.get((name, 50), {}).get("max"))])
+                     fig(a.get((name, 50), {}).get("max")), fig(calls.get(name)),
+                     fig(b.get((name, 10), {}).get("rps")), fig(b.get((name, 50), {}).get("max")),
+                     fig(calls_off.get(name))])
     head = ["endpoint", "req/s, 1 client", "10", "50", "of hello-world, 10", "worst, 50 (ms)",
-            "no cache: req/s, 10", "worst, 50 (ms)"]
+            "system calls", "no cache: req/s, 10", "worst, 50 (ms)", "system calls"]
     return md_table(head, rows)
 
 
@@ -185,6 +194,15 @@ def targets(on, off):
                      "req/s): %d of %d. Below: %s."
                      % (100 * HELLO_SHARE, fig(h), len(share) - len(low), len(share),
                         over(low, "%s %.0f %%")))
+    calls = syscalls(on)
+    if "hello" in calls:
+        most = calls["hello"] + HELLO_SYSCALLS_MORE
+        counted = [(n, calls[n]) for n in names if n in calls]
+        many = [x for x in counted if x[1] > most]
+        lines.append("- A cached request's system calls at most the hello-world's (%s) plus %d:"
+                     " %d of %d. Over: %s."
+                     % (fig(calls["hello"]), HELLO_SYSCALLS_MORE, len(counted) - len(many),
+                        len(counted), over(many, "%s %.3g")))
     q95 = [(n, b[(n, 10)]["p95"]) for n in names if (n, 10) in b]
     slow = [x for x in q95 if x[1] > UNCACHED_P95_MS]
     lines.append("- Without the cache, p95 at 10 clients at most %g ms: %d of %d."
@@ -407,7 +425,9 @@ def page(on, off, mix_on, mix_off, idle, ref, growth=None):
     lines += ["", "## Throughput, and the HTTP floor", "",
               "The hello-world is civetweb answering 17 bytes with our settings "
               "(tools/bench-hello.c), measured in the same run by the same tool: the most this "
-              "machine serves.", ""] + throughput_table(on, off)
+              "machine serves. System calls are those of one request to the process that answers "
+              "it, counted by strace over %d requests on one kept-alive connection."
+              % tool("perf-bench").SYSCALL_REQUESTS, ""] + throughput_table(on, off)
     lines += ["", "## Against the targets", ""] + targets(on, off)
     lines += ["", "## Reads and writes together", ""] + mix_section(mix_on, mix_off)
     lines += ["", "## Idle", "",
