@@ -106,19 +106,25 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV");
 
-/* Remove contacts deleted more than purge_after_days ago, oldest deletion
- * first, in batches while the slice's budget lasts: a contact takes its
- * notes, tags, values and search row with it, and a batch of 500 took
- * 257 ms on a first start (383 ms with the page cache dropped). Deleted
- * rows leave the index, so the next batch (and slice) starts where this
- * one stopped without a cursor. */
+/* Remove contacts deleted more than purge_after_days ago, the longest
+ * deleted first, in batches while the slice's budget lasts: a contact
+ * takes its notes, tags, values and search row with it.
+ *
+ * Within a slice the ids only go up: of the WINDOW contacts deleted
+ * longest ago, a batch takes the BATCH lowest ids above the last one
+ * removed. The search index (FTS5) writes out what it holds, and merges,
+ * each time a transaction removes a row below the last one; in deletion
+ * order nearly every batch did, and one batch in ten cost 10 to 20 ms
+ * instead of 2. Deleted rows leave the index, so the next slice starts
+ * afresh without a cursor; a pass ends with a slice that finds nothing. */
 static int purge_slice(struct hl_job_run *run)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
-		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
+		"DELETE FROM contacts WHERE id IN (SELECT id FROM (SELECT id FROM contacts"
 		" WHERE deleted_at IS NOT NULL"
 		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', :days)"
-		" ORDER BY deleted_at, id LIMIT :batch)");
+		" ORDER BY deleted_at, id LIMIT :window) WHERE id > :after ORDER BY id LIMIT :batch)"
+		" RETURNING id");
 	if (!st)
 		return HL_EDB;
 	char days[32];
@@ -126,12 +132,21 @@ static int purge_slice(struct hl_job_run *run)
 	hl_bind_text(st, ":days", days);
 	/* hl_job_over_budget foresees the next batch by the last one: keep
 	 * them the same size, and small, as the first pays for a cold cache. */
-	enum { BATCH = 8 };
+	enum { BATCH = 8, WINDOW = 64 };
 	hl_bind_int(st, ":batch", BATCH);
-	int64_t purged;
+	hl_bind_int(st, ":window", WINDOW);
+	int64_t after = 0;
+	int purged, any = 0;
 	do {
-		if ((purged = hl_step_changes(st)) < 0)
-			return (int)purged;
+		sqlite3_reset(st);
+		hl_bind_int(st, ":after", after);
+		int rc;
+		for (purged = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; purged++)
+			if (sqlite3_column_int64(st, 0) > after)
+				after = sqlite3_column_int64(st, 0);
+		if (rc != SQLITE_DONE)
+			return HL_EDB;
+		any |= purged > 0;
 	} while (purged == BATCH && !hl_job_over_budget(run));
-	return purged == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+	return any ? HL_JOB_MORE : HL_JOB_DONE;
 }

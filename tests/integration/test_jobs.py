@@ -180,3 +180,27 @@ def test_contacts_purge_job_removes_old_soft_deleted_contacts():
         assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
         names = sorted(n for (n,) in s.sql("SELECT first_name FROM contacts"))
         assert names == ["live", "recent"]
+
+
+def test_the_purge_takes_many_contacts_over_slices_with_their_search_rows():
+    """Expired contacts deleted in the opposite order of their ids, more
+    than a slice takes: each goes with its search row and tags, and only
+    they do."""
+    with Server(modules=("contacts",)) as s:
+        assert s.run("migrate")[0] == 0
+        s.sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)"
+              " INSERT INTO contacts (location_id, first_name, deleted_at)"
+              " SELECT 1, 'old' || i, strftime('%Y-%m-%dT%H:%M:%fZ', '2001-01-01', '-' || i || ' hours')"
+              " FROM n")
+        s.sql("INSERT INTO contacts (location_id, first_name, deleted_at) VALUES"
+              " (1, 'recent', strftime('%Y-%m-%dT%H:%M:%fZ','now')), (1, 'live', NULL)")
+        s.sql("INSERT INTO contact_search (rowid, text) SELECT id, first_name FROM contacts")
+        s.sql("INSERT INTO tags (location_id, name) VALUES (1, 'vip')")
+        s.sql("INSERT INTO contact_tags (contact_id, tag_id, location_id)"
+              " SELECT id, (SELECT id FROM tags), 1 FROM contacts")
+        s.start()
+        assert wait_for(lambda: s.sql("SELECT count(*) FROM contacts")[0][0] == 2, seconds=30)
+        assert sorted(n for (n,) in s.sql("SELECT first_name FROM contacts")) == ["live", "recent"]
+        assert s.sql("SELECT count(*) FROM contact_search") == [(2,)]
+        assert s.sql("SELECT count(*) FROM contact_tags") == [(2,)]
+        assert s.sql("SELECT runs >= 2 FROM job_state WHERE name = 'contacts.purge'") == [(1,)]
