@@ -37,8 +37,8 @@
 	"  FROM contact_totals WHERE location_id IN (SELECT id FROM loc))," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)," \
-	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
+	" unread AS (SELECT location_id AS id, unread AS n FROM conversation_totals" \
+	"  WHERE location_id IN (SELECT id FROM loc))," \
 	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM open_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
 	" late AS (SELECT tc.location_id AS id, sum(" OVERDUE_OF("tc") ") AS n" \

@@ -12,8 +12,8 @@
 
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
-	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND unread_count > 0 GROUP BY location_id)," \
+	" unread AS (SELECT location_id AS id, unread AS n FROM conversation_totals" \
+	"  WHERE location_id IN (SELECT id FROM loc))," \
 	" today AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" \
 	"  AND due_at >= :today AND due_at < :end GROUP BY location_id)," \

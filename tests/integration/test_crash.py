@@ -42,6 +42,9 @@ COUNTS = {
         "SELECT location_id, assignee, open FROM task_counts WHERE open <> 0",
         "SELECT location_id, coalesce(assignee_id, 0), count(*) FROM tasks"
         " WHERE completed_at IS NULL GROUP BY 1, 2"),
+    "conversation_counts": (
+        "SELECT location_id, unread FROM conversation_counts WHERE unread <> 0",
+        "SELECT location_id, count(*) FROM conversations WHERE unread_count > 0 GROUP BY 1"),
 }
 
 

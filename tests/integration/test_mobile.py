@@ -164,6 +164,19 @@ def test_a_write_drops_the_phones_answers():
         assert r.status in (200, 201), r.body
         r = user.get("/api/mobile/inbox")
         assert r.header("X-Cache") == "miss" and r.json()["data"][0]["preview"] == "New!"
+        # The unread count follows a conversation read, and a message that
+        # leaves the count as it was leaves the counters cached.
+        unread = lambda: one(s, "SELECT count(*) FROM conversations WHERE location_id = 2"
+                                " AND unread_count > 0")
+        before = user.get("/api/mobile/summary").json()["unread"]
+        assert before == unread() > 0
+        conversation = one(s, "SELECT id FROM conversations WHERE location_id = 2 AND unread_count > 0")
+        assert user.post("/api/conversations/%d/messages" % conversation, {"body": "On it"},
+                         headers=h).status == 201
+        assert user.get("/api/mobile/summary").header("X-Cache") == "hit"
+        assert user.post("/api/conversations/%d/read" % conversation, {}, headers=h).status == 200
+        r = user.get("/api/mobile/summary")
+        assert r.header("X-Cache") == "miss" and r.json()["unread"] == unread() == before - 1
         stage, pipeline = s.sql("SELECT id, pipeline_id FROM stages WHERE location_id = 2 LIMIT 1")[0]
         uid = user.get("/api/auth/me").json()["user"]["id"]
         counted = lambda got: next((st["count"] for st in got["stages"] if st["id"] == stage), 0)
