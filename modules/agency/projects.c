@@ -12,11 +12,12 @@
 
 #include <string.h>
 
-/* The joined rows, one per sub-account. Live contacts, open deals and
- * open tasks are counted by their modules as they change (the *_totals
- * views); overdue tasks from the days the tasks module keeps
- * (OVERDUE_OF); what is small is counted here. Last activity is the newest message or contact change, each the
- * last entry of an index range. */
+/* The joined rows, one per sub-account. Live contacts, open deals, unread
+ * conversations and open tasks are counted by their modules as they
+ * change (the *_totals views); overdue tasks from the days the tasks
+ * module keeps (OVERDUE_OF); what is small is counted here. Last activity
+ * is the newest message or contact change, each the last entry of an
+ * index range. */
 /* The sub-accounts a search by name finds. */
 #define FOUND_LOCATIONS "id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)"
 

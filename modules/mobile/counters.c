@@ -4,8 +4,8 @@
  * today and overdue, open deals and their value. GET /api/mobile/summary
  * gives them for the current location; GET /api/mobile/projects for every
  * sub-account the user may open, one statement for all of them, each part
- * grouping the sub-accounts' index ranges of one table (open deals: the
- * rows the opportunities module keeps per stage).
+ * grouping the sub-accounts' index ranges of one table (unread
+ * conversations and open deals: the rows their modules keep counted).
  */
 #include "mobile.h"
 

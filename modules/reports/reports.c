@@ -20,13 +20,15 @@ static const char *const wants[] = { "invoices", NULL };
 int reports_invoices;
 
 /* Everything the figures read. A count another module keeps is named by
- * the view it publishes when its table is not read otherwise, so that a
- * write which leaves the count as it was (a reply, a contact renamed)
- * leaves the answers cached. */
+ * the view it publishes when its table is not read otherwise: a reply
+ * still drops the figures (they count messages), but a conversation
+ * assigned does not. */
 #define FIGURE_TABLES "contacts opportunities pipelines stages conversation_totals messages" \
 	" tasks invoices? payments?"
 /* What the project reads: the counts, the location and its people (the
- * core's tables under its location_users view). */
+ * core's tables under its location_users view). Only by the views: a write
+ * that leaves the counts as they were (a reply, a contact renamed) leaves
+ * it cached. */
 #define PROJECT_TABLES "contact_totals deal_totals conversation_totals tasks invoices?" \
 	" locations users user_locations"
 

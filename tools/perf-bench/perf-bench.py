@@ -495,9 +495,12 @@ def count_syscalls(pid, url, headers):
     path = (u.path or "/") + ("?" + u.query if u.query else "")
 
     def get():
-        conn.request("GET", path, headers=headers)
-        r = conn.getresponse()
-        r.read()
+        try:
+            conn.request("GET", path, headers=headers)
+            r = conn.getresponse()
+            r.read()
+        except (OSError, http.client.HTTPException) as e:
+            raise Fail("GET %s while its system calls were counted: %s" % (url, e))
         if r.status != 200:
             raise Fail("GET %s answered %d while its system calls were counted" % (url, r.status))
 
@@ -509,21 +512,25 @@ def count_syscalls(pid, url, headers):
         except FileNotFoundError:
             raise Fail("strace is needed: apt-get install strace (make bench installs it)")
         try:
-            wait_traced(pid, tracer)
-            for _ in range(SYSCALL_REQUESTS):
+            attached = wait_traced(pid, tracer)
+            for _ in range(SYSCALL_REQUESTS if attached else 0):
                 get()
         finally:
-            tracer.send_signal(signal.SIGINT)
+            if tracer.poll() is None:
+                tracer.send_signal(signal.SIGINT)
             err = tracer.communicate()[1]
             conn.close()
         total = [line.split() for line in out.read().splitlines() if line.endswith(" total")]
+    if not attached:
+        raise Fail("strace could not trace process %d: %s" % (pid, err.strip() or "timed out"))
     if not total:  # strace ends by the SIGINT it was sent: its exit code says nothing
-        raise Fail("strace -p %d: %s" % (pid, err.strip() or "no summary"))
+        raise Fail("strace -p %d: no summary" % pid)
     return int(total[0][3]) / SYSCALL_REQUESTS
 
 
 def wait_traced(pid, tracer):
-    """Returns once `tracer` traces every thread of `pid` (their TracerPid)."""
+    """Whether `tracer` came to trace every thread of `pid` (their
+    TracerPid) within 10 s; False when it ended first."""
     deadline = time.time() + 10
     while time.time() < deadline and tracer.poll() is None:
         tasks = "/proc/%d/task" % pid
@@ -532,10 +539,9 @@ def wait_traced(pid, tracer):
         except OSError:
             raise Fail("no process %d to count the system calls of" % pid)
         if tracers and all(t == str(tracer.pid) for t in tracers):
-            return
+            return True
         time.sleep(0.01)
-    raise Fail("strace did not attach to process %d: %s"
-               % (pid, tracer.communicate()[1].strip() if tracer.poll() is not None else "timed out"))
+    return False
 
 
 def status_field(path, name):
