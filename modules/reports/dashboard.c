@@ -76,7 +76,6 @@ int reports_dashboard(struct hl_req *req)
 		return hl_reply_error(req, 400, "bad_request", "period must be 7d, 30d or 90d");
 	struct figures *f = hl_alloc(req, sizeof(*f));
 	period_init(&f->period, days, time(NULL));
-	f->want = 0;
 	int rc = figures_load(req, f);
 	if (rc)
 		return rc;

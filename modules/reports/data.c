@@ -174,7 +174,6 @@ int dashboards_data(struct hl_req *req)
 		return days < 0 ? days : hl_reply_error(req, 404, "not_found", "no such dashboard");
 	struct figures *f = hl_alloc(req, sizeof(*f));
 	period_init(&f->period, days, time(NULL));
-	f->want = FIGURES_OPEN_TASKS;
 	int rc = figures_load(req, f);
 	sqlite3_stmt *st = rc ? NULL : hl_scoped_read(req, widgets_sql);
 	if (!st)

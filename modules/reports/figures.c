@@ -15,37 +15,32 @@
 /* One row. What the modules keep counted as it changes (live contacts and
  * their health scores, unread conversations, open tasks, open deals) is
  * read from their *_totals views, a row or a few for the location, so
- * that it costs the same at 100k contacts as at 1k; what depends on the
- * clock (tasks due, unpaid invoices overdue) reads an index range and
- * counts it. All open tasks and all open deals only when :more asks (enum
- * figures_more); the mean health score only with FIGURES_HEALTH. */
+ * that it costs the same at 100k contacts as at 1k, and every caller gets
+ * all of it; what depends on the clock (tasks due, unpaid invoices
+ * overdue) reads an index range and counts it. */
 #define UNPAID \
 	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due," \
 	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
 	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
 	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid,"
 #define NO_UNPAID " (SELECT 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due) unpaid,"
-#define COUNTS_SQL(health, unpaid) \
+#define COUNTS_SQL(unpaid) \
 	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due," \
 	" unpaid.over_n, unpaid.over_due, deals.n, deals.cents, live.health FROM" \
-	" (SELECT coalesce(sum(live), 0) AS n, " health " AS health FROM contact_totals" \
-	"  WHERE location_id = :location) live," \
+	" (SELECT coalesce(sum(live), 0) AS n, CASE WHEN sum(scored) THEN" \
+	"  CAST(round(CAST(sum(health_sum) AS REAL) / sum(scored)) AS INTEGER) END AS health" \
+	"  FROM contact_totals WHERE location_id = :location) live," \
 	" (SELECT coalesce(sum(unread), 0) AS n FROM conversation_totals" \
 	"  WHERE location_id = :location) unread," \
 	" (SELECT count(*) FILTER (WHERE due_at >= :today) AS today," \
 	"  count(*) FILTER (WHERE due_at < :now) AS overdue" \
 	"  FROM tasks WHERE location_id = :location AND completed_at IS NULL AND due_at < :end) due," \
-	" (SELECT coalesce(sum(open), 0) AS n FROM open_task_totals WHERE :more & 1" \
-	"  AND location_id = :location) open_tasks," unpaid \
+	" (SELECT coalesce(sum(open), 0) AS n FROM open_task_totals" \
+	"  WHERE location_id = :location) open_tasks," unpaid \
 	" (SELECT coalesce(sum(deals), 0) AS n, coalesce(sum(cents), 0) AS cents FROM deal_totals" \
-	"  WHERE :more & 2 AND location_id = :location AND status = 'open') deals"
-#define HEALTH "CASE WHEN sum(scored) THEN" \
-	" CAST(round(CAST(sum(health_sum) AS REAL) / sum(scored)) AS INTEGER) END"
+	"  WHERE location_id = :location AND status = 'open') deals"
 /* [reports_invoices] */
-static const char *const counts_sql[2] = { COUNTS_SQL("NULL", NO_UNPAID),
-					   COUNTS_SQL("NULL", UNPAID) };
-static const char *const counts_health_sql[2] = { COUNTS_SQL(HEALTH, NO_UNPAID),
-						  COUNTS_SQL(HEALTH, UNPAID) };
+static const char *const counts_sql[2] = { COUNTS_SQL(NO_UNPAID), COUNTS_SQL(UNPAID) };
 
 /* Rows of (series, day of the period, count, cents). Messages are many
  * per day: they are counted day by day, each day a range of their index,
@@ -91,12 +86,10 @@ static void bind_period(sqlite3_stmt *st, const struct period *p)
 
 int figures_load_counts(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, (f->want & FIGURES_HEALTH ? counts_health_sql
-									  : counts_sql)[reports_invoices]);
+	sqlite3_stmt *st = hl_scoped_read(req, counts_sql[reports_invoices]);
 	if (!st)
 		return HL_EDB;
 	bind_period(st, &f->period);
-	hl_bind_int(st, ":more", f->want);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t *out[] = { &f->contacts, &f->unread, &f->tasks_open, &f->tasks_today,

@@ -85,7 +85,6 @@ int reports_project(struct hl_req *req)
 {
 	struct figures *f = hl_alloc(req, sizeof(*f));
 	period_init(&f->period, 1, time(NULL));
-	f->want = FIGURES_OPEN_TASKS | FIGURES_OPEN_DEALS | FIGURES_HEALTH;
 	int rc = figures_load_counts(req, f);
 	if (rc)
 		return rc;

@@ -33,18 +33,14 @@ struct day_figure {
 	int64_t count, cents;
 };
 
-/* Counts a caller asks for on top of the dashboard's. */
-enum figures_more { FIGURES_OPEN_TASKS = 1, FIGURES_OPEN_DEALS = 2, FIGURES_HEALTH = 4 };
-
 /* A location's figures: the counts that do not depend on the period, and
  * one series per enum series over the whole period, by day. */
 struct figures {
 	struct period period;
-	unsigned want; /* enum figures_more, set by the caller */
 	int64_t contacts, unread, tasks_open, tasks_today, tasks_overdue;
 	int64_t outstanding, outstanding_cents, overdue, overdue_cents;
 	int64_t deals_open, deals_open_cents;
-	int64_t health; /* the contacts' mean health score; -1: none scored or not asked */
+	int64_t health; /* the contacts' mean health score; -1: none scored */
 	struct day_figure series[SERIES_COUNT][PERIOD_MAX];
 };
 

@@ -160,9 +160,12 @@ class Server:
                 pass  # a thread that ended meanwhile
         return out
 
-    def cpu_seconds(self):
-        """Time on a CPU of the server's threads that are running now."""
-        return sum(self.thread_cpu_ns().values()) / 1e9
+    def cpu_since(self, before):
+        """Seconds on a CPU since `before` (a thread_cpu_ns()), thread by
+        thread: a thread that ends meanwhile (the start-up backup's) takes
+        its time with it, and summing the threads before and after gave a
+        negative figure. A thread born meanwhile counts whole."""
+        return sum(ns - before.get(tid, 0) for tid, ns in self.thread_cpu_ns().items()) / 1e9
 
     def rss_mb(self, field="VmRSS"):
         """Resident memory in MB: all of it, or RssAnon or RssFile."""
@@ -173,13 +176,9 @@ class Server:
         return 0.0
 
     def idle_cpu_percent(self, seconds):
-        """The server's CPU over `seconds`, thread by thread: a thread that
-        ends meanwhile (the start-up backup's) takes its time with it, and
-        summing the threads before and after gave a negative figure."""
         before = self.thread_cpu_ns()
         time.sleep(seconds)
-        after = self.thread_cpu_ns()
-        return 100 * sum(ns - before.get(tid, 0) for tid, ns in after.items()) / 1e9 / seconds
+        return 100 * self.cpu_since(before) / seconds
 
 
 def latencies(server, path, n):

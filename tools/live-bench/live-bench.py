@@ -116,10 +116,10 @@ def fan_out(args, server, location):
     for rate in args.rates:
         runs = []
         for _ in range(args.runs):
-            cpu = server.cpu_seconds()
+            cpu = server.thread_cpu_ns()
             r = load(args, server, location, "stream", args.clients, args.publishers,
                      args.seconds, args.batch, rate)
-            r["server_cpu_seconds"] = round(server.cpu_seconds() - cpu, 3)
+            r["server_cpu_seconds"] = round(server.cpu_since(cpu), 3)
             runs.append(r)
         step = {k: statistics.median(r[k] for r in runs)
                 for k in ("per_second", "p50_us", "p99_us", "server_cpu_seconds")}

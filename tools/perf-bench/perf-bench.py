@@ -484,28 +484,19 @@ def measure(args, api, endpoints, enc):
 
 # ---- system calls -----------------------------------------------------------------
 
-def count_syscalls(pid, url, headers):
-    """The system calls process `pid` makes for one GET of `url`: strace
-    counts all of its threads' over SYSCALL_REQUESTS requests on a kept-alive
-    connection, opened and answered once before, so that neither the
+def count_syscalls(pid, api, path, headers):
+    """The system calls process `pid` makes for one GET of `path`: strace
+    counts all of its threads' over SYSCALL_REQUESTS requests on `api`'s
+    kept-alive connection, which gets one answer first, so that neither the
     connection's accept nor a first, uncached answer is counted. Raises
     Fail when strace is missing or may not trace the process."""
-    u = urllib.parse.urlsplit(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port or 80, timeout=WRK_TIMEOUT_S)
-    path = (u.path or "/") + ("?" + u.query if u.query else "")
-
     def get():
-        try:
-            conn.request("GET", path, headers=headers)
-            r = conn.getresponse()
-            r.read()
-        except (OSError, http.client.HTTPException) as e:
-            raise Fail("GET %s while its system calls were counted: %s" % (url, e))
-        if r.status != 200:
-            raise Fail("GET %s answered %d while its system calls were counted" % (url, r.status))
+        status = api.request("GET", path, headers=headers)[0]
+        if status != 200:
+            raise Fail("GET %s answered %d while its system calls were counted" % (path, status))
 
+    get()
     with tempfile.NamedTemporaryFile("r", suffix=".strace") as out:
-        get()
         try:
             tracer = subprocess.Popen(["strace", "-f", "-c", "-q", "-o", out.name, "-p", str(pid)],
                                       stderr=subprocess.PIPE, text=True)
@@ -519,7 +510,6 @@ def count_syscalls(pid, url, headers):
             if tracer.poll() is None:
                 tracer.send_signal(signal.SIGINT)
             err = tracer.communicate()[1]
-            conn.close()
         total = [line.split() for line in out.read().splitlines() if line.endswith(" total")]
     if not attached:
         raise Fail("strace could not trace process %d: %s" % (pid, err.strip() or "timed out"))
@@ -555,11 +545,18 @@ def measure_syscalls(args, api, steps, enc):
     counted = {}
     try:
         for s in steps:
-            pid = args.hello_pid if s["url"] else args.server_pid
-            if s["name"] not in counted and pid:
-                url, headers = (s["url"], enc) if s["url"] else (api.base + s["path"], api.headers(enc))
-                counted[s["name"]] = count_syscalls(pid, url, headers)
-                progress("%-20s %.2f system calls a request" % (s["name"], counted[s["name"]]))
+            if s["name"] in counted or (s["url"] and not args.hello_pid):
+                continue
+            if s["url"]:  # the hello-world's, without the sign-in
+                hello = Api(s["url"])
+                try:
+                    path = urllib.parse.urlsplit(s["url"]).path or "/"
+                    counted[s["name"]] = count_syscalls(args.hello_pid, hello, path, enc)
+                finally:
+                    hello.close()
+            else:
+                counted[s["name"]] = count_syscalls(args.server_pid, api, s["path"], enc)
+            progress("%-20s %.2f system calls a request" % (s["name"], counted[s["name"]]))
     except Fail as e:
         progress("system calls not counted: %s" % e)
         counted = {}

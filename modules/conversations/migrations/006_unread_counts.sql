@@ -3,7 +3,10 @@
 -- the project read one row per sub-account instead of counting a range of
 -- an index, which grows with the inbox. Published as conversation_totals,
 -- so that how this module keeps them stays its own. A row of zero stays
--- when the last unread conversation is read.
+-- when the last unread conversation is read. The index that was read only
+-- to count them (conversations_location_unread_count, migration 003) goes:
+-- one b-tree fewer to write on each change of an unread count. The inbox's
+-- unread list has its own (conversations_location_unread, migration 001).
 CREATE TABLE conversation_counts (
 	location_id INTEGER PRIMARY KEY REFERENCES locations (id),
 	unread INTEGER NOT NULL
@@ -34,3 +37,5 @@ END;
 
 CREATE VIEW conversation_totals (location_id, unread) AS
 	SELECT location_id, unread FROM conversation_counts;
+
+DROP INDEX IF EXISTS conversations_location_unread_count;
