@@ -3,8 +3,13 @@
  * db.c: connections, their PRAGMAs, the statement cache and the lending of
  * connections (see db.h).
  *
- * Invariants: a read connection is either on the free list or lent to
- * exactly one request; the write connection is used only by the holder of
+ * Invariants: a read connection is on the free list, lent to exactly one
+ * request, or handed to the first waiter; while anyone waits the free list
+ * is empty. Waiters are served in the order they came, each handed its
+ * connection by db_return, so that under a burst no request waits behind
+ * later ones (a woken waiter used to lose the connection to a newcomer:
+ * at 50 clients one request waited 400 ms while the median was 50). The
+ * write connection is used only by the holder of
  * write_lock; a statement handed out by hl_stmt is on its connection's
  * `used` list until db_conn_reset.
  */
@@ -58,6 +63,13 @@ struct hl_db {
 	int entered;                   /* blocks is its holder's thread cache */
 };
 
+/* A request waiting for a read connection, on its own stack. */
+struct pool_waiter {
+	pthread_cond_t cond;
+	struct hl_db *given;       /* set by db_return, which wakes it */
+	struct pool_waiter *next;
+};
+
 struct db {
 	char *path;
 	int lock_fd;           /* flock on DATA_DIR/hyperlevel.lock: one process per data */
@@ -68,7 +80,9 @@ struct db {
 	struct hl_db *free_list;
 	long long wait_ms;     /* the longest db_lend waits */
 	pthread_mutex_t pool_lock;
-	pthread_cond_t pool_cond;
+	pthread_condattr_t monotonic; /* the waiters' clock */
+	struct pool_waiter *waiters;  /* the first to come first */
+	struct pool_waiter **waiters_end;
 	struct changes *changes;
 };
 
@@ -456,11 +470,9 @@ int db_open(struct db **out, const struct config *cfg)
 	sqlalloc_install();
 	pthread_mutex_init(&db->write_lock, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&db->pool_cond, &attr);
-	pthread_condattr_destroy(&attr);
+	pthread_condattr_init(&db->monotonic);
+	pthread_condattr_setclock(&db->monotonic, CLOCK_MONOTONIC);
+	db->waiters_end = &db->waiters;
 	db->wait_ms = cfg->reader_wait_ms;
 	db->lock_fd = -1;
 	if ((rc = make_dir(cfg->data_dir)) || (rc = lock_data_dir(db, cfg->data_dir)))
@@ -511,7 +523,7 @@ void db_close(struct db *db)
 	changes_free(db->changes);
 	pthread_mutex_destroy(&db->write_lock);
 	pthread_mutex_destroy(&db->pool_lock);
-	pthread_cond_destroy(&db->pool_cond);
+	pthread_condattr_destroy(&db->monotonic);
 	if (db->lock_fd >= 0)
 		close(db->lock_fd);
 	free(db->path);
@@ -536,17 +548,39 @@ const char *db_path(const struct db *db)
 	return db->path;
 }
 
-static struct hl_db *lend(struct db *db, long long wait_ms)
+/* Queue w last and wait until db_return hands it a connection or
+ * wait_ms pass; on a timeout take it off the queue. Called with pool_lock. */
+static struct hl_db *wait_in_turn(struct db *db, struct pool_waiter *w, long long wait_ms)
 {
 	struct timespec until;
 	monotonic_in(wait_ms * 1000, &until);
-	pthread_mutex_lock(&db->pool_lock);
+	pthread_cond_init(&w->cond, &db->monotonic);
+	*db->waiters_end = w;
+	db->waiters_end = &w->next;
 	int rc = 0;
-	while (!db->free_list && wait_ms && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&db->pool_cond, &db->pool_lock, &until);
+	while (!w->given && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w->cond, &db->pool_lock, &until);
+	if (!w->given) {
+		struct pool_waiter **at = &db->waiters;
+		while (*at != w)
+			at = &(*at)->next;
+		*at = w->next;
+		if (db->waiters_end == &w->next)
+			db->waiters_end = at;
+	}
+	pthread_cond_destroy(&w->cond);
+	return w->given;
+}
+
+static struct hl_db *lend(struct db *db, long long wait_ms)
+{
+	struct pool_waiter w = { .given = NULL, .next = NULL };
+	pthread_mutex_lock(&db->pool_lock);
 	struct hl_db *c = db->free_list;
 	if (c)
 		db->free_list = c->next_free;
+	else if (wait_ms)
+		c = wait_in_turn(db, &w, wait_ms);
 	pthread_mutex_unlock(&db->pool_lock);
 	if (c)
 		c->entered = sqlalloc_enter(&c->blocks);
@@ -603,9 +637,16 @@ void db_return(struct db *db, struct hl_db *c)
 	if (c->entered)
 		sqlalloc_leave();
 	pthread_mutex_lock(&db->pool_lock);
-	c->next_free = db->free_list;
-	db->free_list = c;
-	pthread_cond_signal(&db->pool_cond);
+	struct pool_waiter *w = db->waiters;
+	if (w) {
+		if (!(db->waiters = w->next))
+			db->waiters_end = &db->waiters;
+		w->given = c;
+		pthread_cond_signal(&w->cond);
+	} else {
+		c->next_free = db->free_list;
+		db->free_list = c;
+	}
 	pthread_mutex_unlock(&db->pool_lock);
 }
 

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests the lending of read connections in core/db.c (included, to see
+ * its queue of waiters): when every connection is out, the requests that
+ * wait get them in the order they came, a connection given back goes to
+ * the first of them and not to a newcomer, and one that stops waiting
+ * leaves the queue without breaking it.
+ */
+#include "../../../core/db.c"
+
+#include <dirent.h>
+
+#include "../test.h"
+
+struct fixture {
+	char dir[64];
+	struct config cfg;
+	struct db *db;
+};
+
+static int start_fixture(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/hl-db-XXXXXX");
+	CHECK(mkdtemp(f->dir) != NULL);
+	f->cfg.data_dir = f->dir;
+	f->cfg.sqlite_cache_mb = 2;
+	f->cfg.read_connections = 2;
+	f->cfg.reader_wait_ms = 10000;
+	int rc = db_open(&f->db, &f->cfg);
+	CHECK_INT(rc, 0);
+	return rc;
+}
+
+static void stop_fixture(struct fixture *f)
+{
+	db_close(f->db);
+	DIR *d = opendir(f->dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char path[PATH_MAX];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(f->dir);
+}
+
+/* A request waiting on its own thread for up to wait_ms. */
+struct borrower {
+	pthread_t thread;
+	struct db *db;
+	long long wait_ms;
+	_Atomic(struct hl_db *) got;
+	atomic_int done;
+};
+
+static void *borrow(void *arg)
+{
+	struct borrower *b = arg;
+	atomic_store(&b->got, lend(b->db, b->wait_ms));
+	atomic_store(&b->done, 1);
+	return NULL;
+}
+
+static int queued(struct db *db)
+{
+	int n = 0;
+	pthread_mutex_lock(&db->pool_lock);
+	for (struct pool_waiter *w = db->waiters; w; w = w->next)
+		n++;
+	pthread_mutex_unlock(&db->pool_lock);
+	return n;
+}
+
+/* Start b waiting and return once it stands in the queue, n long. */
+static void start_waiting(struct borrower *b, struct db *db, long long wait_ms, int n)
+{
+	b->db = db;
+	b->wait_ms = wait_ms;
+	atomic_store(&b->got, NULL);
+	atomic_store(&b->done, 0);
+	pthread_create(&b->thread, NULL, borrow, b);
+	while (queued(db) < n && !atomic_load(&b->done))
+		sched_yield();
+}
+
+/* Return c and wait until b, the first in the queue, has it. */
+static void give_back(struct db *db, struct hl_db *c, struct borrower *b)
+{
+	db_return(db, c);
+	pthread_join(b->thread, NULL);
+}
+
+static void waiters_are_served_in_the_order_they_came(void)
+{
+	struct fixture f;
+	if (start_fixture(&f))
+		return;
+	struct hl_db *one = db_lend(f.db), *two = db_lend(f.db);
+	CHECK(one && two && one != two);
+	CHECK(db_lend_now(f.db) == NULL);
+
+	struct borrower first, second;
+	start_waiting(&first, f.db, 10000, 1);
+	start_waiting(&second, f.db, 10000, 2);
+	CHECK_INT(queued(f.db), 2);
+
+	give_back(f.db, one, &first);
+	CHECK(atomic_load(&first.got) == one);
+	CHECK_INT(atomic_load(&second.done), 0);
+	/* The connection went to the waiter, not to the free list: a newcomer
+	 * finds none. */
+	CHECK(db_lend_now(f.db) == NULL);
+
+	give_back(f.db, two, &second);
+	CHECK(atomic_load(&second.got) == two);
+	CHECK_INT(queued(f.db), 0);
+
+	db_return(f.db, one);
+	db_return(f.db, two);
+	struct hl_db *again = db_lend_now(f.db);
+	CHECK(again == one || again == two);
+	db_return(f.db, again);
+	stop_fixture(&f);
+}
+
+static void a_waiter_that_gives_up_leaves_the_queue(void)
+{
+	struct fixture f;
+	if (start_fixture(&f))
+		return;
+	struct hl_db *one = db_lend(f.db), *two = db_lend(f.db);
+
+	/* The middle one of three gives up; the last stays last. */
+	struct borrower first, quitter, last;
+	start_waiting(&first, f.db, 10000, 1);
+	start_waiting(&quitter, f.db, 50, 2);
+	start_waiting(&last, f.db, 10000, 3);
+	pthread_join(quitter.thread, NULL);
+	CHECK(atomic_load(&quitter.got) == NULL);
+	CHECK_INT(queued(f.db), 2);
+
+	/* One more queues behind `last`, through the queue's mended end. */
+	struct borrower later;
+	start_waiting(&later, f.db, 10000, 3);
+	CHECK_INT(queued(f.db), 3);
+
+	give_back(f.db, one, &first);
+	CHECK(atomic_load(&first.got) == one);
+	give_back(f.db, two, &last);
+	CHECK(atomic_load(&last.got) == two);
+	give_back(f.db, atomic_load(&first.got), &later);
+	CHECK(atomic_load(&later.got) == one);
+	CHECK_INT(queued(f.db), 0);
+
+	/* The last in the queue gives up: it was its end. */
+	struct borrower alone;
+	start_waiting(&alone, f.db, 50, 1);
+	pthread_join(alone.thread, NULL);
+	CHECK(atomic_load(&alone.got) == NULL);
+	CHECK(f.db->waiters == NULL && f.db->waiters_end == &f.db->waiters);
+
+	db_return(f.db, one);
+	db_return(f.db, two);
+	stop_fixture(&f);
+}
+
+TEST_MAIN(waiters_are_served_in_the_order_they_came, a_waiter_that_gives_up_leaves_the_queue)
