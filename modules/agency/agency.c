@@ -20,8 +20,8 @@ static const char *const wants[] = { "invoices", NULL };
 
 int agency_invoices;
 
-#define COUNT_TABLES "contact_totals deal_totals open_task_totals open_tasks_due_daily contacts" \
-	" conversations tasks invoices? locations"
+#define COUNT_TABLES "contact_totals deal_totals open_task_totals overdue_task_totals contacts" \
+	" conversations tasks invoices? unpaid_invoice_totals? locations"
 
 /* Agency staff, every location at once, cached until a write in any. */
 #define ACROSS .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION, .cache_ms = 30000
@@ -37,7 +37,7 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/agency/opportunities", .handler = agency_deals, ACROSS,
 	  .reads = "deal_totals stages pipelines locations" },
 	{ .method = "GET", .pattern = "/api/agency/tasks", .handler = agency_tasks, ACROSS,
-	  .reads = "open_task_totals open_tasks_due_daily tasks users locations" },
+	  .reads = "open_task_totals overdue_task_totals tasks users locations" },
 };
 
 /* The browser pages (webui/agency.js), for agency staff: the overview
@@ -96,13 +96,8 @@ int agency_list_read(struct hl_req *req, struct agency_list *list, const char *s
 
 void agency_bind_clock(sqlite3_stmt *st, char now[32])
 {
-	time_t at = time(NULL), midnight = at - at % 86400;
-	char start[32];
-	hl_time_text(at, now);
-	hl_time_text(midnight, start);
+	hl_time_text(time(NULL), now);
 	hl_bind_text(st, ":now", now);
-	hl_bind_text(st, ":midnight", start);
-	hl_bind_int(st, ":today", (int64_t)(midnight / 86400));
 }
 
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)

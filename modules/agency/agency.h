@@ -21,18 +21,24 @@
 	" AND (:location = 0 OR id = :location))"
 
 /* The overdue tasks of `tc`, a row of open_task_totals (a sub-account's
- * open tasks of one assignee): those open less those due from today on,
- * which the tasks module keeps per day, plus today's due before now (a
- * range of an index). Overdue tasks pile up for years; the days ahead stay
- * few. Bind with agency_bind_clock. */
-#define OVERDUE_OF(tc) \
-	"(" tc ".open - (SELECT coalesce(sum(d.open), 0) FROM open_tasks_due_daily d" \
-	" WHERE d.location_id = " tc ".location_id AND d.assignee = " tc ".assignee" \
-	" AND d.day >= :today) + (SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
-	" AND completed_at IS NULL AND assignee_id IS nullif(" tc ".assignee, 0)" \
-	" AND due_at >= :midnight AND due_at < :now))"
-/* Bind :now, and :midnight and :today (today's start, and as days since
- * 1970), UTC, as the tables keep times; `now` gets the text of :now. */
+ * open tasks of one assignee), with `ot` its row of overdue_task_totals
+ * (LEFT JOINed): those due before today, which the tasks module keeps
+ * counted, plus today's due before now (a range of an index). A few rows,
+ * however many tasks are overdue or due ahead. Both read SQLite's clock,
+ * one time for a whole statement step. */
+#define OVERDUE_OF(tc, ot) \
+	"(coalesce(" ot ".overdue, 0) + " \
+	LATE_TODAY(tc, " AND assignee_id IS nullif(" tc ".assignee, 0)") ")"
+#define OVERDUE_JOIN(tc, ot) \
+	" LEFT JOIN overdue_task_totals " ot " ON " ot ".location_id = " tc ".location_id" \
+	" AND " ot ".assignee = " tc ".assignee"
+/* Today's overdue tasks of tc's sub-account, of those `which` picks
+ * (" AND ..."). */
+#define LATE_TODAY(tc, which) \
+	"(SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
+	" AND completed_at IS NULL" which \
+	" AND due_at >= strftime('%Y-%m-%dT00:00:00.000Z') AND due_at < strftime('%Y-%m-%dT%H:%M:%fZ'))"
+/* Bind :now, UTC, as the tables keep times; `now` gets its text. */
 void agency_bind_clock(sqlite3_stmt *st, char now[32]);
 
 /* 1 when the invoices module is loaded, which the agency wants but works

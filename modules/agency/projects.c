@@ -22,13 +22,21 @@
 #define FOUND_LOCATIONS "id IN " AGENCY_LOCATIONS " AND (:q IS NULL OR instr(lower(name), lower(:q)) > 0)"
 
 /* Unpaid invoices per sub-account, when the invoices module is loaded;
- * otherwise none (the counts then say null). */
+ * otherwise none (the counts then say null). The invoices module keeps
+ * them counted (unpaid_invoice_totals); overdue are those less the ones
+ * not due yet, from now on or undated: few, two ranges of its index. */
+#define NOT_DUE_IN(range) \
+	" SELECT location_id, total_cents - paid_cents AS due FROM invoices" \
+	" WHERE location_id IN (SELECT id FROM loc) AND status IN ('sent', 'partially_paid')" \
+	" AND " range
 #define UNPAID \
-	" unpaid AS (SELECT location_id AS id, count(*) AS n, sum(total_cents - paid_cents) AS due," \
-	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
-	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
-	"  FROM invoices WHERE location_id IN (SELECT id FROM loc)" \
-	"  AND status IN ('sent', 'partially_paid') GROUP BY location_id),"
+	" not_due AS (SELECT location_id AS id, count(*) AS n, sum(due) AS due FROM (" \
+	NOT_DUE_IN("due_at >= :now") " UNION ALL" NOT_DUE_IN("due_at IS NULL") ") GROUP BY 1)," \
+	" unpaid AS (SELECT u.location_id AS id, u.unpaid AS n, u.due_cents AS due," \
+	"  u.unpaid - coalesce(not_due.n, 0) AS over_n," \
+	"  u.due_cents - coalesce(not_due.due, 0) AS over_due" \
+	"  FROM unpaid_invoice_totals u LEFT JOIN not_due ON not_due.id = u.location_id" \
+	"  WHERE u.location_id IN (SELECT id FROM loc)),"
 #define NO_UNPAID \
 	" unpaid AS (SELECT 0 AS id, 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due WHERE 0),"
 
@@ -42,8 +50,10 @@
 	"  WHERE location_id IN (SELECT id FROM loc))," \
 	" open_tasks AS (SELECT location_id AS id, sum(open) AS n FROM open_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
-	" late AS (SELECT tc.location_id AS id, sum(" OVERDUE_OF("tc") ") AS n" \
-	"  FROM open_task_totals tc WHERE tc.location_id IN (SELECT id FROM loc) AND tc.open > 0" \
+	" late AS (SELECT tc.location_id AS id, sum(coalesce(ot.overdue, 0))" \
+	"  + " LATE_TODAY("tc", "") " AS n" \
+	"  FROM open_task_totals tc" OVERDUE_JOIN("tc", "ot") \
+	"  WHERE tc.location_id IN (SELECT id FROM loc) AND tc.open > 0" \
 	"  GROUP BY tc.location_id)," unpaid \
 	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
 	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value," \

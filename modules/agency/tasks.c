@@ -19,8 +19,8 @@
  * assignee, and the overdue ones of each (OVERDUE_OF). */
 static const char assignees_sql[] =
 	"SELECT nullif(tc.assignee, 0) AS id, u.name, sum(tc.open) AS open,"
-	" sum(" OVERDUE_OF("tc") ") AS overdue"
-	" FROM open_task_totals tc LEFT JOIN users u ON u.id = tc.assignee"
+	" sum(" OVERDUE_OF("tc", "ot") ") AS overdue"
+	" FROM open_task_totals tc" OVERDUE_JOIN("tc", "ot") " LEFT JOIN users u ON u.id = tc.assignee"
 	" WHERE tc.location_id IN " AGENCY_LOCATIONS " AND tc.open > 0"
 	" GROUP BY tc.assignee ORDER BY u.name COLLATE NOCASE, tc.assignee";
 

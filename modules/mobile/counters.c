@@ -5,53 +5,46 @@
  * gives them for the current location; GET /api/mobile/projects for every
  * sub-account the user may open, one statement for all of them, each part
  * grouping the sub-accounts' index ranges of one table (unread
- * conversations and open deals: the rows their modules keep counted).
+ * conversations, open deals and tasks overdue before today: the rows
+ * their modules keep counted). Times are SQLite's clock (UTC, as the
+ * tables keep them), which the tasks module's overdue_task_totals reads:
+ * today's tasks overdue and those before today then meet at one midnight.
  */
 #include "mobile.h"
 
+#define MIDNIGHT "strftime('%Y-%m-%dT00:00:00.000Z')"
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
 
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
 	" unread AS (SELECT location_id AS id, unread AS n FROM conversation_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc))," \
-	" today AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
+	" today AS (SELECT location_id AS id, count(*) AS n," \
+	"  count(*) FILTER (WHERE due_at < " NOW ") AS late FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" \
-	"  AND due_at >= :today AND due_at < :end GROUP BY location_id)," \
-	" late AS (SELECT location_id AS id, count(*) AS n FROM tasks" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL AND due_at < :now" \
+	"  AND due_at >= " MIDNIGHT " AND due_at < strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')" \
 	"  GROUP BY location_id)," \
+	" before AS (SELECT location_id AS id, sum(overdue) AS n FROM overdue_task_totals" \
+	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
 	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
-	" json_object('due_today', coalesce(today.n, 0), 'overdue', coalesce(late.n, 0)) AS json_tasks," \
+	" json_object('due_today', coalesce(today.n, 0)," \
+	"  'overdue', coalesce(before.n, 0) + coalesce(today.late, 0)) AS json_tasks," \
 	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0))" \
 	" AS json_deals" \
-	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN today USING (id) LEFT JOIN late USING (id)" \
+	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN today USING (id) LEFT JOIN before USING (id)" \
 	" LEFT JOIN deals USING (id)" \
 	" ORDER BY loc.name COLLATE NOCASE, loc.id"
 
 static const char here_sql[] = COUNTERS("(:location)");
 static const char mine_sql[] = COUNTERS(MY_LOCATIONS);
 
-/* Today's and tomorrow's midnights and now (UTC), as the tables keep times. */
-static void bind_day(sqlite3_stmt *st)
-{
-	time_t now = time(NULL), midnight = now - now % 86400;
-	char today[32], end[32], at[32];
-	hl_time_text(midnight, today);
-	hl_time_text(midnight + 86400, end);
-	hl_time_text(now, at);
-	hl_bind_text(st, ":today", today);
-	hl_bind_text(st, ":end", end);
-	hl_bind_text(st, ":now", at);
-}
-
 int mobile_summary(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, here_sql);
 	if (!st)
 		return HL_EDB;
-	bind_day(st);
 	return hl_reply_row(req, 200, st, "location");
 }
 
@@ -60,7 +53,6 @@ int mobile_projects(struct hl_req *req)
 	sqlite3_stmt *st = hl_stmt(hl_read(req), mine_sql);
 	if (!st)
 		return HL_EDB;
-	bind_day(st);
 	hl_bind_int(st, ":user", hl_user_id(req));
 	return hl_reply_page(req, st, INT64_MAX, 0); /* all of them: never paged */
 }

@@ -11,7 +11,7 @@
 static const char *const requires[] = { "contacts", "opportunities", "conversations", "tasks",
 					NULL };
 
-#define COUNTER_TABLES "conversation_totals tasks deal_totals locations"
+#define COUNTER_TABLES "conversation_totals tasks overdue_task_totals deal_totals locations"
 #define MY_TABLES "users user_locations locations" /* who may open which */
 
 static const struct hl_route routes[] = {

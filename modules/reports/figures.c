@@ -13,16 +13,21 @@
 #include <string.h>
 
 /* One row. What the modules keep counted as it changes (live contacts and
- * their health scores, unread conversations, open tasks, open deals) is
- * read from their *_totals views, a row or a few for the location, so
- * that it costs the same at 100k contacts as at 1k, and every caller gets
- * all of it; what depends on the clock (tasks due, unpaid invoices
- * overdue) reads an index range and counts it. */
+ * their health scores, unread conversations, open tasks, open deals,
+ * unpaid invoices) is read from their *_totals views, a row or a few for
+ * the location, so that it costs the same at 100k contacts as at 1k, and
+ * every caller gets all of it; what depends on the clock (tasks due,
+ * invoices not due yet) reads an index range and counts it. */
+#define NOT_DUE_IN(range) \
+	" SELECT total_cents - paid_cents AS due FROM invoices WHERE location_id = :location" \
+	" AND status IN ('sent', 'partially_paid') AND " range
 #define UNPAID \
-	" (SELECT count(*) AS n, coalesce(sum(total_cents - paid_cents), 0) AS due," \
-	"  count(*) FILTER (WHERE due_at < :now) AS over_n," \
-	"  coalesce(sum(total_cents - paid_cents) FILTER (WHERE due_at < :now), 0) AS over_due" \
-	"  FROM invoices WHERE location_id = :location AND status IN ('sent', 'partially_paid')) unpaid,"
+	" (SELECT u.unpaid AS n, u.due_cents AS due, u.unpaid - not_due.n AS over_n," \
+	"  u.due_cents - not_due.due AS over_due" \
+	"  FROM (SELECT coalesce(sum(unpaid), 0) AS unpaid, coalesce(sum(due_cents), 0) AS due_cents" \
+	"   FROM unpaid_invoice_totals WHERE location_id = :location) u," \
+	"  (SELECT count(*) AS n, coalesce(sum(due), 0) AS due FROM (" \
+	NOT_DUE_IN("due_at >= :now") " UNION ALL" NOT_DUE_IN("due_at IS NULL") ")) not_due) unpaid,"
 #define NO_UNPAID " (SELECT 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due) unpaid,"
 #define COUNTS_SQL(unpaid) \
 	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due," \

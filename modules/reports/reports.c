@@ -24,13 +24,13 @@ int reports_invoices;
  * still drops the figures (they count messages), but a conversation
  * assigned does not. */
 #define FIGURE_TABLES "contacts opportunities pipelines stages conversation_totals messages" \
-	" tasks invoices? payments?"
+	" tasks invoices? unpaid_invoice_totals? payments?"
 /* What the project reads: the counts, the location and its people (the
  * core's tables under its location_users view). Only by the views: a write
  * that leaves the counts as they were (a reply, a contact renamed) leaves
  * it cached. */
 #define PROJECT_TABLES "contact_totals deal_totals conversation_totals tasks invoices?" \
-	" locations users user_locations"
+	" unpaid_invoice_totals? locations users user_locations"
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/dashboard", .handler = reports_dashboard,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tasks.c: the tasks module: to-dos for a person, about a contact or not.
- * Its routes and migrations. Every query is scoped by the current location
+ * Its routes, migrations and job (late.c). Every query is scoped by the current location
  * (hl_location_id); "assigned only" users see and touch only the tasks
  * assigned to them. Each write publishes a task.* event naming the task's
  * contact, which the contacts module counts as the contact's activity.
@@ -25,6 +25,11 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/tasks/:id/reopen", .handler = tasks_reopen },
 };
 
+/* Moves the overdue counts (late_counts) up to today after midnight. */
+static const struct hl_job jobs[] = {
+	{ .name = "late", .period_ms = 900 * 1000, .slice = late_slice },
+};
+
 /* The browser page (webui/tasks.js), in the menu, opening with its list. */
 static const char *const tasks_uses[] = { "tasks.css", NULL };
 
@@ -38,6 +43,8 @@ static int init(struct hl_mod *mod)
 	int rc = hl_add_migrations(mod, migrations);
 	if (!rc)
 		rc = hl_add_routes(mod, routes);
+	if (!rc)
+		rc = hl_add_jobs(mod, jobs);
 	if (!rc)
 		rc = hl_add_pages(mod, pages);
 	return rc;

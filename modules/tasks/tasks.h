@@ -2,7 +2,8 @@
 /*
  * tasks.h: the tasks module's parts. tasks.c registers them; list.c
  * answers the list, record.c one task; write.c creates, changes, deletes,
- * completes and reopens tasks.
+ * completes and reopens tasks; late.c keeps the overdue counts up to
+ * date (the tasks.late job).
  */
 #ifndef TASKS_H
 #define TASKS_H
@@ -27,5 +28,6 @@ int tasks_change(struct hl_req *req);
 int tasks_delete(struct hl_req *req);
 int tasks_complete(struct hl_req *req);
 int tasks_reopen(struct hl_req *req);
+int late_slice(struct hl_job_run *run);            /* late.c */
 
 #endif

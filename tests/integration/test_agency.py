@@ -12,6 +12,7 @@ import datetime
 import functools
 import re
 import sqlite3
+import time
 
 from test_contacts_edit import error, headers
 from test_contacts_list import every_page, server
@@ -111,6 +112,22 @@ def change_everything(s, admin):
         r = admin.request("POST", "/api/contacts/import", body=b"first_name,email\nImp,imp%d@example.test\n" % L,
                           headers=dict(h, **{"Content-Type": "text/csv"}))
         assert r.status == 200 and r.json()["created"] == 1, r.body
+        # Invoices sent (one overdue, one due next month, one undated),
+        # paid in part, paid in full and voided.
+        sent = []
+        for due in ("2020-02-01", "2099-01-01", None):
+            r = admin.post("/api/invoices", {"items": [{"description": "Work", "quantity": 2,
+                           "unit_price_cents": 1500}], "due_at": due}, headers=h)
+            assert r.status == 201, r.body
+            assert admin.post("/api/invoices/%d/send" % r.json()["id"], {}, headers=h).status == 200
+            sent.append(r.json()["id"])
+        pay = lambda i, cents: admin.post("/api/invoices/%d/payments" % i,
+                                          {"amount_cents": cents, "method": "cash"}, headers=h)
+        assert pay(sent[0], 1000).status == 201 and pay(sent[1], 3000).status == 201
+        assert admin.post("/api/invoices/%d/void" % sent[2], {}, headers=h).status == 200
+        r = admin.post("/api/invoices", {"items": [{"description": "Open", "quantity": 1,
+                       "unit_price_cents": 700}]}, headers=h)
+        assert admin.post("/api/invoices/%d/send" % r.json()["id"], {}, headers=h).status == 200
     # Scores as the hourly job writes them, a purge of deleted contacts, a
     # restore, rows moved to another location and REPLACEd, as raw SQL
     # does on the server's connections (recursive triggers on).
@@ -147,6 +164,12 @@ def change_everything(s, admin):
           " WHERE location_id = 3 ORDER BY paid_at DESC LIMIT 3)")
     s.sql("DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE location_id = 2"
           " ORDER BY paid_at DESC LIMIT 2)")
+    s.sql("DELETE FROM invoices WHERE id IN (SELECT id FROM invoices WHERE location_id = 3"
+          " AND status = 'sent' LIMIT 2)")
+    s.sql("UPDATE invoices SET location_id = 4, number = 'MOVED-' || id WHERE id IN (SELECT id"
+          " FROM invoices WHERE location_id = 3 AND status = 'partially_paid' LIMIT 2)")
+    s.sql("UPDATE invoices SET total_cents = total_cents + 5 WHERE id IN (SELECT id FROM invoices"
+          " WHERE location_id = 4 AND status = 'sent' LIMIT 2)")
     with sqlite3.connect(s.db_path) as db:
         db.execute("PRAGMA recursive_triggers = ON")
         db.execute("INSERT OR REPLACE INTO tasks (id, location_id, title) SELECT id, 2, 'Replaced'"
@@ -234,6 +257,18 @@ def test_kept_counts_follow_every_write():
             by = ", ".join(str(k + 1) for k in range(keys))
             assert s.sql(kept + " WHERE " + first + " > 0 ORDER BY " + by) == \
                 s.sql(counted + " GROUP BY " + by + " ORDER BY " + by), kept
+        assert s.sql("SELECT location_id, unpaid, due_cents FROM unpaid_counts WHERE unpaid > 0"
+                     " ORDER BY 1") == \
+            s.sql("SELECT location_id, count(*), sum(total_cents - paid_cents) FROM invoices"
+                  " WHERE status IN ('sent', 'partially_paid') GROUP BY 1 ORDER BY 1")
+        # The open tasks due before each row's day, whatever that day is.
+        assert s.sql("SELECT location_id, assignee, day, late FROM late_counts ORDER BY 1, 2") == \
+            s.sql("SELECT l.location_id, l.assignee, l.day, (SELECT count(*) FROM tasks t"
+                  " WHERE t.location_id = l.location_id AND coalesce(t.assignee_id, 0) = l.assignee"
+                  " AND t.completed_at IS NULL AND " + day.format("t.due_at") + " < l.day)"
+                  " FROM late_counts l ORDER BY 1, 2")
+        assert s.sql("SELECT DISTINCT location_id, assignee FROM due_days ORDER BY 1, 2") == \
+            s.sql("SELECT location_id, assignee FROM late_counts ORDER BY 1, 2")
         assert s.sql("SELECT count(*) FROM tasks WHERE title = 'Replaced'")[0][0] == 3
         # The server's connections REPLACE the same way.
         assert admin.get("/api/admin/metrics").json()["sqlite"]["recursive_triggers"] == 1
@@ -421,6 +456,40 @@ def test_tasks_by_assignee():
                             "contact_id"}
         error(admin.get("/api/agency/tasks?status=done"), 400, "status is")
         error(admin.get("/api/agency/tasks?assignee=someone"), 400, "assignee")
+
+
+def test_overdue_tasks_whatever_day_their_counts_are_kept_to():
+    """The tasks module counts each assignee's open tasks due before a day,
+    which its job moves to today after midnight: before it has run, or
+    after the clock went back, the screens still count every overdue task."""
+    s, admin = server(env={"PGHL_RESULT_CACHE": "0"})
+    with s:
+        # The job runs a second after start and moves every row to today.
+        today = int(time.time() // 86400)
+        for _ in range(100):
+            behind = s.sql("SELECT count(*) FROM late_counts WHERE day <> ?", today)[0][0]
+            if not behind:
+                break
+            time.sleep(0.1)
+        assert behind == 0 and s.sql("SELECT count(*) FROM late_counts")[0][0] > 3
+        change_everything(s, admin)
+        due_day = "CAST(strftime('%s', t.due_at) AS INTEGER) / 86400"
+        for day in (0, today - 3, today, today + 2):
+            s.sql("UPDATE late_counts SET day = ?, late = (SELECT count(*) FROM tasks t"
+                  " WHERE t.location_id = late_counts.location_id"
+                  " AND coalesce(t.assignee_id, 0) = late_counts.assignee AND t.completed_at IS NULL"
+                  " AND " + due_day + " < ?)", day, day)
+            now = now_iso()
+            projects = {p["id"]: p["counts"]["tasks"]["overdue"]
+                        for p in every_page(admin, "/api/agency/projects")}
+            assert projects == {L: expected_counts(s, L)["tasks"]["overdue"] for L in locations(s)}, day
+            overview = admin.get("/api/agency/overview").json()["counts"]["tasks"]["overdue"]
+            assert overview == sum(projects.values())
+            assignees = admin.get("/api/agency/tasks").json()["assignees"]
+            assert {a["id"]: a["overdue"] for a in assignees} == dict(s.sql(
+                "SELECT t.assignee_id, count(*) FROM tasks t JOIN locations l ON l.id = t.location_id"
+                " WHERE l.agency_id = 1 AND t.completed_at IS NULL AND t.due_at < ?"
+                " GROUP BY 1", now)), day
 
 
 AGENCY = ("/api/agency/projects", "/api/agency/overview", "/api/agency/contacts",

@@ -45,6 +45,15 @@ COUNTS = {
     "conversation_counts": (
         "SELECT location_id, unread FROM conversation_counts WHERE unread <> 0",
         "SELECT location_id, count(*) FROM conversations WHERE unread_count > 0 GROUP BY 1"),
+    "late_counts": (
+        "SELECT location_id, assignee, day, late FROM late_counts",
+        "SELECT l.location_id, l.assignee, l.day, (SELECT count(*) FROM tasks t"
+        " WHERE t.location_id = l.location_id AND coalesce(t.assignee_id, 0) = l.assignee"
+        " AND t.completed_at IS NULL AND unixepoch(t.due_at) / 86400 < l.day) FROM late_counts l"),
+    "unpaid_counts": (
+        "SELECT location_id, unpaid, due_cents FROM unpaid_counts WHERE unpaid <> 0 OR due_cents <> 0",
+        "SELECT location_id, count(*), sum(total_cents - paid_cents) FROM invoices"
+        " WHERE status IN ('sent', 'partially_paid') GROUP BY 1"),
 }
 
 

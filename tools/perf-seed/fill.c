@@ -782,8 +782,8 @@ void fill(struct seed *s)
 /* ---- the counts the modules' triggers keep ------------------------------------ */
 
 /* The tables their triggers fill as rows are written (the migrations:
- * contacts 010 and 016, opportunities 004 and 008, tasks 003 and 007,
- * invoices 004, conversations 004 and 006), made here from the rows in one pass
+ * contacts 010 and 016, opportunities 004 and 008, tasks 003, 007 and 009,
+ * invoices 004 and 006, conversations 004 and 006), made here from the rows in one pass
  * each while the triggers are set aside (main.c): a trigger a row cost a
  * tenth of the seed. test_seed.py writes the rows again with the triggers
  * on and checks that they give the same. A day is counted as the triggers
@@ -810,6 +810,8 @@ int derive_counts(struct seed *s)
 		"INSERT INTO due_days (location_id, assignee, day, open) SELECT location_id,"
 		" coalesce(assignee_id, 0), coalesce(" DAY_OF("due_at") ", 2147483647), count(*)"
 		" FROM tasks WHERE completed_at IS NULL GROUP BY 1, 2, 3",
+		"INSERT INTO late_counts (location_id, assignee, day, late)"
+		" SELECT DISTINCT location_id, assignee, 0, 0 FROM due_days",
 		"INSERT INTO payment_days (location_id, day, payments, cents) SELECT location_id, "
 		DAY_OF("paid_at") ", count(*), sum(amount_cents) FROM payments"
 		" WHERE paid_at IS NOT NULL GROUP BY 1, 2",
@@ -817,6 +819,9 @@ int derive_counts(struct seed *s)
 		DAY_OF("created_at") ", count(*) FROM messages WHERE direction = 'inbound' GROUP BY 1, 2",
 		"INSERT INTO conversation_counts (location_id, unread) SELECT location_id, count(*)"
 		" FROM conversations WHERE unread_count > 0 GROUP BY 1",
+		"INSERT INTO unpaid_counts (location_id, unpaid, due_cents) SELECT location_id,"
+		" count(*), sum(total_cents - paid_cents) FROM invoices"
+		" WHERE status IN ('sent', 'partially_paid') GROUP BY 1",
 	};
 	for (int i = 0; i < COUNT(sql); i++)
 		if (run_sql(s->db, sql[i]))
