@@ -108,24 +108,17 @@ HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact
- * takes its notes, tags, values and search row with it.
- *
- * Within a slice the ids only go up: of the WINDOW contacts deleted
- * longest ago, a batch takes the BATCH lowest ids above the last one
- * removed, so that the search index (FTS5) is written in rowid order. On
- * the full data set's first start that took the longest slice from 38 to
- * 30 ms (medians of 10 starts each); a batch still costs 10 to 16 ms now
- * and then against 2 to 4, and smaller batches cost more, not less.
- * Deleted rows leave the index, so the next slice starts afresh without a
- * cursor; a pass ends with a slice that finds nothing. */
+ * takes its notes, tags and values with it (its search row left when it
+ * was deleted, migration 018). Deleted rows leave the index, so the next
+ * slice starts afresh without a cursor; a pass ends with a slice that
+ * finds nothing. */
 static int purge_slice(struct hl_job_run *run)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
-		"DELETE FROM contacts WHERE id IN (SELECT id FROM (SELECT id FROM contacts"
+		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
 		" WHERE deleted_at IS NOT NULL"
 		" AND deleted_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', :days)"
-		" ORDER BY deleted_at, id LIMIT :window) WHERE id > :after ORDER BY id LIMIT :batch)"
-		" RETURNING id");
+		" ORDER BY deleted_at, id LIMIT :batch)");
 	if (!st)
 		return HL_EDB;
 	char days[32];
@@ -133,20 +126,12 @@ static int purge_slice(struct hl_job_run *run)
 	hl_bind_text(st, ":days", days);
 	/* hl_job_over_budget foresees the next batch by the last one: keep
 	 * them the same size, and small, as the first pays for a cold cache. */
-	enum { BATCH = 8, WINDOW = 64 };
+	enum { BATCH = 8 };
 	hl_bind_int(st, ":batch", BATCH);
-	hl_bind_int(st, ":window", WINDOW);
-	int64_t after = 0;
-	int purged, any = 0;
+	int64_t purged, any = 0;
 	do {
-		sqlite3_reset(st);
-		hl_bind_int(st, ":after", after);
-		int rc;
-		for (purged = 0; (rc = sqlite3_step(st)) == SQLITE_ROW; purged++)
-			if (sqlite3_column_int64(st, 0) > after)
-				after = sqlite3_column_int64(st, 0);
-		if (rc != SQLITE_DONE)
-			return HL_EDB;
+		if ((purged = hl_step_changes(st)) < 0)
+			return (int)purged;
 		any |= purged > 0;
 	} while (purged == BATCH && !hl_job_over_budget(run));
 	return any ? HL_JOB_MORE : HL_JOB_DONE;

@@ -292,10 +292,11 @@ def load_and_kill(s, session, rnd, ledger, world, cycle):
 # Rows the modules' own code keeps beside the ones written, in the same
 # transaction: each query counts those out of step.
 KEPT_BESIDE = {
-    "contacts without their search row": "SELECT count(*) FROM contacts c"
-        " WHERE NOT EXISTS (SELECT 1 FROM contact_search s WHERE s.rowid = c.id)",
-    "search rows without their contact": "SELECT count(*) FROM contact_search s"
-        " WHERE NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = s.rowid)",
+    "live contacts without their search row": "SELECT count(*) FROM contacts c"
+        " WHERE c.deleted_at IS NULL"
+        " AND NOT EXISTS (SELECT 1 FROM contact_search s WHERE s.rowid = c.id)",
+    "search rows without their live contact": "SELECT count(*) FROM contact_search s"
+        " WHERE NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = s.rowid AND c.deleted_at IS NULL)",
     "tag links not marked as their contact": "SELECT count(*) FROM contact_tags t"
         " JOIN contacts c ON c.id = t.contact_id"
         " WHERE t.contact_deleted IS NOT (c.deleted_at IS NOT NULL)",

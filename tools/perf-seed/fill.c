@@ -391,11 +391,12 @@ static void add_contact(struct seed *s, struct place *p, int64_t id)
 	bind_text(st, 12, updated);
 	bind_text(st, 13, deleted_too ? deleted : NULL);
 	insert(s, T_CONTACTS);
-	/* What the contacts module indexes for search (its store.c). */
+	/* What the contacts module indexes for search (its store.c), for
+	 * live contacts only. */
 	char text[SEARCH_SLOT * 3];
 	snprintf(text, sizeof(text), "%s %s %s %s %s", fn, ln, email_kept ? email : "",
 		 phone_kept ? phone : "", company_id ? company : "");
-	search_add(&s->search, id, text);
+	search_add(&s->search, id, deleted_too ? "" : text);
 	tag_contact(s, p, id, deleted_too);
 	fill_fields(s, p, id);
 	if (rng_percent(&s->rng, 25))

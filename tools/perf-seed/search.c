@@ -39,6 +39,8 @@ static int build(struct search *x)
 			struct timespec pause = { 0, 200000 };
 			nanosleep(&pause, NULL);
 		}
+		if (!x->texts[i * SEARCH_SLOT])
+			continue; /* a deleted contact: none */
 		sqlite3_bind_int64(st, 1, x->first_id + i);
 		sqlite3_bind_text(st, 2, x->texts + i * SEARCH_SLOT, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE) {

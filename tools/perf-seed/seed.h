@@ -70,7 +70,8 @@ struct search {
 };
 
 int search_start(struct search *x, sqlite3 *db, const char *path, int64_t contacts);
-/* Hand over a contact's text (ids in order, from first_id). */
+/* Hand over a contact's text (ids in order, from first_id); "" for a
+ * deleted contact, which has no search row. */
 void search_add(struct search *x, int64_t id, const char *text);
 /* Wait for the thread and copy its tables in, inside the transaction; 0
  * or -1 after a line. search_close detaches and removes its database once
