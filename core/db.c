@@ -20,6 +20,7 @@
 #include "slowsql.h"
 #include "sqlalloc.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -548,6 +549,28 @@ const char *db_path(const struct db *db)
 	return db->path;
 }
 
+/* The queue of waiters, with pool_lock held: w joins it last, or leaves
+ * it from wherever it stands. */
+static void join_queue(struct db *db, struct pool_waiter *w)
+{
+	assert(!db->free_list);
+	w->next = NULL;
+	*db->waiters_end = w;
+	db->waiters_end = &w->next;
+}
+
+static void leave_queue(struct db *db, struct pool_waiter *w)
+{
+	struct pool_waiter **at = &db->waiters;
+	while (*at != w) {
+		assert(*at);
+		at = &(*at)->next;
+	}
+	*at = w->next;
+	if (db->waiters_end == &w->next)
+		db->waiters_end = at;
+}
+
 /* Queue w last and wait until db_return hands it a connection or
  * wait_ms pass; on a timeout take it off the queue. Called with pool_lock. */
 static struct hl_db *wait_in_turn(struct db *db, struct pool_waiter *w, long long wait_ms)
@@ -555,19 +578,12 @@ static struct hl_db *wait_in_turn(struct db *db, struct pool_waiter *w, long lon
 	struct timespec until;
 	monotonic_in(wait_ms * 1000, &until);
 	pthread_cond_init(&w->cond, &db->monotonic);
-	*db->waiters_end = w;
-	db->waiters_end = &w->next;
+	join_queue(db, w);
 	int rc = 0;
 	while (!w->given && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&w->cond, &db->pool_lock, &until);
-	if (!w->given) {
-		struct pool_waiter **at = &db->waiters;
-		while (*at != w)
-			at = &(*at)->next;
-		*at = w->next;
-		if (db->waiters_end == &w->next)
-			db->waiters_end = at;
-	}
+	if (!w->given)
+		leave_queue(db, w);
 	pthread_cond_destroy(&w->cond);
 	return w->given;
 }
@@ -638,6 +654,7 @@ void db_return(struct db *db, struct hl_db *c)
 		sqlalloc_leave();
 	pthread_mutex_lock(&db->pool_lock);
 	struct pool_waiter *w = db->waiters;
+	assert(!w || !db->free_list);
 	if (w) {
 		if (!(db->waiters = w->next))
 			db->waiters_end = &db->waiters;

@@ -14,8 +14,9 @@
 
 /* The joined rows, one per sub-account. Live contacts, open deals, unread
  * conversations and open tasks are counted by their modules as they
- * change (the *_totals views); overdue tasks from the days the tasks
- * module keeps (OVERDUE_OF); what is small is counted here. Last activity
+ * change (the *_totals views), and so are the tasks overdue before today
+ * (overdue_task_totals, to which today's are added) and unpaid invoices
+ * (unpaid_invoice_totals); what is small is counted here. Last activity
  * is the newest message or contact change, each the last entry of an
  * index range. */
 /* The sub-accounts a search by name finds. */

@@ -7,7 +7,7 @@
  * ?assignee=ID|me, ?location_id= for one sub-account).
  *
  * Two statements: the counts add up what the tasks module keeps per
- * assignee and day (OVERDUE_OF); the page merges each
+ * sub-account and assignee (OVERDUE_OF); the page merges each
  * sub-account's range of the open tasks' due-date index, stopping each
  * once the page is full.
  */

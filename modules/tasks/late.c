@@ -6,7 +6,8 @@
  * to today once midnight (UTC) has passed, adding the open tasks due on
  * the days it passes. Readers add those days themselves until it has run,
  * so the figures are right at any time; the job only keeps their range
- * short. A row made by a trigger starts at day 0 and is counted up here.
+ * short. A row made by a trigger starts below every day and is counted up
+ * here.
  */
 #include "tasks.h"
 
@@ -23,7 +24,7 @@ static const char catch_up_sql[] =
 	" WHERE (location_id, assignee) IN"
 	" (SELECT location_id, assignee FROM late_counts WHERE day < :today LIMIT :batch)";
 
-int late_slice(struct hl_job_run *run)
+int tasks_late_slice(struct hl_job_run *run)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run), catch_up_sql);
 	hl_bind_int(st, ":today", (int64_t)(time(NULL) / 86400));

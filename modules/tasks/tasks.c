@@ -27,7 +27,7 @@ static const struct hl_route routes[] = {
 
 /* Moves the overdue counts (late_counts) up to today after midnight. */
 static const struct hl_job jobs[] = {
-	{ .name = "late", .period_ms = 900 * 1000, .slice = late_slice },
+	{ .name = "late", .period_ms = 900 * 1000, .slice = tasks_late_slice },
 };
 
 /* The browser page (webui/tasks.js), in the menu, opening with its list. */

@@ -28,6 +28,6 @@ int tasks_change(struct hl_req *req);
 int tasks_delete(struct hl_req *req);
 int tasks_complete(struct hl_req *req);
 int tasks_reopen(struct hl_req *req);
-int late_slice(struct hl_job_run *run);            /* late.c */
+int tasks_late_slice(struct hl_job_run *run);      /* late.c */
 
 #endif

@@ -164,6 +164,10 @@ def change_everything(s, admin):
           " WHERE location_id = 3 ORDER BY paid_at DESC LIMIT 3)")
     s.sql("DELETE FROM payments WHERE id IN (SELECT id FROM payments WHERE location_id = 2"
           " ORDER BY paid_at DESC LIMIT 2)")
+    # A task due before 1970, for someone with none there yet.
+    s.sql("INSERT INTO tasks (location_id, title, due_at, assignee_id) VALUES (4, 'Moon',"
+          " '1969-07-20T20:17:00.000Z', (SELECT id FROM users WHERE id NOT IN"
+          " (SELECT coalesce(assignee_id, 0) FROM tasks WHERE location_id = 4) ORDER BY id LIMIT 1))")
     s.sql("DELETE FROM invoices WHERE id IN (SELECT id FROM invoices WHERE location_id = 3"
           " AND status = 'sent' LIMIT 2)")
     s.sql("UPDATE invoices SET location_id = 4, number = 'MOVED-' || id WHERE id IN (SELECT id"

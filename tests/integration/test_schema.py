@@ -65,8 +65,9 @@ def search(s, text):
 
 def test_a_deleted_contact_leaves_the_search_index():
     # The module writes each contact's line itself (test_contacts_write and
-    # _edit search what they create and change); a row deleted by anyone,
-    # the purge job say, takes its line along through a trigger.
+    # _edit search what they create and change); a live contact deleted by
+    # anyone, softly or for good, takes its line along through a trigger,
+    # and a restored one brings it back.
     with migrated() as s:
         s.sql("INSERT INTO agencies (id, name) VALUES (1, 'A')")
         s.sql("INSERT INTO locations (id, agency_id, name) VALUES (1, 1, 'L')")
@@ -77,6 +78,10 @@ def test_a_deleted_contact_leaves_the_search_index():
         assert search(s, "okaf") == [2] and search(s, "nna be") == [1]
         s.sql("DELETE FROM contacts WHERE id = 2")
         assert search(s, "okaf") == [] and search(s, "nna be") == [1]
+        s.sql("UPDATE contacts SET deleted_at = '2026-01-01T00:00:00.000Z' WHERE id = 1")
+        assert search(s, "nna be") == []
+        s.sql("UPDATE contacts SET deleted_at = NULL WHERE id = 1")
+        assert search(s, "nna be") == [1]
         plan = " ".join(r[3] for r in s.sql(
             "EXPLAIN QUERY PLAN SELECT id FROM contacts WHERE location_id = 1 AND id IN"
             " (SELECT rowid FROM contact_search WHERE text LIKE '%anna%')"))

@@ -812,7 +812,7 @@ int derive_counts(struct seed *s)
 		" coalesce(assignee_id, 0), coalesce(" DAY_OF("due_at") ", 2147483647), count(*)"
 		" FROM tasks WHERE completed_at IS NULL GROUP BY 1, 2, 3",
 		"INSERT INTO late_counts (location_id, assignee, day, late)"
-		" SELECT DISTINCT location_id, assignee, 0, 0 FROM due_days",
+		" SELECT DISTINCT location_id, assignee, -2147483648, 0 FROM due_days",
 		"INSERT INTO payment_days (location_id, day, payments, cents) SELECT location_id, "
 		DAY_OF("paid_at") ", count(*), sum(amount_cents) FROM payments"
 		" WHERE paid_at IS NOT NULL GROUP BY 1, 2",
