@@ -8,45 +8,8 @@
  */
 #include "../../../core/db.c"
 
-#include <dirent.h>
-
 #include "../test.h"
-
-struct fixture {
-	char dir[64];
-	struct config cfg;
-	struct db *db;
-};
-
-static int start_fixture(struct fixture *f)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/hl-db-XXXXXX");
-	CHECK(mkdtemp(f->dir) != NULL);
-	f->cfg.data_dir = f->dir;
-	f->cfg.sqlite_cache_mb = 2;
-	f->cfg.read_connections = 2;
-	f->cfg.reader_wait_ms = 10000;
-	int rc = db_open(&f->db, &f->cfg);
-	CHECK_INT(rc, 0);
-	return rc;
-}
-
-static void stop_fixture(struct fixture *f)
-{
-	db_close(f->db);
-	DIR *d = opendir(f->dir);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char path[PATH_MAX];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
-}
+#include "../temp_db.h"
 
 /* A request waiting on its own thread for up to wait_ms. */
 struct borrower {
@@ -96,8 +59,8 @@ static void give_back(struct db *db, struct hl_db *c, struct borrower *b)
 
 static void waiters_are_served_in_the_order_they_came(void)
 {
-	struct fixture f;
-	if (start_fixture(&f))
+	struct temp_db f;
+	if (temp_db_open(&f, "db"))
 		return;
 	struct hl_db *one = db_lend(f.db), *two = db_lend(f.db);
 	CHECK(one && two && one != two);
@@ -124,15 +87,15 @@ static void waiters_are_served_in_the_order_they_came(void)
 	struct hl_db *again = db_lend_now(f.db);
 	CHECK(again == one || again == two);
 	db_return(f.db, again);
-	stop_fixture(&f);
+	temp_db_close(&f);
 }
 
 /* The queue's order after waiters leave it from its middle and its end,
  * linked by hand: no thread, no clock. */
 static void a_waiter_that_gives_up_leaves_the_queue(void)
 {
-	struct fixture f;
-	if (start_fixture(&f))
+	struct temp_db f;
+	if (temp_db_open(&f, "db"))
 		return;
 	struct hl_db *one = db_lend(f.db), *two = db_lend(f.db);
 	struct pool_waiter w[4];
@@ -161,7 +124,7 @@ static void a_waiter_that_gives_up_leaves_the_queue(void)
 
 	db_return(f.db, one);
 	db_return(f.db, two);
-	stop_fixture(&f);
+	temp_db_close(&f);
 }
 
 TEST_MAIN(waiters_are_served_in_the_order_they_came, a_waiter_that_gives_up_leaves_the_queue)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "../temp_db.h"
 
 static void pause_ms(long long ms)
 {
@@ -71,46 +72,28 @@ static struct mod_job test_jobs[] = {
 enum { MORE, FAILS, HOG, PIECES, CORE = 2, ALL = CORE + 4 };
 
 struct fixture {
-	char dir[64];
-	struct config cfg;
-	struct db *db;
+	struct temp_db t;
 	struct jobs *js;
 };
 
 static int start_fixture(struct fixture *f)
 {
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/hl-jobs-XXXXXX");
-	CHECK(mkdtemp(f->dir) != NULL);
-	f->cfg.data_dir = f->dir;
-	f->cfg.sqlite_cache_mb = 2;
-	f->cfg.read_connections = 2;
-	if (db_open(&f->db, &f->cfg))
+	f->js = NULL;
+	if (temp_db_open(&f->t, "jobs"))
 		return -1;
-	struct hl_db *w = db_write_lock(f->db);
+	struct hl_db *w = db_write_lock(f->t.db);
 	int applied = 0;
 	int rc = migrate_owner(w, "core", "migrations/", core_migrations, core_migrations_count,
 			       &applied);
-	db_write_unlock(f->db, w);
+	db_write_unlock(f->t.db, w);
 	CHECK_INT(rc, 0);
-	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->db, NULL);
+	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->t.db, NULL);
 }
 
 static void stop_fixture(struct fixture *f)
 {
 	jobs_stop(f->js);
-	db_close(f->db);
-	DIR *d = opendir(f->dir);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char path[PATH_MAX];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
+	temp_db_close(&f->t);
 }
 
 static int settled(const struct job_stat *s)
@@ -133,7 +116,7 @@ static int wait_settled(struct jobs *js, struct job_stat *s)
 
 static long long cursor_of(struct fixture *f, const char *name)
 {
-	struct hl_db *r = db_lend(f->db);
+	struct hl_db *r = db_lend(f->t.db);
 	sqlite3_stmt *st = hl_stmt(r, "SELECT cursor FROM job_state WHERE name = ?1");
 	long long cursor = -1;
 	if (st) {
@@ -141,7 +124,7 @@ static long long cursor_of(struct fixture *f, const char *name)
 		if (sqlite3_step(st) == SQLITE_ROW)
 			cursor = sqlite3_column_int64(st, 0);
 	}
-	db_return(f->db, r);
+	db_return(f->t.db, r);
 	return cursor;
 }
 

@@ -16,50 +16,28 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "../temp_db.h"
 
 /* A fresh database in a temporary directory, with its write connection. */
 struct fixture {
-	char dir[64];
-	struct config cfg;
-	struct db *db;
+	struct temp_db t;
 	struct hl_db *w;
 };
 
 static int open_fixture(struct fixture *f)
 {
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "/tmp/hl-migrate-XXXXXX");
-	CHECK(mkdtemp(f->dir) != NULL);
-	f->cfg.data_dir = f->dir;
-	f->cfg.sqlite_cache_mb = 2;
-	f->cfg.sqlite_mmap_mb = 0;
-	f->cfg.read_connections = 2;
-	int rc = db_open(&f->db, &f->cfg);
-	CHECK_INT(rc, 0);
-	if (rc) {
-		rmdir(f->dir);
+	f->w = NULL;
+	if (temp_db_open(&f->t, "migrate"))
 		return -1;
-	}
-	f->w = db_write_lock(f->db);
+	f->w = db_write_lock(f->t.db);
 	return 0;
 }
 
 static void close_fixture(struct fixture *f)
 {
 	if (f->w)
-		db_write_unlock(f->db, f->w);
-	db_close(f->db);
-	DIR *d = opendir(f->dir);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char path[PATH_MAX];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
-	CHECK_INT(rmdir(f->dir), 0);
+		db_write_unlock(f->t.db, f->w);
+	temp_db_close(&f->t);
 }
 
 /* The first column of the first row of `sql`, as an integer (-1 on error). */
@@ -371,18 +349,18 @@ static void readers_are_lent_returned_and_read_only(void)
 	if (open_fixture(&f))
 		return;
 	CHECK_INT(hl_exec(f.w, "CREATE TABLE t (x); INSERT INTO t VALUES (7);"), 0);
-	struct hl_db *r1 = db_lend(f.db), *r2 = db_lend(f.db);
+	struct hl_db *r1 = db_lend(f.t.db), *r2 = db_lend(f.t.db);
 	CHECK(r1 && r2 && r1 != r2 && r1 != f.w && r2 != f.w);
 	CHECK_INT(query_int(r1, "SELECT x FROM t"), 7); /* sees the committed write */
 	CHECK_INT(hl_exec(r2, "INSERT INTO t VALUES (8)"), HL_EDB);
 	sqlite3_stmt *st = hl_stmt(r1, "SELECT x FROM t");
 	CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	db_return(f.db, r1);
+	db_return(f.t.db, r1);
 	CHECK(!sqlite3_stmt_busy(st)); /* its read ended with the lease */
-	CHECK(db_lend(f.db) == r1);    /* the only free one */
-	db_return(f.db, r1);
-	db_return(f.db, r2);
-	db_return(f.db, NULL);
+	CHECK(db_lend(f.t.db) == r1);    /* the only free one */
+	db_return(f.t.db, r1);
+	db_return(f.t.db, r2);
+	db_return(f.t.db, NULL);
 	CHECK_INT(query_int(f.w, "SELECT count(*) FROM t"), 1);
 	close_fixture(&f);
 }
