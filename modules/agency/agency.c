@@ -94,12 +94,6 @@ int agency_list_read(struct hl_req *req, struct agency_list *list, const char *s
 	return agency_location(req, &list->location);
 }
 
-void agency_bind_clock(sqlite3_stmt *st, char now[32])
-{
-	hl_time_text(time(NULL), now);
-	hl_bind_text(st, ":now", now);
-}
-
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)
 {
 	sqlite3_stmt *st = hl_agency_read(req, sql);

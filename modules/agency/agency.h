@@ -24,8 +24,7 @@
  * open tasks of one assignee), with `ot` its row of overdue_task_totals
  * (LEFT JOINed): those due before today, which the tasks module keeps
  * counted, plus today's due before now (a range of an index). A few rows,
- * however many tasks are overdue or due ahead. Both read SQLite's clock,
- * one time for a whole statement step. */
+ * however many tasks are overdue or due ahead. */
 #define OVERDUE_OF(tc, ot) \
 	"(coalesce(" ot ".overdue, 0) + " \
 	LATE_TODAY(tc, " AND assignee_id IS nullif(" tc ".assignee, 0)") ")"
@@ -37,9 +36,12 @@
 #define LATE_TODAY(tc, which) \
 	"(SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
 	" AND completed_at IS NULL" which \
-	" AND due_at >= strftime('%Y-%m-%dT00:00:00.000Z') AND due_at < strftime('%Y-%m-%dT%H:%M:%fZ'))"
-/* Bind :now, UTC, as the tables keep times; `now` gets its text. */
-void agency_bind_clock(sqlite3_stmt *st, char now[32]);
+	" AND due_at >= strftime('%Y-%m-%dT00:00:00.000Z') AND due_at < " AGENCY_NOW ")"
+/* Now, UTC, as the tables keep times. Every statement of the module reads
+ * SQLite's clock, which the tasks module's overdue_task_totals reads too:
+ * the tasks overdue before today and today's then meet at one midnight,
+ * and no time is bound. */
+#define AGENCY_NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
 
 /* 1 when the invoices module is loaded, which the agency wants but works
  * without (set by init): its figures are then null, and each answer says
@@ -49,11 +51,8 @@ extern int agency_invoices;
 
 /* The agency's totals over every sub-account, in one row: sub_accounts,
  * json_counts (as /api/project's counts) and health_score (the mean of
- * every scored contact). Bind with projects_bind. */
+ * every scored contact). Its :q (a name searched for) is left NULL. */
 extern const char *const projects_totals_sql[2];
-/* Bind the clock (agency_bind_clock) and :q (the name searched for, or
- * NULL) of a projects statement. */
-void projects_bind(sqlite3_stmt *st, const char *q);
 
 /* The first step of every handler: the caller must see every record (an
  * "assigned only" agency user is answered 403), and the sub-account the

@@ -102,7 +102,6 @@ static int write_totals(struct hl_req *req, struct hl_json *j, int64_t location)
 	sqlite3_stmt *st = agency_read(req, projects_totals_sql[agency_invoices], location);
 	if (!st)
 		return HL_EDB;
-	projects_bind(st, NULL);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	hl_json_columns(j, st);

@@ -32,7 +32,7 @@
 	" AND " range
 #define UNPAID \
 	" not_due AS (SELECT location_id AS id, count(*) AS n, sum(due) AS due FROM (" \
-	NOT_DUE_IN("due_at >= :now") " UNION ALL" NOT_DUE_IN("due_at IS NULL") ") GROUP BY 1)," \
+	NOT_DUE_IN("due_at >= " AGENCY_NOW) " UNION ALL" NOT_DUE_IN("due_at IS NULL") ") GROUP BY 1)," \
 	" unpaid AS (SELECT u.location_id AS id, u.unpaid AS n, u.due_cents AS due," \
 	"  u.unpaid - coalesce(not_due.n, 0) AS over_n," \
 	"  u.due_cents - coalesce(not_due.due, 0) AS over_due" \
@@ -156,13 +156,6 @@ static int64_t count_projects(struct hl_req *req, const char *q, int64_t locatio
 	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : HL_EDB;
 }
 
-void projects_bind(sqlite3_stmt *st, const char *q)
-{
-	char now[32];
-	agency_bind_clock(st, now);
-	hl_bind_text(st, ":q", q);
-}
-
 int agency_projects(struct hl_req *req)
 {
 	struct agency_list list;
@@ -184,7 +177,7 @@ int agency_projects(struct hl_req *req)
 	sqlite3_stmt *st = agency_read(req, page_sql(req, s, desc, list.cursor != NULL), list.location);
 	if (!st)
 		return HL_EDB;
-	projects_bind(st, q);
+	hl_bind_text(st, ":q", q);
 	hl_bind_text(st, ":cursor", list.cursor);
 	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);

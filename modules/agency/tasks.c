@@ -37,11 +37,9 @@ static const char page_columns[] =
 
 static int write_assignees(struct hl_req *req, struct hl_json *j, int64_t location)
 {
-	char now[32];
 	sqlite3_stmt *st = agency_read(req, assignees_sql, location);
 	if (!st)
 		return HL_EDB;
-	agency_bind_clock(st, now);
 	int rc;
 	hl_json_key(j, "assignees");
 	hl_json_array(j);
@@ -56,7 +54,7 @@ static sqlite3_stmt *page(struct hl_req *req, const struct agency_list *list, in
 {
 	char *sql = hl_sprintf(req, page_columns,
 		assignee ? "tasks_open_assignee_due" : "tasks_open_due",
-		overdue ? " AND " DUE " < :now" : "",
+		overdue ? " AND " DUE " < " AGENCY_NOW : "",
 		assignee ? " AND t.assignee_id = :assignee" : "",
 		list->cursor ? " AND (" DUE ", t.id) > (json_extract(:cursor, '$[0]'),"
 			       " json_extract(:cursor, '$[1]'))" : "");
@@ -80,12 +78,9 @@ int agency_tasks(struct hl_req *req)
 	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	char now[32];
-	hl_time_text(time(NULL), now);
 	sqlite3_stmt *st = page(req, &list, status && !strcmp(status, "overdue"), assignee);
 	if (!st)
 		return HL_EDB;
-	hl_bind_text(st, ":now", now);
 	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
