@@ -23,6 +23,10 @@
 
 /* What makes a field need quotes (RFC 4180, 2.6). */
 static const unsigned char special[256] = { [','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1 };
+/* What makes text a formula, first after any quotes. */
+static const unsigned char formula[256] = {
+	['='] = 1, ['+'] = 1, ['-'] = 1, ['@'] = 1, ['\t'] = 1, ['\r'] = 1,
+};
 
 /* Append s[0..n), quoted when it must be, and with a formula's guard
  * when `guard` is set. */
@@ -57,7 +61,7 @@ int csv_formula(const char *s, size_t n)
 	size_t i = 0;
 	while (i < n && s[i] == '\'')
 		i++;
-	return i < n && s[i] && strchr("=+-@\t\r", s[i]);
+	return i < n && formula[(unsigned char)s[i]];
 }
 
 void csv_quote(struct buf *out, const char *s, size_t n)

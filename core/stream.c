@@ -8,7 +8,8 @@
  * chunk each time STREAM_CHUNK bytes are ready, and the core ends the
  * stream after the handler. libdeflate compresses whole buffers only, and
  * browsers ignore a second gzip member, so streams use brotli's streaming
- * encoder or zlib's deflate (see DESIGN.md's facts).
+ * encoder or zlib's deflate (see DESIGN.md's facts), on a thread beside
+ * the handler's (encoder.c).
  *
  * A client that reads slowly must not hold a read connection: chunks made
  * while the request holds one wait in `pending`, and leave when it gives
@@ -17,39 +18,27 @@
  * slower than min_rate_kb after body_timeout_s has its answer cut short.
  */
 #include "compress.h"
+#include "encoder.h"
 #include "log.h"
 #include "request.h"
 #include "server.h"
 
-#include <brotli/encode.h>
 #include <civetweb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #define STREAM_CHUNK (64 * 1024)
 #define PENDING_MAX (1 << 20) /* sent anyway, by a handler that never gives
 				* its read connection back: a page must fit */
-#define BROTLI_STREAM_WINDOW 20 /* 1 MB: bounded memory per stream */
-/* Streams are the big answers, where compressing costs more than the
- * query: on a 1.25 MB contacts export, brotli 5 took 40 ms (4.0 times
- * smaller), brotli 2 10 ms (3.4 times), brotli 0 5 ms (2.8 times); zlib 6
- * 44 ms (3.6 times), zlib 1 13 ms (2.8 times). So streams use the fast
- * levels: the export of 7,900 contacts answers in 20 ms at brotli 0, 27 ms
- * at 2 (15 ms uncompressed). Brotli 1 allocates two buffers for every
- * chunk smaller than its 128 KB block, which is each of ours. */
-#define BROTLI_STREAM_QUALITY 0
-#define GZIP_STREAM_LEVEL 1
 
 struct stream {
 	enum coding coding;
-	BrotliEncoderState *br;
-	z_stream gz;
+	struct encoder *encoder; /* for a coding, unless head_only */
 	int head_only;
 	int failed;        /* the connection went away: drop the rest */
 	struct buf pending; /* the head and chunks not sent yet */
-	unsigned char out[STREAM_CHUNK + 64];
+	struct buf made;   /* what the encoder handed back */
 };
 
 /* Send what is pending, unless the request holds a database connection
@@ -83,24 +72,8 @@ static void send_chunk(struct hl_req *r, const void *data, size_t len)
 	flush(r, 0);
 }
 
-static int coder_open(struct stream *s)
-{
-	if (s->coding == CODING_BR) {
-		if (!(s->br = BrotliEncoderCreateInstance(NULL, NULL, NULL)))
-			return HL_ENOMEM;
-		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_QUALITY, BROTLI_STREAM_QUALITY);
-		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_LGWIN, BROTLI_STREAM_WINDOW);
-		BrotliEncoderSetParameter(s->br, BROTLI_PARAM_MODE, BROTLI_MODE_TEXT);
-	} else if (s->coding == CODING_GZIP) {
-		/* windowBits 15 + 16: a gzip wrapper, not zlib's. */
-		if (deflateInit2(&s->gz, GZIP_STREAM_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-			return HL_ENOMEM;
-	}
-	return 0;
-}
-
-/* Compress `len` bytes (finishing the stream when `last`), sending each
- * full output buffer as a chunk. */
+/* Send `len` bytes of the answer, compressed when it is (finishing the
+ * compression when `last`). */
 static void encode(struct hl_req *r, const unsigned char *in, size_t len, int last)
 {
 	struct stream *s = r->stream;
@@ -108,35 +81,11 @@ static void encode(struct hl_req *r, const unsigned char *in, size_t len, int la
 		send_chunk(r, in, len);
 		return;
 	}
-	for (;;) {
-		size_t room = sizeof(s->out), made;
-		int done;
-		if (s->coding == CODING_BR) {
-			uint8_t *next_out = s->out;
-			if (!BrotliEncoderCompressStream(s->br, last ? BROTLI_OPERATION_FINISH
-								     : BROTLI_OPERATION_PROCESS,
-							 &len, &in, &room, &next_out, NULL)) {
-				s->failed = 1;
-				return;
-			}
-			made = sizeof(s->out) - room;
-			done = last ? BrotliEncoderIsFinished(s->br) : !len && !BrotliEncoderHasMoreOutput(s->br);
-		} else {
-			s->gz.next_in = (unsigned char *)in;
-			s->gz.avail_in = (uInt)len;
-			s->gz.next_out = s->out;
-			s->gz.avail_out = (uInt)room;
-			int rc = deflate(&s->gz, last ? Z_FINISH : Z_NO_FLUSH);
-			made = room - s->gz.avail_out;
-			in = s->gz.next_in;
-			len = s->gz.avail_in;
-			done = last ? rc == Z_STREAM_END : s->gz.avail_out != 0;
-		}
-		if (made)
-			send_chunk(r, s->out, made);
-		if (done || s->failed)
-			return;
-	}
+	buf_reset(&s->made);
+	if (encoder_push(s->encoder, in, len, last, &s->made))
+		s->failed = 1;
+	else if (s->made.len)
+		send_chunk(r, s->made.data, s->made.len);
 }
 
 static void stream_head(struct hl_req *r)
@@ -170,7 +119,7 @@ HL_API int hl_stream_begin(struct hl_req *r, int status, const char *content_typ
 	s->coding = compress_worth(content_type)
 			    ? compress_choose(hl_header(r, "Accept-Encoding"))
 			    : CODING_IDENTITY;
-	if (!s->head_only && coder_open(s)) {
+	if (!s->head_only && s->coding && !(s->encoder = encoder_open(s->coding))) {
 		free(s);
 		return HL_ENOMEM;
 	}
@@ -234,11 +183,9 @@ void stream_end(struct hl_req *r, int ok)
 	if (!r->writer)
 		request_return_reader(r); /* not held while the client reads */
 	flush(r, 1);
-	if (s->br)
-		BrotliEncoderDestroyInstance(s->br);
-	if (s->coding == CODING_GZIP && !s->head_only)
-		deflateEnd(&s->gz);
+	encoder_close(s->encoder);
 	buf_release(&s->pending);
+	buf_release(&s->made);
 	free(s);
 	r->stream = NULL;
 	r->out.len = HEAD_ROOM;

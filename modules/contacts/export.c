@@ -8,10 +8,13 @@
  * Rows are read in pages of PAGE by id, each page its own short read, so
  * memory stays flat however many contacts there are, and neither a read
  * transaction nor a read connection is held for the length of a slow
- * download: the page leaves once its connection is given back. A page's tags and custom values are read
- * alongside it, in contact order from the location's own ranges, and
- * merged in as the rows go out: with a subquery per row and column the
- * export of 7,900 contacts took 37 ms instead of 16 (uncompressed).
+ * download: the page leaves once its connection is given back. A page's
+ * tags and custom values are read alongside it, in contact order from the
+ * location's own ranges, and merged in as the rows go out: with a
+ * subquery per row and column the export of 7,900 contacts took 37 ms
+ * instead of 16 (uncompressed). The tags' names are read once, before the
+ * first page: joining them to each of the 11,000 tag rows of the largest
+ * sub-account was 0.8 of the 2.2 ms its tags took.
  */
 #include "contacts.h"
 
@@ -34,21 +37,29 @@ static const char *const own_names[] = {
 #define OWN_TAGS 8
 
 /* One side of the merge: a statement of (contact_id, ...) in contact
- * order, and whether it is on a row. */
+ * order, and the contact of its row (INT64_MAX past the last). */
 struct side {
 	sqlite3_stmt *st;
-	int on_row;
+	int64_t contact;
+};
+
+/* A location's custom fields or tags: ids, in order, and their texts. */
+struct names {
+	int n;
+	int64_t *ids;
+	const char **texts;
 };
 
 struct export {
 	struct hl_req *req;
 	int ncustom;
 	int64_t *field_ids;  /* the custom columns' fields, in column order */
+	struct names tags;   /* every tag of the location */
 	const char **cells;  /* one line: OWN_COUNT + ncustom */
 	size_t *lens;
 	char *room;          /* the tags and custom values of the line */
 	size_t room_len, room_cap;
-	struct side tags, values;
+	struct side tagged, values;
 	size_t page_bytes;   /* the page's text so far, about */
 };
 
@@ -68,30 +79,35 @@ static size_t keep(struct export *x, const void *s, size_t n)
 	return x->room_len - n;
 }
 
-/* Step `side` past the rows of contacts before `id`. HL_EDB on error. */
-static int skip_to(struct side *side, int64_t id)
+/* The name of tag `id`, or NULL when it is not among them. */
+static const char *tag_name(const struct names *tags, int64_t id)
 {
-	while (side->on_row && sqlite3_column_int64(side->st, 0) < id) {
-		int rc = sqlite3_step(side->st);
-		side->on_row = rc == SQLITE_ROW;
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return HL_EDB;
+	int low = 0, high = tags->n;
+	while (low < high) {
+		int mid = low + (high - low) / 2;
+		if (tags->ids[mid] < id)
+			low = mid + 1;
+		else
+			high = mid;
 	}
-	return 0;
+	return low < tags->n && tags->ids[low] == id ? tags->texts[low] : NULL;
 }
 
-/* Whether `side` is on a row of contact `id`; steps it after the caller
- * has taken the row. */
-static int at(struct side *side, int64_t id)
-{
-	return side->on_row && sqlite3_column_int64(side->st, 0) == id;
-}
-
+/* Step `side` to its next row. HL_EDB on error. */
 static int next(struct side *side)
 {
 	int rc = sqlite3_step(side->st);
-	side->on_row = rc == SQLITE_ROW;
+	side->contact = rc == SQLITE_ROW ? sqlite3_column_int64(side->st, 0) : INT64_MAX;
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* Step `side` past the rows of contacts before `id`. */
+static int skip_to(struct side *side, int64_t id)
+{
+	int rc = 0;
+	while (!rc && side->contact < id)
+		rc = next(side);
+	return rc;
 }
 
 /* Write the line of the main statement's current row, merging in the
@@ -100,7 +116,7 @@ static int write_line(struct export *x, sqlite3_stmt *st)
 {
 	int64_t id = sqlite3_column_int64(st, 0);
 	size_t small[64], *custom_offset;
-	int rc = skip_to(&x->tags, id);
+	int rc = skip_to(&x->tagged, id);
 	x->room_len = 0;
 	for (int i = 0, col = 0; i < OWN_COUNT; i++)
 		if (i != OWN_TAGS) {
@@ -108,10 +124,13 @@ static int write_line(struct export *x, sqlite3_stmt *st)
 			x->lens[i] = (size_t)sqlite3_column_bytes(st, col++);
 		}
 	size_t tags_at = x->room_len;
-	for (; !rc && at(&x->tags, id); rc = next(&x->tags)) {
+	for (; !rc && x->tagged.contact == id; rc = next(&x->tagged)) {
+		const char *name = tag_name(&x->tags, sqlite3_column_int64(x->tagged.st, 1));
+		if (!name)
+			continue; /* a tag made after the export began */
 		if (x->room_len > tags_at)
 			keep(x, ", ", 2);
-		keep(x, sqlite3_column_text(x->tags.st, 1), (size_t)sqlite3_column_bytes(x->tags.st, 1));
+		keep(x, name, strlen(name));
 	}
 	size_t tags_len = x->room_len - tags_at;
 	custom_offset = x->ncustom <= 64 ? small : hl_alloc(x->req, sizeof(size_t) * (size_t)x->ncustom);
@@ -119,7 +138,7 @@ static int write_line(struct export *x, sqlite3_stmt *st)
 		x->cells[OWN_COUNT + f] = NULL;
 	if (!rc)
 		rc = skip_to(&x->values, id);
-	for (int f = 0; !rc && at(&x->values, id); rc = next(&x->values)) {
+	for (int f = 0; !rc && x->values.contact == id; rc = next(&x->values)) {
 		int64_t field = sqlite3_column_int64(x->values.st, 1);
 		while (f < x->ncustom && x->field_ids[f] != field)
 			f++; /* both in field id order */
@@ -143,36 +162,50 @@ static int write_line(struct export *x, sqlite3_stmt *st)
 	return hl_stream_csv_fields(x->req, x->cells, x->lens, OWN_COUNT + x->ncustom);
 }
 
-/* The location's custom fields in field id order (the order of their
- * values in the index), and the header line. */
-static int read_fields(struct export *x)
+/* Read `sql`'s (id, text) rows, in id order, into `out`. */
+static int read_names(struct export *x, const char *sql, struct names *out)
 {
-	sqlite3_stmt *st = hl_scoped_read(x->req, "SELECT id, key FROM custom_fields"
-					  " WHERE location_id = :location ORDER BY id");
+	sqlite3_stmt *st = hl_scoped_read(x->req, sql);
 	if (!st)
 		return HL_EDB;
-	int n = 0, cap = 16, rc;
-	const char **names = hl_alloc(x->req, sizeof(*names) * (size_t)(OWN_COUNT + cap));
-	x->field_ids = hl_alloc(x->req, sizeof(int64_t) * (size_t)cap);
-	memcpy(names, own_names, sizeof(own_names));
+	int cap = 16, rc;
+	out->n = 0;
+	out->ids = hl_alloc(x->req, sizeof(*out->ids) * (size_t)cap);
+	out->texts = hl_alloc(x->req, sizeof(*out->texts) * (size_t)cap);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			const char **more = hl_alloc(x->req, sizeof(*names) * (size_t)(OWN_COUNT + 2 * cap));
-			int64_t *ids = hl_alloc(x->req, sizeof(int64_t) * (size_t)(2 * cap));
-			memcpy(more, names, sizeof(*names) * (size_t)(OWN_COUNT + n));
-			memcpy(ids, x->field_ids, sizeof(int64_t) * (size_t)n);
-			names = more, x->field_ids = ids, cap *= 2;
+		if (out->n == cap) {
+			int64_t *ids = hl_alloc(x->req, sizeof(*ids) * (size_t)(2 * cap));
+			const char **texts = hl_alloc(x->req, sizeof(*texts) * (size_t)(2 * cap));
+			memcpy(ids, out->ids, sizeof(*ids) * (size_t)out->n);
+			memcpy(texts, out->texts, sizeof(*texts) * (size_t)out->n);
+			out->ids = ids, out->texts = texts, cap *= 2;
 		}
-		x->field_ids[n] = sqlite3_column_int64(st, 0);
-		names[OWN_COUNT + n++] = hl_strndup(x->req, (const char *)sqlite3_column_text(st, 1),
-						    (size_t)sqlite3_column_bytes(st, 1));
+		out->ids[out->n] = sqlite3_column_int64(st, 0);
+		out->texts[out->n++] = hl_strndup(x->req, (const char *)sqlite3_column_text(st, 1),
+						  (size_t)sqlite3_column_bytes(st, 1));
 	}
-	if (rc != SQLITE_DONE)
-		return HL_EDB;
-	x->ncustom = n;
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+/* The location's tags, and its custom fields in field id order (the order
+ * of their values in the index), then the header line. */
+static int read_header(struct export *x)
+{
+	struct names fields;
+	int rc = read_names(x, "SELECT id, name FROM tags WHERE location_id = :location"
+			    " ORDER BY id", &x->tags);
+	if (!rc)
+		rc = read_names(x, "SELECT id, key FROM custom_fields"
+				" WHERE location_id = :location ORDER BY id", &fields);
+	if (rc)
+		return rc;
+	int n = x->ncustom = fields.n;
+	x->field_ids = fields.ids;
 	x->cells = hl_alloc(x->req, sizeof(*x->cells) * (size_t)(OWN_COUNT + n));
 	x->lens = hl_alloc(x->req, sizeof(*x->lens) * (size_t)(OWN_COUNT + n));
-	return hl_stream_csv_fields(x->req, names, NULL, OWN_COUNT + n);
+	memcpy(x->cells, own_names, sizeof(own_names));
+	memcpy(x->cells + OWN_COUNT, fields.texts, sizeof(*x->cells) * (size_t)n);
+	return hl_stream_csv_fields(x->req, x->cells, NULL, OWN_COUNT + n);
 }
 
 /* Begin one side of the merge after contact `last`. */
@@ -189,9 +222,9 @@ static int side_begin(struct export *x, struct side *side, const char *sql, int6
 static int export_page(struct export *x, const char *sql, const struct contact_filters *f,
 		       int64_t *last)
 {
-	int rc = side_begin(x, &x->tags, "SELECT ct.contact_id, t.name FROM contact_tags ct"
-			    " JOIN tags t ON t.id = ct.tag_id WHERE ct.location_id = :location"
-			    " AND ct.contact_id > :last ORDER BY ct.contact_id", *last);
+	int rc = side_begin(x, &x->tagged, "SELECT contact_id, tag_id FROM contact_tags"
+			    " WHERE location_id = :location AND contact_id > :last"
+			    " ORDER BY contact_id, tag_id", *last);
 	if (!rc)
 		rc = side_begin(x, &x->values, "SELECT contact_id, field_id, value FROM custom_values"
 				" WHERE location_id = :location AND contact_id > :last"
@@ -213,7 +246,7 @@ static int export_page(struct export *x, const char *sql, const struct contact_f
 	/* End this page's read before the next, and give the connection back
 	 * while the page goes out to the client, however slowly it reads. */
 	sqlite3_reset(st);
-	sqlite3_reset(x->tags.st);
+	sqlite3_reset(x->tagged.st);
 	sqlite3_reset(x->values.st);
 	hl_read_end(x->req);
 	/* More may follow a page its size or its LIMIT ended. */
@@ -233,7 +266,7 @@ int contacts_export(struct hl_req *req)
 				     contact_filters_where(req, &f), PAGE);
 	rc = hl_stream_begin(req, 200, "text/csv; charset=utf-8");
 	if (!rc)
-		rc = read_fields(&x);
+		rc = read_header(&x);
 	int64_t last = 0;
 	for (int more = 1; !rc && more;)
 		if ((more = export_page(&x, sql, &f, &last)) < 0)
