@@ -40,7 +40,7 @@ static const struct hl_route routes[] = {
 	{ .method = "DELETE", .pattern = "/api/contacts/:id/tags/:tag", .handler = tags_remove },
 	{ .method = "POST", .pattern = "/api/tags/bulk", .handler = tags_bulk },
 	{ .method = "GET", .pattern = "/api/tags", .handler = tags_list,
-	  .cache_ms = 60000, .reads = "tags contact_tags contacts" },
+	  .cache_ms = 60000, .reads = "tags tag_counts" },
 	{ .method = "GET", .pattern = "/api/contacts/:id/notes", .handler = notes_list,
 	  .cache_ms = 60000, .reads = "notes contacts" },
 	{ .method = "POST", .pattern = "/api/contacts/:id/notes", .handler = notes_add },

@@ -131,6 +131,10 @@ def test_bulk_tags_for_a_thousand_contacts_in_one_request():
         assert admin.get("/api/contacts?location_id=1&tag=bulk-a&count=1&limit=1").json()["total"] == len(mine)
         r = admin.post("/api/tags/bulk", {"contact_ids": mine[:10], "remove": ["bulk-a"]}, headers=h)
         assert r.json() == {"added": 0, "removed": 10, "not_found": []}
+        # Each tag's count of contacts follows, and a deleted contact leaves it.
+        assert admin.delete("/api/contacts/%d" % mine[-1], headers=h).status == 204
+        counts = {t["name"]: t["contacts"] for t in admin.get("/api/tags?location_id=1").json()["data"]}
+        assert (counts["bulk-a"], counts["bulk-b"]) == (len(mine) - 11, len(mine) - 1)
         # The other location's contact was not touched.
         assert s.sql("SELECT count(*) FROM contact_tags WHERE contact_id = ?", other)[0][0] == \
             s.sql("SELECT count(*) FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id"

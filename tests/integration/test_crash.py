@@ -50,6 +50,10 @@ COUNTS = {
         "SELECT l.location_id, l.assignee, l.day, (SELECT count(*) FROM tasks t"
         " WHERE t.location_id = l.location_id AND coalesce(t.assignee_id, 0) = l.assignee"
         " AND t.completed_at IS NULL AND unixepoch(t.due_at) / 86400 < l.day) FROM late_counts l"),
+    "tag_counts": (
+        "SELECT tag_id, location_id, contacts FROM tag_counts WHERE contacts <> 0",
+        "SELECT tag_id, location_id, count(*) FROM contact_tags WHERE contact_deleted = 0"
+        " GROUP BY tag_id"),
     "unpaid_counts": (
         "SELECT location_id, unpaid, due_cents FROM unpaid_counts WHERE unpaid <> 0 OR due_cents <> 0",
         "SELECT location_id, count(*), sum(total_cents - paid_cents) FROM invoices"

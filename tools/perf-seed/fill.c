@@ -823,6 +823,8 @@ int derive_counts(struct seed *s)
 		"INSERT INTO unpaid_counts (location_id, unpaid, due_cents) SELECT location_id,"
 		" count(*), sum(total_cents - paid_cents) FROM invoices"
 		" WHERE status IN ('sent', 'partially_paid') GROUP BY 1",
+		"INSERT INTO tag_counts (tag_id, location_id, contacts) SELECT tag_id, location_id,"
+		" count(*) FROM contact_tags WHERE contact_deleted = 0 GROUP BY tag_id",
 	};
 	for (int i = 0; i < COUNT(sql); i++)
 		if (run_sql(s->db, sql[i]))
