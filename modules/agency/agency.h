@@ -36,12 +36,10 @@
 #define LATE_TODAY(tc, which) \
 	"(SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
 	" AND completed_at IS NULL" which \
-	" AND due_at >= strftime('%Y-%m-%dT00:00:00.000Z') AND due_at < " AGENCY_NOW ")"
-/* Now, UTC, as the tables keep times. Every statement of the module reads
- * SQLite's clock, which the tasks module's overdue_task_totals reads too:
- * the tasks overdue before today and today's then meet at one midnight,
- * and no time is bound. */
-#define AGENCY_NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
+	" AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_NOW ")"
+/* Every statement of the module reads SQLite's clock (HL_SQL_NOW), as the
+ * tasks module's overdue_task_totals does: the tasks overdue before today
+ * and today's then meet at one midnight. */
 
 /* 1 when the invoices module is loaded, which the agency wants but works
  * without (set by init): its figures are then null, and each answer says

@@ -32,7 +32,7 @@
 	" AND " range
 #define UNPAID \
 	" not_due AS (SELECT location_id AS id, count(*) AS n, sum(due) AS due FROM (" \
-	NOT_DUE_IN("due_at >= " AGENCY_NOW) " UNION ALL" NOT_DUE_IN("due_at IS NULL") ") GROUP BY 1)," \
+	NOT_DUE_IN("due_at >= " HL_SQL_NOW) " UNION ALL" NOT_DUE_IN("due_at IS NULL") ") GROUP BY 1)," \
 	" unpaid AS (SELECT u.location_id AS id, u.unpaid AS n, u.due_cents AS due," \
 	"  u.unpaid - coalesce(not_due.n, 0) AS over_n," \
 	"  u.due_cents - coalesce(not_due.due, 0) AS over_due" \

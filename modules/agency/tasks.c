@@ -54,7 +54,7 @@ static sqlite3_stmt *page(struct hl_req *req, const struct agency_list *list, in
 {
 	char *sql = hl_sprintf(req, page_columns,
 		assignee ? "tasks_open_assignee_due" : "tasks_open_due",
-		overdue ? " AND " DUE " < " AGENCY_NOW : "",
+		overdue ? " AND " DUE " < " HL_SQL_NOW : "",
 		assignee ? " AND t.assignee_id = :assignee" : "",
 		list->cursor ? " AND (" DUE ", t.id) > (json_extract(:cursor, '$[0]'),"
 			       " json_extract(:cursor, '$[1]'))" : "");

@@ -12,17 +12,14 @@
  */
 #include "mobile.h"
 
-#define MIDNIGHT "strftime('%Y-%m-%dT00:00:00.000Z')"
-#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
-
 #define COUNTERS(locations) \
 	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
 	" unread AS (SELECT location_id AS id, unread AS n FROM conversation_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc))," \
 	" today AS (SELECT location_id AS id, count(*) AS n," \
-	"  count(*) FILTER (WHERE due_at < " NOW ") AS late FROM tasks" \
+	"  count(*) FILTER (WHERE due_at < " HL_SQL_NOW ") AS late FROM tasks" \
 	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" \
-	"  AND due_at >= " MIDNIGHT " AND due_at < strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')" \
+	"  AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_TOMORROW \
 	"  GROUP BY location_id)," \
 	" before AS (SELECT location_id AS id, sum(overdue) AS n FROM overdue_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \

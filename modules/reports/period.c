@@ -25,10 +25,9 @@ void period_init(struct period *p, int days, time_t now)
 	time_t midnight = now - now % DAY;
 	p->days = days;
 	p->start = midnight - (time_t)(days - 1) * DAY;
+	p->first_day = (int64_t)(p->start / DAY);
 	hl_time_text(p->start, p->since);
-	hl_time_text(midnight, p->today);
 	hl_time_text(midnight + DAY, p->end);
-	hl_time_text(now, p->now);
 }
 
 void period_date(const struct period *p, int day, char out[11])

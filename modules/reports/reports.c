@@ -20,11 +20,12 @@ static const char *const wants[] = { "invoices", NULL };
 int reports_invoices;
 
 /* Everything the figures read. A count another module keeps is named by
- * the view it publishes when its table is not read otherwise: a reply
- * still drops the figures (they count messages), but a conversation
- * assigned does not. */
-#define FIGURE_TABLES "contacts opportunities pipelines stages conversation_totals messages" \
-	" tasks invoices? unpaid_invoice_totals? payments?"
+ * the view it publishes when its table is not read otherwise: a message
+ * received drops the figures, but a reply or a conversation assigned
+ * does not. */
+#define FIGURE_TABLES "contact_totals contacts_created_daily opportunities deal_totals" \
+	" deals_won_daily pipelines stages conversation_totals messages_received_daily tasks" \
+	" open_task_totals overdue_task_totals invoices? unpaid_invoice_totals? payments_daily?"
 /* What the project reads: the counts, the location and its people (the
  * core's tables under its location_users view). Only by the views: a write
  * that leaves the counts as they were (a reply, a contact renamed) leaves

@@ -17,12 +17,13 @@
 #define PERIOD_MAX 90 /* days: the longest period a figure covers */
 
 /* A period: the `days` days (UTC) that end today, from `since` (the first
- * day's midnight) to `end` (tomorrow's midnight), and the moment it was
- * worked out, all as the tables keep times ("2026-11-30T00:00:00.000Z"). */
+ * day's midnight) to `end` (tomorrow's midnight), as the tables keep times
+ * ("2026-11-30T00:00:00.000Z"). */
 struct period {
 	int days;
 	time_t start; /* the first day's midnight */
-	char since[32], today[32], end[32], now[32];
+	int64_t first_day; /* the same in days since 1970, as daily counts are kept */
+	char since[32], end[32];
 };
 
 /* What the series count per day. */
@@ -53,7 +54,7 @@ void period_date(const struct period *p, int day, char out[11]);
 
 /* Load the counts and the series of `f` (whose period is set). 0 or HL_EDB. */
 int figures_load(struct hl_req *req, struct figures *f);
-/* Load only the counts (the period sets what is due today and overdue). */
+/* Load only the counts (of now, whatever the period). */
 int figures_load_counts(struct hl_req *req, struct figures *f);
 /* The sum of series `s` over the last `days` days of the period. */
 struct day_figure figures_sum(const struct figures *f, enum series s, int days);

@@ -51,6 +51,7 @@
  *        answer.
  *   1.11 hl_job.wake_on: an event that makes the job's next slice run at
  *        once.
+ *   1.12 HL_SQL_NOW, HL_SQL_TODAY and HL_SQL_TOMORROW.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -66,7 +67,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 11
+#define HL_ABI_MINOR 12
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -150,7 +151,7 @@ struct hl_route {
 	 * answer (in a route of a location, only a write to that location's
 	 * rows, for tables with a location_id). A view another module
 	 * publishes (ABI 1.9) stands for the tables it reads, so the reader
-	 * need not know them. A table the database lacks
+	 * need not know them; at most 32 tables in all. A table the database lacks
 	 * stops the start, unless its name ends in "?" (ABI 1.9: "invoices?"),
 	 * a table of a module this one wants, which may be absent.
 	 * "contacts:lookup" (ABI 1.10): the answer reads that table only to
@@ -602,6 +603,14 @@ HL_API int hl_field_time(struct hl_req *req, int obj, const char *key, const cha
  * "2026-11-29T09:30:00.000Z", NUL-terminated in `out`; empty outside the
  * years 0 to 9999. Any thread. */
 HL_API void hl_time_text(time_t t, char out[32]);
+/* SQL for now, today's midnight and tomorrow's, UTC, as the tables keep
+ * times. A statement that compares with them reads SQLite's clock, which
+ * stands still for the length of a step: what it counts before now and
+ * from midnight meets what a view counts by SQLite's day (the tasks
+ * module's overdue_task_totals), with no time bound from C. */
+#define HL_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
+#define HL_SQL_TODAY "strftime('%Y-%m-%dT00:00:00.000Z')"
+#define HL_SQL_TOMORROW "strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')"
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
 HL_API int hl_is_email(const char *s);
