@@ -2,28 +2,34 @@
 /*
  * deals.c: GET /api/mobile/deals, the caller's open deals in the current
  * location by stage, in board order: each stage's count and value and its
- * first 20 deals. One statement over the owner's deals in the location (a
- * range of the (location_id, owner_id) index, 8.5M instructions a request
- * on the full data set, where SQLite's own choice, every open deal of the
- * location, took 9.4M), numbered within each stage.
+ * first 20 deals. One statement, led by the location's stages in board
+ * order: each stage's count and value, then its first 20 deals, are
+ * ranges of the opportunities module's index of open deals by owner and
+ * stage (its migration 010), and grouping in the order the stages come
+ * needs no sort. Reading every open deal the owner has in the location
+ * and numbering them took 6.8 ms in a sub-account of 15,000 deals; this
+ * takes 0.6 ms there.
  */
 #include "mobile.h"
 
 #define PER_STAGE 20
 
 static const char sql[] =
-	"SELECT s.id, s.name, p.name, mine.id, mine.name, mine.value_cents, mine.currency,"
-	" trim(k.first_name || ' ' || k.last_name), mine.total, mine.cents, p.id"
-	" FROM (SELECT id, name, value_cents, currency, contact_id, stage_id, pipeline_id,"
-	"  row_number() OVER (PARTITION BY stage_id ORDER BY position, id) AS n,"
-	"  count(*) OVER (PARTITION BY stage_id) AS total,"
-	"  sum(value_cents) OVER (PARTITION BY stage_id) AS cents"
-	"  FROM opportunities INDEXED BY opportunities_location_owner"
-	"  WHERE location_id = :location AND owner_id = :user"
-	"  AND status = 'open') mine"
-	" JOIN stages s ON s.id = mine.stage_id JOIN pipelines p ON p.id = mine.pipeline_id"
-	" LEFT JOIN contacts k ON k.id = mine.contact_id"
-	" WHERE mine.n <= :per_stage ORDER BY p.position, p.id, s.position, s.id, mine.n";
+	"WITH shown AS MATERIALIZED (SELECT s.id, s.name, s.position, p.id AS pipeline,"
+	"  p.name AS pipeline_name, p.position AS pipeline_position,"
+	"  count(*) AS total, sum(o.value_cents) AS cents"
+	"  FROM pipelines p CROSS JOIN stages s"
+	"  CROSS JOIN opportunities o INDEXED BY opportunities_owner_open"
+	"  WHERE p.location_id = :location AND s.pipeline_id = p.id"
+	"  AND o.owner_id = :user AND o.stage_id = s.id AND o.status = 'open'"
+	"  GROUP BY p.position, p.id, s.position, s.id)"
+	" SELECT shown.id, shown.name, shown.pipeline_name, o.id, o.name, o.value_cents, o.currency,"
+	" trim(k.first_name || ' ' || k.last_name), shown.total, shown.cents, shown.pipeline"
+	" FROM shown JOIN opportunities o ON o.id IN (SELECT id FROM opportunities"
+	"  INDEXED BY opportunities_owner_open WHERE owner_id = :user AND stage_id = shown.id"
+	"  AND status = 'open' ORDER BY position, id LIMIT :per_stage)"
+	" LEFT JOIN contacts k ON k.id = o.contact_id"
+	" ORDER BY shown.pipeline_position, shown.pipeline, shown.position, shown.id, o.position, o.id";
 
 enum { COL_STAGE, COL_STAGE_NAME, COL_PIPELINE_NAME, COL_DEAL, COL_NAME, COL_VALUE, COL_CURRENCY,
        COL_CONTACT, COL_TOTAL, COL_CENTS, COL_PIPELINE };
