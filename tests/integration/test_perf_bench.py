@@ -295,6 +295,28 @@ def test_the_performance_page_is_written_from_the_figures_measured():
     assert open(readme).read() == half
 
 
+def test_growth_judges_each_endpoint_by_what_grows_under_it():
+    """A screen over every sub-account is held to the agency's bound, the
+    export to its cost per contact, the rest to the 1x -> 10x ratio."""
+    def run(contacts, p95s):
+        return {"location": {"contacts": contacts}, "endpoints": [
+            {"name": n, "path": "/api/" + n, "clients": 10, "median": {"p50": v / 2, "p95": v}}
+            for n, v in p95s.items()]}
+    one = run(1000, {"tasks": 2.0, "dashboard": 2.0, "export": 10.0, "mobile-inbox": 2.0,
+                     "agency-overview": 10.0})
+    ten = run(10000, {"tasks": 2.5, "dashboard": 3.5, "export": 140.0, "mobile-inbox": 120.0,
+                      "agency-overview": 90.0})
+    lines = tool_module("perf-doc").growth_targets({"1x": {"bench": one},
+                                                    "10x": {"bench": ten, "seeding": {"seconds": 31.5}}})
+    assert lines == [
+        "- A sub-account's endpoints at 10x within 1.5x of 1x (p95): 1 of 2. Over: dashboard 1.75x.",
+        "- `/api/export` sends every contact of the sub-account: p95 10 ms per 1 000 contacts at 1x,"
+        " 14 at 10x, 1.40x (aim: within 1.5x).",
+        "- The endpoints over every sub-account (the agency's; the phone's projects and inbox) at 10x,"
+        " p95 at most 100 ms: 1 of 2. Over: mobile-inbox 120 ms.",
+        "- Seeding 1M contacts: 31.50 s (aim: under 40)."], lines
+
+
 def test_growth_seeds_a_large_sub_account_and_measures_its_search():
     """growth.py on its smallest data set: perf-seed's 100k contacts in one
     sub-account, timed, served without the cache and measured by perf-bench;

@@ -12,8 +12,10 @@ own: perf-bench sends every read endpoint 10 clients on 1x and 10x, and
 the contact list and search 1 client on the third. perf-bench measures
 the largest sub-account, which grows tenfold too (7 750 contacts at 1x,
 77k at 10x): its lists are paged and read from indexes, so their figures
-should stay where they are; the agency's grow with the sub-accounts. It prints the figures side by side and, with --json, keeps them
-for perf-doc (make bench-doc GROWTH=yes).
+should stay where they are; the screens over every sub-account grow with
+the sub-accounts, and the export with the contacts (perf-doc judges
+each kind by its own aim). It prints the figures side by side and, with
+--json, keeps them for perf-doc (make bench-doc GROWTH=yes).
 
     growth [--build build] [--runs 3] [--duration 2] [--sets 1x,10x,one]
            [--json out.json]
