@@ -114,6 +114,7 @@ struct contact_filters {
 	int fts_first;          /* few matches: read them first (list.c) */
 	const char **tags;
 	int ntags, all_tags;
+	int tags_first;         /* read the tags' contacts first (list.c) */
 	int64_t owner;          /* 0: any */
 	const char *after, *before, *cursor;
 };

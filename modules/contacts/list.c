@@ -97,6 +97,7 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 		f->fts_first = hits <= contacts_matches_first;
 	}
 	f->ntags = hl_query_all(req, "tag", &f->tags);
+	f->tags_first = 1;
 	if (f->ntags > MAX_TAGS)
 		return bad(req, "at most 20 tags"); /* MAX_TAGS */
 	if (mode && strcmp(mode, "any") && strcmp(mode, "all"))
@@ -108,6 +109,15 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f)
 	    hl_query_time(req, "created_before", &f->before))
 		return HL_EINVAL;
 	return 0;
+}
+
+/* The ids of the location's tags named by the filter, as a subquery. */
+static void add_tag_ids(struct sql *q, const struct contact_filters *f)
+{
+	add(q, " (SELECT id FROM tags WHERE location_id = :location AND name IN (");
+	for (int i = 0; i < f->ntags; i++)
+		add(q, hl_sprintf(q->req, "%s:tag%d", i ? ", " : "", i));
+	add(q, "))");
 }
 
 /* A search of 3 characters or more asks the trigram index with a phrase
@@ -133,16 +143,21 @@ static void where(struct sql *q, const struct contact_filters *f, int assigned_o
 	} else if (f->q) { /* too short for trigrams: a prefix of a name or the e-mail */
 		add(q, " AND " SEARCH_PREFIX);
 	}
-	if (f->ntags) {
-		add(q, " AND c.id IN (SELECT ct.contact_id FROM contact_tags ct WHERE ct.tag_id IN"
-		       " (SELECT id FROM tags WHERE location_id = :location AND name IN (");
-		for (int i = 0; i < f->ntags; i++)
-			add(q, hl_sprintf(q->req, "%s:tag%d", i ? ", " : "", i));
-		add(q, "))");
+	if (f->ntags && f->tags_first) {
+		add(q, " AND c.id IN (SELECT ct.contact_id FROM contact_tags ct WHERE ct.tag_id IN");
+		add_tag_ids(q, f);
 		if (f->all_tags)
 			add(q, hl_sprintf(q->req, " GROUP BY ct.contact_id HAVING count(*) = %d",
 					  f->ntags));
 		add(q, ")");
+	} else if (f->ntags == 1) { /* one seek of the primary key a contact */
+		add(q, " AND EXISTS (SELECT 1 FROM contact_tags ct WHERE ct.contact_id = c.id AND"
+		       " ct.tag_id = (SELECT id FROM tags WHERE location_id = :location AND name = :tag0))");
+	} else if (f->ntags) {
+		add(q, " AND (SELECT count(*) FROM contact_tags ct WHERE ct.contact_id = c.id"
+		       " AND ct.tag_id IN");
+		add_tag_ids(q, f);
+		add(q, f->all_tags ? hl_sprintf(q->req, ") = %d", f->ntags) : ") > 0");
 	}
 	if (f->owner)
 		add(q, " AND c.owner_id = :owner");
@@ -199,6 +214,34 @@ static int64_t count(struct hl_req *req, const struct contact_filters *f)
 	return hl_step_int(st, &n) < 0 ? HL_EDB : n;
 }
 
+/* How a page of the list meets a tag filter. Reading the tags' contacts
+ * into a set first costs about 0.27 us a contact tagged; checking each
+ * contact met along the sort order's index about 0.32 us a contact
+ * walked, and a page walks about page / share of them, the share being
+ * the tagged contacts' part of the location's live ones. So the set is
+ * read first while tagged^2 <= page * live: a tag on a few contacts
+ * costs what they do, one on many what a page does. On the largest
+ * sub-account, a tag on 7% of it took 0.29 ms as a set at 7,750 contacts,
+ * 0.89 ms as a set and 0.42 ms as checks at 77,000 (the statement alone).
+ * Asked only without a search, whose matches lead otherwise. 1, 0 or
+ * HL_EDB. */
+static int read_tags_first(struct hl_req *req, const struct contact_filters *f, int64_t page)
+{
+	struct sql q = { req, f->all_tags ? "SELECT min(tc.contacts)" : "SELECT sum(tc.contacts)" };
+	add(&q, ", (SELECT live FROM contact_counts WHERE location_id = :location)"
+		" FROM tag_counts tc WHERE tc.tag_id IN");
+	add_tag_ids(&q, f);
+	sqlite3_stmt *st = hl_scoped_read(req, q.text);
+	if (!st)
+		return HL_EDB;
+	contact_filters_bind(req, st, f);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : HL_EDB;
+	double tagged = sqlite3_column_double(st, 0), live = sqlite3_column_double(st, 1);
+	return tagged * tagged <= (double)page * live;
+}
+
 int contacts_list(struct hl_req *req)
 {
 	struct contact_filters f;
@@ -212,6 +255,8 @@ int contacts_list(struct hl_req *req)
 	if (hl_query_keyset(req, "cursor", f.sort->n == 1 ? "si" : "ssi", &f.cursor))
 		return 0;
 	if (want_count && (total = count(req, &f)) < 0)
+		return HL_EDB;
+	if (f.ntags && !f.q && (f.tags_first = read_tags_first(req, &f, limit + 1)) < 0)
 		return HL_EDB;
 	struct sql q = { req, "SELECT c.id, c.first_name, c.last_name, c.email, c.phone,"
 			      " c.company_id, c.company_name, c.source, c.owner_id, c.created_at,"
