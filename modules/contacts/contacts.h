@@ -112,6 +112,7 @@ struct contact_filters {
 	const struct contact_sort *sort;
 	const char *q;          /* without wildcards; NULL: none */
 	int fts_first;          /* few matches: read them first (list.c) */
+	int like_walk;          /* many: LIKE along the page, no match set */
 	const char **tags;
 	int ntags, all_tags;
 	int tags_first;         /* read the tags' contacts first (list.c) */
@@ -121,9 +122,9 @@ struct contact_filters {
 
 /* The setting search_matches_first (list.c). */
 extern long long contacts_matches_first;
-/* Read and check the query string: 0, HL_EINVAL after answering 400, or
- * HL_EDB. */
-int contact_filters_read(struct hl_req *req, struct contact_filters *f);
+/* Read and check the query string for pages of `page` rows (0: every
+ * row in one go): 0, HL_EINVAL after answering 400, or HL_EDB. */
+int contact_filters_read(struct hl_req *req, struct contact_filters *f, int64_t page);
 /* " FROM contacts c WHERE ...": the location's live contacts (c) that pass
  * the filters, and are the caller's own for "assigned only" callers. */
 const char *contact_filters_where(struct hl_req *req, const struct contact_filters *f);

@@ -276,7 +276,7 @@ int contacts_export(struct hl_req *req)
 {
 	struct contact_filters f;
 	struct export x = { .req = req };
-	int rc = contact_filters_read(req, &f);
+	int rc = contact_filters_read(req, &f, 0);
 	if (rc)
 		return rc;
 	const char *sql = hl_sprintf(req, "SELECT c.id, c.first_name, c.last_name, c.email, c.phone,"
