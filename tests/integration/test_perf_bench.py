@@ -332,6 +332,9 @@ def test_growth_seeds_a_large_sub_account_and_measures_its_search():
     assert one["bench"]["location"]["contacts"] > 90000  # a few are deleted
     assert one["bench"]["cache"] == "none"  # no X-Cache: served without the read cache
     assert one["seeding"]["seconds"] > 0 and one["seeding"]["db_mb"] > 100
+    # Measured once the server's start-up work was done, and said so.
+    assert one["settled_s"] is not None and 0 < one["settled_s"] < 180, one["settled_s"]
+    assert "growth: one settled after its start in %.1f s" % one["settled_s"] in p.stderr
     search = {s["name"]: s for s in one["bench"]["endpoints"]}["contacts-search"]
     assert search["clients"] == 1 and search["median"]["errors"] == 0
     assert one["bench"]["server"]["status"] == "ok"
@@ -347,6 +350,7 @@ def test_growth_seeds_a_large_sub_account_and_measures_its_search():
     assert "- The contact search in one sub-account of 100k contacts, p50 at 1 client: %s ms" \
         " (aim: at most 5)." % fig(search["median"]["p50"]) in text.splitlines(), text
     assert "\nold\n" not in text and text.endswith("<!-- growth:end -->\nThe rest.\n")
+    assert "| %.1f s |" % one["settled_s"] in text
     # Alone, --growth needs a README to write to.
     p = perf_doc("--growth", out)
     assert p.returncode == 2 and "give --readme" in p.stderr
