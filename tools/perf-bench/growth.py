@@ -58,19 +58,23 @@ def bench_idle():
 
 # A fresh data set keeps the server's jobs busy after its start (their
 # first passes over it: about 20 s at 0.75 of a core at 10x, 2 s at 1x),
-# which the first endpoints measured would share two cores with. The
-# benchmark waits until the server uses under SETTLED_PERCENT of a core
-# over a second, for at most SETTLE_MAX_S, and says how long it waited.
+# which the first endpoints measured would share two cores with. The jobs
+# begin a second after the start, so the benchmark waits until the server
+# has used under SETTLED_PERCENT of a core in each of QUIET_S seconds in
+# a row, for at most SETTLE_MAX_S, and says how long it waited.
 SETTLED_PERCENT = 5
+QUIET_S = 3
 SETTLE_MAX_S = 180
 
 
 def settle(server):
-    """Seconds until the server went quiet after its start, or None when
-    it never did within SETTLE_MAX_S (then it is measured anyway)."""
-    began = time.monotonic()
+    """Seconds until the server had been quiet for QUIET_S seconds after
+    its start, or None when it never was within SETTLE_MAX_S (then it is
+    measured anyway)."""
+    began, quiet = time.monotonic(), 0
     while time.monotonic() - began < SETTLE_MAX_S:
-        if server.idle_cpu_percent(1.0) < SETTLED_PERCENT:
+        quiet = quiet + 1 if server.idle_cpu_percent(1.0) < SETTLED_PERCENT else 0
+        if quiet == QUIET_S:
             return round(time.monotonic() - began, 1)
     return None
 
