@@ -236,8 +236,12 @@ static void after_cursor(struct sql *q, const struct contact_sort *s)
 
 static int64_t count(struct hl_req *req, const struct contact_filters *f)
 {
+	/* Every row is counted: LIKE alone would read each contact of the
+	 * location, where the set of matches is read once. */
+	struct contact_filters all = *f;
+	all.like_walk = 0;
 	struct sql q = { req, "SELECT count(*)" };
-	where(&q, f, hl_assigned_only(req));
+	where(&q, &all, hl_assigned_only(req));
 	sqlite3_stmt *st = hl_scoped_read(req, q.text);
 	if (!st)
 		return HL_EDB;

@@ -342,8 +342,8 @@ def full_table(run):
 
 
 def settled(data_set):
-    """How long the server's jobs worked after its start, before the
-    benchmark began (growth.py's settle)."""
+    """How long after its start the server had been quiet for a few
+    seconds and the benchmark began (growth.py's settle)."""
     if "settled_s" not in data_set:
         return "–"
     if data_set["settled_s"] is None:
@@ -363,7 +363,7 @@ def growth_section(growth):
              " not grow with it; the agency's, and the phone's projects and inbox, grow with the"
              " sub-accounts, and the export with the contacts."
              % (growth["started_at"][:10], sizes), ""]
-    lines += md_table(["data set", "seeding", "database", "peak memory", "server busy after start"], [
+    lines += md_table(["data set", "seeding", "database", "peak memory", "settled after start"], [
         ["%s: %s" % (n, s["holds"]), "%.2f s" % s["seeding"]["seconds"],
          "%.1f MB" % s["seeding"]["db_mb"], "%.1f MB" % s["seeding"]["peak_mb"], settled(s)]
         for n, s in sets.items()]) + [""]
