@@ -23,8 +23,8 @@ int reports_invoices;
  * the view it publishes when its table is not read otherwise: a message
  * received drops the figures, but a reply or a conversation assigned
  * does not. */
-#define FIGURE_TABLES "contact_totals contacts_created_daily opportunities deal_totals" \
-	" deals_won_daily pipelines stages conversation_totals messages_received_daily tasks" \
+#define FIGURE_TABLES "contact_totals contacts_created_daily deal_totals" \
+	" deals_won_daily deals_lost_daily pipelines stages conversation_totals messages_received_daily tasks" \
 	" open_task_totals overdue_task_totals invoices? unpaid_invoice_totals? payments_daily?"
 /* What the project reads: the counts, the location and its people (the
  * core's tables under its location_users view). Only by the views: a write

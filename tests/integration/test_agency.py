@@ -245,9 +245,10 @@ def test_kept_counts_follow_every_write():
                 (2, "SELECT location_id, day, created FROM contact_days",
                  "SELECT location_id, " + day.format("created_at") + ", count(*) FROM contacts"
                  " WHERE deleted_at IS NULL"),
-                (2, "SELECT location_id, day, won, won_cents FROM won_days",
-                 "SELECT location_id, " + day.format("closed_at") + ", count(*), sum(value_cents)"
-                 " FROM opportunities WHERE status = 'won'"),
+                (3, "SELECT location_id, status, day, deals, cents FROM closed_days",
+                 "SELECT location_id, status, " + day.format("closed_at") + ", count(*),"
+                 " sum(value_cents) FROM opportunities WHERE status IN ('won', 'lost')"
+                 " AND closed_at IS NOT NULL"),
                 (2, "SELECT location_id, day, received FROM received_days",
                  "SELECT location_id, " + day.format("created_at") + ", count(*) FROM messages"
                  " WHERE direction = 'inbound'"),
