@@ -93,6 +93,41 @@ def test_stops_after_the_requests_and_exits_1_over_the_budget():
         s.close()
 
 
+def test_against_measures_two_servers_step_by_step():
+    """Each step runs on --url's server, then at once on --against's; each
+    side's figures come from its own sub-account and go to its own file."""
+    a, big = server_with_contacts()
+    b, _, (only,) = harness.agency(locations=("Only client",))
+    try:
+        with tempfile.TemporaryDirectory(prefix="hl-bench-") as tmp:
+            other = os.path.join(tmp, "against.json")
+            p, out = bench(a, "--requests", "100", "--runs", "2", "--endpoints", "contacts,tags",
+                           "--against", "http://127.0.0.1:%d" % b.port, "--against-json", other)
+            assert p.returncode == 0, p.stderr
+            against = json.load(open(other))
+        assert out["location"]["id"] == big and out["location"]["contacts"] == 5
+        assert against["location"] == {"id": only, "name": "Only client", "contacts": 0}
+        for doc, url in ((out, a), (against, b)):
+            assert doc["url"] == "http://127.0.0.1:%d" % url.port
+            assert [(e["name"], len(e["runs"])) for e in doc["endpoints"]] == [("contacts", 2), ("tags", 2)]
+            assert all(run["requests"] == 100 and run["non2xx"] == 0
+                       for e in doc["endpoints"] for run in e["runs"])
+        runs = [(line.split()[0], line.split()[4], line.endswith("(--against)"))
+                for line in p.stderr.splitlines() if " run " in line]
+        assert runs == [(name, "%d/2:" % r, side) for r in (1, 2) for name in ("contacts", "tags")
+                        for side in (False, True)], p.stderr
+        assert p.stdout.count("perf-bench http://127.0.0.1:") == 2
+        for server in (a, b):
+            assert server.sql("SELECT name, revoked_at IS NOT NULL FROM api_tokens") == [("perf-bench", 1)]
+        p, _ = bench(a, "--mix", "--against", "http://127.0.0.1:%d" % b.port)
+        assert p.returncode == 2 and "--against compares the read endpoints alone" in p.stderr
+        p, _ = bench(a, "--against-json", os.path.join(tempfile.gettempdir(), "x.json"))
+        assert p.returncode == 2 and "--against-json goes with --against" in p.stderr
+    finally:
+        a.close()
+        b.close()
+
+
 def test_compares_each_endpoint_with_the_hello_world_of_the_same_run():
     """Its throughput and, counted by strace, its system calls a request:
     a cached read makes no more than the hello-world's plus one."""

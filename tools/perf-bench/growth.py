@@ -9,8 +9,10 @@ sets with perf-seed, timing each (wall time, peak memory, file size):
 
 and serves each with the read cache off, the way `make bench` serves its
 own; once the server's jobs have done their first passes over the data
-(settle), perf-bench sends every read endpoint 10 clients on 1x and 10x, and
-the contact list and search 1 client on the third. perf-bench measures
+(settle), perf-bench sends every read endpoint 10 clients on 10x and 1x,
+served side by side and measured step by step (a slow moment of the
+machine then falls on both alike), and the contact list and search 1
+client on the third. perf-bench measures
 the largest sub-account, which grows tenfold too (7 750 contacts at 1x,
 77k at 10x): its lists are paged and read from indexes, so their figures
 should stay where they are; the screens over every sub-account grow with
@@ -47,6 +49,11 @@ SETS = {
 }
 
 
+# Measured as a pair, 10x step by step against 1x: what is compared is
+# their ratio.
+PAIRED = ("10x", "1x")
+
+
 def bench_idle():
     """tools/bench-idle/bench-idle.py as a module: its Server and seed()."""
     path = os.path.join(ROOT, "tools", "bench-idle", "bench-idle.py")
@@ -79,44 +86,76 @@ def settle(server):
     return None
 
 
-def measure(args, idle, name):
-    """One data set: seeded, timed, served uncached and benchmarked."""
-    seed_flags, holds, bench_flags = SETS[name]
-    data = tempfile.mkdtemp(prefix="hl-growth-")
-    try:
-        print("growth: seeding %s (%s)" % (name, holds), file=sys.stderr, flush=True)
-        seconds, peak = idle.seed(args.build, data, seed_flags)
-        size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
-        # The seed's file is still being written out by the kernel (1.5 GB
-        # at 10x): that is not the server's cost, so it is done first.
-        flushed = time.monotonic()
-        os.sync()
-        print("growth: %s written out to disk in %.1f s" % (name, time.monotonic() - flushed),
-              file=sys.stderr, flush=True)
-        server = idle.Server(args.build, data)
-        out = os.path.join(data, "bench.json")
-        try:
-            server.start()
-            settled = settle(server)
-            print("growth: %s settled after its start in %s" % (
-                name, "%.1f s" % settled if settled is not None else
-                "no time: still busy after %d s" % SETTLE_MAX_S), file=sys.stderr, flush=True)
-            cmd = [os.path.join(args.build, "perf-bench"), "--url",
-                   "http://127.0.0.1:%d" % server.port, "--runs", str(args.runs),
-                   "--duration", str(args.duration), "--json", out] + bench_flags
-            if subprocess.run(cmd, stdout=sys.stderr).returncode not in (0, 1):
-                raise idle.Fail("perf-bench failed on %s" % name)
-        finally:
-            server.stop()
-        with open(out) as f:
-            bench = json.load(f)
-    finally:
-        shutil.rmtree(data, ignore_errors=True)
+def seeded(args, idle, name, data):
+    """Seeds data set `name` into `data`; its figures."""
+    seed_flags, holds, _ = SETS[name]
+    print("growth: seeding %s (%s)" % (name, holds), file=sys.stderr, flush=True)
+    seconds, peak = idle.seed(args.build, data, seed_flags)
+    size = os.path.getsize(os.path.join(data, "hyperlevel.db")) / (1024 * 1024)
+    # The seed's file is still being written out by the kernel (1.5 GB at
+    # 10x): that is not the server's cost, so it is done first.
+    flushed = time.monotonic()
+    os.sync()
+    print("growth: %s written out to disk in %.1f s" % (name, time.monotonic() - flushed),
+          file=sys.stderr, flush=True)
     return {"holds": holds, "seed_flags": seed_flags,
             "seeding": {"seconds": round(seconds, 2), "peak_mb": round(peak, 1),
-                        "db_mb": round(size, 1)},
-            "settled_s": settled,
-            "bench": bench}
+                        "db_mb": round(size, 1)}}
+
+
+def served(idle, args, name, data, servers):
+    """Starts a server on `data` (added to `servers`, which the caller
+    stops) and waits for it to settle; its URL and seconds to settle."""
+    server = idle.Server(args.build, data)
+    servers.append(server)
+    server.start()
+    settled = settle(server)
+    print("growth: %s settled after its start in %s" % (
+        name, "%.1f s" % settled if settled is not None else
+        "no time: still busy after %d s" % SETTLE_MAX_S), file=sys.stderr, flush=True)
+    return "http://127.0.0.1:%d" % server.port, settled
+
+
+def benched(idle, args, group, folders):
+    """Measures the data sets of `group` (seeded in `folders`) with one
+    perf-bench: a pair step by step (--against), so that a slow moment of
+    the machine falls on both alike, or one alone. Their bench figures and
+    seconds to settle, by name."""
+    servers, out = [], {}
+    try:
+        urls = {n: served(idle, args, n, folders[n], servers) for n in group}
+        first, *other = group
+        jsons = {n: os.path.join(folders[n], "bench.json") for n in group}
+        cmd = [os.path.join(args.build, "perf-bench"), "--url", urls[first][0],
+               "--runs", str(args.runs), "--duration", str(args.duration),
+               "--json", jsons[first]] + SETS[first][2]
+        if other:
+            cmd += ["--against", urls[other[0]][0], "--against-json", jsons[other[0]]]
+        if subprocess.run(cmd, stdout=sys.stderr).returncode not in (0, 1):
+            raise idle.Fail("perf-bench failed on %s" % " and ".join(group))
+    finally:
+        for server in servers:
+            server.stop()
+    for n in group:
+        with open(jsons[n]) as f:
+            out[n] = {"settled_s": urls[n][1], "bench": json.load(f)}
+    return out
+
+
+def measure(args, idle, names, paired):
+    """Every data set of `names`: seeded, timed, served uncached and
+    benchmarked, those of `paired` as a pair."""
+    folders = {n: tempfile.mkdtemp(prefix="hl-growth-") for n in names}
+    try:
+        sets = {n: seeded(args, idle, n, folders[n]) for n in names}
+        groups = ([paired] if paired else []) + [[n] for n in names if n not in paired]
+        for group in groups:
+            for n, figures_ in benched(idle, args, group, folders).items():
+                sets[n].update(figures_)
+    finally:
+        for data in folders.values():
+            shutil.rmtree(data, ignore_errors=True)
+    return sets
 
 
 def figures(bench):
@@ -161,14 +200,16 @@ def main(argv):
     os.environ["PGHL_RESULT_CACHE"] = "0"  # every server it starts: the cache off
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     try:
-        sets = {n: measure(args, idle, n) for n in names}
+        paired = [n for n in PAIRED if n in names]
+        paired = paired if len(paired) == 2 else []
+        sets = measure(args, idle, names, paired)
     except idle.Fail as e:
         print("growth: %s" % e, file=sys.stderr)
         return 2
     print_table(sets)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"started_at": started, "sets": sets}, f, indent=1)
+            json.dump({"started_at": started, "paired": paired, "sets": sets}, f, indent=1)
     return 0
 
 

@@ -9,12 +9,16 @@ level. With --hello it measures a hello-world server first, the HTTP floor
 each endpoint is compared with. With --mix it sends reads and writes
 together instead (mix.lua), and counts the cached answers the writes made
 out of date. With --server-pid (and --hello-pid) it also counts the
-system calls each endpoint's request costs that process (strace).
+system calls each endpoint's request costs that process (strace). With
+--against it measures a second server step by step with the first (the same
+build on other data, or another build on the same), so that a slow moment
+of the machine falls on both alike.
 
     perf-bench [--url URL] [--concurrency 1,10,50] [--duration S | --requests N]
                [--runs R] [--endpoints a,b] [--location ID] [--grow N]
                [--hello URL] [--mix] [--budget-ms N] [--json out.json]
                [--no-compress] [--server-pid PID] [--hello-pid PID]
+               [--against URL [--against-json out.json]]
 
 Percentiles come from every recorded request (report.lua reads wrk's
 histogram, mix.lua keeps its own); nothing here averages latencies.
@@ -117,6 +121,7 @@ EXAMPLES = """examples:
   perf-bench --hello http://127.0.0.1:4701/  # each endpoint against bench-hello
   perf-bench --mix --concurrency 1,10,50     # reads and writes together
   perf-bench --server-pid $(pgrep -x hyperlevel)  # and each request's system calls
+  perf-bench --url http://127.0.0.1:4700 --against http://127.0.0.1:4800  # step by step
   make bench                                    # all of it, read cache on and off"""
 
 
@@ -160,6 +165,9 @@ def parse_args(argv):
                         % SYSCALL_REQUESTS)
     p.add_argument("--hello-pid", type=positive(int), metavar="PID",
                    help="the hello-world's process, counted the same way (with --hello)")
+    p.add_argument("--against", metavar="URL",
+                   help="measure this server too, each step right after the same step on --url")
+    p.add_argument("--against-json", metavar="FILE", help="write --against's figures there")
     args = p.parse_args(argv)
     known = {e["name"] for e in ENDPOINTS}
     for name in args.endpoints or []:
@@ -173,6 +181,11 @@ def parse_args(argv):
         p.error("--server-pid counts the reads of each endpoint: leave out --mix")
     if args.hello_pid and not (args.hello and args.server_pid):
         p.error("--hello-pid goes with --hello and --server-pid")
+    if args.against and (args.mix or args.hello or args.grow or args.server_pid):
+        p.error("--against compares the read endpoints alone: leave out --mix, --hello, --grow"
+                " and --server-pid")
+    if args.against_json and not args.against:
+        p.error("--against-json goes with --against")
     return args
 
 
@@ -460,26 +473,42 @@ def figures(result):
             "5xx": result["status_5xx"]}
 
 
-def measure(args, api, endpoints, enc):
-    """Every endpoint at every level, `runs` times (rounds outermost, so a
-    slow moment of the machine does not fall on one step's every run). An
-    endpoint with a `url` is another server's (the hello-world): it gets no
-    sign-in."""
-    steps = [{"name": e["name"], "path": e["path"], "clients": c, "threads": wrk_threads(c),
-              "url": e.get("url"), "runs": []} for e in endpoints for c in args.concurrency]
+def measure(args, sides, enc):
+    """Every step of each side (--url's server, then --against's) `runs`
+    times: rounds outermost, so that a slow moment of the machine does not
+    fall on one step's every run, and each step on the sides in turn, so
+    that it falls on both alike. A step with a `url` is another server's
+    (the hello-world): it gets no sign-in."""
+    for side in sides:
+        side.steps = [{"name": e["name"], "path": e["path"], "clients": c,
+                       "threads": wrk_threads(c), "url": e.get("url"), "runs": []}
+                      for e in side.endpoints for c in args.concurrency]
     for r in range(args.runs):
-        for s in steps:
-            url, headers = (s["url"], enc) if s["url"] else (api.base + s["path"], api.headers(enc))
-            cmd = wrk_command(args, url, headers, s["clients"], s["threads"], REPORT_LUA)
-            result = run_wrk(cmd, s["clients"], s["threads"], bool(args.requests))
-            s["runs"].append(result)
-            f = figures(result)
-            progress("%-20s %3d clients  run %d/%d: %8.0f req/s  p95 %7.2f ms  errors %d"
-                     % (s["name"], s["clients"], r + 1, args.runs, f["rps"], f["p95"], f["errors"]))
-    for s in steps:
-        runs = [figures(r) for r in s["runs"]]
-        s["median"] = {k: statistics.median(f[k] for f in runs) for k in FIGURES}
-    return steps
+        for i in range(len(sides[0].steps)):
+            for side in sides:
+                s, api = side.steps[i], side.api
+                url, headers = (s["url"], enc) if s["url"] else (api.base + s["path"], api.headers(enc))
+                cmd = wrk_command(args, url, headers, s["clients"], s["threads"], REPORT_LUA)
+                result = run_wrk(cmd, s["clients"], s["threads"], bool(args.requests))
+                s["runs"].append(result)
+                f = figures(result)
+                progress("%-20s %3d clients  run %d/%d: %8.0f req/s  p95 %7.2f ms  errors %d%s"
+                         % (s["name"], s["clients"], r + 1, args.runs, f["rps"], f["p95"],
+                            f["errors"], side.label))
+    for side in sides:
+        for s in side.steps:
+            runs = [figures(r) for r in s["runs"]]
+            s["median"] = {k: statistics.median(f[k] for f in runs) for k in FIGURES}
+
+
+def measured_on_every_side(sides):
+    """Keeps each side to the endpoints every side can measure, so that
+    their steps pair up; the others join its skipped ones."""
+    common = set.intersection(*({e["name"] for e in side.endpoints} for side in sides))
+    for side in sides:
+        side.skipped += [{"name": e["name"], "path": e["path"], "reason": "skipped on the other server"}
+                         for e in side.endpoints if e["name"] not in common]
+        side.endpoints = [e for e in side.endpoints if e["name"] in common]
 
 
 # ---- system calls -----------------------------------------------------------------
@@ -825,6 +854,20 @@ def write_json(path, info, steps, skipped, budget, mix=None):
 
 # ---- main -----------------------------------------------------------------------
 
+class Side:
+    """A server measured: its connection, signed in with a token for wrk to
+    send, and what perf-bench found there and measured."""
+
+    def __init__(self, args, url, label=""):
+        self.api = Api(url)
+        self.label = label  # on its progress lines
+        self.session, self.token_id, self.session_auth = sign_in(self.api, args)
+        self.info, self.endpoints, self.skipped, self.steps = None, [], [], []
+
+    def close(self):
+        revoke(self.api, self.token_id, self.session_auth)
+
+
 def describe(args, api, session):
     """Chooses the sub-account (after growing it, with --grow); returns the
     run's description."""
@@ -876,29 +919,36 @@ def main(argv):
         return 0
     if not shutil.which("wrk"):
         raise Fail("wrk is needed: apt-get install wrk (make bench installs it)")
-    api = Api(args.url)
-    session, token_id, session_auth = sign_in(api, args)
+    sides = []
     try:
-        info = describe(args, api, session)
+        sides.append(Side(args, args.url))
+        if args.against:
+            sides.append(Side(args, args.against, "  (--against)"))
+        for side in sides:
+            side.info = describe(args, side.api, side.session)
         enc = {} if args.no_compress else {"Accept-Encoding": "br, gzip"}
-        mix = None
+        first, mix = sides[0], None
         if args.mix:
-            kinds, skipped = mix_plan(api, enc)
-            mix = measure_mix(args, api, kinds, enc)
-            steps = mix_rows(mix, kinds)
+            kinds, first.skipped = mix_plan(first.api, enc)
+            mix = measure_mix(args, first.api, kinds, enc)
+            first.steps = mix_rows(mix, kinds)
         else:
-            endpoints, skipped = plan(api, args.endpoints, enc)
+            for side in sides:
+                side.endpoints, side.skipped = plan(side.api, args.endpoints, enc)
+            measured_on_every_side(sides)
             if args.hello:
-                endpoints.insert(0, {"name": "hello", "path": args.hello, "url": args.hello})
-            steps = measure(args, api, endpoints, enc)
+                first.endpoints.insert(0, {"name": "hello", "path": args.hello, "url": args.hello})
+            measure(args, sides, enc)
             if args.server_pid:
-                measure_syscalls(args, api, steps, enc)
+                measure_syscalls(args, first.api, first.steps, enc)
     finally:
-        revoke(api, token_id, session_auth)
-    report(info, steps, skipped, args.budget_ms, mix)
-    if args.json:
-        write_json(args.json, info, steps, skipped, args.budget_ms, mix)
-    return 1 if over_budget(steps, args.budget_ms) else 0
+        for side in sides:
+            side.close()
+    for side, path in zip(sides, (args.json, args.against_json)):
+        report(side.info, side.steps, side.skipped, args.budget_ms, mix)
+        if path:
+            write_json(path, side.info, side.steps, side.skipped, args.budget_ms, mix)
+    return 1 if any(over_budget(side.steps, args.budget_ms) for side in sides) else 0
 
 
 if __name__ == "__main__":

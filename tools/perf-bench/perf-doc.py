@@ -356,13 +356,16 @@ def growth_section(growth):
     sets = growth["sets"]
     sizes = " and ".join("%s contacts at %s" % (fig(sets[n]["bench"]["location"]["contacts"]), n)
                          for n in ("1x", "10x") if n in sets)
+    side_by_side = (" 1x and 10x were served side by side and measured step by step, each run"
+                    " on one right after the same run on the other, so that a slow moment of the"
+                    " machine falls on both." if growth.get("paired") else "")
     lines = ["Measured %s by growth.py (`make bench-growth`), each data set seeded by perf-seed"
              " and served with the read cache off, once its jobs' first passes over the data were"
-             " done: p50 / p95 in ms at 10 clients, to the largest"
+             " done.%s Figures: p50 / p95 in ms at 10 clients, to the largest"
              " sub-account (%s). Its lists are paged and read from indexes, so their figures should"
              " not grow with it; the agency's, and the phone's projects and inbox, grow with the"
              " sub-accounts, and the export with the contacts."
-             % (growth["started_at"][:10], sizes), ""]
+             % (growth["started_at"][:10], side_by_side, sizes), ""]
     lines += md_table(["data set", "seeding", "database", "peak memory", "settled after start"], [
         ["%s: %s" % (n, s["holds"]), "%.2f s" % s["seeding"]["seconds"],
          "%.1f MB" % s["seeding"]["db_mb"], "%.1f MB" % s["seeding"]["peak_mb"], settled(s)]
