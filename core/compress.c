@@ -101,11 +101,22 @@ static size_t gzip(const void *in, size_t n, char *out, size_t room)
 	return libdeflate_gzip_compress(deflater, in, n, out, room);
 }
 
+/* The smallest window that holds the whole answer. Brotli sizes its hash
+ * tables by the window: at quality 5 a window over 64 KB takes a 1 MB
+ * table, which an answer of a few KB touches all over, page by page. */
+static int window_for(size_t n)
+{
+	int lgwin = BROTLI_MIN_WINDOW_BITS;
+	while (lgwin < BROTLI_DEFAULT_WINDOW && ((size_t)1 << lgwin) - 16 < n)
+		lgwin++;
+	return lgwin;
+}
+
 static size_t brotli(const void *in, size_t n, char *out, size_t room)
 {
 	size_t size = room;
 	int quality = n > BIG_ANSWER ? BROTLI_QUALITY_BIG : BROTLI_QUALITY;
-	if (!BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_TEXT, n, in,
+	if (!BrotliEncoderCompress(quality, window_for(n), BROTLI_MODE_TEXT, n, in,
 				   &size, (uint8_t *)out))
 		return 0;
 	return size;
