@@ -22,7 +22,7 @@ static const struct hl_route routes[] = {
 	  .reads = "conversations contacts:lookup " MY_TABLES },
 	{ .method = "GET", .pattern = "/api/mobile/deals", .handler = mobile_deals,
 	  .flags = HL_ROUTE_PER_USER, .cache_ms = 30000,
-	  .reads = "opportunities stages pipelines contacts:lookup" },
+	  .reads = "opportunities owner_open_totals stages pipelines contacts:lookup" },
 	{ .method = "GET", .pattern = "/api/mobile/projects", .handler = mobile_projects,
 	  .flags = HL_ROUTE_NO_LOCATION | HL_ROUTE_PER_USER, .cache_ms = 30000,
 	  .reads = COUNTER_TABLES " users user_locations" },

@@ -88,6 +88,20 @@ def change_everything(s, admin):
         moved = one(s, "SELECT id FROM opportunities WHERE location_id = ? AND status = 'open'"
                     " ORDER BY id DESC LIMIT 1", L)
         assert admin.patch("/api/opportunities/%d" % moved, {"value_cents": 123456}, headers=h).status == 200
+        # Owned open deals given to someone else, to no one, moved to
+        # another stage, and deleted.
+        owned = s.sql("SELECT id, owner_id, stage_id FROM opportunities WHERE location_id = ?"
+                      " AND status = 'open' AND owner_id IS NOT NULL ORDER BY id LIMIT 4", L)
+        assert len(owned) == 4, owned
+        other = one(s, "SELECT user_id FROM user_locations WHERE location_id = ? AND user_id <> ?"
+                    " LIMIT 1", L, owned[0][1])
+        elsewhere = one(s, "SELECT id FROM stages WHERE pipeline_id = (SELECT pipeline_id FROM stages"
+                        " WHERE id = ?) AND id <> ? LIMIT 1", owned[2][2], owned[2][2])
+        for deal, change in ((owned[0][0], {"owner_id": other}), (owned[1][0], {"owner_id": None}),
+                             (owned[2][0], {"stage_id": elsewhere})):
+            r = admin.patch("/api/opportunities/%d" % deal, change, headers=h)
+            assert r.status == 200, r.body
+        assert admin.delete("/api/opportunities/%d" % owned[3][0], headers=h).status == 204
         assert admin.post("/api/tasks", {"title": "Late", "due_at": "2020-01-01"}, headers=h).status == 201
         # Due today: a minute ago (overdue), in an hour (not yet, or tomorrow).
         now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
@@ -240,6 +254,10 @@ def test_kept_counts_follow_every_write():
                      " ORDER BY 1, 2") == \
             s.sql("SELECT stage_id, status, location_id, count(*), sum(value_cents) FROM opportunities"
                   " GROUP BY 1, 2 ORDER BY 1, 2")
+        assert s.sql("SELECT owner_id, stage_id, deals, cents FROM owner_open_counts WHERE deals > 0"
+                     " ORDER BY 1, 2") == \
+            s.sql("SELECT owner_id, stage_id, count(*), sum(value_cents) FROM opportunities"
+                  " WHERE status = 'open' AND owner_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2")
         day = "CAST(strftime('%s', {}) AS INTEGER) / 86400"
         for keys, kept, counted in (
                 (2, "SELECT location_id, day, created FROM contact_days",

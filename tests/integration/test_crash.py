@@ -38,6 +38,11 @@ COUNTS = {
         " WHERE deals <> 0 OR cents <> 0",
         "SELECT stage_id, status, location_id, count(*), sum(value_cents) FROM opportunities"
         " GROUP BY stage_id, status"),
+    "owner_open_counts": (
+        "SELECT owner_id, stage_id, deals, cents FROM owner_open_counts"
+        " WHERE deals <> 0 OR cents <> 0",
+        "SELECT owner_id, stage_id, count(*), sum(value_cents) FROM opportunities"
+        " WHERE status = 'open' AND owner_id IS NOT NULL GROUP BY 1, 2"),
     "task_counts": (
         "SELECT location_id, assignee, open FROM task_counts WHERE open <> 0",
         "SELECT location_id, coalesce(assignee_id, 0), count(*) FROM tasks"
