@@ -89,14 +89,18 @@ static int64_t search_hits(struct hl_req *req, const char *q, int64_t most)
  * them in every location; else along the sort order's index, checking
  * each contact against the set of matches, or by LIKE alone (like_walk)
  * when even that set costs more than a page of `page` rows does. The set
- * costs about 0.25 us a match and grows with the server; LIKE about
- * 1.3 us a contact walked, and a page walks about page / share of them,
- * the share of contacts that match being about the same in a location as
- * in all of them. So LIKE alone once matches^2 > 5 * page * contacts:
- * "ann" (3.4% of contacts) took 1.24 ms by the set and 2.08 ms by LIKE on
- * the full data set, 6.97 ms and 2.08 ms at ten times it (the statement
- * alone, the largest sub-account). One count, which stops at the larger
- * bound. A page of 0 (every row) never walks by LIKE alone. */
+ * costs about 0.17 us a match and grows with the server; LIKE on the
+ * newest-first index, which holds the searched text (contacts 020),
+ * about 0.3 us a contact walked more than a check against the set, and a
+ * page walks about page / share of them, the share of contacts that match
+ * being about the same in a location as in all of them. So LIKE alone
+ * once matches^2 > 2 * page * contacts: a page of "ann" (3.4% of
+ * contacts) in the largest sub-account took 0.68 ms by the set and
+ * 0.94 ms by LIKE on the full data set, 4.4 ms and 0.87 ms at ten times
+ * it (the statement alone, sqlite3 with a warm cache of 64 MB); the
+ * server answered it in 1.17 ms by the set and 1.02 ms by LIKE (one
+ * client, p50). One count, which stops at the larger bound (0.03 us a
+ * match). A page of 0 (every row) never walks by LIKE alone. */
 static int plan_search(struct hl_req *req, struct contact_filters *f, int64_t page)
 {
 	int64_t contacts = 0, bound = 0;
@@ -104,7 +108,7 @@ static int plan_search(struct hl_req *req, struct contact_filters *f, int64_t pa
 		sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT ifnull(max(id), 0) FROM contacts");
 		if (!st || hl_step_int(st, &contacts) < 0)
 			return HL_EDB;
-		bound = (int64_t)ceil(sqrt(5.0 * (double)page * (double)contacts));
+		bound = (int64_t)ceil(sqrt(2.0 * (double)page * (double)contacts));
 	}
 	int64_t most = contacts_matches_first >= bound ? contacts_matches_first + 1 : bound;
 	int64_t hits = search_hits(req, f->q, most);
