@@ -12,14 +12,15 @@
 #include <strings.h>
 
 #define GZIP_LEVEL 6
-#define BROTLI_QUALITY 5
-/* Past this size brotli 5 costs more than the query that made the answer
- * (10 to 11 us a KB: 317 us for a board's first page of 31.6 KB, 326 us
- * for a page of 100 contacts, 30 KB), so a big answer is compressed at
- * brotli 1: 1.5 us a KB (93 us for a board of 50 deals a column, 62 KB,
- * into 10.7 KB). Measured with tools/bench-compress on saved answers,
- * with the server's heap settings (heap.c), the best of 7 rounds.
- * Streams go further still (stream.c). */
+/* Brotli 2 where it was 5: at a few KB brotli 5 spends most of its time
+ * setting up its hash tables. On answers of 1.3 to 31.6 KB (an invoice,
+ * a dashboard, a page of contacts, a board) brotli 2 took 5 to 71 us
+ * where brotli 5 took 19 to 289 us, for output 5 to 18 % larger (a
+ * board: 5.5 KB where 5.0 KB). Past BIG_ANSWER brotli 1: 1.5 us a KB
+ * (93 us for a board of 50 deals a column, 62 KB, into 10.7 KB).
+ * Measured on saved answers with the server's heap settings (heap.c),
+ * the median of 20,000 rounds. Streams go further still (stream.c). */
+#define BROTLI_QUALITY 2
 #define BIG_ANSWER (32 * 1024)
 #define BROTLI_QUALITY_BIG 1
 
@@ -101,9 +102,10 @@ static size_t gzip(const void *in, size_t n, char *out, size_t room)
 	return libdeflate_gzip_compress(deflater, in, n, out, room);
 }
 
-/* The smallest window that holds the whole answer. Brotli sizes its hash
- * tables by the window: at quality 5 a window over 64 KB takes a 1 MB
- * table, which an answer of a few KB touches all over, page by page. */
+/* The smallest window that holds the whole answer. Brotli sizes some of
+ * its tables by the window: at quality 5 a window over 64 KB took a 1 MB
+ * table, which an answer of a few KB touched all over, page by page (at
+ * quality 2 the window made no difference to its time). */
 static int window_for(size_t n)
 {
 	int lgwin = BROTLI_MIN_WINDOW_BITS;

@@ -77,7 +77,7 @@ def test_a_range_request_gets_the_whole_answer():
 
 
 def test_bench_compress_measures_a_saved_answer_at_the_quality_its_size_gets():
-    """tools/bench-compress with FILE: both codings of that answer, brotli 5
+    """tools/bench-compress with FILE: both codings of that answer, brotli 2
     under 32 KB and 1 from there (brotli 1 makes a bigger result); a file
     that is not there is one line and exit 1."""
     tool = os.path.join(harness.BUILD, "tools", "bench-compress")
