@@ -186,3 +186,12 @@ def test_a_write_drops_the_phones_answers():
         r = user.get("/api/mobile/deals")
         assert r.header("X-Cache") == "miss"
         assert counted(r.json()) == before + 1
+        # An owned deal opened in another sub-account leaves it cached.
+        assert user.get("/api/mobile/deals").header("X-Cache") == "hit"
+        stage3, pipeline3 = s.sql("SELECT id, pipeline_id FROM stages WHERE location_id = 3 LIMIT 1")[0]
+        owner3 = other.get("/api/auth/me").json()["user"]["id"]
+        r = other.post("/api/opportunities", {"name": "Theirs", "pipeline_id": pipeline3, "stage_id": stage3,
+                                              "owner_id": owner3}, headers=headers(other, 3))
+        assert r.status == 201, r.body
+        assert user.get("/api/mobile/deals").header("X-Cache") == "hit"
+        assert other.get("/api/mobile/deals").header("X-Cache") == "miss"

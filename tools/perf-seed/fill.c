@@ -806,8 +806,8 @@ int derive_counts(struct seed *s)
 		"INSERT INTO closed_days (location_id, status, day, deals, cents) SELECT location_id,"
 		" status, " DAY_OF("closed_at") ", count(*), sum(value_cents) FROM opportunities"
 		" WHERE status IN ('won', 'lost') AND closed_at IS NOT NULL GROUP BY 1, 2, 3",
-		"INSERT INTO owner_open_counts (owner_id, stage_id, deals, cents) SELECT owner_id,"
-		" stage_id, count(*), sum(value_cents) FROM opportunities"
+		"INSERT INTO owner_open_counts (stage_id, owner_id, location_id, deals, cents)"
+		" SELECT stage_id, owner_id, location_id, count(*), sum(value_cents) FROM opportunities"
 		" WHERE status = 'open' AND owner_id IS NOT NULL GROUP BY 1, 2",
 		"INSERT INTO task_counts (location_id, assignee, open) SELECT location_id,"
 		" coalesce(assignee_id, 0), count(*) FROM tasks WHERE completed_at IS NULL GROUP BY 1, 2",
