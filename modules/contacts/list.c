@@ -89,18 +89,18 @@ static int64_t search_hits(struct hl_req *req, const char *q, int64_t most)
  * them in every location; else along the sort order's index, checking
  * each contact against the set of matches, or by LIKE alone (like_walk)
  * when even that set costs more than a page of `page` rows does. The set
- * costs about 0.17 us a match and grows with the server; LIKE on the
- * newest-first index, which holds the searched text (contacts 020),
- * about 0.3 us a contact walked more than a check against the set, and a
- * page walks about page / share of them, the share of contacts that match
- * being about the same in a location as in all of them. So LIKE alone
- * once matches^2 > 2 * page * contacts: a page of "ann" (3.4% of
- * contacts) in the largest sub-account took 0.68 ms by the set and
- * 0.94 ms by LIKE on the full data set, 4.4 ms and 0.87 ms at ten times
- * it (the statement alone, sqlite3 with a warm cache of 64 MB); the
- * server answered it in 1.17 ms by the set and 1.02 ms by LIKE (one
- * client, p50). One count, which stops at the larger bound (0.03 us a
- * match). A page of 0 (every row) never walks by LIKE alone. */
+ * costs about 0.17 us a match and grows with the server (0.68 ms for a
+ * page of "ann", 3,378 matches, on the full data set; 4.4 ms for its
+ * 34,326 at ten times it); LIKE on the newest-first index, which holds
+ * the searched text (contacts 020), about 0.6 us a contact walked, at
+ * either size, and a page walks about page / share of them, the share of
+ * contacts that match being about the same in a location as in all of
+ * them (the statements alone, sqlite3, the largest sub-account). So LIKE
+ * alone once matches^2 > 2 * page * contacts. Those timings would put
+ * the factor near 3; the server answered that page in 1.17 ms by the set
+ * and 1.02 ms by LIKE (one client, p50), so 2. One count, which stops at
+ * the larger bound (0.03 us a match). A page of 0 (every row) never
+ * walks by LIKE alone. */
 static int plan_search(struct hl_req *req, struct contact_filters *f, int64_t page)
 {
 	int64_t contacts = 0, bound = 0;

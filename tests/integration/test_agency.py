@@ -93,11 +93,11 @@ def change_everything(s, admin):
         owned = s.sql("SELECT id, owner_id, stage_id FROM opportunities WHERE location_id = ?"
                       " AND status = 'open' AND owner_id IS NOT NULL ORDER BY id LIMIT 4", L)
         assert len(owned) == 4, owned
-        other = one(s, "SELECT user_id FROM user_locations WHERE location_id = ? AND user_id <> ?"
-                    " LIMIT 1", L, owned[0][1])
+        new_owner = one(s, "SELECT user_id FROM user_locations WHERE location_id = ? AND user_id <> ?"
+                        " LIMIT 1", L, owned[0][1])
         elsewhere = one(s, "SELECT id FROM stages WHERE pipeline_id = (SELECT pipeline_id FROM stages"
                         " WHERE id = ?) AND id <> ? LIMIT 1", owned[2][2], owned[2][2])
-        for deal, change in ((owned[0][0], {"owner_id": other}), (owned[1][0], {"owner_id": None}),
+        for deal, change in ((owned[0][0], {"owner_id": new_owner}), (owned[1][0], {"owner_id": None}),
                              (owned[2][0], {"stage_id": elsewhere})):
             r = admin.patch("/api/opportunities/%d" % deal, change, headers=h)
             assert r.status == 200, r.body

@@ -2,8 +2,9 @@
 -- of search.h: names, e-mail, phone, company), so that a search walking
 -- it (list.c, for a common term) reads a contact's row only when it
 -- matches: SQLite evaluates the LIKE on the index's columns before it
--- seeks the row. Walking the rows cost about 1.3 us a contact and more as
--- the table outgrew the page cache; the index, 0.4 us at any size.
+-- seeks the row. Walking a sub-account of 77,445 contacts for a term none
+-- holds took 244 ms through the rows and 51 ms through this index (the
+-- statement alone, sqlite3, perf-seed --scale 10).
 -- It takes the place of contacts_location_created, whose order it keeps,
 -- and of contacts_location_live_created (migration 013), which walked the
 -- same order with the deleted contacts in it. contacts_location_live_health
