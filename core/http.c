@@ -15,6 +15,7 @@
 #include "compress.h"
 #include "db.h"
 #include "events.h"
+#include "framing.h"
 #include "guard.h"
 #include "live.h"
 #include "metrics.h"
@@ -467,54 +468,32 @@ static void log_if_slow(const struct hl_req *r, long long ms)
 		log_info("[slow] %lld ms %s %s -> %d", ms, r->method, what, r->status);
 }
 
-/* A Content-Length's value, or -1 when it is not plain digits (spaces may
- * follow, as civetweb leaves them). */
-static long long length_value(const char *v)
-{
-	size_t digits = strspn(v, "0123456789");
-	if (!digits || digits > 18 || v[digits + strspn(v + digits, " \t")])
-		return -1;
-	return strtoll(v, NULL, 10);
-}
-
-/* RFC 9112: a length that is not plain digits, two different lengths, or
- * a length beside a transfer coding would let a proxy in front of us and
- * us disagree on where the body ends. civetweb keeps 64 headers and drops
- * the rest unseen, so a head that fills them all is refused whole. */
+/* The head's framing (framing.c); 1 when sound, else 0 after answering. */
 static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
 {
-	long long length = -1;
-	int coded = 0;
-	if (ri->num_headers >= MG_MAX_HEADERS) {
-		hl_reply_error(r, 431, "too_many_headers", "a request may carry at most %d headers",
-			       MG_MAX_HEADERS - 1);
-		return 0;
-	}
-	for (int i = 0; i < ri->num_headers; i++) {
-		const struct mg_header *h = &ri->http_headers[i];
-		if (!strcasecmp(h->name, "Transfer-Encoding")) {
-			coded = 1;
-		} else if (!strcasecmp(h->name, "Content-Length")) {
-			long long n = length_value(h->value);
-			if (n < 0 || (length >= 0 && n != length)) {
-				hl_reply_error(r, 400, "bad_request", "the Content-Length is not one number");
-				return 0;
-			}
-			length = n;
-		}
-	}
-	if (length >= 0 && coded) {
-		hl_reply_error(r, 400, "bad_request",
-			       "send either Content-Length or Transfer-Encoding, not both");
-		return 0;
-	}
-	/* civetweb gives up a chunked body for good on the first interrupted
-	 * read, which the guard's signals make possible: bodies have a length. */
-	if (coded) {
-		hl_reply_error(r, 411, "length_required", "send the body with a Content-Length");
-		return 0;
-	}
-	return 1;
+	long long length;
+	const char *code, *why;
+	int status = framing_check(ri, &length, &code, &why);
+	if (status)
+		hl_reply_error(r, status, code, "%s", why);
+	return !status;
+}
+
+static void close_after_answer(struct hl_req *r, const struct mg_request_info *ri)
+{
+	framing_close((struct mg_request_info *)ri);
+	if (!r->streamed)
+		request_add_header(r, "Connection: close");
+}
+
+/* Whether the connection must close after r's answer because where its
+ * body ends is in doubt: a head refused for how it frames the body, or an
+ * error answered before the body was read. What follows would otherwise
+ * be read as the next request: behind a proxy that reuses connections, as
+ * another client's. */
+static int must_close(const struct hl_req *r, const struct mg_request_info *ri, int head_sound)
+{
+	return !head_sound || (r->status >= 400 && ri->content_length > 0 && !r->body_read);
 }
 
 static int dispatch(struct mg_connection *conn, void *data)
@@ -530,10 +509,14 @@ static int dispatch(struct mg_connection *conn, void *data)
 	request_begin(r, conn, ri->request_method, path, strlen(path), ri->query_string);
 	r->metrics_slot = METRICS_NO_ROUTE(srv->metrics);
 	guard_enter(r->guard, GUARD_WORK);
+	int head_sound = 1;
 	if (srv->draining)
 		hl_reply_error(r, 503, "unavailable", "the server is stopping");
-	else if (head_is_sound(r, ri))
+	else if ((head_sound = head_is_sound(r, ri)))
 		handle(r, ri);
+	int closing = must_close(r, ri, head_sound);
+	if (closing)
+		close_after_answer(r, ri);
 	size_t plain = has_body(r->status) ? r->out.len - HEAD_ROOM : 0;
 	if (r->plain_len)
 		plain = r->plain_len; /* a compressed answer from the cache */
@@ -552,6 +535,8 @@ static int dispatch(struct mg_connection *conn, void *data)
 	if (r->large_body)
 		atomic_fetch_sub(&srv->large_bodies, 1);
 	/* civetweb reads what is left of the body before the next head. */
+	if (r->cut && !closing)
+		close_after_answer(r, ri);
 	guard_enter(r->guard, (has_body_to_read(ri) && !r->body_read) || r->cut ? GUARD_DRAIN
 										 : GUARD_HEAD);
 	request_end(r);

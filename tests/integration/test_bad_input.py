@@ -177,3 +177,42 @@ def test_bad_bodies_on_every_route_that_takes_one():
                 for wrong in ({}, [1, [2]], 123456789012345678901234567890, -1, "x" * 5000):
                     check.send(method, path, body={m: wrong}, what="%s=%r" % (m, wrong)[:60])
         finish(s, check)
+
+
+SMUGGLED = b"GET /api/health?smuggled=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+IN_DOUBT = {  # heads that frame their body two ways, or lose its length
+    "70 headers": b"".join(b"X-Hn: v\r\n" for _ in range(70)) + b"Content-Length: 48\r\n",
+    "two lengths": b"Content-Length: 0\r\nContent-Length: 48\r\n",
+    "not a number": b"Content-Length: 48x\r\n",
+    "a length and a coding": b"Content-Length: 48\r\nTransfer-Encoding: chunked\r\n",
+    "a coding": b"Transfer-Encoding: chunked\r\n",
+}
+
+
+def test_heads_framing_a_body_in_doubt_on_every_route():
+    """Every route, signed in, with each head that frames its body in
+    doubt and a request of its own as the body: one JSON refusal, the
+    connection closed, the body never answered, nothing written."""
+    s, admin, routes, check = setup()
+    with s:
+        import test_hostile
+        cookie = "; ".join("%s=%s" % kv for kv in admin.cookies.items())
+        signed = ("Cookie: %s\r\nX-CSRF-Token: %s\r\nX-Location-Id: %d\r\n"
+                  "Content-Type: application/json\r\n" % (cookie, check.csrf, check.location)).encode()
+        for route in routes:
+            path = path_of(route["pattern"]).encode()
+            for what, framing in IN_DOUBT.items():
+                before = check.version()
+                head = b"%s %s HTTP/1.1\r\nHost: x\r\n" % (route["method"].encode(), path)
+                got, closed = test_hostile.all_answers(s.port, head + signed + framing + b"\r\n" + SMUGGLED)
+                check.sent += 1
+                where = "%s %s, %s" % (route["method"], route["pattern"], what)
+                status = int(got.split(b" ")[1]) if got.startswith(b"HTTP/1.1 ") else 0
+                body = got.partition(b"\r\n\r\n")[2]
+                if status not in (400, 411, 431) or b'"error"' not in body:
+                    check.failures.append("%s -> %r" % (where, got[:120]))
+                if got.count(b"HTTP/1.1 ") != 1 or b"smuggled" in got or not closed:
+                    check.failures.append("%s: the body was read as a request" % where)
+                if check.version() != before:
+                    check.failures.append("%s: something was written" % where)
+        finish(s, check)

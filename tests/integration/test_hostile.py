@@ -270,6 +270,78 @@ def test_a_head_with_too_many_headers_is_431():
         assert status == 431 and body["error"]["code"] == "too_many_headers", body
 
 
+def all_answers(port, data, limit=3):
+    """Every byte the server sends back for `data` until it closes the
+    connection (or `limit` seconds pass), and whether it closed."""
+    sock = connect(port)
+    sock.sendall(data)
+    sock.settimeout(limit)
+    got, closed = b"", False
+    try:
+        while True:
+            more = sock.recv(65536)
+            if not more:
+                closed = True
+                break
+            got += more
+    except (socket.timeout, ConnectionResetError):
+        pass
+    sock.close()
+    return got, closed
+
+
+SMUGGLED = b"GET /api/health?smuggled=1 HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def test_a_body_after_a_refused_head_is_never_run_as_a_request():
+    """A head refused before its body is read (431 where the Content-Length
+    came after the 63rd header, 400 for lengths in doubt, 405, 413, 401)
+    closes the connection: the body, a request of its own here, is never
+    answered, so no proxy that reuses connections can run one client's
+    request as another's."""
+    s = Server().start()
+    with s:
+        extra = b"".join(b"X-Hn: v\r\n" for _ in range(70))
+        exact = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\n" + extra +
+                 b"Content-Length: 49\r\n\r\n" + SMUGGLED)
+        got, closed = all_answers(s.port, exact)
+        assert got.startswith(b"HTTP/1.1 431 "), got[:200]
+        assert got.count(b"HTTP/1.1 ") == 1 and b"smuggled" not in got, got
+        assert b"\r\nConnection: close\r\n" in got and closed, got
+        n = len(SMUGGLED)
+        heads = {
+            "two lengths": b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+                           b"Content-Length: %d\r\n\r\n" % n,
+            "not a number": b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\n"
+                            b"Content-Length: %dx\r\n\r\n" % n,
+            "a wrong method": b"PUT /api/health HTTP/1.1\r\nHost: x\r\n"
+                              b"Content-Length: %d\r\n\r\n" % n,
+            "no session": b"POST /api/contacts HTTP/1.1\r\nHost: x\r\n"
+                          b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % n,
+            "no route": b"POST /api/nothing HTTP/1.1\r\nHost: x\r\n"
+                        b"Content-Length: %d\r\n\r\n" % n,
+        }
+        for what, head in heads.items():
+            got, closed = all_answers(s.port, head + SMUGGLED)
+            status = int(got.split(b" ")[1]) if got.startswith(b"HTTP/1.1 ") else None
+            assert status and 400 <= status < 500, (what, got[:200])
+            assert got.count(b"HTTP/1.1 ") == 1 and b"smuggled" not in got, (what, got)
+            assert closed, what
+        too_large = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % (2 << 20))
+        got, closed = all_answers(s.port, too_large + SMUGGLED)
+        assert got.startswith(b"HTTP/1.1 413 ") and got.count(b"HTTP/1.1 ") == 1, got[:200]
+        assert closed
+        # A refusal after the body was read keeps the connection, and the
+        # next request on it is answered in turn.
+        login = b'{"email": "nobody@example.test", "password": "x"}'
+        kept = (b"POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(login) + login +
+                b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        got, closed = all_answers(s.port, kept)
+        assert got.startswith(b"HTTP/1.1 401 ") and got.count(b"HTTP/1.1 200 ") == 1, got[:400]
+
+
 def test_sql_that_runs_too_long_is_stopped_with_503():
     s, admin, (loc,) = agency(modules=("contacts", "reader"), env={"PGHL_QUERY_TIMEOUT_MS": "20"})
     with s:
