@@ -657,6 +657,12 @@ int http_start(struct server *s)
 		"decode_url", "no",
 		"enable_auth_domain_check", "no",
 		"listen_backlog", "1024",
+		/* civetweb answers a CORS preflight itself, before any handler,
+		 * granting every origin by default; the CSRF rule (auth.c) rests
+		 * on never granting one, so an OPTIONS comes to dispatch (405). */
+		"access_control_allow_origin", "",
+		"access_control_allow_methods", "",
+		"access_control_allow_headers", "",
 		NULL,
 	};
 	struct mg_callbacks cb;

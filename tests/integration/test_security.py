@@ -102,3 +102,24 @@ def test_expired_session_and_revoked_token_are_401_everywhere():
                 r = call(client, route)
                 assert r.status == 401, (route, r.status)
                 assert SECRET.encode() not in r.body
+
+
+def test_no_cross_origin_request_is_ever_granted():
+    """A page of another site may not read our answers nor send what a
+    form cannot (the CSRF rule rests on it): a CORS preflight on any
+    route, and on the app's files, grants nothing, and no answer carries
+    an Access-Control-Allow-* header."""
+    s, admin, a, b, routes = setup()
+    with s:
+        evil = {"Origin": "https://evil.example", "Access-Control-Request-Method": "DELETE",
+                "Access-Control-Request-Headers": "x-csrf-token, content-type"}
+        paths = sorted({re.sub(r":[a-z_]+", "1", r["pattern"]) for r in routes})
+        for path in paths + ["/", "/app/contacts", "/index.html", "/nothing"]:
+            r = s.client().request("OPTIONS", path, headers=evil)
+            assert r.status in (404, 405), (path, r.status)
+            granted = [h for h in r.headers if h.startswith("access-control-")]
+            assert not granted, (path, granted)
+            assert r.json()["error"]["code"] in ("method_not_allowed", "not_found"), path
+        for path in ("/api/contacts", "/api/auth/me", "/"):
+            r = admin.get(path, headers={"Origin": "https://evil.example", "X-Location-Id": str(a)})
+            assert not [h for h in r.headers if h.startswith("access-control-")], path
