@@ -3,10 +3,11 @@
  * static.c: the browser app's files, from the web folder, with the caching
  * and precompressed codings the build step prepares them for.
  *
- * Only files inside the folder can be reached: the path is decoded segment
- * by segment, "." and ".." segments and backslashes are refused, and the
- * file's real path (symlinks resolved) must still lie inside the folder's
- * real path. A path whose last segment has no extension and names no file
+ * Only files inside the folder can be reached: the path is decoded, a
+ * segment that starts with a dot ("..", ".env", ".git": hidden files, as
+ * nginx and Apache keep them) and backslashes are refused, and the file's
+ * real path (symlinks resolved) must still lie inside the folder's real
+ * path with no hidden segment either. A path whose last segment has no extension and names no file
  * is a page of the app and gets index.html, as does any path under /app/
  * that names no file; anything else missing (app.3f9a1c2b.js included) is
  * a real JSON 404.
@@ -143,20 +144,22 @@ static int is_hashed(const char *name)
 	return digits >= 8 && p > name + 1 && p[-1] == '.';
 }
 
+/* Whether a segment of the decoded path `p` starts with a dot. */
+static int has_hidden_segment(const char *p)
+{
+	for (const char *seg = p; seg; seg = strchr(seg, '/'))
+		if (*(seg += *seg == '/') == '.')
+			return 1;
+	return 0;
+}
+
 /* The decoded path relative to the web folder, or NULL when unsafe. */
 static char *safe_relative(struct hl_req *r)
 {
 	char *rel = request_decode(r, r->path + 1, r->path_len - 1, 0);
 	if (!rel || strchr(rel, '\\'))
 		return NULL;
-	for (char *seg = rel; seg;) {
-		char *slash = strchr(seg, '/');
-		size_t len = slash ? (size_t)(slash - seg) : strlen(seg);
-		if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
-			return NULL;
-		seg = slash ? slash + 1 : NULL;
-	}
-	return rel;
+	return has_hidden_segment(rel) ? NULL : rel;
 }
 
 static void file_close(struct file *f)
@@ -191,7 +194,7 @@ static int open_inside(struct hl_req *r, struct file *f, const char *rel)
 	size_t n = strlen(root);
 	char real[PATH_MAX];
 	if (!realpath(hl_sprintf(r, "%s/%s", root, rel), real) || strncmp(real, root, n) ||
-	    real[n] != '/')
+	    real[n] != '/' || has_hidden_segment(real + n))
 		return HL_ENOENT;
 	return file_open(f, hl_strndup(r, real, strlen(real)), CODING_IDENTITY);
 }

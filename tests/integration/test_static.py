@@ -281,6 +281,32 @@ def test_static_no_path_leaves_the_web_folder():
         assert status == 200 and body == SECRET
 
 
+def test_static_hidden_files_are_never_served():
+    """A segment that starts with a dot, in any encoding, is a hidden
+    file (.env, .git): 404, as for a file that is not there, never the
+    file and never the app's page."""
+    with SiteServer().start() as s:
+        s.write(".env", SECRET)
+        s.write(".git/config", SECRET)
+        s.write(".git/HEAD", SECRET)
+        s.write("docs/.htpasswd", SECRET)
+        os.symlink(os.path.join(s.web, ".env"), os.path.join(s.web, "env.txt"))
+        os.symlink(os.path.join(s.web, ".git"), os.path.join(s.web, "git"))
+        for path in ("/.env", "/%2eenv", "/%2Eenv", "/.%65nv", "/%2e%65%6e%76", "/.git/config",
+                     "/%2egit/config", "/.git/HEAD", "/.git", "/.git/", "/.git/nothing",
+                     "/docs/.htpasswd", "/docs/%2ehtpasswd", "/app/.env", "/env.txt",
+                     "/.env.br", "//.env"):
+            status, head, body = raw_get(s.port, path, b"Accept-Encoding: br, gzip\r\n")
+            assert SECRET not in body and status == 404, (path, status)
+            assert b'"code":"not_found"' in body, path
+        # Through a link to a hidden folder, an extensionless name is a
+        # page of the app, as for any name that is no file.
+        for path in ("/git/config", "/git/HEAD"):
+            status, _, body = raw_get(s.port, path)
+            assert status == 200 and body == INDEX, path
+        assert s.get("/docs/").body == b"<p>docs</p>"  # a plain segment still serves
+
+
 def test_static_symlinks_out_of_the_folder_are_refused():
     with SiteServer().start() as s:
         for path in ("/leak.txt", "/leakdir/secret.txt"):
