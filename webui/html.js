@@ -19,8 +19,8 @@
  * (the CSP forbids them: use addEventListener and element.style), and a
  * value the markup swallowed (inside <textarea> or <title>: set .value or
  * .textContent instead). A URL attribute (href, src, action, formaction)
- * whose value has a scheme other than http, https, mailto or tel gets
- * "about:blank" instead.
+ * whose value has a scheme other than http, https, mailto or tel, as a
+ * browser reads the scheme, gets "about:blank" instead.
  *
  * Each template's parsed markup is kept (by its strings array, which the
  * language gives once per call site) and cloned on each use.
@@ -35,7 +35,17 @@ const COMMENT = 4;
 
 const parsed = new WeakMap();
 const URL_ATTRS = ['href', 'src', 'action', 'formaction', 'xlink:href'];
-const SAFE_SCHEME = /^(?:https?|mailto|tel):/i;
+const SAFE_SCHEMES = ['http', 'https', 'mailto', 'tel'];
+
+/* The scheme a browser reads in a URL, lower case, or '' for a relative
+ * one. The URL standard drops leading and trailing C0 controls and
+ * spaces, and every tab and newline, before it looks for the scheme, so
+ * "java\tscript:" and "\x01javascript:" are javascript: URLs. */
+function schemeOf(url) {
+	const s = url.replace(/^[\u0000-\u0020]+/, '').replace(/[\t\n\r]/g, '');
+	const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(s);
+	return m ? m[1].toLowerCase() : '';
+}
 
 /* An event handler or style attribute: the CSP refuses them, and the
  * browser reports it as soon as such markup is parsed, so they are
@@ -153,8 +163,8 @@ function fill(el, values) {
 				placed++;
 			return text(values[+i]);
 		});
-		if (URL_ATTRS.indexOf(name) >= 0 && /^\s*[a-z][a-z0-9+.-]*:/i.test(value) &&
-		    !SAFE_SCHEME.test(value.trim()))
+		const scheme = URL_ATTRS.indexOf(name) >= 0 ? schemeOf(value) : '';
+		if (scheme && SAFE_SCHEMES.indexOf(scheme) < 0)
 			value = 'about:blank';
 		el.setAttribute(a.name, value);
 	}

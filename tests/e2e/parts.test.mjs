@@ -58,6 +58,66 @@ describe('parts', () => {
 		await context.close();
 	});
 
+	test('html.js: a link is kept only when the browser reads it as http, https, mailto or tel', async () => {
+		const { page, context, problems } = await newPage(browser, server);
+		await page.goto('/');
+		const out = await page.evaluate(async (src) => {
+			const { html } = await import(src);
+			const hrefOf = (v) => {
+				const box = document.createElement('div');
+				box.append(html`<a href="${v}">x</a>`);
+				return box.querySelector('a').getAttribute('href');
+			};
+			/* The browser's own URL parser is the judge. */
+			const schemeRead = (href) => {
+				try { return new URL(href, 'https://app.example/app/').protocol; } catch (e) { return 'none'; }
+			};
+			const named = ['java\tscript:alert(1)', 'java\nscript:alert(1)', '\x01javascript:alert(1)',
+				' javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\rscript:x', '\x00\x1fjavascript:x',
+				'javascript\t:x', 'vbscript:x', 'data:text/html,<script>x</script>', 'j\na\tv\ra\nscript:x']
+				.map((v) => [v, hrefOf(v)]);
+			/* A differential fuzz from a fixed seed: a scheme, whole or not,
+			 * with characters a URL parser treats specially put in at random
+			 * places, before or after, then a colon or not, then the rest. */
+			let seed = 20261205;
+			const rand = (n) => {
+				seed = (seed + 0x6D2B79F5) | 0;
+				let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+				t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+				return ((t ^ (t >>> 14)) >>> 0) % n;
+			};
+			const schemes = ['javascript', 'JavaScript', 'vbscript', 'data', 'http', 'https', 'mailto',
+				'tel', 'file', 'java', 'script', 'blob', 'x-y.z+w', '1abc', ''];
+			const noise = ['\t', '\n', '\r', '\x00', '\x01', '\x1f', ' ', '\u00a0', '&#9;', '%09', '/',
+				'.', '+', '-', '\\', '\u2028'];
+			const after = [':', ':', ':', '://', '', '%3a', '&colon;', '\t:', ':\t'];
+			let kept = 0, blanked = 0;
+			const wrong = [];
+			for (let i = 0; i < 20000; i++) {
+				const chars = schemes[rand(schemes.length)].split('');
+				for (let n = rand(4); n > 0; n--)
+					chars.splice(rand(chars.length + 1), 0, noise[rand(noise.length)]);
+				const v = chars.join('') + after[rand(after.length)] + 'alert(1)';
+				const href = hrefOf(v);
+				if (href === 'about:blank') {
+					blanked++;
+					continue;
+				}
+				kept++;
+				const scheme = schemeRead(href);
+				if (!['http:', 'https:', 'mailto:', 'tel:', 'none'].includes(scheme))
+					wrong.push([v, scheme]);
+			}
+			return { named, kept, blanked, wrong: wrong.slice(0, 10) };
+		}, shellUrl('html.js'));
+		for (const [v, href] of out.named)
+			assert.equal(href, 'about:blank', JSON.stringify(v));
+		assert.deepEqual(out.wrong, []);
+		assert.ok(out.blanked > 1000 && out.kept > 1000, JSON.stringify(out));
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('api.js: one request for identical GETs, a pager over next_cursor, errors as ApiError', async () => {
 		const { page, context, problems } = await newPage(browser, server);
 		await page.goto('/');
