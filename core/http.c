@@ -377,11 +377,16 @@ static int is_api_path(const char *path)
 	return !strncmp(path, "/api", 4) && (path[4] == '/' || path[4] == '\0');
 }
 
+/* A WebSocket asked for where none is served (upgrade_elsewhere). */
+static __thread int upgrade_elsewhere_asked;
+
 static void handle(struct hl_req *r, const struct mg_request_info *ri)
 {
 	int rc = router_match(r->srv->router, r->method, r->path, r->path_len, &r->match);
 	int get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
-	if (rc == HL_ENOENT && get && !is_api_path(r->path) && r->srv->web_root) {
+	if (upgrade_elsewhere_asked) {
+		hl_reply_error(r, 404, "not_found", "no WebSocket here; live updates are at /api/live");
+	} else if (rc == HL_ENOENT && get && !is_api_path(r->path) && r->srv->web_root) {
 		r->metrics_slot = METRICS_STATIC(r->srv->metrics);
 		static_serve(r);
 	} else if (rc == HL_ENOENT) {
@@ -602,6 +607,17 @@ static int upgrade_connect(const struct mg_connection *conn, void *data)
 	return live_upgrade_accepted() ? 0 : 1;
 }
 
+/* A WebSocket asked for on any other path: civetweb would answer a bare
+ * text 404 of its own; this one is the API's JSON 404, and civetweb then
+ * closes the connection (the handshake was refused). */
+static int upgrade_elsewhere(const struct mg_connection *conn, void *data)
+{
+	upgrade_elsewhere_asked = 1;
+	dispatch((struct mg_connection *)conn, data);
+	upgrade_elsewhere_asked = 0;
+	return 1;
+}
+
 static void upgrade_ready(struct mg_connection *conn, void *data)
 {
 	live_upgrade_ready(((struct server *)data)->live, conn);
@@ -684,6 +700,8 @@ int http_start(struct server *s)
 	mg_set_request_handler(s->mg, "/", dispatch, s);
 	mg_set_auth_handler(s->mg, "/", admit_to_dispatch, s);
 	mg_set_websocket_handler(s->mg, "/api/live", upgrade_connect, upgrade_ready, upgrade_data,
+				 upgrade_closed, s);
+	mg_set_websocket_handler(s->mg, "/", upgrade_elsewhere, upgrade_ready, upgrade_data,
 				 upgrade_closed, s);
 	return 0;
 }

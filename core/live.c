@@ -498,6 +498,11 @@ static void answer_frame(struct live *l, struct conn *c, const struct ws_frame *
 		close_later(l, c);
 		break;
 	}
+	case WS_CONTINUATION:
+		/* No data frame is ever taken, so none can have begun a
+		 * message for this one to go on with (RFC 6455 5.4). */
+		say_goodbye(l, c, WS_CLOSE_PROTOCOL, "a continuation of no message");
+		break;
 	default:
 		say_goodbye(l, c, WS_CLOSE_UNSUPPORTED, "this stream only sends");
 	}

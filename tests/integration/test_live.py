@@ -156,6 +156,8 @@ def test_frames_a_client_may_not_send_close_the_socket_with_a_reason():
             (lambda w: w.send(CLOSE, b"\x03\xe8bye"), 1000),          # echoed
             (lambda w: w.send(CLOSE, b"\x03\xed"), 1002),             # 1005 is never sent
             (lambda w: w.send(CLOSE, b"\x03"), 1002),                  # half a code
+            (lambda w: w.send(0x0, b"more"), 1002),                   # continuing no message
+            (lambda w: w.send(0x0, b"more", fin=False), 1002),
         )
         for send, code in cases:
             w = ws(s, admin)
@@ -165,6 +167,19 @@ def test_frames_a_client_may_not_send_close_the_socket_with_a_reason():
             assert w.at_end()
         # The server still serves.
         assert admin.get("/api/health").status == 200
+
+
+def test_a_websocket_asked_for_elsewhere_is_a_json_404():
+    s, admin, (a, _) = live_server()
+    with s:
+        for path in ("/api/health", "/api/contacts", "/", "/app/contacts", "/api/live/x", "/nothing"):
+            try:
+                ws(s, admin, path)
+                assert False, "a WebSocket was opened at " + path
+            except Refused as e:
+                assert e.status == 404 and e.json()["error"]["code"] == "not_found", (path, e)
+                assert "/api/live" in e.json()["error"]["message"] or path == "/api/live/x", path
+        assert ws(s, admin).message(skip=())["type"] == "hello"
 
 
 def test_requests_that_may_not_listen_are_refused_with_the_error_format():
