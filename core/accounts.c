@@ -303,8 +303,11 @@ static int64_t optional_int(struct hl_req *req, const char *key, int64_t min, in
  * is in the answer once and never again. */
 static int create_token(struct hl_req *req)
 {
+	static const char *const keys[] = { "name", "location_id", "expires_days", NULL };
 	if (req->who.token_id)
 		return hl_reply_error(req, 403, "forbidden", "a token cannot make tokens; sign in");
+	if (hl_fields_only(req, 0, keys))
+		return 0;
 	const char *name = required_string(req, "name", 100);
 	int64_t location = name ? optional_int(req, "location_id", 1, INT64_MAX) : -1;
 	int64_t days = location >= 0 ? optional_int(req, "expires_days", 1, 3650) : -1;

@@ -183,7 +183,11 @@ static int answer_user(struct hl_req *req, int status, int64_t id)
  * "location_ids"?, "assigned_only"?} */
 static int create_user(struct hl_req *req)
 {
+	static const char *const keys[] = { "email", "name", "role", "password", "location_ids",
+					    "assigned_only", NULL };
 	int bad = 0;
+	if (hl_fields_only(req, 0, keys))
+		return 0;
 	const char *email = text_field(req, "email", 254, &bad);
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *role = text_field(req, "role", 32, &bad);
@@ -252,9 +256,11 @@ static int sign_out_everywhere(struct hl_db *w, int64_t user)
  * "disabled"?, "location_ids"?} */
 static int update_user(struct hl_req *req)
 {
+	static const char *const keys[] = { "name", "role", "assigned_only", "disabled",
+					    "location_ids", NULL };
 	int64_t id;
 	int bad = 0;
-	if (hl_param_id(req, "id", &id))
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
 		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *role = text_field(req, "role", 32, &bad);
@@ -300,9 +306,10 @@ static int update_user(struct hl_req *req)
 /* POST /api/admin/users/:id/password {"password"}: also signs them out. */
 static int reset_password(struct hl_req *req)
 {
+	static const char *const keys[] = { "password", NULL };
 	int64_t id;
 	int bad = 0;
-	if (hl_param_id(req, "id", &id))
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
 		return 0;
 	const char *password = text_field(req, "password", PASSWORD_MAX, &bad);
 	if (bad)
@@ -359,7 +366,10 @@ static int answer_location(struct hl_req *req, int status, int64_t id)
 /* POST /api/admin/locations {"name", "timezone"?} */
 static int create_location(struct hl_req *req)
 {
+	static const char *const keys[] = { "name", "timezone", NULL };
 	int bad = 0;
+	if (hl_fields_only(req, 0, keys))
+		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);
 	if (bad)
@@ -386,9 +396,10 @@ static int create_location(struct hl_req *req)
 /* PATCH /api/admin/locations/:id {"name"?, "timezone"?, "disabled"?} */
 static int update_location(struct hl_req *req)
 {
+	static const char *const keys[] = { "name", "timezone", "disabled", NULL };
 	int64_t id;
 	int bad = 0;
-	if (hl_param_id(req, "id", &id))
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
 		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);

@@ -227,6 +227,32 @@ def test_user_management_validates_input():
         assert admin.patch("/api/admin/users/999", {"name": "x"}).status == 404
 
 
+def test_an_unknown_member_is_422_naming_it_and_changes_nothing():
+    s, admin, a, b = agency()
+    with s:
+        anna = s.sql("SELECT id FROM users WHERE email = 'anna@example.test'")[0][0]
+        before = s.sql("SELECT name, role, assigned_only, disabled_at FROM users ORDER BY id")
+        places = s.sql("SELECT name, timezone FROM locations ORDER BY id")
+        cases = (
+            ("PATCH", "/api/admin/users/%d" % anna, {"nmae": "Typo", "role": "location_admin"}),
+            ("PATCH", "/api/admin/users/%d" % anna, {"assigned": True}),
+            ("POST", "/api/admin/users", {"email": "c@example.test", "name": "C", "password": "c-pass-123",
+                                          "role": "location_user", "locations": [a]}),
+            ("POST", "/api/admin/users/%d/password" % anna, {"password": "new-pass-123", "x": 1}),
+            ("POST", "/api/admin/locations", {"name": "New", "time_zone": "UTC"}),
+            ("PATCH", "/api/admin/locations/%d" % a, {"name": "Renamed", "disable": True}),
+            ("POST", "/api/auth/tokens", {"name": "ci", "expires": 3}),
+        )
+        for method, path, body in cases:
+            r = admin.request(method, path, body=body)
+            unknown = [k for k in body if k not in ("name", "role", "email", "password")][0]
+            assert r.status == 422 and unknown in r.json()["error"]["message"], (path, r.body)
+        assert s.sql("SELECT name, role, assigned_only, disabled_at FROM users ORDER BY id") == before
+        assert s.sql("SELECT name, timezone FROM locations ORDER BY id") == places
+        assert s.sql("SELECT count(*) FROM api_tokens") == [(0,)]
+        assert s.login("anna@example.test", "anna-pass-1")  # the password stayed
+
+
 def test_secure_cookie_only_behind_a_trusted_proxy():
     with admin_server(env={"PGHL_TRUSTED_PROXIES": "127.0.0.1"}) as s:
         body = {"email": ADMIN[0], "password": ADMIN[1]}
