@@ -63,7 +63,7 @@ static void usage(FILE *out)
 		"  modules purge NAME\n"
 		"                 after a backup, drop a disabled module's tables and forget\n"
 		"                 its migrations and job state (the server must be stopped)\n"
-		"  new-module NAME [DIR]\n"
+		"  new-module NAME [DIR] [--force]\n"
 		"                 start a module outside the source tree: a folder (./NAME)\n"
 		"                 with a route, a migration, a job, a page, tests, a Makefile\n"
 		"                 and Debian packaging, from the hyperlevel-dev templates\n"
@@ -87,6 +87,7 @@ struct core {
 	struct config cfg;
 	struct server srv;
 	struct jobs *jobs;
+	int force;      /* new-module --force */
 };
 
 static int load_modules(struct core *c)
@@ -357,7 +358,8 @@ static int run(struct core *c, const char *cmd)
 	if (!strcmp(cmd, "backup"))
 		return backup_now(c);
 	if (!strcmp(cmd, "new-module")) {
-		int rc = scaffold_module(&c->cfg, c->args[0], c->nargs > 1 ? c->args[1] : NULL);
+		int rc = scaffold_module(&c->cfg, c->args[0], c->nargs > 1 ? c->args[1] : NULL,
+					 c->force);
 		return !rc ? 0 : rc == HL_EIO ? EXIT_RUN : EXIT_USAGE;
 	}
 	int rc = load_modules(c);
@@ -430,6 +432,13 @@ int main(int argc, char **argv)
 		log_error("unknown command '%s' (see --help)", cmd);
 		return EXIT_USAGE;
 	}
+	/* --force is new-module's own word, not a setting. */
+	for (int i = 1; !strcmp(cmd, "new-module") && i < argc; i++)
+		if (!strcmp(argv[i], "--force")) {
+			c.force = 1;
+			memmove(argv + i, argv + i + 1, sizeof(char *) * (size_t)(argc - i));
+			argc--, i--;
+		}
 	/* A developer may not read the server's settings (the package makes
 	 * them root:hyperlevel 0640), and new-module needs none of them. */
 	if (!strcmp(cmd, "new-module") && !getenv("PGHL_CONFIG") &&

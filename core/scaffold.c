@@ -12,7 +12,11 @@
  *
  * Nothing is written over: DIR must not exist. The copy is made in a
  * temporary folder beside DIR and renamed into place only when whole, so
- * a failure leaves nothing behind.
+ * a failure leaves nothing behind. DIR must lie in the current folder or
+ * the user's home unless --force says otherwise (a typo, or a command
+ * pasted as root, must not drop files in /etc), and NAME may be no
+ * module's that the product ships or that is installed: the two would
+ * clash on their file, their tables and their URLs.
  */
 #include "buf.h"
 #include "log.h"
@@ -192,20 +196,87 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	return 0;
 }
 
-int scaffold_module(const struct config *cfg, const char *name, const char *dir)
+/* The module file NAME.so in a folder of cfg->modules_dir, into `out`;
+ * 0 when there is none. */
+static int installed_as(const struct config *cfg, const char *name, char *out, size_t size)
+{
+	for (const char *p = cfg->modules_dir; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && snprintf(out, size, "%.*s/%s.so", (int)n, p, name) < (int)size &&
+		    !access(out, F_OK))
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+static int name_is_free(const struct config *cfg, const char *name)
+{
+	char shipped[sizeof(HL_SHIPPED_MODULES)], file[PATH_MAX];
+	snprintf(shipped, sizeof(shipped), " %s ", name);
+	if (strstr(HL_SHIPPED_MODULES, shipped)) {
+		log_error("'%s' is the name of a module HyperLevel ships: choose another", name);
+		return 0;
+	}
+	if (installed_as(cfg, name, file, sizeof(file))) {
+		log_error("'%s' is the name of an installed module (%s): choose another", name, file);
+		return 0;
+	}
+	return 1;
+}
+
+/* Whether the real path `path` is `top` or lies under it. */
+static int lies_in(const char *path, const char *top)
+{
+	char real[PATH_MAX];
+	size_t n;
+	if (!top || !*top || !realpath(top, real))
+		return 0;
+	n = strlen(real);
+	return !strncmp(path, real, n) && (path[n] == '/' || !path[n] || (n == 1 && real[0] == '/'));
+}
+
+/* The folder that will hold `target` lies in the current folder or the
+ * user's home. */
+static int place_is_ours(const char *target)
+{
+	char parent[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", target);
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = '\0';
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		slash[slash == parent] = '\0';
+	if (!realpath(parent, real))
+		return 1; /* no such folder: the copy fails and says so */
+	if ((getcwd(cwd, sizeof(cwd)) && lies_in(real, cwd)) || lies_in(real, getenv("HOME")))
+		return 1;
+	log_error("%s is outside the current folder and your home: give --force to write there",
+		  target);
+	return 0;
+}
+
+int scaffold_module(const struct config *cfg, const char *name, const char *dir, int force)
 {
 	if (!valid_name(name)) {
 		log_error("'%s' cannot name a module: use 1 to %d lowercase letters, digits and _,"
 			  " starting with a letter (not core, nor sqlite...)", name, NAME_MAX_CHARS);
 		return HL_EINVAL;
 	}
+	if (!name_is_free(cfg, name))
+		return HL_EINVAL;
+	const char *target = dir ? dir : name;
+	if (!force && !place_is_ours(target))
+		return HL_EINVAL;
 	struct stat st;
 	if (stat(cfg->template_dir, &st) || !S_ISDIR(st.st_mode)) {
 		log_error("the module templates are not in %s: install the hyperlevel-dev package"
 			  " (or set template_dir)", cfg->template_dir);
 		return HL_ENOENT;
 	}
-	const char *target = dir ? dir : name;
 	if (!lstat(target, &st) || errno != ENOENT) {
 		log_error("%s already exists: new-module writes a new folder, never into one", target);
 		return HL_EINVAL;

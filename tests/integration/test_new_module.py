@@ -118,6 +118,41 @@ def test_new_module_refuses_a_bad_name_an_existing_folder_and_missing_templates(
         with open(os.path.join(work, "my_notes", "debian", "control")) as f:
             control = f.read()  # Debian names take no _
         assert "Source: hyperlevel-my-notes\n" in control and "Package: hyperlevel-my-notes\n" in control
+        # A name the product ships, or that an installed module has, would
+        # clash with it (file, tables, URLs).
+        for shipped in ("contacts", "opportunities", "reports"):
+            assert new(shipped, "--template-dir", templates) == (2, [
+                "error: '%s' is the name of a module HyperLevel ships: choose another" % shipped])
+        installed = os.path.join(work, "installed")
+        os.makedirs(installed)
+        open(os.path.join(installed, "crm_extra.so"), "w").close()
+        assert new("crm_extra", "--template-dir", templates, "--modules-dir", installed) == (2, [
+            "error: 'crm_extra' is the name of an installed module (%s/crm_extra.so): choose"
+            " another" % installed])
+        shutil.rmtree(installed)
+        # Outside the current folder and the home, only with --force.
+        elsewhere = tempfile.mkdtemp(prefix="hl-elsewhere-")
+        try:
+            env = dict(s.env, HOME=os.path.join(work, "home-that-is-not-there"))
+            for target in (os.path.join(elsewhere, "notes"), "../" + os.path.basename(elsewhere) + "/n"):
+                p = subprocess.run([s.args()[0], "new-module", "notes", target, "--template-dir", templates],
+                                   cwd=work, capture_output=True, text=True, timeout=60, env=env)
+                assert p.returncode == 2 and error_lines(p.stderr) == [
+                    "error: %s is outside the current folder and your home: give --force to write"
+                    " there" % target], p.stderr
+            assert os.listdir(elsewhere) == []
+            p = subprocess.run([s.args()[0], "new-module", "notes", os.path.join(elsewhere, "notes"),
+                                "--force", "--template-dir", templates],
+                               cwd=work, capture_output=True, text=True, timeout=60, env=env)
+            assert p.returncode == 0 and os.listdir(elsewhere) == ["notes"], p.stderr
+            # The home counts as one's own.
+            env["HOME"] = elsewhere
+            p = subprocess.run([s.args()[0], "new-module", "more", os.path.join(elsewhere, "more"),
+                                "--template-dir", templates],
+                               cwd=work, capture_output=True, text=True, timeout=60, env=env)
+            assert p.returncode == 0 and sorted(os.listdir(elsewhere)) == ["more", "notes"], p.stderr
+        finally:
+            shutil.rmtree(elsewhere, ignore_errors=True)
         # A link in a template could lead the copy anywhere: refused.
         linked = os.path.join(work, "linked")
         shutil.copytree(templates, linked)
