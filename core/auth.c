@@ -235,11 +235,13 @@ static int still_opens(struct hl_db *db, const struct identity *who, const char 
 			  " AND disabled_at IS NULL AND id IN (SELECT value FROM json_each(?2))")
 		: hl_stmt(db, "SELECT count(*) FROM user_locations ul JOIN locations l"
 			  " ON l.id = ul.location_id WHERE ul.user_id = ?1 AND l.disabled_at IS NULL"
-			  " AND l.id IN (SELECT value FROM json_each(?2))");
+			  " AND l.agency_id = ?3 AND l.id IN (SELECT value FROM json_each(?2))");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, role_is_agency(who->role) ? who->agency_id : who->user_id);
 	sqlite3_bind_text(st, 2, ids_json, -1, SQLITE_STATIC);
+	if (!role_is_agency(who->role))
+		sqlite3_bind_int64(st, 3, who->agency_id);
 	int step = sqlite3_step(st);
 	int count = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
 	sqlite3_reset(st);
@@ -310,7 +312,9 @@ static int64_t requested_location(struct hl_req *r)
 /* The caller's location `want`, or their first one when want is 0; 0
  * when there is none they may open; -1 when the database fails. The rule
  * of the location_users view, written per role: one index lookup instead
- * of the view's union. */
+ * of the view's union. A location user's location must be of their own
+ * agency too: the API never writes a row of user_locations across
+ * agencies, but one written by hand must open nothing. */
 static int64_t read_open_location(struct hl_req *r, int64_t want)
 {
 	const struct identity *w = &r->who;
@@ -322,11 +326,14 @@ static int64_t read_open_location(struct hl_req *r, int64_t want)
 	else
 		st = hl_stmt(hl_read(r),
 			"SELECT min(l.id) FROM user_locations ul JOIN locations l ON l.id = ul.location_id"
-			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND (?2 = 0 OR l.id = ?2)");
+			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND l.agency_id = ?3"
+			" AND (?2 = 0 OR l.id = ?2)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, role_is_agency(w->role) ? w->agency_id : w->user_id);
 	sqlite3_bind_int64(st, 2, want);
+	if (!role_is_agency(w->role))
+		sqlite3_bind_int64(st, 3, w->agency_id);
 	int64_t got = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_reset(st);
 	return got;

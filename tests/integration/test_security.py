@@ -123,3 +123,31 @@ def test_no_cross_origin_request_is_ever_granted():
         for path in ("/api/contacts", "/api/auth/me", "/"):
             r = admin.get(path, headers={"Origin": "https://evil.example", "X-Location-Id": str(a)})
             assert not [h for h in r.headers if h.startswith("access-control-")], path
+
+
+def test_a_location_user_opens_no_location_of_another_agency():
+    """A row of user_locations across agencies (the API never writes one;
+    here by hand, as a bad import or a bug might) opens nothing: the
+    rule is the location_users view's, agency included, for the API, the
+    caller's list and the live channel alike."""
+    from live_client import Refused, WebSocket
+    s, admin, a, b, routes = setup()
+    with s:
+        hashed = s.sql("SELECT password_hash FROM users WHERE email = 'a@example.test'")[0][0]
+        other = s.sql("INSERT INTO agencies (name) VALUES ('Other') RETURNING id")[0][0]
+        own = s.sql("INSERT INTO locations (agency_id, name) VALUES (?, 'Theirs') RETURNING id", other)[0][0]
+        user = s.sql("INSERT INTO users (agency_id, email, name, role, password_hash) VALUES"
+                     " (?, 'z@example.test', 'Zed', 'location_admin', ?) RETURNING id", other, hashed)[0][0]
+        s.accounts_sql("INSERT INTO user_locations (user_id, location_id) VALUES (?, ?), (?, ?)",
+                       user, own, user, b)
+        zed = s.login("z@example.test", "user-a-pass")
+        assert [l["id"] for l in zed.get("/api/auth/me").json()["locations"]] == [own]
+        r = zed.get("/api/contacts", headers={"X-Location-Id": str(b)})
+        assert r.status == 404 and SECRET.encode() not in r.body, r.body
+        assert zed.get("/api/contacts", headers={"X-Location-Id": str(own)}).status == 200
+        for path in ("/api/live?location_id=%d" % b, "/api/live?locations=%d,%d" % (own, b)):
+            try:
+                WebSocket(s.port, path, client=zed)
+                assert False, "listened to another agency's location: " + path
+            except Refused as e:
+                assert e.status == 404, (path, e.status)
