@@ -207,6 +207,7 @@ static int logout(struct hl_req *req)
 		return HL_EDB;
 	if (!req->who.token_id)
 		auth_set_cookie(req, "", 0);
+	auth_rights_changed(req, req->who.user_id, 0);
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
 }
 
@@ -355,17 +356,21 @@ static int revoke_token(struct hl_req *req)
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE id = ?1 AND revoked_at IS NULL AND (user_id = ?2 OR (?3 AND user_id IN"
-		" (SELECT id FROM users WHERE agency_id = ?4)))");
+		" (SELECT id FROM users WHERE agency_id = ?4))) RETURNING user_id");
 	if (!st)
 		return HL_EDB;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, req->who.user_id);
 	sqlite3_bind_int(st, 3, req->who.role == ROLE_AGENCY_ADMIN);
 	sqlite3_bind_int64(st, 4, req->who.agency_id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(hl_read(req))))
+	int step = sqlite3_step(st);
+	int64_t owner = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (step == SQLITE_DONE)
 		return hl_reply_error(req, 404, "not_found", "no such token");
+	if (step != SQLITE_ROW)
+		return HL_EDB;
+	auth_rights_changed(req, owner, 0);
 	if (audit_note(req, 0, "token.revoked", "api_token", id))
 		return HL_EDB;
 	return hl_reply_raw(req, 204, "text/plain", "", 0);

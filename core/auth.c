@@ -10,6 +10,7 @@
  *   4. Unless the route says otherwise, a location is chosen and checked.
  */
 #include "auth.h"
+#include "buf.h"
 #include "conf.h"
 #include "credentials.h"
 #include "db.h"
@@ -204,6 +205,7 @@ static int find_caller(struct hl_req *r, enum credential_kind kind, const char *
 			return rc;
 	}
 	r->who = cr->who;
+	r->who.expires_at = cr->expires_at;
 	if (kind == CREDENTIAL_SESSION)
 		renew(r, token, cr->renewed_at);
 	return 0;
@@ -225,37 +227,50 @@ static int identify(struct hl_req *r, struct credential *cr)
 	return 0;
 }
 
-/* Whether `who` may still open every one of the `n` locations in
- * `ids_json` (a JSON array of ids): 1, 0, or HL_EDB. The rule of
- * open_location, for a list at once. */
-static int still_opens(struct hl_db *db, const struct identity *who, const char *ids_json, int n)
+int auth_still_opens(struct hl_db *db, const struct identity *who, const int64_t *ids, int n,
+		     int64_t *kept)
 {
-	sqlite3_stmt *st = role_is_agency(who->role)
-		? hl_stmt(db, "SELECT count(*) FROM locations WHERE agency_id = ?1"
-			  " AND disabled_at IS NULL AND id IN (SELECT value FROM json_each(?2))")
-		: hl_stmt(db, "SELECT count(*) FROM user_locations ul JOIN locations l"
+	int agency = role_is_agency(who->role);
+	sqlite3_stmt *st = agency
+		? hl_stmt(db, "SELECT id FROM locations WHERE agency_id = ?1 AND disabled_at IS NULL"
+			  " AND id IN (SELECT value FROM json_each(?2)) ORDER BY id")
+		: hl_stmt(db, "SELECT l.id FROM user_locations ul JOIN locations l"
 			  " ON l.id = ul.location_id WHERE ul.user_id = ?1 AND l.disabled_at IS NULL"
-			  " AND l.agency_id = ?3 AND l.id IN (SELECT value FROM json_each(?2))");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, role_is_agency(who->role) ? who->agency_id : who->user_id);
-	sqlite3_bind_text(st, 2, ids_json, -1, SQLITE_STATIC);
-	if (!role_is_agency(who->role))
+			  " AND l.agency_id = ?3 AND l.id IN (SELECT value FROM json_each(?2))"
+			  " ORDER BY l.id");
+	struct buf list = BUF_INIT;
+	buf_putc(&list, '[');
+	for (int i = 0; i < n; i++)
+		buf_printf(&list, "%s%lld", i ? "," : "", (long long)ids[i]);
+	buf_putc(&list, ']');
+	if (!st || list.oom) {
+		buf_release(&list);
+		return st ? HL_ENOMEM : HL_EDB;
+	}
+	sqlite3_bind_int64(st, 1, agency ? who->agency_id : who->user_id);
+	sqlite3_bind_text(st, 2, list.data, (int)list.len, SQLITE_STATIC);
+	if (!agency)
 		sqlite3_bind_int64(st, 3, who->agency_id);
-	int step = sqlite3_step(st);
-	int count = step == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+	int count = 0, step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && count < n) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (!who->token_location || who->token_location == id)
+			kept[count++] = id;
+	}
 	sqlite3_reset(st);
-	return step == SQLITE_ROW ? count == n : HL_EDB;
+	buf_release(&list);
+	return step == SQLITE_ROW || step == SQLITE_DONE ? count : HL_EDB;
 }
 
-int auth_still_admitted(struct hl_db *db, const struct identity *who, const char *ids_json,
-			int n)
+int auth_still_signed_in(struct hl_db *db, const struct identity *who, struct identity *now)
 {
 	sqlite3_stmt *st = who->token_id
-		? hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only FROM api_tokens t"
+		? hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only, t.expires_at"
+			" FROM api_tokens t"
 			" JOIN users u ON u.id = t.user_id WHERE t.id = ?1 AND t.revoked_at IS NULL"
 			" AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL")
-		: hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only FROM sessions s"
+		: hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only, s.expires_at"
+			" FROM sessions s"
 			" JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1"
 			" AND s.expires_at > ?2 AND u.disabled_at IS NULL");
 	if (!st)
@@ -266,16 +281,30 @@ int auth_still_admitted(struct hl_db *db, const struct identity *who, const char
 		sqlite3_bind_blob(st, 1, who->session, sizeof(who->session), SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
 	int step = sqlite3_step(st);
-	struct identity now = { 0 };
-	if (step == SQLITE_ROW)
-		read_identity(&now, st);
+	*now = *who;
+	if (step == SQLITE_ROW) {
+		read_identity(now, st);
+		now->expires_at = sqlite3_column_int64(st, 4);
+	}
 	sqlite3_reset(st);
 	if (step != SQLITE_ROW)
 		return step == SQLITE_DONE ? 0 : HL_EDB;
-	if (now.user_id != who->user_id || now.role != who->role ||
-	    now.assigned_only != who->assigned_only)
-		return 0;
-	return still_opens(db, who, ids_json, n);
+	return now->user_id == who->user_id && now->agency_id == who->agency_id;
+}
+
+void auth_rights_changed(struct hl_req *r, int64_t user, int64_t location)
+{
+	if (!r->rights.changed) {
+		r->rights.changed = 1;
+		r->rights.user = user;
+		r->rights.location = location;
+		return;
+	}
+	/* Two changes in one request: widen to what covers both. */
+	if (r->rights.user != user)
+		r->rights.user = 0;
+	if (r->rights.location != location)
+		r->rights.location = 0;
 }
 
 int auth_carries_session(struct hl_req *r)

@@ -50,12 +50,21 @@ int64_t auth_named_location(struct hl_req *r);
  * pages) asks it too. */
 int auth_role_allows(enum hl_access access, enum role role);
 
-/* Whether the session or token `who` was admitted with is still good, for
- * the same user with the same role and reach, who may still open each of
- * the `n` locations of `ids_json` (a JSON array of ids): for connections
- * that stay, the live channel's. 1, 0, or HL_EDB. Any thread, on `db`. */
-int auth_still_admitted(struct hl_db *db, const struct identity *who, const char *ids_json,
-			int n);
+/* Whether the session or token `who` was admitted with still stands, for
+ * the same user: 1 with `now` filled (role, reach and expiry as they are
+ * now), 0 when it ended (signed out, expired, revoked, the user
+ * disabled), or HL_EDB. For connections that stay, the live channel's.
+ * Any thread, on `db`. */
+int auth_still_signed_in(struct hl_db *db, const struct identity *who, struct identity *now);
+/* Of the `n` locations `ids` (sorted), those `who` may open now, into
+ * `kept` (room for n), sorted: how many, or HL_EDB. The rule of
+ * open_location, for a list at once. Any thread, on `db`. */
+int auth_still_opens(struct hl_db *db, const struct identity *who, const int64_t *ids, int n,
+		     int64_t *kept);
+/* The request changed what `user` (0: anyone) or the people of `location`
+ * (0: any) may see: once it has committed, their live streams are checked
+ * again at once (live_recheck). */
+void auth_rights_changed(struct hl_req *r, int64_t user, int64_t location);
 
 /* Set (or with lifetime 0, clear) the session cookie on the answer. */
 void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s);

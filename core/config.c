@@ -87,6 +87,11 @@ static const struct setting settings[] = {
 	  "proxy addresses whose X-Forwarded-For/-Proto are believed"),
 	S(live_connections, INT, "10000", 0, 1000000,
 	  "open live-update streams (GET /api/live) at most; 0: none"),
+	S(live_per_user, INT, "20", 1, 1000000,
+	  "live-update streams one user may hold open at once (429 past it)"),
+	S(live_per_address, INT, "200", 1, 1000000,
+	  "live-update streams one address may hold open at once (429 past it; callers on"
+	  " this machine only with rate_limit_loopback)"),
 	S(live_backlog_kb, INT, "256", 16, 65536,
 	  "a live client that lets more than this wait unread is cut off"),
 	S(live_ping_s, INT, "30", 1, 3600,

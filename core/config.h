@@ -50,6 +50,8 @@ struct config {
 	long long login_attempts;
 	long long login_attempts_per_client;
 	long long live_connections;
+	long long live_per_user;
+	long long live_per_address;
 	long long live_backlog_kb;
 	long long live_ping_s;
 	long long live_check_s;

@@ -404,6 +404,8 @@ static void handle(struct hl_req *r, const struct mg_request_info *ri)
 	int failed = request_finish(r);
 	if (failed)
 		hl_reply_error(r, 500, "internal", "the change could not be saved");
+	else if (r->rights.changed && r->status < 400)
+		live_recheck(r->srv->live, r->rights.user, r->rights.location);
 	/* Events follow the write: sent once it committed (or, without one,
 	 * after a success answer), before the answer leaves, so a client's
 	 * next request comes after them; dropped with an error answer. */

@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "live_ring.h"
 #include "log.h"
+#include "tally.h"
 #include "websocket.h"
 
 #include <errno.h>
@@ -42,6 +43,7 @@
 #define CHECKS_PER_TICK 200   /* sessions re-checked in one tick, at most */
 #define SEND_BUFFER (64 * 1024) /* the kernel's part of a connection's backlog */
 #define KEEP_SPARE 4096       /* an emptied queue keeps this much memory */
+#define RECHECKS_MAX 64       /* changes of rights waiting; more: check everyone */
 
 struct conn {
 	int fd;
@@ -50,7 +52,10 @@ struct conn {
 	int64_t *locations;
 	int nlocations;
 	int64_t one_location;    /* `locations` for the usual single one */
-	uint64_t since;          /* what the client has: sent what follows */
+	uint64_t since;          /* what the client has: sent what follows (kept
+	                          * up to date only while held) */
+	char address[64];        /* its live_per_address key, or "" */
+	int held;                /* HELD (live.h): sent nothing until checked */
 	struct buf out;          /* the outbound queue, read from `sent` */
 	size_t sent;
 	unsigned char in[IN_MAX];
@@ -78,7 +83,11 @@ struct live {
 	int started;
 	pthread_mutex_t lock;
 	struct conn *incoming;   /* under lock */
+	struct { int64_t user, location; } recheck[RECHECKS_MAX]; /* under lock */
+	int nrecheck;            /* under lock */
+	int recheck_all;         /* under lock: more changes came than fit */
 	_Atomic int places;      /* reserved or open connections */
+	struct tally *holders;   /* places held per user and per address */
 	_Atomic int stopping;
 	/* the thread's own */
 	struct conn **conns;
@@ -90,7 +99,9 @@ struct live {
 	long long next_tick_us;
 	int check_from;          /* where the session checks go on */
 	long long dropped_seen;  /* the ring's drops already told */
-	_Atomic long long opened, frames, bytes, slow, signed_out;
+	int nheld;               /* connections HELD */
+	int64_t kept[LIVE_LOCATIONS_MAX]; /* check_conn's answer */
+	_Atomic long long opened, frames, bytes, slow, signed_out, rechecked, refused;
 };
 
 /* ---- the table of listeners -------------------------------------------------- */
@@ -157,16 +168,33 @@ static int listen_to(struct live *l, struct conn *c, int64_t location)
 	return 0;
 }
 
+static void unlisten(struct live *l, struct conn *c, int64_t location)
+{
+	struct listeners *s = slot_of(l, location, 0);
+	for (int j = 0; s && j < s->n; j++)
+		if (s->v[j] == c) {
+			s->v[j] = s->v[--s->n];
+			break;
+		}
+}
+
 static void stop_listening(struct live *l, struct conn *c)
 {
-	for (int i = 0; i < c->nlocations; i++) {
-		struct listeners *s = slot_of(l, c->locations[i], 0);
-		for (int j = 0; s && j < s->n; j++)
-			if (s->v[j] == c) {
-				s->v[j] = s->v[--s->n];
-				break;
-			}
+	for (int i = 0; i < c->nlocations; i++)
+		unlisten(l, c, c->locations[i]);
+}
+
+/* Listen to the `n` locations of `kept` only, a part of c's (sorted). */
+static void narrow(struct live *l, struct conn *c, const int64_t *kept, int n)
+{
+	for (int i = 0, j = 0; i < c->nlocations; i++) {
+		if (j < n && kept[j] == c->locations[i])
+			j++;
+		else
+			unlisten(l, c, c->locations[i]);
 	}
+	memmove(c->locations, kept, (size_t)n * sizeof(*kept));
+	c->nlocations = n;
 }
 
 /* ---- writing ---------------------------------------------------------------- */
@@ -311,12 +339,33 @@ static void say_goodbye(struct live *l, struct conn *c, enum ws_close_code code,
 	close_later(l, c);
 }
 
+/* ---- places --------------------------------------------------------------------- */
+
+static void user_key(char out[32], int64_t user)
+{
+	snprintf(out, 32, "user:%lld", (long long)user);
+}
+
+/* Give back the place of a connection of `user` from `address`: the
+ * server's, the user's and the address's. */
+static void give_place(struct live *l, int64_t user, const char *address)
+{
+	char key[32];
+	user_key(key, user);
+	tally_give(l->holders, key);
+	if (*address)
+		tally_give(l->holders, address);
+	l->places--;
+}
+
 /* ---- connections come and go --------------------------------------------------- */
 
 static void conn_free(struct live *l, struct conn *c)
 {
 	char drain[4096];
 	stop_listening(l, c);
+	if (c->held)
+		l->nheld--;
 	l->conns[c->index] = l->conns[--l->nconns];
 	l->conns[c->index]->index = c->index;
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -330,8 +379,8 @@ static void conn_free(struct live *l, struct conn *c)
 	if (c->locations != &c->one_location)
 		free(c->locations);
 	buf_release(&c->out);
+	give_place(l, c->who.user_id, c->address);
 	free(c);
-	l->places--;
 }
 
 static void close_pending(struct live *l, long long now)
@@ -390,8 +439,8 @@ static void take_incoming(struct live *l, long long now)
 			close(c->fd);
 			if (c->locations != &c->one_location)
 				free(c->locations);
+			give_place(l, c->who.user_id, c->address);
 			free(c);
-			l->places--;
 		}
 		c = next;
 	}
@@ -426,7 +475,9 @@ static void queue_notice(struct live *l, struct conn *c, const char *type, uint6
 	queue_message(l, c, json, (size_t)n, seq);
 }
 
-static void catch_up(struct live *l, struct conn *c)
+/* Send `c` what was fanned out after its sequence number, or tell it to
+ * reload when that is gone. */
+static void resend(struct live *l, struct conn *c)
 {
 	uint64_t last = l->cursor - 1, oldest, next, dropped_at;
 	ring_bounds(&l->ring, &oldest, &next, &dropped_at);
@@ -443,23 +494,27 @@ static void catch_up(struct live *l, struct conn *c)
 				queue_message(l, c, e->json, e->len, e->seq);
 		}
 	}
-	if (c->kind == LIVE_EVENT_STREAM)
-		buf_puts(&c->out, "retry: 3000\n");
-	queue_notice(l, c, "hello", last);
 }
 
-/* Fan the events numbered since the last turn out to their listeners;
- * after events were dropped (the ring was full) everyone is told to
- * reload, since nobody can tell what they missed. */
-static void fan_out(struct live *l)
+static void catch_up(struct live *l, struct conn *c)
 {
-	long long dropped;
-	uint64_t head = ring_head(&l->ring, &dropped);
+	resend(l, c);
+	if (c->kind == LIVE_EVENT_STREAM)
+		buf_puts(&c->out, "retry: 3000\n");
+	queue_notice(l, c, "hello", l->cursor - 1);
+}
+
+/* Fan the events numbered since the last turn, up to `head`, out to their
+ * listeners, but those HELD; after events were dropped (the ring was
+ * full, `dropped` says how often) everyone is told to reload, since
+ * nobody can tell what they missed. */
+static void fan_out(struct live *l, uint64_t head, long long dropped)
+{
 	for (uint64_t s = l->cursor; s < head; s++) {
 		const struct live_entry *e = ring_at(&l->ring, s);
 		struct listeners *who = slot_of(l, e->location_id, 0);
 		for (int i = 0; who && i < who->n; i++)
-			if (e->seq > who->v[i]->since && may_see(who->v[i], e)) {
+			if (!who->v[i]->held && e->seq > who->v[i]->since && may_see(who->v[i], e)) {
 				queue_message(l, who->v[i], e->json, e->len, e->seq);
 				l->frames++;
 			}
@@ -575,40 +630,112 @@ static void keep_alive(struct live *l, struct conn *c, long long now)
 	}
 }
 
-/* Re-check the sessions and tokens of up to CHECKS_PER_TICK connections
- * not checked for live_check_s: a signed-out, expired, revoked or
- * disabled caller, or one whose role changed, is closed. */
+/* ---- rights ------------------------------------------------------------------------ */
+
+/* HELD: `c` is sent nothing from the next event on, until check_conn. */
+static void hold(struct live *l, struct conn *c)
+{
+	if (c->held || c->closing)
+		return;
+	c->held = 1;
+	if (c->since < l->cursor - 1)
+		c->since = l->cursor - 1; /* what came before went out as usual */
+	l->nheld++;
+}
+
+/* Check c's session or token and locations again, on `db`: close it when
+ * the session ended or nothing is left it may open (a last frame says
+ * which), else narrow it to what it may open now, with the user's role
+ * and reach as they are now, and, when it was HELD, send it what it was
+ * held from. 0, or an HL_E code when the database failed (it stays as it
+ * was, to be checked again). */
+static int check_conn(struct live *l, struct hl_db *db, struct conn *c, long long now)
+{
+	struct identity is;
+	int rc = auth_still_signed_in(db, &c->who, &is);
+	int n = rc > 0 ? auth_still_opens(db, &is, c->locations, c->nlocations, l->kept) : 0;
+	if (rc < 0 || n < 0)
+		return rc < 0 ? rc : n;
+	c->checked_us = now;
+	if (!rc) {
+		l->signed_out++;
+		say_goodbye(l, c, WS_CLOSE_SIGNED_OUT, "signed_out");
+	} else if (!n) {
+		say_goodbye(l, c, WS_CLOSE_NOT_ALLOWED, "not_allowed");
+	} else {
+		c->who = is;
+		if (n < c->nlocations)
+			narrow(l, c, l->kept, n);
+		if (c->held) {
+			c->held = 0;
+			l->nheld--;
+			resend(l, c);
+		}
+	}
+	return 0;
+}
+
+/* The changes of rights said since the last turn (live_recheck): hold
+ * the connections they may touch. */
+static void take_rechecks(struct live *l)
+{
+	struct { int64_t user, location; } said[RECHECKS_MAX];
+	pthread_mutex_lock(&l->lock);
+	int n = l->nrecheck, all = l->recheck_all;
+	memcpy(said, l->recheck, (size_t)n * sizeof(said[0]));
+	l->nrecheck = l->recheck_all = 0;
+	pthread_mutex_unlock(&l->lock);
+	for (int i = 0; (n || all) && i < l->nconns; i++) {
+		struct conn *c = l->conns[i];
+		int touched = all;
+		for (int k = 0; k < n && !touched; k++)
+			touched = (!said[k].user || said[k].user == c->who.user_id) &&
+				  (!said[k].location || listens_to(c, said[k].location));
+		if (touched)
+			hold(l, c);
+	}
+}
+
+/* Check every HELD connection now. Never wait for a reader: every client
+ * would wait too; without one they stay held until the next turn. */
+static void check_held(struct live *l, long long now)
+{
+	struct hl_db *db = l->nheld ? db_lend_now(l->db) : NULL;
+	for (int i = 0; db && i < l->nconns; i++)
+		if (l->conns[i]->held && !l->conns[i]->closing) {
+			if (check_conn(l, db, l->conns[i], now))
+				break;
+			l->rechecked++;
+		}
+	db_return(l->db, db);
+}
+
+/* The net under live_recheck, for changes made from outside the server:
+ * re-check up to CHECKS_PER_TICK connections not checked for
+ * live_check_s. And a session or token whose time is up is held, to be
+ * checked at once. */
 static void check_sessions(struct live *l, long long now)
 {
 	long long every = l->cfg->live_check_s * 1000000LL;
+	int64_t seconds = (int64_t)time(NULL);
 	struct hl_db *db = NULL;
-	struct buf ids = BUF_INIT;
+	for (int i = 0; i < l->nconns; i++) {
+		struct conn *c = l->conns[i];
+		if (c->who.expires_at && c->who.expires_at <= seconds)
+			hold(l, c);
+	}
 	for (int seen = 0, done = 0; seen < l->nconns && done < CHECKS_PER_TICK; seen++) {
 		struct conn *c = l->conns[(l->check_from + seen) % l->nconns];
-		if (c->closing || now - c->checked_us < every)
+		if (c->closing || c->held || now - c->checked_us < every)
 			continue;
-		/* Never wait for a reader here: every client would wait too. */
 		if (!db && !(db = db_lend_now(l->db)))
 			break;
-		buf_reset(&ids);
-		buf_putc(&ids, '[');
-		for (int i = 0; i < c->nlocations; i++)
-			buf_printf(&ids, "%s%lld", i ? "," : "", (long long)c->locations[i]);
-		buf_putc(&ids, ']');
-		int still = ids.oom ? HL_ENOMEM
-			: auth_still_admitted(db, &c->who, ids.data, c->nlocations);
-		if (still < 0)
+		if (check_conn(l, db, c, now))
 			break; /* the database failed: try again next tick */
-		c->checked_us = now;
 		done++;
-		if (!still) {
-			l->signed_out++;
-			say_goodbye(l, c, WS_CLOSE_SIGNED_OUT, "signed_out");
-		}
 	}
 	if (l->nconns)
 		l->check_from = (l->check_from + CHECKS_PER_TICK) % l->nconns;
-	buf_release(&ids);
 	db_return(l->db, db);
 }
 
@@ -666,20 +793,28 @@ static void *run(void *arg)
 		int n = epoll_wait(l->epfd, ev, 256, l->nconns ? (int)(wait_ms > 0 ? wait_ms : 0) : -1);
 		now = now_us();
 		serve_events(l, ev, n > 0 ? n : 0, now);
-		fan_out(l);
-		take_incoming(l, now);
-		/* Everyone has had what was fanned out: the ring keeps it for
-		 * those who come back, within its bounds (cheap when it has room). */
-		ring_trim(&l->ring, l->cursor, now);
+		/* The ring's head first, then the changes of rights: a change
+		 * said before an event was published is seen before that event
+		 * goes out to anyone it may concern. */
+		long long dropped;
+		uint64_t head = ring_head(&l->ring, &dropped);
+		take_rechecks(l);
 		if (now >= l->next_tick_us) {
 			tick(l, now);
 			l->next_tick_us = now + TICK_US;
 		}
+		check_held(l, now);
+		fan_out(l, head, dropped);
+		take_incoming(l, now);
+		/* Everyone has had what was fanned out: the ring keeps it for
+		 * those who come back, within its bounds (cheap when it has room). */
+		ring_trim(&l->ring, l->cursor, now);
 		flush_dirty(l, now);
 		close_pending(l, now);
 	}
-	long long now = now_us();
-	fan_out(l);
+	long long now = now_us(), dropped;
+	uint64_t head = ring_head(&l->ring, &dropped);
+	fan_out(l, head, dropped);
 	take_incoming(l, now);
 	for (int i = 0; i < l->nconns; i++)
 		say_goodbye(l, l->conns[i], WS_CLOSE_GOING_AWAY, "server_stopping");
@@ -720,6 +855,10 @@ int live_new(struct live **out, const struct config *cfg, struct db *db)
 		return HL_ENOMEM;
 	l->cfg = cfg;
 	l->db = db;
+	if (!(l->holders = tally_new())) {
+		free(l);
+		return HL_ENOMEM;
+	}
 	ring_init(&l->ring);
 	l->cursor = l->ring.head;
 	pthread_mutex_init(&l->lock, NULL);
@@ -764,6 +903,7 @@ void live_free(struct live *l)
 		close(l->wakefd);
 	ring_release(&l->ring);
 	pthread_mutex_destroy(&l->lock);
+	tally_free(l->holders);
 	free(l);
 }
 
@@ -785,20 +925,51 @@ uint64_t live_last_seq(struct live *l)
 	return last;
 }
 
-int live_reserve(struct live *l)
+enum live_place live_reserve(struct live *l, const struct live_client *c)
 {
+	char user[32];
 	if (!l || l->stopping)
-		return HL_ETOOBIG;
+		return LIVE_ALL_TAKEN;
 	if (atomic_fetch_add(&l->places, 1) >= l->cfg->live_connections) {
 		l->places--;
-		return HL_ETOOBIG;
+		return LIVE_ALL_TAKEN;
 	}
-	return 0;
+	user_key(user, c->who.user_id);
+	enum live_place got = LIVE_PLACE_TAKEN;
+	int rc = tally_take(l->holders, user, l->cfg->live_per_user);
+	if (rc) {
+		got = rc == HL_ETOOBIG ? LIVE_USER_TAKEN : LIVE_ALL_TAKEN;
+	} else if (*c->address &&
+		   (rc = tally_take(l->holders, c->address, l->cfg->live_per_address))) {
+		tally_give(l->holders, user);
+		got = rc == HL_ETOOBIG ? LIVE_ADDRESS_TAKEN : LIVE_ALL_TAKEN;
+	}
+	if (got != LIVE_PLACE_TAKEN) {
+		l->places--;
+		l->refused += got != LIVE_ALL_TAKEN;
+	}
+	return got;
 }
 
-void live_unreserve(struct live *l)
+void live_unreserve(struct live *l, const struct live_client *c)
 {
-	l->places--;
+	give_place(l, c->who.user_id, c->address);
+}
+
+void live_recheck(struct live *l, int64_t user, int64_t location)
+{
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	if (l->nrecheck < RECHECKS_MAX) {
+		l->recheck[l->nrecheck].user = user;
+		l->recheck[l->nrecheck].location = location;
+		l->nrecheck++;
+	} else {
+		l->recheck_all = 1;
+	}
+	pthread_mutex_unlock(&l->lock);
+	wake(l);
 }
 
 int live_adopt(struct live *l, const struct live_client *from, int fd)
@@ -811,10 +982,11 @@ int live_adopt(struct live *l, const struct live_client *from, int fd)
 		free(c);
 		free(locations);
 		close(fd);
-		l->places--;
+		give_place(l, from->who.user_id, from->address);
 		return HL_ENOMEM;
 	}
 	c->fd = fd;
+	snprintf(c->address, sizeof(c->address), "%s", from->address);
 	c->kind = from->kind;
 	c->who = from->who;
 	c->locations = locations ? locations : &c->one_location;
@@ -847,4 +1019,6 @@ void live_snapshot(struct live *l, struct live_stat *out)
 	out->bytes = l->bytes;
 	out->slow = l->slow;
 	out->signed_out = l->signed_out;
+	out->rechecked = l->rechecked;
+	out->refused = l->refused;
 }

@@ -14,14 +14,20 @@
  *                 the cut-off of slow clients, re-checking sessions.
  *
  * A connection's states, and the function that moves it on:
- *   RESERVED  a place counted against live_connections: live_reserve
+ *   RESERVED  a place counted against live_connections, live_per_user and
+ *             live_per_address: live_reserve
  *   -> ADOPTED its socket handed to the channel's thread: live_adopt (or
  *             the place is given back: live_unreserve)
  *   OPEN      subscribed, catching up from its sequence number, then fed
  *             each event of its locations it may see
+ *   -> HELD    its caller's rights changed (live_recheck) or its session's
+ *             time is up: sent nothing until checked again, which happens
+ *             before the next events go out; then OPEN again, narrowed to
+ *             what it may still see and sent what it was held from, or
  *   -> CLOSED  by the client, a broken frame, a backlog over live_backlog_kb,
- *             a missed pong, an ended session, or the server's stop; a
- *             last frame says why (WebSocket close code, or a "bye" frame).
+ *             a missed pong, an ended session, nothing left it may see, or
+ *             the server's stop; a last frame says why (WebSocket close
+ *             code, or a "bye" frame).
  */
 #ifndef HL_LIVE_H
 #define HL_LIVE_H
@@ -48,6 +54,8 @@ struct live_client {
 	const int64_t *locations;  /* sorted, without repeats */
 	int nlocations;
 	uint64_t since;            /* sent what follows it */
+	char address[64];          /* the client's address as live_per_address
+	                            * counts it; "": not counted */
 };
 
 /* Start the channel's thread. `db` lends the connections that re-check
@@ -65,14 +73,27 @@ void live_publish(void *live, const struct hl_event *e);
  * it even when published while its connection is handed over. */
 uint64_t live_last_seq(struct live *l);
 
-/* Count a place for one more connection: 0, or HL_ETOOBIG when
- * live_connections are open (or the channel stops). */
-int live_reserve(struct live *l);
-void live_unreserve(struct live *l);
+/* What live_reserve says. */
+enum live_place {
+	LIVE_PLACE_TAKEN,   /* counted */
+	LIVE_ALL_TAKEN,     /* live_connections are open (or the channel stops) */
+	LIVE_USER_TAKEN,    /* the user holds live_per_user */
+	LIVE_ADDRESS_TAKEN, /* the address holds live_per_address */
+};
+/* Count a place for one more connection of c's user from c's address. */
+enum live_place live_reserve(struct live *l, const struct live_client *c);
+/* Give back a place reserved for `c` that was never adopted. */
+void live_unreserve(struct live *l, const struct live_client *c);
 /* Hand `fd` (a connected socket, its HTTP head already answered) with a
  * reserved place to the channel, which owns both from now on, even when
  * this fails (HL_ENOMEM: the socket is closed). Any thread. */
 int live_adopt(struct live *l, const struct live_client *c, int fd);
+
+/* What `user` (0: anyone) or the people of `location` (0: any) may see
+ * has changed, and the change has committed: their connections are held
+ * before the next event goes out and checked again at once. Any thread;
+ * a NULL `l` is ignored. */
+void live_recheck(struct live *l, int64_t user, int64_t location);
 
 /* The figures since the start, for the metrics. Any thread. */
 struct live_stat {
@@ -83,6 +104,8 @@ struct live_stat {
 	long long bytes;        /* written to connections */
 	long long slow;         /* cut off for a backlog over the bound */
 	long long signed_out;   /* closed because their session ended */
+	long long rechecked;    /* checked again after a change of rights */
+	long long refused;      /* refused for live_per_user or live_per_address */
 	long long dropped;      /* events not kept: the ring was full */
 	uint64_t seq;           /* the last sequence number given */
 };

@@ -4,7 +4,10 @@
  *
  * The request goes through the core like any other (sign-in, location,
  * rate limit), then here: the Origin must be the server's own, the
- * locations asked for must be the caller's, and a place must be free.
+ * locations asked for must be the caller's, and a place must be free: one
+ * of live_connections, and within the user's and the address's share
+ * (live_per_user, live_per_address), so that no one caller can take every
+ * place (a stream needs nothing from its client to stay open).
  * Then the connection leaves civetweb:
  *   - an event stream (Accept: text/event-stream) at once: its head is
  *     written here and its socket handed to the channel;
@@ -170,6 +173,46 @@ static int choose_locations(struct hl_req *r, int64_t *ids, int *n)
 
 /* ---- the hand-over ------------------------------------------------------------ */
 
+/* The address live_per_address counts c's client by: the same key as the
+ * rate limit's, and nothing for a caller on this machine unless
+ * rate_limit_loopback says so (a proxy on the same host without
+ * trusted_proxies would otherwise share one address among everyone). */
+static void count_address(struct hl_req *r, struct live_client *c)
+{
+	const char *key = auth_client_key(r);
+	int loopback = !strncmp(key, "127.", 4) || !strcmp(key, "::1");
+	c->address[0] = '\0';
+	if (!loopback || CONFIG_LIVE(r->srv->cfg, rate_limit_loopback))
+		snprintf(c->address, sizeof(c->address), "address:%s", key);
+}
+
+/* A place for `c`: 0, or ANSWERED after a 503 (every place is taken) or a
+ * 429 (the user's or the address's share is). */
+static int take_place(struct hl_req *r, struct live_client *c)
+{
+	const struct config *cfg = r->srv->cfg;
+	count_address(r, c);
+	switch (live_reserve(r->srv->live, c)) {
+	case LIVE_PLACE_TAKEN:
+		return 0;
+	case LIVE_USER_TAKEN:
+		request_add_header(r, "Retry-After: 30");
+		hl_reply_error(r, 429, "too_many_streams", "you have %lld live connections open, as"
+			       " many as one person may; close one", cfg->live_per_user);
+		return ANSWERED;
+	case LIVE_ADDRESS_TAKEN:
+		request_add_header(r, "Retry-After: 30");
+		hl_reply_error(r, 429, "too_many_streams", "%lld live connections are open from your"
+			       " address, as many as one address may", cfg->live_per_address);
+		return ANSWERED;
+	default:
+		request_add_header(r, "Retry-After: 5");
+		hl_reply_error(r, 503, "busy", "the server holds as many live connections as it may;"
+			       " try again");
+		return ANSWERED;
+	}
+}
+
 static int open_event_stream(struct hl_req *r, struct live_client *c)
 {
 	static const char head[] =
@@ -235,15 +278,12 @@ static int live_open(struct hl_req *r)
 	if (rc)
 		return rc == ANSWERED ? 0 : rc;
 	c.locations = ids;
-	if (live_reserve(r->srv->live)) {
-		request_add_header(r, "Retry-After: 5");
-		return hl_reply_error(r, 503, "busy", "the server holds as many live connections as"
-				      " it may; try again");
-	}
+	if (take_place(r, &c))
+		return 0;
 	rc = c.kind == LIVE_WEBSOCKET ? prepare_upgrade(r, &c) : open_event_stream(r, &c);
 	if (rc == HL_EIO || (rc && c.kind == LIVE_WEBSOCKET)) {
 		/* Nothing was written, nothing handed over: answer as usual. */
-		live_unreserve(r->srv->live);
+		live_unreserve(r->srv->live, &c);
 		if (rc != HL_EIO)
 			return rc;
 		return hl_reply_error(r, 503, "unavailable", "live updates are not available");
@@ -278,7 +318,7 @@ void live_upgrade_abandon(struct live *l)
 	pending_ready = 0;
 	free(pending_locations);
 	pending_locations = NULL;
-	live_unreserve(l);
+	live_unreserve(l, &pending);
 }
 
 void live_upgrade_ready(struct live *l, struct mg_connection *conn)

@@ -296,6 +296,8 @@ static void json_live(struct hl_json *j, struct live *live)
 	put_int(j, "bytes", st.bytes);
 	put_int(j, "cut_slow", st.slow);
 	put_int(j, "signed_out", st.signed_out);
+	put_int(j, "rechecked", st.rechecked);
+	put_int(j, "refused", st.refused);
 	put_int(j, "kept", st.kept);
 	put_int(j, "dropped", st.dropped);
 	hl_json_object_end(j);
@@ -588,6 +590,10 @@ static void prom_live(struct buf *b, struct live *live)
 		st.slow);
 	counter(b, "hyperlevel_live_signed_out_total", "Live connections closed: the session ended.",
 		st.signed_out);
+	counter(b, "hyperlevel_live_rechecked_total",
+		"Live connections checked again at once after a change of rights.", st.rechecked);
+	counter(b, "hyperlevel_live_refused_total",
+		"Live connections refused: the user's or the address's share was open.", st.refused);
 }
 
 static void prom_tables(struct buf *b, struct hl_req *req)

@@ -80,6 +80,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->streamed = 0;
 	r->stream_sent = 0;
 	r->asked_user = 0;
+	memset(&r->rights, 0, sizeof(r->rights));
 	r->statements = 0;
 	buf_reset(&r->headers);
 	request_reset_answer(r);

@@ -44,6 +44,7 @@ struct identity {
 	int64_t token_id;       /* the API token used, or 0 for a session */
 	int64_t token_location; /* the one location a scoped token may open */
 	unsigned char session[32]; /* hash of the session token, for logout */
+	int64_t expires_at;     /* when the session or token ends (unix s; 0: never) */
 };
 
 struct query_pair {
@@ -81,6 +82,10 @@ struct hl_req {
 	size_t plain_len;           /* the body's size before compression, when the
 	                             * answer came compressed (0: not known) */
 	int asked_user;             /* the handler asked who the user is */
+	struct {                    /* what auth_rights_changed noted */
+		int changed;
+		int64_t user, location; /* 0: anyone's, any */
+	} rights;
 	uint64_t statements;        /* statement runs on its connections so far */
 
 	/* The answer. */

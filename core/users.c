@@ -300,6 +300,7 @@ static int update_user(struct hl_req *req)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (audit_note(req, 0, disabled > 0 ? "user.disabled" : "user.updated", "user", id))
 		return HL_EDB;
+	auth_rights_changed(req, id, 0);
 	return answer_user(req, 200, id);
 }
 
@@ -338,6 +339,7 @@ static int reset_password(struct hl_req *req)
 		return rc;
 	if (audit_note(req, 0, "user.password_reset", "user", id))
 		return HL_EDB;
+	auth_rights_changed(req, id, 0);
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
 }
 
@@ -426,6 +428,8 @@ static int update_location(struct hl_req *req)
 		return hl_reply_error(req, 404, "not_found", "no such location");
 	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
 		return HL_EDB;
+	if (disabled > 0)
+		auth_rights_changed(req, 0, id);
 	return answer_location(req, 200, id);
 }
 

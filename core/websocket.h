@@ -27,6 +27,7 @@ enum ws_close_code {
 	WS_CLOSE_UNSUPPORTED = 1003,   /* a data frame: this stream only sends */
 	WS_CLOSE_TOO_BIG = 1009,       /* a frame over the limit */
 	WS_CLOSE_SIGNED_OUT = 4401,    /* the session or token ended */
+	WS_CLOSE_NOT_ALLOWED = 4403,   /* nothing is left it may see */
 };
 
 #define WS_HEAD_MAX 10 /* the longest head of a server frame */

@@ -91,6 +91,7 @@ class WebSocket:
             raise _refusal(self.sock, status, head, rest, deadline)
         self.pending = rest
         self.closed = None  # (code, reason) once the server closed
+        self.seen = []  # every text message received, as JSON
 
     def _fill(self, n, deadline):
         while len(self.pending) < n:
@@ -119,6 +120,8 @@ class WebSocket:
         self._fill(at + n, deadline)
         payload, self.pending = self.pending[at:at + n], self.pending[at + n:]
         op = b0 & 0x0F
+        if op == TEXT:
+            self.seen.append(json.loads(payload))
         if op == CLOSE:
             code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
             self.closed = (code, payload[2:].decode("utf-8", "replace"))

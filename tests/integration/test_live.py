@@ -12,7 +12,7 @@ it: events reach a client in the order they were published."""
 import json
 import time
 
-from harness import ADMIN, Server, agency
+from harness import ADMIN, Server, agency, wait_for
 from live_client import BINARY, CLOSE, PING, PONG, TEXT, EventStream, Refused, WebSocket
 
 
@@ -296,12 +296,12 @@ def test_a_user_taken_off_a_sub_account_stops_hearing_it():
         lou = ws(s, s.login("lou@example.test", "pass-word-1"))
         assert lou.message(skip=())["type"] == "hello"
         assert admin.patch("/api/admin/users/%d" % r.json()["id"], {"location_ids": [b]}).status == 200
-        assert lou.close_code(timeout=10) == 4401
+        assert lou.close_code(timeout=10) == 4403  # still signed in: nothing left to hear
         # and one whose sub-account is turned off
         watching = ws(s, admin, "/api/live?location_id=%d" % b)
         assert watching.message(skip=())["type"] == "hello"
         assert admin.patch("/api/admin/locations/%d" % b, {"disabled": True}).status == 200
-        assert watching.close_code(timeout=10) == 4401
+        assert watching.close_code(timeout=10) == 4403
 
 
 def test_a_server_that_stops_closes_every_live_connection():
@@ -319,7 +319,8 @@ def test_a_server_that_stops_closes_every_live_connection():
 
 
 def test_live_clients_leave_the_workers_free_and_their_number_is_bounded():
-    s, admin, (a, _) = live_server(env={"PGHL_THREADS": "4", "PGHL_LIVE_CONNECTIONS": "60"})
+    s, admin, (a, _) = live_server(env={"PGHL_THREADS": "4", "PGHL_LIVE_CONNECTIONS": "60",
+                                        "PGHL_LIVE_PER_USER": "100"})
     with s:
         open_ = [ws(s, admin) for _ in range(40)] + [EventStream(s.port, client=admin)
                                                        for _ in range(20)]
@@ -378,3 +379,141 @@ def test_the_modules_say_whose_record_each_event_is():
                                "invoice.created"], names(mine)
         assert [m["id"] for m in mine[1:3]] == [m["id"] for m in heard[3:5]]
         assert pipeline == mine[0]["id"]
+
+
+def test_no_one_user_or_address_takes_every_live_place():
+    """With room for 100, one user holds 20 at most and one address 30
+    (counted on this machine only with rate_limit_loopback); the excess
+    is 429, and the others still get in."""
+    s, admin, (a, _) = live_server(env={"PGHL_LIVE_CONNECTIONS": "100", "PGHL_LIVE_PER_ADDRESS": "30",
+                                        "PGHL_RATE_LIMIT_LOOPBACK": "yes"})
+    with s:
+        def refused(client, stream=False):
+            try:
+                (EventStream(s.port, client=client) if stream else ws(s, client))
+            except Refused as e:
+                assert e.head.get("retry-after"), e.head
+                return e.status, e.json()["error"]["code"], e.json()["error"]["message"]
+            raise AssertionError("a live connection past the bound was accepted")
+        mine = [ws(s, admin) for _ in range(12)] + [EventStream(s.port, client=admin) for _ in range(8)]
+        status, code, message = refused(admin)
+        assert (status, code) == (429, "too_many_streams") and "20" in message, message
+        assert refused(admin, stream=True)[:2] == (429, "too_many_streams")
+        r = admin.post("/api/admin/users", {"email": "eve@example.test", "name": "Eve",
+                                            "password": "pass-word-1", "role": "location_user",
+                                            "location_ids": [a]})
+        eve = s.login("eve@example.test", "pass-word-1")
+        hers = [ws(s, eve) for _ in range(10)]  # the address's 30
+        status, code, message = refused(eve)
+        assert (status, code) == (429, "too_many_streams") and "address" in message, message
+        mine.pop().close()
+        assert wait_for(lambda: opens(s, eve))  # a place given back is free again
+        live = admin.get("/api/admin/metrics").json()["live"]
+        assert live["refused"] >= 3 and live["connections"] == 29, live
+        for c in mine + hers:
+            c.close()
+
+
+def opens(s, client):
+    try:
+        WebSocket(s.port, "/api/live", client=client).close()
+        return True
+    except Refused:
+        return False
+
+
+def hears(stream, quiet=0.7):
+    return names(stream.messages_until_quiet(quiet))
+
+
+def test_a_change_of_rights_reaches_the_streams_at_once():
+    """With the periodic check 30 s away, each change made through the
+    server closes or narrows the streams it concerns before the next
+    event goes out: a sign-out, a disabled user, a password reset and a
+    revoked token close them (4401); a sub-account taken away, a role
+    changed and "assigned only" set narrow them, or close them (4403)
+    when nothing is left; a sub-account turned off does the same."""
+    s, admin, (a, b) = live_server(env={"PGHL_LIVE_CHECK_S": "30"})
+    with s:
+        def user(email, role, locations=None, only=False):
+            body = {"email": email, "name": email[:4], "password": "pass-word-1", "role": role,
+                    "assigned_only": only}
+            if locations:
+                body["location_ids"] = locations
+            r = admin.post("/api/admin/users", body)
+            assert r.status == 201, r.body
+            return r.json()["id"], s.login(email, "pass-word-1")
+
+        def after(change, stream, code):
+            assert change().status in (200, 204)
+            publish(admin, a, *["thing.after"] * 5)
+            assert stream.close_code(timeout=5) == code
+            assert not [f for f in stream.seen if f.get("event") == "thing.after"]
+
+        # Sign-out, a disabled user, a password reset, a revoked token.
+        _, ann = user("ann@example.test", "location_user", [a])
+        after(lambda: ann.post("/api/auth/logout", {}), ws(s, ann), 4401)
+        dan_id, dan = user("dan@example.test", "location_user", [a])
+        w = ws(s, dan)
+        after(lambda: admin.patch("/api/admin/users/%d" % dan_id, {"disabled": True}), w, 4401)
+        pam_id, pam = user("pam@example.test", "location_user", [a])
+        w = ws(s, pam)
+        after(lambda: admin.post("/api/admin/users/%d/password" % pam_id, {"password": "new-pass-12"}),
+              w, 4401)
+        tom_id, tom = user("tom@example.test", "location_user", [a])
+        token = tom.post("/api/auth/tokens", {"name": "app"}).json()
+        by_token = WebSocket(s.port, "/api/live", headers={"Authorization": "Bearer " + token["token"]})
+        csrf = {"X-CSRF-Token": tom.get("/api/auth/me").json()["csrf_token"]}
+        after(lambda: tom.delete("/api/auth/tokens/%d" % token["id"], headers=csrf), by_token, 4401)
+
+        # A sub-account taken away narrows; the last one closes.
+        lou_id, lou = user("lou@example.test", "location_user", [a, b])
+        both = ws(s, lou, "/api/live?locations=%d,%d" % (a, b))
+        only_a = ws(s, lou, "/api/live?location_id=%d" % a)
+        assert admin.patch("/api/admin/users/%d" % lou_id, {"location_ids": [b]}).status == 200
+        publish(admin, a, "thing.in_a")
+        publish(admin, b, "thing.in_b")
+        assert hears(both) == ["thing.in_b"]
+        assert only_a.close_code(timeout=5) == 4403
+
+        # A role changed: agency staff listening to the whole agency become
+        # a sub-account's user, and hear that sub-account only.
+        amy_id, amy = user("amy@example.test", "agency_user")
+        agency = ws(s, amy, "/api/live?scope=agency")
+        assert admin.patch("/api/admin/users/%d" % amy_id,
+                           {"role": "location_user", "location_ids": [b]}).status == 200
+        publish(admin, a, "thing.in_a")
+        publish(admin, b, "thing.in_b")
+        assert hears(agency) == ["thing.in_b"]
+
+        # "Assigned only" set: only what is the user's, or everyone's.
+        ola_id, ola = user("ola@example.test", "location_user", [a])
+        w = ws(s, ola)
+        assert admin.patch("/api/admin/users/%d" % ola_id, {"assigned_only": True}).status == 200
+        publish(admin, a, {"name": "thing.others", "assigned_to": amy_id},
+                {"name": "thing.hers", "assigned_to": ola_id}, {"name": "thing.all", "assigned_to": -1})
+        assert hears(w) == ["thing.hers", "thing.all"]
+
+        # A sub-account turned off.
+        staff = ws(s, admin, "/api/live?locations=%d,%d" % (a, b))
+        assert admin.patch("/api/admin/locations/%d" % b, {"disabled": True}).status == 200
+        publish(admin, a, "thing.in_a")
+        assert hears(staff) == ["thing.in_a"]
+        live = admin.get("/api/admin/metrics").json()["live"]
+        assert live["rechecked"] >= 5, live
+
+
+def test_a_stream_ends_when_its_session_does():
+    """A session's end is kept with its streams: at that second the
+    stream is checked and closed, not at the next periodic check."""
+    s, admin, (a, _) = live_server(env={"PGHL_LIVE_CHECK_S": "60"})
+    with s:
+        r = admin.post("/api/admin/users", {"email": "kim@example.test", "name": "Kim",
+                                            "password": "pass-word-1", "role": "location_user",
+                                            "location_ids": [a]})
+        kim = s.login("kim@example.test", "pass-word-1")
+        s.accounts_sql("UPDATE sessions SET expires_at = CAST(strftime('%s', 'now') AS INTEGER) + 3"
+                       " WHERE user_id = ?", r.json()["id"])
+        w = ws(s, kim)
+        assert w.message(skip=())["type"] == "hello"
+        assert w.close_code(timeout=8) == 4401
