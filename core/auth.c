@@ -18,7 +18,9 @@
 #include "ratelimit.h"
 #include "server.h"
 
+#include <arpa/inet.h>
 #include <civetweb.h>
+#include <netinet/in.h>
 #include <sodium.h>
 #include <string.h>
 #include <strings.h>
@@ -472,9 +474,10 @@ static int cross_site_safe(struct hl_req *r)
 
 /* ---- how often ----------------------------------------------------------- */
 
-static int is_loopback(const char *addr)
+int auth_is_loopback(const char *addr)
 {
-	return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1");
+	return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1") ||
+	       !strncasecmp(addr, "::ffff:127.", 11);
 }
 
 void auth_limit_headers(struct hl_req *r, const struct limit *l)
@@ -493,13 +496,19 @@ void auth_too_many(struct hl_req *r, const struct limit *l, const char *what)
 const char *auth_client_key(struct hl_req *r)
 {
 	const char *client = auth_client(r);
-	if (!strchr(client, ':'))
+	struct in6_addr a;
+	char text[INET6_ADDRSTRLEN];
+	if (!strchr(client, ':') || inet_pton(AF_INET6, client, &a) != 1)
 		return client;
-	/* One IPv6 host may own a whole /64: count the prefix. */
-	const char *p = client;
-	for (int groups = 0; *p && groups < 4; p++)
-		groups += *p == ':';
-	return hl_strndup(r, client, (size_t)(p - client));
+	if (IN6_IS_ADDR_V4MAPPED(&a)) /* an IPv4 client of a dual-stack socket */
+		return inet_ntop(AF_INET, &a.s6_addr[12], text, sizeof(text))
+			? hl_strndup(r, text, strlen(text)) : client;
+	/* One IPv6 host may own a whole /64: count the prefix, however the
+	 * text writes it ("::" may stand for any of its groups). */
+	memset(&a.s6_addr[8], 0, 8);
+	if (!inet_ntop(AF_INET6, &a, text, sizeof(text)))
+		return client;
+	return hl_sprintf(r, "%s/64", text);
 }
 
 /* Count the request against its caller: the user, else the address. Callers on this machine are free unless configured. */
@@ -508,7 +517,7 @@ static int within_rate(struct hl_req *r)
 	const struct config *cfg = r->srv->cfg;
 	const char *client = auth_client(r);
 	long long limit = CONFIG_LIVE(cfg, rate_limit);
-	if (!limit || (!CONFIG_LIVE(cfg, rate_limit_loopback) && is_loopback(client)))
+	if (!limit || (!CONFIG_LIVE(cfg, rate_limit_loopback) && auth_is_loopback(client)))
 		return 1;
 	char key[80];
 	if (r->who.user_id) /* one budget per user, however many tokens they make */

@@ -62,8 +62,9 @@ int auth_still_signed_in(struct hl_db *db, const struct identity *who, struct id
 int auth_still_opens(struct hl_db *db, const struct identity *who, const int64_t *ids, int n,
 		     int64_t *kept);
 /* The request changed what `user` (0: anyone) or the people of `location`
- * (0: any) may see: once it has committed, their live streams are checked
- * again at once (live_recheck). */
+ * (0: any) may see: once it has committed, and before the writer is free
+ * (request_finish), their live streams are checked again at once
+ * (live_recheck). */
 void auth_rights_changed(struct hl_req *r, int64_t user, int64_t location);
 
 /* Set (or with lifetime 0, clear) the session cookie on the answer. */
@@ -76,8 +77,11 @@ void auth_token_hash(const char *token, unsigned char hash[32]);
 /* The caller's address (the proxy's X-Forwarded-For when the peer is a
  * trusted proxy) and whether the request came over TLS. */
 const char *auth_client(struct hl_req *r);
-/* The address as rate limits count it (an IPv6 address by its /64). */
+/* The address as rate limits count it: an IPv6 address by its /64
+ * ("2001:db8:1:2::/64"), an IPv4 one as itself (mapped into IPv6 too). */
 const char *auth_client_key(struct hl_req *r);
+/* Whether `addr` (as auth_client gives it) is this machine's loopback. */
+int auth_is_loopback(const char *addr);
 int auth_is_tls(struct hl_req *r);
 /* The host the client asked for: a trusted proxy's X-Forwarded-Host, else
  * the Host header; NULL when there is none. */

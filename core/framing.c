@@ -14,6 +14,8 @@
  */
 #include "framing.h"
 
+#include <hyperlevel/hyperlevel.h>
+
 #include <civetweb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,22 +33,19 @@ static long long length_value(const char *v)
 	return strtoll(v, NULL, 10);
 }
 
-static int refuse(int status, const char *code, const char *why, const char **code_out,
-		  const char **why_out)
+static int refuse(struct framing_refusal *no, int status, const char *code, const char *why)
 {
-	*code_out = code;
-	*why_out = why;
-	return status;
+	*no = (struct framing_refusal){ status, code, why };
+	return HL_EINVAL;
 }
 
-int framing_check(const struct mg_request_info *ri, long long *length, const char **code,
-		  const char **why)
+int framing_check(const struct mg_request_info *ri, long long *length,
+		  struct framing_refusal *no)
 {
 	int coded = 0;
 	*length = -1;
 	if (ri->num_headers >= MG_MAX_HEADERS)
-		return refuse(431, "too_many_headers", "a request may carry at most 63 headers", code,
-			      why);
+		return refuse(no, 431, "too_many_headers", "a request may carry at most 63 headers");
 	for (int i = 0; i < ri->num_headers; i++) {
 		const struct mg_header *h = &ri->http_headers[i];
 		if (!strcasecmp(h->name, "Transfer-Encoding")) {
@@ -54,19 +53,17 @@ int framing_check(const struct mg_request_info *ri, long long *length, const cha
 		} else if (!strcasecmp(h->name, "Content-Length")) {
 			long long n = length_value(h->value);
 			if (n < 0 || (*length >= 0 && n != *length))
-				return refuse(400, "bad_request", "the Content-Length is not one number",
-					      code, why);
+				return refuse(no, 400, "bad_request", "the Content-Length is not one number");
 			*length = n;
 		}
 	}
 	if (*length >= 0 && coded)
-		return refuse(400, "bad_request",
-			      "send either Content-Length or Transfer-Encoding, not both", code, why);
+		return refuse(no, 400, "bad_request",
+			      "send either Content-Length or Transfer-Encoding, not both");
 	/* civetweb gives up a chunked body for good on the first interrupted
 	 * read, which the guard's signals make possible: bodies have a length. */
 	if (coded)
-		return refuse(411, "length_required", "send the body with a Content-Length", code,
-			      why);
+		return refuse(no, 411, "length_required", "send the body with a Content-Length");
 	return 0;
 }
 

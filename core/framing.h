@@ -8,12 +8,17 @@
 
 struct mg_request_info;
 
-/* Whether the head `ri` frames its body one way only (RFC 9112): 0, or the
- * status that refuses it (400, 411, 431) with *why set to a sentence and
- * *code to the error's code. On success *length is the body's length, or
- * -1 when there is none. */
-int framing_check(const struct mg_request_info *ri, long long *length, const char **code,
-		  const char **why);
+/* What refuses a head: its status (400, 411, 431), the error's code and
+ * a sentence saying why. */
+struct framing_refusal {
+	int status;
+	const char *code, *why;
+};
+
+/* Whether the head `ri` frames its body one way only (RFC 9112): 0 with
+ * *length the body's length (-1: none), or HL_EINVAL with *no filled. */
+int framing_check(const struct mg_request_info *ri, long long *length,
+		  struct framing_refusal *no);
 
 /* Make civetweb close the connection after this request's answer instead
  * of reading another request from it. */

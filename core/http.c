@@ -404,8 +404,6 @@ static void handle(struct hl_req *r, const struct mg_request_info *ri)
 	int failed = request_finish(r);
 	if (failed)
 		hl_reply_error(r, 500, "internal", "the change could not be saved");
-	else if (r->rights.changed && r->status < 400)
-		live_recheck(r->srv->live, r->rights.user, r->rights.location);
 	/* Events follow the write: sent once it committed (or, without one,
 	 * after a success answer), before the answer leaves, so a client's
 	 * next request comes after them; dropped with an error answer. */
@@ -479,11 +477,11 @@ static void log_if_slow(const struct hl_req *r, long long ms)
 static int head_is_sound(struct hl_req *r, const struct mg_request_info *ri)
 {
 	long long length;
-	const char *code, *why;
-	int status = framing_check(ri, &length, &code, &why);
-	if (status)
-		hl_reply_error(r, status, code, "%s", why);
-	return !status;
+	struct framing_refusal no;
+	if (!framing_check(ri, &length, &no))
+		return 1;
+	hl_reply_error(r, no.status, no.code, "%s", no.why);
+	return 0;
 }
 
 static void close_after_answer(struct hl_req *r, const struct mg_request_info *ri)
@@ -542,8 +540,8 @@ static int dispatch(struct mg_connection *conn, void *data)
 	if (r->large_body)
 		atomic_fetch_sub(&srv->large_bodies, 1);
 	/* civetweb reads what is left of the body before the next head. */
-	if (r->cut && !closing)
-		close_after_answer(r, ri);
+	if (r->cut && !closing) /* the answer is out: say it to civetweb alone */
+		framing_close((struct mg_request_info *)ri);
 	guard_enter(r->guard, (has_body_to_read(ri) && !r->body_read) || r->cut ? GUARD_DRAIN
 										 : GUARD_HEAD);
 	request_end(r);
@@ -591,6 +589,9 @@ static void connection_closed(const struct mg_connection *conn)
 	struct server *s = mg_get_user_data(mg_get_context(conn));
 	struct hl_req *r = mg_get_thread_pointer(conn);
 	metrics_connection(s->metrics, -1);
+	/* A WebSocket handshake civetweb could not write leaves the place the
+	 * route reserved for it: given back here, not at the thread's next. */
+	live_upgrade_abandon(s->live);
 	if (r) {
 		guard_enter(r->guard, GUARD_FREE);
 		/* The next connection may come to any of the idle workers: kept

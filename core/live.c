@@ -13,7 +13,15 @@
  * not notice.
  *
  * Everything below the ring is owned by the thread: no locks, except the
- * hand-over of new connections (`incoming`, under `lock`).
+ * hand-over of new connections and of changes of rights (`incoming` and
+ * `recheck`, under `lock`) and the places each user and address holds
+ * (`holders`, a tally with a lock of its own, which HTTP threads take
+ * from).
+ *
+ * A connection HELD (live.h) is sent nothing until check_conn has read
+ * its rights again; `nheld` counts them. A new one is held from its
+ * adoption, greeted only once checked: a change of rights made between
+ * its request's admission and its adoption would otherwise go unseen.
  */
 #include "live.h"
 #include "auth.h"
@@ -43,7 +51,9 @@
 #define CHECKS_PER_TICK 200   /* sessions re-checked in one tick, at most */
 #define SEND_BUFFER (64 * 1024) /* the kernel's part of a connection's backlog */
 #define KEEP_SPARE 4096       /* an emptied queue keeps this much memory */
-#define RECHECKS_MAX 64       /* changes of rights waiting; more: check everyone */
+#define RECHECKS_MAX 256      /* changes of rights waiting; more: check everyone */
+#define HELD_CHECKS_PER_TURN 256 /* the rest wait, held, for the next turn */
+#define HELD_RETRY_MS 2       /* how soon a turn with connections held comes again */
 
 struct conn {
 	int fd;
@@ -56,6 +66,7 @@ struct conn {
 	                          * up to date only while held) */
 	char address[64];        /* its live_per_address key, or "" */
 	int held;                /* HELD (live.h): sent nothing until checked */
+	int greeted;             /* caught up and sent its "hello" */
 	struct buf out;          /* the outbound queue, read from `sent` */
 	size_t sent;
 	unsigned char in[IN_MAX];
@@ -422,7 +433,8 @@ static int add_conn(struct live *l, struct conn *c, long long now)
 	l->conns[l->nconns++] = c;
 	c->last_in_us = c->last_out_us = c->checked_us = now;
 	l->opened++;
-	catch_up(l, c);
+	c->held = 1; /* greeted once checked (check_conn) */
+	l->nheld++;
 	return 0;
 }
 
@@ -669,7 +681,11 @@ static int check_conn(struct live *l, struct hl_db *db, struct conn *c, long lon
 		if (c->held) {
 			c->held = 0;
 			l->nheld--;
-			resend(l, c);
+			if (c->greeted)
+				resend(l, c);
+			else
+				catch_up(l, c);
+			c->greeted = 1;
 		}
 	}
 	return 0;
@@ -696,16 +712,20 @@ static void take_rechecks(struct live *l)
 	}
 }
 
-/* Check every HELD connection now. Never wait for a reader: every client
- * would wait too; without one they stay held until the next turn. */
+/* Check the HELD connections now, HELD_CHECKS_PER_TURN at most, so that
+ * a turn stays short for everyone else; the rest stay held (they are
+ * sent nothing) until the next turn, which comes at once. Never wait for
+ * a reader: every client would wait too. */
 static void check_held(struct live *l, long long now)
 {
 	struct hl_db *db = l->nheld ? db_lend_now(l->db) : NULL;
-	for (int i = 0; db && i < l->nconns; i++)
+	for (int i = 0, done = 0; db && i < l->nconns && done < HELD_CHECKS_PER_TURN; i++)
 		if (l->conns[i]->held && !l->conns[i]->closing) {
+			int greeted = l->conns[i]->greeted; /* not a new one's first check */
 			if (check_conn(l, db, l->conns[i], now))
 				break;
-			l->rechecked++;
+			done++;
+			l->rechecked += greeted;
 		}
 	db_return(l->db, db);
 }
@@ -790,6 +810,8 @@ static void *run(void *arg)
 	while (!l->stopping) {
 		long long now = now_us();
 		long long wait_ms = (l->next_tick_us - now + 999) / 1000;
+		if (l->nheld && wait_ms > HELD_RETRY_MS)
+			wait_ms = HELD_RETRY_MS; /* held ones wait for a check, not a tick */
 		int n = epoll_wait(l->epfd, ev, 256, l->nconns ? (int)(wait_ms > 0 ? wait_ms : 0) : -1);
 		now = now_us();
 		serve_events(l, ev, n > 0 ? n : 0, now);
@@ -799,13 +821,13 @@ static void *run(void *arg)
 		long long dropped;
 		uint64_t head = ring_head(&l->ring, &dropped);
 		take_rechecks(l);
+		take_incoming(l, now);
 		if (now >= l->next_tick_us) {
 			tick(l, now);
 			l->next_tick_us = now + TICK_US;
 		}
 		check_held(l, now);
 		fan_out(l, head, dropped);
-		take_incoming(l, now);
 		/* Everyone has had what was fanned out: the ring keeps it for
 		 * those who come back, within its bounds (cheap when it has room). */
 		ring_trim(&l->ring, l->cursor, now);
@@ -961,7 +983,12 @@ void live_recheck(struct live *l, int64_t user, int64_t location)
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
-	if (l->nrecheck < RECHECKS_MAX) {
+	int i = 0;
+	while (i < l->nrecheck && (l->recheck[i].user != user || l->recheck[i].location != location))
+		i++;
+	if (i < l->nrecheck || l->recheck_all) {
+		/* said already */
+	} else if (l->nrecheck < RECHECKS_MAX) {
 		l->recheck[l->nrecheck].user = user;
 		l->recheck[l->nrecheck].location = location;
 		l->nrecheck++;

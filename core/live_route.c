@@ -179,11 +179,9 @@ static int choose_locations(struct hl_req *r, int64_t *ids, int *n)
  * trusted_proxies would otherwise share one address among everyone). */
 static void count_address(struct hl_req *r, struct live_client *c)
 {
-	const char *key = auth_client_key(r);
-	int loopback = !strncmp(key, "127.", 4) || !strcmp(key, "::1");
 	c->address[0] = '\0';
-	if (!loopback || CONFIG_LIVE(r->srv->cfg, rate_limit_loopback))
-		snprintf(c->address, sizeof(c->address), "address:%s", key);
+	if (!auth_is_loopback(auth_client(r)) || CONFIG_LIVE(r->srv->cfg, rate_limit_loopback))
+		snprintf(c->address, sizeof(c->address), "address:%s", auth_client_key(r));
 }
 
 /* A place for `c`: 0, or ANSWERED after a 503 (every place is taken) or a

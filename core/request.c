@@ -8,6 +8,7 @@
 #include "audit.h"
 #include "conf.h"
 #include "db.h"
+#include "live.h"
 #include "log.h"
 #include "server.h"
 #include "utf8.h"
@@ -102,6 +103,10 @@ int request_finish(struct hl_req *r)
 			rc = db_commit(r->writer);
 		else
 			db_rollback(r->writer);
+		/* Before the writer is free: no event a later write publishes may
+		 * reach a live stream the change concerns before it is held. */
+		if (keep && !rc && r->rights.changed)
+			live_recheck(r->srv->live, r->rights.user, r->rights.location);
 		db_write_unlock(r->srv->db, r->writer);
 		r->writer = NULL;
 	}

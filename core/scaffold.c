@@ -225,15 +225,17 @@ static int name_is_free(const struct config *cfg, const char *name)
 	return 1;
 }
 
-/* Whether the real path `path` is `top` or lies under it. */
+/* Whether the real path `path` is `top` or lies under it. The root
+ * folder is nobody's own (a root shell in /, a service user whose home is
+ * /): under it, everything would be. */
 static int lies_in(const char *path, const char *top)
 {
 	char real[PATH_MAX];
 	size_t n;
-	if (!top || !*top || !realpath(top, real))
+	if (!top || !*top || !realpath(top, real) || !strcmp(real, "/"))
 		return 0;
 	n = strlen(real);
-	return !strncmp(path, real, n) && (path[n] == '/' || !path[n] || (n == 1 && real[0] == '/'));
+	return !strncmp(path, real, n) && (path[n] == '/' || !path[n]);
 }
 
 /* The folder that will hold `target` lies in the current folder or the

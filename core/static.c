@@ -147,8 +147,10 @@ static int is_hashed(const char *name)
 /* Whether a segment of the decoded path `p` starts with a dot. */
 static int has_hidden_segment(const char *p)
 {
-	for (const char *seg = p; seg; seg = strchr(seg, '/'))
-		if (*(seg += *seg == '/') == '.')
+	if (*p == '.')
+		return 1;
+	for (const char *slash = strchr(p, '/'); slash; slash = strchr(slash + 1, '/'))
+		if (slash[1] == '.')
 			return 1;
 	return 0;
 }

@@ -11,6 +11,8 @@
  */
 #include "framing.h"
 
+#include <hyperlevel/hyperlevel.h>
+
 #include <civetweb.h>
 #include <strings.h>
 
@@ -79,14 +81,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&info, 0, sizeof(info));
 	int seen = split(text, &info);
 	long long length;
-	const char *code = NULL, *why = NULL;
-	int status = framing_check(&info, &length, &code, &why);
-	if (status)
-		FUZZ_CHECK((status == 400 || status == 411 || status == 431) && code && why);
+	struct framing_refusal no = { 0, NULL, NULL };
+	int rc = framing_check(&info, &length, &no);
+	if (rc)
+		FUZZ_CHECK(rc == HL_EINVAL && (no.status == 400 || no.status == 411 ||
+					       no.status == 431) && no.code && no.why);
 	else
 		check_accepted(&info, length);
 	if (seen > MG_MAX_HEADERS - 1)
-		FUZZ_CHECK(status == 431);
+		FUZZ_CHECK(rc && no.status == 431);
 	framing_close(&info);
 	check_closed(&info);
 	free(text);

@@ -7,7 +7,8 @@
  * The session cookie goes through civetweb's mg_get_cookie into the token
  * buffer auth.c gives it, then auth_token_hash; Accept-Encoding through
  * compress_choose; X-Location-Id through conf_int as auth.c reads it; and
- * X-Forwarded-For through auth_client / auth_client_key / auth_is_tls.
+ * X-Forwarded-For through auth_client / auth_client_key / auth_is_loopback /
+ * auth_is_tls.
  * Those read the connection, so this file defines the two civetweb calls
  * they make (mg_get_header, mg_get_request_info) over the fuzzed lines:
  * the linker takes an executable's definition over the shared library's.
@@ -75,7 +76,12 @@ static void location(const char *v)
 static void client(struct mg_connection *c)
 {
 	const char *addr = auth_client(&req), *key = auth_client_key(&req);
-	FUZZ_CHECK(addr && key && !strncmp(addr, key, strlen(key)));
+	size_t n = key ? strlen(key) : 0;
+	/* The address itself; an IPv6 one's /64, or the IPv4 one it maps. */
+	FUZZ_CHECK(addr && key);
+	FUZZ_CHECK(!strcmp(key, addr) || (n > 3 && !strcmp(key + n - 3, "/64") && strchr(addr, ':')) ||
+		   (!strchr(key, ':') && strchr(addr, ':') && strstr(addr, key)));
+	auth_is_loopback(addr);
 	if (addr != c->info.remote_addr) /* from the header: its last hop */
 		FUZZ_CHECK(c->line[FORWARDED_FOR] && !strchr(addr, ',') && !strchr(addr, ' '));
 	auth_is_tls(&req);
