@@ -597,6 +597,7 @@ static int may_keep(const struct hl_req *r, const struct shard *s)
 {
 	size_t len = r->out.len - HEAD_ROOM;
 	return r->status == 200 && r->replied && !r->out.oom && !r->encoded && r->content_type &&
+	       !r->uncached &&
 	       len <= s->limit / 2 && /* one answer may not empty a shard */
 	       /* an answer made for one user, under a key shared by several */
 	       !(r->asked_user && !r->who.assigned_only && !per_user(r));

@@ -54,7 +54,7 @@ struct page_entry {
 	const char *data;   /* the GET it opens with, or NULL */
 	char **uses;        /* the URLs of the files it uses, NULL-terminated, or NULL */
 	enum hl_access access;
-	unsigned flags;     /* HL_PAGE_PHONE_HOME */
+	unsigned flags;     /* HL_PAGE_PHONE_HOME, HL_PAGE_ALL_RECORDS */
 	int order;
 	int seq;            /* the place it was collected in: ties keep it */
 };
@@ -141,8 +141,8 @@ int page_check(const struct hl_page *p, const char **why)
 		*why = "the access is not one of enum hl_access";
 		return HL_EINVAL;
 	}
-	if (p->flags & ~HL_PAGE_PHONE_HOME) {
-		*why = "the flags are HL_PAGE_PHONE_HOME or 0";
+	if (p->flags & ~(HL_PAGE_PHONE_HOME | HL_PAGE_ALL_RECORDS)) {
+		*why = "the flags are HL_PAGE_PHONE_HOME, HL_PAGE_ALL_RECORDS or 0";
 		return HL_EINVAL;
 	}
 	if ((p->flags & HL_PAGE_PHONE_HOME) && (!p->label || strchr(p->path, ':'))) {
@@ -472,11 +472,13 @@ const struct page_entry *pages_nth(const struct pages *all, int n)
 
 /* ---- GET /api/pages -------------------------------------------------------- */
 
-/* Whether the caller sees a page of `access`; *named caches whether the
- * request names a location the caller may open (-1: not asked yet). */
-static int may_see(struct hl_req *r, enum hl_access access, int *named)
+/* Whether the caller sees a page of `access` and `flags`; *named caches
+ * whether the request names a location the caller may open (-1: not
+ * asked yet). */
+static int may_see(struct hl_req *r, enum hl_access access, unsigned flags, int *named)
 {
-	if (!auth_role_allows(access, r->who.role))
+	if (!auth_role_allows(access, r->who.role) ||
+	    (flags & HL_PAGE_ALL_RECORDS && r->who.assigned_only))
 		return 0;
 	if (access != HL_ACCESS_LOCATION_ADMIN || r->who.role == ROLE_AGENCY_ADMIN)
 		return 1;
@@ -514,7 +516,7 @@ static int pages_list(struct hl_req *req)
 	hl_json_key(j, "data");
 	hl_json_array(j);
 	for (int i = 0; all && i < all->n; i++)
-		if (may_see(req, all->e[i].access, &named))
+		if (may_see(req, all->e[i].access, all->e[i].flags, &named))
 			write_page(j, &all->e[i]);
 	hl_json_array_end(j);
 	hl_json_object_end(j);

@@ -81,6 +81,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	r->streamed = 0;
 	r->stream_sent = 0;
 	r->asked_user = 0;
+	r->uncached = 0;
 	memset(&r->rights, 0, sizeof(r->rights));
 	r->statements = 0;
 	buf_reset(&r->headers);
@@ -436,6 +437,11 @@ HL_API int hl_assigned_only(const struct hl_req *r)
 HL_API int64_t hl_assigned_user(struct hl_req *r)
 {
 	return hl_assigned_only(r) ? hl_user_id(r) : 0;
+}
+
+HL_API void hl_answer_uncached(struct hl_req *r)
+{
+	r->uncached = 1;
 }
 
 HL_API int64_t hl_location_id(const struct hl_req *r)

@@ -82,6 +82,7 @@ struct hl_req {
 	size_t plain_len;           /* the body's size before compression, when the
 	                             * answer came compressed (0: not known) */
 	int asked_user;             /* the handler asked who the user is */
+	int uncached;               /* hl_answer_uncached: the cache keeps nothing */
 	struct {                    /* what auth_rights_changed noted */
 		int changed;
 		int64_t user, location; /* 0: anyone's, any */

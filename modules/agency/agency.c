@@ -47,8 +47,10 @@ static const char *const agency_uses[] = { "agency.css", "/chart.js", "/chart.cs
 
 static const struct hl_page pages[] = {
 	{ .path = "/agency", .script = "agency.js", .label = "Agency", .access = HL_ACCESS_AGENCY,
-	  .order = 80, .data = "/api/agency/overview", .uses = agency_uses },
-	{ .path = "/agency/:view", .script = "agency.js", .access = HL_ACCESS_AGENCY, .order = 80 },
+	  .order = 80, .data = "/api/agency/overview", .uses = agency_uses,
+	  .flags = HL_PAGE_ALL_RECORDS },
+	{ .path = "/agency/:view", .script = "agency.js", .access = HL_ACCESS_AGENCY, .order = 80,
+	  .flags = HL_PAGE_ALL_RECORDS },
 };
 
 static int init(struct hl_mod *mod)

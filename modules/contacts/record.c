@@ -6,6 +6,11 @@
  */
 #include "contacts.h"
 
+/* The activity an "assigned only" caller (:me) counts: of their records
+ * and everyone's (activity.c; -1 is HL_EVERYONE). */
+#define ACTIVITY_MINE " AND (:me = 0 OR assigned_to IN (:me, -1))"
+_Static_assert(HL_EVERYONE == -1, "ACTIVITY_MINE names everyone's activity -1");
+
 int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_read(req,
@@ -25,9 +30,10 @@ int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 		"  FROM (SELECT * FROM notes WHERE contact_id = c.id ORDER BY id DESC LIMIT 5) n)"
 		"  AS json_recent_notes,"
 		" (SELECT count(*) FROM notes WHERE contact_id = c.id) AS notes_count,"
-		" (SELECT json_group_object(kind, count) FROM contact_activity"
-		"  WHERE contact_id = c.id) AS json_activity,"
-		" (SELECT max(last_at) FROM contact_activity WHERE contact_id = c.id)"
+		" (SELECT json_group_object(kind, n) FROM (SELECT kind, sum(count) AS n"
+		"  FROM contact_activity WHERE contact_id = c.id" ACTIVITY_MINE " GROUP BY kind))"
+		"  AS json_activity,"
+		" (SELECT max(last_at) FROM contact_activity WHERE contact_id = c.id" ACTIVITY_MINE ")"
 		"  AS last_activity_at"
 		" FROM contacts c WHERE c.id = :id AND c.location_id = :location AND c.deleted_at IS NULL"
 		CONTACT_MINE("c."));

@@ -245,14 +245,28 @@ int tags_bulk(struct hl_req *req)
 }
 
 /* GET /api/tags: the location's tags by name, each with its number of
- * live contacts (kept in tag_counts: migration 019). */
+ * live contacts (kept in tag_counts: migration 019); for an "assigned
+ * only" caller, the tags of their own contacts, counted from them (a
+ * tag's name can say something of the contacts others tagged with it). */
 int tags_list(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT t.id, t.name, t.color, coalesce(n.contacts, 0) AS contacts"
-		" FROM tags t LEFT JOIN tag_counts n ON n.tag_id = t.id"
-		" WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
+	int64_t me = hl_assigned_user(req);
+	sqlite3_stmt *st = hl_scoped_read(req, me
+		/* An "assigned only" caller's own contacts, counted from them. */
+		? "WITH mine AS (SELECT ct.tag_id, count(*) AS n FROM contacts c"
+		  " JOIN contact_tags ct ON ct.contact_id = c.id WHERE c.location_id = :location"
+		  " AND c.owner_id = :me AND c.deleted_at IS NULL GROUP BY ct.tag_id)"
+		  " SELECT t.id, t.name, t.color, mine.n AS contacts"
+		  " FROM tags t JOIN mine ON mine.tag_id = t.id"
+		  " WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001"
+		: "SELECT t.id, t.name, t.color, coalesce(n.contacts, 0) AS contacts"
+		  " FROM tags t LEFT JOIN tag_counts n ON n.tag_id = t.id"
+		  " WHERE t.location_id = :location ORDER BY t.name COLLATE NOCASE LIMIT 10001");
 	if (!st)
 		return HL_EDB;
+	if (me) {
+		hl_bind_int(st, ":me", me);
+		hl_answer_uncached(req);
+	}
 	return hl_reply_page(req, st, 10000, 0);
 }

@@ -59,15 +59,20 @@ int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s);
 /* The next number of the location ("INV-00042"), taken in the write
  * transaction. NULL on a database error. */
 const char *invoice_number_next(struct hl_req *req);
-/* The column of an invoice's contact's name (contacts as c), null for an
- * "assigned only" caller who does not own the contact: invoices have no
- * owner, so they see every one. Bind :me to hl_assigned_user(req). */
-#define INVOICE_CONTACT_NAME " CASE WHEN :me = 0 OR c.owner_id = :me" \
-	" THEN trim(c.first_name || ' ' || c.last_name) END AS contact_name"
+/* The column of an invoice's contact's name (contacts as c). */
+#define INVOICE_CONTACT_NAME " trim(c.first_name || ' ' || c.last_name) AS contact_name"
+/* Invoices have no owner of their own: an invoice is the user's who owns
+ * its contact, and a caller who sees only what is assigned to them sees
+ * the invoices of their own live contacts, and no other (the reports
+ * module counts their figures by the same rule). A condition on invoices
+ * as i; bind :me to hl_assigned_user(req). */
+#define INVOICE_MINE " AND (:me = 0 OR i.contact_id IN (SELECT id FROM contacts" \
+	" WHERE location_id = :location AND owner_id = :me AND deleted_at IS NULL))"
 /* Whether `id` is a live contact of the location (for an "assigned only"
  * caller, one they own): 1, 0, HL_EDB. */
 int invoice_contact_ok(struct hl_req *req, int64_t id);
-/* Publish `name` about invoice `id`, with {"contact_id": N} when it has one. */
+/* Publish `name` about invoice `id`, with {"contact_id": N} when it has
+ * one, as a record of the contact's owner. */
 int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t contact_id);
 /* Answer 409 because the invoice is `status`, saying what cannot be done. */
 int invoice_refuse(struct hl_req *req, const char *status, const char *what);

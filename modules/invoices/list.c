@@ -61,15 +61,16 @@ static const char *where(struct hl_req *req, const struct filters *f)
 		  " AND i.due_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		: " AND i.status = :status";
 	return hl_sprintf(req, " FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
-			  " WHERE i.location_id = :location%s%s%s", status,
+			  " WHERE i.location_id = :location" INVOICE_MINE "%s%s%s", status,
 			  f->after ? " AND i.issued_at >= :after" : "",
 			  f->before ? " AND i.issued_at < :before" : "");
 }
 
 /* The filters' parameters that the statement has (hl_bind_* skips the
- * others). */
-static void bind(sqlite3_stmt *st, const struct filters *f)
+ * others), and the caller's, :me. */
+static void bind(struct hl_req *req, sqlite3_stmt *st, const struct filters *f)
 {
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	hl_bind_text(st, ":status", f->status);
 	hl_bind_text(st, ":after", f->after);
 	hl_bind_text(st, ":before", f->before);
@@ -83,7 +84,7 @@ static int64_t count(struct hl_req *req, const struct filters *f)
 	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req, "SELECT count(*)%s", where(req, f)));
 	if (!st)
 		return HL_EDB;
-	bind(st, f);
+	bind(req, st, f);
 	int64_t n;
 	return hl_step_int(st, &n) < 0 ? HL_EDB : n;
 }
@@ -106,7 +107,6 @@ int invoices_list(struct hl_req *req)
 			   " json_extract(:cursor, '$[1]'))" : ""));
 	if (!st)
 		return HL_EDB;
-	bind(st, &f);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
+	bind(req, st, &f);
 	return hl_reply_page_total(req, st, f.limit, 15, total);
 }

@@ -2,7 +2,8 @@
 /*
  * record.c: GET /api/invoices/:id, one invoice with its contact's name,
  * its lines in position order and its payments in the order they were
- * made, in one statement.
+ * made, in one statement; for an "assigned only" caller, one of their
+ * contacts' (INVOICE_MINE), else 404.
  */
 #include "invoices.h"
 
@@ -25,7 +26,7 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 		"  FROM (SELECT * FROM payments WHERE invoice_id = i.id ORDER BY paid_at, id) p)"
 		"  AS json_payments"
 		" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
-		" WHERE i.id = :id AND i.location_id = :location");
+		" WHERE i.id = :id AND i.location_id = :location" INVOICE_MINE);
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);

@@ -13,11 +13,12 @@
 int invoice_state_load(struct hl_req *req, int64_t id, struct invoice_state *s)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
-		"SELECT status, coalesce(contact_id, 0), total_cents, paid_cents FROM invoices"
-		" WHERE id = :id AND location_id = :location");
+		"SELECT status, coalesce(contact_id, 0), total_cents, paid_cents FROM invoices i"
+		" WHERE id = :id AND location_id = :location" INVOICE_MINE);
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE) {
 		hl_reply_error(req, 404, "not_found", "no such invoice");
@@ -67,11 +68,22 @@ int invoice_contact_ok(struct hl_req *req, int64_t id)
 }
 
 /* The contacts module counts events whose data name a contact as that
- * contact's activity (its activity.c). Invoices have no owner: every user
- * of the location sees them, and hears of them. */
+ * contact's activity (its activity.c). An invoice is its contact's
+ * owner's (INVOICE_MINE): they hear of it, and of users who see only
+ * what is assigned to them, no one else. */
 int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t contact_id)
 {
-	return hl_publish_assigned(req, name, id, HL_EVERYONE, contact_id
+	int64_t owner = 0;
+	if (contact_id) {
+		sqlite3_stmt *st = hl_scoped_write(req, "SELECT coalesce(owner_id, 0) FROM contacts"
+						   " WHERE id = :id AND location_id = :location");
+		if (!st)
+			return HL_EDB;
+		hl_bind_int(st, ":id", contact_id);
+		if (hl_step_int(st, &owner) < 0)
+			return HL_EDB;
+	}
+	return hl_publish_assigned(req, name, id, owner, contact_id
 		? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact_id) : NULL);
 }
 

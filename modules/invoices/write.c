@@ -30,17 +30,27 @@ static int is_currency(const char *s)
 	       s[2] >= 'A' && s[2] <= 'Z';
 }
 
-/* contact_id: a live contact of this location, or null for none. */
-static int read_contact(struct hl_req *req, struct invoice_input *in)
+/* contact_id: a live contact of this location, or null for none; for a
+ * caller who sees only what is assigned to them, one of their own, given
+ * with a new invoice and never taken away (the invoice would be theirs
+ * no more: INVOICE_MINE). */
+static int read_contact(struct hl_req *req, struct invoice_input *in, int whole)
 {
 	int rc = hl_field_int(req, 0, "contact_id", 1, INT64_MAX, &in->contact_id);
-	if (rc <= HL_FIELD_ABSENT)
+	int mine_only = hl_assigned_only(req);
+	if (rc < 0)
 		return rc;
+	if (mine_only && (rc == HL_FIELD_NULL || (rc == HL_FIELD_ABSENT && whole)))
+		return hl_reply_invalid(req, "contact_id", "one of your contacts: you see the"
+					" invoices of your own contacts");
+	if (rc == HL_FIELD_ABSENT)
+		return 0;
 	in->given |= GIVEN_CONTACT;
 	int ok = in->contact_id ? invoice_contact_ok(req, in->contact_id) : 1;
 	if (ok < 0)
 		return ok;
-	return ok ? 0 : hl_reply_invalid(req, "contact_id", "no contact of this location");
+	return ok ? 0 : hl_reply_invalid(req, "contact_id", mine_only ? "not one of your contacts"
+					 : "no contact of this location");
 }
 
 /* The body; answers 422 itself (HL_EINVAL). `whole`: a new invoice. */
@@ -49,7 +59,7 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 	memset(in, 0, sizeof(*in));
 	int rc = hl_fields_only(req, 0, invoice_keys);
 	if (!rc)
-		rc = read_contact(req, in);
+		rc = read_contact(req, in, whole);
 	if (rc >= 0 && (rc = hl_field_text(req, 0, "currency", 3, &in->currency)) > HL_FIELD_ABSENT) {
 		if (!in->currency || !is_currency(in->currency))
 			return hl_reply_invalid(req, "currency",

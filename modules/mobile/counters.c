@@ -9,22 +9,37 @@
  * their modules keep counted). Times are SQLite's clock (UTC, as the
  * tables keep them), which the tasks module's overdue_task_totals reads:
  * today's tasks overdue and those before today then meet at one midnight.
+ *
+ * A caller who sees only what is assigned to them gets the counters of
+ * their own records (the *_MINE parts, :me): their unread conversations,
+ * counted from their rows, their tasks and their open deals, from the
+ * counts kept per assignee and per owner. Such an answer is not cached.
  */
 #include "mobile.h"
 
-#define COUNTERS(locations) \
-	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
+#define UNREAD_ALL \
 	" unread AS (SELECT location_id AS id, unread AS n FROM conversation_totals" \
-	"  WHERE location_id IN (SELECT id FROM loc))," \
+	"  WHERE location_id IN (SELECT id FROM loc)),"
+#define UNREAD_MINE \
+	" unread AS (SELECT location_id AS id, count(*) AS n FROM conversations" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND assigned_to = :me AND unread_count > 0" \
+	"  GROUP BY location_id),"
+#define DEALS_ALL " deal_totals WHERE status = 'open' AND"
+#define DEALS_MINE " owner_open_totals WHERE owner_id = :me AND"
+
+/* `tasks` and `late` narrow the tasks and the overdue counts. */
+#define COUNTERS(locations, unread, tasks, late, deals) \
+	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
+	unread \
 	" today AS (SELECT location_id AS id, count(*) AS n," \
 	"  count(*) FILTER (WHERE due_at < " HL_SQL_NOW ") AS late FROM tasks" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" \
+	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" tasks \
 	"  AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_TOMORROW \
 	"  GROUP BY location_id)," \
 	" before AS (SELECT location_id AS id, sum(overdue) AS n FROM overdue_task_totals" \
-	"  WHERE location_id IN (SELECT id FROM loc) GROUP BY location_id)," \
-	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND status = 'open' GROUP BY location_id)" \
+	"  WHERE location_id IN (SELECT id FROM loc)" late " GROUP BY location_id)," \
+	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM" deals \
+	"  location_id IN (SELECT id FROM loc) GROUP BY location_id)" \
 	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
 	" json_object('due_today', coalesce(today.n, 0)," \
 	"  'overdue', coalesce(before.n, 0) + coalesce(today.late, 0)) AS json_tasks," \
@@ -33,13 +48,27 @@
 	" FROM loc LEFT JOIN unread USING (id) LEFT JOIN today USING (id) LEFT JOIN before USING (id)" \
 	" LEFT JOIN deals USING (id)" \
 	" ORDER BY loc.name COLLATE NOCASE, loc.id"
+#define ALL_OF(locations) COUNTERS(locations, UNREAD_ALL, "", "", DEALS_ALL)
+#define MINE_OF(locations) \
+	COUNTERS(locations, UNREAD_MINE, " AND assignee_id = :me", " AND assignee = :me", DEALS_MINE)
 
-static const char here_sql[] = COUNTERS("(:location)");
-static const char mine_sql[] = COUNTERS(MY_LOCATIONS);
+static const char *const here_sql[2] = { ALL_OF("(:location)"), MINE_OF("(:location)") };
+static const char *const projects_sql[2] = { ALL_OF(MY_LOCATIONS), MINE_OF(MY_LOCATIONS) };
+
+/* Bind :me for an "assigned only" caller, whose answer is not cached. */
+static sqlite3_stmt *counters_for(struct hl_req *req, sqlite3_stmt *st, int64_t me)
+{
+	if (st && me) {
+		hl_bind_int(st, ":me", me);
+		hl_answer_uncached(req);
+	}
+	return st;
+}
 
 int mobile_summary(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, here_sql);
+	int64_t me = hl_assigned_user(req);
+	sqlite3_stmt *st = counters_for(req, hl_scoped_read(req, here_sql[me != 0]), me);
 	if (!st)
 		return HL_EDB;
 	return hl_reply_row(req, 200, st, "location");
@@ -47,7 +76,8 @@ int mobile_summary(struct hl_req *req)
 
 int mobile_projects(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_stmt(hl_read(req), mine_sql);
+	int64_t me = hl_assigned_user(req);
+	sqlite3_stmt *st = counters_for(req, hl_stmt(hl_read(req), projects_sql[me != 0]), me);
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":user", hl_user_id(req));

@@ -8,6 +8,13 @@
  * lost, messages received, payments), from their daily counts; and the
  * open deals per stage.
  * Never a statement per item.
+ *
+ * A caller who sees only what is assigned to them gets the same figures
+ * of their own records only (MINE_*): the counts the modules keep are
+ * the location's, so theirs are counted from their rows, each statement
+ * an index range of what is theirs (their contacts, conversations, tasks
+ * and deals; the invoices and payments of their contacts). Such an answer
+ * reads tables the routes' `reads` do not name, and is not cached.
  */
 #include "reports.h"
 
@@ -52,6 +59,36 @@
 /* [reports_invoices] */
 static const char *const counts_sql[2] = { COUNTS_SQL(NO_UNPAID), COUNTS_SQL(UNPAID) };
 
+/* The invoices of the caller's (:me) live contacts (contacts c, invoices
+ * i): the rule by which an "assigned only" caller sees an invoice (the
+ * invoices module's). */
+#define MY_CONTACTS \
+	" WHERE c.location_id = :location AND c.owner_id = :me AND c.deleted_at IS NULL"
+#define MY_INVOICES " contacts c JOIN invoices i ON i.contact_id = c.id" MY_CONTACTS
+#define MINE_UNPAID \
+	" (SELECT count(*) AS n, coalesce(sum(due), 0) AS due, count(*) FILTER (WHERE late) AS over_n," \
+	"  coalesce(sum(due) FILTER (WHERE late), 0) AS over_due FROM" \
+	"  (SELECT i.total_cents - i.paid_cents AS due, i.due_at < " HL_SQL_NOW " AS late FROM" \
+	MY_INVOICES " AND i.status IN ('sent', 'partially_paid'))) unpaid,"
+#define MINE_COUNTS_SQL(unpaid) \
+	"SELECT live.n, unread.n, open_tasks.n, due.today, due.overdue, unpaid.n, unpaid.due," \
+	" unpaid.over_n, unpaid.over_due, deals.n, deals.cents, live.health FROM" \
+	" (SELECT count(*) AS n, CAST(round(avg(health_score)) AS INTEGER) AS health FROM contacts" \
+	"  WHERE location_id = :location AND owner_id = :me AND deleted_at IS NULL) live," \
+	" (SELECT count(*) AS n FROM conversations WHERE location_id = :location" \
+	"  AND assigned_to = :me AND unread_count > 0) unread," \
+	" (SELECT count(*) AS today, count(*) FILTER (WHERE due_at < " HL_SQL_NOW ")" \
+	"  + (SELECT coalesce(sum(overdue), 0) FROM overdue_task_totals" \
+	"   WHERE location_id = :location AND assignee = :me) AS overdue" \
+	"  FROM tasks WHERE location_id = :location AND assignee_id = :me AND completed_at IS NULL" \
+	"  AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_TOMORROW ") due," \
+	" (SELECT coalesce(sum(open), 0) AS n FROM open_task_totals" \
+	"  WHERE location_id = :location AND assignee = :me) open_tasks," unpaid \
+	" (SELECT coalesce(sum(deals), 0) AS n, coalesce(sum(cents), 0) AS cents" \
+	"  FROM owner_open_totals WHERE location_id = :location AND owner_id = :me) deals"
+static const char *const mine_counts_sql[2] = { MINE_COUNTS_SQL(NO_UNPAID),
+						 MINE_COUNTS_SQL(MINE_UNPAID) };
+
 /* Rows of (series, day of the period, count, cents), read from the daily
  * counts the other modules keep (UTC days, as the period's), a row per
  * day, so that a busier sub-account costs no more: counting its rows took
@@ -70,17 +107,62 @@ static const char *const series_sql[2] = {
 	SERIES_SQL(" UNION ALL" DAILY(4, "payments, cents", "payments_daily")),
 };
 
-/* Open deals per stage, empty stages included, in board order. */
+/* The same for the caller's (:me) records, counted by day from their rows
+ * (as the daily counts count them: live contacts by the day they were
+ * made, deals by the day they closed, inbound messages, payments). */
+#define DAY_OF(t) "CAST(strftime('%s', " t ") AS INTEGER) / 86400"
+#define MINE_DAILY(n, counts, rows) \
+	" SELECT " n ", day - :first_day, " counts " FROM (" rows ")" \
+	" WHERE day >= :first_day AND day < :first_day + :days GROUP BY 1, day"
+#define MINE_SERIES_SQL(payments) \
+	MINE_DAILY("0", "count(*), 0", "SELECT " DAY_OF("created_at") " AS day FROM contacts" \
+		   " WHERE location_id = :location AND owner_id = :me AND deleted_at IS NULL") \
+	" UNION ALL" MINE_DAILY("CASE status WHEN 'won' THEN 1 ELSE 2 END", \
+		   "count(*), sum(value_cents)", "SELECT status, value_cents, " DAY_OF("closed_at") \
+		   " AS day FROM opportunities WHERE location_id = :location AND owner_id = :me" \
+		   " AND status IN ('won', 'lost') AND closed_at IS NOT NULL") \
+	" UNION ALL" MINE_DAILY("3", "count(*), 0", "SELECT " DAY_OF("m.created_at") " AS day" \
+		   " FROM conversations v JOIN messages m ON m.conversation_id = v.id" \
+		   " WHERE v.location_id = :location AND v.assigned_to = :me" \
+		   " AND m.direction = 'inbound'") payments
+static const char *const mine_series_sql[2] = {
+	MINE_SERIES_SQL(""),
+	MINE_SERIES_SQL(" UNION ALL" MINE_DAILY("4", "count(*), sum(amount_cents)",
+		"SELECT p.amount_cents, " DAY_OF("p.paid_at") " AS day FROM contacts c"
+		" JOIN invoices i ON i.contact_id = c.id JOIN payments p ON p.invoice_id = i.id"
+		MY_CONTACTS)),
+};
+
+/* Open deals per stage, empty stages included, in board order; the
+ * caller's (:me) own, from the owners' counts the opportunities module
+ * keeps, for an "assigned only" caller. */
+#define STAGES_SQL(totals) \
+	"SELECT p.id, p.name, s.id, s.name, coalesce(o.deals, 0), coalesce(o.cents, 0)" \
+	" FROM pipelines p JOIN stages s ON s.pipeline_id = p.id LEFT JOIN " totals \
+	" WHERE p.location_id = :location AND (:pipeline = 0 OR p.id = :pipeline)" \
+	" ORDER BY p.position, p.id, s.position, s.id"
 static const char stages_sql[] =
-	"SELECT p.id, p.name, s.id, s.name, coalesce(o.deals, 0), coalesce(o.cents, 0)"
-	" FROM pipelines p JOIN stages s ON s.pipeline_id = p.id"
-	" LEFT JOIN deal_totals o ON o.stage_id = s.id AND o.status = 'open'"
-	" WHERE p.location_id = :location AND (:pipeline = 0 OR p.id = :pipeline)"
-	" ORDER BY p.position, p.id, s.position, s.id";
+	STAGES_SQL("deal_totals o ON o.stage_id = s.id AND o.status = 'open'");
+static const char mine_stages_sql[] =
+	STAGES_SQL("owner_open_totals o ON o.stage_id = s.id AND o.owner_id = :me");
+
+/* The statement of `sql` (the location's) or of `mine` (an "assigned
+ * only" caller's, then bound and kept out of the cache). */
+static sqlite3_stmt *figures_read(struct hl_req *req, const char *sql, const char *mine)
+{
+	int64_t me = hl_assigned_user(req);
+	sqlite3_stmt *st = hl_scoped_read(req, me ? mine : sql);
+	if (st && me) {
+		hl_bind_int(st, ":me", me);
+		hl_answer_uncached(req);
+	}
+	return st;
+}
 
 int figures_load_counts(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, counts_sql[reports_invoices]);
+	sqlite3_stmt *st = figures_read(req, counts_sql[reports_invoices],
+					mine_counts_sql[reports_invoices]);
 	if (!st)
 		return HL_EDB;
 	if (sqlite3_step(st) != SQLITE_ROW)
@@ -98,7 +180,8 @@ int figures_load_counts(struct hl_req *req, struct figures *f)
 
 static int load_series(struct hl_req *req, struct figures *f)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, series_sql[reports_invoices]);
+	sqlite3_stmt *st = figures_read(req, series_sql[reports_invoices],
+					mine_series_sql[reports_invoices]);
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":first_day", f->period.first_day);
@@ -197,7 +280,7 @@ static void write_stage(struct hl_json *j, sqlite3_stmt *st)
 
 int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, stages_sql);
+	sqlite3_stmt *st = figures_read(req, stages_sql, mine_stages_sql);
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":pipeline", pipeline);

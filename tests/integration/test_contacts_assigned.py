@@ -3,7 +3,7 @@
 the contacts of their sub-account: someone else's contact is 404 on every
 route that takes a contact's id, as another sub-account's would be, and
 nothing of it changes; other modules do not take it as a contact of
-theirs; their own contacts work as usual."""
+theirs, nor show its invoices; their own contacts work as usual."""
 
 from harness import Server
 
@@ -107,12 +107,14 @@ def test_someone_elses_contact_is_404_and_unchanged():
                                {"description": "w", "quantity": 1, "unit_price_cents": 100}]})):
             r = olga.post(path, body)
             expect(path, r, 422, b"contact_id" in r.body)
-        # Invoices have no owner, so they see every one, but not the name
-        # of a contact that is not theirs.
-        r = olga.get("/api/invoices")
-        expect("invoices", r, 200, [i["contact_name"] for i in r.json()["data"]] == [None])
-        r = olga.get("/api/invoices/1")
-        expect("invoice", r, 200, r.json()["contact_name"] is None)
+        # An invoice is its contact's owner's: theirs is neither listed
+        # nor found, nor is one without a contact, which they may not make.
+        r = olga.get("/api/invoices?count=1")
+        expect("invoices", r, 200, r.json()["data"] == [] and r.json()["total"] == 0)
+        expect("invoice", olga.get("/api/invoices/1"), 404)
+        r = olga.post("/api/invoices", {"items": [{"description": "w", "quantity": 1,
+                                                   "unit_price_cents": 100}]})
+        expect("invoice without a contact", r, 422, b"contact_id" in r.body)
         for cid in (theirs, nobodys):  # last, so that the rest met a live contact
             expect("DELETE", olga.request("DELETE", "/api/contacts/%d" % cid), 404)
         assert not wrong, "\n".join(map(repr, wrong))

@@ -143,20 +143,20 @@ def test_the_kept_counts_are_what_the_triggers_would_keep():
         # What the contacts module keeps as it writes and as the other
         # modules' creations reach it: a deleted contact's tags marked, and
         # the activity counts perf-seed makes (messages, tasks, deals and
-        # invoices created).
+        # invoices created), as nobody's: it does not say whose.
         assert db.execute("SELECT count(*) FROM contact_tags ct JOIN contacts c"
                           " ON c.id = ct.contact_id WHERE ct.contact_deleted"
                           " <> (c.deleted_at IS NOT NULL)").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM contact_tags WHERE contact_deleted").fetchone()[0] > 0
         events = sorted(db.execute(
             "SELECT cv.contact_id, CASE m.direction WHEN 'inbound' THEN 'message.received'"
-            " ELSE 'message.sent' END, m.location_id, count(*), max(m.created_at)"
+            " ELSE 'message.sent' END, 0, m.location_id, count(*), max(m.created_at)"
             " FROM messages m JOIN conversations cv ON cv.id = m.conversation_id GROUP BY 1, 2"
-            " UNION ALL SELECT contact_id, 'task.created', location_id, count(*), max(created_at)"
+            " UNION ALL SELECT contact_id, 'task.created', 0, location_id, count(*), max(created_at)"
             " FROM tasks WHERE contact_id IS NOT NULL GROUP BY contact_id"
-            " UNION ALL SELECT contact_id, 'opportunity.created', location_id, count(*),"
+            " UNION ALL SELECT contact_id, 'opportunity.created', 0, location_id, count(*),"
             " max(created_at) FROM opportunities WHERE contact_id IS NOT NULL GROUP BY contact_id"
-            " UNION ALL SELECT contact_id, 'invoice.created', location_id, count(*),"
+            " UNION ALL SELECT contact_id, 'invoice.created', 0, location_id, count(*),"
             " max(created_at) FROM invoices WHERE contact_id IS NOT NULL GROUP BY contact_id"))
         assert sorted(db.execute("SELECT * FROM contact_activity")) == events
 

@@ -52,6 +52,8 @@
  *   1.11 hl_job.wake_on: an event that makes the job's next slice run at
  *        once.
  *   1.12 HL_SQL_NOW, HL_SQL_TODAY and HL_SQL_TOMORROW.
+ *   1.13 hl_answer_uncached: an answer the read cache does not keep;
+ *        HL_PAGE_ALL_RECORDS.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -67,7 +69,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 12
+#define HL_ABI_MINOR 13
 
 #define HL_API __attribute__((visibility("default")))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -353,11 +355,15 @@ struct hl_page {
 	/* ABI 1.7. 0, or HL_PAGE_PHONE_HOME: on a screen at most 600 CSS
 	 * pixels wide the app opens this page at /app instead of the first
 	 * menu entry (the first such page in menu order that the user may
-	 * see; a page with a menu entry and no :param). */
+	 * see; a page with a menu entry and no :param). ABI 1.13: or with
+	 * HL_PAGE_ALL_RECORDS: the page shows everyone's records (its routes
+	 * refuse a user who sees only what is assigned to them), so it is
+	 * not offered to such a user. */
 	unsigned flags;
 };
 
 #define HL_PAGE_PHONE_HOME 1u
+#define HL_PAGE_ALL_RECORDS 2u
 
 /* ---------------------------------------------------------------------------
  * The module descriptor. Its first five fields never move: the core reads
@@ -535,6 +541,12 @@ HL_API int hl_assigned_only(const struct hl_req *req);
  * owner_id = :me"). It asks for the id only for such callers, so the
  * answers of everyone else stay cacheable (see hl_route.cache_ms). */
 HL_API int64_t hl_assigned_user(struct hl_req *req);
+/* ABI 1.13. The answer being made is not to be kept by the read cache:
+ * it reads tables the route's `reads` does not name, for this caller
+ * only. For figures an "assigned only" caller gets counted from their own
+ * rows, where everyone else reads counts a module keeps: naming the rows'
+ * tables in `reads` would drop everyone's cached answers at each write. */
+HL_API void hl_answer_uncached(struct hl_req *req);
 /* Whether `user` is an active user of the location's agency who may open
  * `location` (an agency user, or one given that location): the check for
  * an owner or an assignee a record is given. 1, 0, or HL_EDB. `db`: the

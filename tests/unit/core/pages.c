@@ -169,7 +169,7 @@ static void test_rules(void)
 	static const char *const nine[] = { "1.js", "2.js", "3.js", "4.js", "5.js", "6.js", "7.js",
 		"8.js", "9.js", NULL };
 	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .uses = nine), "uses must list"));
-	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .label = "A", .flags = 2), "the flags are"));
+	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .label = "A", .flags = 4), "the flags are"));
 	CHECK(strstr(REFUSED(.path = "/a", .script = "x.js", .flags = HL_PAGE_PHONE_HOME),
 		     "the phone's home page needs a menu entry"));
 	CHECK(strstr(REFUSED(.path = "/a/:id", .script = "x.js", .label = "A", .flags = HL_PAGE_PHONE_HOME),
