@@ -34,7 +34,12 @@
 #include <time.h>
 
 #define TICK_MS 100
-#define PRESSED_GRACE_US 1000000LL /* what a head or body gets under pressure */
+#define PRESSED_GRACE_US 1000000LL /* what a body gets under pressure */
+/* What a head gets under pressure. A client's head comes with or right
+ * after the connection it opens, whatever the distance; a worker held
+ * longer waits for someone who sends nothing, and every client queued
+ * behind it waits too (a health check waited over a second at 1 s). */
+#define PRESSED_HEAD_GRACE_US 250000LL
 
 struct guard_slot {
 	struct guard *guard;
@@ -103,7 +108,7 @@ static int overdue(struct guard *g, struct guard_slot *s, unsigned seq, long lon
 			g->bodies_cut++;
 		return 1;
 	}
-	if (state == GUARD_HEAD && pressed && now - since > PRESSED_GRACE_US) {
+	if (state == GUARD_HEAD && pressed && now - since > PRESSED_HEAD_GRACE_US) {
 		if (atomic_exchange(&s->kicked_seq, seq) != seq)
 			g->heads_closed++;
 		return 1;

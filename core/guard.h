@@ -17,10 +17,10 @@
  *            received: a body that arrives at min_rate_kb KB/s or faster
  *            is never cut;
  *   pressed  when more than 7/8 of the workers hold a connection, an idle
- *            kept connection or a head older than a second is closed at
- *            once, and a body gets one second instead of body_timeout_s,
- *            so that clients who make the server wait cannot shut out
- *            those who do not;
+ *            kept connection or a head older than a quarter of a second
+ *            is closed at once, and a body gets one second instead of
+ *            body_timeout_s, so that clients who make the server wait
+ *            cannot shut out those who do not;
  *   drain    a body left unread by an answer (413, 401 ...) gets a second
  *            to arrive before the connection is closed.
  *

@@ -187,6 +187,47 @@ def test_workers_held_by_slow_clients_are_taken_back_for_others():
         assert workers["slow_heads_closed"] > 0 and workers["slow_bodies_cut"] > 0, workers
 
 
+def test_a_flood_of_slow_heads_keeps_no_health_check_waiting_a_second():
+    """Two hundred clients that send a head a byte every half second
+    (and come back when closed) against the default 128 workers: from
+    the flood's first moment a health check, each on a connection of its
+    own, is answered within a second, as the rule for a server under
+    pressure closes the slow heads (a quarter of a second) before then."""
+    s = Server().start()
+    with s:
+        flood = Dripper(s.port, b"GET /api/health HTTP/1.1\r\n", b"X-Slow: " + b"y" * 500, 0.5, 200)
+        waits, failed = [], []
+
+        def check():
+            started = time.monotonic()
+            try:
+                sock = connect(s.port)
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                answer = answer_of(sock, 10)
+                sock.close()
+                if not answer or answer[0] != 200:
+                    failed.append(answer)
+            except OSError as e:
+                failed.append(e)
+            waits.append(time.monotonic() - started)
+        try:
+            checks = []
+            for _ in range(80):
+                t = threading.Thread(target=check, daemon=True)
+                t.start()
+                checks.append(t)
+                time.sleep(0.025)
+            for t in checks:
+                t.join(20)
+        finally:
+            flood.stop()
+        assert not failed and len(waits) == 80, failed[:5]
+        assert flood.closed > 100, flood.closed  # the flood was there, and was closed
+        slow = sorted(w for w in waits if w > 1.0)
+        assert not slow, "%d of %d health checks waited over 1 s: %s" % (
+            len(slow), len(waits), ["%.2f" % w for w in slow])
+
+
 def test_stalled_downloads_hold_no_read_connection():
     s, admin, (loc,) = agency(env={"PGHL_READ_CONNECTIONS": "2", "PGHL_BODY_TIMEOUT_S": "2",
                                    "PGHL_HEADER_TIMEOUT_S": "4"})
