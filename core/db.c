@@ -9,11 +9,14 @@
  * connection by db_return, so that under a burst no request waits behind
  * later ones (a woken waiter used to lose the connection to a newcomer:
  * at 50 clients one request waited 400 ms while the median was 50). The
- * write connection is used only by the holder of
- * write_lock; a statement handed out by hl_stmt is on its connection's
- * `used` list until db_conn_reset.
+ * write connection is used only by the holder of the write lock, taken in
+ * turn (a ticket each, served in order: the job thread, which takes it
+ * again as soon as it lets it go, would otherwise win it from a waiting
+ * request slice after slice); a statement handed out by hl_stmt is on its
+ * connection's `used` list until db_conn_reset.
  */
 #include "db.h"
+#include "checkpoint.h"
 #include "changes.h"
 #include "hash.h"
 #include "log.h"
@@ -62,6 +65,7 @@ struct hl_db {
 	_Atomic long long blocks_kept; /* blocks.bytes, as of its last return */
 	struct sqlalloc_cache blocks;  /* SQLite's small blocks, freed while held */
 	int entered;                   /* blocks is its holder's thread cache */
+	_Atomic int waiting;           /* the writer's: threads waiting for its lock */
 };
 
 /* A request waiting for a read connection, on its own stack. */
@@ -75,7 +79,9 @@ struct db {
 	char *path;
 	int lock_fd;           /* flock on DATA_DIR/hyperlevel.lock: one process per data */
 	struct hl_db *writer;
-	pthread_mutex_t write_lock;
+	pthread_mutex_t write_lock;    /* guards the tickets */
+	pthread_cond_t write_turn;     /* a ticket's turn came */
+	unsigned long long write_next, write_serving; /* the next ticket, the one served */
 	struct hl_db *readers;
 	int nreaders;
 	struct hl_db *free_list;
@@ -85,6 +91,7 @@ struct db {
 	struct pool_waiter *waiters;  /* the first to come first */
 	struct pool_waiter **waiters_end;
 	struct changes *changes;
+	struct checkpointer *checkpointer; /* the WAL's checkpoints, off the writer */
 };
 
 /* SQLite's update hook: note the row. It must not use the connection. */
@@ -470,6 +477,7 @@ int db_open(struct db **out, const struct config *cfg)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	sqlalloc_install();
 	pthread_mutex_init(&db->write_lock, NULL);
+	pthread_cond_init(&db->write_turn, NULL);
 	pthread_mutex_init(&db->pool_lock, NULL);
 	pthread_condattr_init(&db->monotonic);
 	pthread_condattr_setclock(&db->monotonic, CLOCK_MONOTONIC);
@@ -502,6 +510,8 @@ int db_open(struct db **out, const struct config *cfg)
 		db->readers[i].next_free = db->free_list;
 		db->free_list = &db->readers[i];
 	}
+	if ((rc = checkpointer_start(&db->checkpointer, db->path, db->writer->sql)))
+		goto out;
 	*out = db;
 	db = NULL;
 	rc = 0;
@@ -514,6 +524,7 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
+	checkpointer_stop(db->checkpointer); /* one checkpointing connection at a time */
 	for (int i = 0; db->readers && i < db->nreaders; i++)
 		conn_close(&db->readers[i]);
 	free(db->readers);
@@ -523,6 +534,7 @@ void db_close(struct db *db)
 	}
 	changes_free(db->changes);
 	pthread_mutex_destroy(&db->write_lock);
+	pthread_cond_destroy(&db->write_turn);
 	pthread_mutex_destroy(&db->pool_lock);
 	pthread_condattr_destroy(&db->monotonic);
 	if (db->lock_fd >= 0)
@@ -670,8 +682,21 @@ void db_return(struct db *db, struct hl_db *c)
 struct hl_db *db_write_lock(struct db *db)
 {
 	pthread_mutex_lock(&db->write_lock);
+	unsigned long long ticket = db->write_next++;
+	if (ticket != db->write_serving) {
+		atomic_fetch_add(&db->writer->waiting, 1);
+		while (ticket != db->write_serving)
+			pthread_cond_wait(&db->write_turn, &db->write_lock);
+		atomic_fetch_sub(&db->writer->waiting, 1);
+	}
+	pthread_mutex_unlock(&db->write_lock);
 	db->writer->entered = sqlalloc_enter(&db->writer->blocks);
 	return db->writer;
+}
+
+int db_writer_wanted(struct hl_db *w)
+{
+	return atomic_load(&w->waiting) > 0;
 }
 
 void db_write_unlock(struct db *db, struct hl_db *w)
@@ -684,6 +709,10 @@ void db_write_unlock(struct db *db, struct hl_db *w)
 		changes_publish(w->tables, &w->pending);
 	if (w->entered)
 		sqlalloc_leave();
+	pthread_mutex_lock(&db->write_lock);
+	db->write_serving++;
+	if (atomic_load(&w->waiting))
+		pthread_cond_broadcast(&db->write_turn);
 	pthread_mutex_unlock(&db->write_lock);
 }
 

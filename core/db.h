@@ -64,6 +64,9 @@ int db_overran(const struct hl_db *c);
 /* The write connection, exclusively, until db_write_unlock. */
 struct hl_db *db_write_lock(struct db *db);
 void db_write_unlock(struct db *db, struct hl_db *w);
+/* Whether another thread waits for the write connection `w`, which the
+ * caller holds: a job slice then ends early (hl_job_over_budget). */
+int db_writer_wanted(struct hl_db *w);
 
 /* Transactions on the write connection; each returns 0 or HL_EDB. A
  * rollback that fails stops the process: the writer would be unusable. */

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#define PAUSE_MS 10            /* between slices, so request writers get in */
+#define PAUSE_MS 5             /* between slices, for the requests' own work */
 #define MAX_BACKOFF_MS 3600000 /* a failing job retries at least hourly */
 #define WAKER_BACKOFF_MS 1000  /* what a job woken by events backs off from */
 
@@ -53,6 +53,7 @@ struct hl_job_run {
 	const struct hl_mod *mod; /* whose slice or handler; NULL for the core's */
 	long long start_us;    /* when the slice took the write lock */
 	long long checked_us;  /* the last hl_job_over_budget call, or start_us */
+	_Atomic long long *contended_us; /* the scheduler's: when a request last waited */
 	struct event_list events; /* published, handed over after the commit */
 };
 
@@ -65,6 +66,7 @@ struct jobs {
 	int stop;
 	int wakers;            /* jobs with a wake_on (fixed at the start) */
 	struct job *publishing; /* whose slice's events are being handed over (the thread's own) */
+	_Atomic long long contended_us; /* when a request last waited for a slice's lock */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -108,7 +110,18 @@ HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t loca
 /* What a slice keeps of its budget for what follows its last piece: the
  * commit, which writes the slice's pages to the WAL (a slice of imported
  * contacts took about 10 ms more than its pieces). */
-#define COMMIT_RESERVE_MS (JOB_SLICE_BUDGET_MS / 4)
+#define COMMIT_RESERVE(budget_ms) ((budget_ms) / 4)
+
+/* Requests go first. A slice gives the writer up once it has worked
+ * YIELD_AFTER_MS (so that every slice gets something done) when a request
+ * waits for it: the request would otherwise wait for the rest of the
+ * budget (another sub-account's contact took p95 55 ms beside a big
+ * import, 2 ms alone). And while requests keep coming (one waited within
+ * CONTENDED_US), slices keep to SHORT_BUDGET_MS, since what a request
+ * then waits for is the commit of what the slice wrote. */
+#define YIELD_AFTER_MS 1
+#define SHORT_BUDGET_MS 5
+#define CONTENDED_US 1000000LL
 
 HL_API int hl_job_over_budget(struct hl_job_run *run)
 {
@@ -118,7 +131,14 @@ HL_API int hl_job_over_budget(struct hl_job_run *run)
 	 * after it. */
 	long long piece = now - run->checked_us;
 	run->checked_us = now;
-	return now + piece - run->start_us >= (JOB_SLICE_BUDGET_MS - COMMIT_RESERVE_MS) * 1000LL;
+	if (db_writer_wanted(run->db)) {
+		*run->contended_us = now;
+		if (now - run->start_us >= YIELD_AFTER_MS * 1000LL)
+			return 1;
+	}
+	long long budget = now - *run->contended_us < CONTENDED_US ? SHORT_BUDGET_MS
+								    : JOB_SLICE_BUDGET_MS;
+	return now + piece - run->start_us >= (budget - COMMIT_RESERVE(budget)) * 1000LL;
 }
 
 /* ---- the core's jobs ---------------------------------------------------- */
@@ -208,7 +228,7 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
  * its time in *ms. */
 static int run_slice(struct jobs *js, struct job *job, long long *ms)
 {
-	struct hl_job_run run = { .mod = job->spec->mod };
+	struct hl_job_run run = { .mod = job->spec->mod, .contended_us = &js->contended_us };
 	const char *name = job->spec->name;
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
@@ -257,7 +277,7 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 static int run_handler(void *arg, const struct mod_handler *h, const struct hl_event *e)
 {
 	struct jobs *js = arg;
-	struct hl_job_run run = { .mod = h->mod };
+	struct hl_job_run run = { .mod = h->mod, .contended_us = &js->contended_us };
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);

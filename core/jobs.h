@@ -2,7 +2,9 @@
 /*
  * jobs.h: the tick-job scheduler, one thread that runs the job slices of
  * the core and of the modules one after the other, with a pause between
- * them so request writers get the write lock in between.
+ * them for the requests' own work. Requests go first: the write lock is
+ * taken in turn (db.c), and a slice ends early when a request waits for
+ * it, and keeps short while requests keep coming (hl_job_over_budget).
  *
  * A slice runs inside a write transaction on the write connection; its
  * writes and its new cursor commit together, so a crash never loses or
