@@ -93,6 +93,7 @@ export async function start(me, hooks) {
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
 		live: null,       /* the live connection (live.js) */
+		signingOut: false, /* the person asked to sign out: not "session ended" */
 		reveal: 0,        /* the timer that shows the app (start) */
 		routed: '',       /* the path and query last routed */
 		el: {},
@@ -176,7 +177,7 @@ function liveStatus(mine, up) {
 }
 
 function expired(mine) {
-	if (s !== mine)
+	if (s !== mine || mine.signingOut)
 		return;
 	stop();
 	mine.hooks.showLogin('Your session has ended. Sign in again to go on.');
@@ -184,9 +185,13 @@ function expired(mine) {
 
 async function signOut() {
 	const mine = s;
+	/* The server closes this session's live stream as it ends it: our
+	 * own doing, not a session that ended elsewhere (expired). */
+	mine.signingOut = true;
 	try {
 		await mine.api.post('/api/auth/logout');
 	} catch (e) {
+		mine.signingOut = false;
 		if (e.status !== 401) /* a 401 is signed out already (and handled) */
 			ui.toast('Signing out failed: ' + e.message, { kind: 'error' });
 		return;
