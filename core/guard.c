@@ -61,6 +61,7 @@ struct guard {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int stopping;
+	_Atomic int closing; /* the server stops: no kept connection waits */
 	_Atomic int asleep; /* waiting, untimed, for a worker to leave GUARD_FREE */
 	_Atomic unsigned long long heads_closed, bodies_cut;
 };
@@ -108,6 +109,8 @@ static int overdue(struct guard *g, struct guard_slot *s, unsigned seq, long lon
 			g->bodies_cut++;
 		return 1;
 	}
+	if (state == GUARD_HEAD && atomic_load(&g->closing))
+		return 1;
 	if (state == GUARD_HEAD && pressed && now - since > PRESSED_HEAD_GRACE_US) {
 		if (atomic_exchange(&s->kicked_seq, seq) != seq)
 			g->heads_closed++;
@@ -203,6 +206,16 @@ void guard_free(struct guard *g)
 	pthread_mutex_destroy(&g->lock);
 	free(g->slots);
 	free(g);
+}
+
+void guard_close_idle(struct guard *g)
+{
+	if (!g)
+		return;
+	atomic_store(&g->closing, 1);
+	pthread_mutex_lock(&g->lock);
+	pthread_cond_signal(&g->wake);
+	pthread_mutex_unlock(&g->lock);
 }
 
 struct guard_slot *guard_attach(struct guard *g)

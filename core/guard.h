@@ -21,6 +21,9 @@
  *            is closed at once, and a body gets one second instead of
  *            body_timeout_s, so that clients who make the server wait
  *            cannot shut out those who do not;
+ *   closing  when the server stops, a connection waiting for a head is
+ *            closed at once: civetweb would notice its stop only at its
+ *            next poll() quantum, two seconds later;
  *   drain    a body left unread by an answer (413, 401 ...) gets a second
  *            to arrive before the connection is closed.
  *
@@ -57,6 +60,10 @@ struct guard_counts {
 struct guard *guard_new(const struct config *cfg, int threads);
 /* Stop the thread and free; accepts NULL. */
 void guard_free(struct guard *g);
+
+/* The server stops: close every connection waiting for a head, now and
+ * until guard_free. Accepts NULL. */
+void guard_close_idle(struct guard *g);
 
 /* The calling worker's slot, taken once when the thread starts; NULL
  * when every slot is taken (the worker then goes unguarded). */

@@ -754,6 +754,7 @@ void http_stop(struct server *s)
 	if (!s->mg)
 		return;
 	drain(s);
+	guard_close_idle(s->guard);
 	struct waker w = { s, 0 };
 	pthread_t t;
 	int woke = !pthread_create(&t, NULL, wake_listener, &w);
