@@ -1,189 +1,332 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Runs every test against each build folder given (e.g. build build-asan):
-the unit test binaries, then the integration tests (tests/integration/
-test_*.py, every function named test_*), then, for a build without
-sanitizers, the browser tests (tests/e2e/*.test.mjs); for a folder holding
-fuzz targets (build-fuzz/fuzz/), each target for FUZZ_SECONDS (default 15)
-instead. HL_PARTS=unit,integration,browser picks parts (all by default).
-Prints a line per test and ends with "N passed, N failed"; exits 1 if
-anything failed."""
+the unit test binaries, the integration tests (tests/integration/test_*.py,
+every function named test_*) and, for a build without sanitizers, the
+browser tests (tests/e2e/*.test.mjs); for a folder holding fuzz targets
+(build-fuzz/fuzz/), each target for FUZZ_SECONDS (default 15) instead.
+With --package, the package test (make check-package) runs beside them.
 
+The tests mostly wait (for a server, a browser, a disk), so they run side
+by side: each unit binary, test file, browser file and fuzz target is a job
+of its own, HL_JOBS at a time (default: three per CPU), the longest first
+(as the last run in the first build folder measured them), and a fuzz
+target, which is all CPU, one at a time. A job's lines are printed whole
+when it ends. HL_PARTS=unit,integration,browser picks parts (all by
+default); HL_TEST=text picks tests whose file::name holds the text.
+
+Prints a line per test, then the time each part took and the slowest
+tests, and ends with "N passed, N failed"; exits 1 if anything failed.
+
+`run.py --file BUILD FILE` runs one integration test file (a job's own
+process, so that the files share nothing)."""
+
+import concurrent.futures
 import importlib.util
+import json
 import os
 import re
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INTEGRATION = os.path.join(ROOT, "tests", "integration")
+E2E = os.path.join(ROOT, "tests", "e2e")
+RESULT = re.compile(r"^(ok|FAIL) +(\S+) (.+?)(?: \((?:[^()]*; )?([\d.]+) s\))?$")
 
 
-def run_units(build):
-    passed = failed = 0
+class Job:
+    """One process to run: `cmd` in `cwd`, its output read by `parse`
+    into result lines "ok   BUILD NAME (S s)" / "FAIL BUILD NAME ...".
+    `cpu`: it keeps a CPU busy all along (a fuzz target)."""
+
+    def __init__(self, part, build, name, cmd, parse, cwd=ROOT, env=None, timeout=1800,
+                 cpu=False, weight=0.0):
+        self.part, self.build, self.name = part, build, name
+        self.cmd, self.parse, self.cwd, self.env = cmd, parse, cwd, env
+        self.timeout, self.cpu, self.weight = timeout, cpu, weight
+        self.seconds = 0.0
+        self.started = None
+        self.lines = []
+
+    @property
+    def key(self):
+        return "%s %s" % (self.build, self.name)
+
+    def seconds_now(self):
+        return time.time() - self.started
+
+    def run(self):
+        self.started = time.time()
+        try:
+            p = subprocess.run(self.cmd, cwd=self.cwd, env=self.env, capture_output=True,
+                               text=True, errors="replace", timeout=self.timeout)
+            self.lines = self.parse(self, p.returncode, p.stdout, p.stderr)
+        except subprocess.TimeoutExpired as e:
+            out = (e.stdout or b"")[-4000:]
+            self.lines = ["FAIL %s %s (no end within %d s)\n%s" % (
+                self.build, self.name, self.timeout,
+                out.decode(errors="replace") if isinstance(out, bytes) else out)]
+        self.seconds = self.seconds_now()
+        return self
+
+
+# ---- the parts ---------------------------------------------------------------
+
+def parse_unit(job, code, out, err):
+    m = re.search(r"checks: (\d+) passed, (\d+) failed", out)
+    sanitizer = "Sanitizer" in err or "runtime error:" in err
+    if code == 0 and m and int(m.group(2)) == 0 and not sanitizer:
+        return ["ok   %s %s (%s checks; %.2f s)" % (job.build, job.name, m.group(1), job.seconds_now())]
+    return ["FAIL %s %s (exit %d)\n%s%s" % (job.build, job.name, code, out[-4000:], err[-4000:])]
+
+
+def unit_jobs(build):
     folder = os.path.join(ROOT, build, "tests", "unit")
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
         path = os.path.join(folder, name)
-        if name.endswith(".d") or not os.access(path, os.X_OK):
-            continue
-        p = subprocess.run([path], capture_output=True, text=True, cwd=ROOT, timeout=600)
-        m = re.search(r"checks: (\d+) passed, (\d+) failed", p.stdout)
-        sanitizer = "Sanitizer" in p.stderr or "runtime error:" in p.stderr
-        if p.returncode == 0 and m and int(m.group(2)) == 0 and not sanitizer:
-            passed += 1
-            print("ok   %s unit/%s (%s checks)" % (build, name, m.group(1)))
-        else:
-            failed += 1
-            print("FAIL %s unit/%s (exit %d)\n%s%s" % (build, name, p.returncode,
-                                                     p.stdout[-4000:], p.stderr[-4000:]))
-    return passed, failed
+        if not name.endswith(".d") and os.access(path, os.X_OK):
+            yield Job("unit", build, "unit/" + name, [path], parse_unit, timeout=600)
 
 
-def run_integration(build):
+def parse_lines(job, code, out, err):
+    """A child that prints result lines itself (run.py --file)."""
+    lines = [chunk for chunk in re.split(r"\n(?=ok   |FAIL )", out.strip()) if chunk]
+    lines = [l for l in lines if RESULT.match(l.split("\n", 1)[0])]
+    if code != 0 and not any(l.startswith("FAIL") for l in lines):
+        lines.append("FAIL %s %s (exit %d)\n%s%s" % (job.build, job.name, code, out[-4000:],
+                                                     err[-4000:]))
+    return lines
+
+
+def integration_jobs(build):
+    for file in sorted(os.listdir(INTEGRATION)):
+        if file.startswith("test_") and file.endswith(".py"):
+            yield Job("integration", build, file,
+                      [sys.executable, os.path.abspath(__file__), "--file", build, file],
+                      parse_lines, weight=os.path.getsize(os.path.join(INTEGRATION, file)))
+
+
+def run_file(build, file):
+    """Every test_* of one integration file, a line each."""
     os.environ["HL_BUILD"] = build
-    passed = failed = 0
-    folder = os.path.join(ROOT, "tests", "integration")
-    sys.path.insert(0, folder)
+    sys.path.insert(0, INTEGRATION)
+    import harness
+    harness.BUILD = os.path.join(ROOT, build)
+    harness.SANITIZED = "asan" in build
+    spec = importlib.util.spec_from_file_location(file[:-3], os.path.join(INTEGRATION, file))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
     only = os.environ.get("HL_TEST")
-    for file in sorted(os.listdir(folder)):
-        if not (file.startswith("test_") and file.endswith(".py")):
+    failed = 0
+    for name in [n for n in dir(mod) if n.startswith("test_")]:
+        if only and only not in file + "::" + name:
             continue
-        spec = importlib.util.spec_from_file_location(file[:-3] + "_" + build.replace("-", "_"),
-                                                      os.path.join(folder, file))
-        mod = importlib.util.module_from_spec(spec)
-        import harness
-        harness.BUILD = os.path.join(ROOT, build)
-        harness.SANITIZED = "asan" in build
-        spec.loader.exec_module(mod)
-        for name in [n for n in dir(mod) if n.startswith("test_")]:
-            if only and only not in file + "::" + name:
-                continue
-            if getattr(mod, name).__dict__.get("normal_build_only") and "asan" in build:
-                continue
-            start = time.time()
-            try:
-                getattr(mod, name)()
-                passed += 1
-                print("ok   %s %s::%s (%.2f s)" % (build, file, name, time.time() - start))
-            except Exception:
-                failed += 1
-                print("FAIL %s %s::%s\n%s" % (build, file, name, traceback.format_exc()))
-    return passed, failed
+        if getattr(mod, name).__dict__.get("normal_build_only") and "asan" in build:
+            continue
+        start = time.time()
+        try:
+            getattr(mod, name)()
+            print("ok   %s %s::%s (%.2f s)" % (build, file, name, time.time() - start), flush=True)
+        except Exception:
+            failed += 1
+            print("FAIL %s %s::%s\n%s" % (build, file, name, traceback.format_exc()), flush=True)
+    return 1 if failed else 0
 
 
 TAP_RESULT = re.compile(r"^( *)(not ok|ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$")
 
 
-def run_browser(build):
-    """The browser tests: each tests/e2e/*.test.mjs under node's test
-    runner (it starts its own server from this build, and Chromium), its
-    tests counted one by one from the TAP it prints. Only for a build
-    without sanitizers: through a browser they would find nothing the
-    integration tests do not, at many times the time."""
-    if "asan" in build:
-        return 0, 0
-    passed = failed = 0
-    folder = os.path.join(ROOT, "tests", "e2e")
-    only = os.environ.get("HL_TEST")
-    if not os.path.isdir(os.path.join(folder, "node_modules")):
-        print("FAIL %s browser: tests/e2e/node_modules is missing; `make check-browser` "
-              "installs it" % build)
-        return 0, 1
-    env = dict(os.environ, HL_BUILD=build)
-    for file in sorted(f for f in os.listdir(folder) if f.endswith(".test.mjs")):
-        if only and only not in "e2e/" + file:
+def parse_tap(job, code, out, err):
+    """node's test runner's TAP, its tests counted one by one (a suite's
+    line, printed after its tests, is not one)."""
+    lines = out.splitlines()
+    results = []
+    deeper = None
+    for i, line in enumerate(lines):
+        m = TAP_RESULT.match(line)
+        if not m:
             continue
-        p = subprocess.run(["node", "--test", "--test-reporter=tap", file], cwd=folder, env=env,
-                           capture_output=True, text=True, errors="replace", timeout=1200)
-        lines = p.stdout.splitlines()
-        results = 0
-        deeper = None
-        for i, line in enumerate(lines):
-            m = TAP_RESULT.match(line)
-            if not m:
-                continue
-            indent = len(m.group(1))
-            suite = deeper is not None and deeper > indent  # printed after its tests
-            deeper = indent
-            if suite or m.group(4):
-                continue
-            results += 1
-            seconds = re.search(r"duration_ms: ([\d.]+)", "\n".join(lines[i + 1:i + 4]))
-            took = " (%.2f s)" % (float(seconds.group(1)) / 1000) if seconds else ""
-            if m.group(2) == "ok":
-                passed += 1
-                print("ok   %s e2e/%s::%s%s" % (build, file, m.group(3), took))
-            else:
-                failed += 1
-                detail = []
-                for d in lines[i + 1:i + 80]:
-                    if TAP_RESULT.match(d):
-                        break
-                    detail.append(d)
-                print("FAIL %s e2e/%s::%s%s\n%s" % (build, file, m.group(3), took, "\n".join(detail)))
-        if p.returncode != 0 and not failed:
-            failed += 1
-            print("FAIL %s e2e/%s (exit %d after %d results)\n%s%s" % (
-                build, file, p.returncode, results, p.stdout[-4000:], p.stderr[-4000:]))
-    return passed, failed
+        indent = len(m.group(1))
+        suite = deeper is not None and deeper > indent
+        deeper = indent
+        if suite or m.group(4):
+            continue
+        seconds = re.search(r"duration_ms: ([\d.]+)", "\n".join(lines[i + 1:i + 4]))
+        took = " (%.2f s)" % (float(seconds.group(1)) / 1000) if seconds else ""
+        name = "%s::%s" % (job.name, m.group(3))
+        if m.group(2) == "ok":
+            results.append("ok   %s %s%s" % (job.build, name, took))
+            continue
+        detail = []
+        for d in lines[i + 1:i + 80]:
+            if TAP_RESULT.match(d):
+                break
+            detail.append(d)
+        results.append("FAIL %s %s%s\n%s" % (job.build, name, took, "\n".join(detail)))
+    if code != 0 and not any(r.startswith("FAIL") for r in results):
+        results.append("FAIL %s %s (exit %d after %d results)\n%s%s" % (
+            job.build, job.name, code, len(results), out[-4000:], err[-4000:]))
+    return results
 
 
-def run_fuzz(build):
+def browser_jobs(build):
+    """Through a browser a sanitized build would find nothing the
+    integration tests do not, at many times the time: normal builds only."""
+    if "asan" in build:
+        return
+    if not os.path.isdir(os.path.join(E2E, "node_modules")):
+        yield Job("browser", build, "e2e", ["false"], lambda job, *_: [
+            "FAIL %s browser: tests/e2e/node_modules is missing; `make check-browser` "
+            "installs it" % build])
+        return
+    only = os.environ.get("HL_TEST")
+    env = dict(os.environ, HL_BUILD=build)
+    for file in sorted(f for f in os.listdir(E2E) if f.endswith(".test.mjs")):
+        if not only or only in "e2e/" + file:
+            yield Job("browser", build, "e2e/" + file,
+                      ["node", "--test", "--test-reporter=tap", file], parse_tap, cwd=E2E, env=env,
+                      timeout=1200, weight=4 * os.path.getsize(os.path.join(E2E, file)))
+
+
+def fuzz_jobs(build):
     """Each libFuzzer target on its seed corpus (only read) and the corpus
     it grew before, in BUILD/fuzz-corpus/NAME; a crash is saved in
-    BUILD/fuzz-crashes/. One test per target: it passes when libFuzzer
-    ends its time without finding anything."""
-    passed = failed = 0
+    BUILD/fuzz-crashes/. It passes when libFuzzer ends its time without
+    finding anything."""
     seconds = int(os.environ.get("FUZZ_SECONDS", "15"))
     only = os.environ.get("HL_TEST")
     folder = os.path.join(ROOT, build, "fuzz")
     crashes = os.path.join(ROOT, build, "fuzz-crashes")
+    os.makedirs(crashes, exist_ok=True)
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
-        if name.endswith(".d") or not os.access(path, os.X_OK):
-            continue
-        if only and only not in "fuzz/" + name:
+        if name.endswith(".d") or not os.access(path, os.X_OK) or (only and only not in "fuzz/" + name):
             continue
         corpus = os.path.join(ROOT, build, "fuzz-corpus", name)
         os.makedirs(corpus, exist_ok=True)
-        os.makedirs(crashes, exist_ok=True)
         cmd = [path, "-max_total_time=%d" % seconds, "-timeout=10", "-rss_limit_mb=2048",
                "-print_final_stats=1", "-artifact_prefix=%s/%s-" % (crashes, name)]
         dictionary = os.path.join(ROOT, "tests", "fuzz", name + ".dict")
         if os.path.exists(dictionary):
             cmd.append("-dict=" + dictionary)
         cmd += [corpus, os.path.join(ROOT, "tests", "fuzz", "corpus", name)]
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=ROOT,
-                           timeout=seconds + 300)
-        done = re.search(r"Done (\d+) runs in (\d+) second", p.stderr)
-        if p.returncode == 0 and done:
-            passed += 1
-            print("ok   %s fuzz/%s (%s runs in %s s)" % (build, name, done.group(1), done.group(2)))
+        yield Job("fuzz", build, "fuzz/" + name, cmd, parse_fuzz, timeout=seconds + 300,
+                  cpu=True, weight=seconds * 1000)
+
+
+def parse_fuzz(job, code, out, err):
+    done = re.search(r"Done (\d+) runs in (\d+) second", err)
+    if code == 0 and done:
+        return ["ok   %s %s (%s runs; %s s)" % (job.build, job.name, done.group(1), done.group(2))]
+    return ["FAIL %s %s (exit %d; the input is in %s/fuzz-crashes)\n%s"
+            % (job.build, job.name, code, job.build, err[-6000:])]
+
+
+def package_job(build):
+    """The Debian packages installed in a Debian 12 root (it builds them
+    from a clean copy of the tree first)."""
+    return Job("package", build, "package", ["make", "--no-print-directory", "check-package"],
+               parse_package, timeout=3600, weight=1e9)
+
+
+def parse_package(job, code, out, err):
+    if code == 0:
+        return ["ok   %s package (%.2f s)" % (job.build, job.seconds_now())]
+    return ["FAIL %s package (exit %d)\n%s%s" % (job.build, code, out[-6000:], err[-6000:])]
+
+
+# ---- running them side by side ----------------------------------------------
+
+def load_times(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def run_all(jobs, width):
+    """Runs `jobs` `width` at a time, longest first, cpu jobs one at a
+    time; prints each job's lines as it ends."""
+    lock = threading.Lock()
+    cpu = threading.Semaphore(1)
+
+    def one(job):
+        if job.cpu:
+            with cpu:
+                job.run()
         else:
-            failed += 1
-            print("FAIL %s fuzz/%s (exit %d; the input is in %s)\n%s"
-                  % (build, name, p.returncode, crashes, p.stderr[-6000:]))
-    return passed, failed
+            job.run()
+        with lock:
+            for line in job.lines:
+                print(line, flush=True)
+        return job
+
+    jobs.sort(key=lambda j: -j.weight)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=width) as pool:
+        return [f.result() for f in [pool.submit(one, j) for j in jobs]]
+
+
+def summary(jobs, elapsed):
+    """Time per part (the jobs' own, and the span they ran in) and the
+    ten slowest tests."""
+    parts = {}
+    tests = []
+    for job in jobs:
+        k = (job.part, job.build)
+        parts[k] = parts.get(k, 0.0) + job.seconds
+        for line in job.lines:
+            m = RESULT.match(line.split("\n", 1)[0])
+            if m and m.group(4):
+                tests.append((float(m.group(4)), m.group(2), m.group(3)))
+    print("\ntime per part (the sum of its jobs' times; they ran side by side):")
+    for (part, build), s in sorted(parts.items(), key=lambda kv: -kv[1]):
+        print("  %8.1f s  %s %s" % (s, part, build))
+    print("  %8.1f s  in all, from first to last" % elapsed)
+    print("the slowest tests:")
+    for s, build, name in sorted(tests, reverse=True)[:10]:
+        print("  %8.2f s  %s %s" % (s, build, name))
 
 
 def main():
-    builds = sys.argv[1:] or ["build"]
+    if sys.argv[1:2] == ["--file"]:
+        return run_file(sys.argv[2], sys.argv[3])
+    package = "--package" in sys.argv
+    builds = [a for a in sys.argv[1:] if a != "--package"] or ["build"]
     # The server refuses root unless told; a test run as root tells it (the
     # makefile does too), and test_cli checks the refusal without it.
     if os.geteuid() == 0:
         os.environ.setdefault("PGHL_ALLOW_ROOT", "yes")
-    parts = {"unit": run_units, "integration": run_integration, "browser": run_browser}
+    parts = {"unit": unit_jobs, "integration": integration_jobs, "browser": browser_jobs}
     wanted = [parts[p] for p in os.environ.get("HL_PARTS", ",".join(parts)).split(",") if p in parts]
-    total_passed = total_failed = 0
+    jobs = []
     for build in builds:
         fuzz = os.path.isdir(os.path.join(ROOT, build, "fuzz"))
-        for part in (run_fuzz,) if fuzz else wanted:
-            p, f = part(build)
-            total_passed += p
-            total_failed += f
-    print("%d passed, %d failed" % (total_passed, total_failed))
-    return 1 if total_failed else 0
+        for part in (fuzz_jobs,) if fuzz else wanted:
+            jobs += list(part(build))
+    if package:
+        jobs.append(package_job(builds[0]))
+    times_path = os.path.join(ROOT, builds[0], "test-times.json")
+    times = load_times(times_path)
+    for job in jobs:
+        job.weight = times.get(job.key, job.weight)
+    width = int(os.environ.get("HL_JOBS") or 3 * (os.cpu_count() or 1))
+    start = time.time()
+    done = run_all(jobs, width)
+    elapsed = time.time() - start
+    if not os.environ.get("HL_TEST"):
+        times.update({j.key: j.seconds * 1000 for j in done})
+        with open(times_path, "w") as f:
+            json.dump(times, f, indent=0, sort_keys=True)
+    summary(done, elapsed)
+    passed = sum(l.startswith("ok") for j in done for l in j.lines)
+    failed = sum(l.startswith("FAIL") for j in done for l in j.lines)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

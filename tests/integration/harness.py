@@ -11,6 +11,9 @@ HL_WEB_DIR its web folder and HL_MODULE_PATH the folders (':'-separated)
 where Server(modules=...) finds each NAME.so, the module's own build
 folder first; run_tests() runs a test file's test_* functions."""
 
+import atexit
+import re
+import datetime
 import http.client
 import json
 import os
@@ -32,6 +35,23 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def make_install(dest, target="install"):
+    """`make install PREFIX=/usr DESTDIR=dest` (or `target`), as a package
+    is built, from a build folder of its own, build-usr: the paths a /usr
+    build compiles in must not reach the build the other tests are running
+    beside it. The first caller builds it, under a lock. Returns make's
+    output."""
+    import fcntl
+    os.makedirs(os.path.join(ROOT, "build-usr"), exist_ok=True)
+    with open(os.path.join(ROOT, "build-usr", ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.run(["make", "-s", "--no-print-directory", "-j%d" % (os.cpu_count() or 1),
+                            target, "BUILD=build-usr", "PREFIX=/usr", "DESTDIR=" + dest],
+                           cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
 
 
 def wait_for(predicate, seconds=10, step=0.02):
@@ -111,7 +131,9 @@ class Server:
         self.env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
         self.proc = None
         self.log = ""
+        self.log_file = None
         self.conn = None
+        self.clients = []
 
     @property
     def db_path(self):
@@ -133,12 +155,17 @@ class Server:
 
     def start(self):
         """Start and wait until /api/health answers. Returns self."""
-        self.proc = subprocess.Popen(self.args(), env=self.env, stdout=subprocess.PIPE,
+        # The log goes to a file, not a pipe: a pipe nobody reads until
+        # the stop fills at 64 KB, and the server's next log line blocks
+        # it, whatever lock the writing thread holds.
+        self.log += self.read_log()  # of a process that ended by itself
+        self.log_file = open(os.path.join(self.root, "server.log"), "w+")
+        self.proc = subprocess.Popen(self.args(), env=self.env, stdout=self.log_file,
                                      stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                self.log = self.proc.stdout.read()
+                self.log = self.read_log()
                 raise StartFailed(self.proc.returncode, self.log)
             try:
                 if self.get("/api/health").status == 200:
@@ -167,8 +194,11 @@ class Server:
         return lines[0]
 
     def client(self, headers=None):
-        """A client of its own: its own connection, cookies and headers."""
-        return Client(self.port, headers)
+        """A client of its own: its own connection, cookies and headers.
+        stop() closes it, as a browser's tab would be closed."""
+        c = Client(self.port, headers)
+        self.clients.append(c)
+        return c
 
     def request(self, method, path, body=None, headers=None):
         if self.conn is None:
@@ -213,31 +243,48 @@ class Server:
 
     def stop(self):
         """SIGTERM, wait; returns the exit code and keeps the log."""
-        if self.conn:
-            self.conn.close()
-            self.conn = None
+        self.close_clients()
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                out, _ = self.proc.communicate(timeout=60)
+                self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                out, _ = self.proc.communicate()
-            self.log += out
+                self.proc.wait()
+        self.log += self.read_log()
         check_sanitizers(self.log)
         return self.proc.returncode if self.proc else None
 
     def kill(self):
         """SIGKILL, as a crash or the OOM killer would: nothing of the
-        server's runs after it. The data folder stays for start()."""
+        server's runs after it. The data folder stays for start(). Its
+        clients are left as they are: their connections just drop."""
         if self.conn:
             self.conn.close()
             self.conn = None
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
-            out, _ = self.proc.communicate(timeout=60)
-            self.log += out
+            self.proc.wait(timeout=60)
+        self.log += self.read_log()
         return self.proc.returncode if self.proc else None
+
+    def read_log(self):
+        """What the process started last wrote, once (it has ended)."""
+        if not getattr(self, "log_file", None):
+            return ""
+        self.log_file.seek(0)
+        text = self.log_file.read()
+        self.log_file.close()
+        self.log_file = None
+        return text
+
+    def close_clients(self):
+        """Close every connection its clients hold; a client used again
+        opens a new one."""
+        for c in self.clients + [self.conn]:
+            if c:
+                c.close()
+        self.conn = None
 
     def close(self):
         self.stop()
@@ -369,3 +416,171 @@ class WebServer(Server):
         with open(path, "wb") as f:
             f.write(data if isinstance(data, bytes) else data.encode())
         return path
+
+
+# ---- the seeded data set ---------------------------------------------------------
+#
+# Most tests of the shipped modules run on a copy of one data set made by
+# perf-seed at a small scale (4 sub-accounts), signed in as its agency admin.
+
+MODULES = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports",
+           "agency", "mobile")
+SEED_PASSWORD = "perf-pass-123"
+
+
+def seeded_copy():
+    """A fresh copy of the seeded data folder, BUILD/test-seed: seeded
+    once (the first test file to ask, under a lock; again when the build
+    is newer) and settled, its jobs' first run done, so that a copy's jobs
+    at start find nothing left to do."""
+    import fcntl
+    seed = os.path.join(BUILD, "test-seed")
+    db = os.path.join(seed, "hyperlevel.db")
+    with open(seed + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = [os.path.join(BUILD, "perf-seed"), os.path.join(BUILD, "hyperlevel")] + \
+            [module_file(m) for m in MODULES]
+        if not os.path.exists(db) or os.path.getmtime(db) < max(map(os.path.getmtime, made)):
+            shutil.rmtree(seed, ignore_errors=True)
+            p = subprocess.run([made[0], "--data-dir", seed, "--scale", "0.02", "--locations", "4"],
+                               capture_output=True, text=True, timeout=300)
+            assert p.returncode == 0, p.stderr
+            settle(seed)
+    copy = tempfile.mkdtemp(prefix="hl-seeded-")
+    atexit.register(shutil.rmtree, copy, True)
+    shutil.copy(db, copy)
+    return copy
+
+
+def settle(data_dir):
+    """Serve `data_dir` until every job has run and none is due, then stop."""
+    s = Server(modules=MODULES, data_dir=data_dir, env={"PGHL_BACKUPS": "0"})
+    try:
+        admin = s.start().login("perf@example.test", SEED_PASSWORD)
+
+        def settled():
+            jobs = admin.get("/api/admin/metrics").json()["jobs"]
+            return all(j["runs"] > 0 and j["next_in_ms"] > 5000 for j in jobs)
+        assert wait_for(settled, 120, 0.05), admin.get("/api/admin/metrics").body
+        assert s.stop() == 0, s.log
+    finally:
+        s.close()
+
+
+def job_runs(s):
+    """{job: slices it has run} from the server's file."""
+    return dict(s.sql("SELECT name, runs FROM job_state"))
+
+
+def seeded_server(env=None, plugins=None, extra_modules=()):
+    """A server on a copy of the seeded data with every shipped module,
+    once each job has run at start (as the data is settled, one slice
+    each), and its agency admin signed in: (server, client)."""
+    s = Server(modules=MODULES + tuple(extra_modules), data_dir=seeded_copy(), plugins=plugins,
+               env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
+    before = job_runs(s) if (env or {}).get("PGHL_JOBS") != "no" else {}
+    s.start()
+    assert wait_for(lambda: all(n > before[k] for k, n in job_runs(s).items() if k in before),
+                    60, 0.05), (before, job_runs(s))
+    return s, s.login("perf@example.test", SEED_PASSWORD)
+
+
+# ---- helpers of the API's conventions -----------------------------------------------
+
+def ids(rows):
+    return [r["id"] for r in rows]
+
+
+def every_page(client, path, limit=37, key="data"):
+    """All rows of a list (its member `key`), page by page; checks the
+    cursor's contract."""
+    rows, cursor, sep = [], None, "&" if "?" in path else "?"
+    for _ in range(1000):
+        r = client.get(path + sep + "limit=%d" % limit + ("&cursor=" + cursor if cursor else ""))
+        assert r.status == 200, r.body
+        page = r.json()
+        assert len(page[key]) <= limit
+        rows += page[key]
+        cursor = page["next_cursor"]
+        if not cursor:
+            return rows
+        assert len(page[key]) == limit
+    raise AssertionError("no last page")
+
+
+def headers(client, location=1):
+    """The headers of a browser's write in sub-account `location`."""
+    csrf = client.get("/api/auth/me").json()["csrf_token"]
+    return {"X-Location-Id": str(location), "X-CSRF-Token": csrf}
+
+
+def error(r, status, words):
+    """`r` is the JSON error `status`, its message holding `words`."""
+    assert r.status == status, (r.status, r.body)
+    message = r.json()["error"]["message"]
+    assert words in message, message
+
+
+def new_contact(client, h, **fields):
+    r = client.post("/api/contacts", fields, headers=h)
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def one(s, sql, *args):
+    """The first column of the first row."""
+    return s.sql(sql, *args)[0][0]
+
+
+def iso(t):
+    """A time as the API writes it."""
+    return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def now_iso():
+    return iso(datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0))
+
+
+def cache_checks(client, path):
+    """cached(): asked twice, the answer at `path` comes from the cache;
+    dropped(): asked once, it did not (a write dropped it), and its JSON."""
+    def cached():
+        client.get(path)
+        assert client.get(path).header("X-Cache") == "hit"
+
+    def dropped():
+        r = client.get(path)
+        assert r.header("X-Cache") == "miss"
+        return r.json()
+    return cached, dropped
+
+
+# ---- backups -------------------------------------------------------------------------
+
+BACKUP_NAME = re.compile(r"^hyperlevel-\d{8}T\d{6}Z\.db$")
+
+
+def backup_folder(s):
+    return os.path.join(s.data_dir, "backups")
+
+
+def backups(s):
+    """The backups' names, oldest first."""
+    if not os.path.isdir(backup_folder(s)):
+        return []
+    return sorted(n for n in os.listdir(backup_folder(s)) if BACKUP_NAME.match(n))
+
+
+def temporaries(s):
+    if not os.path.isdir(backup_folder(s)):
+        return []
+    return [n for n in os.listdir(backup_folder(s)) if ".tmp-" in n]
+
+
+def fill(s, megabytes):
+    """Enough data that a copy takes a while (the server is not running)."""
+    with sqlite3.connect(s.db_path) as db:
+        db.execute("CREATE TABLE filler (b BLOB)")
+        db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+                   " INSERT INTO filler SELECT randomblob(1048576) FROM n", (megabytes,))
+    db.close()

@@ -7,7 +7,6 @@ sqlite3 and checked."""
 
 import os
 import re
-import signal
 import sqlite3
 import shutil
 import subprocess
@@ -15,28 +14,10 @@ import time
 
 import harness
 
-from harness import Server, wait_for
+from harness import BACKUP_NAME, Server, backup_folder, backups, fill, temporaries, wait_for
 
 ADMIN = ("admin@example.test", "admin-pass-1")
-NAME = re.compile(r"^hyperlevel-\d{8}T\d{6}Z\.db$")
 WROTE = re.compile(r"^\[backup\] wrote (\S+) \((\d+\.\d) MB, quick_check ok, (\d+) ms\)$", re.M)
-
-
-def folder(s):
-    return os.path.join(s.data_dir, "backups")
-
-
-def backups(s):
-    """The backups' names, oldest first."""
-    if not os.path.isdir(folder(s)):
-        return []
-    return sorted(n for n in os.listdir(folder(s)) if NAME.match(n))
-
-
-def temporaries(s):
-    if not os.path.isdir(folder(s)):
-        return []
-    return [n for n in os.listdir(folder(s)) if ".tmp-" in n]
 
 
 def open_copy(path):
@@ -46,16 +27,6 @@ def open_copy(path):
     return db
 
 
-def fill(s, megabytes):
-    """Enough data that a copy takes a while (the server is not running)."""
-    with sqlite3.connect(s.db_path) as db:
-        db.execute("CREATE TABLE filler (b BLOB)")
-        db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
-                   " INSERT INTO filler SELECT randomblob(1048576) FROM n", (megabytes,))
-    db.close()
-
-
-
 def backup_now(s):
     """`hyperlevel backup`: the path it names, after checking its one line."""
     code, out, err = s.run("backup")
@@ -63,7 +34,7 @@ def backup_now(s):
     m = re.match(r"^(\S+) \((\d+) bytes\)\n$", out)
     assert m, out
     path = m.group(1)
-    assert os.path.dirname(path) == folder(s) and NAME.match(os.path.basename(path)), path
+    assert os.path.dirname(path) == backup_folder(s) and BACKUP_NAME.match(os.path.basename(path)), path
     assert os.path.getsize(path) == int(m.group(2))
     wrote = r"\[backup\] wrote %s \(\d+\.\d MB, quick_check ok, \d+ ms\)" % re.escape(path)
     assert re.search(wrote, err), err
@@ -78,7 +49,7 @@ def test_backup_command_copies_the_database():
         assert db.execute("SELECT email FROM users").fetchall() == [(ADMIN[0],)]
         assert backups(s) == [os.path.basename(path)] and temporaries(s) == []
         # The copy stands alone: no WAL or shared-memory file beside it.
-        assert sorted(os.listdir(folder(s))) == [os.path.basename(path)]
+        assert sorted(os.listdir(backup_folder(s))) == [os.path.basename(path)]
 
 
 def test_backup_command_works_beside_a_running_server():
@@ -108,7 +79,7 @@ def test_backup_command_without_a_database_is_one_line_and_exit_1():
 def test_pruning_keeps_backup_keep_copies_and_only_touches_backups():
     with Server(modules=("contacts",)) as s:
         s.create_admin(*ADMIN)
-        os.makedirs(folder(s))
+        os.makedirs(backup_folder(s))
         old = ["hyperlevel-2020010%dT000000Z.db" % d for d in range(1, 6)]
         others = ["notes.txt", "hyperlevel-20200101.db", "hyperlevel-20200101T000000Z.db.bak",
                   "Hyperlevel-20200101T000000Z.db"]
@@ -117,12 +88,12 @@ def test_pruning_keeps_backup_keep_copies_and_only_touches_backups():
         stale = "hyperlevel-20200101T000000Z.db.tmp-%d" % dead.pid
         running = "hyperlevel-20200102T000000Z.db.tmp-%d" % os.getpid()
         for name in old + others + [stale, running]:
-            with open(os.path.join(folder(s), name), "w") as f:
+            with open(os.path.join(backup_folder(s), name), "w") as f:
                 f.write("pruning goes by the name only\n")
         s.env["PGHL_BACKUP_KEEP"] = "3"
         path = backup_now(s)
         assert backups(s) == old[-2:] + [os.path.basename(path)]
-        left = set(os.listdir(folder(s)))
+        left = set(os.listdir(backup_folder(s)))
         assert set(others) <= left, left
         assert stale not in left and running in left  # only a dead process's copy goes
 
@@ -141,7 +112,7 @@ def test_server_backs_up_at_start_while_answering():
                 during += ok and bool(temporaries(s))
         assert during > 0, "no request was answered while the copy was made"
         assert len(backups(s)) == 1 and temporaries(s) == []
-        path = os.path.join(folder(s), backups(s)[0])
+        path = os.path.join(backup_folder(s), backups(s)[0])
         db = open_copy(path)
         assert db.execute("SELECT count(*) FROM filler").fetchall() == [(150,)]
         assert db.execute("SELECT email FROM users").fetchall() == [(ADMIN[0],)]
@@ -166,7 +137,7 @@ def test_backup_at_start_when_the_newest_is_a_day_old():
         s.create_admin(*ADMIN)
         older = backup_now_renamed(s, "hyperlevel-20200101T000000Z.db", hours_old=25)
         s.start()
-        assert wait_for(lambda: len(backups(s)) == 2, 60), os.listdir(folder(s))
+        assert wait_for(lambda: len(backups(s)) == 2, 60), os.listdir(backup_folder(s))
         assert s.stop() == 0
         assert len(WROTE.findall(s.log)) == 1, s.log
         assert backups(s)[0] == os.path.basename(older)
@@ -174,7 +145,7 @@ def test_backup_at_start_when_the_newest_is_a_day_old():
 
 def backup_now_renamed(s, name, hours_old):
     """A real backup given an older name and mtime."""
-    path = os.path.join(folder(s), name)
+    path = os.path.join(backup_folder(s), name)
     os.rename(backup_now(s), path)
     then = time.time() - hours_old * 3600
     os.utime(path, (then, then))
@@ -202,20 +173,20 @@ def test_stop_during_a_backup_interrupts_it_and_leaves_no_half_copy():
             """The copy has begun and is far from done."""
             for name in temporaries(s):
                 try:
-                    size = os.path.getsize(os.path.join(folder(s), name))
+                    size = os.path.getsize(os.path.join(backup_folder(s), name))
                 except FileNotFoundError:
                     continue
                 if not name.endswith("-journal") and 1 << 20 <= size <= 100 << 20:
                     return True
             return False
 
-        assert wait_for(partway, 60, 0.01), os.listdir(folder(s))
+        assert wait_for(partway, 60, 0.01), os.listdir(backup_folder(s))
         start = time.time()
         assert s.stop() == 0
         assert time.time() - start < 5, "stopping took %.1f s" % (time.time() - start)
         assert re.search(r"^\[backup\] stopped before %s/hyperlevel-\d{8}T\d{6}Z\.db was"
-                         r" finished; it was removed$" % re.escape(folder(s)), s.log, re.M), s.log
-        assert os.listdir(folder(s)) == []  # neither the copy nor its journal is left
+                         r" finished; it was removed$" % re.escape(backup_folder(s)), s.log, re.M), s.log
+        assert os.listdir(backup_folder(s)) == []  # neither the copy nor its journal is left
 
 
 def test_migrations_on_a_database_in_use_are_preceded_by_a_backup():
@@ -231,8 +202,8 @@ def test_migrations_on_a_database_in_use_are_preceded_by_a_backup():
         assert code == 0, err
         [copy] = backups(s)
         assert re.search(r"^  backup +[\d.]+ ms  %s, before 2 migrations$"
-                         % re.escape(os.path.join(folder(s), copy)), err, re.M), err
-        with sqlite3.connect(os.path.join(folder(s), copy)) as db:  # the schema before
+                         % re.escape(os.path.join(backup_folder(s), copy)), err, re.M), err
+        with sqlite3.connect(os.path.join(backup_folder(s), copy)) as db:  # the schema before
             assert db.execute("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'"
                               ).fetchall() == [(0,)]
         assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(2,)]

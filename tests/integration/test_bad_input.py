@@ -14,8 +14,7 @@ import re
 import sqlite3
 
 import harness
-from harness import Server
-from test_contacts_list import MODULES, PASSWORD, seeded_copy
+from harness import MODULES, SEED_PASSWORD, Server, seeded_copy
 
 BAD_IDS = ("0", "-1", "99999999999999999999", "abc", "%FF", "1.5", "1e3")
 BAD_QUERY_VALUES = ("%FF", "-1", "99999999999999999999", "x" * 3000, "%00", "")
@@ -94,7 +93,7 @@ def path_of(pattern, value="1"):
 def setup():
     s = Server(modules=MODULES, data_dir=seeded_copy(),
                env={"PGHL_BACKUPS": "0", "PGHL_JOBS": "no"}).start()
-    admin = s.login("perf@example.test", PASSWORD)
+    admin = s.login("perf@example.test", SEED_PASSWORD)
     routes = admin.get("/api/admin/routes").json()["data"]
     location = s.sql("SELECT min(id) FROM locations")[0][0]
     return s, admin, routes, Checker(s, admin, location)

@@ -12,8 +12,8 @@ import io
 import socket
 import time
 
-from test_contacts_edit import error, headers, make
-from test_contacts_list import server
+from harness import error, headers, new_contact, seeded_server
+
 
 TRICKY = [
     {"first_name": "Comma, Inc", "last_name": "O'Brien", "email": "comma@example.test"},
@@ -45,7 +45,7 @@ def upload(client, h, text, encoding="utf-8"):
 
 
 def test_the_export_holds_every_contact_the_filters_pass():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         # More than one page of a thousand, and a deleted contact left out.
         more = ["first_name,email"] + ["Paged%d,paged%d@example.test" % (i, i) for i in range(1500)]
@@ -89,12 +89,12 @@ def test_the_export_holds_every_contact_the_filters_pass():
 
 
 def test_tricky_values_survive_export_and_import():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1, h3 = headers(admin, 1), headers(admin, 3)
         admin.post("/api/custom-fields", {"key": "note_field", "name": "N", "type": "text"}, headers=h1)
         admin.post("/api/custom-fields", {"key": "note_field", "name": "N", "type": "text"}, headers=h3)
-        made = [make(admin, h1, tags=["csv-test", "ünï"],
+        made = [new_contact(admin, h1, tags=["csv-test", "ünï"],
                      custom_fields={"note_field": 'a "b", c\nd'}, **fields) for fields in TRICKY]
         raw = admin.get("/api/contacts/export.csv?q=example.test&tag=csv-test",
                         headers={"X-Location-Id": "1"}).body.decode()
@@ -121,12 +121,12 @@ def test_tricky_values_survive_export_and_import():
 
 
 def test_import_maps_headers_and_reports_each_rejected_row():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         admin.post("/api/custom-fields", {"key": "tier", "name": "Tier", "type": "option",
                                           "options": ["gold", "silver"]}, headers=h)
-        known = make(admin, h, first_name="Known", last_name="Person", email="known@example.test",
+        known = new_contact(admin, h, first_name="Known", last_name="Person", email="known@example.test",
                      source="fair")
         text = ("\ufeffFirst Name,E-mail,Phone Number,Tier,Tags,Favourite Colour\r\n"
                 "Ada,ada-import@example.test,,gold,\"a, b\",blue\r\n"
@@ -159,7 +159,7 @@ def test_import_maps_headers_and_reports_each_rejected_row():
 
 
 def test_bad_uploads_are_refused_whole():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         # Live contacts: the purge job may remove long-deleted ones meanwhile.
@@ -190,7 +190,7 @@ def test_bad_uploads_are_refused_whole():
 
 
 def test_a_large_import_runs_as_a_job_with_progress():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         rows = ["first_name,last_name,email,company_name"]
@@ -220,7 +220,7 @@ def test_a_large_import_runs_as_a_job_with_progress():
 
 
 def test_a_stalled_export_holds_up_no_one():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         more = ["first_name,email,company_name"] + \
@@ -240,7 +240,7 @@ def test_a_stalled_export_holds_up_no_one():
         try:
             # Reads, writes and another export go on meanwhile.
             assert admin.get("/api/contacts?location_id=1&q=stall59").status == 200
-            assert make(admin, h, first_name="During", email="during@example.test")["id"]
+            assert new_contact(admin, h, first_name="During", email="during@example.test")["id"]
             _, rows = export(admin, query="?q=during@")
             assert [r["email"] for r in rows] == ["during@example.test"]
         finally:
@@ -266,7 +266,7 @@ def big_file(prefix, rows, pad=0):
 
 
 def test_a_file_of_many_parts_imports_every_row_once():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         text = big_file("Parted", 20000, pad=150)  # over 3 MB: four parts
         assert len(text) > 3 << 20
@@ -291,7 +291,7 @@ def import_job(admin):
 def test_a_file_queued_while_the_job_sleeps_is_imported_at_once():
     # The import job's period is a minute: it runs when a file is queued,
     # not on a tick, so an idle server does no work for it.
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         for _ in range(100):
             if import_job(admin)["runs"] >= 1:
@@ -307,7 +307,7 @@ def test_a_file_queued_while_the_job_sleeps_is_imported_at_once():
 
 
 def test_sub_accounts_take_turns_at_the_import_job():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         first = upload(admin, headers(admin, 1), big_file("Early", 20000)).json()["id"]
         second = upload(admin, headers(admin, 2), big_file("Late", 2000)).json()["id"]
@@ -320,7 +320,7 @@ def test_sub_accounts_take_turns_at_the_import_job():
 
 
 def test_an_import_can_be_cancelled_and_keeps_what_it_did():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         r = upload(admin, headers(admin, 2), big_file("Stopped", 30000))
         id = r.json()["id"]
@@ -342,7 +342,7 @@ def test_an_import_can_be_cancelled_and_keeps_what_it_did():
 
 
 def test_a_row_longer_than_a_part_fails_the_import_clearly():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         huge = "first_name,email,company_name\r\n" + \
             'Before,before@import.test,x\r\n"%s","%s","%s"\r\nAfter,after@import.test,y\r\n' \
@@ -358,7 +358,7 @@ FORMULAS = ["=cmd|' /C calc'!A0", "+SUM(1,2)", "-2+3", '@HYPERLINK("x")', "\tTab
 
 
 def test_formulas_are_neutralised_in_the_export_and_import_back_exactly():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1, h3 = headers(admin, 1), headers(admin, 3)
         for h in (h1, h3):
@@ -366,10 +366,10 @@ def test_formulas_are_neutralised_in_the_export_and_import_back_exactly():
                        headers=h)
         made = []
         for i, value in enumerate(FORMULAS):
-            made.append(make(admin, h1, first_name=value, last_name=value, company_name=value,
+            made.append(new_contact(admin, h1, first_name=value, last_name=value, company_name=value,
                              email="formula%d@example.test" % i, tags=["=t%d" % i],
                              custom_fields={"formula_field": value}))
-        made.append(make(admin, h1, first_name="Phone", email="formula-phone@example.test",
+        made.append(new_contact(admin, h1, first_name="Phone", email="formula-phone@example.test",
                          phone="+1 555 0100", tags=["+tag", "plain"]))
         raw = admin.get("/api/contacts/export.csv?q=formula",
                         headers={"X-Location-Id": "1"}).body.decode()

@@ -5,31 +5,14 @@ by phone, tags go on and off one contact or a thousand at a time, custom
 fields are defined and their values checked by type, and notes are
 written and deleted, all within the caller's location."""
 
-from test_contacts_list import server
-
-
-def headers(client, location=1):
-    csrf = client.get("/api/auth/me").json()["csrf_token"]
-    return {"X-Location-Id": str(location), "X-CSRF-Token": csrf}
-
-
-def make(client, h, **fields):
-    r = client.post("/api/contacts", fields, headers=h)
-    assert r.status == 201, r.body
-    return r.json()
-
-
-def error(r, status, words):
-    assert r.status == status, (r.status, r.body)
-    message = r.json()["error"]["message"]
-    assert words in message, message
+from harness import error, headers, new_contact, seeded_server
 
 
 def test_patch_changes_only_what_it_names():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
-        c = make(admin, h, first_name="Pia", last_name="Olsen", email="pia@example.test",
+        c = new_contact(admin, h, first_name="Pia", last_name="Olsen", email="pia@example.test",
                  phone="+1 555 000 1111", source="webinar")
         r = admin.patch("/api/contacts/%d" % c["id"], {"last_name": "Olsen-Berg", "phone": None},
                         headers=h)
@@ -46,11 +29,11 @@ def test_patch_changes_only_what_it_names():
 
 
 def test_patch_refuses_bad_input_and_writes_nothing():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
-        a = make(admin, h, first_name="A", email="a-patch@example.test")
-        b = make(admin, h, first_name="B", email="b-patch@example.test")
+        a = new_contact(admin, h, first_name="A", email="a-patch@example.test")
+        b = new_contact(admin, h, first_name="B", email="b-patch@example.test")
         path = "/api/contacts/%d" % b["id"]
         error(admin.patch(path, {"email": "A-PATCH@example.test"}, headers=h), 409, str(a["id"]))
         error(admin.patch(path, {"email": "nope"}, headers=h), 422, "email")
@@ -65,11 +48,11 @@ def test_patch_refuses_bad_input_and_writes_nothing():
 
 
 def test_upsert_matches_by_email_then_phone():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
-        by_mail = make(admin, h, first_name="Mail", email="upsert@example.test", phone="+1 555 000 2221")
-        by_phone = make(admin, h, first_name="Phone", phone="+1 555 000 2222")
+        by_mail = new_contact(admin, h, first_name="Mail", email="upsert@example.test", phone="+1 555 000 2221")
+        by_phone = new_contact(admin, h, first_name="Phone", phone="+1 555 000 2222")
         r = admin.post("/api/contacts/upsert", {"email": "UPSERT@example.test", "source": "fair"}, headers=h)
         assert r.status == 200 and r.json()["id"] == by_mail["id"] and r.json()["source"] == "fair"
         r = admin.post("/api/contacts/upsert", {"phone": "+1 555 000 2222", "last_name": "Found"},
@@ -86,10 +69,10 @@ def test_upsert_matches_by_email_then_phone():
 
 
 def test_tags_on_and_off_one_contact():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
-        c = make(admin, h, first_name="Tagged", tags=["Spring Fair"])
+        c = new_contact(admin, h, first_name="Tagged", tags=["Spring Fair"])
         r = admin.post("/api/contacts/%d/tags" % c["id"], {"tags": ["spring fair", "VIP", "hot"]},
                        headers=h)
         assert r.status == 200, r.body
@@ -118,7 +101,7 @@ def test_tags_on_and_off_one_contact():
 
 
 def test_bulk_tags_for_a_thousand_contacts_in_one_request():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         mine = [r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 1"
@@ -147,7 +130,7 @@ def test_bulk_tags_for_a_thousand_contacts_in_one_request():
 
 
 def test_custom_fields_are_defined_and_values_checked_by_type():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         made = {}
@@ -161,7 +144,7 @@ def test_custom_fields_are_defined_and_values_checked_by_type():
         assert made["tier"]["type"] == "select" and made["tier"]["options"] == ["gold", "silver"]
         keys = [f["key"] for f in admin.get("/api/custom-fields?location_id=1").json()["data"]]
         assert set(made) <= set(keys)
-        c = make(admin, h, first_name="Custom", custom_fields={
+        c = new_contact(admin, h, first_name="Custom", custom_fields={
             "budget_eur": 1250.5, "met_on": "2024-02-29", "tier": "gold", "opted_in": True,
             "remark": "prefers mornings"})
         assert {k: c["custom_fields"][k] for k in made} == {
@@ -199,7 +182,7 @@ def test_custom_fields_are_defined_and_values_checked_by_type():
 
 
 def test_custom_fields_are_for_location_admins_to_define():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         # perf-seed's location-N users are location users, not admins.
         user = s.login("location-1@example.test", "perf-pass-123")
@@ -213,10 +196,10 @@ def test_custom_fields_are_for_location_admins_to_define():
 
 
 def test_notes_are_listed_added_and_deleted():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
-        c = make(admin, h, first_name="Noted")
+        c = new_contact(admin, h, first_name="Noted")
         path = "/api/contacts/%d/notes" % c["id"]
         added = []
         for i in range(7):
@@ -239,10 +222,10 @@ def test_notes_are_listed_added_and_deleted():
 
 
 def test_another_locations_contact_is_not_found_by_any_route():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h2 = headers(admin, 2)
-        c = make(admin, headers(admin), first_name="Mine", tags=["t1"])
+        c = new_contact(admin, headers(admin), first_name="Mine", tags=["t1"])
         note = admin.post("/api/contacts/%d/notes" % c["id"], {"body": "x"}, headers=headers(admin)).json()
         cid = c["id"]
         for method, path, body in (

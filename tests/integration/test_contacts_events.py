@@ -7,8 +7,7 @@ module's handler for "contact.*" records what it is given."""
 import json
 import time
 
-from test_contacts_edit import headers, make
-from test_contacts_list import server
+from harness import headers, new_contact, seeded_server
 
 
 def seen(s, count, timeout=10):
@@ -23,11 +22,11 @@ def seen(s, count, timeout=10):
 
 
 def test_every_write_publishes_its_event_after_commit():
-    s, admin = server(extra_modules=("events_probe",))
+    s, admin = seeded_server(extra_modules=("events_probe",))
     with s:
         h = headers(admin)
         assert admin.post("/api/contacts", {"first_name": "x", "email": "bad"}, headers=h).status == 422
-        c = make(admin, h, first_name="Eve", email="eve@events.test")
+        c = new_contact(admin, h, first_name="Eve", email="eve@events.test")
         cid = c["id"]
         admin.patch("/api/contacts/%d" % cid, {"last_name": "Vent", "source": None}, headers=h)
         tagged = admin.post("/api/contacts/%d/tags" % cid, {"tags": ["evt"]}, headers=h).json()
@@ -53,10 +52,10 @@ def test_every_write_publishes_its_event_after_commit():
 
 
 def test_what_other_modules_report_shows_as_activity():
-    s, admin = server(extra_modules=("events_probe",))
+    s, admin = seeded_server(extra_modules=("events_probe",))
     with s:
         h1, h2 = headers(admin, 1), headers(admin, 2)
-        cid = make(admin, h1, first_name="Busy")["id"]
+        cid = new_contact(admin, h1, first_name="Busy")["id"]
 
         def report(h, name):
             event = {"name": name, "subject": 1, "data": json.dumps({"contact_id": cid})}

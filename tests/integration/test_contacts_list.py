@@ -4,67 +4,11 @@ see it: every sort order paged through with cursors, search equal to a
 plain LIKE scan, tag, owner and date filters, totals, tenancy, bad input,
 and no statement of the list ever scanning a whole table."""
 
-import atexit
-import os
 import re
-import shutil
-import sqlite3
-import subprocess
-import tempfile
 import time
 from urllib.parse import quote_plus
 
-import harness
-from harness import Server
-
-MODULES = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports",
-           "agency", "mobile")
-PASSWORD = "perf-pass-123"
-_seeded = {}
-
-
-def seeded_copy():
-    """A fresh copy of one seeded data folder (seeding once per build)."""
-    if harness.BUILD not in _seeded:
-        d = tempfile.mkdtemp(prefix="hl-list-seed-")
-        atexit.register(shutil.rmtree, d, True)
-        p = subprocess.run([os.path.join(harness.BUILD, "perf-seed"), "--data-dir", d,
-                            "--scale", "0.02", "--locations", "4"],
-                           capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, p.stderr
-        _seeded[harness.BUILD] = d
-    copy = tempfile.mkdtemp(prefix="hl-list-")
-    atexit.register(shutil.rmtree, copy, True)
-    shutil.copy(os.path.join(_seeded[harness.BUILD], "hyperlevel.db"), copy)
-    return copy
-
-
-def server(env=None, plugins=None, extra_modules=()):
-    s = Server(modules=MODULES + tuple(extra_modules), data_dir=seeded_copy(), plugins=plugins,
-               env=dict({"PGHL_BACKUPS": "0"}, **(env or {})))
-    s.start()
-    return s, s.login("perf@example.test", PASSWORD)
-
-
-def ids(rows):
-    return [r["id"] for r in rows]
-
-
-def every_page(client, path, limit=37, key="data"):
-    """All rows of a list (its member `key`), page by page; checks the
-    cursor's contract."""
-    rows, cursor, sep = [], None, "&" if "?" in path else "?"
-    for _ in range(1000):
-        r = client.get(path + sep + "limit=%d" % limit + ("&cursor=" + cursor if cursor else ""))
-        assert r.status == 200, r.body
-        page = r.json()
-        assert len(page[key]) <= limit
-        rows += page[key]
-        cursor = page["next_cursor"]
-        if not cursor:
-            return rows
-        assert len(page[key]) == limit
-    raise AssertionError("no last page")
+from harness import SEED_PASSWORD, every_page, ids, seeded_server
 
 
 def live(s, where="1", *args):
@@ -82,7 +26,7 @@ SQL_ORDERS = {
 
 
 def test_every_sort_order_pages_through_all_contacts():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         for sort, order in SQL_ORDERS.items():
             want = [r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 1 AND"
@@ -97,7 +41,7 @@ def test_every_sort_order_pages_through_all_contacts():
 
 
 def test_each_row_carries_its_tags():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         for row in every_page(admin, "/api/contacts?location_id=1", limit=200):
             want = sorted(r[0] for r in s.sql("SELECT t.name FROM contact_tags ct JOIN tags t"
@@ -110,7 +54,7 @@ def test_search_equals_a_like_scan():
     # list's order checking each contact against them (search_matches_first
     # = 0) or, for a text most contacts hold (".test"), by LIKE alone.
     for plugins in (None, {"contacts": "search_matches_first = 0\n"}):
-        search_equals_a_like_scan(*server(plugins=plugins))
+        search_equals_a_like_scan(*seeded_server(plugins=plugins))
 
 
 def search_equals_a_like_scan(s, admin):
@@ -151,7 +95,7 @@ def tag_widely(s):
 
 
 def test_tag_owner_and_date_filters_and_the_total():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         tag_widely(s)
         def tagged(*names, all_=False):
@@ -182,9 +126,9 @@ def test_tag_owner_and_date_filters_and_the_total():
 
 
 def test_a_location_user_sees_only_their_location():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
-        user = s.login("location-2@example.test", PASSWORD)
+        user = s.login("location-2@example.test", SEED_PASSWORD)
         got = ids(every_page(user, "/api/contacts", limit=500))
         want = [r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 2 AND deleted_at"
                                     " IS NULL ORDER BY created_at DESC, id DESC")]
@@ -192,7 +136,7 @@ def test_a_location_user_sees_only_their_location():
         assert user.get("/api/contacts?location_id=1").status == 404
         # Limited to assigned records: only their own contacts.
         s.sql("UPDATE users SET assigned_only = 1 WHERE email = 'location-2@example.test'")
-        user = s.login("location-2@example.test", PASSWORD)
+        user = s.login("location-2@example.test", SEED_PASSWORD)
         mine = sorted(ids(every_page(user, "/api/contacts", limit=500)))
         owner = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
         assert mine == sorted(r[0] for r in s.sql("SELECT id FROM contacts WHERE location_id = 2 AND"
@@ -200,7 +144,7 @@ def test_a_location_user_sees_only_their_location():
 
 
 def test_bad_list_input_is_400():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         for query, words in (("sort=age", "sort is one of"), ("tag_mode=some", "tag_mode"),
                              ("cursor=xyz", "cursor"), ("cursor=7b7d", "cursor"),
@@ -248,7 +192,7 @@ def test_no_statement_of_the_module_scans_a_whole_table():
 
 
 def no_statement_scans_a_whole_table(plugins):
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"}, plugins=plugins)
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"}, plugins=plugins)
     with s:
         tag_widely(s)
         queries = ["", "sort=name", "sort=-name", "sort=updated", "sort=-updated", "sort=created",

@@ -3,13 +3,12 @@
 whole (tags, typed custom fields, recent notes), and the tags with their
 counts, never another sub-account's."""
 
-import json
 
-from test_contacts_list import PASSWORD, server
+from harness import SEED_PASSWORD, seeded_server
 
 
 def test_a_contact_comes_whole():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         cid = s.sql("SELECT c.id FROM contacts c WHERE c.location_id = 1 AND c.deleted_at IS NULL"
                     " AND EXISTS (SELECT 1 FROM notes WHERE contact_id = c.id)"
@@ -48,7 +47,7 @@ def test_a_contact_comes_whole():
 
 
 def test_a_contact_of_another_location_or_deleted_is_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         other = s.sql("SELECT id FROM contacts WHERE location_id = 2 AND deleted_at IS NULL LIMIT 1")[0][0]
         deleted = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NOT NULL LIMIT 1")
@@ -58,12 +57,12 @@ def test_a_contact_of_another_location_or_deleted_is_404():
         assert admin.get("/api/contacts/%d?location_id=1" % deleted[0][0]).status == 404
         for bad in ("0", "-1", "abc", "99999999999999999999"):
             assert admin.get("/api/contacts/%s?location_id=1" % bad).status == 404
-        user = s.login("location-1@example.test", PASSWORD)
+        user = s.login("location-1@example.test", SEED_PASSWORD)
         assert user.get("/api/contacts/%d" % other).status == 404
 
 
 def test_tags_come_with_their_live_contacts():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         tags = admin.get("/api/tags?location_id=1").json()["data"]
         want = s.sql("SELECT t.name, (SELECT count(*) FROM contact_tags ct JOIN contacts c ON"

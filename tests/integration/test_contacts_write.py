@@ -4,7 +4,7 @@ record comes back whole and shows in the list and search, bad fields are
 422 naming the field, a known e-mail is 409 naming its contact, and a
 delete is soft, scoped to the location and seen by the cache at once."""
 
-from test_contacts_list import PASSWORD, server
+from harness import SEED_PASSWORD, seeded_server
 
 
 def create(client, body, location=1):
@@ -12,7 +12,7 @@ def create(client, body, location=1):
 
 
 def test_a_new_contact_comes_back_and_is_found():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         before = admin.get("/api/contacts?location_id=1&count=1&limit=1").json()["total"]
         r = create(admin, {"first_name": "Quirin", "last_name": "Zwolinski",
@@ -34,7 +34,7 @@ def test_a_new_contact_comes_back_and_is_found():
 
 
 def test_bad_fields_are_422_naming_the_field():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         other_location_user = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
         for body, field in (({}, "first_name"), ({"first_name": ""}, "first_name"),
@@ -51,7 +51,7 @@ def test_bad_fields_are_422_naming_the_field():
 
 
 def test_a_known_email_is_409_naming_the_contact():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         first = create(admin, {"first_name": "Dup", "email": "dup@example.test"}).json()["id"]
         r = create(admin, {"first_name": "Dup 2", "email": "DUP@example.test"})
@@ -70,11 +70,11 @@ def delete(client, cid, location=None):
 
 
 def test_delete_is_soft_scoped_and_seen_at_once():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         cid = create(admin, {"first_name": "Gone", "email": "gone@example.test"}).json()["id"]
         assert admin.get("/api/contacts/%d?location_id=1" % cid).status == 200  # now cached
-        user2 = s.login("location-2@example.test", PASSWORD)
+        user2 = s.login("location-2@example.test", SEED_PASSWORD)
         assert delete(user2, cid).status == 404  # another location's
         r = delete(admin, cid, 1)
         assert r.status == 204 and r.body == b""

@@ -11,8 +11,8 @@ table."""
 import re
 import time
 
-from test_contacts_edit import error, headers
-from test_contacts_list import every_page, ids, server
+from harness import error, every_page, headers, ids, seeded_server
+
 
 ROW_KEYS = {"id", "contact_id", "contact_name", "channel", "assigned_to", "starred", "unread_count",
             "last_message_at", "last_message_preview", "created_at"}
@@ -46,7 +46,7 @@ def star_and_assign(admin, s, h, me):
 
 
 def test_every_filter_equals_its_sql():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         me = user_id(s, "perf@example.test")
@@ -89,7 +89,7 @@ def test_every_filter_equals_its_sql():
 
 
 def test_rows_carry_the_contact_and_the_last_message():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         names = dict(s.sql("SELECT id, trim(first_name || ' ' || last_name) FROM contacts"))
         rows = every_page(admin, "/api/conversations?location_id=2", limit=1000)
@@ -111,7 +111,7 @@ def test_rows_carry_the_contact_and_the_last_message():
 
 
 def test_a_thread_pages_backwards_from_the_newest():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         cid = s.sql("SELECT conversation_id FROM messages WHERE location_id = 2"
                     " GROUP BY 1 ORDER BY count(*) DESC LIMIT 1")[0][0]
@@ -140,7 +140,7 @@ def a_contact(s, location=2):
 
 
 def test_messages_sent_and_received_move_the_preview_and_unread_count():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         contact, email, phone = a_contact(s)
@@ -186,7 +186,7 @@ def test_messages_sent_and_received_move_the_preview_and_unread_count():
 
 
 def test_opening_starring_and_assigning():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         contact = a_contact(s)[0]
@@ -208,7 +208,7 @@ def test_opening_starring_and_assigning():
 
 
 def test_bad_input_is_refused_naming_the_field():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         contact = a_contact(s)[0]
@@ -260,7 +260,7 @@ def test_bad_input_is_refused_naming_the_field():
 
 
 def test_another_locations_conversation_is_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h2 = headers(admin, 2)
         theirs = want(s, "1", location=1)[0]
@@ -282,7 +282,7 @@ def test_another_locations_conversation_is_404():
 
 
 def test_assigned_only_users_see_and_touch_only_their_conversations():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         me = user_id(s, "location-2@example.test")
         s.sql("UPDATE users SET assigned_only = 1 WHERE id = ?", me)
@@ -316,7 +316,7 @@ def activity(admin, contact):
 
 
 def test_events_reach_the_contacts_activity():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         contact = a_contact(s)[0]
@@ -344,7 +344,7 @@ def test_events_reach_the_contacts_activity():
 
 
 def test_writes_drop_the_cached_answers():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         path = "/api/conversations?location_id=2&limit=20"
@@ -376,7 +376,7 @@ def test_writes_drop_the_cached_answers():
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         h = headers(admin, 2)
         me = user_id(s, "perf@example.test")

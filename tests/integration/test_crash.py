@@ -17,8 +17,8 @@ import sqlite3
 import threading
 import time
 
-from test_contacts_edit import headers
-from test_contacts_list import server
+from harness import headers, seeded_server
+
 
 CYCLES = 10
 IMPORT_ROWS = 20000  # about 700 KB: a job of many slices
@@ -460,7 +460,7 @@ def crash_often(seed):
     """The cycles, then each import to its end; on a failure, what the
     server last logged."""
     rnd, ledger = random.Random(seed), Ledger()
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         try:
             session = {"cookies": dict(admin.cookies),

@@ -9,8 +9,7 @@ still opens the next page."""
 import json
 import re
 
-from harness import error_lines
-from test_contacts_list import server
+from harness import error_lines, seeded_server
 
 # JSON texts, sent hex-encoded as a list writes its cursors.
 FORGED_JSON = [
@@ -62,7 +61,7 @@ def get_paths(client):
 
 
 def test_forged_cursors_are_400_on_every_list_and_real_ones_work():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = {"X-Location-Id": "1"}
         lists = {}

@@ -8,8 +8,7 @@ import re
 import shutil
 import time
 
-from harness import Server, wait_for
-from test_backup import backups, fill, folder, temporaries
+from harness import Server, backup_folder, backups, fill, temporaries, wait_for
 
 ADMIN = ("admin@example.test", "admin-pass-1")
 GB = 1024 ** 3
@@ -107,7 +106,7 @@ def test_an_old_backup_shows_at_once_and_so_does_a_new_one():
         c = checks(admin.get("/api/admin/doctor"))["backups"]
         assert c["ok"] and re.match(r"^newest backup under a minute old %s$" % BACKUP_NAME,
                                     c["detail"]), c
-        path = os.path.join(folder(s), backups(s)[0])
+        path = os.path.join(backup_folder(s), backups(s)[0])
         # Half a minute to spare: the server's time() runs on a coarser
         # clock than Python's and may still be in the previous second.
         then = time.time() - 30 * 3600 - 30
@@ -127,15 +126,15 @@ def test_an_old_backup_shows_at_once_and_so_does_a_new_one():
 def test_a_backup_that_fails_is_reported_until_one_succeeds():
     with Server(modules=("contacts",)) as s:
         s.create_admin(*ADMIN)
-        with open(folder(s), "w") as f:
+        with open(backup_folder(s), "w") as f:
             f.write("a file where the backups folder should be\n")
         s.start()
         admin = s.login(*ADMIN)
         c = checks(admin.get("/api/admin/doctor"))["backups"]
         assert c == {"name": "backups", "ok": False,
                      "detail": "cannot read %s/backups: Not a directory" % s.data_dir}
-        os.remove(folder(s))
-        os.mkdir(folder(s))
+        os.remove(backup_folder(s))
+        os.mkdir(backup_folder(s))
         c = checks(admin.get("/api/admin/doctor"))["backups"]
         assert not c["ok"] and re.match(
             r"^the last backup failed at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(the log's \[backup\]"
@@ -157,7 +156,7 @@ def test_a_fresh_install_is_not_alarmed_while_its_first_backup_is_made():
         admin = s.login(*ADMIN)  # the session outlives the restart
         admin.close()
         assert s.stop() == 0
-        shutil.rmtree(folder(s))
+        shutil.rmtree(backup_folder(s))
         fill(s, 300)
         s.start()
         seen = None

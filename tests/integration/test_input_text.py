@@ -5,9 +5,8 @@
 and a query string that decodes to such bytes with 400, whatever module
 the route belongs to. Nothing is stored: the tests read the SQLite file."""
 
-from harness import agency
+from harness import agency, headers
 
-from test_contacts_edit import headers
 
 # The body's text before and after the bad bytes; the byte offset the
 # error must name is len(PREFIX).

@@ -17,10 +17,7 @@ from harness import Server
 def test_installed_server_loads_a_module_built_out_of_tree():
     dest = tempfile.mkdtemp(prefix="hl-install-")
     try:
-        build = os.path.relpath(harness.BUILD, harness.ROOT)
-        subprocess.run(["make", "-s", "--no-print-directory", "install", "BUILD=" + build,
-                        "PREFIX=/usr", "DESTDIR=" + dest], cwd=harness.ROOT, check=True,
-                       capture_output=True, timeout=600)
+        harness.make_install(dest)
         usr = os.path.join(dest, "usr")
         for path in ("usr/bin/hyperlevel", "usr/lib/hyperlevel/modules/contacts.so",
                      "etc/hyperlevel/hyperlevel.conf", "etc/hyperlevel/plugins.d/contacts.conf",
@@ -111,11 +108,8 @@ test_installed_server_loads_a_module_built_out_of_tree.normal_build_only = True
 def test_reinstall_keeps_an_edited_conf_and_uninstall_only_takes_its_own():
     dest = tempfile.mkdtemp(prefix="hl-install-")
     try:
-        build = os.path.relpath(harness.BUILD, harness.ROOT)
         def make(target):
-            return subprocess.run(["make", "-s", "--no-print-directory", target, "BUILD=" + build,
-                                   "PREFIX=/usr", "DESTDIR=" + dest], cwd=harness.ROOT,
-                                  check=True, capture_output=True, text=True, timeout=600).stdout
+            return harness.make_install(dest, target)
         make("install")
         etc = os.path.join(dest, "etc", "hyperlevel")
         conf = os.path.join(etc, "hyperlevel.conf")

@@ -10,8 +10,8 @@ import re
 import threading
 import time
 
-from test_contacts_edit import error, headers
-from test_contacts_list import every_page, ids, server
+from harness import error, every_page, headers, ids, seeded_server
+
 
 ROW_KEYS = {"id", "number", "contact_id", "contact_name", "status", "currency", "subtotal_cents",
             "tax_cents", "total_cents", "paid_cents", "issued_at", "due_at", "paid_at",
@@ -34,7 +34,7 @@ def a_contact(s, location=1):
 
 
 def test_the_server_computes_every_amount_in_cents():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         inv = create(admin, h, [
@@ -68,7 +68,7 @@ def test_the_server_computes_every_amount_in_cents():
 
 
 def test_statuses_move_as_allowed_and_no_further():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         path = "/api/invoices/%d"
@@ -128,7 +128,7 @@ def numbers(s, location=1):
 
 
 def test_numbers_are_unique_per_location_and_gap_free():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1, h2 = headers(admin, 1), headers(admin, 2)
         seeded = numbers(s)
@@ -177,7 +177,7 @@ def every_status(client, h):
 
 
 def test_filters_equal_the_sql_and_pages_cover_everything():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         every_status(admin, headers(admin, 2))
         now = s.sql("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')")[0][0]
@@ -217,7 +217,7 @@ def test_filters_equal_the_sql_and_pages_cover_everything():
 
 
 def test_one_invoice_has_its_lines_in_order_and_its_payments():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         i = s.sql("SELECT invoice_id FROM payments WHERE location_id = 1 ORDER BY id LIMIT 1")[0][0]
         got = admin.get("/api/invoices/%d?location_id=1" % i).json()
@@ -231,7 +231,7 @@ def test_one_invoice_has_its_lines_in_order_and_its_payments():
 
 
 def test_each_validation_error_names_the_member():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         other_location_contact = a_contact(s, 2)
@@ -284,7 +284,7 @@ def test_each_validation_error_names_the_member():
 
 
 def test_another_locations_invoice_is_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1 = headers(admin, 1)
         theirs = create(admin, headers(admin, 2))["id"]
@@ -307,7 +307,7 @@ def test_another_locations_invoice_is_404():
 
 
 def test_a_write_drops_the_cached_answers():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         for path in ("/api/invoices?location_id=1&limit=5", "/api/invoices?location_id=1&status=draft"):
@@ -339,7 +339,7 @@ def activity(admin, cid):
 
 
 def test_events_reach_the_contacts_activity():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         cid = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL"
@@ -367,7 +367,7 @@ def test_events_reach_the_contacts_activity():
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         h = headers(admin)
         queries = ["", "status=draft", "status=overdue", "issued_after=2026-06-01",

@@ -160,9 +160,10 @@ def test_core_sessions_job_deletes_expired_sessions():
         for i in range(250):  # more than one batch of the job's
             s.sql("INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at)"
                   " VALUES (?, 1, ?, 0)", os.urandom(32), 1000 + i)
-        runs = state(s, "core.sessions")["runs"]
+        before = state(s, "core.sessions")  # None when it has not run yet
+        runs = before["runs"] if before else 0
         s.start()
-        assert wait_for(lambda: state(s, "core.sessions")["runs"] > runs)
+        assert wait_for(lambda: (state(s, "core.sessions") or {"runs": 0})["runs"] > runs)
         assert wait_for(lambda: s.sql("SELECT count(*) FROM sessions") == [(1,)]), \
             s.sql("SELECT count(*) FROM sessions")
         assert state(s, "core.sessions")["failures"] == 0

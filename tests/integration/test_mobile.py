@@ -8,10 +8,7 @@ their own; and a write dropping the cached answers."""
 
 import datetime
 
-from test_agency import now_iso
-from test_contacts_edit import headers
-from test_contacts_list import every_page, server
-from test_reports import cache_checks, iso, one
+from harness import cache_checks, every_page, headers, iso, now_iso, one, seeded_server
 
 
 def day_bounds():
@@ -38,7 +35,7 @@ def expected_counters(s, L):
 
 
 def test_counters_of_a_location_and_of_all_a_user_may_open():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         s.sql("UPDATE tasks SET due_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', 'start of day',"
               " '+1 day', '-1 second')"
@@ -69,7 +66,7 @@ def inbox_sql(s, where, *args):
 
 
 def test_inbox_merges_every_location_newest_first():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         # Two conversations at the same moment, to page through a tie.
         a, b = [r[0] for r in s.sql("SELECT id FROM conversations WHERE location_id IN (1, 3)"
@@ -105,7 +102,7 @@ def test_inbox_merges_every_location_newest_first():
 
 
 def test_deals_are_the_users_own_by_stage():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         user = s.login("location-2@example.test", "perf-pass-123")
         uid = user.get("/api/auth/me").json()["user"]["id"]
@@ -138,7 +135,7 @@ def test_deals_are_the_users_own_by_stage():
 
 
 def test_a_write_drops_the_phones_answers():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         user = s.login("location-2@example.test", "perf-pass-123")
         h = headers(user, 2)

@@ -6,7 +6,6 @@ installed server with the installed harness, then `make install` and the
 installed server loading it, its route and page answering. And the
 refusals: a bad name, a folder that exists, templates that are missing."""
 
-import json
 import os
 import shutil
 import subprocess
@@ -17,10 +16,7 @@ from harness import Server, error_lines
 
 
 def install(dest):
-    build = os.path.relpath(harness.BUILD, harness.ROOT)
-    subprocess.run(["make", "-s", "--no-print-directory", "install", "BUILD=" + build,
-                    "PREFIX=/usr", "DESTDIR=" + dest], cwd=harness.ROOT, check=True,
-                   capture_output=True, timeout=600)
+    harness.make_install(dest)
     # pkgconf puts the sysroot before each path it gives, so the module's
     # Makefile finds everything under DESTDIR as it would under /.
     return dict(os.environ, PKG_CONFIG_PATH=os.path.join(dest, "usr", "lib", "pkgconfig"),

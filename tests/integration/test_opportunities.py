@@ -10,8 +10,8 @@ no statement scanning a whole table."""
 import re
 import time
 
-from test_contacts_edit import error, headers
-from test_contacts_list import ids, server
+from harness import error, headers, ids, seeded_server
+
 
 DEAL_KEYS = {"id", "name", "value_cents", "currency", "stage_id", "position", "contact_id",
              "contact_name", "owner_id", "created_at"}
@@ -55,7 +55,7 @@ def stage_ids(s, pipeline):
 
 
 def test_the_board_equals_its_sql():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         pipeline = first_pipeline(s)
         board = admin.get("/api/opportunities?location_id=1").json()
@@ -111,7 +111,7 @@ def column_pages(admin, stage, per_stage, query=""):
 
 
 def test_each_column_is_paged_and_counts_all_its_deals():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         pipeline = first_pipeline(s)
         owner = s.sql("SELECT owner_id FROM opportunities WHERE pipeline_id = ? AND owner_id IS NOT NULL"
@@ -143,7 +143,7 @@ def test_each_column_is_paged_and_counts_all_its_deals():
 
 
 def test_a_columns_next_page_goes_on_after_the_last_deal_where_it_is_now():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         stage = max(stage_ids(s, first_pipeline(s)), key=lambda st: s.sql(
@@ -168,7 +168,7 @@ def test_a_columns_next_page_goes_on_after_the_last_deal_where_it_is_now():
 
 
 def test_bad_board_queries_are_400_and_others_pipelines_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         stage = stage_ids(s, first_pipeline(s))[0]
         cursor = admin.get("/api/opportunities?location_id=1&per_stage=1&stage=%d" % stage).json()["next_cursor"]
@@ -193,7 +193,7 @@ def test_bad_board_queries_are_400_and_others_pipelines_404():
 
 
 def test_create_change_move_close_reopen_and_delete():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         pipeline = first_pipeline(s)
@@ -240,7 +240,7 @@ def test_create_change_move_close_reopen_and_delete():
 
 
 def test_a_deal_moves_before_another_even_where_positions_tie():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         pipeline = first_pipeline(s)
@@ -285,7 +285,7 @@ def test_a_deal_moves_before_another_even_where_positions_tie():
 
 
 def test_bad_input_is_refused_naming_the_field():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         pipeline = first_pipeline(s)
@@ -346,7 +346,7 @@ def test_bad_input_is_refused_naming_the_field():
 
 
 def test_pipelines_and_stages():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         listed = admin.get("/api/pipelines?location_id=1").json()["data"]
@@ -385,7 +385,7 @@ def test_pipelines_and_stages():
 
 
 def test_another_locations_records_are_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1, h2 = headers(admin, 1), headers(admin, 2)
         pipeline = first_pipeline(s, 2)
@@ -414,7 +414,7 @@ def activity(admin, contact):
 
 
 def test_events_reach_the_contacts_activity():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         pipeline = first_pipeline(s)
@@ -447,7 +447,7 @@ def test_events_reach_the_contacts_activity():
 
 
 def test_writes_drop_the_cached_board():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         stages = stage_ids(s, first_pipeline(s))
@@ -478,7 +478,7 @@ def test_writes_drop_the_cached_board():
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         h = headers(admin)
         pipeline = first_pipeline(s)

@@ -11,12 +11,7 @@ import datetime
 import json
 import re
 
-from test_contacts_edit import error, headers
-from test_contacts_list import server
-
-
-def iso(t):
-    return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+from harness import cache_checks, error, headers, iso, one, seeded_server
 
 
 def bounds(days):
@@ -25,10 +20,6 @@ def bounds(days):
     today = now.replace(hour=0, minute=0, second=0)
     since = today - datetime.timedelta(days=days - 1)
     return since, today + datetime.timedelta(days=1), today, now
-
-
-def one(s, sql, *args):
-    return s.sql(sql, *args)[0][0]
 
 
 def per_day(s, sql, since, days, location):
@@ -120,7 +111,7 @@ def check_dashboard(s, client, days, location=1, query=None):
 
 
 def test_every_figure_equals_its_sql():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         got = check_dashboard(s, admin, 30, query="")  # 30 days by default
         assert got["period"] == "30d"
@@ -142,22 +133,8 @@ def test_every_figure_equals_its_sql():
             error(admin.get("/api/dashboard?location_id=1&period=" + bad), 400, "period")
 
 
-def cache_checks(client, path):
-    """cached(): asked twice, the answer at `path` comes from the cache;
-    dropped(): asked once, it did not (a write dropped it), and its JSON."""
-    def cached():
-        client.get(path)
-        assert client.get(path).header("X-Cache") == "hit"
-
-    def dropped():
-        r = client.get(path)
-        assert r.header("X-Cache") == "miss"
-        return r.json()
-    return cached, dropped
-
-
 def test_a_write_to_each_table_drops_the_dashboard():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         path = "/api/dashboard?location_id=1&period=7d"
@@ -214,7 +191,7 @@ def reports_plans(s):
 
 
 def test_no_statement_scans_a_big_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         h = headers(admin)
         for period in ("7d", "30d", "90d"):
@@ -250,7 +227,7 @@ KINDS = ("contacts_new", "pipeline_value", "deals_won", "messages", "tasks_open"
 
 
 def test_dashboards_and_widgets_crud_with_validation():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         seeded = s.sql("SELECT id, name FROM dashboards WHERE location_id = 1")
@@ -364,7 +341,7 @@ def expected_widget(s, kind, days, week, pipeline=0, location=1):
 
 
 def test_widget_data_equals_the_sql():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin, 2)
         d = admin.post("/api/reports/dashboards", {"name": "All"}, headers=h).json()["id"]
@@ -405,7 +382,7 @@ def test_widget_data_equals_the_sql():
 
 
 def test_another_locations_dashboard_is_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1 = headers(admin, 1)
         theirs = one(s, "SELECT id FROM dashboards WHERE location_id = 2")
@@ -474,7 +451,7 @@ def expected_project(s, location):
 
 
 def test_project_is_the_sub_account_at_a_glance():
-    s, admin = server(plugins={"mobile": "enabled = no\n"})
+    s, admin = seeded_server(plugins={"mobile": "enabled = no\n"})
     with s:
         # Scores for some contacts (the hourly job would give them).
         s.sql("UPDATE contacts SET health_score = (id * 37) % 101 WHERE location_id IN (1, 2) AND id % 3 = 0")
@@ -504,7 +481,7 @@ def test_project_is_the_sub_account_at_a_glance():
 
 
 def test_a_write_to_what_it_shows_drops_the_project():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         path = "/api/project?location_id=1"

@@ -12,7 +12,7 @@ import socket
 import subprocess
 import time
 
-from harness import Server, WebServer
+from harness import WebServer
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 MTIME_NS = 1700000000_123456789  # a fraction of a second on purpose

@@ -10,8 +10,8 @@ import datetime
 import re
 import time
 
-from test_contacts_edit import error, headers
-from test_contacts_list import every_page, ids, server
+from harness import error, every_page, headers, ids, seeded_server
+
 
 ROW_KEYS = {"id", "title", "body", "due_at", "completed_at", "status", "contact_id", "contact_name",
             "assignee_id", "created_at", "updated_at"}
@@ -65,7 +65,7 @@ def add_dated_tasks(admin, h):
 
 
 def test_every_filter_equals_its_sql():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         add_dated_tasks(admin, headers(admin))
         me = user_id(s, "perf@example.test")
@@ -98,7 +98,7 @@ def test_every_filter_equals_its_sql():
 
 
 def test_rows_carry_the_task_and_its_contacts_name():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         names = dict(s.sql("SELECT id, first_name || ' ' || last_name FROM contacts"))
         rows = every_page(admin, "/api/tasks?location_id=1", limit=1000)
@@ -115,7 +115,7 @@ def test_rows_carry_the_task_and_its_contacts_name():
 
 
 def test_pages_cross_from_open_to_completed_tasks():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         open_count = s.sql("SELECT count(*) FROM tasks WHERE location_id = 1 AND completed_at IS NULL")[0][0]
         # A page that ends the open tasks exactly still says more follow.
@@ -132,7 +132,7 @@ def test_pages_cross_from_open_to_completed_tasks():
 
 
 def test_create_change_complete_reopen_and_delete():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL LIMIT 1")[0][0]
@@ -163,7 +163,7 @@ def test_create_change_complete_reopen_and_delete():
 
 
 def test_bad_input_is_refused_naming_the_field():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         other_contact = s.sql("SELECT id FROM contacts WHERE location_id = 2 LIMIT 1")[0][0]
@@ -209,7 +209,7 @@ def test_bad_input_is_refused_naming_the_field():
 
 
 def test_another_locations_task_is_404():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h1, h2 = headers(admin, 1), headers(admin, 2)
         theirs = make(admin, h2, title="Theirs")
@@ -227,7 +227,7 @@ def test_another_locations_task_is_404():
 
 
 def test_assigned_only_users_see_and_touch_only_their_tasks():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         me = user_id(s, "location-2@example.test")
         s.sql("UPDATE users SET assigned_only = 1 WHERE id = ?", me)
@@ -255,7 +255,7 @@ def activity(admin, contact):
 
 
 def test_events_reach_the_contacts_activity():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         contact = s.sql("SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL"
@@ -283,7 +283,7 @@ def test_events_reach_the_contacts_activity():
 
 
 def test_writes_drop_the_cached_list():
-    s, admin = server()
+    s, admin = seeded_server()
     with s:
         h = headers(admin)
         path = "/api/tasks?location_id=1&status=open&limit=1000"
@@ -310,7 +310,7 @@ def test_writes_drop_the_cached_list():
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
-    s, admin = server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
     with s:
         h = headers(admin)
         add_dated_tasks(admin, h)
