@@ -9,9 +9,10 @@ With --package, the package test (make check-package) runs beside them.
 
 The tests mostly wait (for a server, a browser, a disk), so they run side
 by side: each unit binary, test file, browser file and fuzz target is a job
-of its own, HL_JOBS at a time (default: three per CPU), the longest first
-(as the last run in the first build folder measured them), and a fuzz
-target, which is all CPU, one at a time. A job's lines are printed whole
+of its own, HL_JOBS at a time (default: two per CPU), the longest first
+(as the last run in the first build folder measured them, else by their
+size, twice for a sanitized build), beside two lanes where the browser
+files and fuzz targets, which keep a CPU busy, take turns. A job's lines are printed whole
 when it ends. HL_PARTS=unit,integration,browser picks parts (all by
 default); HL_TEST=text picks tests whose file::name holds the text.
 
@@ -35,13 +36,15 @@ import traceback
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INTEGRATION = os.path.join(ROOT, "tests", "integration")
 E2E = os.path.join(ROOT, "tests", "e2e")
+PORTS = 20000  # the jobs' port ranges begin here, 500 each (harness.free_port)
+LANES = 2      # browser files and fuzz targets at once
 RESULT = re.compile(r"^(ok|FAIL) +(\S+) (.+?)(?: \((?:[^()]*; )?([\d.]+) s\))?$")
 
 
 class Job:
     """One process to run: `cmd` in `cwd`, its output read by `parse`
     into result lines "ok   BUILD NAME (S s)" / "FAIL BUILD NAME ...".
-    `cpu`: it keeps a CPU busy all along (a fuzz target)."""
+    `cpu`: it keeps a CPU busy all along (a fuzz target, a browser)."""
 
     def __init__(self, part, build, name, cmd, parse, cwd=ROOT, env=None, timeout=1800,
                  cpu=False, weight=0.0):
@@ -189,7 +192,7 @@ def browser_jobs(build):
         if not only or only in "e2e/" + file:
             yield Job("browser", build, "e2e/" + file,
                       ["node", "--test", "--test-reporter=tap", file], parse_tap, cwd=E2E, env=env,
-                      timeout=1200, weight=4 * os.path.getsize(os.path.join(E2E, file)))
+                      timeout=1200, cpu=True, weight=4 * os.path.getsize(os.path.join(E2E, file)))
 
 
 def fuzz_jobs(build):
@@ -250,25 +253,42 @@ def load_times(path):
 
 
 def run_all(jobs, width):
-    """Runs `jobs` `width` at a time, longest first, cpu jobs one at a
-    time; prints each job's lines as it ends."""
+    """Runs `jobs`, longest first: the browser files and fuzz targets in
+    LANES lanes of their own (a browser or a fuzzer keeps a CPU busy, and a
+    page that waits 10 s for an answer must get one), the rest `width` at
+    a time beside them. Prints each job's lines as it ends."""
     lock = threading.Lock()
-    cpu = threading.Semaphore(1)
+    jobs.sort(key=lambda j: -j.weight)
+
+    slots = list(range(width + LANES))
 
     def one(job):
-        if job.cpu:
-            with cpu:
-                job.run()
-        else:
-            job.run()
+        with lock:
+            slot = slots.pop()
+        job.env = dict(job.env or os.environ, HL_PORT_BASE=str(PORTS + 500 * slot))
+        job.run()
+        with lock:
+            slots.append(slot)
         with lock:
             for line in job.lines:
                 print(line, flush=True)
         return job
 
-    jobs.sort(key=lambda j: -j.weight)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=width) as pool:
-        return [f.result() for f in [pool.submit(one, j) for j in jobs]]
+    solo = [j for j in jobs if j.cpu]
+
+    def lane():
+        done = []
+        while True:
+            with lock:
+                if not solo:
+                    return done
+                job = solo.pop(0)
+            done.append(one(job))
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=width + LANES) as pool:
+        lanes = [pool.submit(lane) for _ in range(LANES)]
+        rest = [pool.submit(one, j) for j in jobs if not j.cpu]
+        return [j for f in lanes for j in f.result()] + [f.result() for f in rest]
 
 
 def summary(jobs, elapsed):
@@ -313,8 +333,8 @@ def main():
     times_path = os.path.join(ROOT, builds[0], "test-times.json")
     times = load_times(times_path)
     for job in jobs:
-        job.weight = times.get(job.key, job.weight)
-    width = int(os.environ.get("HL_JOBS") or 3 * (os.cpu_count() or 1))
+        job.weight = times.get(job.key, job.weight * (2 if "asan" in job.build else 1))
+    width = int(os.environ.get("HL_JOBS") or 2 * (os.cpu_count() or 1))
     start = time.time()
     done = run_all(jobs, width)
     elapsed = time.time() - start
