@@ -305,7 +305,10 @@ async function list(view, ctx) {
 	function showMore() {
 		const done = !pager || pager.done;
 		el.moreButton.hidden = done;
-		el.moreButton.disabled = loading;
+		/* aria-disabled, not disabled: a disabled button loses the
+		 * keyboard's focus, and the next Enter would go nowhere. A press
+		 * while loading is ignored by loadMore. */
+		el.moreButton.setAttribute('aria-disabled', loading ? 'true' : 'false');
 		el.moreButton.textContent = loading ? 'Loading…' : 'Load more';
 		const total = pager && pager.total;
 		el.shown.textContent = pager && pager.loaded && typeof total === 'number' && !done
