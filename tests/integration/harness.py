@@ -12,11 +12,11 @@ where Server(modules=...) finds each NAME.so, the module's own build
 folder first; run_tests() runs a test file's test_* functions."""
 
 import atexit
-import re
 import datetime
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket

@@ -10,7 +10,9 @@ import time
 from harness import MODULES, SEED_PASSWORD, Server, job_runs, seeded_copy
 
 
-def seeded_server():
+def stopped_server():
+    """A server on a copy of the seeded data, not started: the test sets
+    rows first."""
     return Server(modules=MODULES, data_dir=seeded_copy(), env={"PGHL_BACKUPS": "0"})
 
 
@@ -27,7 +29,7 @@ def first_pass(s, job, runs, timeout=30):
 
 
 def test_every_contact_gets_a_health_score_from_its_recent_activity():
-    s = seeded_server()
+    s = stopped_server()
     busy, quiet, old = [r[0] for r in s.sql(
         "SELECT id FROM contacts WHERE location_id = 1 AND deleted_at IS NULL ORDER BY id LIMIT 3")]
     s.sql("DELETE FROM contact_activity WHERE contact_id IN (?, ?, ?)", busy, quiet, old)
@@ -51,7 +53,7 @@ def test_every_contact_gets_a_health_score_from_its_recent_activity():
 
 
 def test_a_contact_is_linked_to_its_locations_company_by_e_mail_domain():
-    s = seeded_server()
+    s = stopped_server()
     s.sql("INSERT INTO companies (location_id, name, domain) VALUES (1, 'Acme Upkeep', 'acme-upkeep.test')")
     company = s.sql("SELECT id FROM companies WHERE domain = 'acme-upkeep.test'")[0][0]
     s.sql("INSERT INTO contacts (location_id, first_name, email) VALUES"
