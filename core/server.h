@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server.h: the running server's parts, owned by main.c and shared with
- * the HTTP layer. Only `inflight` and `draining` change once it listens.
+ * server.h: the running server's parts, owned by main.c and reached by
+ * every layer through a request (r->srv): a layer uses the parts of its
+ * own layer and those under it. Only `inflight` and `draining` change
+ * once it listens.
  */
 #ifndef HL_SERVER_H
 #define HL_SERVER_H
 
-#include "config.h"
-#include "db.h"
-#include "module.h"
-#include "router.h"
+#include "lib/config.h"
 
 struct mg_context;
+struct router;
+struct modules;
+struct db;
 
 struct server {
 	const struct config *cfg;
@@ -42,34 +44,5 @@ struct server {
 	_Atomic int large_bodies; /* bodies over max_body_kb being read or held */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */
 };
-
-/* Listen and serve on civetweb's worker threads. 0, or HL_EIO after
- * logging why (e.g. the port is taken). */
-int http_start(struct server *s);
-/* Stop accepting, let in-flight requests finish, join the workers. */
-void http_stop(struct server *s);
-
-struct hl_req;
-/* Answer a GET/HEAD for a path no route has from the web folder (a 404
- * when there is no such file). */
-void static_serve(struct hl_req *r);
-/* Read what static_serve needs from the web folder once, at start: the
- * policy of the app's document (WEB/index.html.csp), and the map of pages
- * (pages_map) the document carries. A policy file that is not one line of
- * script-src and style-src is logged and left out. 0 or HL_ENOMEM. */
-int static_load(struct server *s);
-
-/* The core's own routes: health, and signing in with the caller's account. */
-int health_register(struct router *r);
-int accounts_register(struct router *r);
-int users_register(struct router *r);
-int metrics_register(struct router *r);
-int modules_report_register(struct router *r);
-/* GET /api/admin/doctor: live checks of the database, disk, backups, modules. */
-int doctor_register(struct router *r);
-/* `hyperlevel create-admin`: the agency (made when there is none) and an
- * agency admin. 0, or an HL_E code after logging one line. */
-int users_create_admin(struct db *db, const char *email, const char *name, const char *agency,
-		       const char *password);
 
 #endif

@@ -8,9 +8,9 @@
  *
  *   bench-compress [ROUNDS [FILE]]   (default 7; the best round is printed)
  */
-#include "compress.h"
-#include "heap.h"
-#include "log.h"
+#include "lib/compress.h"
+#include "lib/heap.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * page of the server's map (the document's #hl-pages), that page's
  * script, the files it uses and its first data, for the shell to take
  * over. Those of them the server put in the document (it does for a
- * signed-in address under /app: core/early.c) are taken from there, not
+ * signed-in address under /app: core/http/early.c) are taken from there, not
  * asked for. Errors are said in words; a 429
  * says when to try again, from Retry-After. A shell that fails to load (a
  * deploy replaced it) reloads the page once.

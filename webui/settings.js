@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * settings.js: the Settings page (/app/settings; the core registers it in
- * core/pages.c). Its sections, each shown only to whom the API allows:
+ * core/http/pages.c). Its sections, each shown only to whom the API allows:
  *
  *   API tokens     everyone's own: made (shown once, to copy), revoked;
  *   People         agency admins: who works here, their role and

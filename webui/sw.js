@@ -15,7 +15,7 @@
  *   404, not a page.
  * - a navigation to / or /app/...: the network's answer, and a 200 HTML
  *   one is kept as the shell document, unless it is no-store (a signed-in
- *   page's carries that person's first answers: core/early.c). Only when the network cannot be
+ *   page's carries that person's first answers: core/http/early.c). Only when the network cannot be
  *   reached at all is the kept document answered, and only if every
  *   hashed file it names is in the cache, followed through the scripts
  *   and styles it names (shell.js imports the rest); else the browser's

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * system.js: the System page (/app/system, agency administrators; the
- * core registers it in core/pages.c). What GET /api/admin/metrics and
+ * core registers it in core/http/pages.c). What GET /api/admin/metrics and
  * GET /api/admin/doctor say of the server: the doctor's checks (backups
  * among them), requests and latency per route (a table sorted by any
  * column), workers, the read cache, jobs, events, memory, SQLite's

@@ -220,7 +220,7 @@ const sheets = new Map();
  * import.meta.url)), added once; the promise settles when it has loaded
  * or failed, so a page can wait for its looks before it shows. A sheet
  * the document carries already (<style media="not all" data-href>: the
- * server puts a signed-in page's there, core/styles.c) is switched on
+ * server puts a signed-in page's there, core/http/styles.c) is switched on
  * instead. */
 export function stylesheet(url) {
 	const href = String(url);

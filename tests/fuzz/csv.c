@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * csv: the CSV reader behind imports (core/csv.c). Every record of the
+ * csv: the CSV reader behind imports (core/lib/csv.c). Every record of the
  * input is read with hl_csv_next and its fields fetched; then the input is
  * read again as the import job does across its slices, reopening the
  * reader at the offset and line the first pass gave after record k (k

@@ -9,7 +9,7 @@
  * leave the first Connection header saying "close" and keep the list in
  * bounds.
  */
-#include "framing.h"
+#include "http/framing.h"
 
 #include <hyperlevel/hyperlevel.h>
 

@@ -13,9 +13,9 @@
  * they make (mg_get_header, mg_get_request_info) over the fuzzed lines:
  * the linker takes an executable's definition over the shared library's.
  */
-#include "auth.h"
-#include "compress.h"
-#include "conf.h"
+#include "auth/auth.h"
+#include "lib/compress.h"
+#include "lib/conf.h"
 #include "server.h"
 
 #include <arpa/inet.h>

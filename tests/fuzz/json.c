@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * json: the JSON reader (core/json_read.c). Any bytes go to json_parse
+ * json: the JSON reader (core/lib/json_read.c). Any bytes go to json_parse
  * with the token limit the HTTP layer uses for a body; a document it
  * accepts is then walked through every accessor the way handlers call
  * them, wrong types and missing tokens (-1) included, and what they answer
  * is checked against the document's shape.
  */
-#include "json.h"
+#include "lib/json.h"
 
 #include "fuzz.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * migrate: the migration runner (core/migrate.c) on a real database.
+ * migrate: the migration runner (core/db/migrate.c) on a real database.
  * The runner has no splitter of its own: each step's text goes whole to
  * sqlite3_exec, which splits it into statements with SQLite's tokenizer,
  * so this target feeds migrate_owner fuzzed steps (the input cut at NUL
@@ -16,8 +16,8 @@
  * long (a recursive query) and the length limit a huge blob: SQL allows
  * both and neither is a bug of the runner.
  */
-#include "db.h"
-#include "migrate.h"
+#include "db/db.h"
+#include "db/migrate.h"
 
 #include <dirent.h>
 #include <limits.h>

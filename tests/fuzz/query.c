@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * query: the query string as core/request.c reads it: request_parse_query
+ * query: the query string as core/request/request.c reads it: request_parse_query
  * and request_decode, then what handlers ask of it: hl_query, hl_query_all,
  * hl_query_int (limits), hl_query_user (owner=me) and hl_query_cursor (the
  * hex cursors of the paged lists). Each answer is checked against the
  * parsed pairs; a refusal must be a 400 with the JSON error, never more.
  */
-#include "request.h"
+#include "request/request.h"
 
 #include "fuzz.h"
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * router: core/router.c's router_match on a fuzzed request line
+ * router: core/request/router.c's router_match on a fuzzed request line
  * ("METHOD PATH", or a bare path for GET) against a table holding every
  * route the core and the modules register, then the parameters decoded as
  * hl_param does. A match must be the route's pattern with its parameters
  * filled in from the path; a miss must say which methods the path has.
  */
-#include "conf.h"
-#include "request.h"
-#include "router.h"
+#include "lib/conf.h"
+#include "request/request.h"
+#include "request/router.h"
 
 #include "fuzz.h"
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * websocket: the client frames of the live channel (core/websocket.c).
+ * websocket: the client frames of the live channel (core/http/websocket.c).
  * Any bytes are read as live.c reads a client: frames taken from the front
  * of a 256-byte window, a partial one kept for more. What ws_parse accepts
  * must lie inside the bytes it was given and keep RFC 6455's rules for
  * control frames; anything else must be a refusal or a wait.
  */
-#include "websocket.h"
+#include "http/websocket.h"
 
 #include "fuzz.h"
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The server's glibc settings (core/heap.c): it runs with the per-thread
+"""The server's glibc settings (core/lib/heap.c): it runs with the per-thread
 caches of freed blocks off, in the same process it was started as, and an
 operator's GLIBC_TUNABLES is kept."""
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/config.c and core/conf.c: defaults, then the config file, the
+ * Tests core/lib/config.c and core/lib/conf.c: defaults, then the config file, the
  * PGHL_* environment and the flags overriding each other in that order, the
  * errors each source can give, and the conf_* parsers.
  */
-#include "conf.h"
-#include "config.h"
+#include "lib/conf.h"
+#include "lib/config.h"
 
 #include <hyperlevel/hyperlevel.h>
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/csv.c (the reader: quoting, line breaks and line numbers,
+ * Tests core/lib/csv.c (the reader: quoting, line breaks and line numbers,
  * byte order marks, blank lines, every malformed record and the line the
  * reader goes on at, resuming from an offset, the limits) and
- * core/csv_write.c (when fields are quoted, the guard against formulas,
+ * core/request/csv_write.c (when fields are quoted, the guard against formulas,
  * rows from SQLite, and a round trip of awkward strings through the writer
  * and back through the reader).
  */
-#include "csv.h"
+#include "request/csv_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests the lending of read connections in core/db.c (included, to see
+ * Tests the lending of read connections in core/db/db.c (included, to see
  * its queue of waiters): when every connection is out, the requests that
  * wait get them in the order they came, a connection given back goes to
  * the first of them and not to a newcomer, and one that stops waiting
  * leaves the queue without breaking it.
  */
-#include "../../../core/db.c"
+#include "../../../core/db/db.c"
 
 #include "../test.h"
 #include "../temp_db.h"

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/events.c without a server: which names and handler patterns
+ * Tests core/platform/events.c without a server: which names and handler patterns
  * are taken, what a pending list accepts, that a hand-over shows every
  * event to the listener (the live channel's hook) but queues only those a
  * handler takes, the queue's bound, and delivery to the handlers in their
  * order with failures counted. test_events.py sees the same through HTTP.
  */
-#include "events.h"
-#include "request.h"
+#include "platform/events.h"
+#include "request/request.h"
 
 #include <stdlib.h>
 #include <string.h>

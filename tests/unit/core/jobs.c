@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/jobs.c on a real database: jobs_snapshot's figures for jobs
+ * Tests core/platform/jobs.c on a real database: jobs_snapshot's figures for jobs
  * that work on, fail and overrun, next to the core's own jobs, and that a
  * slice working in pieces stops before the piece that would overrun. The
  * integration tests (test_jobs.py) see the same through job_state and the
  * log; the snapshot has no HTTP surface of its own.
  */
-#include "db.h"
-#include "jobs.h"
-#include "log.h"
-#include "migrate.h"
+#include "db/db.h"
+#include "platform/jobs.h"
+#include "lib/log.h"
+#include "db/migrate.h"
 
 #include <dirent.h>
 #include <limits.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/json_write.c (commas, escaping, UTF-8 repair, numbers, rows
- * from SQLite) and core/json_read.c (lookups, unescaping, number ranges and
+ * Tests core/lib/json_write.c (commas, escaping, UTF-8 repair, numbers, rows
+ * from SQLite) and core/lib/json_read.c (lookups, unescaping, number ranges and
  * the documents that must be refused, text that is not UTF-8 included).
  */
-#include "json.h"
+#include "lib/json.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * metrics.c: the latency buckets and percentiles of core/metrics.c, and
- * the slow-query fingerprints of core/slowsql.c.
+ * metrics.c: the latency buckets and percentiles of core/http/metrics.c, and
+ * the slow-query fingerprints of core/db/slowsql.c.
  */
-#include "metrics.h"
-#include "slowsql.h"
+#include "http/metrics.h"
+#include "db/slowsql.h"
 
 #include <math.h>
 #include <stdlib.h>

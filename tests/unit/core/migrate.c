@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/migrate.c on a real database from core/db.c: steps applied
+ * Tests core/db/migrate.c on a real database from core/db/db.c: steps applied
  * once and recorded with their checksums, edited, renamed or unknown steps
  * refused, a failing step rolled back; and db.c's statement cache and pool.
  */
-#include "db.h"
-#include "migrate.h"
+#include "db/db.h"
+#include "db/migrate.h"
 
 #include <dirent.h>
 #include <limits.h>

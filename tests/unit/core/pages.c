@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/pages.c and its door in core/module.c (hl_add_pages_): a
+ * Tests core/http/pages.c and its door in core/platform/module.c (hl_add_pages_): a
  * table declared with ABI 1.5's element size (no data, no uses), 1.6's
  * (no flags), and a later, bigger one, read field by field; a smaller one
  * refused; each rule of an entry refused with a reason naming the entry;
  * a path another module or the core has refused; nothing left once a failed init is undone; and the
  * menu in order, then load order, then table order.
  */
-#include "../../../core/module.c" /* struct hl_mod, undo */
-#include "../../../core/pages.c"  /* struct pages */
+#include "../../../core/platform/module.c" /* struct hl_mod, undo */
+#include "../../../core/http/pages.c"  /* struct pages */
 
 #include "../test.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/ratelimit.c on a table of 64 slots, small enough to fill: a
+ * Tests core/lib/ratelimit.c on a table of 64 slots, small enough to fill: a
  * full strict table refuses only keys it has counted up to their limit,
  * never pushes a counted key out, and a refund to zero frees the slot.
  */
 #define LIMITER_SLOTS 64
-#include "../../../core/ratelimit.c" /* its statics, with a small table */
+#include "../../../core/lib/ratelimit.c" /* its statics, with a small table */
 
 #include "../test.h"
 

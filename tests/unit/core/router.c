@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/router.c: literal and :param matching, literal-over-param
+ * Tests core/request/router.c: literal and :param matching, literal-over-param
  * precedence with backtracking, 404 versus 405, HEAD, rejected patterns and
  * methods, duplicates and removing one module's routes.
  */
-#include "router.h"
+#include "request/router.h"
 
 #include <stdio.h>
 #include <string.h>

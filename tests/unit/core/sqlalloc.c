@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/sqlalloc.c through SQLite's own allocation calls: a small
+ * Tests core/db/sqlalloc.c through SQLite's own allocation calls: a small
  * block freed while a connection's cache is the thread's goes back to the
  * next allocation of its size, a cache keeps no more than its bound, a
  * thread without a cache frees to the C library, blocks keep their
  * contents across reallocation, and a database works through it all.
  */
-#include "../../../core/sqlalloc.h"
+#include "../../../core/db/sqlalloc.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/tally.c: a key counts up to its max and no further, a give
+ * Tests core/lib/tally.c: a key counts up to its max and no further, a give
  * takes one back, a key that holds nothing is forgotten (its memory
  * freed: the sanitizer build would report a leak), and keys in one chain
  * keep their own counts.
  */
-#include "../../../core/tally.c" /* its statics: the chains */
+#include "../../../core/lib/tally.c" /* its statics: the chains */
 
 #include "../test.h"
 

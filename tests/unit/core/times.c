@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/times.c: the dates and times the API takes, refused when they
+ * Tests core/request/times.c: the dates and times the API takes, refused when they
  * are not real ones, and written as UTC with milliseconds.
  */
-#include "times.h"
+#include "request/times.h"
 
 #include <hyperlevel/hyperlevel.h>
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests core/websocket.c: the heads of the frames the server sends, and
+ * Tests core/http/websocket.c: the heads of the frames the server sends, and
  * the client frames it takes, refuses, or waits to see whole.
  */
-#include "websocket.h"
+#include "http/websocket.h"
 
 #include <hyperlevel/hyperlevel.h>
 

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * users.c: agency administrators manage their people and sub-accounts:
+ * users (create, list, update, disable, reset a password, choose their
+ * locations) and locations (create, list, update, disable). Everything is
+ * scoped to the administrator's agency. The first administrator is made on
+ * the command line (`hyperlevel create-admin`), by users_create_admin.
+ * Anyone who may open a location reads its people's names (GET
+ * /api/users), for owners, assignees and the filters by them.
+ */
+#include "admin/admin.h"
+#include "auth/audit.h"
+#include "auth/auth.h"
+#include "auth/password.h"
+#include "db/db.h"
+#include "lib/log.h"
+#include "server.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int list_users(struct hl_req *req);
+static int list_people(struct hl_req *req);
+static int create_user(struct hl_req *req);
+static int update_user(struct hl_req *req);
+static int reset_password(struct hl_req *req);
+static int list_locations(struct hl_req *req);
+static int create_location(struct hl_req *req);
+static int update_location(struct hl_req *req);
+
+#define ADMIN .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/users", .handler = list_people },
+	{ .method = "GET", .pattern = "/api/admin/users", .handler = list_users, ADMIN },
+	{ .method = "POST", .pattern = "/api/admin/users", .handler = create_user, ADMIN },
+	{ .method = "PATCH", .pattern = "/api/admin/users/:id", .handler = update_user, ADMIN },
+	{ .method = "POST", .pattern = "/api/admin/users/:id/password", .handler = reset_password,
+	  ADMIN },
+	{ .method = "GET", .pattern = "/api/admin/locations", .handler = list_locations, ADMIN },
+	{ .method = "POST", .pattern = "/api/admin/locations", .handler = create_location, ADMIN },
+	{ .method = "PATCH", .pattern = "/api/admin/locations/:id", .handler = update_location,
+	  ADMIN },
+};
+
+int users_register(struct router *r)
+{
+	return router_add_table(r, routes, sizeof(routes) / sizeof(routes[0]), "core");
+}
+
+/* ---- reading the body ---------------------------------------------------- */
+
+/* A string member through hl_field_text, NULL when absent; an empty one
+ * is refused too, since no user field may be blank. Sets *bad after an
+ * answer, so a handler reads every member and checks once. */
+static const char *text_field(struct hl_req *req, const char *key, size_t max, int *bad)
+{
+	const char *v;
+	if (*bad)
+		return NULL;
+	int rc = hl_field_text(req, 0, key, max, &v);
+	if (rc == HL_FIELD_NULL || (rc == HL_FIELD_SET && !*v)) {
+		hl_reply_error(req, 422, "validation", "%s: text of 1 to %zu characters", key, max);
+		rc = HL_EINVAL;
+	}
+	*bad = rc < 0;
+	return rc == HL_FIELD_SET ? v : NULL;
+}
+
+/* A boolean member: -1 when absent; sets *bad after an answer. */
+static int bool_field(struct hl_req *req, const char *key, int *bad)
+{
+	int v;
+	if (*bad)
+		return -1;
+	int rc = hl_field_bool(req, 0, key, &v);
+	if (rc == HL_FIELD_NULL) {
+		hl_reply_error(req, 422, "validation", "%s: true or false", key);
+		rc = HL_EINVAL;
+	}
+	*bad = rc < 0;
+	return rc == HL_FIELD_SET ? v : -1;
+}
+
+/* ---- users ------------------------------------------------------------- */
+
+/* A query of the agency's rows (all, or the one with ?2 = `id`). */
+static sqlite3_stmt *agency_query(struct hl_req *req, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req), sql);
+	if (st) {
+		sqlite3_bind_int64(st, 1, req->who.agency_id);
+		sqlite3_bind_int64(st, 2, id);
+	}
+	return st;
+}
+
+/* The agency's users, or the one with `id`, in id order. */
+static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
+{
+	return agency_query(req,
+		"SELECT u.id, u.email, u.name, u.role,"
+		" CASE WHEN u.assigned_only THEN 'true' ELSE 'false' END AS json_assigned_only,"
+		" u.disabled_at, u.created_at,"
+		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
+		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
+		" FROM users u WHERE u.agency_id = ?1 AND (?2 = 0 OR u.id = ?2) ORDER BY u.id", id);
+}
+
+static int list_users(struct hl_req *req)
+{
+	sqlite3_stmt *st = user_query(req, 0);
+	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
+}
+
+/* Who may open the current location (the location_users view), by name:
+ * what a deal's owner or a task's assignee is shown as. No e-mail: a
+ * location user learns no more of the agency than the names they work
+ * beside. */
+static int list_people(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req),
+		"SELECT u.id, u.name, u.role FROM location_users lu JOIN users u ON u.id = lu.user_id"
+		" WHERE lu.location_id = ?1 ORDER BY u.name COLLATE NOCASE, u.id");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, hl_location_id(req));
+	return hl_reply_page(req, st, INT64_MAX, 0);
+}
+
+static int in_agency(struct hl_req *req, struct hl_db *w, int64_t location)
+{
+	sqlite3_stmt *st = hl_stmt(w, "SELECT 1 FROM locations WHERE id = ?1 AND agency_id = ?2");
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, location);
+	sqlite3_bind_int64(st, 2, req->who.agency_id);
+	return sqlite3_step(st) == SQLITE_ROW;
+}
+
+/* Replace the user's locations with the body's location_ids (when given);
+ * each must be a location of the agency. Answers 422 itself. */
+static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
+{
+	int arr = hl_body_find(req, 0, "location_ids");
+	if (arr < 0)
+		return 0;
+	if (hl_body_type(req, arr) != HL_JSON_ARRAY) {
+		hl_reply_error(req, 422, "validation", "location_ids must be an array of ids");
+		return HL_EINVAL;
+	}
+	sqlite3_stmt *st = hl_stmt(w, "DELETE FROM user_locations WHERE user_id = ?1");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, user);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	for (int i = 0; i < hl_body_count(req, arr); i++) {
+		int64_t loc = 0;
+		if (hl_body_int(req, hl_body_index(req, arr, i), &loc) || !in_agency(req, w, loc)) {
+			hl_reply_error(req, 422, "validation", "location_ids[%d] is not a location of"
+				       " your agency", i);
+			return HL_EINVAL;
+		}
+		st = hl_stmt(w, "INSERT OR IGNORE INTO user_locations (user_id, location_id)"
+				" VALUES (?1, ?2)");
+		if (!st)
+			return HL_EDB;
+		sqlite3_bind_int64(st, 1, user);
+		sqlite3_bind_int64(st, 2, loc);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+	}
+	return 0;
+}
+
+static int answer_user(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = user_query(req, id);
+	return st ? hl_reply_row(req, status, st, "user") : HL_EDB;
+}
+
+/* POST /api/admin/users {"email", "name", "role", "password",
+ * "location_ids"?, "assigned_only"?} */
+static int create_user(struct hl_req *req)
+{
+	static const char *const keys[] = { "email", "name", "role", "password", "location_ids",
+					    "assigned_only", NULL };
+	int bad = 0;
+	if (hl_fields_only(req, 0, keys))
+		return 0;
+	const char *email = text_field(req, "email", 254, &bad);
+	const char *name = text_field(req, "name", 200, &bad);
+	const char *role = text_field(req, "role", 32, &bad);
+	const char *password = text_field(req, "password", PASSWORD_MAX, &bad);
+	int assigned_only = bool_field(req, "assigned_only", &bad);
+	if (bad)
+		return 0;
+	if (!email || !hl_is_email(email))
+		return hl_reply_error(req, 422, "validation", "email must be an e-mail address");
+	if (!name || !role_parse(role))
+		return hl_reply_error(req, 422, "validation", "name and a role (agency_admin,"
+				      " agency_user, location_admin, location_user) are required");
+	if (!password || strlen(password) < PASSWORD_MIN)
+		return hl_reply_error(req, 422, "validation", "password must have at least %d"
+				      " characters", PASSWORD_MIN);
+	char hash[crypto_pwhash_STRBYTES];
+	if (password_hash(password, hash))
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = hl_stmt(w,
+		"INSERT INTO users (agency_id, email, name, role, assigned_only, password_hash)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (email) DO NOTHING RETURNING id");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, req->who.agency_id);
+	sqlite3_bind_text(st, 2, email, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, role, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, assigned_only > 0);
+	sqlite3_bind_text(st, 6, hash, -1, SQLITE_STATIC);
+	int step = sqlite3_step(st);
+	if (step == SQLITE_DONE)
+		return hl_reply_error(req, 409, "conflict", "a user with this e-mail exists");
+	if (step != SQLITE_ROW)
+		return HL_EDB;
+	int64_t id = sqlite3_column_int64(st, 0);
+	int rc = set_locations(req, w, id);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (audit_note(req, 0, "user.created", "user", id))
+		return HL_EDB;
+	return answer_user(req, 201, id);
+}
+
+/* End every way the user is signed in, sessions and API tokens alike:
+ * after a disable or a new password (re-enabling revives neither). */
+static int sign_out_everywhere(struct hl_db *w, int64_t user)
+{
+	static const char *const sql[] = {
+		"DELETE FROM sessions WHERE user_id = ?1",
+		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+		" WHERE user_id = ?1 AND revoked_at IS NULL",
+	};
+	for (int i = 0; i < 2; i++) {
+		sqlite3_stmt *st = hl_stmt(w, sql[i]);
+		if (!st)
+			return HL_EDB;
+		sqlite3_bind_int64(st, 1, user);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return HL_EDB;
+	}
+	return 0;
+}
+
+/* PATCH /api/admin/users/:id {"name"?, "role"?, "assigned_only"?,
+ * "disabled"?, "location_ids"?} */
+static int update_user(struct hl_req *req)
+{
+	static const char *const keys[] = { "name", "role", "assigned_only", "disabled",
+					    "location_ids", NULL };
+	int64_t id;
+	int bad = 0;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
+		return 0;
+	const char *name = text_field(req, "name", 200, &bad);
+	const char *role = text_field(req, "role", 32, &bad);
+	int assigned_only = bool_field(req, "assigned_only", &bad);
+	int disabled = bool_field(req, "disabled", &bad);
+	if (bad)
+		return 0;
+	if (role && !role_parse(role))
+		return hl_reply_error(req, 422, "validation", "role must be agency_admin, agency_user,"
+				      " location_admin or location_user");
+	if (id == req->who.user_id && (disabled > 0 || (role && strcmp(role, "agency_admin"))))
+		return hl_reply_error(req, 422, "validation", "you cannot disable or demote yourself");
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = hl_stmt(w,
+		"UPDATE users SET name = COALESCE(?3, name), role = COALESCE(?4, role),"
+		" assigned_only = CASE WHEN ?5 < 0 THEN assigned_only ELSE ?5 END,"
+		" disabled_at = CASE WHEN ?6 < 0 THEN disabled_at WHEN ?6 = 0 THEN NULL"
+		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+		" WHERE id = ?1 AND agency_id = ?2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, req->who.agency_id);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, role, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, assigned_only);
+	sqlite3_bind_int(st, 6, disabled);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (!sqlite3_changes(hl_sqlite(w)))
+		return hl_reply_error(req, 404, "not_found", "no such user");
+	int rc = set_locations(req, w, id);
+	if (!rc && disabled > 0)
+		rc = sign_out_everywhere(w, id);
+	if (rc)
+		return rc == HL_EINVAL ? 0 : rc;
+	if (audit_note(req, 0, disabled > 0 ? "user.disabled" : "user.updated", "user", id))
+		return HL_EDB;
+	auth_rights_changed(req, id, 0);
+	return answer_user(req, 200, id);
+}
+
+/* POST /api/admin/users/:id/password {"password"}: also signs them out. */
+static int reset_password(struct hl_req *req)
+{
+	static const char *const keys[] = { "password", NULL };
+	int64_t id;
+	int bad = 0;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
+		return 0;
+	const char *password = text_field(req, "password", PASSWORD_MAX, &bad);
+	if (bad)
+		return 0;
+	if (!password || strlen(password) < PASSWORD_MIN)
+		return hl_reply_error(req, 422, "validation", "password must have at least %d"
+				      " characters", PASSWORD_MIN);
+	char hash[crypto_pwhash_STRBYTES];
+	if (password_hash(password, hash))
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = ?3,"
+				      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+				      " WHERE id = ?1 AND agency_id = ?2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, req->who.agency_id);
+	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (!sqlite3_changes(hl_sqlite(w)))
+		return hl_reply_error(req, 404, "not_found", "no such user");
+	int rc = sign_out_everywhere(w, id);
+	if (rc)
+		return rc;
+	if (audit_note(req, 0, "user.password_reset", "user", id))
+		return HL_EDB;
+	auth_rights_changed(req, id, 0);
+	return hl_reply_raw(req, 204, "text/plain", "", 0);
+}
+
+/* ---- locations ----------------------------------------------------------- */
+
+/* The agency's locations, or the one with `id`, in id order. */
+static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
+{
+	return agency_query(req,
+		"SELECT id, name, timezone, disabled_at, created_at, updated_at FROM locations"
+		" WHERE agency_id = ?1 AND (?2 = 0 OR id = ?2) ORDER BY id", id);
+}
+
+static int list_locations(struct hl_req *req)
+{
+	sqlite3_stmt *st = location_query(req, 0);
+	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
+}
+
+static int answer_location(struct hl_req *req, int status, int64_t id)
+{
+	sqlite3_stmt *st = location_query(req, id);
+	return st ? hl_reply_row(req, status, st, "location") : HL_EDB;
+}
+
+/* POST /api/admin/locations {"name", "timezone"?} */
+static int create_location(struct hl_req *req)
+{
+	static const char *const keys[] = { "name", "timezone", NULL };
+	int bad = 0;
+	if (hl_fields_only(req, 0, keys))
+		return 0;
+	const char *name = text_field(req, "name", 200, &bad);
+	const char *timezone = text_field(req, "timezone", 64, &bad);
+	if (bad)
+		return 0;
+	if (!name)
+		return hl_reply_error(req, 422, "validation", "name is required");
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
+		"INSERT INTO locations (agency_id, name, timezone) VALUES (?1, ?2, COALESCE(?3, 'UTC'))"
+		" RETURNING id");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, req->who.agency_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, timezone, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return HL_EDB;
+	int64_t id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (audit_note(req, 0, "location.created", "location", id))
+		return HL_EDB;
+	return answer_location(req, 201, id);
+}
+
+/* PATCH /api/admin/locations/:id {"name"?, "timezone"?, "disabled"?} */
+static int update_location(struct hl_req *req)
+{
+	static const char *const keys[] = { "name", "timezone", "disabled", NULL };
+	int64_t id;
+	int bad = 0;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
+		return 0;
+	const char *name = text_field(req, "name", 200, &bad);
+	const char *timezone = text_field(req, "timezone", 64, &bad);
+	int disabled = bool_field(req, "disabled", &bad);
+	if (bad)
+		return 0;
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = hl_stmt(w,
+		"UPDATE locations SET name = COALESCE(?3, name), timezone = COALESCE(?4, timezone),"
+		" disabled_at = CASE WHEN ?5 < 0 THEN disabled_at WHEN ?5 = 0 THEN NULL"
+		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
+		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+		" WHERE id = ?1 AND agency_id = ?2");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, req->who.agency_id);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, timezone, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, disabled);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return HL_EDB;
+	if (!sqlite3_changes(hl_sqlite(w)))
+		return hl_reply_error(req, 404, "not_found", "no such location");
+	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
+		return HL_EDB;
+	if (disabled > 0)
+		auth_rights_changed(req, 0, id);
+	return answer_location(req, 200, id);
+}
+
+/* ---- the first administrator ----------------------------------------------- */
+
+int users_create_admin(struct db *db, const char *email, const char *name, const char *agency,
+		       const char *password)
+{
+	if (!hl_is_email(email) || !*name || strlen(password) < PASSWORD_MIN) {
+		log_error("create-admin: give an e-mail address, a name, and a password of at least"
+			  " %d characters on standard input", PASSWORD_MIN);
+		return HL_EINVAL;
+	}
+	char hash[crypto_pwhash_STRBYTES];
+	if (password_hash(password, hash))
+		return HL_ENOMEM;
+	struct hl_db *w = db_write_lock(db);
+	int rc = db_begin(w);
+	sqlite3_stmt *st = rc ? NULL : hl_stmt(w,
+		"INSERT INTO agencies (name) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM agencies)");
+	if (st) {
+		sqlite3_bind_text(st, 1, agency, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+		st = rc ? NULL : hl_stmt(w,
+			"INSERT INTO users (agency_id, email, name, role, password_hash)"
+			" VALUES ((SELECT min(id) FROM agencies), ?1, ?2, 'agency_admin', ?3)"
+			" ON CONFLICT (email) DO NOTHING");
+	}
+	if (st) {
+		sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+		if (!rc && !sqlite3_changes(hl_sqlite(w))) {
+			log_error("create-admin: a user with the e-mail %s exists", email);
+			rc = HL_EEXIST;
+		}
+		if (!rc)
+			rc = hl_exec(w, "INSERT INTO audit_log (agency_id, user_id, action, entity,"
+				     " entity_id, client) SELECT agency_id, id, 'user.created', 'user', id,"
+				     " 'command line' FROM users WHERE id = last_insert_rowid()");
+	} else if (!rc) {
+		rc = HL_EDB;
+	}
+	if (rc || db_commit(w)) {
+		db_rollback(w);
+		rc = rc ? rc : HL_EDB;
+	}
+	db_write_unlock(db, w);
+	return rc;
+}

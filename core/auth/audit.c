@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * audit.c: writing the audit log (see audit.h).
+ */
+#include "auth/audit.h"
+#include "auth/auth.h"
+#include "db/db.h"
+#include "server.h"
+
+static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *action,
+		  const char *entity, int64_t id)
+{
+	sqlite3_stmt *st = hl_stmt(w,
+		"INSERT INTO audit_log (agency_id, user_id, location_id, action, entity, entity_id, client)"
+		" VALUES (COALESCE(NULLIF(?1, 0), (SELECT agency_id FROM users WHERE id = ?2)),"
+		" NULLIF(?2, 0), NULLIF(?3, 0), ?4, ?5, NULLIF(?6, 0), ?7)");
+	if (!st)
+		return HL_EDB;
+	sqlite3_bind_int64(st, 1, r->who.agency_id);
+	sqlite3_bind_int64(st, 2, r->who.user_id ? r->who.user_id : user);
+	sqlite3_bind_int64(st, 3, r->location_id);
+	sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, entity, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, id);
+	sqlite3_bind_text(st, 7, auth_client(r), -1, SQLITE_TRANSIENT);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+int audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,
+	       int64_t id)
+{
+	if (r->writer)
+		return insert(r, r->writer, user, action, entity, id);
+	struct db *db = r->srv->db;
+	struct hl_db *w = db_write_lock(db);
+	int rc = db_begin(w) || insert(r, w, user, action, entity, id) || db_commit(w) ? HL_EDB : 0;
+	if (rc)
+		db_rollback(w);
+	db_write_unlock(db, w);
+	return rc;
+}
+
+int audit_module_writes(struct hl_req *r)
+{
+	struct hl_db *w = r->writer;
+	db_record_changes(w, 0); /* our own inserts are not to be noted */
+	const struct db_changes *ch = db_recorded_changes(w);
+	for (size_t i = 0; i < ch->n; i++)
+		if (insert(r, w, 0, ch->list[i].op, ch->list[i].table, ch->list[i].rowid))
+			return HL_EDB;
+	if (ch->more && insert(r, w, 0, "more_changes", NULL, (int64_t)ch->more))
+		return HL_EDB;
+	return 0;
+}
