@@ -280,6 +280,8 @@ if (!document.getElementById('hl-signed-in') || stored(localStorage, HINT)) {
 	askEarly();
 	warmLocale();
 }
+/* Signed out, the answer names no user (not an error: a first visit asks
+ * it too); a 401 is a session that ended. */
 me.then((r) => r.ok ? r.json() : Promise.reject(r))
-	.then(enter, (r) => showLogin(r && r.status === 401 ? ''
+	.then((body) => body.user ? enter(body) : showLogin(''), (r) => showLogin(r && r.status === 401 ? ''
 		: r && r.status ? 'The server answered ' + r.status + '. Try again in a moment.' : problem(null)));

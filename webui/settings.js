@@ -305,9 +305,15 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 
 	/* ---- audit log ---- */
 
+	/* The log names a sub-account as the API does, "location"; a person
+	 * reads and types "sub-account". */
+	const asShown = (name) => name && name.replace(/^location(?=\.|$)/, 'sub-account');
+	const asStored = (name) => name.replace(/^sub-account(?=\.|$)/, 'location');
+
 	async function audit(part) {
 		const filters = { location: ctx.query.get('in') || '', user: ctx.query.get('user') || '',
 			action: ctx.query.get('action') || '' };
+		const shownAction = asShown(filters.action);
 		const [log, users] = await Promise.all([api.get('/api/admin/audit', filters), api.get('/api/admin/users')]);
 		const who = new Map((users.data || []).map((u) => [u.id, u.name]));
 		let cursor = log.next_cursor || null;
@@ -317,7 +323,7 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 		${(ctx.user.locations || []).map((l) => html`<option value="${l.id}" selected="${String(l.id) === filters.location}">${l.name}</option>`)}</select></div>
 	<div><label for="s-a-user">Who</label><select id="s-a-user" name="user"><option value="">Anyone</option>
 		${(users.data || []).map((u) => html`<option value="${u.id}" selected="${String(u.id) === filters.user}">${u.name}</option>`)}</select></div>
-	<div><label for="s-a-action">Action</label><input id="s-a-action" name="action" value="${filters.action}"
+	<div><label for="s-a-action">Action</label><input id="s-a-action" name="action" value="${shownAction}"
 		autocomplete="off" placeholder="login, create, update…"></div>
 	<button type="submit" class="btn">Filter</button>
 </form>
@@ -329,7 +335,7 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 		const show = (entries) => {
 			for (const a of entries) {
 				rows.append(html`<tr><td>${moment(a.at)}</td><td>${a.user_id ? who.get(a.user_id) || 'User ' + a.user_id : '—'}</td>
-					<td>${a.action}</td><td>${[a.entity, a.entity_id].filter((x) => x != null).join(' ')}</td><td>${a.client || ''}</td></tr>`);
+					<td>${asShown(a.action)}</td><td>${[asShown(a.entity), a.entity_id].filter((x) => x != null).join(' ')}</td><td>${a.client || ''}</td></tr>`);
 			}
 			more.hidden = !cursor;
 		};
@@ -342,7 +348,7 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 		part.querySelector('form').addEventListener('submit', (e) => {
 			e.preventDefault();
 			const f = e.target.elements;
-			open('audit', false, { in: f.in.value, user: f.user.value, action: f.action.value.trim() })
+			open('audit', false, { in: f.in.value, user: f.user.value, action: asStored(f.action.value.trim()) })
 				.catch((err) => ui.toast(err.message, { kind: 'error' }));
 		});
 	}

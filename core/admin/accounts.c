@@ -30,7 +30,8 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_PUBLIC },
 	{ .method = "POST", .pattern = "/api/auth/logout", .handler = logout,
 	  .flags = HL_ROUTE_NO_LOCATION },
-	{ .method = "GET", .pattern = "/api/auth/me", .handler = me, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "GET", .pattern = "/api/auth/me", .handler = me, .access = HL_ACCESS_PUBLIC,
+	  .flags = HL_ROUTE_NO_LOCATION },
 	{ .method = "GET", .pattern = "/api/auth/tokens", .handler = list_tokens,
 	  .flags = HL_ROUTE_NO_LOCATION },
 	{ .method = "POST", .pattern = "/api/auth/tokens", .handler = create_token,
@@ -230,9 +231,36 @@ static int write_locations(struct hl_req *req, struct hl_json *j)
 	return step == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-/* GET /api/auth/me: the user, their agency and the locations they may open. */
+/* GET /api/auth/me without a user: nobody, for a caller who brought no
+ * credentials (a browser's first visit, or after signing out: asking is
+ * not an error); 401 for a session or token that is not valid. */
+static int nobody(struct hl_req *req)
+{
+	if (auth_carries_session(req) || hl_header(req, "Authorization"))
+		return hl_reply_error(req, 401, "unauthorized", "the session or token is not valid");
+	struct hl_json *j = hl_reply_json(req, 200);
+	hl_json_object(j);
+	static const char *const keys[] = { "user", "agency", "csrf_token" };
+	for (int i = 0; i < 3; i++) {
+		hl_json_key(j, keys[i]);
+		hl_json_null(j);
+	}
+	hl_json_key(j, "locations");
+	hl_json_array(j);
+	hl_json_array_end(j);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* GET /api/auth/me: the user, their agency and the locations they may
+ * open; "user": null when signed out. Public, so that the signed-out
+ * answer is not an error; what auth_admit would refuse is refused here. */
 static int me(struct hl_req *req)
 {
+	if (!req->who.user_id)
+		return nobody(req);
+	if (req->who.token_location)
+		return hl_reply_error(req, 403, "forbidden", "this token is limited to one location");
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT u.id, u.email, u.name, u.role, u.assigned_only, a.id, a.name"
 		" FROM users u JOIN agencies a ON a.id = u.agency_id WHERE u.id = ?1");

@@ -175,8 +175,10 @@ export function launch() {
 
 /* A fresh browser context (its own cookies and storage) and a page in
  * it. `problems` gathers what must never happen: a dialog (alert() from
- * injected markup), an uncaught error, a CSP violation or a console error
- * other than a failed request's. */
+ * injected markup), an uncaught error, a CSP violation, a console error,
+ * or an answer of 400 or more ("failed: 404 GET /favicon.ico"): a normal
+ * session's console stays clean. A test that provokes an error answer
+ * names it when it checks (provoked). */
 export async function newPage(browser, server, options = {}) {
 	const context = await browser.newContext({
 		baseURL: server.url,
@@ -193,14 +195,28 @@ export async function newPage(browser, server, options = {}) {
 		page.on('pageerror', (e) => problems.push('uncaught: ' + e.message));
 		page.on('console', (m) => {
 			const text = m.text();
+			/* A failed request's line names no URL: the answer below does. */
 			if (/Content.Security.Policy/i.test(text) ||
 			    (m.type() === 'error' && !/^Failed to load resource/.test(text)))
 				problems.push('console: ' + text);
+		});
+		page.on('response', (r) => {
+			if (r.status() < 400)
+				return;
+			const u = new URL(r.url());
+			problems.push('failed: ' + r.status() + ' ' + r.request().method() + ' ' + u.pathname + u.search);
 		});
 	};
 	context.on('page', watch);
 	const page = await context.newPage();
 	return { context, page, problems };
+}
+
+/* `problems` less the error answers the test provoked on purpose, each
+ * matched by one of `answers` (RegExps of "STATUS METHOD PATH"). */
+export function provoked(problems, ...answers) {
+	return problems.filter((p) => !(p.startsWith('failed: ') &&
+		answers.some((re) => re.test(p.slice('failed: '.length)))));
 }
 
 /* Signs in through the login form, as a person does. */

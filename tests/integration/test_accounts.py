@@ -75,6 +75,11 @@ def test_logout_ends_the_session():
         assert r.status == 204 and "Max-Age=0" in r.header("set-cookie")
         stale = s.client(headers={"Cookie": "hl_session=" + token})
         assert stale.get("/api/auth/me").status == 401
+        # Without credentials, signed out is an answer, not an error.
+        nobody = s.client().get("/api/auth/me")
+        assert nobody.status == 200 and nobody.json() == {
+            "user": None, "agency": None, "csrf_token": None, "locations": []}
+        assert s.client(headers={"Authorization": "Bearer nonsense"}).get("/api/auth/me").status == 401
         assert s.sql("SELECT count(*) FROM sessions") == [(0,)]
 
 
