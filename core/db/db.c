@@ -288,6 +288,21 @@ static int step_to_end(sqlite3_stmt *st, int64_t *first, int *rows)
 	return rc;
 }
 
+HL_API sqlite3_stmt *hl_stmt_scoped(struct hl_db *c, int64_t location, const char *sql)
+{
+	sqlite3_stmt *st = hl_stmt(c, sql);
+	if (!st)
+		return NULL;
+	int idx = sqlite3_bind_parameter_index(st, ":location");
+	if (!idx || location <= 0) {
+		log_error("%s: %.60s", idx ? "no location for a scoped statement"
+					   : "a scoped statement needs a :location parameter", sql);
+		return NULL;
+	}
+	sqlite3_bind_int64(st, idx, location);
+	return st;
+}
+
 HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value)
 {
 	int i = sqlite3_bind_parameter_index(st, name);

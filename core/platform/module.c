@@ -553,8 +553,8 @@ static void open_module(struct hl_mod *m)
 	}
 	copy_entry(&m->descriptor, sizeof(m->descriptor), d, 0, d->size);
 	d = &m->descriptor;
-	if (!d->name || strcmp(d->name, m->name) || !d->version || !d->init) {
-		set_state(m, MOD_REFUSED, "descriptor must have name \"%s\", a version and init",
+	if (!d->name || strcmp(d->name, m->name) || !d->version) {
+		set_state(m, MOD_REFUSED, "descriptor must have name \"%s\" and a version",
 			  m->name);
 		return;
 	}
@@ -599,10 +599,32 @@ static void undo(struct hl_mod *m)
 	m->npages = 0;
 }
 
+/* The descriptor's tables, as init would add them, before it runs. */
+static int add_tables(struct hl_mod *m)
+{
+	const struct hl_module *d = m->desc;
+	int rc = 0;
+	if (!rc && d->migrations.count)
+		rc = hl_add_migrations_(m, d->migrations.entries, d->migrations.count,
+					d->migrations.size);
+	if (!rc && d->routes.count)
+		rc = hl_add_routes_(m, d->routes.entries, d->routes.count, d->routes.size);
+	if (!rc && d->jobs.count)
+		rc = hl_add_jobs_(m, d->jobs.entries, d->jobs.count, d->jobs.size);
+	if (!rc && d->handlers.count)
+		rc = hl_add_event_handlers_(m, d->handlers.entries, d->handlers.count,
+					    d->handlers.size);
+	if (!rc && d->pages.count)
+		rc = hl_add_pages_(m, d->pages.entries, d->pages.count, d->pages.size);
+	return rc;
+}
+
 static void init_module(struct hl_mod *m)
 {
 	m->in_init = 1;
-	int rc = m->desc->init(m);
+	int rc = add_tables(m);
+	if (!rc && m->desc->init)
+		rc = m->desc->init(m);
 	m->in_init = 0;
 	if (!rc)
 		rc = m->failed;

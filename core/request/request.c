@@ -576,6 +576,43 @@ HL_API int hl_reply_row(struct hl_req *r, int status, sqlite3_stmt *st, const ch
 	return 0;
 }
 
+HL_API int hl_reply_record(struct hl_req *r, int status, int64_t id, const char *what,
+			   const char *sql)
+{
+	sqlite3_stmt *st = hl_scoped_read(r, sql);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(r));
+	return hl_reply_row(r, status, st, what);
+}
+
+HL_API int hl_delete_if_empty(struct hl_req *r, int64_t id, const char *what,
+			      const char *count_sql, const char *held,
+			      const char *const *deletes)
+{
+	if (count_sql) {
+		sqlite3_stmt *st = hl_scoped_write(r, count_sql);
+		int64_t holds;
+		hl_bind_int(st, ":id", id);
+		int rc = hl_step_int(st, &holds);
+		if (rc <= 0)
+			return rc ? rc : hl_reply_error(r, 404, "not_found", "no such %s", what);
+		if (holds)
+			return hl_reply_error(r, 409, "conflict", "the %s holds %lld %s%s: move or"
+					      " delete them first", what, (long long)holds, held,
+					      holds == 1 ? "" : "s");
+	}
+	int64_t changed = 0;
+	for (int i = 0; deletes[i]; i++) {
+		sqlite3_stmt *st = hl_scoped_write(r, deletes[i]);
+		hl_bind_int(st, ":id", id);
+		if ((changed = hl_step_changes(st)) < 0)
+			return HL_EDB;
+	}
+	return changed ? 1 : hl_reply_error(r, 404, "not_found", "no such %s", what);
+}
+
 /* ---- the database ----------------------------------------------------- */
 
 /* When a connection lent now must have finished its work (0: never). */
@@ -634,20 +671,16 @@ HL_API struct hl_db *hl_write_begin(struct hl_req *r)
 	return w;
 }
 
+/* hl_stmt_scoped with the request's location; a route without one (an
+ * agency route) asking for it is named in the log. */
 static sqlite3_stmt *scoped(struct hl_req *r, struct hl_db *db, const char *sql)
 {
-	sqlite3_stmt *st = hl_stmt(db, sql);
-	if (!st)
-		return NULL;
-	int idx = sqlite3_bind_parameter_index(st, ":location");
-	if (!idx || !r->location_id) {
-		log_error("%s %s: %s", r->method, r->match.entry ? r->match.entry->route.pattern : "?",
-			  idx ? "no current location for a scoped statement"
-			      : "a scoped statement needs a :location parameter");
+	if (db && !r->location_id) {
+		log_error("%s %s: no current location for a scoped statement", r->method,
+			  r->match.entry ? r->match.entry->route.pattern : "?");
 		return NULL;
 	}
-	sqlite3_bind_int64(st, idx, r->location_id);
-	return st;
+	return hl_stmt_scoped(db, r->location_id, sql);
 }
 
 HL_API sqlite3_stmt *hl_scoped_read(struct hl_req *r, const char *sql)

@@ -39,14 +39,12 @@ static const char *greeting;
 static int init(struct hl_mod *mod)
 {
 	greeting = hl_setting(mod, "greeting", "Hello");
-	int rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
+	return 0;
 }
 
 HL_MODULE(.name = "hello", .version = "1.0.0", .init = init,
-	  .summary = "says hello: an example module");
+	  .summary = "says hello: an example module",
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));
 
 /* GET /api/hello/:name -> {"message": "Hello, NAME!"} */
 static int hello(struct hl_req *req)

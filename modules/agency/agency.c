@@ -53,19 +53,17 @@ static const struct hl_page pages[] = {
 	  .flags = HL_PAGE_ALL_RECORDS },
 };
 
+/* What the invoices module adds to the agency's screens, when it is loaded. */
 static int init(struct hl_mod *mod)
 {
 	agency_invoices = hl_module_loaded(mod, "invoices") == 1;
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
+	return 0;
 }
 
 HL_MODULE(.name = "agency", .version = "0.3.0", .requires = requires, .wants = wants,
-	  .init = init, .summary = "every sub-account at once, for agency staff");
+	  .init = init, .summary = "every sub-account at once, for agency staff",
+	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
+	  .pages = HL_TABLE(pages));
 
 int agency_location(struct hl_req *req, int64_t *location)
 {
@@ -99,6 +97,6 @@ int agency_list_read(struct hl_req *req, struct agency_list *list, const char *s
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location)
 {
 	sqlite3_stmt *st = hl_agency_read(req, sql);
-	hl_bind_int(st, ":location", location);
+	hl_bind_int(st, ":only_location", location);
 	return st;
 }

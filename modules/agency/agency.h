@@ -14,11 +14,11 @@
 
 #include <hyperlevel/hyperlevel.h>
 
-/* The agency's sub-accounts that can be opened, or only :location when
+/* The agency's sub-accounts that can be opened, or only :only_location when
  * it is not 0 (?location_id=, see agency_location). */
 #define AGENCY_LOCATIONS \
 	"(SELECT id FROM locations WHERE agency_id = :agency AND disabled_at IS NULL" \
-	" AND (:location = 0 OR id = :location))"
+	" AND (:only_location = 0 OR id = :only_location))"
 
 /* The overdue tasks of `tc`, a row of open_task_totals (a sub-account's
  * open tasks of one assignee), with `ot` its row of overdue_task_totals
@@ -70,7 +70,7 @@ struct agency_list {
 	const char *cursor;
 };
 int agency_list_read(struct hl_req *req, struct agency_list *list, const char *shape);
-/* hl_agency_read with :location bound to `location` (0: every one). */
+/* hl_agency_read with :only_location bound to `location` (0: every one). */
 sqlite3_stmt *agency_read(struct hl_req *req, const char *sql, int64_t location);
 
 int agency_projects(struct hl_req *req);      /* projects.c */

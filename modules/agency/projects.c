@@ -153,7 +153,8 @@ static int64_t count_projects(struct hl_req *req, const char *q, int64_t locatio
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":q", q);
-	return sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : HL_EDB;
+	int64_t n;
+	return hl_step_int(st, &n) < 0 ? HL_EDB : n;
 }
 
 int agency_projects(struct hl_req *req)

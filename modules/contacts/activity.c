@@ -15,7 +15,7 @@
  * contact of the event's location (anything else is not ours to count). */
 int activity_count(struct hl_job_run *run, const struct hl_event *ev)
 {
-	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), ev->location_id,
 		"INSERT INTO contact_activity (contact_id, kind, assigned_to, location_id, count, last_at)"
 		" SELECT id, :kind, :assigned_to, location_id, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" FROM contacts WHERE id = json_extract(:data, '$.contact_id') AND location_id = :location"
@@ -25,6 +25,5 @@ int activity_count(struct hl_job_run *run, const struct hl_event *ev)
 	hl_bind_text(st, ":data", ev->data);
 	hl_bind_text(st, ":kind", ev->name);
 	hl_bind_int(st, ":assigned_to", ev->assigned_to);
-	hl_bind_int(st, ":location", ev->location_id);
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }

@@ -90,21 +90,13 @@ static int init(struct hl_mod *mod)
 	if (!rc)
 		rc = hl_setting_int(mod, "search_matches_first", 1000, 0, 1000000,
 				    &contacts_matches_first);
-	if (!rc)
-		rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_jobs(mod, jobs);
-	if (!rc)
-		rc = hl_add_event_handlers(mod, handlers);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
 	return rc;
 }
 
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
-	  .summary = "contacts: list, search, tags, custom fields, notes, CSV");
+	  .summary = "contacts: list, search, tags, custom fields, notes, CSV",
+	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
+	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages));
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact

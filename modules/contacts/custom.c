@@ -85,16 +85,15 @@ int custom_value_set(struct hl_db *db, int64_t location, int64_t id, int64_t fie
 		     const char *value)
 {
 	sqlite3_stmt *st = value
-		? hl_stmt(db, "INSERT INTO custom_values (contact_id, field_id, location_id, value)"
+		? hl_stmt_scoped(db, location, "INSERT INTO custom_values (contact_id, field_id, location_id, value)"
 			  " VALUES (:contact, :field, :location, :value)"
 			  " ON CONFLICT DO UPDATE SET value = excluded.value")
-		: hl_stmt(db, "DELETE FROM custom_values WHERE contact_id = :contact"
+		: hl_stmt_scoped(db, location, "DELETE FROM custom_values WHERE contact_id = :contact"
 			  " AND field_id = :field AND location_id = :location");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":contact", id);
 	hl_bind_int(st, ":field", field);
-	hl_bind_int(st, ":location", location);
 	hl_bind_text(st, ":value", value); /* the DELETE has none */
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
@@ -317,17 +316,12 @@ int custom_fields_change(struct hl_req *req)
 /* DELETE /api/custom-fields/:id: the field and every value of it; 204. */
 int custom_fields_delete(struct hl_req *req)
 {
+	static const char *const deletes[] = {
+		"DELETE FROM custom_fields WHERE id = :id AND location_id = :location", NULL,
+	};
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM custom_fields WHERE id = :id"
-					   " AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int64_t deleted = hl_step_changes(st);
-	if (deleted <= 0)
-		return deleted ? (int)deleted : hl_reply_error(req, 404, "not_found",
-							       "no such custom field");
-	return hl_reply_empty(req);
+	int rc = hl_delete_if_empty(req, id, "custom field", NULL, NULL, deletes);
+	return rc <= 0 ? rc : hl_reply_empty(req);
 }

@@ -71,11 +71,10 @@ static int builtin_target(const char *name)
 /* Look `name` up among the location's custom fields. 1, 0, HL_EDB. */
 static int custom_target(struct import *im, struct column *c, const char *name)
 {
-	sqlite3_stmt *st = hl_stmt(im->db, "SELECT id, type, options FROM custom_fields"
-				   " WHERE location_id = :location AND key = :key");
+	sqlite3_stmt *st = hl_stmt_scoped(im->db, im->location, "SELECT id, type, options"
+					  " FROM custom_fields WHERE location_id = :location AND key = :key");
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":location", im->location);
 	hl_bind_text(st, ":key", name);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW)

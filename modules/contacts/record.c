@@ -13,7 +13,7 @@ _Static_assert(HL_EVERYONE == -1, "ACTIVITY_MINE names everyone's activity -1");
 
 int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req,
+	return hl_reply_record(req, status, id, "contact",
 		"SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.company_id,"
 		" c.company_name, c.source, c.owner_id, c.health_score, c.created_at, c.updated_at,"
 		" (SELECT json_group_array(json_object('id', t.id, 'name', t.name, 'color', t.color))"
@@ -37,11 +37,6 @@ int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 		"  AS last_activity_at"
 		" FROM contacts c WHERE c.id = :id AND c.location_id = :location AND c.deleted_at IS NULL"
 		CONTACT_MINE("c."));
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "contact");
 }
 
 int contacts_record(struct hl_req *req)

@@ -40,18 +40,17 @@ int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_i
 	const char *email = in->text[CT_EMAIL], *phone = in->text[CT_PHONE];
 	sqlite3_stmt *st;
 	if (email && *email)
-		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = :location"
-			     " AND email = :value COLLATE NOCASE AND deleted_at IS NULL AND id <> :except"
-			     " ORDER BY id LIMIT 1");
+		st = hl_stmt_scoped(db, location, "SELECT id FROM contacts WHERE location_id = :location"
+				    " AND email = :value COLLATE NOCASE AND deleted_at IS NULL"
+				    " AND id <> :except ORDER BY id LIMIT 1");
 	else if (phone && *phone)
-		st = hl_stmt(db, "SELECT id FROM contacts WHERE location_id = :location"
-			     " AND phone = :value AND deleted_at IS NULL AND id <> :except"
-			     " ORDER BY id LIMIT 1");
+		st = hl_stmt_scoped(db, location, "SELECT id FROM contacts WHERE location_id = :location"
+				    " AND phone = :value AND deleted_at IS NULL AND id <> :except"
+				    " ORDER BY id LIMIT 1");
 	else
 		return 0;
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":location", location);
 	hl_bind_text(st, ":value", email && *email ? email : phone);
 	hl_bind_int(st, ":except", except);
 	int64_t id;
@@ -117,13 +116,12 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in)
 {
-	sqlite3_stmt *st = hl_stmt(db,
+	sqlite3_stmt *st = hl_stmt_scoped(db, location,
 		"INSERT INTO contacts (location_id, first_name, last_name, email, phone, company_name,"
 		" source, owner_id) VALUES (:location, coalesce(:first_name, ''),"
 		" coalesce(:last_name, ''), :email, :phone, :company_name, :source, :owner_id)");
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":location", location);
 	bind_input(st, in);
 	return hl_step_last_id(st);
 }
@@ -133,7 +131,7 @@ int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_
 int contact_update(struct hl_db *db, int64_t location, int64_t id,
 		   const struct contact_input *in)
 {
-	sqlite3_stmt *st = hl_stmt(db,
+	sqlite3_stmt *st = hl_stmt_scoped(db, location,
 		"UPDATE contacts SET"
 		" first_name = CASE WHEN :given & 1 THEN coalesce(:first_name, '') ELSE first_name END,"
 		" last_name = CASE WHEN :given & 2 THEN coalesce(:last_name, '') ELSE last_name END,"
@@ -146,7 +144,6 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 		" WHERE id = :id AND location_id = :location AND deleted_at IS NULL");
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":location", location);
 	bind_input(st, in);
 	hl_bind_int(st, ":given", in->given);
 	hl_bind_int(st, ":id", id);

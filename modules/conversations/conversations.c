@@ -46,18 +46,9 @@ static const struct hl_page pages[] = {
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
 };
 
-static int init(struct hl_mod *mod)
-{
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
-}
-
-HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "conversations and their messages");
+HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires,
+	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));
 
 int conv_is_channel(const char *s)
 {

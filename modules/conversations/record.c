@@ -11,15 +11,11 @@
 
 int conv_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " CONVERSATION_COLUMNS
+	return hl_reply_record(req, status, id, "conversation",
+		"SELECT " CONVERSATION_COLUMNS
 		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
 		" WHERE cv.id = :id AND cv.location_id = :location"
 		" AND (:me = 0 OR cv.assigned_to = :me)");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "conversation");
 }
 
 int conv_record(struct hl_req *req)

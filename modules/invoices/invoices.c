@@ -38,15 +38,6 @@ static const struct hl_page pages[] = {
 	{ .path = "/invoices/:id", .script = "invoices.js", .order = 50 },
 };
 
-static int init(struct hl_mod *mod)
-{
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
-}
-
-HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "invoices, their lines and payments");
+HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
+	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));

@@ -9,7 +9,7 @@
 
 int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req,
+	return hl_reply_record(req, status, id, "invoice",
 		"SELECT i.id, i.number, i.contact_id," INVOICE_CONTACT_NAME ", i.status, i.currency,"
 		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents,"
 		" i.total_cents - i.paid_cents AS balance_cents, i.issued_at, i.due_at, i.paid_at,"
@@ -27,11 +27,6 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 		"  AS json_payments"
 		" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
 		" WHERE i.id = :id AND i.location_id = :location" INVOICE_MINE);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "invoice");
 }
 
 int invoices_record(struct hl_req *req)

@@ -37,13 +37,6 @@ static const struct hl_page pages[] = {
 	  .data = "/api/mobile/summary", .uses = today_uses, .flags = HL_PAGE_PHONE_HOME },
 };
 
-static int init(struct hl_mod *mod)
-{
-	int rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
-}
-
-HL_MODULE(.name = "mobile", .version = "0.3.0", .requires = requires, .init = init,
-	  .summary = "the phone app's API and the phone's home page");
+HL_MODULE(.name = "mobile", .version = "0.3.0", .requires = requires,
+	  .summary = "the phone app's API and the phone's home page",
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));

@@ -47,15 +47,6 @@ static const struct hl_page pages[] = {
 	{ .path = "/opportunities/:id", .script = "board.js", .order = 30 },
 };
 
-static int init(struct hl_mod *mod)
-{
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
-}
-
-HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "pipelines, their stages and deals");
+HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires,
+	  .summary = "pipelines, their stages and deals", .migrations = HL_TABLE(migrations),
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));

@@ -106,34 +106,23 @@ int pipelines_change(struct hl_req *req)
 	return rc ? rc : reply_pipeline(req, 200, id);
 }
 
-/* DELETE /api/pipelines/:id: 204; 409 naming how many deals it holds. */
+/* DELETE /api/pipelines/:id: 204, with its stages; 409 naming how many
+ * deals it holds. */
 int pipelines_delete(struct hl_req *req)
 {
-	int64_t id, deals;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT (SELECT count(*) FROM opportunities"
-		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int rc = hl_step_int(st, &deals);
-	if (rc <= 0)
-		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
-	if (deals)
-		return hl_reply_error(req, 409, "conflict", "the pipeline holds %lld deal%s: move or"
-				      " delete them first", (long long)deals, deals == 1 ? "" : "s");
 	static const char *const deletes[] = {
 		"DELETE FROM stages WHERE pipeline_id = :id AND location_id = :location",
 		"DELETE FROM pipelines WHERE id = :id AND location_id = :location",
+		NULL,
 	};
-	for (int i = 0; i < 2; i++) {
-		if (!(st = hl_scoped_write(req, deletes[i])))
-			return HL_EDB;
-		hl_bind_int(st, ":id", id);
-		if (hl_step_changes(st) < 0)
-			return HL_EDB;
-	}
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = hl_delete_if_empty(req, id, "pipeline", "SELECT (SELECT count(*) FROM opportunities"
+		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location",
+		"deal", deletes);
+	if (rc <= 0)
+		return rc;
 	rc = hl_publish_assigned(req, "pipeline.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_empty(req);
 }

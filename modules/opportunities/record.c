@@ -7,15 +7,11 @@
 
 int opp_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " DEAL_COLUMNS
+	return hl_reply_record(req, status, id, "opportunity",
+		"SELECT " DEAL_COLUMNS
 		" FROM opportunities o JOIN stages s ON s.id = o.stage_id"
 		" LEFT JOIN contacts c ON c.id = o.contact_id"
 		" WHERE o.id = :id AND o.location_id = :location AND (:me = 0 OR o.owner_id = :me)");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "opportunity");
 }
 
 int opp_record(struct hl_req *req)

@@ -133,25 +133,17 @@ int stages_change(struct hl_req *req)
 /* DELETE /api/stages/:id: 204; 409 naming how many deals it holds. */
 int stages_delete(struct hl_req *req)
 {
-	int64_t id, deals;
+	static const char *const deletes[] = {
+		"DELETE FROM stages WHERE id = :id AND location_id = :location", NULL,
+	};
+	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT (SELECT count(*) FROM opportunities"
-		" WHERE stage_id = s.id) FROM stages s WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int rc = hl_step_int(st, &deals);
+	int rc = hl_delete_if_empty(req, id, "stage", "SELECT (SELECT count(*) FROM opportunities"
+		" WHERE stage_id = s.id) FROM stages s WHERE id = :id AND location_id = :location",
+		"deal", deletes);
 	if (rc <= 0)
-		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
-	if (deals)
-		return hl_reply_error(req, 409, "conflict", "the stage holds %lld deal%s: move or"
-				      " delete them first", (long long)deals, deals == 1 ? "" : "s");
-	if (!(st = hl_scoped_write(req, "DELETE FROM stages WHERE id = :id AND location_id = :location")))
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	if (hl_step_changes(st) < 0)
-		return HL_EDB;
+		return rc;
 	rc = hl_publish_assigned(req, "stage.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_empty(req);
 }

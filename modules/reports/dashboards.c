@@ -126,25 +126,17 @@ int dashboards_change(struct hl_req *req)
 
 int dashboards_delete(struct hl_req *req)
 {
+	static const char *const deletes[] = {
+		"DELETE FROM widgets WHERE dashboard_id = :id AND location_id = :location",
+		"DELETE FROM dashboards WHERE id = :id AND location_id = :location",
+		NULL,
+	};
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM widgets"
-					   " WHERE dashboard_id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	if (hl_step_changes(st) < 0)
-		return HL_EDB;
-	st = hl_scoped_write(req, "DELETE FROM dashboards WHERE id = :id AND location_id = :location"
-			     " RETURNING id");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int64_t done;
-	int rc = hl_step_int(st, &done);
+	int rc = hl_delete_if_empty(req, id, "dashboard", NULL, NULL, deletes);
 	if (rc <= 0)
-		return rc < 0 ? rc : hl_reply_error(req, 404, "not_found", "no such dashboard");
+		return rc;
 	rc = hl_publish_assigned(req, "dashboard.deleted", id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_empty(req);
 }

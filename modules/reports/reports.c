@@ -67,16 +67,15 @@ static const struct hl_page pages[] = {
 	  .data = "/api/reports/dashboards", .uses = reports_uses },
 };
 
+/* What the invoices module adds to the figures, when it is loaded. */
 static int init(struct hl_mod *mod)
 {
 	reports_invoices = hl_module_loaded(mod, "invoices") == 1;
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
+	return 0;
 }
 
 HL_MODULE(.name = "reports", .version = "0.4.0", .requires = requires, .wants = wants,
-	  .init = init, .summary = "the dashboard, the project overview, dashboards and widgets");
+	  .init = init,
+	  .summary = "the dashboard, the project overview, dashboards and widgets",
+	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
+	  .pages = HL_TABLE(pages));

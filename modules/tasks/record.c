@@ -7,14 +7,10 @@
 
 int tasks_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " TASK_COLUMNS
+	return hl_reply_record(req, status, id, "task",
+		"SELECT " TASK_COLUMNS
 		" FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
 		" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "task");
 }
 
 int tasks_record(struct hl_req *req)

@@ -38,18 +38,7 @@ static const struct hl_page pages[] = {
 	  .data = "/api/tasks", .uses = tasks_uses },
 };
 
-static int init(struct hl_mod *mod)
-{
-	int rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_jobs(mod, jobs);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
-}
-
-HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires, .init = init,
-	  .summary = "tasks for a person, about a contact");
+HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires,
+	  .summary = "tasks for a person, about a contact", .migrations = HL_TABLE(migrations),
+	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages));
 

@@ -50,7 +50,10 @@ static void ask(struct hl_req *r)
 	rc = hl_query_user(r, "owner", &v);
 	check_refusal(r, rc);
 	FUZZ_CHECK(rc || v >= 0);
-	rc = hl_query_cursor(r, "cursor", &cursor);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	rc = hl_query_cursor(r, "cursor", &cursor); /* deprecated, and still served */
+#pragma GCC diagnostic pop
 	check_refusal(r, rc);
 	if (!rc && cursor) /* what SQLite's json_each gets: an array's text */
 		FUZZ_CHECK(cursor[0] == '[' && strlen(cursor) <= strlen(hl_query(r, "cursor")) / 2);

@@ -46,22 +46,18 @@ static const struct hl_page pages[] = {
 
 static long long keep_days;
 
+/* What depends on the settings; the tables are the descriptor's. */
 static int init(struct hl_mod *mod)
 {
-	int rc = hl_setting_int(mod, "keep_days", 365, 1, 36500, &keep_days);
-	if (!rc)
-		rc = hl_add_migrations(mod, migrations);
-	if (!rc)
-		rc = hl_add_routes(mod, routes);
-	if (!rc)
-		rc = hl_add_jobs(mod, jobs);
-	if (!rc)
-		rc = hl_add_pages(mod, pages);
-	return rc;
+	return hl_setting_int(mod, "keep_days", 365, 1, 36500, &keep_days);
 }
 
+/* The descriptor: who the module is, and its tables, which the core
+ * registers before init runs (HL_TABLE). */
 HL_MODULE(.name = "@NAME@", .version = "0.1.0", .init = init,
-	  .summary = "notes per sub-account (made by hyperlevel new-module)");
+	  .summary = "notes per sub-account (made by hyperlevel new-module)",
+	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs),
+	  .pages = HL_TABLE(pages));
 
 /* GET /api/@NAME@/notes -> {"data": [{"id", "body", "created_at"}, ...]},
  * newest first, at most 100. */

@@ -54,6 +54,9 @@
  *   1.12 HL_SQL_NOW, HL_SQL_TODAY and HL_SQL_TOMORROW.
  *   1.13 hl_answer_uncached: an answer the read cache does not keep;
  *        HL_PAGE_ALL_RECORDS.
+ *   1.14 hl_stmt_scoped: a scoped statement outside a request; the
+ *        descriptor's tables (struct hl_table, HL_TABLE), init optional;
+ *        hl_reply_record, hl_delete_if_empty.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -69,9 +72,13 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 13
+#define HL_ABI_MINOR 14
 
 #define HL_API __attribute__((visibility("default")))
+/* A function kept for the modules built against it (the ABI rules: never
+ * removed within a major), with a better one to use in new code; the
+ * compiler says which. */
+#define HL_DEPRECATED(use) __attribute__((deprecated(use)))
 #define HL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* ---------------------------------------------------------------------------
@@ -371,6 +378,16 @@ struct hl_page {
  * The module descriptor. Its first five fields never move: the core reads
  * them before it calls any function of the module.
  */
+/* ABI 1.14. A table handed over in the descriptor: its entries, how
+ * many, and the size of one as the module was built (so that the structs
+ * can grow: see below). HL_TABLE(routes) makes one of an array. */
+struct hl_table {
+	const void *entries;
+	size_t count;
+	size_t size;
+};
+#define HL_TABLE(t) { (t), sizeof(t) / sizeof((t)[0]), sizeof((t)[0]) }
+
 struct hl_module {
 	uint16_t abi_major;        /* HL_ABI_MAJOR the module was built with */
 	uint16_t abi_minor;        /* HL_ABI_MINOR the module was built with */
@@ -378,7 +395,8 @@ struct hl_module {
 	const char *name;          /* "contacts": matches plugins.d/NAME.conf */
 	const char *version;       /* the module's own version, "1.0.0" */
 	const char *const *requires; /* NULL-terminated module names, or NULL */
-	int (*init)(struct hl_mod *mod); /* registers everything; 0 or HL_E */
+	int (*init)(struct hl_mod *mod); /* registers the rest (below); 0 or HL_E;
+	                                  * NULL when the tables say it all */
 	const char *summary;       /* one line for `hyperlevel modules` */
 	/* ABI 1.9. NULL-terminated names of modules this one uses when they
 	 * are loaded and works without (leaving out what they would add,
@@ -388,6 +406,12 @@ struct hl_module {
 	 * required module is disabled is not loaded either (a warning); one
 	 * whose requirement is missing or refused is refused. */
 	const char *const *wants;
+	/* ABI 1.14. What a module registers whatever its settings, as data:
+	 * each table is added as hl_add_migrations, hl_add_routes,
+	 * hl_add_jobs, hl_add_event_handlers and hl_add_pages would add it, in
+	 * that order, before init runs. init is left for what depends on a
+	 * setting or on another module being loaded. */
+	struct hl_table migrations, routes, jobs, handlers, pages;
 };
 
 #define HL_MODULE(...)                                                      \
@@ -519,7 +543,8 @@ HL_API int hl_query_keyset(struct hl_req *req, const char *name, const char *sha
 			   const char **out);
 /* hl_query_keyset with any shape: 1 to 8 strings, numbers or nulls. For
  * modules built before ABI 1.4; a list should say its shape. */
-HL_API int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
+HL_API HL_DEPRECATED("use hl_query_keyset, with the cursor's shape")
+int hl_query_cursor(struct hl_req *req, const char *name, const char **out);
 /* A date or time in the query, read as hl_field_time reads one; *out is
  * NULL when absent; otherwise 400 and HL_EINVAL. */
 HL_API int hl_query_time(struct hl_req *req, const char *name, const char **out);
@@ -677,6 +702,27 @@ HL_API int hl_json_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
 /* Answer the first row of `st` as an object with `status`, or 404 with
  * "no such `what`" when there is none. 0 or HL_EDB. */
 HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
+/* ABI 1.14. One record of the current sub-account, answered as
+ * hl_reply_row answers: `sql` runs as hl_scoped_read runs it, with :id
+ * bound to `id` and :me to hl_assigned_user(req), so an "assigned only"
+ * caller's 404 is one clause (AND (:me = 0 OR t.assignee_id = :me)).
+ * 0 or HL_EDB. A record route is then its path's id and this:
+ *     return hl_reply_record(req, 200, id, "task", "SELECT " TASK_COLUMNS
+ *         " FROM tasks t WHERE t.id = :id AND t.location_id = :location"
+ *         " AND (:me = 0 OR t.assignee_id = :me)"); */
+HL_API int hl_reply_record(struct hl_req *req, int status, int64_t id, const char *what,
+			   const char *sql);
+/* ABI 1.14. Delete record `id` of the current sub-account, a `what`
+ * ("stage"), unless it still holds others: `count_sql` (run as
+ * hl_scoped_write runs it, :id bound; NULL: no check) counts them, and
+ * no row is 404 "no such stage", a count 409 "the stage holds 3 deals:
+ * move or delete them first" (`held` "deal"). Then each statement of
+ * `deletes` (NULL-terminated, scoped, :id bound) runs in order, the last
+ * deleting the record itself: no row deleted is 404. 1 when it is gone
+ * (publish, then hl_reply_empty); 0 after answering; HL_EDB. */
+HL_API int hl_delete_if_empty(struct hl_req *req, int64_t id, const char *what,
+			      const char *count_sql, const char *held,
+			      const char *const *deletes);
 
 /* A streamed answer, for big ones (exports): the status and headers leave
  * at once, the body in pieces as hl_stream_write is called, compressed on
@@ -839,6 +885,15 @@ HL_API int64_t hl_scoped_write_int(struct hl_req *req, const char *sql, int64_t 
  * parameter, or when the caller is not agency staff who see every record
  * (an "assigned only" agency user is refused: answer 403 before). */
 HL_API sqlite3_stmt *hl_agency_read(struct hl_req *req, const char *sql);
+
+/* ABI 1.14. The scoped statement of a store or a job, which has a
+ * connection and a location but no request: hl_stmt on `db` with
+ * :location bound to `location`; NULL (logged) without a :location
+ * parameter or a location. What a request's handlers and an import's
+ * slices share is written once with it:
+ *     hl_stmt_scoped(db, location, "UPDATE contacts SET ... WHERE id = :id"
+ *                    " AND location_id = :location") */
+HL_API sqlite3_stmt *hl_stmt_scoped(struct hl_db *db, int64_t location, const char *sql);
 
 /* Bind parameter `name` (":id") of `st`, when the statement has it (so
  * one binding serves statement texts with and without an optional
