@@ -67,10 +67,10 @@ static int64_t find_account(struct hl_req *req, const char *email, const char **
 {
 	*hash = NULL;
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT id, password_hash FROM users"
-						 " WHERE email = ?1 AND disabled_at IS NULL");
+						 " WHERE email = :email AND disabled_at IS NULL");
 	if (!st)
 		return -1;
-	sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":email", email);
 	int step = sqlite3_step(st);
 	int64_t id = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	const char *h = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 1) : NULL;
@@ -85,13 +85,16 @@ static int start_session(struct hl_req *req, int64_t user)
 	auth_token_new("", token, req->who.session);
 	int64_t now = (int64_t)time(NULL), lifetime = CONFIG_LIVE(req->srv->cfg, session_days) * 86400;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at) VALUES (?1, ?2, ?3, ?4)");
+		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at)"
+		" VALUES (:session, :user, :expires_at, :now)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_blob(st, 1, req->who.session, 32, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, user);
-	sqlite3_bind_int64(st, 3, now + lifetime);
-	sqlite3_bind_int64(st, 4, now);
+	/* A BLOB: there is no hl_bind_ for one. */
+	int session = sqlite3_bind_parameter_index(st, ":session");
+	sqlite3_bind_blob(st, session, req->who.session, 32, SQLITE_STATIC);
+	hl_bind_int(st, ":user", user);
+	hl_bind_int(st, ":expires_at", now + lifetime);
+	hl_bind_int(st, ":now", now);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	auth_set_cookie(req, token, lifetime);
@@ -194,13 +197,17 @@ static int logout(struct hl_req *req)
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = req->who.token_id
 		? hl_stmt(w, "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-			     " WHERE id = ?2 AND ?1 IS NOT NULL")
-		: hl_stmt(w, "DELETE FROM sessions WHERE token_hash = ?1");
+			     " WHERE id = :token")
+		: hl_stmt(w, "DELETE FROM sessions WHERE token_hash = :session");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_blob(st, 1, req->who.session, 32, SQLITE_STATIC);
-	if (req->who.token_id)
-		sqlite3_bind_int64(st, 2, req->who.token_id);
+	if (req->who.token_id) {
+		hl_bind_int(st, ":token", req->who.token_id);
+	} else {
+		/* A BLOB: there is no hl_bind_ for one. */
+		int session = sqlite3_bind_parameter_index(st, ":session");
+		sqlite3_bind_blob(st, session, req->who.session, 32, SQLITE_STATIC);
+	}
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (audit_note(req, 0, req->who.token_id ? "token.revoked" : "logout",
@@ -219,10 +226,10 @@ static int write_locations(struct hl_req *req, struct hl_json *j)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT l.id, l.name FROM location_users lu JOIN locations l ON l.id = lu.location_id"
-		" WHERE lu.user_id = ?1 AND l.disabled_at IS NULL ORDER BY l.id");
+		" WHERE lu.user_id = :user AND l.disabled_at IS NULL ORDER BY l.id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.user_id);
+	hl_bind_int(st, ":user", req->who.user_id);
 	hl_json_array(j);
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW)
@@ -263,10 +270,10 @@ static int me(struct hl_req *req)
 		return hl_reply_error(req, 403, "forbidden", "this token is limited to one location");
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT u.id, u.email, u.name, u.role, u.assigned_only, a.id, a.name"
-		" FROM users u JOIN agencies a ON a.id = u.agency_id WHERE u.id = ?1");
+		" FROM users u JOIN agencies a ON a.id = u.agency_id WHERE u.id = :user");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.user_id);
+	hl_bind_int(st, ":user", req->who.user_id);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	struct hl_json *j = hl_reply_json(req, 200);
@@ -307,10 +314,10 @@ static int list_tokens(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT id, name, location_id, expires_at, last_used_at, created_at FROM api_tokens"
-		" WHERE user_id = ?1 AND revoked_at IS NULL ORDER BY id");
+		" WHERE user_id = :user AND revoked_at IS NULL ORDER BY id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.user_id);
+	hl_bind_int(st, ":user", req->who.user_id);
 	return hl_reply_page(req, st, INT64_MAX, 0);
 }
 
@@ -350,16 +357,19 @@ static int create_token(struct hl_req *req)
 	auth_token_new("hlt_", token, hash);
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO api_tokens (token_hash, user_id, name, location_id, expires_at)"
-		" VALUES (?1, ?2, ?3, NULLIF(?4, 0), CASE WHEN ?5 > 0 THEN ?6 + ?5 * 86400 END)"
+		" VALUES (:token_hash, :user, :name, NULLIF(:token_location, 0),"
+		" CASE WHEN :days > 0 THEN :now + :days * 86400 END)"
 		" RETURNING id, name, location_id, expires_at, created_at");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, req->who.user_id);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, location);
-	sqlite3_bind_int64(st, 5, days);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+	/* A BLOB: there is no hl_bind_ for one. */
+	int token_hash = sqlite3_bind_parameter_index(st, ":token_hash");
+	sqlite3_bind_blob(st, token_hash, hash, sizeof(hash), SQLITE_TRANSIENT);
+	hl_bind_int(st, ":user", req->who.user_id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":token_location", location);
+	hl_bind_int(st, ":days", days);
+	hl_bind_int(st, ":now", (int64_t)time(NULL));
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t id = sqlite3_column_int64(st, 0);
@@ -384,14 +394,15 @@ static int revoke_token(struct hl_req *req)
 		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-		" WHERE id = ?1 AND revoked_at IS NULL AND (user_id = ?2 OR (?3 AND user_id IN"
-		" (SELECT id FROM users WHERE agency_id = ?4))) RETURNING user_id");
+		" WHERE id = :id AND revoked_at IS NULL AND (user_id = :user OR (:agency_admin"
+		" AND user_id IN (SELECT id FROM users WHERE agency_id = :agency)))"
+		" RETURNING user_id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, req->who.user_id);
-	sqlite3_bind_int(st, 3, req->who.role == ROLE_AGENCY_ADMIN);
-	sqlite3_bind_int64(st, 4, req->who.agency_id);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":user", req->who.user_id);
+	hl_bind_int(st, ":agency_admin", req->who.role == ROLE_AGENCY_ADMIN);
+	hl_bind_int(st, ":agency", req->who.agency_id);
 	int step = sqlite3_step(st);
 	int64_t owner = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);

@@ -25,18 +25,21 @@ static int list_audit(struct hl_req *r)
 		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_read(r),
 		"SELECT id, at, user_id, location_id, action, entity, entity_id, client FROM audit_log"
-		" WHERE agency_id = ?1 AND id < ?2 AND (?3 = 0 OR location_id = ?3)"
-		" AND (?5 = 0 OR user_id = ?5) AND (?6 IS NULL OR action = ?6)"
-		" AND (?7 IS NULL OR entity = ?7) ORDER BY id DESC LIMIT ?4");
+		" WHERE agency_id = :agency AND id < :cursor"
+		" AND (:only_location = 0 OR location_id = :only_location)"
+		" AND (:user = 0 OR user_id = :user)"
+		" AND (:action IS NULL OR action = :action)"
+		" AND (:entity IS NULL OR entity = :entity)"
+		" ORDER BY id DESC LIMIT :limit");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, r->who.agency_id);
-	sqlite3_bind_int64(st, 2, cursor);
-	sqlite3_bind_int64(st, 3, location);
-	sqlite3_bind_int64(st, 4, limit + 1);
-	sqlite3_bind_int64(st, 5, user);
-	sqlite3_bind_text(st, 6, hl_query(r, "action"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, hl_query(r, "entity"), -1, SQLITE_STATIC);
+	hl_bind_int(st, ":agency", r->who.agency_id);
+	hl_bind_int(st, ":cursor", cursor);
+	hl_bind_int(st, ":only_location", location);
+	hl_bind_int(st, ":limit", limit + 1);
+	hl_bind_int(st, ":user", user);
+	hl_bind_text(st, ":action", hl_query(r, "action"));
+	hl_bind_text(st, ":entity", hl_query(r, "entity"));
 	return hl_reply_page(r, st, limit, 0);
 }
 

@@ -84,13 +84,13 @@ static int bool_field(struct hl_req *req, const char *key, int *bad)
 
 /* ---- users ------------------------------------------------------------- */
 
-/* A query of the agency's rows (all, or the one with ?2 = `id`). */
+/* A query of the agency's rows (all, or the one with :id = `id`). */
 static sqlite3_stmt *agency_query(struct hl_req *req, const char *sql, int64_t id)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req), sql);
 	if (st) {
-		sqlite3_bind_int64(st, 1, req->who.agency_id);
-		sqlite3_bind_int64(st, 2, id);
+		hl_bind_int(st, ":agency", req->who.agency_id);
+		hl_bind_int(st, ":id", id);
 	}
 	return st;
 }
@@ -104,7 +104,8 @@ static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
 		" u.disabled_at, u.created_at,"
 		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
 		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
-		" FROM users u WHERE u.agency_id = ?1 AND (?2 = 0 OR u.id = ?2) ORDER BY u.id", id);
+		" FROM users u WHERE u.agency_id = :agency AND (:id = 0 OR u.id = :id)"
+		" ORDER BY u.id", id);
 }
 
 static int list_users(struct hl_req *req)
@@ -119,22 +120,20 @@ static int list_users(struct hl_req *req)
  * beside. */
 static int list_people(struct hl_req *req)
 {
-	sqlite3_stmt *st = hl_stmt(hl_read(req),
+	sqlite3_stmt *st = hl_scoped_read(req,
 		"SELECT u.id, u.name, u.role FROM location_users lu JOIN users u ON u.id = lu.user_id"
-		" WHERE lu.location_id = ?1 ORDER BY u.name COLLATE NOCASE, u.id");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_int64(st, 1, hl_location_id(req));
-	return hl_reply_page(req, st, INT64_MAX, 0);
+		" WHERE lu.location_id = :location ORDER BY u.name COLLATE NOCASE, u.id");
+	return st ? hl_reply_page(req, st, INT64_MAX, 0) : HL_EDB;
 }
 
 static int in_agency(struct hl_req *req, struct hl_db *w, int64_t location)
 {
-	sqlite3_stmt *st = hl_stmt(w, "SELECT 1 FROM locations WHERE id = ?1 AND agency_id = ?2");
+	sqlite3_stmt *st = hl_stmt(w,
+		"SELECT 1 FROM locations WHERE id = :id AND agency_id = :agency");
 	if (!st)
 		return 0;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_int64(st, 2, req->who.agency_id);
+	hl_bind_int(st, ":id", location);
+	hl_bind_int(st, ":agency", req->who.agency_id);
 	return sqlite3_step(st) == SQLITE_ROW;
 }
 
@@ -149,10 +148,10 @@ static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
 		hl_reply_error(req, 422, "validation", "location_ids must be an array of ids");
 		return HL_EINVAL;
 	}
-	sqlite3_stmt *st = hl_stmt(w, "DELETE FROM user_locations WHERE user_id = ?1");
+	sqlite3_stmt *st = hl_stmt(w, "DELETE FROM user_locations WHERE user_id = :user");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, user);
+	hl_bind_int(st, ":user", user);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	for (int i = 0; i < hl_body_count(req, arr); i++) {
@@ -163,11 +162,11 @@ static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
 			return HL_EINVAL;
 		}
 		st = hl_stmt(w, "INSERT OR IGNORE INTO user_locations (user_id, location_id)"
-				" VALUES (?1, ?2)");
+				" VALUES (:user, :granted_location)");
 		if (!st)
 			return HL_EDB;
-		sqlite3_bind_int64(st, 1, user);
-		sqlite3_bind_int64(st, 2, loc);
+		hl_bind_int(st, ":user", user);
+		hl_bind_int(st, ":granted_location", loc);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return HL_EDB;
 	}
@@ -210,15 +209,16 @@ static int create_user(struct hl_req *req)
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w,
 		"INSERT INTO users (agency_id, email, name, role, assigned_only, password_hash)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (email) DO NOTHING RETURNING id");
+		" VALUES (:agency, :email, :name, :role, :assigned_only, :password_hash)"
+		" ON CONFLICT (email) DO NOTHING RETURNING id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.agency_id);
-	sqlite3_bind_text(st, 2, email, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, role, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, assigned_only > 0);
-	sqlite3_bind_text(st, 6, hash, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":email", email);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":role", role);
+	hl_bind_int(st, ":assigned_only", assigned_only > 0);
+	hl_bind_text(st, ":password_hash", hash);
 	int step = sqlite3_step(st);
 	if (step == SQLITE_DONE)
 		return hl_reply_error(req, 409, "conflict", "a user with this e-mail exists");
@@ -238,15 +238,15 @@ static int create_user(struct hl_req *req)
 static int sign_out_everywhere(struct hl_db *w, int64_t user)
 {
 	static const char *const sql[] = {
-		"DELETE FROM sessions WHERE user_id = ?1",
+		"DELETE FROM sessions WHERE user_id = :user",
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-		" WHERE user_id = ?1 AND revoked_at IS NULL",
+		" WHERE user_id = :user AND revoked_at IS NULL",
 	};
 	for (int i = 0; i < 2; i++) {
 		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		if (!st)
 			return HL_EDB;
-		sqlite3_bind_int64(st, 1, user);
+		hl_bind_int(st, ":user", user);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			return HL_EDB;
 	}
@@ -276,20 +276,22 @@ static int update_user(struct hl_req *req)
 		return hl_reply_error(req, 422, "validation", "you cannot disable or demote yourself");
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w,
-		"UPDATE users SET name = COALESCE(?3, name), role = COALESCE(?4, role),"
-		" assigned_only = CASE WHEN ?5 < 0 THEN assigned_only ELSE ?5 END,"
-		" disabled_at = CASE WHEN ?6 < 0 THEN disabled_at WHEN ?6 = 0 THEN NULL"
+		"UPDATE users SET name = COALESCE(:name, name), role = COALESCE(:role, role),"
+		" assigned_only = CASE WHEN :assigned_only < 0 THEN assigned_only"
+		"  ELSE :assigned_only END,"
+		" disabled_at = CASE WHEN :disabled < 0 THEN disabled_at"
+		"  WHEN :disabled = 0 THEN NULL"
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-		" WHERE id = ?1 AND agency_id = ?2");
+		" WHERE id = :id AND agency_id = :agency");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, req->who.agency_id);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, role, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, assigned_only);
-	sqlite3_bind_int(st, 6, disabled);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":role", role);
+	hl_bind_int(st, ":assigned_only", assigned_only);
+	hl_bind_int(st, ":disabled", disabled);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
@@ -323,14 +325,14 @@ static int reset_password(struct hl_req *req)
 	if (password_hash(password, hash))
 		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
 	struct hl_db *w = hl_write_begin(req);
-	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = ?3,"
+	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = :password_hash,"
 				      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-				      " WHERE id = ?1 AND agency_id = ?2");
+				      " WHERE id = :id AND agency_id = :agency");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, req->who.agency_id);
-	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":password_hash", hash);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
@@ -351,7 +353,7 @@ static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
 {
 	return agency_query(req,
 		"SELECT id, name, timezone, disabled_at, created_at, updated_at FROM locations"
-		" WHERE agency_id = ?1 AND (?2 = 0 OR id = ?2) ORDER BY id", id);
+		" WHERE agency_id = :agency AND (:id = 0 OR id = :id) ORDER BY id", id);
 }
 
 static int list_locations(struct hl_req *req)
@@ -380,13 +382,13 @@ static int create_location(struct hl_req *req)
 	if (!name)
 		return hl_reply_error(req, 422, "validation", "name is required");
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-		"INSERT INTO locations (agency_id, name, timezone) VALUES (?1, ?2, COALESCE(?3, 'UTC'))"
-		" RETURNING id");
+		"INSERT INTO locations (agency_id, name, timezone)"
+		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC')) RETURNING id");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, req->who.agency_id);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, timezone, -1, SQLITE_STATIC);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":timezone", timezone);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t id = sqlite3_column_int64(st, 0);
@@ -411,18 +413,20 @@ static int update_location(struct hl_req *req)
 		return 0;
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w,
-		"UPDATE locations SET name = COALESCE(?3, name), timezone = COALESCE(?4, timezone),"
-		" disabled_at = CASE WHEN ?5 < 0 THEN disabled_at WHEN ?5 = 0 THEN NULL"
+		"UPDATE locations SET name = COALESCE(:name, name),"
+		" timezone = COALESCE(:timezone, timezone),"
+		" disabled_at = CASE WHEN :disabled < 0 THEN disabled_at"
+		"  WHEN :disabled = 0 THEN NULL"
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-		" WHERE id = ?1 AND agency_id = ?2");
+		" WHERE id = :id AND agency_id = :agency");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, req->who.agency_id);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, timezone, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, disabled);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":timezone", timezone);
+	hl_bind_int(st, ":disabled", disabled);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
@@ -450,19 +454,20 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 	struct hl_db *w = db_write_lock(db);
 	int rc = db_begin(w);
 	sqlite3_stmt *st = rc ? NULL : hl_stmt(w,
-		"INSERT INTO agencies (name) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM agencies)");
+		"INSERT INTO agencies (name) SELECT :name"
+		" WHERE NOT EXISTS (SELECT 1 FROM agencies)");
 	if (st) {
-		sqlite3_bind_text(st, 1, agency, -1, SQLITE_STATIC);
+		hl_bind_text(st, ":name", agency);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 		st = rc ? NULL : hl_stmt(w,
 			"INSERT INTO users (agency_id, email, name, role, password_hash)"
-			" VALUES ((SELECT min(id) FROM agencies), ?1, ?2, 'agency_admin', ?3)"
-			" ON CONFLICT (email) DO NOTHING");
+			" VALUES ((SELECT min(id) FROM agencies), :email, :name, 'agency_admin',"
+			" :password_hash) ON CONFLICT (email) DO NOTHING");
 	}
 	if (st) {
-		sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+		hl_bind_text(st, ":email", email);
+		hl_bind_text(st, ":name", name);
+		hl_bind_text(st, ":password_hash", hash);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 		if (!rc && !sqlite3_changes(hl_sqlite(w))) {
 			log_error("create-admin: a user with the e-mail %s exists", email);

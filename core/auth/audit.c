@@ -12,17 +12,19 @@ static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *a
 {
 	sqlite3_stmt *st = hl_stmt(w,
 		"INSERT INTO audit_log (agency_id, user_id, location_id, action, entity, entity_id, client)"
-		" VALUES (COALESCE(NULLIF(?1, 0), (SELECT agency_id FROM users WHERE id = ?2)),"
-		" NULLIF(?2, 0), NULLIF(?3, 0), ?4, ?5, NULLIF(?6, 0), ?7)");
+		" VALUES (COALESCE(NULLIF(:agency, 0),"
+		"  (SELECT agency_id FROM users WHERE id = :user)),"
+		" NULLIF(:user, 0), NULLIF(:current_location, 0), :action, :entity,"
+		" NULLIF(:entity_id, 0), :client)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, r->who.agency_id);
-	sqlite3_bind_int64(st, 2, r->who.user_id ? r->who.user_id : user);
-	sqlite3_bind_int64(st, 3, r->location_id);
-	sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, entity, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, id);
-	sqlite3_bind_text(st, 7, auth_client(r), -1, SQLITE_TRANSIENT);
+	hl_bind_int(st, ":agency", r->who.agency_id);
+	hl_bind_int(st, ":user", r->who.user_id ? r->who.user_id : user);
+	hl_bind_int(st, ":current_location", r->location_id);
+	hl_bind_text(st, ":action", action);
+	hl_bind_text(st, ":entity", entity);
+	hl_bind_int(st, ":entity_id", id);
+	hl_bind_text(st, ":client", auth_client(r));
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
 }
 

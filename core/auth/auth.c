@@ -136,19 +136,22 @@ static int read_credential(struct hl_req *r, const char *token_text, struct cred
 		? "SELECT u.id, u.agency_id, u.role, u.assigned_only, t.expires_at, 0,"
 		  " t.id, t.location_id"
 		  " FROM api_tokens t JOIN users u ON u.id = t.user_id"
-		  " WHERE t.token_hash = ?1 AND t.revoked_at IS NULL"
-		  " AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL"
+		  " WHERE t.token_hash = :token_hash AND t.revoked_at IS NULL"
+		  " AND (t.expires_at IS NULL OR t.expires_at > :now) AND u.disabled_at IS NULL"
 		: "SELECT u.id, u.agency_id, u.role, u.assigned_only, s.expires_at, s.renewed_at"
 		  " FROM sessions s JOIN users u ON u.id = s.user_id"
-		  " WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL");
+		  " WHERE s.token_hash = :token_hash AND s.expires_at > :now"
+		  " AND u.disabled_at IS NULL");
 	if (!st)
 		return HL_EDB;
 	unsigned char hash[32];
 	auth_token_hash(token_text, hash);
 	cr->stamp = credentials_stamp(r->srv->credentials);
 	cr->read_us = now_us();
-	sqlite3_bind_blob(st, 1, hash, sizeof(hash), SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	/* A BLOB: there is no hl_bind_ for one. */
+	int token_hash = sqlite3_bind_parameter_index(st, ":token_hash");
+	sqlite3_bind_blob(st, token_hash, hash, sizeof(hash), SQLITE_STATIC);
+	hl_bind_int(st, ":now", (int64_t)time(NULL));
 	int step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		read_identity(&cr->who, st);
@@ -178,11 +181,15 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 	struct db *db = r->srv->db;
 	struct hl_db *w = db_write_lock(db);
 	sqlite3_stmt *st = db_begin(w) ? NULL :
-		hl_stmt(w, "UPDATE sessions SET expires_at = ?2, renewed_at = ?3 WHERE token_hash = ?1");
+		hl_stmt(w, "UPDATE sessions SET expires_at = :expires_at, renewed_at = :now"
+			   " WHERE token_hash = :session");
 	if (st) {
-		sqlite3_bind_blob(st, 1, r->who.session, 32, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, now + CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
-		sqlite3_bind_int64(st, 3, now);
+		/* A BLOB: there is no hl_bind_ for one. */
+		int session = sqlite3_bind_parameter_index(st, ":session");
+		sqlite3_bind_blob(st, session, r->who.session, 32, SQLITE_STATIC);
+		hl_bind_int(st, ":expires_at",
+			    now + CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
+		hl_bind_int(st, ":now", now);
 		if (sqlite3_step(st) != SQLITE_DONE || db_commit(w))
 			db_rollback(w);
 		else
@@ -234,12 +241,13 @@ int auth_still_opens(struct hl_db *db, const struct identity *who, const int64_t
 {
 	int agency = role_is_agency(who->role);
 	sqlite3_stmt *st = agency
-		? hl_stmt(db, "SELECT id FROM locations WHERE agency_id = ?1 AND disabled_at IS NULL"
-			  " AND id IN (SELECT value FROM json_each(?2)) ORDER BY id")
+		? hl_stmt(db, "SELECT id FROM locations WHERE agency_id = :agency"
+			  " AND disabled_at IS NULL"
+			  " AND id IN (SELECT value FROM json_each(:ids)) ORDER BY id")
 		: hl_stmt(db, "SELECT l.id FROM user_locations ul JOIN locations l"
-			  " ON l.id = ul.location_id WHERE ul.user_id = ?1 AND l.disabled_at IS NULL"
-			  " AND l.agency_id = ?3 AND l.id IN (SELECT value FROM json_each(?2))"
-			  " ORDER BY l.id");
+			  " ON l.id = ul.location_id WHERE ul.user_id = :user"
+			  " AND l.disabled_at IS NULL AND l.agency_id = :agency"
+			  " AND l.id IN (SELECT value FROM json_each(:ids)) ORDER BY l.id");
 	struct buf list = BUF_INIT;
 	buf_putc(&list, '[');
 	for (int i = 0; i < n; i++)
@@ -249,10 +257,9 @@ int auth_still_opens(struct hl_db *db, const struct identity *who, const int64_t
 		buf_release(&list);
 		return st ? HL_ENOMEM : HL_EDB;
 	}
-	sqlite3_bind_int64(st, 1, agency ? who->agency_id : who->user_id);
-	sqlite3_bind_text(st, 2, list.data, (int)list.len, SQLITE_STATIC);
-	if (!agency)
-		sqlite3_bind_int64(st, 3, who->agency_id);
+	hl_bind_int(st, ":agency", who->agency_id);
+	hl_bind_int(st, ":user", who->user_id); /* only a location user's text has it */
+	hl_bind_text(st, ":ids", list.data);
 	int count = 0, step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW && count < n) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -269,19 +276,23 @@ int auth_still_signed_in(struct hl_db *db, const struct identity *who, struct id
 	sqlite3_stmt *st = who->token_id
 		? hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only, t.expires_at"
 			" FROM api_tokens t"
-			" JOIN users u ON u.id = t.user_id WHERE t.id = ?1 AND t.revoked_at IS NULL"
-			" AND (t.expires_at IS NULL OR t.expires_at > ?2) AND u.disabled_at IS NULL")
+			" JOIN users u ON u.id = t.user_id WHERE t.id = :token AND t.revoked_at IS NULL"
+			" AND (t.expires_at IS NULL OR t.expires_at > :now)"
+			" AND u.disabled_at IS NULL")
 		: hl_stmt(db, "SELECT u.id, u.agency_id, u.role, u.assigned_only, s.expires_at"
 			" FROM sessions s"
-			" JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?1"
-			" AND s.expires_at > ?2 AND u.disabled_at IS NULL");
+			" JOIN users u ON u.id = s.user_id WHERE s.token_hash = :session"
+			" AND s.expires_at > :now AND u.disabled_at IS NULL");
 	if (!st)
 		return HL_EDB;
-	if (who->token_id)
-		sqlite3_bind_int64(st, 1, who->token_id);
-	else
-		sqlite3_bind_blob(st, 1, who->session, sizeof(who->session), SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	if (who->token_id) {
+		hl_bind_int(st, ":token", who->token_id);
+	} else {
+		/* A BLOB: there is no hl_bind_ for one. */
+		int session = sqlite3_bind_parameter_index(st, ":session");
+		sqlite3_bind_blob(st, session, who->session, sizeof(who->session), SQLITE_STATIC);
+	}
+	hl_bind_int(st, ":now", (int64_t)time(NULL));
 	int step = sqlite3_step(st);
 	*now = *who;
 	if (step == SQLITE_ROW) {
@@ -352,19 +363,18 @@ static int64_t read_open_location(struct hl_req *r, int64_t want)
 	sqlite3_stmt *st;
 	if (role_is_agency(w->role))
 		st = hl_stmt(hl_read(r),
-			"SELECT min(id) FROM locations WHERE agency_id = ?1 AND disabled_at IS NULL"
-			" AND (?2 = 0 OR id = ?2)");
+			"SELECT min(id) FROM locations WHERE agency_id = :agency"
+			" AND disabled_at IS NULL AND (:want = 0 OR id = :want)");
 	else
 		st = hl_stmt(hl_read(r),
 			"SELECT min(l.id) FROM user_locations ul JOIN locations l ON l.id = ul.location_id"
-			" WHERE ul.user_id = ?1 AND l.disabled_at IS NULL AND l.agency_id = ?3"
-			" AND (?2 = 0 OR l.id = ?2)");
+			" WHERE ul.user_id = :user AND l.disabled_at IS NULL"
+			" AND l.agency_id = :agency AND (:want = 0 OR l.id = :want)");
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, role_is_agency(w->role) ? w->agency_id : w->user_id);
-	sqlite3_bind_int64(st, 2, want);
-	if (!role_is_agency(w->role))
-		sqlite3_bind_int64(st, 3, w->agency_id);
+	hl_bind_int(st, ":agency", w->agency_id);
+	hl_bind_int(st, ":user", w->user_id); /* only a location user's text has it */
+	hl_bind_int(st, ":want", want);
 	int64_t got = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_reset(st);
 	return got;
@@ -387,11 +397,12 @@ static int64_t open_location(struct hl_req *r, const struct credential *cr, int6
 HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
 {
 	sqlite3_stmt *st = hl_stmt(db,
-		"SELECT 1 FROM location_users WHERE location_id = ?1 AND user_id = ?2");
+		"SELECT 1 FROM location_users WHERE location_id = :given_location"
+		" AND user_id = :user");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, location);
-	sqlite3_bind_int64(st, 2, user);
+	hl_bind_int(st, ":given_location", location);
+	hl_bind_int(st, ":user", user);
 	int rc = sqlite3_step(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }
