@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+"""One way to write SQL (README, "Writing a module"), in the modules and the
+core's own routes alike, read from their sources: parameters are named
+(":id") and bound by name (hl_bind_int, hl_bind_text), never by place;
+a statement of one sub-account's rows is scoped (hl_scoped_read,
+hl_scoped_write, or hl_stmt_scoped in a store or a job), never bound to
+:location by hand, so the rule that refuses SQL without :location holds
+everywhere."""
+
+import glob
+import os
+import re
+
+from harness import ROOT
+
+# The modules and the core's routes; the core's mechanisms (db, jobs,
+# migrations) bind what they were handed and are not routes.
+FILES = sorted(glob.glob(os.path.join(ROOT, "modules", "*", "*.c")) +
+               glob.glob(os.path.join(ROOT, "core", "admin", "*.c")) +
+               glob.glob(os.path.join(ROOT, "core", "auth", "*.c")))
+
+LITERALS = r'((?:"(?:[^"\\]|\\.)*"\s*)+)'
+
+
+def where(path, text, at):
+    return "%s:%d" % (os.path.relpath(path, ROOT), text.count("\n", 0, at) + 1)
+
+
+def faults(paths):
+    said = []
+    for path in paths:
+        text = open(path).read()
+        for m in re.finditer(r"\bsqlite3_bind_(int|int64|text|text64|null|double)\s*\(", text):
+            said.append("%s: sqlite3_bind_%s binds by place: name the parameter and use"
+                        " hl_bind_int or hl_bind_text" % (where(path, text, m.start()), m.group(1)))
+        for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text):
+            if re.search(r"\?\d|\?\s*[,)]|=\s*\?(?!\w)", m.group(0)):
+                said.append("%s: a parameter by place (?) in %s" % (where(path, text, m.start()),
+                                                                      m.group(0)[:60]))
+        for m in re.finditer(r'hl_bind_(?:int|text)\([^,]+,\s*":location"', text):
+            said.append("%s: :location bound by hand: use a scoped statement"
+                        % where(path, text, m.start()))
+        for m in re.finditer(r"\bhl_stmt\(([^,()]+(?:\([^()]*\))?),\s*" + LITERALS + r"\)", text):
+            if ":location" in m.group(2):
+                said.append("%s: an unscoped statement names :location: use hl_scoped_read,"
+                            " hl_scoped_write or hl_stmt_scoped" % where(path, text, m.start()))
+    return said
+
+
+def test_the_modules_and_the_core_routes_write_sql_one_way():
+    assert len(FILES) > 40, FILES
+    said = faults(FILES)
+    assert not said, "\n".join(said)
+
+
+def test_the_check_names_each_other_way():
+    """Each way the rule forbids, written once, is named: the check above
+    can fail."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "bad.c")
+        open(bad, "w").write(
+            'static void f(sqlite3_stmt *st, struct hl_db *db)\n{\n'
+            '\tsqlite3_bind_int64(st, 1, 7);\n'
+            '\tst = hl_stmt(db, "SELECT id FROM t WHERE id = ?1");\n'
+            '\thl_bind_int(st, ":location", 3);\n'
+            '\tst = hl_stmt(db, "SELECT id FROM contacts"\n\t\t" WHERE location_id = :location");\n'
+            '}\n')
+        said = faults([bad])
+    assert [s.split(": ", 1)[1][:24] for s in said] == [
+        "sqlite3_bind_int64 binds", "a parameter by place (?)", ":location bound by hand:",
+        "an unscoped statement na"], said
