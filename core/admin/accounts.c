@@ -267,7 +267,7 @@ static int me(struct hl_req *req)
 	if (!req->who.user_id)
 		return nobody(req);
 	if (req->who.token_location)
-		return hl_reply_error(req, 403, "forbidden", "this token is limited to one location");
+		return hl_reply_error(req, 403, "forbidden", "this token is limited to one sub-account");
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
 		"SELECT u.id, u.email, u.name, u.role, u.assigned_only, a.id, a.name"
 		" FROM users u JOIN agencies a ON a.id = u.agency_id WHERE u.id = :user");
@@ -351,7 +351,7 @@ static int create_token(struct hl_req *req)
 	if (days < 0)
 		return 0;
 	if (location && !auth_may_open(req, location))
-		return hl_reply_error(req, 404, "not_found", "no such location");
+		return hl_reply_error(req, 404, "not_found", "no such sub-account");
 	char token[TOKEN_TEXT];
 	unsigned char hash[32];
 	auth_token_new("hlt_", token, hash);

@@ -430,7 +430,7 @@ static int update_location(struct hl_req *req)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
-		return hl_reply_error(req, 404, "not_found", "no such location");
+		return hl_reply_error(req, 404, "not_found", "no such sub-account");
 	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
 		return HL_EDB;
 	if (disabled > 0)

@@ -347,7 +347,7 @@ static int64_t requested_location(struct hl_req *r)
 {
 	int64_t id = named_location(r);
 	if (id < 0)
-		hl_reply_error(r, 400, "bad_request", "the location id must be a positive integer");
+		hl_reply_error(r, 400, "bad_request", "the sub-account (location_id) must be a positive integer");
 	return id;
 }
 
@@ -426,7 +426,7 @@ static int choose_location(struct hl_req *r, const struct credential *cr, int re
 		return -1;
 	if (r->who.token_location) {
 		if (want && want != r->who.token_location) {
-			hl_reply_error(r, 404, "not_found", "no such location");
+			hl_reply_error(r, 404, "not_found", "no such sub-account");
 			return -1;
 		}
 		want = r->who.token_location;
@@ -441,9 +441,9 @@ static int choose_location(struct hl_req *r, const struct credential *cr, int re
 	}
 	if (!r->location_id) {
 		if (want)
-			hl_reply_error(r, 404, "not_found", "no such location");
+			hl_reply_error(r, 404, "not_found", "no such sub-account");
 		else
-			hl_reply_error(r, 404, "no_location", "there is no location you may open");
+			hl_reply_error(r, 404, "no_location", "there is no sub-account you may open");
 		return -1;
 	}
 	return 0;
@@ -583,7 +583,7 @@ int auth_admit(struct hl_req *r)
 	if (r->who.token_location && (route->flags & HL_ROUTE_NO_LOCATION ||
 				      route->access == HL_ACCESS_AGENCY || route->access == HL_ACCESS_ADMIN)) {
 		/* A token for one location works inside that location only. */
-		hl_reply_error(r, 403, "forbidden", "this token is limited to one location");
+		hl_reply_error(r, 403, "forbidden", "this token is limited to one sub-account");
 		return -1;
 	}
 	if (!auth_role_allows(route->access, r->who.role)) {

@@ -125,12 +125,12 @@ static int listed_locations(struct hl_req *r, const char *list, int64_t *ids, in
 		size_t digits = strspn(p, "0123456789");
 		long long id = digits && digits < 19 ? strtoll(p, NULL, 10) : 0;
 		if (!id || (p[digits] && p[digits] != ',') || *n == LIVE_LOCATIONS_MAX) {
-			hl_reply_error(r, 400, "bad_request", "locations must be up to %d location ids,"
+			hl_reply_error(r, 400, "bad_request", "locations must be up to %d sub-account ids,"
 				       " separated by commas", LIVE_LOCATIONS_MAX);
 			return ANSWERED;
 		}
 		if (!auth_may_open(r, id)) {
-			hl_reply_error(r, 404, "not_found", "no such location: %lld", id);
+			hl_reply_error(r, 404, "not_found", "no such sub-account: %lld", id);
 			return ANSWERED;
 		}
 		ids[(*n)++] = id;
@@ -157,7 +157,7 @@ static int choose_locations(struct hl_req *r, int64_t *ids, int *n)
 	else
 		ids[0] = r->location_id, *n = 1;
 	if (!rc && !*n) {
-		hl_reply_error(r, 404, "no_location", "no location to listen to");
+		hl_reply_error(r, 404, "no_location", "no sub-account to listen to");
 		return ANSWERED;
 	}
 	if (rc)

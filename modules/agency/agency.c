@@ -80,7 +80,7 @@ int agency_location(struct hl_req *req, int64_t *location)
 				       *location);
 	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
 	if (rc == SQLITE_DONE) {
-		hl_reply_error(req, 404, "not_found", "no such location");
+		hl_reply_error(req, 404, "not_found", "no such sub-account");
 		return HL_EINVAL;
 	}
 	return rc == SQLITE_ROW ? 0 : HL_EDB;

@@ -259,7 +259,7 @@ int custom_fields_create(struct hl_req *req)
 	hl_bind_int(st, ":position", position);
 	int64_t id = hl_step_last_id(st);
 	if (id <= 0)
-		return id ? (int)id : hl_reply_error(req, 409, "duplicate", "key: this location has"
+		return id ? (int)id : hl_reply_error(req, 409, "duplicate", "key: this sub-account has"
 						     " a field '%s'", key);
 	return reply_field(req, 201, id);
 }

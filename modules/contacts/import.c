@@ -203,7 +203,7 @@ static int check_row(struct import *im, int nfields, struct contact_input *in)
 				: hl_user_in_location(im->db, im->location, in->owner_id);
 			if (ok <= 0)
 				return ok < 0 ? ok : reject(im, "owner_id: %s is no user of this"
-							    " location%s", v, "");
+							    " sub-account%s", v, "");
 			in->given |= OWNER_GIVEN;
 		} else if (c->target == T_TAGS) {
 			int rc = each_tag(im, v, 0);

@@ -43,7 +43,7 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 	if (ok < 0)
 		return ok;
 	if (!ok)
-		return hl_reply_invalid(req, "owner_id", "no user of this location");
+		return hl_reply_invalid(req, "owner_id", "no user of this sub-account");
 	int64_t me = hl_assigned_user(req);
 	if (me && in->given & OWNER_GIVEN && in->owner_id != me) /* they could no longer see it */
 		return hl_reply_invalid(req, "owner_id", "you see only your own contacts,"

@@ -57,9 +57,9 @@ static int find_contact(struct hl_req *req, const struct inbound *in, int64_t *o
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (in->contact)
-		return hl_reply_invalid(req, "contact_id", "no contact of this location");
+		return hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	return hl_reply_invalid(req, in->email ? "email" : "phone",
-				"no contact of this location has it");
+				"no contact of this sub-account has it");
 }
 
 /* Something with the shape of a phone number: 3 to 40 digits, spaces and

@@ -32,7 +32,7 @@ static int check_assignee(struct hl_req *req, int64_t user)
 	int ok = !user ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), user);
 	if (ok == 1)
 		return 0;
-	return ok < 0 ? ok : hl_reply_invalid(req, "assigned_to", "no user of this location");
+	return ok < 0 ? ok : hl_reply_invalid(req, "assigned_to", "no user of this sub-account");
 }
 
 /* An "assigned only" user may not hand a conversation to someone else:
@@ -102,7 +102,7 @@ int conv_open(struct hl_req *req)
 	int rc = exists(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
 			" AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", contact);
 	if (rc <= 0)
-		return rc ? rc : hl_reply_invalid(req, "contact_id", "no contact of this location");
+		return rc ? rc : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	if ((rc = check_assignee(req, assigned)))
 		return rc == HL_EINVAL ? 0 : rc;
 	if ((rc = keeps_it(req, assigned)))

@@ -50,7 +50,7 @@ static int read_contact(struct hl_req *req, struct invoice_input *in, int whole)
 	if (ok < 0)
 		return ok;
 	return ok ? 0 : hl_reply_invalid(req, "contact_id", mine_only ? "not one of your contacts"
-					 : "no contact of this location");
+					 : "no contact of this sub-account");
 }
 
 /* The body; answers 422 itself (HL_EINVAL). `whole`: a new invoice. */

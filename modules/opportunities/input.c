@@ -121,16 +121,16 @@ static int check_refs(struct hl_req *req, struct deal_input *in)
 	int64_t unused;
 	int ok = !in->owner ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req), in->owner);
 	if (ok != 1)
-		return ok < 0 ? ok : hl_reply_invalid(req, "owner_id", "no user of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "owner_id", "no user of this sub-account");
 	ok = !in->contact ? 1 : lookup(req, "SELECT 1 FROM contacts WHERE id = :id"
 		" AND location_id = :location AND deleted_at IS NULL"
 		" AND (:me = 0 OR owner_id = :me)", in->contact, &unused);
 	if (ok != 1)
-		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	ok = !in->stage ? 1 : lookup(req, "SELECT pipeline_id FROM stages WHERE id = :id"
 		" AND location_id = :location", in->stage, &in->stage_pipeline);
 	if (ok != 1)
-		return ok < 0 ? ok : hl_reply_invalid(req, "stage_id", "no stage of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "stage_id", "no stage of this sub-account");
 	if (in->pipeline && in->stage_pipeline != in->pipeline)
 		return hl_reply_invalid(req, "stage_id", "not a stage of pipeline_id");
 	return 0;

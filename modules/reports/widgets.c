@@ -88,7 +88,7 @@ static int read_config(struct hl_req *req, int tok, const char *kind, const char
 		return hl_reply_invalid(req, "config.pipeline_id", "only for a pipeline_value widget");
 	rc = pipeline ? pipeline_exists(req, pipeline) : 1;
 	if (rc != 1)
-		return rc < 0 ? rc : hl_reply_invalid(req, "config.pipeline_id", "no pipeline of this location");
+		return rc < 0 ? rc : hl_reply_invalid(req, "config.pipeline_id", "no pipeline of this sub-account");
 	*out = hl_sprintf(req, "{\"period\":\"%s\",\"group\":\"%s\"%s}", period ? period : "30d",
 			  group ? group : "day",
 			  pipeline ? hl_sprintf(req, ",\"pipeline_id\":%lld", (long long)pipeline) : "");

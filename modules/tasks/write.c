@@ -50,12 +50,12 @@ static int check_refs(struct hl_req *req, const struct task_input *in)
 	int ok = !in->assignee ? 1 : hl_user_in_location(hl_read(req), hl_location_id(req),
 							  in->assignee);
 	if (ok != 1)
-		return ok < 0 ? ok : hl_reply_invalid(req, "assignee_id", "no user of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "assignee_id", "no user of this sub-account");
 	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"
 				       " AND location_id = :location AND deleted_at IS NULL"
 				       " AND (:me = 0 OR owner_id = :me)", in->contact);
 	if (ok != 1)
-		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this location");
+		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	return 0;
 }
 

@@ -398,7 +398,7 @@ def test_a_caller_waiting_in_vain_for_a_reader_is_told_to_retry():
     """Identifying a caller, or checking a location it has not asked for
     lately, may need a reader (a caller known from memory borrows its first
     one there). With none free the server is busy: 503 with Retry-After,
-    never "no such location" (404)."""
+    never "no such sub-account" (404)."""
     s, admin, (a, b) = agency(modules=("contacts", "reader"), locations=("A", "B"),
                               env={"PGHL_READ_CONNECTIONS": "1", "PGHL_READER_WAIT_MS": "50"})
     with s:
@@ -411,7 +411,7 @@ def test_a_caller_waiting_in_vain_for_a_reader_is_told_to_retry():
             time.sleep(0.1)
             r = admin.get("/api/contacts", headers={"X-Location-Id": str(b)})
             seen.append(r.status)
-            assert r.status in (200, 503), r.body  # never "no such location"
+            assert r.status in (200, 503), r.body  # never "no such sub-account"
             if r.status == 503:
                 assert r.header("retry-after") == "1" and r.error_code() == "unavailable", r.body
             slow.join()

@@ -258,7 +258,7 @@ def test_each_validation_error_names_the_member():
             ({"items": [item()], "due_at": "next week"}, "due_at: a date"),
             ({"items": [item()], "due_at": "2026-02-30x"}, "due_at"),
             ({"items": [item()], "contact_id": "1"}, "contact_id"),
-            ({"items": [item()], "contact_id": other_location_contact}, "contact_id: no contact of this location"),
+            ({"items": [item()], "contact_id": other_location_contact}, "contact_id: no contact of this sub-account"),
         ):
             error(admin.post("/api/invoices", body, headers=h), 422, words)
         inv = create(admin, h)

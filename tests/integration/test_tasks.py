@@ -182,11 +182,11 @@ def test_bad_input_is_refused_naming_the_field():
                 ({"title": "t", "due_at": "2026-02-30"}, "due_at"),
                 ({"title": "t", "due_at": "2026-12-01T25:00"}, "due_at"),
                 ({"title": "t", "due_at": 20261201}, "due_at"),
-                ({"title": "t", "assignee_id": 999999}, "assignee_id: no user of this location"),
-                ({"title": "t", "assignee_id": other_user}, "assignee_id: no user of this location"),
+                ({"title": "t", "assignee_id": 999999}, "assignee_id: no user of this sub-account"),
+                ({"title": "t", "assignee_id": other_user}, "assignee_id: no user of this sub-account"),
                 ({"title": "t", "assignee_id": "1"}, "assignee_id"),
-                ({"title": "t", "contact_id": other_contact}, "contact_id: no contact of this location"),
-                ({"title": "t", "contact_id": gone}, "contact_id: no contact of this location"),
+                ({"title": "t", "contact_id": other_contact}, "contact_id: no contact of this sub-account"),
+                ({"title": "t", "contact_id": gone}, "contact_id: no contact of this sub-account"),
                 ({"title": "t", "contact_id": 0}, "contact_id"),
                 ({"title": "t", "priority": "high"}, "priority: no such field")):
             error(admin.post("/api/tasks", body, headers=h), 422, words)
