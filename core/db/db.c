@@ -305,14 +305,14 @@ HL_API sqlite3_stmt *hl_stmt_scoped(struct hl_db *c, int64_t location, const cha
 
 HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	int i = st ? sqlite3_bind_parameter_index(st, name) : 0;
 	if (i)
 		sqlite3_bind_int64(st, i, value);
 }
 
 HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value)
 {
-	int i = sqlite3_bind_parameter_index(st, name);
+	int i = st ? sqlite3_bind_parameter_index(st, name) : 0;
 	if (i)
 		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
 }

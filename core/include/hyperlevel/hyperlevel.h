@@ -897,7 +897,8 @@ HL_API sqlite3_stmt *hl_stmt_scoped(struct hl_db *db, int64_t location, const ch
 
 /* Bind parameter `name` (":id") of `st`, when the statement has it (so
  * one binding serves statement texts with and without an optional
- * filter). The text is copied. */
+ * filter). The text is copied. A NULL `st` is passed over, so that the
+ * hl_step_* after them (HL_EDB for NULL) is the one check needed. */
 HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value);
 HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value);
 
