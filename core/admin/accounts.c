@@ -225,7 +225,8 @@ static int logout(struct hl_req *req)
 static int write_locations(struct hl_req *req, struct hl_json *j)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
-		"SELECT l.id, l.name FROM location_users lu JOIN locations l ON l.id = lu.location_id"
+		"SELECT l.id, l.name, l.timezone, l.currency FROM location_users lu"
+		" JOIN locations l ON l.id = lu.location_id"
 		" WHERE lu.user_id = :user AND l.disabled_at IS NULL ORDER BY l.id");
 	if (!st)
 		return HL_EDB;

@@ -13,7 +13,10 @@
 #include "auth/auth.h"
 #include "auth/password.h"
 #include "db/db.h"
+#include "lib/currency.h"
 #include "lib/log.h"
+#include "lib/zone.h"
+#include "platform/module.h"
 #include "server.h"
 
 #include <stdint.h>
@@ -352,7 +355,7 @@ static int reset_password(struct hl_req *req)
 static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
 {
 	return agency_query(req,
-		"SELECT id, name, timezone, disabled_at, created_at, updated_at FROM locations"
+		"SELECT id, name, timezone, currency, disabled_at, created_at, updated_at FROM locations"
 		" WHERE agency_id = :agency AND (:id = 0 OR id = :id) ORDER BY id", id);
 }
 
@@ -368,27 +371,44 @@ static int answer_location(struct hl_req *req, int status, int64_t id)
 	return st ? hl_reply_row(req, status, st, "location") : HL_EDB;
 }
 
-/* POST /api/admin/locations {"name", "timezone"?} */
+/* A sub-account's time zone and currency, when given: one the tz database
+ * knows and an active ISO 4217 code. Answers 422 and returns 1 for
+ * another. */
+static int bad_place(struct hl_req *req, const char *timezone, const char *currency)
+{
+	if (timezone && !zone_known(timezone))
+		return !hl_reply_error(req, 422, "validation", "timezone: \"%s\" is not a time zone"
+				       " of the tz database, such as \"America/Chicago\"", timezone);
+	if (currency && currency_digits(currency) < 0)
+		return !hl_reply_error(req, 422, "validation", "currency: \"%s\" is not an ISO 4217"
+				       " code, such as \"USD\" or \"EUR\"", currency);
+	return 0;
+}
+
+/* POST /api/admin/locations {"name", "timezone"?, "currency"?} */
 static int create_location(struct hl_req *req)
 {
-	static const char *const keys[] = { "name", "timezone", NULL };
+	static const char *const keys[] = { "name", "timezone", "currency", NULL };
 	int bad = 0;
 	if (hl_fields_only(req, 0, keys))
 		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);
-	if (bad)
+	const char *currency = text_field(req, "currency", 3, &bad);
+	if (bad || bad_place(req, timezone, currency))
 		return 0;
 	if (!name)
 		return hl_reply_error(req, 422, "validation", "name is required");
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-		"INSERT INTO locations (agency_id, name, timezone)"
-		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC')) RETURNING id");
+		"INSERT INTO locations (agency_id, name, timezone, currency)"
+		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC'), COALESCE(:currency, 'USD'))"
+		" RETURNING id");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
+	hl_bind_text(st, ":currency", currency);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t id = sqlite3_column_int64(st, 0);
@@ -398,23 +418,53 @@ static int create_location(struct hl_req *req)
 	return answer_location(req, 201, id);
 }
 
-/* PATCH /api/admin/locations/:id {"name"?, "timezone"?, "disabled"?} */
+/* Whether sub-account `id`'s amounts may be read in `currency` from now
+ * on: they are kept in minor units, so a currency with as many digits
+ * after the point (USD, EUR, GBP) may replace another, while JPY (none)
+ * would read every cent as a yen. Answers 422 and returns 1 for one
+ * that may not; 0 also for no such sub-account (the update answers it). */
+static int bad_currency_change(struct hl_req *req, struct hl_db *w, int64_t id,
+			       const char *currency)
+{
+	char now[4] = "";
+	sqlite3_stmt *st = hl_stmt(w, "SELECT currency FROM locations"
+				      " WHERE id = :id AND agency_id = :agency");
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(now, sizeof(now), "%s", (const char *)sqlite3_column_text(st, 0));
+	if (st)
+		sqlite3_reset(st);
+	if (!currency || !*now || currency_digits(now) == currency_digits(currency))
+		return 0;
+	return !hl_reply_error(req, 422, "validation", "currency: amounts are kept in %s's"
+			       " minor units (%d decimals); %s has %d, so its amounts would change",
+			       now, currency_digits(now), currency, currency_digits(currency));
+}
+
+/* PATCH /api/admin/locations/:id {"name"?, "timezone"?, "currency"?,
+ * "disabled"?}. A new time zone makes the modules' counts by day again,
+ * in the same transaction. */
 static int update_location(struct hl_req *req)
 {
-	static const char *const keys[] = { "name", "timezone", "disabled", NULL };
+	static const char *const keys[] = { "name", "timezone", "currency", "disabled", NULL };
 	int64_t id;
 	int bad = 0;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
 		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);
+	const char *currency = text_field(req, "currency", 3, &bad);
 	int disabled = bool_field(req, "disabled", &bad);
-	if (bad)
+	if (bad || bad_place(req, timezone, currency))
 		return 0;
 	struct hl_db *w = hl_write_begin(req);
+	if (w && bad_currency_change(req, w, id, currency))
+		return 0;
 	sqlite3_stmt *st = hl_stmt(w,
 		"UPDATE locations SET name = COALESCE(:name, name),"
 		" timezone = COALESCE(:timezone, timezone),"
+		" currency = COALESCE(:currency, currency),"
 		" disabled_at = CASE WHEN :disabled < 0 THEN disabled_at"
 		"  WHEN :disabled = 0 THEN NULL"
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
@@ -426,11 +476,14 @@ static int update_location(struct hl_req *req)
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
+	hl_bind_text(st, ":currency", currency);
 	hl_bind_int(st, ":disabled", disabled);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;
 	if (!sqlite3_changes(hl_sqlite(w)))
 		return hl_reply_error(req, 404, "not_found", "no such sub-account");
+	if (timezone && modules_recount(req->srv->modules, w, id))
+		return HL_EDB;
 	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
 		return HL_EDB;
 	if (disabled > 0)

@@ -23,6 +23,7 @@
 #include "db/backup.h"
 #include "db/db.h"
 #include "db/migrate.h"
+#include "db/zone_sql.h"
 #include "lib/log.h"
 #include "platform/module.h"
 
@@ -178,6 +179,7 @@ static int learn_objects(const struct modules *set, struct hl_mod *m, struct sch
 		sqlite3_close(scratch);
 		return HL_EDB;
 	}
+	zone_sql_register(scratch);
 	replay(scratch, "core", core_migrations, core_migrations_count, 0);
 	int n, rc = replay_others(scratch, set, m);
 	if (!rc)

@@ -883,6 +883,24 @@ int modules_pending(struct modules *set, struct hl_db *w)
 	return pending;
 }
 
+int modules_recount(const struct modules *set, struct hl_db *w, int64_t location)
+{
+	for (int i = 0; i < set->norder; i++) {
+		const struct hl_module *d = set->order[i]->desc;
+		for (size_t k = 0; k < d->recounts.count; k++) {
+			struct hl_recount r;
+			copy_entry(&r, sizeof(r), d->recounts.entries, k, d->recounts.size);
+			sqlite3_stmt *st = r.sql ? hl_stmt_scoped(w, location, r.sql) : NULL;
+			if (hl_step_changes(st) < 0) {
+				log_error("%s: recount %s: %s", set->order[i]->name,
+					  r.name ? r.name : "(unnamed)", hl_db_errmsg(w));
+				return HL_EDB;
+			}
+		}
+	}
+	return 0;
+}
+
 struct mod_job *modules_jobs(struct modules *set, int *n)
 {
 	*n = set->njobs;

@@ -57,6 +57,10 @@ int modules_migrate(struct modules *set, struct hl_db *w);
 /* How many steps modules_migrate would apply to a database that has some
  * applied (migrate_pending); HL_EDB. */
 int modules_pending(struct modules *set, struct hl_db *w);
+/* Make again what the loaded modules keep by the days of sub-account
+ * `location` (their hl_module.recounts), in w's transaction: after its
+ * time zone changed. 0, or HL_EDB (logged) when an entry fails. */
+int modules_recount(const struct modules *set, struct hl_db *w, int64_t location);
 
 /* The jobs of all loaded modules; count in *n. */
 struct mod_job *modules_jobs(struct modules *set, int *n);

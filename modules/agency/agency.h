@@ -36,7 +36,8 @@
 #define LATE_TODAY(tc, which) \
 	"(SELECT count(*) FROM tasks WHERE location_id = " tc ".location_id" \
 	" AND completed_at IS NULL" which \
-	" AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_NOW ")"
+	" AND due_at >= " HL_SQL_MIDNIGHT("(SELECT timezone FROM locations z" \
+	" WHERE z.id = " tc ".location_id)", 0) " AND due_at < " HL_SQL_NOW ")"
 /* Every statement of the module reads SQLite's clock (HL_SQL_NOW), as the
  * tasks module's overdue_task_totals does: the tasks overdue before today
  * and today's then meet at one midnight. */

@@ -2,9 +2,13 @@
 /*
  * overview.c: GET /api/agency/overview, the agency at a glance: its
  * sub-accounts' counts added up (from the statement of projects.c) and,
- * over the last 30 days by day (UTC), its new contacts, deals won and
- * their value, messages received and payments (null without the invoices
- * module).
+ * over the last 30 days by day, its new contacts, deals won and their
+ * value, messages received and payments (null without the invoices
+ * module). Each sub-account counts by its own days (its time zone's),
+ * which are numbered by their dates: the agency's day is a date. Amounts
+ * are added up only when every sub-account keeps the same currency; the
+ * totals' by_currency has them per currency, and the series' amounts are
+ * null across currencies.
  *
  * The series is one statement over the figures per sub-account and day
  * that each owning module keeps (contacts_created_daily, deals_won_daily,
@@ -70,7 +74,18 @@ static int load_series(struct hl_req *req, int64_t location, struct day *days, i
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-static void write_series(struct hl_json *j, const struct day *days)
+/* Whether the sub-accounts the overview covers keep more than one currency. */
+static int mixed_currencies(struct hl_req *req, int64_t location, int *mixed)
+{
+	sqlite3_stmt *st = agency_read(req, "SELECT count(DISTINCT currency) > 1 FROM locations"
+				      " WHERE id IN " AGENCY_LOCATIONS, location);
+	int64_t n;
+	int rc = hl_step_int(st, &n);
+	*mixed = n > 0;
+	return rc < 0 ? rc : 0;
+}
+
+static void write_series(struct hl_json *j, const struct day *days, int mixed)
 {
 	hl_json_key(j, "series");
 	hl_json_array(j);
@@ -85,7 +100,7 @@ static void write_series(struct hl_json *j, const struct day *days)
 			}
 			if (series_keys[k][1]) {
 				hl_json_key(j, series_keys[k][1]);
-				if (k == S_PAYMENTS && !agency_invoices)
+				if ((k == S_PAYMENTS && !agency_invoices) || mixed)
 					hl_json_null(j);
 				else
 					hl_json_int(j, days[d].cents[k]);
@@ -118,9 +133,12 @@ int agency_overview(struct hl_req *req)
 	char until[32];
 	hl_time_text(start + DAYS * DAY, until);
 	int64_t location;
+	int mixed = 0;
 	int rc = agency_location(req, &location);
 	if (!rc)
 		rc = load_series(req, location, days, start / DAY);
+	if (!rc)
+		rc = mixed_currencies(req, location, &mixed);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	struct hl_json *j = hl_reply_json(req, 200);
@@ -131,7 +149,7 @@ int agency_overview(struct hl_req *req)
 	hl_json_string(j, days[0].start);
 	hl_json_key(j, "until");
 	hl_json_string(j, until);
-	write_series(j, days);
+	write_series(j, days, mixed);
 	hl_json_absent_modules(req, j);
 	hl_json_object_end(j);
 	return 0;

@@ -42,7 +42,8 @@
 	" unpaid AS (SELECT 0 AS id, 0 AS n, 0 AS due, 0 AS over_n, 0 AS over_due WHERE 0),"
 
 #define PROJECTS_ROWS(unpaid) \
-	"WITH loc AS MATERIALIZED (SELECT id, name, timezone FROM locations WHERE " FOUND_LOCATIONS ")," \
+	"WITH loc AS MATERIALIZED (SELECT id, name, timezone, currency FROM locations" \
+	" WHERE " FOUND_LOCATIONS ")," \
 	" live AS (SELECT location_id AS id, live AS n, health_sum AS h_sum, scored AS h_n" \
 	"  FROM contact_totals WHERE location_id IN (SELECT id FROM loc))," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM deal_totals" \
@@ -56,7 +57,7 @@
 	"  FROM open_task_totals tc" OVERDUE_JOIN("tc", "ot") \
 	"  WHERE tc.location_id IN (SELECT id FROM loc) AND tc.open > 0" \
 	"  GROUP BY tc.location_id)," unpaid \
-	" p AS (SELECT loc.id, loc.name, loc.timezone, coalesce(live.n, 0) AS contacts," \
+	" p AS (SELECT loc.id, loc.name, loc.timezone, loc.currency, coalesce(live.n, 0) AS contacts," \
 	"  coalesce(deals.n, 0) AS deals, coalesce(deals.cents, 0) AS value," \
 	"  coalesce(unread.n, 0) AS unread, coalesce(open_tasks.n, 0) AS tasks," \
 	"  coalesce(late.n, 0) AS overdue, coalesce(unpaid.n, 0) AS invoices," \
@@ -74,24 +75,36 @@
 	" SELECT "
 
 /* The counts of /api/project's "counts", of each sub-account (agg "") or
- * added up (agg "sum"); "invoices" is null without the invoices module. */
-#define INVOICE_COUNTS(agg) \
+ * added up (agg "sum"); "invoices" is null without the invoices module.
+ * Amounts are in each sub-account's currency: added up only where every
+ * sub-account has the same one (null otherwise: BY_CURRENCY has them). */
+#define ROW_MONEY(col) col
+#define SUM_MONEY(col) "iif(count(DISTINCT currency) > 1, NULL, sum(" col "))"
+#define INVOICE_COUNTS(agg, money) \
 	" 'invoices', json_object('outstanding', json_object('count', " agg "(invoices)," \
-	"  'amount_due_cents', " agg "(outstanding)), 'overdue', json_object('count'," \
-	"  " agg "(invoices_overdue), 'amount_due_cents', " agg "(invoices_overdue_cents)))"
-#define NO_INVOICE_COUNTS(agg) " 'invoices', NULL"
-#define PROJECTS_COUNTS(agg, invoices) \
+	"  'amount_due_cents', " money("outstanding") "), 'overdue', json_object('count'," \
+	"  " agg "(invoices_overdue), 'amount_due_cents', " money("invoices_overdue_cents") "))"
+#define NO_INVOICE_COUNTS(agg, money) " 'invoices', NULL"
+#define PROJECTS_COUNTS(agg, money, invoices) \
 	"json_object('contacts', " agg "(contacts)," \
-	" 'deals', json_object('open', " agg "(deals), 'open_value_cents', " agg "(value))," \
+	" 'deals', json_object('open', " agg "(deals), 'open_value_cents', " money("value") ")," \
 	" 'conversations', json_object('unread', " agg "(unread))," \
 	" 'tasks', json_object('open', " agg "(tasks), 'overdue', " agg "(overdue))," \
-	invoices(agg) ") AS json_counts"
+	invoices(agg, money) ") AS json_counts"
+/* The agency's amounts added up per currency, never across currencies. */
+#define BY_CURRENCY \
+	" (SELECT json_group_array(json_object('currency', currency, 'sub_accounts', n," \
+	"  'open_value_cents', value, 'outstanding_cents', outstanding," \
+	"  'overdue_cents', overdue)) FROM (SELECT currency, count(*) AS n, sum(value) AS value," \
+	"  sum(outstanding) AS outstanding, sum(invoices_overdue_cents) AS overdue FROM p" \
+	"  GROUP BY currency ORDER BY currency)) AS json_by_currency"
 
 /* The agency's totals: the mean health score is of every scored contact,
  * rounded as each sub-account's is. */
 #define PROJECTS_TOTALS(unpaid, invoices) PROJECTS_ROWS(unpaid) "count(*) AS sub_accounts, " \
-	PROJECTS_COUNTS("sum", invoices) ", CASE WHEN sum(h_n) THEN" \
-	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score FROM p"
+	PROJECTS_COUNTS("sum", SUM_MONEY, invoices) ", CASE WHEN sum(h_n) THEN" \
+	" CAST(round(CAST(sum(h_sum) AS REAL) / sum(h_n)) AS INTEGER) END AS health_score," \
+	BY_CURRENCY " FROM p"
 const char *const projects_totals_sql[2] = {
 	PROJECTS_TOTALS(NO_UNPAID, NO_INVOICE_COUNTS),
 	PROJECTS_TOTALS(UNPAID, INVOICE_COUNTS),
@@ -99,8 +112,9 @@ const char *const projects_totals_sql[2] = {
 
 /* The start of a page's statement, up to its counts: [agency_invoices]. */
 static const char *const page_rows_sql[2] = {
-	PROJECTS_ROWS(NO_UNPAID) "id, name, timezone, " PROJECTS_COUNTS("", NO_INVOICE_COUNTS),
-	PROJECTS_ROWS(UNPAID) "id, name, timezone, " PROJECTS_COUNTS("", INVOICE_COUNTS),
+	PROJECTS_ROWS(NO_UNPAID) "id, name, timezone, currency, "
+	PROJECTS_COUNTS("", ROW_MONEY, NO_INVOICE_COUNTS),
+	PROJECTS_ROWS(UNPAID) "id, name, timezone, currency, " PROJECTS_COUNTS("", ROW_MONEY, INVOICE_COUNTS),
 };
 
 struct projects_sort {
@@ -183,7 +197,7 @@ int agency_projects(struct hl_req *req)
 	hl_bind_int(st, ":limit", list.limit + 1);
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
-	if ((rc = hl_json_page(req, j, st, list.limit, 6)))
+	if ((rc = hl_json_page(req, j, st, list.limit, 7)))
 		return rc;
 	if (total >= 0) {
 		hl_json_key(j, "total");

@@ -93,10 +93,19 @@ static int init(struct hl_mod *mod)
 	return rc;
 }
 
+/* What is kept by the sub-account's days, made again when its zone changes. */
+static const struct hl_recount recounts[] = {
+	{ "contact_days", "DELETE FROM contact_days WHERE location_id = :location" },
+	{ "contact_days", "INSERT INTO contact_days (location_id, day, created)"
+	  " SELECT location_id, local_day(unixepoch(created_at), " HL_SQL_ZONE "), count(*)"
+	  " FROM contacts WHERE location_id = :location AND deleted_at IS NULL GROUP BY 1, 2" },
+};
+
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages));
+	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages),
+	  .recounts = HL_TABLE(recounts));
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact

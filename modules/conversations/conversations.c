@@ -46,9 +46,18 @@ static const struct hl_page pages[] = {
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
 };
 
+/* What is kept by the sub-account's days, made again when its zone changes. */
+static const struct hl_recount recounts[] = {
+	{ "received_days", "DELETE FROM received_days WHERE location_id = :location" },
+	{ "received_days", "INSERT INTO received_days (location_id, day, received)"
+	  " SELECT location_id, local_day(unixepoch(created_at), " HL_SQL_ZONE "), count(*)"
+	  " FROM messages WHERE location_id = :location AND direction = 'inbound' GROUP BY 1, 2" },
+};
+
 HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
-	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
+	  .recounts = HL_TABLE(recounts));
 
 int conv_is_channel(const char *s)
 {

@@ -38,6 +38,16 @@ static const struct hl_page pages[] = {
 	{ .path = "/invoices/:id", .script = "invoices.js", .order = 50 },
 };
 
+/* What is kept by the sub-account's days, made again when its zone changes. */
+static const struct hl_recount recounts[] = {
+	{ "payment_days", "DELETE FROM payment_days WHERE location_id = :location" },
+	{ "payment_days", "INSERT INTO payment_days (location_id, day, payments, cents)"
+	  " SELECT location_id, local_day(unixepoch(paid_at), " HL_SQL_ZONE "), count(*),"
+	  " sum(amount_cents) FROM payments WHERE location_id = :location"
+	  " AND paid_at IS NOT NULL GROUP BY 1, 2" },
+};
+
 HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
-	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages));
+	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
+	  .recounts = HL_TABLE(recounts));

@@ -29,18 +29,19 @@
 
 /* `tasks` and `late` narrow the tasks and the overdue counts. */
 #define COUNTERS(locations, unread, tasks, late, deals) \
-	"WITH loc AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " locations ")," \
-	unread \
+	"WITH loc AS MATERIALIZED (SELECT id, name, timezone, currency FROM locations WHERE id IN " \
+	locations ")," unread \
 	" today AS (SELECT location_id AS id, count(*) AS n," \
-	"  count(*) FILTER (WHERE due_at < " HL_SQL_NOW ") AS late FROM tasks" \
-	"  WHERE location_id IN (SELECT id FROM loc) AND completed_at IS NULL" tasks \
-	"  AND due_at >= " HL_SQL_TODAY " AND due_at < " HL_SQL_TOMORROW \
+	"  count(*) FILTER (WHERE due_at < " HL_SQL_NOW ") AS late" \
+	"  FROM loc JOIN tasks ON location_id = loc.id AND completed_at IS NULL" tasks \
+	"  AND due_at >= " HL_SQL_MIDNIGHT("loc.timezone", 0) \
+	"  AND due_at < " HL_SQL_MIDNIGHT("loc.timezone", 1) \
 	"  GROUP BY location_id)," \
 	" before AS (SELECT location_id AS id, sum(overdue) AS n FROM overdue_task_totals" \
 	"  WHERE location_id IN (SELECT id FROM loc)" late " GROUP BY location_id)," \
 	" deals AS (SELECT location_id AS id, sum(deals) AS n, sum(cents) AS cents FROM" deals \
 	"  location_id IN (SELECT id FROM loc) GROUP BY location_id)" \
-	" SELECT loc.id, loc.name, coalesce(unread.n, 0) AS unread," \
+	" SELECT loc.id, loc.name, loc.currency, coalesce(unread.n, 0) AS unread," \
 	" json_object('due_today', coalesce(today.n, 0)," \
 	"  'overdue', coalesce(before.n, 0) + coalesce(today.late, 0)) AS json_tasks," \
 	" json_object('open', coalesce(deals.n, 0), 'value_cents', coalesce(deals.cents, 0))" \

@@ -75,7 +75,7 @@ int reports_dashboard(struct hl_req *req)
 	if (!days)
 		return hl_reply_error(req, 400, "bad_request", "period must be 7d, 30d or 90d");
 	struct figures *f = hl_alloc(req, sizeof(*f));
-	period_init(&f->period, days, time(NULL));
+	period_init(&f->period, req, days, time(NULL));
 	int rc = figures_load(req, f);
 	if (rc)
 		return rc;

@@ -173,7 +173,7 @@ int dashboards_data(struct hl_req *req)
 	if (days <= 0)
 		return days < 0 ? days : hl_reply_error(req, 404, "not_found", "no such dashboard");
 	struct figures *f = hl_alloc(req, sizeof(*f));
-	period_init(&f->period, days, time(NULL));
+	period_init(&f->period, req, days, time(NULL));
 	int rc = figures_load(req, f);
 	sqlite3_stmt *st = rc ? NULL : hl_scoped_read(req, widgets_sql);
 	if (!st)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * period.c: the periods figures cover: 7, 30 or 90 days (UTC) ending
- * today, and their bounds as text that compares with the tables' times.
+ * period.c: the periods figures cover: 7, 30 or 90 of the sub-account's
+ * days ending today, and their bounds as text that compares with the
+ * tables' times. Day N's date is the date of UTC day N: days are numbered
+ * alike in every zone.
  */
 #include "reports.h"
 
@@ -20,20 +22,20 @@ int period_days(const char *name)
 	return 0;
 }
 
-void period_init(struct period *p, int days, time_t now)
+void period_init(struct period *p, struct hl_req *req, int days, time_t now)
 {
-	time_t midnight = now - now % DAY;
+	int64_t today = hl_local_day(req, now);
 	p->days = days;
-	p->start = midnight - (time_t)(days - 1) * DAY;
-	p->first_day = (int64_t)(p->start / DAY);
+	p->first_day = today - (days - 1);
+	p->start = (time_t)hl_day_start(req, p->first_day);
 	hl_time_text(p->start, p->since);
-	hl_time_text(midnight + DAY, p->end);
+	hl_time_text((time_t)hl_day_start(req, today + 1), p->end);
 }
 
 void period_date(const struct period *p, int day, char out[11])
 {
 	struct tm tm;
-	time_t t = p->start + (time_t)day * DAY;
+	time_t t = (time_t)((p->first_day + day) * DAY);
 	gmtime_r(&t, &tm);
 	strftime(out, 11, "%Y-%m-%d", &tm);
 }

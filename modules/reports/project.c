@@ -84,7 +84,7 @@ static void write_counts(struct hl_json *j, const struct figures *f)
 int reports_project(struct hl_req *req)
 {
 	struct figures *f = hl_alloc(req, sizeof(*f));
-	period_init(&f->period, 1, time(NULL));
+	period_init(&f->period, req, 1, time(NULL));
 	int rc = figures_load_counts(req, f);
 	if (rc)
 		return rc;

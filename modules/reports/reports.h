@@ -21,7 +21,7 @@
  * ("2026-11-30T00:00:00.000Z"). */
 struct period {
 	int days;
-	time_t start; /* the first day's midnight */
+	time_t start; /* the first day's midnight, in the sub-account's zone */
 	int64_t first_day; /* the same in days since 1970, as daily counts are kept */
 	char since[32], end[32];
 };
@@ -47,8 +47,8 @@ struct figures {
 
 /* The days of a period's name ("7d", "30d", "90d"), or 0 for another. */
 int period_days(const char *name);
-/* The period of `days` days ending on the day of `now`. */
-void period_init(struct period *p, int days, time_t now);
+/* The period of `days` of the sub-account's days ending on the day of `now`. */
+void period_init(struct period *p, struct hl_req *req, int days, time_t now);
 /* "2026-11-30", the date `day` days after the period's first. */
 void period_date(const struct period *p, int day, char out[11]);
 

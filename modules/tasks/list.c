@@ -9,7 +9,8 @@
  * per connection. A page that ends the open part goes on into the
  * completed one when no status is asked for. The cursor is the last row's
  * part, sort key and id as a JSON array, in hex: opaque to clients, read
- * back by SQLite. "today" and "week" are UTC days.
+ * back by SQLite. "today" and "week" (7 days from today) are the
+ * sub-account's days, in its time zone.
  */
 #include "tasks.h"
 
@@ -33,8 +34,9 @@ struct task_filters {
 static const char *const due_sql[] = {
 	[ANY_DUE] = "",
 	[OVERDUE] = " AND " DUE_KEY " < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-	[TODAY] = " AND " DUE_KEY " >= date('now') AND " DUE_KEY " < date('now', '+1 day')",
-	[WEEK] = " AND " DUE_KEY " >= date('now') AND " DUE_KEY " < date('now', '+7 days')",
+	[TODAY] = " AND " DUE_KEY " >= " HL_SQL_LOCAL_TODAY " AND " DUE_KEY " < " HL_SQL_LOCAL_TOMORROW,
+	[WEEK] = " AND " DUE_KEY " >= " HL_SQL_LOCAL_TODAY
+		 " AND " DUE_KEY " < " HL_SQL_MIDNIGHT(HL_SQL_ZONE, 7),
 };
 
 static int bad(struct hl_req *req, const char *message)

@@ -24,6 +24,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+import zoneinfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, os.environ.get("HL_BUILD", "build"))
@@ -108,6 +109,53 @@ def run_tests(namespace):
     print("%d passed, %d failed" % (passed, failed))
     raise SystemExit(1 if failed else 0)
 
+
+
+# The server's SQL functions for a sub-account's days (core/db/zone_sql.c),
+# which its triggers call: a test that writes the database itself brings
+# them, from Python's own reading of the system's tz database.
+def local_day(t, zone):
+    if t is None:
+        return None
+    moment = datetime.datetime.fromtimestamp(t, zoneinfo.ZoneInfo(zone or "UTC"))
+    return (t + int(moment.utcoffset().total_seconds())) // 86400
+
+
+def day_start(day, zone):
+    date = datetime.date(1970, 1, 1) + datetime.timedelta(days=day)
+    midnight = datetime.datetime.combine(date, datetime.time(0), zoneinfo.ZoneInfo(zone or "UTC"))
+    return int(midnight.timestamp())
+
+
+def zone_of(s, location):
+    """The time zone of sub-account `location`."""
+    return s.sql("SELECT timezone FROM locations WHERE id = ?", location)[0][0]
+
+
+def local_bounds(zone, days):
+    """The first midnight of the `days` days ending today in `zone`,
+    tomorrow's, today's and now, as UTC datetimes."""
+    tz = zoneinfo.ZoneInfo(zone)
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    today = now.astimezone(tz).date()
+    midnight = lambda d: datetime.datetime.combine(d, datetime.time(0), tz).astimezone(
+        datetime.timezone.utc)
+    return (midnight(today - datetime.timedelta(days=days - 1)),
+            midnight(today + datetime.timedelta(days=1)), midnight(today), now)
+
+
+def local_date(t, zone):
+    """The date ("2026-12-06") a time as the tables keep it falls on in `zone`."""
+    moment = datetime.datetime.fromisoformat(t.replace("Z", "+00:00"))
+    return moment.astimezone(zoneinfo.ZoneInfo(zone)).strftime("%Y-%m-%d")
+
+
+def connect(path, **options):
+    """sqlite3.connect, with the server's SQL functions."""
+    db = sqlite3.connect(path, **options)
+    db.create_function("local_day", 2, local_day, deterministic=True)
+    db.create_function("day_start", 2, day_start, deterministic=True)
+    return db
 
 class Response:
     def __init__(self, status, headers, body):
@@ -243,7 +291,7 @@ class Server:
         return c
 
     def sql(self, query, *args):
-        with sqlite3.connect(self.db_path) as db:
+        with connect(self.db_path) as db:
             return db.execute(query, args).fetchall()
 
     # The server keeps the sessions and tokens it read for up to a second
@@ -596,7 +644,7 @@ def temporaries(s):
 
 def fill(s, megabytes):
     """Enough data that a copy takes a while (the server is not running)."""
-    with sqlite3.connect(s.db_path) as db:
+    with connect(s.db_path) as db:
         db.execute("CREATE TABLE filler (b BLOB)")
         db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
                    " INSERT INTO filler SELECT randomblob(1048576) FROM n", (megabytes,))

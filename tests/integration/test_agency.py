@@ -11,10 +11,10 @@ table; and a write in any sub-account dropping the cached answers."""
 import datetime
 import functools
 import re
-import sqlite3
 import time
 
-from harness import cache_checks, error, every_page, headers, iso, now_iso, one, seeded_server
+from harness import (cache_checks, connect, error, every_page, headers, iso, local_date, now_iso, one,
+                     seeded_server)
 
 
 def locations(s, agency=1):
@@ -56,11 +56,11 @@ def mean(values):
 
 
 def expected_project(s, L):
-    name, tz = s.sql("SELECT name, timezone FROM locations WHERE id = ?", L)[0]
+    name, tz, currency = s.sql("SELECT name, timezone, currency FROM locations WHERE id = ?", L)[0]
     times = [t for (t,) in s.sql("SELECT last_message_at FROM conversations WHERE location_id = ?"
                                  " UNION ALL SELECT updated_at FROM contacts WHERE location_id = ?"
                                  " AND deleted_at IS NULL", L, L) if t]
-    return {"id": L, "name": name, "timezone": tz, "counts": expected_counts(s, L),
+    return {"id": L, "name": name, "timezone": tz, "currency": currency, "counts": expected_counts(s, L),
             "health_score": mean(scores(s, L)), "last_activity_at": max(times) if times else None}
 
 
@@ -182,7 +182,7 @@ def change_everything(s, admin):
           " FROM invoices WHERE location_id = 3 AND status = 'partially_paid' LIMIT 2)")
     s.sql("UPDATE invoices SET total_cents = total_cents + 5 WHERE id IN (SELECT id FROM invoices"
           " WHERE location_id = 4 AND status = 'sent' LIMIT 2)")
-    with sqlite3.connect(s.db_path) as db:
+    with connect(s.db_path) as db:
         db.execute("PRAGMA recursive_triggers = ON")
         db.execute("INSERT OR REPLACE INTO tasks (id, location_id, title) SELECT id, 2, 'Replaced'"
                    " FROM tasks WHERE location_id = 4 AND completed_at IS NULL LIMIT 3")
@@ -252,7 +252,8 @@ def test_kept_counts_follow_every_write():
                      " ORDER BY 1, 2") == \
             s.sql("SELECT owner_id, stage_id, count(*), sum(value_cents) FROM opportunities"
                   " WHERE status = 'open' AND owner_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2")
-        day = "CAST(strftime('%s', {}) AS INTEGER) / 86400"
+        # Each sub-account's day, in its time zone.
+        day = "local_day(unixepoch({}), (SELECT timezone FROM locations z WHERE z.id = location_id))"
         for keys, kept, counted in (
                 (2, "SELECT location_id, day, created FROM contact_days",
                  "SELECT location_id, " + day.format("created_at") + ", count(*) FROM contacts"
@@ -282,7 +283,7 @@ def test_kept_counts_follow_every_write():
         assert s.sql("SELECT location_id, assignee, day, late FROM late_counts ORDER BY 1, 2") == \
             s.sql("SELECT l.location_id, l.assignee, l.day, (SELECT count(*) FROM tasks t"
                   " WHERE t.location_id = l.location_id AND coalesce(t.assignee_id, 0) = l.assignee"
-                  " AND t.completed_at IS NULL AND " + day.format("t.due_at") + " < l.day)"
+                  " AND t.completed_at IS NULL AND " + LOCAL_DUE_DAY + " < l.day)"
                   " FROM late_counts l ORDER BY 1, 2")
         assert s.sql("SELECT DISTINCT location_id, assignee FROM due_days ORDER BY 1, 2") == \
             s.sql("SELECT location_id, assignee FROM late_counts ORDER BY 1, 2")
@@ -291,24 +292,36 @@ def test_kept_counts_follow_every_write():
         assert admin.get("/api/admin/metrics").json()["sqlite"]["recursive_triggers"] == 1
 
 
+# An open task's due day in its sub-account's time zone, for tasks t.
+LOCAL_DUE_DAY = "local_day(unixepoch(t.due_at), (SELECT timezone FROM locations z" \
+    " WHERE z.id = t.location_id))"
+
+
 def expected_series(s, since):
-    out = []
-    for d in range(30):
-        day = (since + datetime.timedelta(days=d)).strftime("%Y-%m-%d")
-        out.append({
-            "date": day,
-            "contacts_new": one(s, "SELECT count(*) FROM contacts WHERE deleted_at IS NULL"
-                                " AND substr(created_at, 1, 10) = ?", day),
-            "deals_won": one(s, "SELECT count(*) FROM opportunities WHERE status = 'won'"
-                             " AND substr(closed_at, 1, 10) = ?", day),
-            "deals_won_cents": one(s, "SELECT coalesce(sum(value_cents), 0) FROM opportunities"
-                                   " WHERE status = 'won' AND substr(closed_at, 1, 10) = ?", day),
-            "messages_received": one(s, "SELECT count(*) FROM messages WHERE direction = 'inbound'"
-                                     " AND substr(created_at, 1, 10) = ?", day),
-            "payments_cents": one(s, "SELECT coalesce(sum(amount_cents), 0) FROM payments"
-                                  " WHERE substr(paid_at, 1, 10) = ?", day),
-        })
-    return out
+    """The agency's 30 days by date, each sub-account counting on the
+    dates of its own time zone."""
+    zones = dict(s.sql("SELECT id, timezone FROM locations"))
+    dates = [(since + datetime.timedelta(days=d)).strftime("%Y-%m-%d") for d in range(30)]
+    out = {d: {"date": d, "contacts_new": 0, "deals_won": 0, "deals_won_cents": 0,
+               "messages_received": 0, "payments_cents": 0} for d in dates}
+
+    def add(sql, count_key, cents_key=None):
+        for location, t, cents in s.sql(sql):
+            d = local_date(t, zones[location])
+            if d in out:
+                out[d][count_key] += 1
+                if cents_key:
+                    out[d][cents_key] += cents
+    add("SELECT location_id, created_at, 0 FROM contacts WHERE deleted_at IS NULL", "contacts_new")
+    add("SELECT location_id, closed_at, value_cents FROM opportunities WHERE status = 'won'",
+        "deals_won", "deals_won_cents")
+    add("SELECT location_id, created_at, 0 FROM messages WHERE direction = 'inbound'", "messages_received")
+    for location, t, cents in s.sql("SELECT location_id, paid_at, amount_cents FROM payments"
+                                    " WHERE paid_at IS NOT NULL"):
+        d = local_date(t, zones[location])
+        if d in out:
+            out[d]["payments_cents"] += cents
+    return [out[d] for d in dates]
 
 
 def test_overview_adds_up_the_sub_accounts():
@@ -482,20 +495,21 @@ def test_overdue_tasks_whatever_day_their_counts_are_kept_to():
     s, admin = seeded_server(env={"PGHL_RESULT_CACHE": "0"})
     with s:
         # The job runs a second after start and moves every row to today.
-        today = int(time.time() // 86400)
+        today_of = "local_day(unixepoch(), (SELECT timezone FROM locations z" \
+            " WHERE z.id = late_counts.location_id))"
         for _ in range(100):
-            behind = s.sql("SELECT count(*) FROM late_counts WHERE day <> ?", today)[0][0]
+            behind = s.sql("SELECT count(*) FROM late_counts WHERE day <> " + today_of)[0][0]
             if not behind:
                 break
             time.sleep(0.1)
         assert behind == 0 and s.sql("SELECT count(*) FROM late_counts")[0][0] > 3
         change_everything(s, admin)
-        due_day = "CAST(strftime('%s', t.due_at) AS INTEGER) / 86400"
+        today = int(time.time() // 86400)
         for day in (0, today - 3, today, today + 2):
             s.sql("UPDATE late_counts SET day = ?, late = (SELECT count(*) FROM tasks t"
                   " WHERE t.location_id = late_counts.location_id"
                   " AND coalesce(t.assignee_id, 0) = late_counts.assignee AND t.completed_at IS NULL"
-                  " AND " + due_day + " < ?)", day, day)
+                  " AND " + LOCAL_DUE_DAY + " < ?)", day, day)
             now = now_iso()
             projects = {p["id"]: p["counts"]["tasks"]["overdue"]
                         for p in every_page(admin, "/api/agency/projects")}

@@ -11,7 +11,6 @@ import glob
 import json
 import os
 import re
-import sqlite3
 
 import harness
 from harness import MODULES, SEED_PASSWORD, Server, seeded_copy
@@ -50,7 +49,7 @@ def query_names():
 class Checker:
     def __init__(self, s, client, location):
         self.s, self.client, self.location = s, client, location
-        self.db = sqlite3.connect(s.db_path)
+        self.db = harness.connect(s.db_path)
         self.csrf = client.get("/api/auth/me").json()["csrf_token"]
         self.failures = []
         self.sent = 0

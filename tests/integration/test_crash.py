@@ -407,7 +407,7 @@ def check_imports(db, ledger):
 
 def check(s, ledger):
     """The file as the restarted server has it, in one read snapshot."""
-    db = sqlite3.connect(s.db_path, timeout=30, isolation_level=None)
+    db = harness.connect(s.db_path, timeout=30, isolation_level=None)
     try:
         db.execute("BEGIN")
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

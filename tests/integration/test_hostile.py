@@ -233,7 +233,7 @@ def test_stalled_downloads_hold_no_read_connection():
                                    "PGHL_HEADER_TIMEOUT_S": "4"})
     with s:
         # About 9 MB of CSV: more than the sockets between us hold.
-        with harness.sqlite3.connect(s.db_path) as db:
+        with harness.connect(s.db_path) as db:
             db.executemany("INSERT INTO contacts (location_id, first_name, company_name)"
                            " VALUES (?, ?, ?)",
                            ((loc, "Name %d" % i, "C" * 200) for i in range(40000)))

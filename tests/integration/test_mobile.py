@@ -6,19 +6,17 @@ plain SQL, page by page, for agency staff, a location's own user and an
 "assigned only" user; a user's open deals by stage; each user seeing only
 their own; and a write dropping the cached answers."""
 
-import datetime
-
-from harness import cache_checks, every_page, headers, iso, now_iso, one, seeded_server
+from harness import cache_checks, every_page, headers, iso, local_bounds, now_iso, one, seeded_server, zone_of
 
 
-def day_bounds():
-    now = datetime.datetime.now(datetime.timezone.utc)
-    today = datetime.datetime.combine(now.date(), datetime.time())
-    return iso(today), iso(today + datetime.timedelta(days=1))
+def day_bounds(s, L):
+    """Today's midnight and tomorrow's in the sub-account's time zone."""
+    _, end, today, _ = local_bounds(zone_of(s, L), 1)
+    return iso(today), iso(end)
 
 
 def expected_counters(s, L):
-    today, end = day_bounds()
+    today, end = day_bounds(s, L)
     now = now_iso()
     open_tasks = "FROM tasks WHERE location_id = ? AND completed_at IS NULL"
     deals = s.sql("SELECT count(*), coalesce(sum(value_cents), 0) FROM opportunities"
@@ -26,6 +24,7 @@ def expected_counters(s, L):
     return {
         "id": L,
         "name": one(s, "SELECT name FROM locations WHERE id = ?", L),
+        "currency": one(s, "SELECT currency FROM locations WHERE id = ?", L),
         "unread": one(s, "SELECT count(*) FROM conversations WHERE location_id = ? AND unread_count > 0", L),
         "tasks": {"due_today": one(s, "SELECT count(*) " + open_tasks + " AND due_at >= ? AND due_at < ?",
                                    L, today, end),
@@ -37,9 +36,10 @@ def expected_counters(s, L):
 def test_counters_of_a_location_and_of_all_a_user_may_open():
     s, admin = seeded_server()
     with s:
-        s.sql("UPDATE tasks SET due_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', 'start of day',"
-              " '+1 day', '-1 second')"
-              " WHERE location_id = 2 AND completed_at IS NULL AND id % 5 = 0")
+        # Due at the last second of the sub-account's today.
+        s.sql("UPDATE tasks SET due_at = strftime('%Y-%m-%dT%H:%M:%fZ', day_start(local_day(unixepoch(),"
+              " z.timezone) + 1, z.timezone) - 1, 'unixepoch') FROM locations z WHERE z.id = 2"
+              " AND location_id = 2 AND completed_at IS NULL AND tasks.id % 5 = 0")
         for L in (1, 2):
             got = admin.get("/api/mobile/summary?location_id=%d" % L)
             assert got.status == 200, got.body

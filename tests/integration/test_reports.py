@@ -11,28 +11,34 @@ import datetime
 import json
 import re
 
-from harness import cache_checks, error, headers, iso, one, seeded_server
+from harness import cache_checks, error, headers, iso, local_bounds, local_date, one, seeded_server, zone_of
 
 
-def bounds(days):
-    """The period's first midnight, tomorrow's midnight, today's and now (UTC)."""
-    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    today = now.replace(hour=0, minute=0, second=0)
-    since = today - datetime.timedelta(days=days - 1)
-    return since, today + datetime.timedelta(days=1), today, now
+def bounds(s, days, location=1):
+    """The period's first midnight, tomorrow's, today's and now, by the
+    sub-account's days."""
+    return local_bounds(zone_of(s, location), days)
+
+
+def dates(s, days, location=1):
+    """The period's dates, by the sub-account's days."""
+    zone = zone_of(s, location)
+    since = bounds(s, days, location)[0]
+    return [local_date(iso(since + datetime.timedelta(days=d, hours=12)), zone) for d in range(days)]
 
 
 def per_day(s, sql, since, days, location):
-    """{date: figure} from `sql`, whose rows are (time, figure)."""
-    got = {}
+    """{date: figure} from `sql`, whose rows are (time, figure), each on
+    the sub-account's date."""
+    zone, got = zone_of(s, location), {}
     for t, v in s.sql(sql, location):
         if t >= iso(since):
-            got[t[:10]] = got.get(t[:10], 0) + v
-    return [got.get((since + datetime.timedelta(days=d)).strftime("%Y-%m-%d"), 0) for d in range(days)]
+            got[local_date(t, zone)] = got.get(local_date(t, zone), 0) + v
+    return [got.get(d, 0) for d in dates(s, days, location)]
 
 
 def expected_series(s, days, location=1):
-    since, end, _, _ = bounds(days)
+    since, end, _, _ = bounds(s, days, location)
     cut = " < '%s' AND location_id = ?" % iso(end)
     return {
         "contacts_new": per_day(s, "SELECT created_at, 1 FROM contacts WHERE deleted_at IS NULL"
@@ -65,7 +71,7 @@ def expected_pipelines(s, location=1):
 
 
 def expected_dashboard(s, days, location=1):
-    since, end, today, now = bounds(days)
+    since, end, today, now = bounds(s, days, location)
     period = (iso(since), iso(end))
     L = location
     closed = lambda status: list(s.sql(
@@ -101,9 +107,7 @@ def check_dashboard(s, client, days, location=1, query=None):
         assert got[key] == value, key
     series = expected_series(s, days, location)
     assert len(got["series"]) == days
-    since = bounds(days)[0]
-    assert [d["date"] for d in got["series"]] == \
-        [(since + datetime.timedelta(days=i)).strftime("%Y-%m-%d") for i in range(days)]
+    assert [d["date"] for d in got["series"]] == dates(s, days, location)
     for key, values in series.items():
         assert [d[key] for d in got["series"]] == values, key
     assert got["contacts"]["new"] == sum(series["contacts_new"])
@@ -311,7 +315,8 @@ def expected_widget(s, kind, days, week, pipeline=0, location=1):
            "messages": ("messages_received", None), "revenue": ("payments_count", "payments_cents")}
     want = expected_dashboard(s, days, location)
     if kind in key:
-        since, end, _, _ = bounds(days)
+        since, end, _, _ = bounds(s, days, location)
+        day_dates = dates(s, days, location)
         if kind == "revenue":
             series["payments_count"] = per_day(s, "SELECT paid_at, 1 FROM payments WHERE paid_at < '%s'"
                                                " AND location_id = ?" % iso(end), since, days, location)
@@ -319,7 +324,7 @@ def expected_widget(s, kind, days, week, pipeline=0, location=1):
         size = (days % 7 or 7) if week else 1
         buckets, d = [], 0
         while d < days:
-            b = {"date": (since + datetime.timedelta(days=d)).strftime("%Y-%m-%d"),
+            b = {"date": day_dates[d],
                  "count": sum(counts[d:d + size])}
             if cents:
                 b["value_cents"] = sum(cents[d:d + size])

@@ -5,9 +5,8 @@ index kept in step with the contacts by triggers."""
 
 import hashlib
 import os
-import sqlite3
 
-from harness import ROOT, Server
+from harness import ROOT, Server, connect
 
 MODULES = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports",
            "agency", "mobile")
@@ -96,7 +95,7 @@ def test_existing_contacts_survive_the_rebuild_into_the_full_record():
     with s:
         code, _, err = s.run("migrate", "--modules-dir", s.root)  # the core's steps only
         assert code == 0, err
-        with sqlite3.connect(s.db_path) as db:
+        with connect(s.db_path) as db:
             for seq, name in ((1, "001_contacts"), (2, "002_purge_by_deletion_time")):
                 sql = open(os.path.join(folder, name + ".sql")).read()
                 db.executescript(sql)

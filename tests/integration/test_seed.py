@@ -120,7 +120,7 @@ def test_the_kept_counts_are_what_the_triggers_would_keep():
     # insert trigger is written again with the triggers on: the tables
     # they write must come out the same, one a future trigger writes too.
     d, _ = seeded("--scale", "0.02", "--locations", "6")
-    with sqlite3.connect(os.path.join(d, "hyperlevel.db")) as db:
+    with harness.connect(os.path.join(d, "hyperlevel.db")) as db:
         fed, kept = set(), set()
         for table, sql in db.execute("SELECT tbl_name, sql FROM sqlite_schema WHERE type = 'trigger'"):
             if re.search(r"\bAFTER\s+INSERT\s+ON\b", sql, re.I):

@@ -10,6 +10,7 @@ import datetime
 import re
 import time
 
+import harness
 from harness import error, every_page, headers, ids, seeded_server
 
 
@@ -23,14 +24,17 @@ def iso(t):
     return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
-def due_where(due):
-    """The SQL of a due filter, with the times worked out here (UTC)."""
+def due_where(s, due, location=1):
+    """The SQL of a due filter, with the times worked out here, by the days
+    of the sub-account's time zone."""
+    zone = s.sql("SELECT timezone FROM locations WHERE id = ?", location)[0][0]
     now = datetime.datetime.now(datetime.timezone.utc)
-    today = now.strftime("%Y-%m-%d")
-    days = lambda n: (now + datetime.timedelta(days=n)).strftime("%Y-%m-%d")
+    today = harness.local_day(int(now.timestamp()), zone)
+    midnight = lambda n: iso(datetime.datetime.fromtimestamp(harness.day_start(today + n, zone),
+                                                              datetime.timezone.utc))
     return {"overdue": "due_at < '%s' AND completed_at IS NULL" % iso(now),
-            "today": "due_at >= '%s' AND due_at < '%s'" % (today, days(1)),
-            "week": "due_at >= '%s' AND due_at < '%s'" % (today, days(7))}[due]
+            "today": "due_at >= '%s' AND due_at < '%s'" % (midnight(0), midnight(1)),
+            "week": "due_at >= '%s' AND due_at < '%s'" % (midnight(0), midnight(7))}[due]
 
 
 def want(s, where, location=1):
@@ -79,16 +83,16 @@ def test_every_filter_equals_its_sql():
             ("", "1"),
             ("status=open", "completed_at IS NULL"),
             ("status=completed", "completed_at IS NOT NULL"),
-            ("due=overdue", due_where("overdue")),
-            ("due=today", due_where("today")),
-            ("due=week", due_where("week")),
-            ("status=completed&due=week", "completed_at IS NOT NULL AND " + due_where("week")),
+            ("due=overdue", due_where(s, "overdue")),
+            ("due=today", due_where(s, "today")),
+            ("due=week", due_where(s, "week")),
+            ("status=completed&due=week", "completed_at IS NOT NULL AND " + due_where(s, "week")),
             ("assignee=%d" % assignee, "assignee_id = %d" % assignee),
             ("assignee=me", "assignee_id = %d" % me),
             ("contact=%d" % contact, "contact_id = %d" % contact),
             ("contact=%d&status=completed" % contact, "contact_id = %d AND completed_at IS NOT NULL" % contact),
             ("status=open&due=week&assignee=me", "completed_at IS NULL AND assignee_id = %d AND %s"
-             % (me, due_where("week"))),
+             % (me, due_where(s, "week"))),
         ]
         for query, where in cases:
             expected = want(s, where)
@@ -236,7 +240,7 @@ def test_assigned_only_users_see_and_touch_only_their_tasks():
         mine = ids(every_page(user, "/api/tasks", limit=100))
         assert mine and mine == want(s, "assignee_id = %d" % me, location=2)
         assert ids(every_page(user, "/api/tasks?status=open&due=week")) == \
-            want(s, "assignee_id = %d AND completed_at IS NULL AND %s" % (me, due_where("week")), 2)
+            want(s, "assignee_id = %d AND completed_at IS NULL AND %s" % (me, due_where(s, "week", 2)), 2)
         others = s.sql("SELECT id FROM tasks WHERE location_id = 2 AND assignee_id IS NOT ? LIMIT 1", me)[0][0]
         path = "/api/tasks/%d" % others
         assert user.get(path).status == 404

@@ -788,9 +788,9 @@ void fill(struct seed *s)
  * each while the triggers are set aside (main.c): a trigger a row cost a
  * tenth of the seed. test_seed.py writes the rows again with the triggers
  * on and checks that they give the same. A day is counted as the triggers
- * count it; unixepoch() gives their strftime('%s', ...) at a third of the
- * cost. */
-#define DAY_OF(col) "unixepoch(" col ") / 86400"
+ * count it: the sub-account's, in its time zone (local_day). */
+#define DAY_OF(col) "local_day(unixepoch(" col "), (SELECT timezone FROM locations l" \
+	" WHERE l.id = location_id))"
 
 int derive_counts(struct seed *s)
 {

@@ -14,6 +14,8 @@
  */
 #include "seed.h"
 
+#include "db/zone_sql.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <malloc.h>
@@ -246,6 +248,10 @@ static int seed_database(struct seed *s, const char *path)
 {
 	struct deferred later = { NULL, 0 };
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		fprintf(stderr, "perf-seed: %s: %s\n", path, sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (zone_sql_register(s->db) != SQLITE_OK) {
 		fprintf(stderr, "perf-seed: %s: %s\n", path, sqlite3_errmsg(s->db));
 		return -1;
 	}

@@ -57,6 +57,9 @@
  *   1.14 hl_stmt_scoped: a scoped statement outside a request; the
  *        descriptor's tables (struct hl_table, HL_TABLE), init optional;
  *        hl_reply_record, hl_delete_if_empty.
+ *   1.15 a sub-account's days: hl_location_zone, hl_local_day,
+ *        hl_day_start, the SQL functions local_day and day_start, the
+ *        descriptor's recounts (struct hl_recount); locations.currency.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -72,7 +75,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 14
+#define HL_ABI_MINOR 15
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -412,6 +415,23 @@ struct hl_module {
 	 * that order, before init runs. init is left for what depends on a
 	 * setting or on another module being loaded. */
 	struct hl_table migrations, routes, jobs, handlers, pages;
+	/* ABI 1.15. struct hl_recount entries: what the module keeps by day,
+	 * made again when a sub-account's time zone changes. */
+	struct hl_table recounts;
+};
+
+/* ABI 1.15. Counts kept by the sub-account's days (local_day, below) are
+ * made again when its time zone changes: each entry's `sql`, one
+ * statement with :location, runs in the transaction that changes the
+ * zone, after the new zone is written, in module load order then table
+ * order. A count kept by triggers is typically deleted by one entry and
+ * made again from its records by the next:
+ *     { "contact_days", "DELETE FROM contact_days WHERE location_id = :location" },
+ *     { "contact_days", "INSERT INTO contact_days ... SELECT ... local_day(...)" }
+ * A failing entry (logged, with its name) refuses the change. */
+struct hl_recount {
+	const char *name;
+	const char *sql;
 };
 
 #define HL_MODULE(...)                                                      \
@@ -560,6 +580,23 @@ HL_API const char *hl_body(const struct hl_req *req, size_t *len);
  * hl_location_id(req) is enough to keep sub-accounts apart. */
 HL_API int64_t hl_user_id(const struct hl_req *req);
 HL_API int64_t hl_location_id(const struct hl_req *req);
+/* ABI 1.15. The days of the request's sub-account, in its time zone:
+ * what "today", "this week" and every by-day figure mean for it. Days are
+ * numbered from 1970-01-01 (day 0), as SQLite's unixepoch() / 86400 would
+ * number them in UTC; a day lasts 23, 24 or 25 hours.
+ *   hl_location_zone: its IANA name, "UTC" without a sub-account
+ *   hl_local_day: the day `t` (seconds since 1970) falls on
+ *   hl_day_start: the first second of `day` (its midnight)
+ * In SQL, on every connection, for triggers, views and the agency's
+ * queries across sub-accounts:
+ *   local_day(t, zone)   as hl_local_day, for `zone` ("UTC" or NULL: UTC)
+ *   day_start(day, zone) as hl_day_start
+ * e.g. local_day(unixepoch(new.created_at), (SELECT timezone FROM
+ * locations WHERE id = new.location_id)). The arithmetic is libical's,
+ * over the system's tz database. */
+HL_API const char *hl_location_zone(struct hl_req *req);
+HL_API int64_t hl_local_day(struct hl_req *req, int64_t t);
+HL_API int64_t hl_day_start(struct hl_req *req, int64_t day);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
@@ -650,6 +687,17 @@ HL_API void hl_time_text(time_t t, char out[32]);
 #define HL_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
 #define HL_SQL_TODAY "strftime('%Y-%m-%dT00:00:00.000Z')"
 #define HL_SQL_TOMORROW "strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')"
+/* ABI 1.15. The same in a sub-account's time zone (hl_local_day): the
+ * midnight `days_ahead` days after today's in the zone SQL `zone` names,
+ * as the tables keep times; HL_SQL_LOCAL_TODAY and _TOMORROW for a
+ * statement with :location. A query across sub-accounts names each one's
+ * zone: HL_SQL_MIDNIGHT("loc.timezone", 0). */
+#define HL_SQL_ZONE "(SELECT timezone FROM locations WHERE id = :location)"
+#define HL_SQL_MIDNIGHT(zone, days_ahead)                                    \
+	"strftime('%Y-%m-%dT%H:%M:%fZ', day_start(local_day(unixepoch(), " zone \
+	") + " #days_ahead ", " zone "), 'unixepoch')"
+#define HL_SQL_LOCAL_TODAY HL_SQL_MIDNIGHT(HL_SQL_ZONE, 0)
+#define HL_SQL_LOCAL_TOMORROW HL_SQL_MIDNIGHT(HL_SQL_ZONE, 1)
 /* Whether `s` has the shape of an e-mail address (one @, a dot in the
  * domain, no spaces); the one check every module uses. */
 HL_API int hl_is_email(const char *s);
@@ -823,7 +871,9 @@ HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
 /* The core's tables a module may read (never write) to show a location
  * and its people; these columns stay, others may be added:
  *   locations (id, agency_id, name, timezone, disabled_at, created_at,
- *       updated_at)
+ *       updated_at, currency); timezone is an IANA name ("America/Chicago",
+ *       "UTC"), currency an ISO 4217 code ("USD") in whose minor units
+ *       (cents; yen for JPY) the sub-account's amounts are kept (1.15)
  *   users (id, agency_id, email, name, role, assigned_only, disabled_at,
  *       created_at); never password_hash
  *   location_users (location_id, user_id), a view: who may open which
