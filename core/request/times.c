@@ -5,9 +5,14 @@
  * "2026-11-29T08:30:00.000Z", which sorts and compares as text). Every
  * module reads a time through here, so "2026-02-30" is refused everywhere
  * rather than rolled into March, and an offset is applied the same way.
+ * A date or time without an offset is the sub-account's: "2026-11-29" is
+ * its midnight in the sub-account's time zone, "2026-11-29T09:30" its
+ * half past nine there.
  */
 #include "request/times.h"
 #include "request/request.h"
+
+#include "lib/zone.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,15 +59,19 @@ static int days_in_month(int y, int m)
 	return days[m - 1] + (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0));
 }
 
-/* Parse `s` into milliseconds since 1970 (UTC); 0, or -1 when it is not a
- * real date or time. */
-static int parse_time(const char *s, long long *ms)
+/* Parse `s` into milliseconds since 1970, of UTC when it has an offset
+ * (or Z) and of the wall clock when it has none, which *local says (2 for
+ * a date alone, 1 for a time); 0, or -1 when it is not a real date or
+ * time. */
+static int parse_time(const char *s, long long *ms, int *local)
 {
 	int y = digits(&s, 4), m, d, hh = 0, mm = 0, ss = 0, frac = 0, offset = 0;
 	if (y < 0 || *s++ != '-' || (m = digits(&s, 2)) < 1 || m > 12 || *s++ != '-' ||
 	    (d = digits(&s, 2)) < 1 || d > days_in_month(y, m))
 		return -1;
+	*local = 2;
 	if (*s == 'T' || *s == ' ') {
+		*local = 1;
 		s++;
 		if ((hh = digits(&s, 2)) < 0 || hh > 23 || *s++ != ':' || (mm = digits(&s, 2)) < 0 ||
 		    mm > 59)
@@ -76,7 +85,9 @@ static int parse_time(const char *s, long long *ms)
 		}
 		if (*s == 'Z') {
 			s++;
+			*local = 0;
 		} else if (*s == '+' || *s == '-') {
+			*local = 0;
 			int sign = *s++ == '-' ? -1 : 1, oh = digits(&s, 2), om;
 			if (oh < 0 || oh > 23 || *s++ != ':' || (om = digits(&s, 2)) < 0 || om > 59)
 				return -1;
@@ -108,20 +119,37 @@ static int format_ms(long long ms, char out[TIME_TEXT])
 	return 0;
 }
 
-int time_to_utc(const char *s, char out[TIME_TEXT])
+/* The UTC instant of wall-clock time `wall` (seconds, as if UTC) in
+ * `zone`: the offset at the guess made with the offset at the wall time
+ * itself, which is right but for the hour a clock change skips or
+ * repeats (then one of the two sides of it). */
+static long long from_wall_clock(const char *zone, long long wall)
+{
+	return wall - zone_offset(zone, wall - zone_offset(zone, wall));
+}
+
+int time_to_utc(const char *s, const char *zone, char out[TIME_TEXT])
 {
 	long long ms;
-	if (!s || strlen(s) > 40 || parse_time(s, &ms))
+	int local;
+	if (!s || strlen(s) > 40 || parse_time(s, &ms, &local))
 		return -1;
+	if (local == 2)
+		ms = zone_midnight(zone, ms / 86400000) * 1000;
+	else if (local == 1) {
+		long long wall = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+		ms = from_wall_clock(zone, wall) * 1000 + (ms - wall * 1000);
+	}
 	return format_ms(ms, out);
 }
 
-/* `s` as the tables keep times, in the request's memory; NULL if it is
- * not a real date or time. */
+/* `s` as the tables keep times, in the request's memory, read in the
+ * sub-account's time zone when it has no offset; NULL if it is not a real
+ * date or time. */
 static const char *utc_text(struct hl_req *r, const char *s)
 {
 	char text[TIME_TEXT];
-	return time_to_utc(s, text) ? NULL : hl_strndup(r, text, strlen(text));
+	return time_to_utc(s, hl_location_zone(r), text) ? NULL : hl_strndup(r, text, strlen(text));
 }
 
 HL_API int hl_field_time(struct hl_req *r, int obj, const char *key, const char **out)

@@ -9,7 +9,9 @@
 #define TIME_TEXT 32 /* "2026-11-29T09:30:00.000Z" and its NUL, with room */
 
 /* An ISO 8601 date or time, checked to be a real one, written into `out`
- * as UTC with milliseconds. 0, or -1 when it is not one. */
-int time_to_utc(const char *s, char out[TIME_TEXT]);
+ * as UTC with milliseconds; one without an offset is a wall-clock time in
+ * `zone` (NULL: UTC), a date alone its midnight there. 0, or -1 when it
+ * is not one. */
+int time_to_utc(const char *s, const char *zone, char out[TIME_TEXT]);
 
 #endif

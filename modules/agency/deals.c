@@ -3,7 +3,8 @@
  * deals.c: GET /api/agency/opportunities?status=open|won|lost|abandoned
  * (open by default): the sub-accounts by name in keyset pages (limit,
  * cursor), each with its deals of that status by stage and their count and
- * value, and the agency's totals by status.
+ * value in its currency, and the agency's totals by status (their value
+ * null when the sub-accounts with such deals keep more than one currency).
  *
  * Both statements read the counts the opportunities module keeps and
  * publishes per stage and status (the view deal_totals): a few rows per
@@ -20,11 +21,11 @@ static const char *const statuses[] = { "open", "won", "lost", "abandoned" };
 /* A row per stage with deals of :status, or one with NULLs for a
  * sub-account without any; limit + 1 sub-accounts, to know there are more. */
 static const char page_sql[] =
-	"WITH page AS MATERIALIZED (SELECT id, name FROM locations WHERE id IN " AGENCY_LOCATIONS
+	"WITH page AS MATERIALIZED (SELECT id, name, currency FROM locations WHERE id IN " AGENCY_LOCATIONS
 	"  AND (:cursor IS NULL OR (name COLLATE NOCASE, id) > (json_extract(:cursor, '$[0]'),"
 	"  json_extract(:cursor, '$[1]'))) ORDER BY name COLLATE NOCASE, id LIMIT :limit)"
 	" SELECT page.id, page.name, st.stage_id, st.stage_name, st.pipeline_id, st.pipeline_name,"
-	" st.deals, st.cents, hex(json_array(page.name, page.id)) FROM page"
+	" st.deals, st.cents, hex(json_array(page.name, page.id)), page.currency FROM page"
 	" LEFT JOIN (SELECT sc.location_id, sc.stage_id, s.name AS stage_name, s.pipeline_id,"
 	"  p.name AS pipeline_name, p.position AS pipeline_position, s.position, sc.deals, sc.cents"
 	"  FROM deal_totals sc JOIN stages s ON s.id = sc.stage_id"
@@ -35,14 +36,16 @@ static const char page_sql[] =
 	" st.position, st.stage_id";
 
 enum { COL_LOCATION, COL_LOCATION_NAME, COL_STAGE, COL_STAGE_NAME, COL_PIPELINE,
-       COL_PIPELINE_NAME, COL_COUNT, COL_CENTS, COL_CURSOR };
+       COL_PIPELINE_NAME, COL_COUNT, COL_CENTS, COL_CURSOR, COL_CURRENCY };
 
 static const char totals_sql[] =
-	"SELECT status, sum(deals), sum(cents) FROM deal_totals"
-	" WHERE location_id IN " AGENCY_LOCATIONS " GROUP BY status";
+	"SELECT t.status, sum(t.deals), sum(t.cents), count(DISTINCT l.currency) > 1"
+	" FROM deal_totals t JOIN locations l ON l.id = t.location_id"
+	" WHERE t.location_id IN " AGENCY_LOCATIONS " AND t.deals > 0 GROUP BY t.status";
 
 struct figure {
 	int64_t count, cents;
+	int mixed; /* cents of more than one currency: not added up */
 };
 
 static void write_figure(struct hl_json *j, struct figure f)
@@ -50,7 +53,10 @@ static void write_figure(struct hl_json *j, struct figure f)
 	hl_json_key(j, "count");
 	hl_json_int(j, f.count);
 	hl_json_key(j, "value_cents");
-	hl_json_int(j, f.cents);
+	if (f.mixed)
+		hl_json_null(j);
+	else
+		hl_json_int(j, f.cents);
 }
 
 static void open_location(struct hl_json *j, sqlite3_stmt *st)
@@ -60,6 +66,8 @@ static void open_location(struct hl_json *j, sqlite3_stmt *st)
 	hl_json_column(j, st, COL_LOCATION);
 	hl_json_key(j, "name");
 	hl_json_column(j, st, COL_LOCATION_NAME);
+	hl_json_key(j, "currency");
+	hl_json_column(j, st, COL_CURRENCY);
 	hl_json_key(j, "stages");
 	hl_json_array(j);
 }
@@ -90,7 +98,7 @@ static void write_stage(struct hl_json *j, sqlite3_stmt *st, struct figure f)
  * further sub-account came. */
 static int write_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, int64_t limit)
 {
-	struct figure here = { 0, 0 };
+	struct figure here = { 0, 0, 0 };
 	int64_t current = 0, n = 0;
 	const char *cursor = NULL;
 	int rc;
@@ -103,7 +111,7 @@ static int write_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, i
 			if (current)
 				close_location(j, here);
 			current = sqlite3_column_int64(st, COL_LOCATION);
-			here = (struct figure){ 0, 0 };
+			here = (struct figure){ 0, 0, 0 };
 			if (++n == limit)
 				cursor = hl_strndup(req, (const char *)sqlite3_column_text(st, COL_CURSOR),
 						    (size_t)sqlite3_column_bytes(st, COL_CURSOR));
@@ -112,7 +120,7 @@ static int write_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, i
 		if (sqlite3_column_type(st, COL_STAGE) == SQLITE_NULL)
 			continue; /* a sub-account without such deals */
 		struct figure f = { sqlite3_column_int64(st, COL_COUNT),
-				    sqlite3_column_int64(st, COL_CENTS) };
+				    sqlite3_column_int64(st, COL_CENTS), 0 };
 		here.count += f.count;
 		here.cents += f.cents;
 		write_stage(j, st, f);
@@ -130,13 +138,14 @@ static int write_totals(struct hl_req *req, struct hl_json *j, int64_t location)
 	sqlite3_stmt *st = agency_read(req, totals_sql, location);
 	if (!st)
 		return HL_EDB;
-	struct figure totals[NSTATUS] = { { 0, 0 } };
+	struct figure totals[NSTATUS] = { { 0, 0, 0 } };
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		for (int s = 0; s < NSTATUS; s++)
 			if (!strcmp((const char *)sqlite3_column_text(st, 0), statuses[s]))
 				totals[s] = (struct figure){ sqlite3_column_int64(st, 1),
-							    sqlite3_column_int64(st, 2) };
+							    sqlite3_column_int64(st, 2),
+							    sqlite3_column_int(st, 3) };
 	hl_json_key(j, "totals");
 	hl_json_object(j);
 	for (int s = 0; s < NSTATUS; s++) {

@@ -430,8 +430,8 @@ def test_deals_by_status_and_stage():
             got = admin.get(path).json()
             assert got["status"] == status
             want = []
-            for L, name in s.sql("SELECT id, name FROM locations WHERE agency_id = 1"
-                                 " ORDER BY name COLLATE NOCASE, id"):
+            for L, name, currency in s.sql("SELECT id, name, currency FROM locations WHERE agency_id = 1"
+                                           " ORDER BY name COLLATE NOCASE, id"):
                 stages = [{"id": sid, "name": sname, "pipeline_id": pid, "pipeline_name": pname,
                            "count": n, "value_cents": v}
                           for sid, sname, pid, pname, n, v in s.sql(
@@ -440,7 +440,7 @@ def test_deals_by_status_and_stage():
                               " JOIN pipelines p ON p.id = s.pipeline_id WHERE o.location_id = ?"
                               " AND o.status = ? GROUP BY s.id ORDER BY p.position, p.id, s.position, s.id",
                               L, status)]
-                want.append({"id": L, "name": name, "stages": stages,
+                want.append({"id": L, "name": name, "currency": currency, "stages": stages,
                              "count": sum(x["count"] for x in stages),
                              "value_cents": sum(x["value_cents"] for x in stages)})
             assert rows == want and len(want) == 5 and want[0]["stages"], status

@@ -150,8 +150,9 @@ def test_create_change_complete_reopen_and_delete():
                               headers=h).json()
         assert (changed["title"], changed["body"], changed["due_at"], changed["contact_id"],
                 changed["contact_name"]) == ("Call Ann back", "About the quote", None, None, None)
+        # A date is the sub-account's midnight (location 1 keeps Chicago's time).
         assert admin.patch(path, {"due_at": "2026-12-24"}, headers=h).json()["due_at"] == \
-            "2026-12-24T00:00:00.000Z"
+            "2026-12-24T06:00:00.000Z"
         done = admin.post(path + "/complete", {}, headers=h).json()
         assert done["status"] == "completed" and done["completed_at"]
         again = admin.post(path + "/complete", {}, headers=h)

@@ -155,9 +155,15 @@ def test_the_agency_adds_amounts_per_currency():
         rows = admin.get("/api/agency/projects").json()["data"]
         assert {(p["currency"], p["counts"]["deals"]["open_value_cents"]) for p in rows} == \
             {("USD", 300050), ("GBP", 12500)}
+        deals = admin.get("/api/agency/opportunities").json()
+        assert {(p["currency"], p["value_cents"]) for p in deals["sub_accounts"]} == \
+            {("USD", 300050), ("GBP", 12500)}
+        assert deals["totals"]["open"] == {"count": 2, "value_cents": None}
         # One currency again: the sums come back.
         pounds = [L for L, c in places.items() if c == 12500][0]
         assert admin.patch("/api/admin/locations/%d" % pounds, {"currency": "USD"}).status == 200
         got = admin.get("/api/agency/overview").json()
         assert got["counts"]["deals"]["open_value_cents"] == 312550
         assert [c["currency"] for c in got["by_currency"]] == ["USD"]
+        assert admin.get("/api/agency/opportunities").json()["totals"]["open"] == \
+            {"count": 2, "value_cents": 312550}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests core/request/times.c: the dates and times the API takes, refused when they
- * are not real ones, and written as UTC with milliseconds.
+ * are not real ones, read in the sub-account's time zone when they carry no
+ * offset, and written as UTC with milliseconds.
  */
 #include "request/times.h"
 
@@ -12,7 +13,14 @@
 static const char *utc(const char *s)
 {
 	static char out[TIME_TEXT];
-	return time_to_utc(s, out) ? NULL : out;
+	return time_to_utc(s, NULL, out) ? NULL : out;
+}
+
+/* `s` read as a sub-account in `zone` reads it. */
+static const char *in_zone(const char *s, const char *zone)
+{
+	static char out[TIME_TEXT];
+	return time_to_utc(s, zone, out) ? NULL : out;
 }
 
 static void dates_are_their_midnight(void)
@@ -69,7 +77,30 @@ static void seconds_are_written_as_the_tables_keep_times(void)
 	CHECK_STR(utc(out), "2024-02-28T23:59:59.000Z");
 }
 
+static void times_without_an_offset_are_the_sub_accounts(void)
+{
+	CHECK_STR(in_zone("2026-12-06", "America/Chicago"), "2026-12-06T06:00:00.000Z");
+	CHECK_STR(in_zone("2026-07-06", "America/Chicago"), "2026-07-06T05:00:00.000Z");
+	CHECK_STR(in_zone("2026-12-06", "Asia/Kolkata"), "2026-12-05T18:30:00.000Z");
+	CHECK_STR(in_zone("2026-12-06T09:30", "Asia/Kolkata"), "2026-12-06T04:00:00.000Z");
+	CHECK_STR(in_zone("2026-12-05T20:00:00.5", "America/Chicago"), "2026-12-06T02:00:00.500Z");
+	/* 2026-03-08 in Havana begins at 01:00, when its clock skips midnight. */
+	CHECK_STR(in_zone("2026-03-08", "America/Havana"), "2026-03-08T05:00:00.000Z");
+	/* The hour Chicago skips, and the one it repeats: one side of each. */
+	const char *skipped = in_zone("2026-03-08T02:30", "America/Chicago");
+	CHECK(skipped && (!strcmp(skipped, "2026-03-08T07:30:00.000Z") ||
+			  !strcmp(skipped, "2026-03-08T08:30:00.000Z")));
+	const char *twice = in_zone("2026-11-01T01:30", "America/Chicago");
+	CHECK(twice && (!strcmp(twice, "2026-11-01T06:30:00.000Z") ||
+			!strcmp(twice, "2026-11-01T07:30:00.000Z")));
+	/* An offset says it all. */
+	CHECK_STR(in_zone("2026-12-06T09:30Z", "Asia/Kolkata"), "2026-12-06T09:30:00.000Z");
+	CHECK_STR(in_zone("2026-12-06T09:30+01:00", "America/Chicago"), "2026-12-06T08:30:00.000Z");
+	CHECK_STR(in_zone("2026-02-30", "Asia/Kolkata"), NULL);
+}
+
 TEST_MAIN(dates_are_their_midnight,
+	  times_without_an_offset_are_the_sub_accounts,
 	  seconds_are_written_as_the_tables_keep_times,
 	  times_keep_what_they_say,
 	  offsets_move_to_utc_across_days_and_years,
