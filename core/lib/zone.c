@@ -5,6 +5,11 @@
  * kept in a small table; an agency's sub-accounts use a handful. UTC is
  * answered without libical. One mutex serialises every libical call: a
  * zone expands its changes lazily, on whichever thread asks first.
+ *
+ * SQLite evaluates a bound such as "due before the sub-account's midnight
+ * tomorrow" again for each row it tests, with the same arguments, so each
+ * thread remembers its last answer to each question: a statement that
+ * tested thousands of rows took 2 ms more without it.
  */
 #include "lib/zone.h"
 
@@ -25,6 +30,27 @@ struct kept_zone {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kept_zone kept[KEPT];
 static unsigned next_slot;
+
+/* This thread's last question of each kind, and its answer. */
+struct last_answer {
+	char name[ZONE_NAME_MAX];
+	int64_t asked, answer;
+};
+static __thread struct last_answer last_offset, last_midnight;
+
+static int recalled(const struct last_answer *a, const char *name, int64_t asked)
+{
+	return a->name[0] && a->asked == asked && !strcmp(a->name, name);
+}
+
+static void remember(struct last_answer *a, const char *name, int64_t asked, int64_t answer)
+{
+	if (strlen(name) >= ZONE_NAME_MAX)
+		return;
+	strcpy(a->name, name);
+	a->asked = asked;
+	a->answer = answer;
+}
 
 static int is_utc(const char *name)
 {
@@ -62,6 +88,8 @@ int zone_offset(const char *name, int64_t t)
 {
 	if (is_utc(name))
 		return 0;
+	if (recalled(&last_offset, name, t))
+		return (int)last_offset.answer;
 	int offset = 0, daylight = 0;
 	pthread_mutex_lock(&lock);
 	icaltimezone *zone = find(name);
@@ -71,6 +99,7 @@ int zone_offset(const char *name, int64_t t)
 		offset = icaltimezone_get_utc_offset_of_utc_time(zone, &tt, &daylight);
 	}
 	pthread_mutex_unlock(&lock);
+	remember(&last_offset, name, t, offset);
 	return offset;
 }
 
@@ -93,6 +122,8 @@ int64_t zone_midnight(const char *name, int64_t day)
 	int64_t lo = day * DAY - WIDEST, hi = day * DAY + WIDEST;
 	if (is_utc(name))
 		return day * DAY;
+	if (recalled(&last_midnight, name, day))
+		return last_midnight.answer;
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
 		if (zone_day(name, mid) >= day)
@@ -100,5 +131,6 @@ int64_t zone_midnight(const char *name, int64_t day)
 		else
 			lo = mid + 1;
 	}
+	remember(&last_midnight, name, day, lo);
 	return lo;
 }
