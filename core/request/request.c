@@ -614,6 +614,58 @@ HL_API int hl_delete_if_empty(struct hl_req *r, int64_t id, const char *what,
 	return changed ? 1 : hl_reply_error(r, 404, "not_found", "no such %s", what);
 }
 
+/* Whether `s` is a table or space-separated column names, the only text
+ * hl_move_to_position puts into its SQL. */
+static int plain_names(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == ' '))
+			return 0;
+	return 1;
+}
+
+/* " AND a.c IS b.c" for each column c of `scope`. */
+static const char *same_scope(struct hl_req *r, const char *scope, const char *a, const char *b)
+{
+	const char *sql = "";
+	for (const char *c = scope; c && *c;) {
+		size_t n = strcspn(c, " ");
+		if (n)
+			sql = hl_sprintf(r, "%s AND %s.%.*s IS %s.%.*s", sql, a, (int)n, c, b, (int)n, c);
+		c += n + strspn(c + n, " ");
+	}
+	return sql;
+}
+
+HL_API int hl_move_to_position(struct hl_req *r, const char *table, const char *scope, int64_t id,
+			       int64_t position, unsigned flags)
+{
+	if (!table || !*table || !plain_names(table) || (scope && !plain_names(scope))) {
+		log_error("hl_move_to_position: \"%.40s\", \"%.60s\": not plain names",
+			  table ? table : "(null)", scope ? scope : "");
+		return HL_EINVAL;
+	}
+	/* One statement: the row (r) takes the position, or the end of its
+	 * scope; with room made, the others of the scope from the position on
+	 * go down by one. Its text depends only on the table and the scope,
+	 * so the connection's cache prepares it once. */
+	const char *in_scope = same_scope(r, scope, "o", "r");
+	sqlite3_stmt *st = hl_scoped_write(r, hl_sprintf(r,
+		"UPDATE %s AS o SET position = CASE WHEN o.id <> r.id THEN o.position + 1"
+		" WHEN :position >= 0 THEN :position"
+		" ELSE (SELECT ifnull(max(s.position) + 1, 0) FROM %s AS s"
+		" WHERE s.location_id = :location AND s.id <> r.id%s) END"
+		" FROM (SELECT * FROM %s WHERE id = :id AND location_id = :location) AS r"
+		" WHERE o.location_id = :location%s"
+		" AND (o.id = r.id OR (:room AND :position >= 0 AND o.position >= :position))",
+		table, table, same_scope(r, scope, "s", "r"), table, in_scope));
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":position", position < 0 ? HL_POSITION_LAST : position);
+	hl_bind_int(st, ":room", !!(flags & HL_POSITION_MAKE_ROOM));
+	int64_t changed = hl_step_changes(st);
+	return changed < 0 ? HL_EDB : changed > 0;
+}
+
 /* ---- the database ----------------------------------------------------- */
 
 /* When a connection lent now must have finished its work (0: never). */

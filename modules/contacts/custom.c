@@ -204,13 +204,19 @@ static int options_ok(struct hl_req *req, const char *type)
 /* Answer field `id` of the location with `status`. */
 static int reply_field(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_write(req,
+	return hl_reply_record(req, status, id, "custom field",
 		"SELECT id, key, name, type, json(options) AS json_options, position, created_at"
 		" FROM custom_fields WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "custom field");
+}
+
+/* Field `id` at the position asked for (a sort key: the page renumbers
+ * the others itself), or (`last`) after the location's last. */
+static int place(struct hl_req *req, int64_t id, int64_t position, int has_position, int last)
+{
+	if (!has_position && !last)
+		return 0;
+	return hl_move_to_position(req, "custom_fields", NULL, id,
+				   has_position ? position : HL_POSITION_LAST, 0) < 0 ? HL_EDB : 0;
 }
 
 /* GET /api/custom-fields */
@@ -227,11 +233,12 @@ int custom_fields_create(struct hl_req *req)
 {
 	const char *key, *name, *type;
 	int64_t position;
+	int has_position;
 	if (hl_fields_only(req, 0, define_keys) ||
 	    hl_field_text(req, 0, "key", KEY_MAX, &key) < 0 ||
 	    hl_field_text(req, 0, "name", NAME_MAX_CHARS, &name) < 0 ||
 	    hl_field_text(req, 0, "type", 16, &type) < 0 ||
-	    hl_field_int(req, 0, "position", 0, 1000000, &position) < 0)
+	    (has_position = hl_field_int(req, 0, "position", 0, 1000000, &position)) < 0)
 		return 0;
 	if (!key_ok(key))
 		return hl_reply_invalid(req, "key", "a lower-case letter, then letters, digits or _,"
@@ -247,21 +254,19 @@ int custom_fields_create(struct hl_req *req)
 	size_t len;
 	const char *body = hl_body(req, &len);
 	sqlite3_stmt *st = hl_scoped_write(req,
-		"INSERT INTO custom_fields (location_id, key, name, type, options, position)"
-		" VALUES (:location, :key, :name, :type, json_extract(:body, '$.options'), :position)"
+		"INSERT INTO custom_fields (location_id, key, name, type, options)"
+		" VALUES (:location, :key, :name, :type, json_extract(:body, '$.options'))"
 		" ON CONFLICT DO NOTHING");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":key", key);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":type", type);
 	hl_bind_text(st, ":body", body);
-	hl_bind_int(st, ":position", position);
 	int64_t id = hl_step_last_id(st);
 	if (id <= 0)
 		return id ? (int)id : hl_reply_error(req, 409, "duplicate", "key: this sub-account has"
 						     " a field '%s'", key);
-	return reply_field(req, 201, id);
+	rc = place(req, id, position, has_position, 1);
+	return rc ? rc : reply_field(req, 201, id);
 }
 
 /* PATCH /api/custom-fields/:id: its name, options and position; the key
@@ -296,20 +301,15 @@ int custom_fields_change(struct hl_req *req)
 	st = hl_scoped_write(req, "UPDATE custom_fields SET"
 		" name = CASE WHEN :has_name THEN :name ELSE name END,"
 		" options = CASE WHEN :has_options THEN json_extract(:body, '$.options')"
-		" ELSE options END,"
-		" position = CASE WHEN :has_position THEN :position ELSE position END"
+		" ELSE options END"
 		" WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":has_name", has_name);
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":has_options", has_options);
 	hl_bind_text(st, ":body", body);
-	hl_bind_int(st, ":has_position", has_position);
-	hl_bind_int(st, ":position", position);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return HL_EDB;
+	if (hl_step_changes(st) < 0 || (rc = place(req, id, position, has_position, 0)))
+		return rc ? rc : HL_EDB;
 	return reply_field(req, 200, id);
 }
 

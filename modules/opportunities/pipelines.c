@@ -7,7 +7,6 @@
  */
 #include "opportunities.h"
 
-
 static const char *const pipeline_keys[] = { "name", "position", NULL };
 
 /* A pipeline with its stages in order, as JSON built by SQLite: one
@@ -38,12 +37,18 @@ static int read_pipeline(struct hl_req *req, int whole, const char **name, int64
 /* The pipeline as the list writes it, by id. */
 static int reply_pipeline(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, PIPELINE_SELECT
-		" FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "pipeline");
+	return hl_reply_record(req, status, id, "pipeline", PIPELINE_SELECT
+			       " FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
+}
+
+/* Pipeline `id` at the position asked for (a sort key: the others stay),
+ * or (`last`) after the location's last when none is asked for. */
+static int place(struct hl_req *req, int64_t id, int64_t position, int has_position, int last)
+{
+	if (!has_position && !last)
+		return 0;
+	return hl_move_to_position(req, "pipelines", NULL, id,
+				   has_position ? position : HL_POSITION_LAST, 0) < 0 ? HL_EDB : 0;
 }
 
 /* GET /api/pipelines: every pipeline of the location, by position. */
@@ -65,17 +70,12 @@ int pipelines_create(struct hl_req *req)
 	int has_position, rc = read_pipeline(req, 1, &name, &position, &has_position);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO pipelines (location_id, name, position)"
-		" SELECT :location, :name, CASE WHEN :has THEN :position ELSE ifnull(max(position) + 1, 0) END"
-		" FROM pipelines WHERE location_id = :location");
-	if (!st)
-		return HL_EDB;
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO pipelines (location_id, name)"
+					   " VALUES (:location, :name)");
 	hl_bind_text(st, ":name", name);
-	hl_bind_int(st, ":has", has_position);
-	hl_bind_int(st, ":position", position);
 	int64_t id = hl_step_last_id(st);
-	if (id < 0)
-		return (int)id;
+	if (id < 0 || (rc = place(req, id, position, has_position, 1)))
+		return id < 0 ? (int)id : rc;
 	rc = hl_publish_assigned(req, "pipeline.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 201, id);
 }
@@ -91,17 +91,14 @@ int pipelines_change(struct hl_req *req)
 	int rc = read_pipeline(req, 0, &name, &position, &has_position);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE pipelines SET name = ifnull(:name, name),"
-		" position = CASE WHEN :has THEN :position ELSE position END"
-		" WHERE id = :id AND location_id = :location RETURNING id");
-	if (!st)
-		return HL_EDB;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE pipelines SET name = ifnull(:name, name)"
+					   " WHERE id = :id AND location_id = :location RETURNING id");
 	hl_bind_text(st, ":name", name);
-	hl_bind_int(st, ":has", has_position);
-	hl_bind_int(st, ":position", position);
 	hl_bind_int(st, ":id", id);
 	if ((rc = hl_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
+	if ((rc = place(req, id, position, has_position, 0)))
+		return rc;
 	rc = hl_publish_assigned(req, "pipeline.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 200, id);
 }

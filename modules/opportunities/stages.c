@@ -40,41 +40,27 @@ static int read_stage(struct hl_req *req, int whole, struct stage_input *in)
 
 static int reply_stage(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT id, pipeline_id, name, position, probability"
-		" FROM stages WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "stage");
+	return hl_reply_record(req, status, id, "stage", "SELECT id, pipeline_id, name, position,"
+			       " probability FROM stages WHERE id = :id AND location_id = :location");
 }
 
 static void bind_stage(sqlite3_stmt *st, const struct stage_input *in, int64_t id)
 {
 	hl_bind_text(st, ":name", in->name);
-	hl_bind_int(st, ":position", in->position);
-	hl_bind_int(st, ":has_position", in->has_position);
 	hl_bind_int(st, ":probability", in->probability);
 	hl_bind_int(st, ":has_probability", in->has_probability);
 	hl_bind_int(st, ":id", id);
 }
 
-/* Make room at in->position in the pipeline of stage or pipeline `id`
- * (`of_stage` says which), when a position is given. */
-static int make_room(struct hl_req *req, const struct stage_input *in, int64_t id, int of_stage)
+/* Stage `id` at the position asked for, before the stage that held it,
+ * or (`last`) after the pipeline's last when none is asked for. */
+static int place(struct hl_req *req, const struct stage_input *in, int64_t id, int last)
 {
-	if (!in->has_position)
+	if (!in->has_position && !last)
 		return 0;
-	sqlite3_stmt *st = hl_scoped_write(req, of_stage
-		? "UPDATE stages SET position = position + 1 WHERE pipeline_id = (SELECT pipeline_id"
-		  " FROM stages WHERE id = :id AND location_id = :location) AND position >= :position"
-		  " AND id <> :id"
-		: "UPDATE stages SET position = position + 1 WHERE pipeline_id = :id"
-		  " AND location_id = :location AND position >= :position");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":position", in->position);
-	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+	return hl_move_to_position(req, "stages", "pipeline_id", id,
+				   in->has_position ? in->position : HL_POSITION_LAST,
+				   HL_POSITION_MAKE_ROOM) < 0 ? HL_EDB : 0;
 }
 
 /* POST /api/pipelines/:id/stages: 201 with the stage; 404 for a pipeline
@@ -86,21 +72,17 @@ int stages_create(struct hl_req *req)
 	if (hl_param_id(req, "id", &pipeline))
 		return 0;
 	int rc = read_stage(req, 1, &in);
-	if (!rc)
-		rc = make_room(req, &in, pipeline, 0);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO stages (location_id, pipeline_id, name,"
-		" position, probability) SELECT :location, p.id, :name, CASE WHEN :has_position"
-		" THEN :position ELSE (SELECT ifnull(max(position) + 1, 0) FROM stages"
-		" WHERE pipeline_id = p.id) END, :probability FROM pipelines p"
+		" position, probability) SELECT :location, p.id, :name, 0, :probability FROM pipelines p"
 		" WHERE p.id = :id AND p.location_id = :location RETURNING id");
-	if (!st)
-		return HL_EDB;
 	bind_stage(st, &in, pipeline);
 	int64_t id;
 	if ((rc = hl_step_int(st, &id)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
+	if ((rc = place(req, &in, id, 1)))
+		return rc;
 	rc = hl_publish_assigned(req, "stage.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 201, id);
 }
@@ -113,19 +95,16 @@ int stages_change(struct hl_req *req)
 	if (hl_param_id(req, "id", &id))
 		return 0;
 	int rc = read_stage(req, 0, &in);
-	if (!rc)
-		rc = make_room(req, &in, id, 1);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE stages SET name = ifnull(:name, name),"
-		" position = CASE WHEN :has_position THEN :position ELSE position END,"
 		" probability = CASE WHEN :has_probability THEN :probability ELSE probability END"
 		" WHERE id = :id AND location_id = :location RETURNING id");
-	if (!st)
-		return HL_EDB;
 	bind_stage(st, &in, id);
 	if ((rc = hl_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
+	if ((rc = place(req, &in, id, 0)))
+		return rc;
 	rc = hl_publish_assigned(req, "stage.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_stage(req, 200, id);
 }

@@ -21,7 +21,7 @@
 
 /* The deal a change starts from. */
 struct deal_now {
-	int64_t pipeline, stage, position;
+	int64_t pipeline, stage;
 	const char *status;
 };
 
@@ -52,29 +52,13 @@ static int publish(struct hl_req *req, const char *event, int64_t id, int64_t co
 	return owner < 0 ? (int)owner : publish_for(req, event, id, contact, extra, owner);
 }
 
-/* Where a deal goes in `stage` with `status`: the position asked for, the
- * deals from it on shifted down, or after the last one. */
-static int make_room(struct hl_req *req, const struct deal_input *in, int64_t pipeline,
-		     int64_t stage, const char *status, int64_t id, int64_t *position)
+/* Deal `id` in its stage and status (once it has them): at the position
+ * asked for, the deals from it on shifted down, or after the last one. */
+static int place(struct hl_req *req, const struct deal_input *in, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, in->given & DEAL_POSITION
-		? "UPDATE opportunities SET position = position + 1 WHERE pipeline_id = :pipeline"
-		  " AND status = :status AND stage_id = :stage AND position >= :position"
-		  " AND id <> :id AND location_id = :location"
-		: "SELECT ifnull(max(position) + 1, 0) FROM opportunities WHERE pipeline_id = :pipeline"
-		  " AND status = :status AND stage_id = :stage AND id <> :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":pipeline", pipeline);
-	hl_bind_text(st, ":status", status);
-	hl_bind_int(st, ":stage", stage);
-	hl_bind_int(st, ":position", in->position);
-	hl_bind_int(st, ":id", id);
-	if (in->given & DEAL_POSITION) {
-		*position = in->position;
-		return hl_step_changes(st) < 0 ? HL_EDB : 0;
-	}
-	return hl_step_int(st, position) < 0 ? HL_EDB : 0;
+	return hl_move_to_position(req, "opportunities", "pipeline_id status stage_id", id,
+				   in->given & DEAL_POSITION ? in->position : HL_POSITION_LAST,
+				   HL_POSITION_MAKE_ROOM) < 0 ? HL_EDB : 0;
 }
 
 /* Number the deals of `stage` with `status` 0, 1, 2... in board order
@@ -131,23 +115,17 @@ static int position_beside(struct hl_req *req, struct deal_input *in, int64_t pi
 int opp_create(struct hl_req *req)
 {
 	struct deal_input in;
-	int64_t position;
 	int rc = deal_read_input(req, &in, 1);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
 	if (!(in.given & DEAL_OWNER))
 		in.owner = hl_assigned_user(req);
-	if ((rc = make_room(req, &in, in.stage_pipeline, in.stage, "open", 0, &position)))
-		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO opportunities (location_id,"
-		" pipeline_id, stage_id, position, name, value_cents, currency, contact_id, owner_id)"
-		" VALUES (:location, :pipeline, :stage, :position, :name, :value,"
+		" pipeline_id, stage_id, name, value_cents, currency, contact_id, owner_id)"
+		" VALUES (:location, :pipeline, :stage, :name, :value,"
 		" ifnull(:currency, 'USD'), :contact, :owner)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":pipeline", in.stage_pipeline);
 	hl_bind_int(st, ":stage", in.stage);
-	hl_bind_int(st, ":position", position);
 	hl_bind_text(st, ":name", in.name);
 	hl_bind_int(st, ":value", in.value);
 	hl_bind_text(st, ":currency", in.currency);
@@ -156,8 +134,8 @@ int opp_create(struct hl_req *req)
 	if (in.owner)
 		hl_bind_int(st, ":owner", in.owner);
 	int64_t id = hl_step_last_id(st);
-	if (id < 0)
-		return (int)id;
+	if (id < 0 || (rc = place(req, &in, id)))
+		return id < 0 ? (int)id : rc;
 	rc = publish(req, "opportunity.created", id, in.contact, "");
 	return rc ? rc : opp_reply_record(req, 201, id);
 }
@@ -166,7 +144,7 @@ int opp_create(struct hl_req *req)
  * location's (or not the caller's own), HL_EDB. */
 static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT pipeline_id, stage_id, position, status"
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT pipeline_id, stage_id, status"
 		" FROM opportunities WHERE id = :id AND location_id = :location"
 		" AND (:me = 0 OR owner_id = :me)");
 	if (!st)
@@ -178,16 +156,15 @@ static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 		return rc == SQLITE_DONE ? 0 : HL_EDB;
 	now->pipeline = sqlite3_column_int64(st, 0);
 	now->stage = sqlite3_column_int64(st, 1);
-	now->position = sqlite3_column_int64(st, 2);
-	now->status = hl_strndup(req, (const char *)sqlite3_column_text(st, 3),
-				 (size_t)sqlite3_column_bytes(st, 3));
+	now->status = hl_strndup(req, (const char *)sqlite3_column_text(st, 2),
+				 (size_t)sqlite3_column_bytes(st, 2));
 	sqlite3_reset(st);
 	return 1;
 }
 
 /* Apply the change; *contact the deal's contact afterwards. */
 static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
-		  const char *status, int64_t stage, int64_t position, int64_t *contact)
+		  const char *status, int64_t stage, int64_t *contact)
 {
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE opportunities SET"
 		" name = CASE WHEN :given & 1 THEN :name ELSE name END,"
@@ -199,7 +176,7 @@ static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
 		" WHEN :status = 'open' AND status <> 'open' THEN NULL ELSE lost_reason END,"
 		" closed_at = CASE WHEN :status = status THEN closed_at WHEN :status = 'open' THEN NULL"
 		" ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END,"
-		" status = :status, stage_id = :stage, position = :position,"
+		" status = :status, stage_id = :stage,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = :id AND location_id = :location RETURNING contact_id");
 	if (!st)
@@ -215,7 +192,6 @@ static int update(struct hl_req *req, const struct deal_input *in, int64_t id,
 	hl_bind_text(st, ":reason", in->lost_reason);
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":stage", stage);
-	hl_bind_int(st, ":position", position);
 	hl_bind_int(st, ":id", id);
 	return hl_step_int(st, contact) == 1 ? 0 : HL_EDB;
 }
@@ -240,7 +216,7 @@ static int publish_change(struct hl_req *req, int64_t id, int64_t contact,
  * the contact or the owner. A stage of another pipeline is 422. */
 int opp_change(struct hl_req *req)
 {
-	int64_t id, contact, position;
+	int64_t id, contact;
 	struct deal_input in;
 	struct deal_now now;
 	if (hl_param_id(req, "id", &id))
@@ -254,15 +230,15 @@ int opp_change(struct hl_req *req)
 		return hl_reply_invalid(req, "stage_id", "not a stage of this deal's pipeline");
 	int64_t stage = in.stage ? in.stage : now.stage;
 	const char *status = in.status ? in.status : now.status;
-	position = now.position;
 	if (in.given & (DEAL_BEFORE | DEAL_AFTER) &&
 	    (rc = position_beside(req, &in, now.pipeline, stage, status, id)))
 		return rc == HL_EINVAL ? 0 : rc;
-	if ((in.given & DEAL_POSITION || stage != now.stage || strcmp(status, now.status)) &&
-	    (rc = make_room(req, &in, now.pipeline, stage, status, id, &position)))
+	if ((rc = update(req, &in, id, status, stage, &contact)))
 		return rc;
-	if ((rc = update(req, &in, id, status, stage, position, &contact)) ||
-	    (rc = publish_change(req, id, contact, &now, stage, status)))
+	if ((in.given & DEAL_POSITION || stage != now.stage || strcmp(status, now.status)) &&
+	    (rc = place(req, &in, id)))
+		return rc;
+	if ((rc = publish_change(req, id, contact, &now, stage, status)))
 		return rc;
 	return opp_reply_record(req, 200, id);
 }

@@ -131,13 +131,20 @@ static int read_input(struct hl_req *req, struct widget_input *in, const char *k
 
 static int reply_widget(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT id, dashboard_id, kind, title,"
+	return hl_reply_record(req, status, id, "widget", "SELECT id, dashboard_id, kind, title,"
 		" json(config) AS json_config, position FROM widgets"
 		" WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "widget");
+}
+
+/* Widget `id` at the position asked for (a sort key: the page renumbers
+ * the others itself), or (`last`) after its dashboard's last. */
+static int place(struct hl_req *req, const struct widget_input *in, int64_t id, int last)
+{
+	if (!(in->given & POSITION) && !last)
+		return 0;
+	return hl_move_to_position(req, "widgets", "dashboard_id", id,
+				   in->given & POSITION ? in->position : HL_POSITION_LAST, 0) < 0
+		? HL_EDB : 0;
 }
 
 static int publish(struct hl_req *req, const char *event, int64_t id, int64_t dashboard)
@@ -158,19 +165,14 @@ int widgets_create(struct hl_req *req)
 	if (read_input(req, &in, NULL))
 		return 0;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO widgets (location_id, dashboard_id, kind,"
-		" title, config, position) VALUES (:location, :dashboard, :kind, :title, :config,"
-		" CASE WHEN :given & 8 THEN :position ELSE (SELECT coalesce(max(position) + 1, 0)"
-		" FROM widgets WHERE dashboard_id = :dashboard) END) RETURNING id");
-	if (!st)
-		return HL_EDB;
+		" title, config, position) VALUES (:location, :dashboard, :kind, :title, :config, 0)"
+		" RETURNING id");
 	hl_bind_int(st, ":dashboard", dashboard);
 	hl_bind_text(st, ":kind", in.kind);
 	hl_bind_text(st, ":title", in.title);
 	hl_bind_text(st, ":config", in.config);
-	hl_bind_int(st, ":given", in.given);
-	hl_bind_int(st, ":position", in.position);
 	int64_t id;
-	if (hl_step_int(st, &id) <= 0)
+	if (hl_step_int(st, &id) <= 0 || place(req, &in, id, 1))
 		return HL_EDB;
 	rc = publish(req, "widget.created", id, dashboard);
 	return rc ? rc : reply_widget(req, 201, id);
@@ -214,19 +216,15 @@ int widgets_change(struct hl_req *req)
 		" kind = CASE WHEN :given & 1 THEN :kind ELSE kind END,"
 		" title = CASE WHEN :given & 2 THEN :title ELSE title END,"
 		" config = CASE WHEN :given & 4 THEN :config WHEN :given & 1 AND :kind <> 'pipeline_value'"
-		" THEN json_remove(config, '$.pipeline_id') ELSE config END,"
-		" position = CASE WHEN :given & 8 THEN :position ELSE position END"
+		" THEN json_remove(config, '$.pipeline_id') ELSE config END"
 		" WHERE id = :id AND location_id = :location RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":given", in.given);
 	hl_bind_text(st, ":kind", in.kind);
 	hl_bind_text(st, ":title", in.title);
 	hl_bind_text(st, ":config", in.config);
-	hl_bind_int(st, ":position", in.position);
 	hl_bind_int(st, ":id", id);
 	int64_t done;
-	if (hl_step_int(st, &done) <= 0)
+	if (hl_step_int(st, &done) <= 0 || place(req, &in, id, 0))
 		return HL_EDB;
 	rc = publish(req, "widget.updated", id, dashboard);
 	return rc ? rc : reply_widget(req, 200, id);

@@ -181,6 +181,23 @@ def test_custom_fields_are_defined_and_values_checked_by_type():
         assert admin.patch("/api/custom-fields/%d" % made["tier"]["id"], {"name": "x"}, headers=h2).status == 404
 
 
+def test_a_custom_field_goes_last_unless_placed():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        most = s.sql("SELECT ifnull(max(position), -1) FROM custom_fields WHERE location_id = 1")[0][0]
+        a, b = (admin.post("/api/custom-fields", {"key": k, "name": k, "type": "text"}, headers=h).json()
+                for k in ("zone_a", "zone_b"))
+        assert (a["position"], b["position"]) == (most + 1, most + 2)
+        # A position is a sort key the page renumbers: the others stay.
+        r = admin.patch("/api/custom-fields/%d" % b["id"], {"position": most + 1}, headers=h).json()
+        assert r["position"] == most + 1
+        assert s.sql("SELECT position FROM custom_fields WHERE id = ?", a["id"]) == [(most + 1,)]
+        c = admin.post("/api/custom-fields", {"key": "zone_c", "name": "c", "type": "text", "position": 0},
+                       headers=h).json()
+        assert c["position"] == 0
+
+
 def test_custom_fields_are_for_location_admins_to_define():
     s, admin = seeded_server()
     with s:

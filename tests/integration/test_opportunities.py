@@ -369,6 +369,14 @@ def test_pipelines_and_stages():
         assert (r["name"], r["position"], r["probability"]) == ("Signed", 9, 90)
         r = admin.patch("/api/pipelines/%d" % p["id"], {"name": "Renewal", "position": 0}, headers=h).json()
         assert (r["name"], r["position"]) == ("Renewal", 0) and ids(r["stages"]) == [c["id"], a["id"], b["id"]]
+        # A stage given the position of the one above goes before it, as the
+        # page's "up" sends; the others make room.
+        r = admin.patch("/api/stages/%d" % b["id"], {"position": 1}, headers=h).json()
+        assert r["position"] == 1 and stage_ids(s, p["id"]) == [c["id"], b["id"], a["id"]]
+        assert [x[0] for x in s.sql("SELECT position FROM stages WHERE pipeline_id = ?"
+                                    " ORDER BY position, id", p["id"])] == [0, 1, 2]
+        admin.patch("/api/stages/%d" % a["id"], {"position": 1}, headers=h)
+        assert stage_ids(s, p["id"]) == [c["id"], a["id"], b["id"]]
         deal = make(admin, h, name="Renew", stage_id=a["id"], value_cents=500)
         make(admin, h, name="Renew 2", stage_id=a["id"], value_cents=700)
         error(admin.delete("/api/stages/%d" % a["id"], headers=h), 409, "2 deals")

@@ -60,6 +60,8 @@
  *   1.15 a sub-account's days: hl_location_zone, hl_local_day,
  *        hl_day_start, the SQL functions local_day and day_start, the
  *        descriptor's recounts (struct hl_recount); locations.currency.
+ *   1.16 hl_move_to_position (HL_POSITION_LAST, HL_POSITION_MAKE_ROOM):
+ *        a row put at a position among those of its scope.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -75,7 +77,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 15
+#define HL_ABI_MINOR 16
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -771,6 +773,29 @@ HL_API int hl_reply_record(struct hl_req *req, int status, int64_t id, const cha
 HL_API int hl_delete_if_empty(struct hl_req *req, int64_t id, const char *what,
 			      const char *count_sql, const char *held,
 			      const char *const *deletes);
+/* ABI 1.16. Put row `id` of `table`, a row of the current sub-account,
+ * at `position` among the rows of its scope: those of the sub-account
+ * whose `scope` columns (space-separated: "pipeline_id status stage_id";
+ * NULL or "": the whole sub-account) hold what the row's hold, once it
+ * has them (call it after the INSERT or the UPDATE that gave it its
+ * scope). The table has the columns id, location_id and position (an
+ * integer sort key; ties sort by id); `table` and `scope` are names, never
+ * input. HL_POSITION_LAST puts the row after the last of its scope (a new
+ * row's place when none is asked for, or a row moved to another scope).
+ * With HL_POSITION_MAKE_ROOM in `flags`, the others of the scope at
+ * `position` or after it go down by one, so the row stands before the one
+ * that held it (what a board's drop sends); without, the others stay (what
+ * a client that renumbers a whole list 0, 1, 2... sends). One statement,
+ * run as hl_scoped_write runs it. 1 when placed, 0 when the sub-account
+ * has no row `id`, HL_EDB; HL_EINVAL (logged) for a table or scope that
+ * is not plain names. Inside a handler:
+ *     hl_move_to_position(req, "stages", "pipeline_id", id,
+ *                         has_position ? position : HL_POSITION_LAST,
+ *                         HL_POSITION_MAKE_ROOM) */
+#define HL_POSITION_LAST ((int64_t)-1)
+#define HL_POSITION_MAKE_ROOM 1u
+HL_API int hl_move_to_position(struct hl_req *req, const char *table, const char *scope,
+			       int64_t id, int64_t position, unsigned flags);
 
 /* A streamed answer, for big ones (exports): the status and headers leave
  * at once, the body in pieces as hl_stream_write is called, compressed on
