@@ -530,6 +530,8 @@ HL_API int hl_reply_page(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int 
 HL_API int hl_reply_page_total(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int cursor_col,
 			       int64_t total)
 {
+	if (!st)
+		return HL_EDB;
 	struct hl_json *j = hl_reply_json(r, 200);
 	hl_json_object(j);
 	if (hl_json_page(r, j, st, limit, cursor_col))
@@ -545,6 +547,8 @@ HL_API int hl_reply_page_total(struct hl_req *r, sqlite3_stmt *st, int64_t limit
 HL_API int hl_json_page(struct hl_req *r, struct hl_json *j, sqlite3_stmt *st, int64_t limit,
 			int cursor_col)
 {
+	if (!st)
+		return HL_EDB;
 	hl_json_key(j, "data");
 	hl_json_array(j);
 	int64_t n = 0;
@@ -568,6 +572,8 @@ HL_API int hl_json_page(struct hl_req *r, struct hl_json *j, sqlite3_stmt *st, i
 
 HL_API int hl_reply_row(struct hl_req *r, int status, sqlite3_stmt *st, const char *what)
 {
+	if (!st)
+		return HL_EDB;
 	int step = sqlite3_step(st);
 	if (step == SQLITE_DONE)
 		return hl_reply_error(r, 404, "not_found", "no such %s", what);

@@ -20,10 +20,8 @@ int activity_count(struct hl_job_run *run, const struct hl_event *ev)
 		" SELECT id, :kind, :assigned_to, location_id, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" FROM contacts WHERE id = json_extract(:data, '$.contact_id') AND location_id = :location"
 		" ON CONFLICT DO UPDATE SET count = count + 1, last_at = excluded.last_at");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":data", ev->data);
 	hl_bind_text(st, ":kind", ev->name);
 	hl_bind_int(st, ":assigned_to", ev->assigned_to);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }

@@ -43,8 +43,6 @@ static int is_date(const char *s)
 static int is_option(struct hl_db *db, const char *options, const char *value)
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT 1 FROM json_each(:options) WHERE value = :value");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":options", options ? options : "[]");
 	hl_bind_text(st, ":value", value);
 	int64_t one;
@@ -90,12 +88,10 @@ int custom_value_set(struct hl_db *db, int64_t location, int64_t id, int64_t fie
 			  " ON CONFLICT DO UPDATE SET value = excluded.value")
 		: hl_stmt_scoped(db, location, "DELETE FROM custom_values WHERE contact_id = :contact"
 			  " AND field_id = :field AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":contact", id);
 	hl_bind_int(st, ":field", field);
 	hl_bind_text(st, ":value", value); /* the DELETE has none */
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 int custom_values_from_body(struct hl_req *req, int64_t id)

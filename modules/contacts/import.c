@@ -93,11 +93,9 @@ static int note_ignored(struct import *im, const char *name)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET ignored_columns ="
 				   " json_insert(ignored_columns, '$[#]', :name) WHERE id = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", im->id);
 	hl_bind_text(st, ":name", name);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 int import_read_header(struct import *im, int first)
@@ -284,12 +282,10 @@ static int note_error(struct import *im, long line)
 	im->errors_kept++;
 	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET errors = json_insert(errors,"
 		" '$[#]', json_object('line', :line, 'reason', :reason)) WHERE id = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", im->id);
 	hl_bind_int(st, ":line", line);
 	hl_bind_text(st, ":reason", im->why);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 size_t import_offset(const struct import *im)

@@ -45,7 +45,7 @@ static int store_parts(struct hl_db *db, int64_t id, const char *body, size_t le
 		hl_bind_int(st, ":start", (int64_t)at);
 		sqlite3_bind_blob64(st, data, body + at, len - at < PART_BYTES ? len - at : PART_BYTES,
 				    SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}
 	return 0;
@@ -56,10 +56,8 @@ static int drop_parts(struct import *im)
 {
 	sqlite3_stmt *st = hl_stmt(im->db, "DELETE FROM contact_import_parts"
 				   " WHERE import_id = :import");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":import", im->id);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* The part of the upload that holds byte `at` and, when `parts` is 2, the
@@ -121,8 +119,6 @@ static int save_progress(struct import *im, int done)
 		" status = CASE WHEN :done THEN 'done' ELSE 'running' END,"
 		" finished_at = CASE WHEN :done THEN strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END"
 		" WHERE id = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", im->id);
 	hl_bind_int(st, ":offset", (int64_t)import_offset(im));
 	hl_bind_int(st, ":line", hl_csv_line(im->csv));
@@ -130,7 +126,7 @@ static int save_progress(struct import *im, int done)
 	hl_bind_int(st, ":updated", im->updated);
 	hl_bind_int(st, ":skipped", im->skipped);
 	hl_bind_int(st, ":done", done);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	return done ? drop_parts(im) : 0;
 }
@@ -145,15 +141,13 @@ static int import_fail(struct import *im)
 		" skipped = skipped + :skipped, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
 		" errors = json_insert(errors, '$[#]', json_object('line', :line, 'reason', :reason))"
 		" WHERE id = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", im->id);
 	hl_bind_text(st, ":reason", im->why);
 	hl_bind_int(st, ":created", im->created);
 	hl_bind_int(st, ":updated", im->updated);
 	hl_bind_int(st, ":skipped", im->skipped);
 	hl_bind_int(st, ":line", im->csv ? hl_csv_record_line(im->csv) : 1);
-	return sqlite3_step(st) == SQLITE_DONE ? drop_parts(im) : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : drop_parts(im);
 }
 
 /* ---- the routes -------------------------------------------------------------- */
@@ -182,8 +176,6 @@ static int64_t import_create(struct import *im, const char *body, size_t len, in
 	sqlite3_stmt *st = hl_scoped_write(im->req, "INSERT INTO contact_imports (location_id,"
 					   " user_id, status, bytes) VALUES (:location, :user, :status,"
 					   " :bytes)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":user", hl_user_id(im->req));
 	hl_bind_text(st, ":status", large ? "queued" : "running");
 	hl_bind_int(st, ":bytes", (int64_t)len);
@@ -252,16 +244,12 @@ int contacts_import_cancel(struct hl_req *req)
 		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = :id AND location_id = :location"
 		" AND status IN ('queued', 'running') RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	int64_t found;
 	int rc = hl_step_int(st, &found);
 	if (!rc) {
 		st = hl_scoped_read(req, "SELECT 1 FROM contact_imports WHERE id = :id"
 				    " AND location_id = :location");
-		if (!st)
-			return HL_EDB;
 		hl_bind_int(st, ":id", id);
 		if ((rc = hl_step_int(st, &found)) < 0)
 			return rc;

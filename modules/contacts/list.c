@@ -76,8 +76,6 @@ static int64_t search_hits(struct hl_req *req, const char *q, int64_t most)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT count(*) FROM (SELECT 1 FROM contact_search"
 				   " WHERE contact_search MATCH " PHRASE " LIMIT :most)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":q", q);
 	hl_bind_int(st, ":most", most);
 	int64_t hits;

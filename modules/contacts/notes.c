@@ -75,8 +75,6 @@ int notes_delete(struct hl_req *req)
 		" AND contact_id = :contact AND location_id = :location"
 		" AND (:me = 0 OR EXISTS (SELECT 1 FROM contacts WHERE id = :contact"
 		" AND owner_id = :me))");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":contact", id);
 	hl_bind_int(st, ":note", note);
 	hl_bind_int(st, ":me", hl_assigned_user(req));

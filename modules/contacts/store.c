@@ -49,8 +49,6 @@ int64_t contact_match(struct hl_db *db, int64_t location, const struct contact_i
 				    " ORDER BY id LIMIT 1");
 	else
 		return 0;
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":value", email && *email ? email : phone);
 	hl_bind_int(st, ":except", except);
 	int64_t id;
@@ -107,11 +105,9 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 	sqlite3_stmt *st = fresh
 		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (:id, :text)")
 		: hl_stmt(db, "UPDATE contact_search SET text = :text WHERE rowid = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_text(st, ":text", line);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in)
@@ -163,8 +159,6 @@ int contact_visible(struct hl_req *req, int64_t id, int write)
 	static const char sql[] = "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
 				  " AND deleted_at IS NULL" CONTACT_MINE("");
 	sqlite3_stmt *st = write ? hl_scoped_write(req, sql) : hl_scoped_read(req, sql);
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int64_t one;

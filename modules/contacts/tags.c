@@ -17,17 +17,13 @@ int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name)
 {
 	sqlite3_stmt *st = hl_stmt_scoped(db, location, "INSERT INTO tags (location_id, name)"
 					  " VALUES (:location, :name) ON CONFLICT DO NOTHING");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":name", name);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	st = hl_stmt_scoped(db, location,
 		"INSERT INTO contact_tags (tag_id, contact_id, location_id)"
 		" SELECT id, :contact, :location FROM tags WHERE location_id = :location"
 		" AND name = :name COLLATE NOCASE ON CONFLICT DO NOTHING");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":contact", id);
 	int64_t put = hl_step_changes(st);
@@ -41,8 +37,6 @@ static int tag_detach(struct hl_req *req, int64_t id, const char *name)
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_tags WHERE contact_id = :contact"
 		" AND tag_id = (SELECT id FROM tags WHERE location_id = :location"
 		" AND name = :name COLLATE NOCASE)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":contact", id);
 	int64_t taken = hl_step_changes(st);

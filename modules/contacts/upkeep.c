@@ -30,8 +30,6 @@ static int batch(struct hl_job_run *run, const char *sql)
 		int64_t from = hl_job_cursor(run), to;
 		sqlite3_stmt *st = hl_stmt(db, "SELECT max(id) FROM (SELECT id FROM contacts"
 					   " WHERE id > :from ORDER BY id LIMIT :batch)");
-		if (!st)
-			return HL_EDB;
 		hl_bind_int(st, ":from", from);
 		hl_bind_int(st, ":batch", BATCH);
 		if (hl_step_int(st, &to) < 0)
@@ -44,7 +42,7 @@ static int batch(struct hl_job_run *run, const char *sql)
 			return HL_EDB;
 		hl_bind_int(st, ":from", from);
 		hl_bind_int(st, ":to", to);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 		hl_job_set_cursor(run, to);
 		if (hl_job_over_budget(run))

@@ -147,8 +147,6 @@ static int change(struct hl_req *req, int64_t id, const struct contact_input *in
 	sqlite3_stmt *st = hl_stmt(db,
 		"SELECT 1 FROM contacts WHERE id = :id AND first_name = '' AND last_name = ''"
 		" AND email IS NULL AND phone IS NULL");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	int64_t empty;
 	if ((rc = hl_step_int(st, &empty)))
@@ -197,8 +195,6 @@ int contacts_delete(struct hl_req *req)
 		"UPDATE contacts SET deleted_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = :id AND location_id = :location AND deleted_at IS NULL" CONTACT_MINE(""));
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int64_t deleted = hl_step_changes(st);
@@ -207,10 +203,8 @@ int contacts_delete(struct hl_req *req)
 	/* Its tags no longer count it (see migration 009). */
 	st = hl_scoped_write(req, "UPDATE contact_tags SET contact_deleted = 1"
 			     " WHERE location_id = :location AND contact_id = :id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	int rc = contact_publish(req, "contact.deleted", id, NULL);
 	return rc ? rc : hl_reply_empty(req);

@@ -62,7 +62,7 @@ static int insert_message(struct hl_req *req, const struct conversation *cv, int
 	*id = sqlite3_column_int64(st, 0);
 	*at = hl_strndup(req, (const char *)sqlite3_column_text(st, 1),
 			 (size_t)sqlite3_column_bytes(st, 1));
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
@@ -75,13 +75,11 @@ int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbo
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET last_message_at = :at,"
 		" last_message_preview = substr(:body, 1, 200),"
 		" unread_count = unread_count + :inbound WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":at", at);
 	hl_bind_text(st, ":body", body);
 	hl_bind_int(st, ":inbound", inbound);
 	hl_bind_int(st, ":id", cv->id);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* The body and channel of a message from the body of the request: 0, or

@@ -65,8 +65,6 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 		return found ? 0 : HL_EDB;
 	st = hl_scoped_write(req, "INSERT INTO conversations (location_id, contact_id, channel,"
 		" assigned_to) VALUES (:location, :contact, :channel, nullif(:assigned, 0))");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":contact", contact);
 	hl_bind_text(st, ":channel", channel);
 	hl_bind_int(st, ":assigned", assigned);
@@ -144,13 +142,11 @@ int conv_change(struct hl_req *req)
 		" starred = CASE WHEN :given & 1 THEN :starred ELSE starred END,"
 		" assigned_to = CASE WHEN :given & 2 THEN nullif(:assigned, 0) ELSE assigned_to END"
 		" WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":given", given);
 	hl_bind_int(st, ":starred", starred);
 	hl_bind_int(st, ":assigned", assigned);
 	hl_bind_int(st, ":id", id);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	rc = conv_publish(req, "conversation.updated", id, cv.contact, id, 0, NULL);
 	return rc ? rc : conv_reply_record(req, 200, id);
@@ -171,8 +167,6 @@ int conv_read(struct hl_req *req)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET unread_count = 0"
 		" WHERE id = :id AND location_id = :location AND unread_count > 0");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	int64_t changed = hl_step_changes(st);
 	if (changed < 0)

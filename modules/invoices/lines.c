@@ -88,8 +88,6 @@ static int line_insert(struct hl_req *req, int64_t id, int position, const struc
 		" quantity, unit_price_cents, tax_rate_bp, discount_cents, amount_cents, tax_cents)"
 		" VALUES (:location, :invoice_id, :position, :description, :quantity,"
 		" :unit_price_cents, :tax_rate_bp, :discount_cents, :amount_cents, :tax_cents)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":invoice_id", id);
 	hl_bind_int(st, ":position", position);
 	hl_bind_text(st, ":description", l->description);
@@ -107,8 +105,6 @@ int lines_store(struct hl_req *req, int64_t id, const struct line *lines, int n,
 {
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM invoice_items"
 					   " WHERE invoice_id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	int rc = hl_step_changes(st) < 0 ? HL_EDB : 0;
 	for (int i = 0; i < n && !rc; i++)
@@ -116,8 +112,6 @@ int lines_store(struct hl_req *req, int64_t id, const struct line *lines, int n,
 	st = rc ? NULL : hl_scoped_write(req,
 		"UPDATE invoices SET subtotal_cents = :subtotal_cents, tax_cents = :tax_cents,"
 		" total_cents = :total_cents WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":subtotal_cents", t->subtotal_cents);
 	hl_bind_int(st, ":tax_cents", t->tax_cents);

@@ -38,8 +38,6 @@ static int set_status(struct hl_req *req, const struct invoice_state *s, const c
 		" paid_at = coalesce(:paid_at, paid_at),"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", s->id);
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":paid_cents", s->paid_cents);
@@ -119,7 +117,7 @@ static int payment_insert(struct hl_req *req, int64_t id, int64_t amount, const 
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	*paid_at = hl_sprintf(req, "%s", (const char *)sqlite3_column_text(st, 0));
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* POST /api/invoices/:id/payments: part of the balance moves a sent

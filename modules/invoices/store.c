@@ -59,8 +59,6 @@ int invoice_contact_ok(struct hl_req *req, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = :id"
 		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int64_t one;
@@ -77,8 +75,6 @@ int invoice_publish(struct hl_req *req, const char *name, int64_t id, int64_t co
 	if (contact_id) {
 		sqlite3_stmt *st = hl_scoped_write(req, "SELECT coalesce(owner_id, 0) FROM contacts"
 						   " WHERE id = :id AND location_id = :location");
-		if (!st)
-			return HL_EDB;
 		hl_bind_int(st, ":id", contact_id);
 		if (hl_step_int(st, &owner) < 0)
 			return HL_EDB;

@@ -162,8 +162,6 @@ int invoices_change(struct hl_req *req)
 static int delete_where_id(struct hl_req *req, const char *sql, int64_t id)
 {
 	sqlite3_stmt *st = hl_scoped_write(req, sql);
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }

@@ -106,8 +106,6 @@ static int check_shapes(struct hl_req *req, const struct deal_input *in, int who
 static int lookup(struct hl_req *req, const char *sql, int64_t id, int64_t *out)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, sql);
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_step_int(st, out);

@@ -72,8 +72,6 @@ static int number_stage(struct hl_req *req, int64_t pipeline, int64_t stage, con
 		" FROM opportunities WHERE pipeline_id = :pipeline AND status = :status"
 		" AND stage_id = :stage AND id <> :id AND location_id = :location) AS r"
 		" WHERE o.id = r.id AND o.position <> r.n");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":pipeline", pipeline);
 	hl_bind_text(st, ":status", status);
 	hl_bind_int(st, ":stage", stage);
@@ -93,8 +91,6 @@ static int position_beside(struct hl_req *req, struct deal_input *in, int64_t pi
 	sqlite3_stmt *st = rc ? NULL : hl_scoped_write(req, "SELECT position + :after FROM opportunities"
 		" WHERE id = :beside AND id <> :id AND pipeline_id = :pipeline AND stage_id = :stage"
 		" AND status = :status AND location_id = :location AND (:me = 0 OR owner_id = :me)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":after", after);
 	hl_bind_int(st, ":beside", after ? in->after : in->before);
 	hl_bind_int(st, ":id", id);
@@ -254,8 +250,6 @@ int opp_delete(struct hl_req *req)
 		return (int)owner;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM opportunities WHERE id = :id"
 		" AND location_id = :location AND (:me = 0 OR owner_id = :me) RETURNING ifnull(contact_id, 0)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int rc = hl_step_int(st, &contact);

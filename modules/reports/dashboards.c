@@ -92,8 +92,6 @@ int dashboards_create(struct hl_req *req)
 		return 0;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO dashboards (location_id, name, created_by)"
 					   " VALUES (:location, :name, nullif(:user, 0)) RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":user", hl_user_id(req));
 	int64_t id;
@@ -112,8 +110,6 @@ int dashboards_change(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE dashboards SET name = :name,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = :id AND location_id = :location RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":id", id);
 	int64_t done;

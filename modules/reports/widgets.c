@@ -237,8 +237,6 @@ int widgets_delete(struct hl_req *req)
 		return 0;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM widgets WHERE id = :id"
 					   " AND location_id = :location RETURNING dashboard_id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	int rc = hl_step_int(st, &dashboard);
 	if (rc <= 0)

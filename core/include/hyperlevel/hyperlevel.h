@@ -61,7 +61,9 @@
  *        hl_day_start, the SQL functions local_day and day_start, the
  *        descriptor's recounts (struct hl_recount); locations.currency.
  *   1.16 hl_move_to_position (HL_POSITION_LAST, HL_POSITION_MAKE_ROOM):
- *        a row put at a position among those of its scope.
+ *        a row put at a position among those of its scope;
+ *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
+ *        NULL statement, as hl_step_* do.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -737,7 +739,9 @@ HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type
  * up to `limit` rows of `st` as hl_json_row objects. When a further row
  * exists, next_cursor is the text of column `cursor_col` of the last row
  * written (so select limit + 1 rows), otherwise null; a list that is never
- * paged passes INT64_MAX. 0 or HL_EDB. */
+ * paged passes INT64_MAX. 0 or HL_EDB (ABI 1.16: also for a NULL `st`,
+ * before anything is written, so that the hl_scoped_read before needs no
+ * check of its own). */
 HL_API int hl_reply_page(struct hl_req *req, sqlite3_stmt *st, int64_t limit, int cursor_col);
 /* The same with "total": `total` (when asked with count=1, say); a
  * negative total is left out. */
@@ -750,7 +754,7 @@ HL_API int hl_reply_page_total(struct hl_req *req, sqlite3_stmt *st, int64_t lim
 HL_API int hl_json_page(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st, int64_t limit,
 			int cursor_col);
 /* Answer the first row of `st` as an object with `status`, or 404 with
- * "no such `what`" when there is none. 0 or HL_EDB. */
+ * "no such `what`" when there is none. 0 or HL_EDB (for a NULL `st` too). */
 HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const char *what);
 /* ABI 1.14. One record of the current sub-account, answered as
  * hl_reply_row answers: `sql` runs as hl_scoped_read runs it, with :id
