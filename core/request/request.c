@@ -769,15 +769,26 @@ HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *r, const char *sql)
 	return scoped(r, hl_write_begin(r), sql);
 }
 
-HL_API int64_t hl_scoped_write_int(struct hl_req *r, const char *sql, int64_t id)
+/* The first row's integer of `st`, with :id bound to `id`: 0 for no row,
+ * HL_EDB. */
+static int64_t first_int(sqlite3_stmt *st, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_write(r, sql);
 	if (!st)
 		return HL_EDB;
 	int idx = sqlite3_bind_parameter_index(st, ":id"); /* ?1 before ABI 1.9 */
 	sqlite3_bind_int64(st, idx ? idx : 1, id);
-	int rc = sqlite3_step(st);
-	int64_t value = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? value : HL_EDB;
+	int64_t value;
+	return hl_step_int(st, &value) < 0 ? HL_EDB : value;
+}
+
+HL_API int64_t hl_scoped_write_int(struct hl_req *r, const char *sql, int64_t id)
+{
+	return first_int(hl_scoped_write(r, sql), id);
+}
+
+HL_API int64_t hl_scoped_read_int(struct hl_req *r, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = hl_scoped_read(r, sql);
+	hl_bind_int(st, ":me", hl_assigned_user(r));
+	return first_int(st, id);
 }

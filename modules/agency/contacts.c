@@ -76,8 +76,6 @@ int agency_contacts(struct hl_req *req)
 			       !q ? "" : hl_text_length(q) >= 3 ? by_search : by_prefix,
 			       tag ? by_tag : "", list.cursor ? after : "");
 	sqlite3_stmt *st = agency_read(req, sql, list.location);
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":q", q);
 	hl_bind_text(st, ":tag", tag);
 	hl_bind_text(st, ":cursor", list.cursor);

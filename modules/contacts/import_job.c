@@ -155,18 +155,13 @@ static int import_fail(struct import *im)
 /* Answer import `id` of the location: its state, counts and errors. */
 static int reply_import(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req,
+	return hl_reply_record(req, status, id, "import",
 		"SELECT id, CASE WHEN cancelled_at IS NOT NULL THEN 'cancelled' ELSE status END"
 		" AS status, bytes, CASE status WHEN 'done' THEN 1.0"
 		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
 		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
 		" finished_at, cancelled_at FROM contact_imports"
 		" WHERE id = :id AND location_id = :location AND (:me = 0 OR user_id = :me)");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	return hl_reply_row(req, status, st, "import");
 }
 
 /* A new import of `len` bytes in the request's location: its id, or

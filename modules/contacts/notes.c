@@ -22,8 +22,6 @@ int notes_list(struct hl_req *req)
 		"SELECT id, body, author_id, created_at, id AS _cursor FROM notes"
 		" WHERE location_id = :location AND contact_id = :contact AND id < :before"
 		" ORDER BY id DESC LIMIT :limit");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":contact", id);
 	hl_bind_int(st, ":before", before);
 	hl_bind_int(st, ":limit", limit + 1);

@@ -96,8 +96,6 @@ int conv_list(struct hl_req *req)
 	if (read_filters(req, &f) || hl_query_int(req, "limit", 50, 1, 1000, &limit))
 		return 0;
 	sqlite3_stmt *st = list_statement(req, &f);
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, sqlite3_column_count(st) - 1);
 }

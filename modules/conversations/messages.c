@@ -25,8 +25,6 @@ int conv_messages(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " MESSAGE_COLUMNS " FROM messages m"
 		" WHERE m.conversation_id = :id AND m.location_id = :location AND m.id < :before"
 		" ORDER BY m.id DESC LIMIT :limit");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":before", before);
 	hl_bind_int(st, ":limit", limit + 1);
@@ -35,12 +33,8 @@ int conv_messages(struct hl_req *req)
 
 int conv_reply_message(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT " MESSAGE_COLUMNS " FROM messages m"
-		" WHERE m.id = :id AND m.location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "message");
+	return hl_reply_record(req, status, id, "message", "SELECT " MESSAGE_COLUMNS
+			       " FROM messages m WHERE m.id = :id AND m.location_id = :location");
 }
 
 /* Store the message; *id and *at (its time, in the arena) from RETURNING. */

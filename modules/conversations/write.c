@@ -12,19 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
-static int exists(struct hl_req *req, const char *sql, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_read(req, sql);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 /* 0 when `user` (0: nobody) may be assigned conversations of the
  * location; HL_EINVAL after a 422, or HL_EDB. */
 static int check_assignee(struct hl_req *req, int64_t user)
@@ -97,7 +84,7 @@ int conv_open(struct hl_req *req)
 		return hl_reply_invalid(req, "channel", "required, sms, email, whatsapp, facebook,"
 					" instagram, webchat or phone");
 	/* An "assigned only" caller's own contact: the conversation shows its name. */
-	int rc = exists(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
+	int rc = (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
 			" AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");

@@ -57,12 +57,8 @@ const char *invoice_number_next(struct hl_req *req)
 
 int invoice_contact_ok(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM contacts WHERE id = :id"
-		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)");
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int64_t one;
-	return hl_step_int(st, &one); /* 1 with a row, 0 without */
+	return (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id"
+		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", id);
 }
 
 /* The contacts module counts events whose data name a contact as that

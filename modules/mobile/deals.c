@@ -32,21 +32,36 @@ static const char sql[] =
 enum { COL_STAGE, COL_STAGE_NAME, COL_PIPELINE_NAME, COL_DEAL, COL_NAME, COL_VALUE, COL_CURRENCY,
        COL_CONTACT, COL_TOTAL, COL_CENTS, COL_PIPELINE };
 
-static void member(struct hl_json *j, const char *key, sqlite3_stmt *st, int col)
+/* The members of a stage and of a deal: their keys and columns, the row
+ * holding both. */
+struct member {
+	const char *key;
+	int col;
+};
+
+static const struct member stage_members[] = {
+	{ "id", COL_STAGE }, { "name", COL_STAGE_NAME }, { "pipeline_id", COL_PIPELINE },
+	{ "pipeline_name", COL_PIPELINE_NAME }, { "count", COL_TOTAL }, { "value_cents", COL_CENTS },
+	{ NULL, 0 },
+};
+
+static const struct member deal_members[] = {
+	{ "id", COL_DEAL }, { "name", COL_NAME }, { "value_cents", COL_VALUE },
+	{ "currency", COL_CURRENCY }, { "contact_name", COL_CONTACT }, { NULL, 0 },
+};
+
+static void members(struct hl_json *j, sqlite3_stmt *st, const struct member *m)
 {
-	hl_json_key(j, key);
-	hl_json_column(j, st, col);
+	for (; m->key; m++) {
+		hl_json_key(j, m->key);
+		hl_json_column(j, st, m->col);
+	}
 }
 
 static void open_stage(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	member(j, "id", st, COL_STAGE);
-	member(j, "name", st, COL_STAGE_NAME);
-	member(j, "pipeline_id", st, COL_PIPELINE);
-	member(j, "pipeline_name", st, COL_PIPELINE_NAME);
-	member(j, "count", st, COL_TOTAL);
-	member(j, "value_cents", st, COL_CENTS);
+	members(j, st, stage_members);
 	hl_json_key(j, "deals");
 	hl_json_array(j);
 }
@@ -54,11 +69,7 @@ static void open_stage(struct hl_json *j, sqlite3_stmt *st)
 static void write_deal(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	member(j, "id", st, COL_DEAL);
-	member(j, "name", st, COL_NAME);
-	member(j, "value_cents", st, COL_VALUE);
-	member(j, "currency", st, COL_CURRENCY);
-	member(j, "contact_name", st, COL_CONTACT);
+	members(j, st, deal_members);
 	hl_json_object_end(j);
 }
 

@@ -42,8 +42,6 @@ int mobile_inbox(struct hl_req *req)
 		unread ? " AND c.unread_count > 0" : "", me ? " AND c.assigned_to = :me" : "",
 		cursor ? after : "");
 	sqlite3_stmt *st = hl_stmt(hl_read(req), sql);
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":user", hl_user_id(req));
 	hl_bind_int(st, ":me", me);
 	hl_bind_text(st, ":cursor", cursor);

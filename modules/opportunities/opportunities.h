@@ -49,6 +49,8 @@ int pipelines_list(struct hl_req *req);            /* pipelines.c */
 int pipelines_create(struct hl_req *req);
 int pipelines_change(struct hl_req *req);
 int pipelines_delete(struct hl_req *req);
+int opp_delete_unless_held(struct hl_req *req, const char *what, const char *count_sql,
+			   const char *const *deletes);
 int stages_create(struct hl_req *req);             /* stages.c */
 int stages_change(struct hl_req *req);
 int stages_delete(struct hl_req *req);

@@ -56,8 +56,6 @@ int pipelines_list(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, PIPELINE_SELECT
 		" FROM pipelines p WHERE p.location_id = :location ORDER BY p.position, p.id");
-	if (!st)
-		return HL_EDB;
 	return hl_reply_page(req, st, INT64_MAX, 0); /* a location has few: never paged */
 }
 
@@ -112,14 +110,23 @@ int pipelines_delete(struct hl_req *req)
 		"DELETE FROM pipelines WHERE id = :id AND location_id = :location",
 		NULL,
 	};
+	return opp_delete_unless_held(req, "pipeline", "SELECT (SELECT count(*) FROM opportunities"
+		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location",
+		deletes);
+}
+
+/* DELETE of the pipeline or stage (`what`) of the path's :id, which every
+ * user sees: 204 and `what`.deleted, or 409 while `count_sql` counts deals
+ * in it (hl_delete_if_empty). */
+int opp_delete_unless_held(struct hl_req *req, const char *what, const char *count_sql,
+			   const char *const *deletes)
+{
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
-	int rc = hl_delete_if_empty(req, id, "pipeline", "SELECT (SELECT count(*) FROM opportunities"
-		" WHERE pipeline_id = p.id) FROM pipelines p WHERE id = :id AND location_id = :location",
-		"deal", deletes);
+	int rc = hl_delete_if_empty(req, id, what, count_sql, "deal", deletes);
 	if (rc <= 0)
 		return rc;
-	rc = hl_publish_assigned(req, "pipeline.deleted", id, HL_EVERYONE, NULL);
+	rc = hl_publish_assigned(req, hl_sprintf(req, "%s.deleted", what), id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_empty(req);
 }

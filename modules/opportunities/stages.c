@@ -63,6 +63,22 @@ static int place(struct hl_req *req, const struct stage_input *in, int64_t id, i
 				   HL_POSITION_MAKE_ROOM) < 0 ? HL_EDB : 0;
 }
 
+/* After the write `st` (RETURNING id): 404 "no such `missing`" when it
+ * found no row; else the stage placed, everyone told (`event`) and the
+ * stage answered with `status`. */
+static int finish(struct hl_req *req, sqlite3_stmt *st, const struct stage_input *in,
+		  const char *missing, const char *event, int status)
+{
+	int64_t id;
+	int rc = hl_step_int(st, &id);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such %s", missing);
+	if ((rc = place(req, in, id, status == 201)) ||
+	    (rc = hl_publish_assigned(req, event, id, HL_EVERYONE, NULL)))
+		return rc;
+	return reply_stage(req, status, id);
+}
+
 /* POST /api/pipelines/:id/stages: 201 with the stage; 404 for a pipeline
  * of another location. */
 int stages_create(struct hl_req *req)
@@ -78,20 +94,14 @@ int stages_create(struct hl_req *req)
 		" position, probability) SELECT :location, p.id, :name, 0, :probability FROM pipelines p"
 		" WHERE p.id = :id AND p.location_id = :location RETURNING id");
 	bind_stage(st, &in, pipeline);
-	int64_t id;
-	if ((rc = hl_step_int(st, &id)) <= 0)
-		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
-	if ((rc = place(req, &in, id, 1)))
-		return rc;
-	rc = hl_publish_assigned(req, "stage.created", id, HL_EVERYONE, NULL);
-	return rc ? rc : reply_stage(req, 201, id);
+	return finish(req, st, &in, "pipeline", "stage.created", 201);
 }
 
 /* PATCH /api/stages/:id: its name, position or probability. */
 int stages_change(struct hl_req *req)
 {
 	struct stage_input in = { 0 };
-	int64_t id, found;
+	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
 	int rc = read_stage(req, 0, &in);
@@ -101,12 +111,7 @@ int stages_change(struct hl_req *req)
 		" probability = CASE WHEN :has_probability THEN :probability ELSE probability END"
 		" WHERE id = :id AND location_id = :location RETURNING id");
 	bind_stage(st, &in, id);
-	if ((rc = hl_step_int(st, &found)) <= 0)
-		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such stage");
-	if ((rc = place(req, &in, id, 0)))
-		return rc;
-	rc = hl_publish_assigned(req, "stage.updated", id, HL_EVERYONE, NULL);
-	return rc ? rc : reply_stage(req, 200, id);
+	return finish(req, st, &in, "stage", "stage.updated", 200);
 }
 
 /* DELETE /api/stages/:id: 204; 409 naming how many deals it holds. */
@@ -115,14 +120,7 @@ int stages_delete(struct hl_req *req)
 	static const char *const deletes[] = {
 		"DELETE FROM stages WHERE id = :id AND location_id = :location", NULL,
 	};
-	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	int rc = hl_delete_if_empty(req, id, "stage", "SELECT (SELECT count(*) FROM opportunities"
+	return opp_delete_unless_held(req, "stage", "SELECT (SELECT count(*) FROM opportunities"
 		" WHERE stage_id = s.id) FROM stages s WHERE id = :id AND location_id = :location",
-		"deal", deletes);
-	if (rc <= 0)
-		return rc;
-	rc = hl_publish_assigned(req, "stage.deleted", id, HL_EVERYONE, NULL);
-	return rc ? rc : hl_reply_empty(req);
+		deletes);
 }

@@ -31,22 +31,12 @@ static const char list_sql[] =
 int dashboards_exists(struct hl_req *req, int64_t id, int write)
 {
 	static const char sql[] = "SELECT 1 FROM dashboards WHERE id = :id AND location_id = :location";
-	sqlite3_stmt *st = write ? hl_scoped_write(req, sql) : hl_scoped_read(req, sql);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+	return (int)(write ? hl_scoped_write_int(req, sql, id) : hl_scoped_read_int(req, sql, id));
 }
 
 static int reply_record(struct hl_req *req, int status, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, record_sql);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	return hl_reply_row(req, status, st, "dashboard");
+	return hl_reply_record(req, status, id, "dashboard", record_sql);
 }
 
 int dashboards_list(struct hl_req *req)
@@ -56,8 +46,6 @@ int dashboards_list(struct hl_req *req)
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) || hl_query_keyset(req, "cursor", "i", &after))
 		return 0;
 	sqlite3_stmt *st = hl_scoped_read(req, list_sql);
-	if (!st)
-		return HL_EDB;
 	hl_bind_text(st, ":after", after);
 	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, 6);

@@ -118,15 +118,11 @@ static int write_widget(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
 	const char *group = (const char *)sqlite3_column_text(st, 5);
 	struct slice sl = { f, period_days(period) ? period_days(period) : 30,
 			    group && !strcmp(group, "week") };
+	static const struct reports_member widget_members[] = {
+		{ "id", 0 }, { "kind", 1 }, { "title", 2 }, { "position", 7 }, { NULL, 0 },
+	};
 	hl_json_object(j);
-	hl_json_key(j, "id");
-	hl_json_column(j, st, 0);
-	hl_json_key(j, "kind");
-	hl_json_column(j, st, 1);
-	hl_json_key(j, "title");
-	hl_json_column(j, st, 2);
-	hl_json_key(j, "position");
-	hl_json_column(j, st, 7);
+	reports_members(j, st, widget_members);
 	hl_json_key(j, "config");
 	hl_json_object(j);
 	hl_json_key(j, "period");

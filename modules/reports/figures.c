@@ -253,13 +253,26 @@ static void close_pipeline(struct hl_json *j, int64_t count, int64_t cents)
 	hl_json_object_end(j);
 }
 
+void reports_members(struct hl_json *j, sqlite3_stmt *st, const struct reports_member *m)
+{
+	for (; m->key; m++) {
+		hl_json_key(j, m->key);
+		hl_json_column(j, st, m->col);
+	}
+}
+
+/* A pipeline and its stages, from the columns of stages_sql. */
+static const struct reports_member pipeline_members[] = {
+	{ "id", 0 }, { "name", 1 }, { NULL, 0 },
+};
+static const struct reports_member stage_members[] = {
+	{ "id", 2 }, { "name", 3 }, { "count", 4 }, { "value_cents", 5 }, { NULL, 0 },
+};
+
 static void open_pipeline(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	hl_json_key(j, "id");
-	hl_json_column(j, st, 0);
-	hl_json_key(j, "name");
-	hl_json_column(j, st, 1);
+	reports_members(j, st, pipeline_members);
 	hl_json_key(j, "stages");
 	hl_json_array(j);
 }
@@ -267,14 +280,7 @@ static void open_pipeline(struct hl_json *j, sqlite3_stmt *st)
 static void write_stage(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	hl_json_key(j, "id");
-	hl_json_column(j, st, 2);
-	hl_json_key(j, "name");
-	hl_json_column(j, st, 3);
-	hl_json_key(j, "count");
-	hl_json_column(j, st, 4);
-	hl_json_key(j, "value_cents");
-	hl_json_column(j, st, 5);
+	reports_members(j, st, stage_members);
 	hl_json_object_end(j);
 }
 

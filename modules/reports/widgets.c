@@ -50,19 +50,6 @@ static int note(int rc, unsigned bit, unsigned *given)
 	return rc;
 }
 
-/* 1 when pipeline `id` is the location's, 0, or HL_EDB. */
-static int pipeline_exists(struct hl_req *req, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_read(req, "SELECT 1 FROM pipelines"
-					  " WHERE id = :id AND location_id = :location");
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 /* The config at token `tok` (or the defaults, when < 0) for a widget of
  * `kind`, as stored; answers 422 itself (HL_EINVAL). */
 static int read_config(struct hl_req *req, int tok, const char *kind, const char **out)
@@ -86,7 +73,8 @@ static int read_config(struct hl_req *req, int tok, const char *kind, const char
 		return hl_reply_invalid(req, "config.group", "day or week");
 	if (pipeline && strcmp(kind, "pipeline_value"))
 		return hl_reply_invalid(req, "config.pipeline_id", "only for a pipeline_value widget");
-	rc = pipeline ? pipeline_exists(req, pipeline) : 1;
+	rc = !pipeline ? 1 : (int)hl_scoped_read_int(req, "SELECT 1 FROM pipelines"
+						     " WHERE id = :id AND location_id = :location", pipeline);
 	if (rc != 1)
 		return rc < 0 ? rc : hl_reply_invalid(req, "config.pipeline_id", "no pipeline of this sub-account");
 	*out = hl_sprintf(req, "{\"period\":\"%s\",\"group\":\"%s\"%s}", period ? period : "30d",

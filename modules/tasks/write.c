@@ -30,18 +30,6 @@ struct task_input {
 	unsigned given;
 };
 
-/* 1 when `sql` (with :location and :id) finds a row, 0, or HL_EDB. */
-static int exists(struct hl_req *req, const char *sql, int64_t id)
-{
-	sqlite3_stmt *st = hl_scoped_read(req, sql);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
-}
-
 /* The assignee and the contact, when given, exist for this location (the
  * contact one an "assigned only" caller owns: the task would show its
  * name). */
@@ -51,9 +39,9 @@ static int check_refs(struct hl_req *req, const struct task_input *in)
 							  in->assignee);
 	if (ok != 1)
 		return ok < 0 ? ok : hl_reply_invalid(req, "assignee_id", "no user of this sub-account");
-	ok = !in->contact ? 1 : exists(req, "SELECT 1 FROM contacts WHERE id = :id"
-				       " AND location_id = :location AND deleted_at IS NULL"
-				       " AND (:me = 0 OR owner_id = :me)", in->contact);
+	ok = !in->contact ? 1 : (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id"
+		" AND location_id = :location AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)",
+		in->contact);
 	if (ok != 1)
 		return ok < 0 ? ok : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	return 0;

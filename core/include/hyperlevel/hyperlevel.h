@@ -62,6 +62,7 @@
  *        descriptor's recounts (struct hl_recount); locations.currency.
  *   1.16 hl_move_to_position (HL_POSITION_LAST, HL_POSITION_MAKE_ROOM):
  *        a row put at a position among those of its scope;
+ *        hl_scoped_read_int;
  *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
  *        NULL statement, as hl_step_* do.
  */
@@ -956,6 +957,14 @@ HL_API sqlite3_stmt *hl_scoped_write(struct hl_req *req, const char *sql);
  *     hl_scoped_write_int(req, "SELECT owner_id FROM deals"
  *                         " WHERE id = :id AND location_id = :location", id) */
 HL_API int64_t hl_scoped_write_int(struct hl_req *req, const char *sql, int64_t id);
+/* ABI 1.16. The same read as hl_scoped_read runs it, with :me bound to
+ * hl_assigned_user(req) as hl_reply_record binds it: whether a record the
+ * caller may see exists, in one call:
+ *     hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id"
+ *                        " AND location_id = :location"
+ *                        " AND (:me = 0 OR owner_id = :me)", contact)
+ * is 1 when it does, 0 when not, HL_EDB. */
+HL_API int64_t hl_scoped_read_int(struct hl_req *req, const char *sql, int64_t id);
 /* A read across every location of the caller's agency, for agency staff
  * (the routes of HL_ACCESS_AGENCY): hl_stmt on hl_read(req) with :agency
  * bound to the caller's agency. The SQL picks its locations by agency
