@@ -191,6 +191,14 @@ HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col)
 	}
 }
 
+HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl_member *m)
+{
+	for (; m->key; m++) {
+		hl_json_key(j, m->key);
+		hl_json_column(j, st, m->col);
+	}
+}
+
 static enum row_key_kind key_kind(const char *name)
 {
 	if (name[0] == '_')

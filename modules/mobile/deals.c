@@ -34,44 +34,16 @@ enum { COL_STAGE, COL_STAGE_NAME, COL_PIPELINE_NAME, COL_DEAL, COL_NAME, COL_VAL
 
 /* The members of a stage and of a deal: their keys and columns, the row
  * holding both. */
-struct member {
-	const char *key;
-	int col;
-};
-
-static const struct member stage_members[] = {
+static const struct hl_member stage_members[] = {
 	{ "id", COL_STAGE }, { "name", COL_STAGE_NAME }, { "pipeline_id", COL_PIPELINE },
 	{ "pipeline_name", COL_PIPELINE_NAME }, { "count", COL_TOTAL }, { "value_cents", COL_CENTS },
 	{ NULL, 0 },
 };
 
-static const struct member deal_members[] = {
+static const struct hl_member deal_members[] = {
 	{ "id", COL_DEAL }, { "name", COL_NAME }, { "value_cents", COL_VALUE },
 	{ "currency", COL_CURRENCY }, { "contact_name", COL_CONTACT }, { NULL, 0 },
 };
-
-static void members(struct hl_json *j, sqlite3_stmt *st, const struct member *m)
-{
-	for (; m->key; m++) {
-		hl_json_key(j, m->key);
-		hl_json_column(j, st, m->col);
-	}
-}
-
-static void open_stage(struct hl_json *j, sqlite3_stmt *st)
-{
-	hl_json_object(j);
-	members(j, st, stage_members);
-	hl_json_key(j, "deals");
-	hl_json_array(j);
-}
-
-static void write_deal(struct hl_json *j, sqlite3_stmt *st)
-{
-	hl_json_object(j);
-	members(j, st, deal_members);
-	hl_json_object_end(j);
-}
 
 static void close_stage(struct hl_json *j)
 {
@@ -97,9 +69,14 @@ int mobile_deals(struct hl_req *req)
 			if (stage)
 				close_stage(j);
 			stage = sqlite3_column_int64(st, COL_STAGE);
-			open_stage(j, st);
+			hl_json_object(j);
+			hl_json_members(j, st, stage_members);
+			hl_json_key(j, "deals");
+			hl_json_array(j);
 		}
-		write_deal(j, st);
+		hl_json_object(j);
+		hl_json_members(j, st, deal_members);
+		hl_json_object_end(j);
 	}
 	if (stage)
 		close_stage(j);

@@ -118,11 +118,11 @@ static int write_widget(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
 	const char *group = (const char *)sqlite3_column_text(st, 5);
 	struct slice sl = { f, period_days(period) ? period_days(period) : 30,
 			    group && !strcmp(group, "week") };
-	static const struct reports_member widget_members[] = {
+	static const struct hl_member widget_members[] = {
 		{ "id", 0 }, { "kind", 1 }, { "title", 2 }, { "position", 7 }, { NULL, 0 },
 	};
 	hl_json_object(j);
-	reports_members(j, st, widget_members);
+	hl_json_members(j, st, widget_members);
 	hl_json_key(j, "config");
 	hl_json_object(j);
 	hl_json_key(j, "period");

@@ -253,26 +253,18 @@ static void close_pipeline(struct hl_json *j, int64_t count, int64_t cents)
 	hl_json_object_end(j);
 }
 
-void reports_members(struct hl_json *j, sqlite3_stmt *st, const struct reports_member *m)
-{
-	for (; m->key; m++) {
-		hl_json_key(j, m->key);
-		hl_json_column(j, st, m->col);
-	}
-}
-
 /* A pipeline and its stages, from the columns of stages_sql. */
-static const struct reports_member pipeline_members[] = {
+static const struct hl_member pipeline_members[] = {
 	{ "id", 0 }, { "name", 1 }, { NULL, 0 },
 };
-static const struct reports_member stage_members[] = {
+static const struct hl_member stage_members[] = {
 	{ "id", 2 }, { "name", 3 }, { "count", 4 }, { "value_cents", 5 }, { NULL, 0 },
 };
 
 static void open_pipeline(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	reports_members(j, st, pipeline_members);
+	hl_json_members(j, st, pipeline_members);
 	hl_json_key(j, "stages");
 	hl_json_array(j);
 }
@@ -280,7 +272,7 @@ static void open_pipeline(struct hl_json *j, sqlite3_stmt *st)
 static void write_stage(struct hl_json *j, sqlite3_stmt *st)
 {
 	hl_json_object(j);
-	reports_members(j, st, stage_members);
+	hl_json_members(j, st, stage_members);
 	hl_json_object_end(j);
 }
 

@@ -70,14 +70,6 @@ void figures_write_invoices(struct hl_json *j, const struct figures *f, int64_t 
  * theirs. 0 or HL_EDB. */
 int figures_write_pipelines(struct hl_req *req, struct hl_json *j, int64_t pipeline);
 
-/* Members of an object written from columns of the current row: a key and
- * its column each, up to one whose key is NULL. */
-struct reports_member {
-	const char *key;
-	int col;
-};
-void reports_members(struct hl_json *j, sqlite3_stmt *st, const struct reports_member *m);
-
 /* 1 when the invoices module is loaded (set by init); the statements
  * that read its tables are arrays of two texts indexed by it. Without it
  * the invoice figures are null and the answers say so

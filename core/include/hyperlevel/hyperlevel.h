@@ -62,7 +62,7 @@
  *        descriptor's recounts (struct hl_recount); locations.currency.
  *   1.16 hl_move_to_position (HL_POSITION_LAST, HL_POSITION_MAKE_ROOM):
  *        a row put at a position among those of its scope;
- *        hl_scoped_read_int;
+ *        hl_scoped_read_int; hl_json_members (struct hl_member);
  *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
  *        NULL statement, as hl_step_* do.
  */
@@ -892,6 +892,18 @@ HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
 HL_API void hl_json_columns(struct hl_json *j, sqlite3_stmt *st);
 /* Column `col` of `st` as a value, by its storage class. */
 HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
+/* ABI 1.16. Members of the object being written, each a key and a column
+ * of the current row of `st` (written as hl_json_column writes it), up to
+ * the entry whose key is NULL: what a row holding several objects (a
+ * stage and its deals, say) writes of each:
+ *     static const struct hl_member stage[] = {
+ *             { "id", 0 }, { "name", 1 }, { NULL, 0 } };
+ *     hl_json_members(j, st, stage); */
+struct hl_member {
+	const char *key;
+	int col;
+};
+HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl_member *m);
 
 /* ---------------------------------------------------------------------------
  * The database. One SQLite file in WAL mode; readers run side by side, one
