@@ -594,6 +594,14 @@ HL_API int hl_reply_record(struct hl_req *r, int status, int64_t id, const char 
 	return hl_reply_row(r, status, st, what);
 }
 
+HL_API int hl_reply_path_record(struct hl_req *r, const char *what, const char *sql)
+{
+	int64_t id;
+	if (hl_param_id(r, "id", &id))
+		return 0;
+	return hl_reply_record(r, 200, id, what, sql);
+}
+
 HL_API int hl_delete_if_empty(struct hl_req *r, int64_t id, const char *what,
 			      const char *count_sql, const char *held,
 			      const char *const *deletes)

@@ -205,16 +205,6 @@ static int reply_field(struct hl_req *req, int status, int64_t id)
 		" FROM custom_fields WHERE id = :id AND location_id = :location");
 }
 
-/* Field `id` at the position asked for (a sort key: the page renumbers
- * the others itself), or (`last`) after the location's last. */
-static int place(struct hl_req *req, int64_t id, int64_t position, int has_position, int last)
-{
-	if (!has_position && !last)
-		return 0;
-	return hl_move_to_position(req, "custom_fields", NULL, id,
-				   has_position ? position : HL_POSITION_LAST, 0) < 0 ? HL_EDB : 0;
-}
-
 /* GET /api/custom-fields */
 int custom_fields_list(struct hl_req *req)
 {
@@ -261,8 +251,12 @@ int custom_fields_create(struct hl_req *req)
 	if (id <= 0)
 		return id ? (int)id : hl_reply_error(req, 409, "duplicate", "key: this sub-account has"
 						     " a field '%s'", key);
-	rc = place(req, id, position, has_position, 1);
-	return rc ? rc : reply_field(req, 201, id);
+	/* At the position asked for (a sort key: the page renumbers the
+	 * others itself), or after the last. */
+	if (hl_move_to_position(req, "custom_fields", NULL, id,
+				has_position ? position : HL_POSITION_LAST, 0) < 0)
+		return HL_EDB;
+	return reply_field(req, 201, id);
 }
 
 /* PATCH /api/custom-fields/:id: its name, options and position; the key
@@ -304,8 +298,9 @@ int custom_fields_change(struct hl_req *req)
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":has_options", has_options);
 	hl_bind_text(st, ":body", body);
-	if (hl_step_changes(st) < 0 || (rc = place(req, id, position, has_position, 0)))
-		return rc ? rc : HL_EDB;
+	if (hl_step_changes(st) < 0 ||
+	    (has_position && hl_move_to_position(req, "custom_fields", NULL, id, position, 0) < 0))
+		return HL_EDB;
 	return reply_field(req, 200, id);
 }
 

@@ -46,12 +46,12 @@ static const struct hl_page pages[] = {
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
 };
 
-/* What is kept by the sub-account's days, made again when its zone changes. */
+/* What is kept by the sub-account's days, made again when its zone changes
+ * (through the migration's moves view, which knows how a day is counted). */
 static const struct hl_recount recounts[] = {
 	{ "received_days", "DELETE FROM received_days WHERE location_id = :location" },
-	{ "received_days", "INSERT INTO received_days (location_id, day, received)"
-	  " SELECT location_id, local_day(unixepoch(created_at), " HL_SQL_ZONE "), count(*)"
-	  " FROM messages WHERE location_id = :location AND direction = 'inbound' GROUP BY 1, 2" },
+	{ "received_days", "INSERT INTO received_day_moves SELECT location_id, created_at, 1 FROM messages"
+	  " WHERE location_id = :location AND direction = 'inbound'" },
 };
 
 HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires,

@@ -9,21 +9,19 @@
 
 #include <stdio.h>
 
+static const char record_sql[] =
+	"SELECT " CONVERSATION_COLUMNS
+	" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
+	" WHERE cv.id = :id AND cv.location_id = :location AND (:me = 0 OR cv.assigned_to = :me)";
+
 int conv_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	return hl_reply_record(req, status, id, "conversation",
-		"SELECT " CONVERSATION_COLUMNS
-		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
-		" WHERE cv.id = :id AND cv.location_id = :location"
-		" AND (:me = 0 OR cv.assigned_to = :me)");
+	return hl_reply_record(req, status, id, "conversation", record_sql);
 }
 
 int conv_record(struct hl_req *req)
 {
-	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	return conv_reply_record(req, 200, id);
+	return hl_reply_path_record(req, "conversation", record_sql);
 }
 
 int conv_find(struct hl_req *req, int64_t id, struct conversation *out)

@@ -38,13 +38,12 @@ static const struct hl_page pages[] = {
 	{ .path = "/invoices/:id", .script = "invoices.js", .order = 50 },
 };
 
-/* What is kept by the sub-account's days, made again when its zone changes. */
+/* What is kept by the sub-account's days, made again when its zone changes
+ * (through the migration's moves view, which knows how a day is counted). */
 static const struct hl_recount recounts[] = {
 	{ "payment_days", "DELETE FROM payment_days WHERE location_id = :location" },
-	{ "payment_days", "INSERT INTO payment_days (location_id, day, payments, cents)"
-	  " SELECT location_id, local_day(unixepoch(paid_at), " HL_SQL_ZONE "), count(*),"
-	  " sum(amount_cents) FROM payments WHERE location_id = :location"
-	  " AND paid_at IS NOT NULL GROUP BY 1, 2" },
+	{ "payment_days", "INSERT INTO payment_day_moves SELECT location_id, paid_at, 1, amount_cents"
+	  " FROM payments WHERE location_id = :location AND paid_at IS NOT NULL" },
 };
 
 HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,

@@ -47,13 +47,13 @@ static const struct hl_page pages[] = {
 	{ .path = "/opportunities/:id", .script = "board.js", .order = 30 },
 };
 
-/* What is kept by the sub-account's days, made again when its zone changes. */
+/* What is kept by the sub-account's days, made again when its zone changes
+ * (through the migration's moves view, which knows how a day is counted). */
 static const struct hl_recount recounts[] = {
 	{ "closed_days", "DELETE FROM closed_days WHERE location_id = :location" },
-	{ "closed_days", "INSERT INTO closed_days (location_id, status, day, deals, cents)"
-	  " SELECT location_id, status, local_day(unixepoch(closed_at), " HL_SQL_ZONE "),"
-	  " count(*), sum(value_cents) FROM opportunities WHERE location_id = :location"
-	  " AND status IN ('won', 'lost') AND closed_at IS NOT NULL GROUP BY 1, 2, 3" },
+	{ "closed_days", "INSERT INTO closed_day_moves SELECT location_id, status, closed_at, 1,"
+	  " value_cents FROM opportunities WHERE location_id = :location"
+	  " AND status IN ('won', 'lost') AND closed_at IS NOT NULL" },
 };
 
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires,

@@ -41,16 +41,6 @@ static int reply_pipeline(struct hl_req *req, int status, int64_t id)
 			       " FROM pipelines p WHERE p.id = :id AND p.location_id = :location");
 }
 
-/* Pipeline `id` at the position asked for (a sort key: the others stay),
- * or (`last`) after the location's last when none is asked for. */
-static int place(struct hl_req *req, int64_t id, int64_t position, int has_position, int last)
-{
-	if (!has_position && !last)
-		return 0;
-	return hl_move_to_position(req, "pipelines", NULL, id,
-				   has_position ? position : HL_POSITION_LAST, 0) < 0 ? HL_EDB : 0;
-}
-
 /* GET /api/pipelines: every pipeline of the location, by position. */
 int pipelines_list(struct hl_req *req)
 {
@@ -72,8 +62,10 @@ int pipelines_create(struct hl_req *req)
 					   " VALUES (:location, :name)");
 	hl_bind_text(st, ":name", name);
 	int64_t id = hl_step_last_id(st);
-	if (id < 0 || (rc = place(req, id, position, has_position, 1)))
-		return id < 0 ? (int)id : rc;
+	/* At the position asked for (a sort key: the others stay), or last. */
+	if (id < 0 || hl_move_to_position(req, "pipelines", NULL, id,
+					  has_position ? position : HL_POSITION_LAST, 0) < 0)
+		return HL_EDB;
 	rc = hl_publish_assigned(req, "pipeline.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 201, id);
 }
@@ -95,8 +87,8 @@ int pipelines_change(struct hl_req *req)
 	hl_bind_int(st, ":id", id);
 	if ((rc = hl_step_int(st, &found)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such pipeline");
-	if ((rc = place(req, id, position, has_position, 0)))
-		return rc;
+	if (has_position && hl_move_to_position(req, "pipelines", NULL, id, position, 0) < 0)
+		return HL_EDB;
 	rc = hl_publish_assigned(req, "pipeline.updated", id, HL_EVERYONE, NULL);
 	return rc ? rc : reply_pipeline(req, 200, id);
 }

@@ -5,18 +5,16 @@
  */
 #include "tasks.h"
 
+static const char record_sql[] =
+	"SELECT " TASK_COLUMNS " FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
+	" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)";
+
 int tasks_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	return hl_reply_record(req, status, id, "task",
-		"SELECT " TASK_COLUMNS
-		" FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
-		" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)");
+	return hl_reply_record(req, status, id, "task", record_sql);
 }
 
 int tasks_record(struct hl_req *req)
 {
-	int64_t id;
-	if (hl_param_id(req, "id", &id))
-		return 0;
-	return tasks_reply_record(req, 200, id);
+	return hl_reply_path_record(req, "task", record_sql);
 }

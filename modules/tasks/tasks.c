@@ -38,16 +38,15 @@ static const struct hl_page pages[] = {
 	  .data = "/api/tasks", .uses = tasks_uses },
 };
 
-/* What is kept by the sub-account's days, made again when its zone changes. */
+/* What is kept by the sub-account's days, made again when its zone changes
+ * (through the migration's moves view, which knows how a day is counted). */
 static const struct hl_recount recounts[] = {
 	/* late_counts is made again from its lowest day as due_days fills
 	 * (its triggers), and counted up by the late job. */
 	{ "late_counts", "DELETE FROM late_counts WHERE location_id = :location" },
 	{ "due_days", "DELETE FROM due_days WHERE location_id = :location" },
-	{ "due_days", "INSERT INTO due_days (location_id, assignee, day, open)"
-	  " SELECT location_id, coalesce(assignee_id, 0),"
-	  " coalesce(local_day(unixepoch(due_at), " HL_SQL_ZONE "), 2147483647), count(*)"
-	  " FROM tasks WHERE location_id = :location AND completed_at IS NULL GROUP BY 1, 2, 3" },
+	{ "due_days", "INSERT INTO due_day_moves SELECT location_id, assignee_id, due_at, 1 FROM tasks"
+	  " WHERE location_id = :location AND completed_at IS NULL" },
 };
 
 HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires,

@@ -64,7 +64,7 @@
  *        a row put at a position among those of its scope;
  *        hl_scoped_read_int; hl_json_members (struct hl_member);
  *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
- *        NULL statement, as hl_step_* do.
+ *        NULL statement, as hl_step_* do; hl_reply_path_record.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -430,9 +430,12 @@ struct hl_module {
  * statement with :location, runs in the transaction that changes the
  * zone, after the new zone is written, in module load order then table
  * order. A count kept by triggers is typically deleted by one entry and
- * made again from its records by the next:
+ * made again from its records by the next, through what its triggers
+ * write (the contacts module's view contact_day_moves turns a time into
+ * the day it counts on):
  *     { "contact_days", "DELETE FROM contact_days WHERE location_id = :location" },
- *     { "contact_days", "INSERT INTO contact_days ... SELECT ... local_day(...)" }
+ *     { "contact_days", "INSERT INTO contact_day_moves SELECT location_id,"
+ *       " created_at, 1 FROM contacts WHERE location_id = :location ..." }
  * A failing entry (logged, with its name) refuses the change. */
 struct hl_recount {
 	const char *name;
@@ -761,12 +764,15 @@ HL_API int hl_reply_row(struct hl_req *req, int status, sqlite3_stmt *st, const 
  * hl_reply_row answers: `sql` runs as hl_scoped_read runs it, with :id
  * bound to `id` and :me to hl_assigned_user(req), so an "assigned only"
  * caller's 404 is one clause (AND (:me = 0 OR t.assignee_id = :me)).
- * 0 or HL_EDB. A record route is then its path's id and this:
- *     return hl_reply_record(req, 200, id, "task", "SELECT " TASK_COLUMNS
+ * 0 or HL_EDB. A write answers with its record so:
+ *     return hl_reply_record(req, 201, id, "task", "SELECT " TASK_COLUMNS
  *         " FROM tasks t WHERE t.id = :id AND t.location_id = :location"
  *         " AND (:me = 0 OR t.assignee_id = :me)"); */
 HL_API int hl_reply_record(struct hl_req *req, int status, int64_t id, const char *what,
 			   const char *sql);
+/* ABI 1.16. The same for the record the path's :id names, with 200: a
+ * record's GET route in one line (404 for an id that is not one). */
+HL_API int hl_reply_path_record(struct hl_req *req, const char *what, const char *sql);
 /* ABI 1.14. Delete record `id` of the current sub-account, a `what`
  * ("stage"), unless it still holds others: `count_sql` (run as
  * hl_scoped_write runs it, :id bound; NULL: no check) counts them, and

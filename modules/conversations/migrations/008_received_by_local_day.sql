@@ -1,50 +1,44 @@
--- Messages received per sub-account and day now in the sub-account's own time zone
--- (locations.timezone, through local_day), no longer UTC: "today" and a
--- by-day series mean the sub-account's days. The counts are made again
--- here, and by the module's recounts when a sub-account's zone changes.
+-- Messages received per sub-account and day in the sub-account's own time
+-- zone (locations.timezone, through local_day), no longer UTC. One place
+-- turns a message into its day: the triggers write each change as a
+-- message moving in or out to received_day_moves, a view whose INSTEAD OF
+-- trigger keeps received_days. Made again here, and by the module's
+-- recounts when a zone changes.
 DROP TRIGGER received_days_insert;
 DROP TRIGGER received_days_delete;
 DROP TRIGGER received_days_update;
 DELETE FROM received_days;
-INSERT INTO received_days (location_id, day, received)
-	SELECT location_id, local_day(unixepoch(created_at),
-			(SELECT timezone FROM locations l WHERE l.id = messages.location_id)),
-		count(*)
-	FROM messages
-	WHERE direction = 'inbound' GROUP BY 1, 2;
 
-CREATE TRIGGER received_days_insert AFTER INSERT ON messages
-	WHEN new.direction = 'inbound'
+CREATE VIEW received_day_moves (location_id, at, delta) AS SELECT NULL, NULL, NULL WHERE 0;
+CREATE TRIGGER received_day_moves_insert INSTEAD OF INSERT ON received_day_moves
 BEGIN
+	-- A move out changes only a day that holds something.
 	INSERT INTO received_days (location_id, day, received)
-		VALUES (new.location_id, local_day(unixepoch(new.created_at),
-				(SELECT timezone FROM locations WHERE id = new.location_id)), 1)
-		ON CONFLICT (location_id, day)
-		DO UPDATE SET received = received + excluded.received;
+		SELECT new.location_id, d.day, new.delta
+		FROM (SELECT local_day(unixepoch(new.at),
+			(SELECT timezone FROM locations WHERE id = new.location_id)) AS day) d
+		WHERE new.delta > 0 OR EXISTS (SELECT 1 FROM received_days k
+			WHERE k.location_id = new.location_id AND k.day = d.day)
+		ON CONFLICT (location_id, day) DO UPDATE SET received = received + excluded.received;
 END;
-CREATE TRIGGER received_days_delete AFTER DELETE ON messages
-	WHEN old.direction = 'inbound'
+
+INSERT INTO received_day_moves SELECT location_id, created_at, 1 FROM messages
+	WHERE direction = 'inbound';
+
+CREATE TRIGGER received_days_insert AFTER INSERT ON messages WHEN new.direction = 'inbound'
 BEGIN
-	UPDATE received_days SET received = received - 1
-		WHERE location_id = old.location_id
-		AND day = local_day(unixepoch(old.created_at),
-				(SELECT timezone FROM locations WHERE id = old.location_id));
+	INSERT INTO received_day_moves VALUES (new.location_id, new.created_at, 1);
+END;
+CREATE TRIGGER received_days_delete AFTER DELETE ON messages WHEN old.direction = 'inbound'
+BEGIN
+	INSERT INTO received_day_moves VALUES (old.location_id, old.created_at, -1);
 END;
 CREATE TRIGGER received_days_update AFTER UPDATE OF location_id, direction, created_at
-	ON messages
-	WHEN old.location_id IS NOT new.location_id
-		OR old.direction IS NOT new.direction
-		OR old.created_at IS NOT new.created_at
+	ON messages WHEN (old.location_id, old.direction, old.created_at)
+		IS NOT (new.location_id, new.direction, new.created_at)
 BEGIN
-	UPDATE received_days SET received = received - 1
-		WHERE location_id = old.location_id
-		AND day = local_day(unixepoch(old.created_at),
-				(SELECT timezone FROM locations WHERE id = old.location_id))
-		AND old.direction = 'inbound';
-	INSERT INTO received_days (location_id, day, received)
-		SELECT new.location_id, local_day(unixepoch(new.created_at),
-				(SELECT timezone FROM locations WHERE id = new.location_id)), 1
-		WHERE new.direction = 'inbound'
-		ON CONFLICT (location_id, day)
-		DO UPDATE SET received = received + excluded.received;
+	INSERT INTO received_day_moves SELECT old.location_id, old.created_at, -1
+		WHERE old.direction = 'inbound';
+	INSERT INTO received_day_moves SELECT new.location_id, new.created_at, 1
+		WHERE new.direction = 'inbound';
 END;
