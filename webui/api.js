@@ -189,7 +189,10 @@ export function createApi(options) {
 	/* A pager: next() resolves to the next page's rows ([] once done);
 	 * done, total (with count: 1 in the query) and loaded tell where it
 	 * stands; `for await (const rows of pager)` walks every page. A
-	 * next() while one is under way gives that one. */
+	 * next() while one is under way gives that one. next(extra) adds
+	 * extra's members to that page's query only (a first page as long as
+	 * the list shown: {limit: 120}); a cursor in `query` is where the
+	 * first page starts. */
 	function list(path, query) {
 		let cursor = null;
 		let pending = null;
@@ -197,12 +200,12 @@ export function createApi(options) {
 			done: false,
 			total: undefined,
 			loaded: 0,
-			next() {
+			next(extra) {
 				if (pending)
 					return pending;
 				if (pager.done)
 					return Promise.resolve([]);
-				const q = Object.assign({}, query);
+				const q = Object.assign({}, query, extra);
 				if (cursor)
 					q.cursor = cursor;
 				pending = get(path, q).then((answer) => {

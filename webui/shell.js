@@ -36,6 +36,7 @@
  * navigations, and work that finishes after a newer one began is dropped.
  */
 import { createApi } from './api.js';
+import { appHref as hrefIn, createFormat } from './format.js';
 import { html } from './html.js';
 import { createLive } from './live.js';
 import * as ui from './ui.js';
@@ -269,7 +270,7 @@ function isApp(path) {
 /* The URL of the page at `path` (under /app) in sub-account `loc`. */
 function appHref(path, loc) {
 	const where = loc === undefined ? s.loc : loc;
-	return APP + (path === '/' ? '' : path) + (where ? '?location=' + encodeURIComponent(where.id) : '');
+	return hrefIn(path, where ? where.id : null);
 }
 
 function onClick(e) {
@@ -722,6 +723,13 @@ function present(view) {
 	target.focus({ preventScroll: true });
 }
 
+/* The sub-account as a page sees it: its time zone and currency, UTC and
+ * USD when the server names none. */
+function placeOf(loc) {
+	return loc ? { id: loc.id, name: loc.name, timezone: loc.timezone || 'UTC', currency: loc.currency || 'USD' }
+		: null;
+}
+
 function userOf(me) {
 	return Object.assign({}, me.user, { agency: me.agency, locations: me.locations });
 }
@@ -745,14 +753,17 @@ async function openPage(m, live) {
 	}
 	if (!live())
 		return;
+	const where = placeOf(mine.loc);
 	const ctx = {
 		api: mine.api,
 		html,
 		ui,
+		format: createFormat(where),
+		href: (path) => hrefIn(path, where ? where.id : null),
 		params: m.params,
 		query: new URLSearchParams(location.search),
 		user: userOf(mine.me),
-		location: mine.loc ? { id: mine.loc.id, name: mine.loc.name } : null,
+		location: where,
 		navigate: (href, options) => navigate(href, options),
 		title,
 		setQuery: (query) => setQuery(query, live),

@@ -11,7 +11,13 @@
  *   chart()               the chart widget (chart.js), fetched on first use
  *                         so that only pages that chart download it
  *   suggest(input, find)  offers what `find` answers as the field is typed in
- *   cents(text)           an amount typed ("1,250.50") as whole cents, or NaN
+ *   pickContact(input, api)  a field that picks a contact as it is typed in
+ *   people(api)           the sub-account's people by id (null: not to be had)
+ *   pickPerson(select, people, me, value)  a filter's choice of person:
+ *                         anyone, me, or one of `people`
+ *   paged({...})          a list shown in pages: "Load more", and the next
+ *                         page as the end of the list comes into view
+ *   onSeen(el, fn)        fn() whenever `el` comes near the view
  *   figure(label, value, note, tone)  a figure as a card, for a .figures grid
  *   confirm(slot, question, yes)  asks in `slot` before something is undone
  *   renumber(order, save) positions 0, 1, 2... for a list put in a new order
@@ -250,16 +256,6 @@ export function chart() {
 		.then((loaded) => loaded[0]);
 }
 
-/* An amount as a person types it ("1,250.50", "1250") as whole cents;
- * NaN when it is not one (a sign, letters, more than two decimals). */
-export function cents(text) {
-	const t = String(text).replace(/[\s,]/g, '');
-	if (!/^\d+(\.\d{0,2})?$/.test(t))
-		return NaN;
-	const [units, fraction] = t.split('.');
-	return Number(units) * 100 + Number(((fraction || '') + '00').slice(0, 2));
-}
-
 /* Offers choices as `input` is typed in: 200 ms after the last key,
  * find(text) resolves to [{label, value}], shown as the field's list (a
  * <datalist>, which every browser we serve draws as a person expects);
@@ -302,4 +298,164 @@ export function suggest(input, find) {
 		const text = input.value.trim();
 		return text ? known.get(text) : null;
 	};
+}
+
+/* A contact's name as a picker offers it: its name, and its e-mail when
+ * it has one. */
+function contactLabel(c) {
+	const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || c.phone || 'Contact ' + c.id;
+	return c.email ? name + ' (' + c.email + ')' : name;
+}
+
+/* `input` picks a contact as it is typed in (the contacts the API finds
+ * for the text: suggest()); returns chosen(), suggest's. */
+export function pickContact(input, api) {
+	return suggest(input, async (q) => {
+		const answer = await api.get('/api/contacts', { q, limit: 8 });
+		return (answer.data || []).map((c) => ({ label: contactLabel(c), value: c.id }));
+	});
+}
+
+/* fn() each time `el` comes within `margin` px of the view (the end of a
+ * list being scrolled to); watch() looks again (after the list grew, the
+ * element may still be in view). Returns {watch, stop}; without
+ * IntersectionObserver, nothing is watched (the list's button remains). */
+export function onSeen(el, fn, margin) {
+	if (!('IntersectionObserver' in window))
+		return { watch() {}, stop() {} };
+	const observer = new IntersectionObserver((entries) => {
+		if (entries.some((e) => e.isIntersecting))
+			fn();
+	}, { rootMargin: '0px 0px ' + (margin || 400) + 'px 0px' });
+	return {
+		watch() {
+			observer.disconnect();
+			observer.observe(el);
+		},
+		stop: () => observer.disconnect(),
+	};
+}
+
+/* A list shown in pages, the one way every list pages:
+ *
+ *   open()                  a pager over the list as it is now (ctx.api.list)
+ *   draw(rows, pager, fresh)  shows a page of it; fresh: the first, in place
+ *                           of what was shown
+ *   more                    the list's "Load more" button: pressed for the next
+ *                           page, hidden once every page is in; the next page
+ *                           also comes as it nears the view (scroll: false
+ *                           leaves that out)
+ *   failed(e, fresh)        says a page did not come (default: a toast
+ *                           naming `what`, "The tasks")
+ *   signal                  the page's: nothing is drawn once it aborts
+ *
+ * Returns {restart(extra), begin(pager, rows), more(), stop(), pager}:
+ * restart asks for the first page again (extra: members of its query, a
+ * {limit} as long as the list shown); begin draws a first page the caller
+ * has asked for itself. An answer asked for before a restart, a begin or
+ * stop() is dropped. While a page is on its way the button says so and is
+ * aria-disabled (a disabled button would lose the keyboard's focus). */
+export function paged(o) {
+	const button = o.more;
+	let pager = null;
+	let gen = 0;
+	let loading = false;
+	const seen = o.scroll === false ? { watch() {}, stop() {} } : onSeen(button, () => more());
+	if (o.signal)
+		o.signal.addEventListener('abort', () => stop());
+
+	function showButton() {
+		button.hidden = !pager || pager.done;
+		button.setAttribute('aria-disabled', loading ? 'true' : 'false');
+		button.textContent = loading ? 'Loading…' : 'Load more';
+		if (!button.hidden && !loading)
+			seen.watch();
+	}
+
+	const live = (mine) => mine === gen && !(o.signal && o.signal.aborted);
+
+	async function next(fresh, extra) {
+		const mine = gen;
+		const p = pager;
+		loading = true;
+		showButton();
+		let rows;
+		try {
+			rows = await p.next(extra);
+		} catch (e) {
+			if (!live(mine))
+				return;
+			loading = false;
+			showButton();
+			if (o.failed)
+				o.failed(e, fresh);
+			else
+				toast((fresh ? '' : 'More of ') + (o.what || 'The list') + ' could not be loaded: ' + e.message,
+					{ kind: 'error' });
+			return;
+		}
+		if (!live(mine))
+			return;
+		loading = false;
+		o.draw(rows, p, fresh);
+		showButton();
+	}
+
+	function more() {
+		if (loading || !pager || pager.done)
+			return Promise.resolve();
+		return next(false);
+	}
+
+	function stop() {
+		gen++;
+		loading = false;
+		seen.stop();
+	}
+
+	button.addEventListener('click', () => more());
+	return {
+		restart(extra) {
+			gen++;
+			pager = o.open();
+			return next(true, extra);
+		},
+		begin(p, rows) {
+			gen++;
+			loading = false;
+			pager = p;
+			o.draw(rows, p, true);
+			showButton();
+		},
+		more,
+		stop,
+		get pager() {
+			return pager;
+		},
+	};
+}
+
+/* The sub-account's people by id (GET /api/users); null when they could
+ * not be had: a page then names no one, which is no reason to fail it. */
+export function people(api) {
+	return api.get('/api/users').then((answer) => new Map(((answer && answer.data) || []).map((u) => [u.id, u])),
+		() => null);
+}
+
+/* Fills `select`, a filter's choice of person: "Anyone", "Me" (user `me`)
+ * and each of `people` (a Map from people(), or null while it is on its
+ * way), `value` chosen (by default the one chosen now); someone not among
+ * them (gone, or not known yet) stays chosen, by name when known. */
+export function pickPerson(select, people, me, value) {
+	const keep = value === undefined ? select.value : value || '';
+	select.textContent = '';
+	select.append(html`<option value="">Anyone</option><option value="me">Me</option>
+		${Array.from(people ? people.values() : []).filter((u) => u.id !== me).map((u) =>
+			html`<option value="${u.id}">${u.name}</option>`)}`);
+	select.value = keep;
+	if (select.value !== keep) {
+		const u = people && people.get(Number(keep));
+		select.append(html`<option value="${keep}">${u ? u.name : 'User ' + keep}</option>`);
+		select.value = keep;
+	}
 }

@@ -181,7 +181,7 @@ describe('opportunities', () => {
 		await page.getByRole('button', { name: 'Save changes' }).click();
 		await until(async () => await value.getAttribute('aria-invalid') === 'true', 10000, 'the value\'s error');
 		assert.equal(await page.locator('#' + await value.getAttribute('aria-describedby')).textContent(),
-			'At most 10,000,000,000,000');
+			'At most $10,000,000,000,000');
 		/* a name of spaces only passes the browser; the server says why not */
 		const name = page.getByLabel('Name');
 		await name.fill('   ');

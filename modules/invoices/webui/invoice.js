@@ -148,7 +148,7 @@ export default async function invoice(view, ctx, lib) {
 			pay.addEventListener('submit', async (e) => {
 				e.preventDefault();
 				ui.clearErrors(pay);
-				const amount = ui.cents(pay.elements.amount_cents.value);
+				const amount = ctx.format.minor(pay.elements.amount_cents.value);
 				if (!(amount > 0)) {
 					ui.formErrors(pay, { fields: { amount_cents: 'an amount, like 250 or 250.50' } });
 					return;
@@ -270,8 +270,8 @@ export async function newInvoice(view, ctx, lib) {
 				tr,
 				description: f('description').value.trim(),
 				quantity: /^\d+$/.test(qty) ? Number(qty) : NaN,
-				unit_price_cents: ui.cents(f('unit_price_cents').value || '0'),
-				discount_cents: ui.cents(f('discount_cents').value || '0'),
+				unit_price_cents: ctx.format.minor(f('unit_price_cents').value || '0'),
+				discount_cents: ctx.format.minor(f('discount_cents').value || '0'),
 				tax_rate_bp: basisPoints(f('tax_rate_bp').value),
 			};
 		});

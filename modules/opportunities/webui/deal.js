@@ -11,16 +11,11 @@
  * names. A new deal's contact is picked by typing part of a name.
  */
 
-const MAX_CENTS = 1e15;
-const dayFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' }); /* the largest value the server takes */
+const MAX_CENTS = 1e15; /* the largest value the server takes */
 
 function statusLabel(lib, status) {
 	const s = lib.STATUSES.find((x) => x[0] === status);
 	return s ? s[1] : status;
-}
-
-function units(valueCents) {
-	return (valueCents / 100).toFixed(valueCents % 100 ? 2 : 0);
 }
 
 /* The fields a deal's form shares, new or edited. */
@@ -32,7 +27,7 @@ function fieldsOf(ctx, d, users) {
 <div class="d-form-grid">
 	<div class="field"><label for="d-value">Value</label>
 		<input id="d-value" name="value_cents" inputmode="decimal" autocomplete="off"
-			value="${d.value_cents ? units(d.value_cents) : ''}" placeholder="0"></div>
+			value="${d.value_cents ? ctx.format.amount(d.value_cents) : ''}" placeholder="0"></div>
 	<div class="field"><label for="d-owner">Owner</label>
 		<select id="d-owner" name="owner_id"><option value="">No owner</option>
 			${Array.from(users.values()).map((u) => html`<option value="${u.id}"
@@ -48,40 +43,48 @@ function readFields(ctx, form) {
 	const value = form.elements.value_cents.value.trim();
 	const body = {
 		name: form.elements.name.value.trim(),
-		value_cents: value ? ctx.ui.cents(value) : 0,
+		value_cents: value ? ctx.format.minor(value) : 0,
 		owner_id: form.elements.owner_id.value ? Number(form.elements.owner_id.value) : null,
 	};
 	if (isNaN(body.value_cents) || body.value_cents > MAX_CENTS) {
 		ctx.ui.formErrors(form, { fields: { value_cents: isNaN(body.value_cents)
-			? 'an amount, like 1500 or 1500.50' : 'at most ' + (MAX_CENTS / 100).toLocaleString() } });
+			? 'an amount, like 1500 or 1500.50' : 'at most ' + ctx.format.money(MAX_CENTS) } });
 		return null;
 	}
 	return body;
 }
 
+/* What the deal's page knows: s = {ctx, lib, view, path, d (the deal as
+ * the server last said), pipelines, users, boardHref}. */
 export default async function deal(view, ctx, lib) {
-	const { html, api, ui } = ctx;
+	const { api } = ctx;
 	const path = '/api/opportunities/' + ctx.params.id;
-	let [d, pipelines, users] = await Promise.all([api.get(path), api.get('/api/pipelines'), lib.people(ctx)]);
-	const boardHref = lib.appHref(ctx, '/opportunities?pipeline=' + d.pipeline_id);
+	const [d, pipelines, users] = await Promise.all([api.get(path), api.get('/api/pipelines'), people(ctx)]);
+	const s = { ctx, lib, view, path, d, pipelines, users,
+		boardHref: ctx.href('/opportunities?pipeline=' + d.pipeline_id) };
 	view.classList.add('deal-page');
+	render(s);
+}
 
-	function stagesOf(pipelineId) {
-		const p = (pipelines.data || []).find((x) => x.id === pipelineId);
-		return p ? p.stages || [] : [];
-	}
+/* The people by id; none when they could not be had. */
+async function people(ctx) {
+	return (await ctx.ui.people(ctx.api)) || new Map();
+}
 
-	function render() {
-		ctx.title(d.name);
-		const open = d.status === 'open';
-		const owner = d.owner_id ? users.get(d.owner_id) : null;
-		const pipeline = (pipelines.data || []).find((x) => x.id === d.pipeline_id);
-		view.textContent = '';
-		view.append(html`
-<p class="crumbs"><a href="${boardHref}">Opportunities</a></p>
+function stagesOf(s, pipelineId) {
+	const p = (s.pipelines.data || []).find((x) => x.id === pipelineId);
+	return p ? p.stages || [] : [];
+}
+
+function render(s) {
+	const { ctx, view, d } = s;
+	ctx.title(d.name);
+	view.textContent = '';
+	view.append(ctx.html`
+<p class="crumbs"><a href="${s.boardHref}">Opportunities</a></p>
 <div class="page-head">
 	<h1 tabindex="-1">${d.name}</h1>
-	<span class="${'d-status d-status-' + d.status}">${statusLabel(lib, d.status)}</span>
+	<span class="${'d-status d-status-' + d.status}">${statusLabel(s.lib, d.status)}</span>
 	<div class="d-actions">
 		<button type="button" class="btn" data-edit aria-expanded="false" aria-controls="d-edit">Edit</button>
 		<button type="button" class="btn btn-danger" data-delete>Delete</button>
@@ -93,29 +96,45 @@ export default async function deal(view, ctx, lib) {
 		<button type="button" class="btn" data-no>Keep it</button></p>
 </div>
 <form class="d-form card" id="d-edit" hidden aria-label="Edit deal" novalidate>
-	${fieldsOf(ctx, d, users)}
+	${fieldsOf(ctx, d, s.users)}
 	<div class="d-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
 		<button type="button" class="btn" data-cancel>Cancel</button></div>
 </form>
-<div class="d-grid">
-	<section class="card" aria-labelledby="d-facts-h">
+<div class="d-grid">${facts(s)}${progress(s)}</div>`);
+	wireEdit(s);
+	wireDelete(s);
+	wireProgress(s);
+}
+
+function facts(s) {
+	const { ctx, d } = s;
+	const { html } = ctx;
+	const f = ctx.format;
+	const owner = d.owner_id ? s.users.get(d.owner_id) : null;
+	const pipeline = (s.pipelines.data || []).find((x) => x.id === d.pipeline_id);
+	return html`<section class="card" aria-labelledby="d-facts-h">
 		<h2 id="d-facts-h">Details</h2>
 		<dl class="d-facts">
-			<dt>Value</dt><dd>${lib.money(d.value_cents, d.currency)}</dd>
+			<dt>Value</dt><dd>${f.money(d.value_cents)}</dd>
 			<dt>Pipeline</dt><dd>${pipeline ? pipeline.name : ''}</dd>
 			<dt>Stage</dt><dd>${d.stage_name}</dd>
-			<dt>Contact</dt><dd>${d.contact_id ? html`<a href="${lib.appHref(ctx, '/contacts/' + d.contact_id)}">${d.contact_name || 'Contact ' + d.contact_id}</a>` : 'None'}</dd>
+			<dt>Contact</dt><dd>${d.contact_id ? html`<a href="${ctx.href('/contacts/' + d.contact_id)}">${d.contact_name || 'Contact ' + d.contact_id}</a>` : 'None'}</dd>
 			<dt>Owner</dt><dd>${owner ? owner.name : d.owner_id ? 'User ' + d.owner_id : 'None'}</dd>
-			<dt>Created</dt><dd>${dayFormat.format(new Date(d.created_at))}</dd>
-			${d.closed_at ? html`<dt>Closed</dt><dd>${dayFormat.format(new Date(d.closed_at))}</dd>` : ''}
+			<dt>Created</dt><dd>${f.day(d.created_at)}</dd>
+			${d.closed_at ? html`<dt>Closed</dt><dd>${f.day(d.closed_at)}</dd>` : ''}
 			${d.lost_reason ? html`<dt>Reason</dt><dd>${d.lost_reason}</dd>` : ''}
 		</dl>
-	</section>
-	<section class="card" aria-labelledby="d-progress-h">
+	</section>`;
+}
+
+function progress(s) {
+	const { ctx, d } = s;
+	const { html } = ctx;
+	return html`<section class="card" aria-labelledby="d-progress-h">
 		<h2 id="d-progress-h">Progress</h2>
-		${open ? html`<form class="d-move" novalidate><div class="field"><label for="d-stage">Stage</label>
-			<select id="d-stage" name="stage_id">${stagesOf(d.pipeline_id).map((s) => html`<option value="${s.id}"
-				selected="${s.id === d.stage_id}">${s.name}</option>`)}</select></div>
+		${d.status === 'open' ? html`<form class="d-move" novalidate><div class="field"><label for="d-stage">Stage</label>
+			<select id="d-stage" name="stage_id">${stagesOf(s, d.pipeline_id).map((st) => html`<option value="${st.id}"
+				selected="${st.id === d.stage_id}">${st.name}</option>`)}</select></div>
 			<button type="submit" class="btn">Move</button></form>
 		<div class="d-actions">
 			<button type="button" class="btn btn-primary" data-status="won">Mark won</button>
@@ -127,134 +146,144 @@ export default async function deal(view, ctx, lib) {
 				<input id="d-reason" name="lost_reason" maxlength="500" autocomplete="off"></div>
 			<div class="d-actions"><button type="submit" class="btn btn-primary" data-close-confirm></button>
 				<button type="button" class="btn" data-close-cancel>Cancel</button></div>
-		</form>` : html`<p class="muted">${'This deal is ' + statusLabel(lib, d.status).toLowerCase() + '.'}</p>
+		</form>` : html`<p class="muted">${'This deal is ' + statusLabel(s.lib, d.status).toLowerCase() + '.'}</p>
 		<div class="d-actions"><button type="button" class="btn" data-status="open">Reopen</button></div>`}
-	</section>
-</div>`);
-		wire();
-	}
+	</section>`;
+}
 
-	async function change(body, what) {
+/* The deal changed by `body`; drawn again and `what` said, or the refusal. */
+async function change(s, body, what) {
+	const { ctx } = s;
+	try {
+		s.d = await ctx.api.patch(s.path, body);
+		render(s);
+		s.view.querySelector('h1').focus();
+		ctx.ui.toast(what, { kind: 'success' });
+		return true;
+	} catch (e) {
+		if (!ctx.signal.aborted)
+			ctx.ui.toast('The deal could not be changed: ' + e.message, { kind: 'error' });
+		return false;
+	}
+}
+
+/* Its name, value and owner, edited in place. */
+function wireEdit(s) {
+	const { ctx, view } = s;
+	const { ui } = ctx;
+	const q = (sel) => view.querySelector(sel);
+	const edit = q('#d-edit');
+	q('[data-edit]').addEventListener('click', (e) => {
+		edit.hidden = !edit.hidden;
+		e.currentTarget.setAttribute('aria-expanded', String(!edit.hidden));
+		if (!edit.hidden)
+			edit.elements.name.focus();
+	});
+	q('[data-cancel]').addEventListener('click', () => {
+		edit.hidden = true;
+		q('[data-edit]').setAttribute('aria-expanded', 'false');
+		q('[data-edit]').focus();
+	});
+	edit.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(edit);
+		const body = readFields(ctx, edit);
+		if (!body)
+			return;
+		for (const k of Object.keys(body)) { /* what changed only */
+			if (body[k] === s.d[k])
+				delete body[k];
+		}
 		try {
-			d = await api.patch(path, body);
-			render();
-			view.querySelector('h1').focus();
-			ui.toast(what, { kind: 'success' });
-			return true;
+			s.d = await ctx.api.patch(s.path, body);
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.formErrors(edit, err);
+			return;
+		}
+		render(s);
+		view.querySelector('h1').focus();
+		ui.toast('Changes saved.', { kind: 'success' });
+	});
+}
+
+function wireDelete(s) {
+	const { ctx, view } = s;
+	const q = (sel) => view.querySelector(sel);
+	const confirm = q('[data-confirm]');
+	q('[data-delete]').addEventListener('click', () => {
+		confirm.hidden = false;
+		q('[data-yes]').focus();
+	});
+	q('[data-no]').addEventListener('click', () => {
+		confirm.hidden = true;
+		q('[data-delete]').focus();
+	});
+	q('[data-yes]').addEventListener('click', async () => {
+		try {
+			await ctx.api.del(s.path);
 		} catch (e) {
 			if (!ctx.signal.aborted)
-				ui.toast('The deal could not be changed: ' + e.message, { kind: 'error' });
-			return false;
+				ctx.ui.toast('The deal could not be deleted: ' + e.message, { kind: 'error' });
+			return;
 		}
-	}
+		ctx.ui.toast('Deal “' + s.d.name + '” deleted.', { kind: 'success' });
+		ctx.navigate(s.boardHref);
+	});
+}
 
-	function wire() {
-		const q = (sel) => view.querySelector(sel);
-		const edit = q('#d-edit');
-		q('[data-edit]').addEventListener('click', (e) => {
-			edit.hidden = !edit.hidden;
-			e.currentTarget.setAttribute('aria-expanded', String(!edit.hidden));
-			if (!edit.hidden)
-				edit.elements.name.focus();
-		});
-		q('[data-cancel]').addEventListener('click', () => {
-			edit.hidden = true;
-			q('[data-edit]').setAttribute('aria-expanded', 'false');
-			q('[data-edit]').focus();
-		});
-		edit.addEventListener('submit', async (e) => {
+/* Moved to another stage; won, lost or abandoned (with a reason); reopened. */
+function wireProgress(s) {
+	const { view } = s;
+	const move = view.querySelector('.d-move');
+	if (move) {
+		move.addEventListener('submit', async (e) => {
 			e.preventDefault();
-			ui.clearErrors(edit);
-			const body = readFields(ctx, edit);
-			if (!body)
-				return;
-			for (const k of Object.keys(body)) { /* what changed only */
-				if (body[k] === d[k])
-					delete body[k];
-			}
-			try {
-				d = await api.patch(path, body);
-			} catch (err) {
-				if (!ctx.signal.aborted)
-					ui.formErrors(edit, err);
-				return;
-			}
-			render();
-			view.querySelector('h1').focus();
-			ui.toast('Changes saved.', { kind: 'success' });
+			const stage = move.elements.stage_id;
+			const name = stage.options[stage.selectedIndex].textContent;
+			if (Number(stage.value) !== s.d.stage_id &&
+			    !await change(s, { stage_id: Number(stage.value) }, 'Moved to ' + name + '.'))
+				stage.value = String(s.d.stage_id);
 		});
-		const confirm = q('[data-confirm]');
-		q('[data-delete]').addEventListener('click', () => {
-			confirm.hidden = false;
-			q('[data-yes]').focus();
-		});
-		q('[data-no]').addEventListener('click', () => {
-			confirm.hidden = true;
-			q('[data-delete]').focus();
-		});
-		q('[data-yes]').addEventListener('click', async () => {
-			try {
-				await api.del(path);
-			} catch (e) {
-				if (!ctx.signal.aborted)
-					ui.toast('The deal could not be deleted: ' + e.message, { kind: 'error' });
-				return;
-			}
-			ui.toast('Deal “' + d.name + '” deleted.', { kind: 'success' });
-			ctx.navigate(boardHref);
-		});
-		const move = q('.d-move');
-		if (move) {
-			move.addEventListener('submit', async (e) => {
-				e.preventDefault();
-				const stage = move.elements.stage_id;
-				const name = stage.options[stage.selectedIndex].textContent;
-				if (Number(stage.value) !== d.stage_id &&
-				    !await change({ stage_id: Number(stage.value) }, 'Moved to ' + name + '.'))
-					stage.value = String(d.stage_id);
-			});
-		}
-		const close = q('.d-close');
-		let closing = null;
-		for (const b of view.querySelectorAll('[data-status]')) {
-			b.addEventListener('click', () => {
-				const status = b.dataset.status;
-				if (status === 'won' || status === 'open') {
-					change({ status }, status === 'won' ? 'Marked won.' : 'Reopened.');
-					return;
-				}
-				closing = status;
-				close.hidden = false;
-				close.querySelector('[data-close-confirm]').textContent =
-					status === 'lost' ? 'Mark lost' : 'Abandon deal';
-				close.elements.lost_reason.focus();
-			});
-		}
-		if (close) {
-			close.addEventListener('submit', (e) => {
-				e.preventDefault();
-				const reason = close.elements.lost_reason.value.trim();
-				change(reason ? { status: closing, lost_reason: reason } : { status: closing },
-					closing === 'lost' ? 'Marked lost.' : 'Abandoned.');
-			});
-			close.querySelector('[data-close-cancel]').addEventListener('click', () => {
-				close.hidden = true;
-				view.querySelector('[data-status="' + closing + '"]').focus();
-			});
-		}
 	}
-
-	render();
+	const close = view.querySelector('.d-close');
+	let closing = null;
+	for (const b of view.querySelectorAll('[data-status]')) {
+		b.addEventListener('click', () => {
+			const status = b.dataset.status;
+			if (status === 'won' || status === 'open') {
+				change(s, { status }, status === 'won' ? 'Marked won.' : 'Reopened.');
+				return;
+			}
+			closing = status;
+			close.hidden = false;
+			close.querySelector('[data-close-confirm]').textContent =
+				status === 'lost' ? 'Mark lost' : 'Abandon deal';
+			close.elements.lost_reason.focus();
+		});
+	}
+	if (!close)
+		return;
+	close.addEventListener('submit', (e) => {
+		e.preventDefault();
+		const reason = close.elements.lost_reason.value.trim();
+		change(s, reason ? { status: closing, lost_reason: reason } : { status: closing },
+			closing === 'lost' ? 'Marked lost.' : 'Abandoned.');
+	});
+	close.querySelector('[data-close-cancel]').addEventListener('click', () => {
+		close.hidden = true;
+		view.querySelector('[data-status="' + closing + '"]').focus();
+	});
 }
 
 /* /app/opportunities/new?pipeline=: a deal's name, value, stage, contact
  * and owner; made open, last in its stage. */
-export async function newDeal(view, ctx, lib) {
+export async function newDeal(view, ctx) {
 	const { html, api, ui } = ctx;
-	const [pipelines, users] = await Promise.all([api.get('/api/pipelines'), lib.people(ctx)]);
+	const [pipelines, users] = await Promise.all([api.get('/api/pipelines'), people(ctx)]);
 	const wanted = Number(ctx.query.get('pipeline'));
 	const pipeline = (pipelines.data || []).find((p) => p.id === wanted) || (pipelines.data || [])[0];
-	const boardHref = lib.appHref(ctx, '/opportunities' + (pipeline ? '?pipeline=' + pipeline.id : ''));
+	const boardHref = ctx.href('/opportunities' + (pipeline ? '?pipeline=' + pipeline.id : ''));
 	ctx.title('New deal');
 	view.classList.add('deal-page');
 	view.append(html`
@@ -275,13 +304,7 @@ export async function newDeal(view, ctx, lib) {
 </form>`);
 	const form = view.querySelector('form');
 	const contact = form.elements.contact_id;
-	const chosen = ui.suggest(contact, async (q) => {
-		const answer = await api.get('/api/contacts', { q, limit: 8 });
-		return (answer.data || []).map((c) => {
-			const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || 'Contact ' + c.id;
-			return { label: c.email ? name + ' (' + c.email + ')' : name, value: c.id };
-		});
-	});
+	const chosen = ui.pickContact(contact, api);
 
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();
@@ -312,6 +335,6 @@ export async function newDeal(view, ctx, lib) {
 			return;
 		}
 		ui.toast('Deal “' + made.name + '” created.', { kind: 'success' });
-		ctx.navigate(lib.appHref(ctx, '/opportunities/' + made.id));
+		ctx.navigate(ctx.href('/opportunities/' + made.id));
 	});
 }

@@ -77,7 +77,7 @@ export default async function pipelines(view, ctx, lib) {
 		return html`<section class="card p-card" data-pipeline="${p.id}" aria-labelledby="${'p-title-' + p.id}">
 	<div class="p-head">
 		<h2 id="${'p-title-' + p.id}">${p.name}</h2>
-		<a class="btn btn-small" href="${lib.appHref(ctx, '/opportunities?pipeline=' + p.id)}">Open board</a>
+		<a class="btn btn-small" href="${ctx.href('/opportunities?pipeline=' + p.id)}">Open board</a>
 		<button type="button" class="btn btn-small btn-danger" data-delete-pipeline>Delete<span class="visually-hidden">${' pipeline ' + p.name}</span></button>
 	</div>
 	<div class="p-confirm"></div>
@@ -103,7 +103,7 @@ export default async function pipelines(view, ctx, lib) {
 	function draw() {
 		view.textContent = '';
 		view.append(html`
-<p class="crumbs"><a href="${lib.appHref(ctx, '/opportunities')}">Opportunities</a></p>
+<p class="crumbs"><a href="${ctx.href('/opportunities')}">Opportunities</a></p>
 <div class="page-head"><h1>Pipelines</h1></div>
 <form class="card p-new" novalidate>
 	<div class="field"><label for="p-new-name">New pipeline</label>

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * format.js: how every page writes figures, dates and links, once, for
+ * the sub-account it shows (a page gets them as ctx.format, and in-app
+ * links as ctx.href). createFormat(location) binds them to the
+ * sub-account's currency and time zone ({id, timezone, currency}; "USD"
+ * and "UTC" when it names none):
+ *
+ *   money(minor)          an amount of the sub-account's currency, given in
+ *                         its minor units (the API's *_cents: cents for USD,
+ *                         yen for JPY): "$3,250.50", and "$292,239" when the
+ *                         amount has no minor part. One rounding: none, the
+ *                         minor units are shown as they are.
+ *   moneyCompact(minor)   "$1.2K": for chart axes only, where room is short
+ *   amount(minor)         the same amount as a form's field holds it ("3250.50")
+ *   minor(text)           an amount typed ("1,250.50") in minor units, or NaN
+ *   number(n)             1,234
+ *   plural(n, one, many)  "1 deal", "1,234 deals"
+ *   day(iso)              "May 1, 2026" ('' when there is none); a bare
+ *                         "YYYY-MM-DD" is that calendar day
+ *   dayShort(iso)         "May 1"
+ *   time(iso)             "3:05 PM"
+ *   moment(iso)           "May 1, 2026, 3:05 PM"
+ *   when(iso)             the time when it is today, else dayShort
+ *   age(iso)              how long ago, short: "today", "3 d", "5 wk", "4 mo"
+ *   dayKey(t)             "YYYY-MM-DD", the day instant t (ms or ISO) falls on
+ *   days(from, count)     [start, end) of `count` days from day `from` (0:
+ *                         today, 1: tomorrow), as ISO instants
+ *   field(iso)            a datetime-local field's value ("2026-05-01T15:05")
+ *   fromField(value)      that value read back as an ISO instant
+ *
+ * Every date is shown, and every day begins, in the sub-account's time
+ * zone, never the browser's. appHref(path, locationId) is the shell's URL
+ * of an app page; href(path) the same in the current sub-account.
+ */
+
+const APP = '/app';
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/* The URL of the app's page at `path` ("/contacts/12", or with a query:
+ * "/opportunities?pipeline=3") in sub-account `locationId` (none: null). */
+export function appHref(path, locationId) {
+	const url = APP + (path === '/' ? '' : path);
+	if (locationId == null)
+		return url;
+	return url + (url.indexOf('?') < 0 ? '?' : '&') + 'location=' + encodeURIComponent(locationId);
+}
+
+/* A formatter of Intl, or the plain one when the runtime refuses the
+ * options (an unknown currency or zone from the server). */
+function safely(make, plain) {
+	try {
+		return make();
+	} catch (e) {
+		return plain();
+	}
+}
+
+export function createFormat(location) {
+	const where = location || {};
+	const currency = where.currency || 'USD';
+	const timeZone = where.timezone || 'UTC';
+	const money = safely(() => new Intl.NumberFormat(undefined, { style: 'currency', currency }),
+		() => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' }));
+	const digits = money.resolvedOptions().maximumFractionDigits;
+	const scale = Math.pow(10, digits);
+	const code = money.resolvedOptions().currency;
+	const whole = new Intl.NumberFormat(undefined, { style: 'currency', currency: code,
+		minimumFractionDigits: 0, maximumFractionDigits: 0 });
+	const compact = safely(() => new Intl.NumberFormat(undefined, {
+		style: 'currency', currency: code, notation: 'compact', maximumFractionDigits: 1,
+	}), () => whole);
+	const count = new Intl.NumberFormat(undefined);
+	const dates = (options) => safely(() => new Intl.DateTimeFormat(undefined, Object.assign({ timeZone }, options)),
+		() => new Intl.DateTimeFormat(undefined, Object.assign({}, options, { timeZone: 'UTC' })));
+	const zone = dates({}).resolvedOptions().timeZone;
+	const calendar = (options) => new Intl.DateTimeFormat(undefined, Object.assign({}, options, { timeZone: 'UTC' }));
+	const formats = {
+		day: [dates({ year: 'numeric', month: 'short', day: 'numeric' }), calendar({ year: 'numeric', month: 'short', day: 'numeric' })],
+		dayShort: [dates({ month: 'short', day: 'numeric' }), calendar({ month: 'short', day: 'numeric' })],
+		time: [dates({ hour: 'numeric', minute: '2-digit' })],
+		moment: [dates({ dateStyle: 'medium', timeStyle: 'short' })],
+	};
+	const parts = dates({ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit',
+		minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+
+	/* iso as a Date (a bare day: its midnight in UTC), or null. */
+	function dateOf(t) {
+		if (t == null || t === '')
+			return null;
+		const d = new Date(typeof t === 'string' && DATE_ONLY.test(t) ? t + 'T00:00:00Z' : t);
+		return isNaN(d) ? null : d;
+	}
+
+	function show(name, t) {
+		const d = dateOf(t);
+		if (!d)
+			return '';
+		const [zoned, bare] = formats[name];
+		return (bare && typeof t === 'string' && DATE_ONLY.test(t) ? bare : zoned).format(d);
+	}
+
+	/* The wall clock of the zone at instant `ms`: {y, m, d, h, mi, s}. */
+	function wall(ms) {
+		const w = {};
+		for (const p of parts.formatToParts(new Date(ms)))
+			w[p.type] = Number(p.value);
+		return { y: w.year, m: w.month, d: w.day, h: w.hour % 24, mi: w.minute, s: w.second };
+	}
+
+	/* The instant the zone's clock reads y-m-d h:mi (days and months may
+	 * overflow, as Date.UTC takes them). */
+	function instant(y, m, d, h, mi) {
+		const guess = Date.UTC(y, m - 1, d, h, mi);
+		const offset = (ms) => {
+			const w = wall(ms);
+			return Date.UTC(w.y, w.m - 1, w.d, w.h, w.mi, w.s) - Math.floor(ms / 1000) * 1000;
+		};
+		let t = guess - offset(guess);
+		const again = guess - offset(t);
+		if (again !== t) /* the offset changed in between: a clock change */
+			t = again;
+		return t;
+	}
+
+	const pad = (n) => String(n).padStart(2, '0');
+
+	function dayKey(t) {
+		const d = dateOf(t === undefined ? Date.now() : t);
+		if (!d)
+			return '';
+		const w = wall(d.getTime());
+		return w.y + '-' + pad(w.m) + '-' + pad(w.d);
+	}
+
+	return {
+		currency: code,
+		timeZone: zone,
+		digits,
+		money(minor) {
+			const n = Number(minor) || 0;
+			return (n % scale ? money : whole).format(n / scale);
+		},
+		moneyCompact(minor) {
+			return compact.format((Number(minor) || 0) / scale);
+		},
+		amount(minor) {
+			const n = Number(minor) || 0;
+			return (n / scale).toFixed(n % scale ? digits : 0);
+		},
+		minor(text) {
+			const t = String(text).replace(/[\s,]/g, '');
+			const m = digits ? new RegExp('^\\d+(\\.\\d{0,' + digits + '})?$') : /^\d+$/;
+			if (!m.test(t))
+				return NaN;
+			const [units, fraction] = t.split('.');
+			return Number(units) * scale + Number(((fraction || '') + '0'.repeat(digits)).slice(0, digits) || 0);
+		},
+		number: (n) => count.format(n || 0),
+		plural: (n, one, many) => count.format(n || 0) + ' ' + (n === 1 ? one : many),
+		day: (t) => show('day', t),
+		dayShort: (t) => show('dayShort', t),
+		time: (t) => show('time', t),
+		moment: (t) => show('moment', t),
+		when(t) {
+			const d = dateOf(t);
+			if (!d)
+				return '';
+			return dayKey(d.getTime()) === dayKey(Date.now()) ? show('time', t) : show('dayShort', t);
+		},
+		age(t) {
+			const d = dateOf(t);
+			const days = d ? Math.round((Date.parse(dayKey(Date.now())) - Date.parse(dayKey(d.getTime()))) / 86400000) : 0;
+			if (!(days >= 1))
+				return 'today';
+			if (days < 14)
+				return days + ' d';
+			if (days < 60)
+				return Math.floor(days / 7) + ' wk';
+			if (days < 730)
+				return Math.floor(days / 30) + ' mo';
+			return Math.floor(days / 365) + ' yr';
+		},
+		dayKey,
+		days(from, n) {
+			const w = wall(Date.now());
+			return [new Date(instant(w.y, w.m, w.d + from, 0, 0)).toISOString(),
+				new Date(instant(w.y, w.m, w.d + from + n, 0, 0)).toISOString()];
+		},
+		field(t) {
+			const d = dateOf(t);
+			if (!d)
+				return '';
+			const w = wall(d.getTime());
+			return w.y + '-' + pad(w.m) + '-' + pad(w.d) + 'T' + pad(w.h) + ':' + pad(w.mi);
+		},
+		fromField(value) {
+			const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(value || '');
+			return m ? new Date(instant(+m[1], +m[2], +m[3], +(m[4] || 0), +(m[5] || 0))).toISOString() : null;
+		},
+	};
+}
