@@ -185,6 +185,7 @@ export async function newPage(browser, server, options = {}) {
 		viewport: options.viewport || DESKTOP,
 		colorScheme: options.colorScheme || 'light',
 		reducedMotion: 'reduce',
+		timezoneId: options.timezoneId, /* the browser's own zone, not the sub-account's */
 	});
 	const problems = [];
 	const watch = (page) => {

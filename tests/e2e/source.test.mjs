@@ -31,7 +31,6 @@ const NOT_YET = [
 	'modules/invoices/webui/invoice.js: newInvoice',
 	'modules/opportunities/webui/pipelines.js: pipelines',
 	'modules/reports/webui/reports.js: page',
-	'modules/tasks/webui/tasks.js: page',
 ];
 
 function scripts(dir, out) {

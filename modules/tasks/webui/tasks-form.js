@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tasks-form.js: a task's form on the tasks page (tasks.js's state `t`
+ * passed in): a new task, in the form at the top (yours unless said
+ * otherwise, about the contact the list is filtered by), and a task
+ * opened for editing in place by its title, saved or deleted there. The
+ * due time is typed in the sub-account's time zone. The server's refusal
+ * shows by the field it names.
+ */
+
+/* The fields of a task's form, new (t.id undefined) or edited. */
+function fields(t, task) {
+	const { html, format } = t.ctx;
+	const id = (name) => 't-' + name + '-' + (task.id || 'new');
+	return html`
+<div class="field"><label for="${id('title')}">Title</label>
+	<input id="${id('title')}" name="title" maxlength="200" required autocomplete="off" value="${task.title || ''}"></div>
+<div class="t-form-grid">
+	<div class="field"><label for="${id('due')}">Due</label>
+		<input id="${id('due')}" name="due_at" type="datetime-local" value="${format.field(task.due_at)}"></div>
+	<div class="field"><label for="${id('who')}">Assignee</label>
+		<select id="${id('who')}" name="assignee_id"><option value="">No one</option>
+			${Array.from(t.users.values()).map((u) => html`<option value="${u.id}" selected="${u.id === task.assignee_id}">${u.name}</option>`)}</select></div>
+</div>
+<div class="field"><label for="${id('body')}">Notes</label>
+	<textarea id="${id('body')}" name="body" rows="3" maxlength="5000"></textarea></div>`;
+}
+
+/* The form's task as the API takes it. */
+function bodyOf(t, form) {
+	const due = form.elements.due_at.value;
+	return {
+		title: form.elements.title.value.trim(),
+		due_at: due ? t.ctx.format.fromField(due) : null,
+		assignee_id: form.elements.assignee_id.value ? Number(form.elements.assignee_id.value) : null,
+		body: form.elements.body.value.trim() || null,
+	};
+}
+
+function closeNew(t) {
+	t.el.newForm.hidden = true;
+	t.el.newButton.setAttribute('aria-expanded', 'false');
+}
+
+/* The new task's form, opened and closed by the button at the top. */
+export function newTask(t) {
+	const { ctx, el } = t;
+	el.newButton.addEventListener('click', () => {
+		const open = el.newForm.hidden;
+		el.newForm.hidden = !open;
+		el.newButton.setAttribute('aria-expanded', String(open));
+		if (!open)
+			return;
+		el.newForm.textContent = '';
+		el.newForm.append(fields(t, { assignee_id: t.me }), ctx.html`<div class="t-form-actions">
+			<button type="submit" class="btn btn-primary">Add task</button>
+			<button type="button" class="btn" data-cancel>Cancel</button></div>`);
+		el.newForm.elements.title.focus();
+	});
+	el.newForm.addEventListener('click', (e) => {
+		if (e.target.closest('[data-cancel]')) {
+			closeNew(t);
+			el.newButton.focus();
+		}
+	});
+	el.newForm.addEventListener('submit', (e) => {
+		e.preventDefault();
+		add(t);
+	});
+}
+
+async function add(t) {
+	const { ctx, el } = t;
+	const body = bodyOf(t, el.newForm);
+	ctx.ui.clearErrors(el.newForm);
+	if (!body.title) {
+		ctx.ui.formErrors(el.newForm, { fields: { title: 'a task needs a title' } });
+		return;
+	}
+	if (t.filters.contact)
+		body.contact_id = Number(t.filters.contact);
+	for (const k of Object.keys(body)) {
+		if (body[k] === null)
+			delete body[k];
+	}
+	try {
+		await ctx.api.post('/api/tasks', body);
+	} catch (err) {
+		if (!ctx.signal.aborted)
+			ctx.ui.formErrors(el.newForm, err);
+		return;
+	}
+	closeNew(t);
+	ctx.ui.toast('Task “' + body.title + '” added.', { kind: 'success' });
+	await t.reload();
+	el.newButton.focus();
+}
+
+/* A task's title opens its form in place, or closes it. */
+export function editing(t) {
+	t.el.list.addEventListener('click', (e) => {
+		const title = e.target.closest('.t-title');
+		if (!title)
+			return;
+		const li = title.closest('.t-row');
+		const open = li.querySelector('.t-edit');
+		if (open) {
+			open.remove();
+			title.setAttribute('aria-expanded', 'false');
+		} else {
+			edit(t, li);
+		}
+	});
+}
+
+function edit(t, li) {
+	const { ctx } = t;
+	const task = t.tasks.get(Number(li.dataset.id));
+	const form = ctx.html`<form class="t-edit" novalidate aria-label="${'Edit task ' + task.title}">
+		${fields(t, task)}
+		<div class="t-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
+			<button type="button" class="btn" data-cancel>Cancel</button>
+			<button type="button" class="btn btn-danger" data-delete>Delete task</button></div></form>`.firstElementChild;
+	form.elements.body.value = task.body || '';
+	li.querySelector('.t-title').setAttribute('aria-expanded', 'true');
+	li.append(form);
+	form.elements.title.focus();
+	form.addEventListener('click', (e) => {
+		if (e.target.closest('[data-cancel]')) {
+			form.remove();
+			const title = li.querySelector('.t-title');
+			title.setAttribute('aria-expanded', 'false');
+			title.focus();
+		} else if (e.target.closest('[data-delete]')) {
+			remove(t, li, task);
+		}
+	});
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ctx.ui.clearErrors(form);
+		let now;
+		try {
+			now = await ctx.api.patch('/api/tasks/' + task.id, bodyOf(t, form));
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ctx.ui.formErrors(form, err);
+			return;
+		}
+		Object.assign(task, now);
+		const fresh = t.row(task);
+		li.replaceWith(fresh);
+		fresh.querySelector('.t-title').focus();
+		ctx.ui.toast('Changes saved.', { kind: 'success' });
+	});
+}
+
+async function remove(t, li, task) {
+	const { ctx } = t;
+	try {
+		await ctx.api.del('/api/tasks/' + task.id);
+	} catch (err) {
+		if (!ctx.signal.aborted)
+			ctx.ui.toast('The task could not be deleted: ' + err.message, { kind: 'error' });
+		return;
+	}
+	t.tasks.delete(task.id);
+	li.remove();
+	ctx.ui.toast('Task “' + task.title + '” deleted.', { kind: 'success' });
+	t.el.newButton.focus();
+}
