@@ -22,7 +22,6 @@ const NOT_YET = [
 	'webui/live.js: createLive',
 	'webui/settings.js: page',
 	'webui/system.js: page',
-	'modules/contacts/webui/contacts.js: list',
 	'modules/contacts/webui/fields.js: page',
 	'modules/contacts/webui/importer.js: importer',
 	'modules/contacts/webui/record.js: record',

@@ -30,7 +30,7 @@ function optionsOf(text) {
 
 export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
-	const at = (path) => '/app' + path + (ctx.location ? '?location=' + encodeURIComponent(ctx.location.id) : '');
+	const at = ctx.href;
 	let [list] = await Promise.all([api.get('/api/custom-fields', { limit: 1000 }),
 		ui.stylesheet(new URL('./contacts.css', import.meta.url))]);
 

@@ -127,12 +127,12 @@ export async function newContact(view, ctx, lib) {
 	const fields = (answer && answer.data) || [];
 	ctx.title('New contact');
 	view.classList.add('contacts');
-	view.append(html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${lib.listHref(ctx)}">Contacts</a></nav>
+	view.append(html`<nav class="crumbs" aria-label="Breadcrumb"><a href="${ctx.href('/contacts')}">Contacts</a></nav>
 		<div class="page-head"><h1>New contact</h1></div>
 		<section class="card c-new" aria-label="Contact"></section>`);
 	const form = contactForm(ctx, null, fields, 'Create contact');
 	view.querySelector('.c-new').append(form);
-	form.querySelector('[data-cancel]').addEventListener('click', () => ctx.navigate(lib.listHref(ctx)));
+	form.querySelector('[data-cancel]').addEventListener('click', () => ctx.navigate(ctx.href('/contacts')));
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();
 		const created = await submit(ctx, form, (body) => api.post('/api/contacts', body),
@@ -140,6 +140,6 @@ export async function newContact(view, ctx, lib) {
 		if (!created || ctx.signal.aborted)
 			return;
 		ctx.ui.toast(lib.fullName(created) + ' was added.', { kind: 'success' });
-		ctx.navigate(lib.contactHref(ctx, created.id), { replace: true });
+		ctx.navigate(ctx.href('/contacts/' + created.id), { replace: true });
 	});
 }

@@ -77,7 +77,7 @@ export default function importer(panel, ctx, lib, hooks) {
 		el.state.textContent = STATES[im.status] || im.status;
 		el.progress.value = typeof im.progress === 'number' ? im.progress : 0;
 		el.progress.hidden = done;
-		const n = (v) => Number(v || 0).toLocaleString();
+		const n = (v) => ctx.format.number(Number(v || 0));
 		el.counts.textContent = '';
 		el.counts.append(html`<div><dt>Added</dt><dd>${n(im.created)}</dd></div>
 			<div><dt>Updated</dt><dd>${n(im.updated)}</dd></div>

@@ -33,7 +33,7 @@ export default async function record(view, ctx, lib) {
 
 	view.classList.add('contacts', 'c-record');
 	view.append(html`
-<nav class="crumbs" aria-label="Breadcrumb"><a href="${lib.listHref(ctx)}">Contacts</a></nav>
+<nav class="crumbs" aria-label="Breadcrumb"><a href="${ctx.href('/contacts')}">Contacts</a></nav>
 <div class="page-head r-head">
 	<span class="avatar avatar-lg" aria-hidden="true"></span>
 	<div class="r-title"><h1></h1><p class="r-lead muted"></p></div>
@@ -114,9 +114,9 @@ export default async function record(view, ctx, lib) {
 		if (f.type === 'checkbox')
 			return v ? 'Yes' : 'No';
 		if (f.type === 'date')
-			return lib.day(v + 'T12:00:00') || v;
+			return ctx.format.day(v) || v;
 		if (f.type === 'number' && typeof v === 'number')
-			return v.toLocaleString();
+			return ctx.format.number(v);
 		return String(v);
 	}
 
@@ -133,8 +133,8 @@ export default async function record(view, ctx, lib) {
 			${row('Company', c.company_name)}
 			${row('Source', c.source)}
 			${row('Health score', c.health_score == null ? null : String(c.health_score) + ' of 100')}
-			${row('Created', lib.moment(c.created_at))}
-			${row('Updated', lib.moment(c.updated_at))}
+			${row('Created', ctx.format.moment(c.created_at))}
+			${row('Updated', ctx.format.moment(c.updated_at))}
 		</dl>
 		${fields.length ? html`<h3 class="r-sub">Custom fields</h3><dl class="r-dl">
 			${fields.map((f) => row(f.name, fieldValue(f, custom[f.key])))}</dl>` : null}`);
@@ -203,7 +203,7 @@ export default async function record(view, ctx, lib) {
 			return;
 		}
 		ui.toast(lib.fullName(c) + ' was deleted.', { kind: 'success' });
-		ctx.navigate(lib.listHref(ctx));
+		ctx.navigate(ctx.href('/contacts'));
 	});
 
 	/* ---- tags ---- */
@@ -280,7 +280,7 @@ export default async function record(view, ctx, lib) {
 	function note(n) {
 		const li = html`<li class="r-note" data-id="${n.id}">
 			<p class="r-note-body"></p>
-			<div class="r-note-meta"><span class="muted">${lib.moment(n.created_at)}${n.author_id && ctx.user && n.author_id === ctx.user.id ? ' · you' : ''}</span>
+			<div class="r-note-meta"><span class="muted">${ctx.format.moment(n.created_at)}${n.author_id && ctx.user && n.author_id === ctx.user.id ? ' · you' : ''}</span>
 				<button type="button" class="btn btn-quiet btn-small" data-delete-note>Delete note</button></div>
 			<div class="r-note-confirm"></div>
 		</li>`.firstElementChild;
@@ -356,10 +356,10 @@ export default async function record(view, ctx, lib) {
 		const kinds = Object.keys(counts).filter((k) => counts[k] > 0);
 		el.activity.textContent = '';
 		el.activity.append(html`
-			${kinds.length ? html`<ul class="r-counts">${kinds.map((k) => html`<li><span class="r-count-n">${Number(counts[k]).toLocaleString()}</span> ${KINDS[k] || k}</li>`)}</ul>`
+			${kinds.length ? html`<ul class="r-counts">${kinds.map((k) => html`<li><span class="r-count-n">${ctx.format.number(Number(counts[k]))}</span> ${KINDS[k] || k}</li>`)}</ul>`
 		: html`<p class="muted">No messages, tasks, deals or invoices yet.</p>`}
 			<dl class="r-dl r-dl-tight">
-				<div class="r-row"><dt>Last activity</dt><dd>${c.last_activity_at ? lib.moment(c.last_activity_at) : 'None yet'}</dd></div>
+				<div class="r-row"><dt>Last activity</dt><dd>${c.last_activity_at ? ctx.format.moment(c.last_activity_at) : 'None yet'}</dd></div>
 				<div class="r-row"><dt>Notes</dt><dd>${String(c.notes_count || 0)}</dd></div>
 			</dl>`);
 	}
