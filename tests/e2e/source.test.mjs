@@ -26,8 +26,6 @@ const NOT_YET = [
 	'modules/contacts/webui/importer.js: importer',
 	'modules/contacts/webui/record.js: record',
 	'modules/conversations/webui/inbox.js: page',
-	'modules/invoices/webui/invoice.js: invoice',
-	'modules/invoices/webui/invoice.js: newInvoice',
 	'modules/opportunities/webui/pipelines.js: pipelines',
 	'modules/reports/webui/reports.js: page',
 ];
