@@ -4,7 +4,7 @@
  * through the object createApi() returns (a page gets it as ctx.api):
  *
  *   get(path, query)          GET, the answer's JSON
- *   list(path, query)         a pager over a list's next_cursor (below)
+ *   list(path, query, after)  a pager over a list's next_cursor (below)
  *   post/put/patch(path, body), del(path)
  *   adopt(path, where, response)  a GET already sent (below)
  *
@@ -192,14 +192,17 @@ export function createApi(options) {
 	 * next() while one is under way gives that one. next(extra) adds
 	 * extra's members to that page's query only (a first page as long as
 	 * the list shown: {limit: 120}); a cursor in `query` is where the
-	 * first page starts. */
-	function list(path, query) {
-		let cursor = null;
+	 * first page starts. `after`, a page already had ({data,
+	 * next_cursor}: a GET's answer), is where it goes on from. cursor
+	 * is the next page's (null once done), for a page kept to go on from. */
+	function list(path, query, after) {
+		let cursor = after ? after.next_cursor || null : null;
 		let pending = null;
 		const pager = {
-			done: false,
-			total: undefined,
-			loaded: 0,
+			done: !!after && !cursor,
+			total: after && typeof after.total === 'number' ? after.total : undefined,
+			loaded: after && after.data ? after.data.length : 0,
+			cursor, /* the next page's; null when none */
 			next(extra) {
 				if (pending)
 					return pending;
@@ -212,6 +215,7 @@ export function createApi(options) {
 					pending = null;
 					const rows = (answer && answer.data) || [];
 					cursor = (answer && answer.next_cursor) || null;
+					pager.cursor = cursor;
 					pager.done = !cursor;
 					if (answer && typeof answer.total === 'number')
 						pager.total = answer.total;

@@ -25,7 +25,6 @@ const NOT_YET = [
 	'modules/contacts/webui/fields.js: page',
 	'modules/contacts/webui/importer.js: importer',
 	'modules/contacts/webui/record.js: record',
-	'modules/conversations/webui/inbox.js: page',
 	'modules/opportunities/webui/pipelines.js: pipelines',
 	'modules/reports/webui/reports.js: page',
 ];

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inbox-thread.js: a conversation's thread beside the inbox (inbox.js,
+ * whose state `x` is passed in): its messages, oldest at the top, older
+ * ones loaded as it is scrolled up (a pager over the messages' cursor); a
+ * reply sent from the box at the bottom (Ctrl+Enter sends); read when
+ * opened; starred with one button. openThread() returns what the thread
+ * does when others change it: messages sent or received elsewhere join it
+ * at the bottom.
+ */
+
+export const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
+	['instagram', 'Instagram'], ['webchat', 'Web chat'], ['phone', 'Phone']];
+const BODY_MAX = 5000;
+
+export const channelName = (c) => (CHANNELS.find((x) => x[0] === c) || [c, c])[1];
+
+function message(ctx, m) {
+	const out = m.direction === 'outbound';
+	const f = ctx.format;
+	return ctx.html`<li class="${'i-msg ' + (out ? 'is-out' : 'is-in')}">
+		<p class="i-body">${m.body}</p>
+		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? 'Sent ' : 'Received ') + f.when(m.created_at) +
+			(out && m.status ? ' · ' + m.status : '')}</span></li>`;
+}
+
+function frame(x, c) {
+	const { ctx } = x;
+	return ctx.html`
+<header class="i-thread-head">
+	<a class="i-back" href="${x.hrefKeeping('/conversations')}">Inbox</a>
+	<h2 id="i-thread-h">${c.contact_name || 'Contact ' + c.contact_id}</h2>
+	<span class="i-channel">${channelName(c.channel)}</span>
+	<button type="button" class="btn btn-small" data-star aria-pressed="${String(!!c.starred)}">${c.starred ? 'Starred' : 'Star'}</button>
+	<a class="btn btn-small" href="${ctx.href('/contacts/' + c.contact_id)}">Contact</a>
+</header>
+<div class="i-scroll" tabindex="0" aria-label="Messages">
+	<p class="i-older-note muted" hidden>Loading older messages…</p>
+	<ol class="i-messages"></ol>
+</div>
+<form class="i-compose" novalidate>
+	<label for="i-body">Reply</label>
+	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
+	<div class="i-compose-actions"><span class="muted i-hint">Ctrl+Enter sends</span>
+		<button type="submit" class="btn btn-primary">Send</button></div>
+</form>`;
+}
+
+/* The thread of conversation `c`, its newest messages `page1` first. The
+ * thread's state `t`: {x, ctx, c, el (scroll, list, note, form, star),
+ * shown (the ids of the messages shown)}. */
+export function openThread(x, c, page1) {
+	const { ctx } = x;
+	x.el.thread.append(frame(x, c));
+	const q = (sel) => x.el.thread.querySelector(sel);
+	const t = {
+		x, ctx, c, shown: new Set(),
+		el: { scroll: q('.i-scroll'), list: q('.i-messages'), note: q('.i-older-note'), form: q('.i-compose'),
+			star: q('[data-star]') },
+	};
+	for (const m of (page1.data || []).slice().reverse()) {
+		t.el.list.append(message(ctx, m));
+		t.shown.add(m.id);
+	}
+	requestAnimationFrame(() => { t.el.scroll.scrollTop = t.el.scroll.scrollHeight; });
+	older(t, ctx.api.list('/api/conversations/' + c.id + '/messages', null, page1));
+	if (c.unread_count)
+		read(t);
+	starring(t);
+	replying(t);
+	return (events) => heard(t, events);
+}
+
+/* Scrolled to the top, the thread shows its older messages, the one read
+ * staying in place. */
+function older(t, pager) {
+	const { ctx, el } = t;
+	let loading = false;
+	el.scroll.addEventListener('scroll', async () => {
+		if (el.scroll.scrollTop > 80 || pager.done || loading)
+			return;
+		loading = true;
+		el.note.hidden = false;
+		try {
+			const rows = await pager.next();
+			if (ctx.signal.aborted)
+				return;
+			const before = el.scroll.scrollHeight;
+			for (const m of rows)
+				el.list.prepend(message(ctx, m));
+			el.scroll.scrollTop += el.scroll.scrollHeight - before;
+		} catch (e) {
+			if (!ctx.signal.aborted)
+				ctx.ui.toast('Older messages could not be loaded: ' + e.message, { kind: 'error' });
+		} finally {
+			loading = false;
+			el.note.hidden = true;
+		}
+	}, { passive: true });
+}
+
+/* Read when opened: the inbox's entry loses its unread mark. */
+function read(t) {
+	const { ctx, c, x } = t;
+	ctx.api.post('/api/conversations/' + c.id + '/read').then(() => {
+		const a = x.el.list.querySelector('[data-id="' + c.id + '"]');
+		if (a) {
+			a.classList.remove('is-unread');
+			const badge = a.querySelector('.i-unread');
+			if (badge)
+				badge.remove();
+		}
+	}, () => {});
+}
+
+/* Messages of this thread sent or received elsewhere join it at the
+ * bottom; read at once when the page is being looked at. */
+async function heard(t, events) {
+	const { ctx, c, el } = t;
+	const ours = events.some((e) => e.type === 'reload' ||
+		(e.event.startsWith('message.') && e.data && e.data.conversation_id === c.id));
+	if (!ours)
+		return;
+	let newest;
+	try {
+		newest = await ctx.api.get('/api/conversations/' + c.id + '/messages');
+	} catch (e) {
+		return;
+	}
+	if (ctx.signal.aborted)
+		return;
+	const atEnd = el.scroll.scrollTop + el.scroll.clientHeight >= el.scroll.scrollHeight - 40;
+	let theirs = false;
+	for (const m of (newest.data || []).slice().reverse()) {
+		if (t.shown.has(m.id))
+			continue;
+		t.shown.add(m.id);
+		el.list.append(message(ctx, m));
+		theirs = theirs || m.direction !== 'outbound';
+	}
+	if (atEnd)
+		el.scroll.scrollTop = el.scroll.scrollHeight;
+	if (theirs && document.visibilityState === 'visible')
+		ctx.api.post('/api/conversations/' + c.id + '/read').catch(() => {});
+}
+
+function starring(t) {
+	const { ctx, c } = t;
+	const star = t.el.star;
+	star.addEventListener('click', async () => {
+		const on = star.getAttribute('aria-pressed') !== 'true';
+		try {
+			await ctx.api.patch('/api/conversations/' + c.id, { starred: on });
+		} catch (e) {
+			if (!ctx.signal.aborted)
+				ctx.ui.toast('The conversation could not be starred: ' + e.message, { kind: 'error' });
+			return;
+		}
+		star.setAttribute('aria-pressed', String(on));
+		star.textContent = on ? 'Starred' : 'Star';
+	});
+}
+
+function replying(t) {
+	const { form } = t.el;
+	form.addEventListener('keydown', (e) => {
+		if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+			e.preventDefault();
+			form.requestSubmit ? form.requestSubmit() : form.dispatchEvent(new Event('submit', { cancelable: true }));
+		}
+	});
+	form.addEventListener('submit', (e) => {
+		e.preventDefault();
+		reply(t);
+	});
+}
+
+async function reply(t) {
+	const { ctx, c, el } = t;
+	const { form } = el;
+	ctx.ui.clearErrors(form);
+	const body = form.elements.body.value.trim();
+	if (!body) {
+		ctx.ui.formErrors(form, { fields: { body: 'write a message first' } });
+		return;
+	}
+	const button = form.querySelector('[type="submit"]');
+	button.disabled = true;
+	let sent;
+	try {
+		sent = await ctx.api.post('/api/conversations/' + c.id + '/messages', { body });
+	} catch (err) {
+		if (!ctx.signal.aborted)
+			ctx.ui.formErrors(form, err);
+		return;
+	} finally {
+		button.disabled = false;
+	}
+	if (!t.shown.has(sent.id)) {
+		t.shown.add(sent.id);
+		el.list.append(message(ctx, sent));
+	}
+	el.scroll.scrollTop = el.scroll.scrollHeight;
+	form.elements.body.value = '';
+	form.elements.body.focus();
+	const a = t.x.el.list.querySelector('[data-id="' + c.id + '"] .i-preview');
+	if (a)
+		a.textContent = body;
+}
