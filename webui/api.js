@@ -194,7 +194,9 @@ export function createApi(options) {
 	 * the list shown: {limit: 120}); a cursor in `query` is where the
 	 * first page starts. `after`, a page already had ({data,
 	 * next_cursor}: a GET's answer), is where it goes on from. cursor
-	 * is the next page's (null once done), for a page kept to go on from. */
+	 * is the next page's (null once done), for a page kept to go on from;
+	 * answer the last page's whole answer (a list that says more than its
+	 * rows). */
 	function list(path, query, after) {
 		let cursor = after ? after.next_cursor || null : null;
 		let pending = null;
@@ -203,6 +205,7 @@ export function createApi(options) {
 			total: after && typeof after.total === 'number' ? after.total : undefined,
 			loaded: after && after.data ? after.data.length : 0,
 			cursor, /* the next page's; null when none */
+			answer: after || null, /* the last page's whole answer */
 			next(extra) {
 				if (pending)
 					return pending;
@@ -216,6 +219,7 @@ export function createApi(options) {
 					const rows = (answer && answer.data) || [];
 					cursor = (answer && answer.next_cursor) || null;
 					pager.cursor = cursor;
+					pager.answer = answer;
 					pager.done = !cursor;
 					if (answer && typeof answer.total === 'number')
 						pager.total = answer.total;

@@ -50,7 +50,7 @@ function stored(area, key) {
  * each waits until the shell has come and been read, one more round
  * trip. */
 const SHELL_PARTS = [new URL('/api.js', import.meta.url), new URL('/html.js', import.meta.url),
-	new URL('/ui.js', import.meta.url)];
+	new URL('/ui.js', import.meta.url), new URL('/format.js', import.meta.url)];
 const SHELL_STYLE = new URL('/shell.css', import.meta.url);
 
 /* A file the document names already (the server names the shell's when

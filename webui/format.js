@@ -31,7 +31,8 @@
  *
  * Every date is shown, and every day begins, in the sub-account's time
  * zone, never the browser's. appHref(path, locationId) is the shell's URL
- * of an app page; href(path) the same in the current sub-account.
+ * of an app page; ctx.href(path) the same in the current sub-account
+ * (ctx.href(path, id) in another: the agency's pages).
  */
 
 const APP = '/app';

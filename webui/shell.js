@@ -759,7 +759,7 @@ async function openPage(m, live) {
 		html,
 		ui,
 		format: createFormat(where),
-		href: (path) => hrefIn(path, where ? where.id : null),
+		href: (path, locationId) => hrefIn(path, locationId !== undefined ? locationId : where ? where.id : null),
 		params: m.params,
 		query: new URLSearchParams(location.search),
 		user: userOf(mine.me),

@@ -65,9 +65,11 @@ static const struct hl_job jobs[] = {
 
 /* The browser pages (webui/contacts.js): the list, in the menu, and a
  * contact's record, reached from it. */
+static const char *const contacts_uses[] = { "contacts-list.js", "contacts-select.js", NULL };
+
 static const struct hl_page pages[] = {
-	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20 },
-	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20 },
+	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20, .uses = contacts_uses },
+	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20, .uses = contacts_uses },
 	{ .path = "/contacts/fields", .script = "fields.js", .access = HL_ACCESS_LOCATION_ADMIN,
 	  .order = 20 },
 };

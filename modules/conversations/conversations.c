@@ -38,7 +38,7 @@ static const struct hl_route routes[] = {
 
 /* The browser pages (webui/inbox.js): the inbox, in the menu, opening
  * with its first page; a thread beside it. */
-static const char *const inbox_uses[] = { "inbox.css", NULL };
+static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/conversations", .script = "inbox.js", .label = "Conversations", .order = 25,

@@ -39,7 +39,8 @@ static const struct hl_route routes[] = {
 
 /* The browser pages (webui/board.js): the board, in the menu, opening
  * with its deals; a deal's page and a new deal's form, reached from it. */
-static const char *const board_uses[] = { "board.css", NULL };
+static const char *const board_uses[] = { "board.css", "board-columns.js", "board-moves.js", "board-drag.js",
+	"board-keys.js", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/opportunities", .script = "board.js", .label = "Opportunities", .order = 30,

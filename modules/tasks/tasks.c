@@ -31,7 +31,7 @@ static const struct hl_job jobs[] = {
 };
 
 /* The browser page (webui/tasks.js), in the menu, opening with its list. */
-static const char *const tasks_uses[] = { "tasks.css", NULL };
+static const char *const tasks_uses[] = { "tasks.css", "tasks-form.js", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/tasks", .script = "tasks.js", .label = "Tasks", .order = 40,

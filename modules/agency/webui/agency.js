@@ -34,21 +34,11 @@ const COLUMNS = [
 	{ name: 'Last activity', sort: 'activity', of: (p) => p.last_activity_at, fmt: 'day' },
 ];
 
-const count = new Intl.NumberFormat(undefined);
-const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
-const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
-
-/* What the pages share with views.js, passed to it (never imported back). */
+/* What the pages share with views.js, passed to it (never imported
+ * back): a figure that may be absent ("–"), and the list in pages. */
 const lib = {
-	count: (n) => (n == null ? '–' : count.format(n)),
-	money: (cents) => (cents == null ? '–' : moneyRound.format(Math.round(cents / 100))),
-	day: (iso) => {
-		const d = iso ? new Date(iso) : null;
-		return d && !isNaN(d) ? dayFormat.format(d) : '–';
-	},
-	plural: (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many),
-	/* the app in sub-account `id`, at `path` (its first page by default) */
-	inside: (id, path) => '/app' + (path || '') + '?location=' + encodeURIComponent(id),
+	count: (ctx, n) => (n == null ? '–' : ctx.format.number(n)),
+	money: (ctx, minor) => (minor == null ? '–' : ctx.format.money(minor)),
 	debounce(fn) {
 		let timer = 0;
 		return () => {
@@ -59,44 +49,19 @@ const lib = {
 	paged,
 };
 
-/* A list in pages, with a "Load more" button put at the end of `host`:
- * fetch(cursor) asks for a page (cursor null: the first), draw(answer)
- * shows it. restart() begins again from the first page; an answer asked
- * for before a restart (or stop()) is dropped. `what` names the list in
- * an error ("The contacts"). */
-function paged(ctx, host, what, fetch, draw) {
+/* A list in pages (ctx.ui.paged), with a "Load more" button put at the
+ * end of `host`: the list at `path`, asked for with query(); draw(answer,
+ * pager) shows a page of it (the whole answer: some say more than their
+ * rows). restart() begins again from the first page; an answer asked for
+ * before a restart (or stop()) is dropped. `what` names the list in an
+ * error ("The contacts"). */
+function paged(ctx, host, what, path, query, draw) {
 	host.append(ctx.html`<div class="ag-more"><button type="button" class="btn" hidden>Load more</button></div>`);
-	const more = host.lastElementChild.querySelector('button');
-	let gen = 0;
-	let cursor = null;
-	async function next() {
-		const mine = gen;
-		more.disabled = true;
-		try {
-			const answer = await fetch(cursor);
-			if (mine !== gen)
-				return;
-			cursor = answer.next_cursor || null;
-			draw(answer);
-		} catch (e) {
-			if (mine !== gen)
-				return;
-			ctx.ui.toast(what + ' could not be loaded: ' + e.message, { kind: 'error' });
-		}
-		more.disabled = false;
-		more.hidden = !cursor;
-	}
-	more.addEventListener('click', next);
-	return {
-		restart() {
-			gen++;
-			cursor = null;
-			return next();
-		},
-		stop() {
-			gen++;
-		},
-	};
+	return ctx.ui.paged({
+		more: host.lastElementChild.querySelector('button'), what, signal: ctx.signal, scroll: false,
+		open: () => ctx.api.list(path, query()),
+		draw: (rows, pager) => draw(pager.answer, pager),
+	});
 }
 
 function invoiceDue(counts) {
@@ -120,7 +85,7 @@ export default async function page(view, ctx) {
 	view.classList.add('agency');
 	view.append(html`
 <div class="page-head"><h1>${which ? 'Agency: ' + tab[1].toLowerCase() : 'Agency'}</h1></div>
-<nav class="tabs" aria-label="Agency">${VIEWS.map((v) => html`<a href="${'/app/agency' + (v[0] ? '/' + v[0] : '')}"
+<nav class="tabs" aria-label="Agency">${VIEWS.map((v) => html`<a href="${ctx.href('/agency' + (v[0] ? '/' + v[0] : ''))}"
 	aria-current="${v[0] === which ? 'page' : null}">${v[1]}</a>`)}</nav>
 <div class="ag-body"></div>`);
 	const body = view.querySelector('.ag-body');
@@ -146,27 +111,31 @@ async function overview(body, ctx) {
 <h2>Last 30 days</h2>
 <div class="ag-charts"></div>
 <h2 id="ag-places-h">Sub-accounts</h2>`);
-	body.querySelector('.ag-figures').append(figures(ui.figure, data));
-	body.querySelector('.ag-charts').append(...charts(chart, data.series || []));
+	body.querySelector('.ag-figures').append(figures(ctx, data));
+	body.querySelector('.ag-charts').append(...charts(ctx, chart, data.series || []));
 	return subAccounts(body, ctx);
 }
 
-function figures(figure, d) {
+function figures(ctx, d) {
+	const figure = ctx.ui.figure;
+	const f = ctx.format;
+	const count = (n) => lib.count(ctx, n);
+	const money = (minor) => lib.money(ctx, minor);
 	const c = d.counts || {};
 	const deals = c.deals || {};
 	const tasks = c.tasks || {};
 	const inv = c.invoices;
 	const out = [
-		figure('Sub-accounts', lib.count(d.sub_accounts), d.health_score == null ? 'no contact health yet' : 'contact health ' + d.health_score + ' of 100'),
-		figure('Contacts', lib.count(c.contacts), 'in every sub-account'),
-		figure('Open deals', lib.count(deals.open), 'worth ' + lib.money(deals.open_value_cents)),
-		figure('Unread conversations', lib.count((c.conversations || {}).unread), 'waiting for a reply'),
-		figure('Open tasks', lib.count(tasks.open), lib.plural(tasks.overdue || 0, 'overdue', 'overdue'),
+		figure('Sub-accounts', count(d.sub_accounts), d.health_score == null ? 'no contact health yet' : 'contact health ' + d.health_score + ' of 100'),
+		figure('Contacts', count(c.contacts), 'in every sub-account'),
+		figure('Open deals', count(deals.open), 'worth ' + money(deals.open_value_cents)),
+		figure('Unread conversations', count((c.conversations || {}).unread), 'waiting for a reply'),
+		figure('Open tasks', count(tasks.open), f.plural(tasks.overdue || 0, 'overdue', 'overdue'),
 			tasks.overdue ? 'is-bad' : ''),
 	];
 	if (inv) {
-		out.push(figure('Invoices outstanding', lib.count(inv.outstanding.count),
-			lib.money(inv.outstanding.amount_due_cents) + ' due · ' + lib.plural(inv.overdue.count, 'overdue', 'overdue'),
+		out.push(figure('Invoices outstanding', count(inv.outstanding.count),
+			money(inv.outstanding.amount_due_cents) + ' due · ' + f.plural(inv.overdue.count, 'overdue', 'overdue'),
 			inv.overdue.count ? 'is-bad' : ''));
 	}
 	const frag = document.createDocumentFragment();
@@ -174,7 +143,7 @@ function figures(figure, d) {
 	return frag;
 }
 
-function charts(chart, series) {
+function charts(ctx, chart, series) {
 	const of = (key) => series.map((d) => ({ x: d.date, y: d[key] || 0 }));
 	const specs = [
 		{ key: 'contacts_new', kind: 'bar', title: 'New contacts' },
@@ -188,8 +157,8 @@ function charts(chart, series) {
 		box.append(chart[sp.kind]({
 			title: sp.title, total: true, data: of(sp.key),
 			yName: sp.money ? sp.title + ' (amount)' : sp.title,
-			formatY: sp.money ? (v) => lib.money(v) : undefined,
-			tickY: sp.money ? (v) => chart.compact(v / 100) : undefined,
+			formatY: sp.money ? ctx.format.money : undefined,
+			tickY: sp.money ? ctx.format.moneyCompact : undefined,
 			step: sp.money ? 100 : 1,
 		}));
 		return box;
@@ -205,7 +174,7 @@ function sortOf(ctx) {
 }
 
 function subAccounts(body, ctx) {
-	const { html, api } = ctx;
+	const { html } = ctx;
 	const state = { q: ctx.query.get('q') || '', sort: sortOf(ctx) };
 	body.append(html`
 <form class="ag-search" role="search" aria-label="Find a sub-account">
@@ -239,12 +208,12 @@ function subAccounts(body, ctx) {
 
 	function cell(c, p) {
 		const v = c.of(p);
-		const text = c.fmt === 'money' ? lib.money(v) : c.fmt === 'day' ? lib.day(v) : lib.count(v);
+		const text = c.fmt === 'money' ? lib.money(ctx, v) : c.fmt === 'day' ? ctx.format.day(v) || '–' : lib.count(ctx, v);
 		return html`<td class="${'num' + (c.bad && v ? ' is-bad' : '')}">${text}</td>`;
 	}
 
 	function row(p) {
-		return html`<tr><th scope="row"><a href="${lib.inside(p.id)}">${p.name}</a>
+		return html`<tr><th scope="row"><a href="${ctx.href('/', p.id)}">${p.name}</a>
 			<span class="ag-tz muted">${p.timezone}</span></th>${columns.slice(1).map((c) => cell(c, p))}</tr>`;
 	}
 
@@ -262,8 +231,8 @@ function subAccounts(body, ctx) {
 		return { q: state.q.trim(), sort: sort === 'name' ? null : sort };
 	}
 
-	const list = paged(ctx, body, 'The sub-accounts',
-		(cursor) => api.get('/api/agency/projects', Object.assign({ limit: PAGE_ROWS, count: 1, cursor }, query())),
+	const list = paged(ctx, body, 'The sub-accounts', '/api/agency/projects',
+		() => Object.assign({ limit: PAGE_ROWS, count: 1 }, query()),
 		(answer) => {
 			dropAbsent(answer.absent_modules);
 			el.rows.append(html`${(answer.data || []).map(row)}`);
@@ -271,8 +240,8 @@ function subAccounts(body, ctx) {
 			const total = answer.total || 0;
 			el.count.textContent = !total
 				? (state.q.trim() ? 'No sub-account matches “' + state.q.trim() + '”.' : 'No sub-accounts yet.')
-				: shown < total ? count.format(shown) + ' of ' + lib.plural(total, 'sub-account', 'sub-accounts') + ' shown'
-					: lib.plural(total, 'sub-account', 'sub-accounts');
+				: shown < total ? ctx.format.number(shown) + ' of ' + ctx.format.plural(total, 'sub-account', 'sub-accounts') + ' shown'
+					: ctx.format.plural(total, 'sub-account', 'sub-accounts');
 		});
 
 	function reload() {

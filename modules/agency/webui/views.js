@@ -21,7 +21,7 @@ const PAGE_ROWS = 50;
 /* ---- contacts --------------------------------------------------------------- */
 
 export async function contacts(body, ctx, lib) {
-	const { html, api } = ctx;
+	const { html } = ctx;
 	let q = ctx.query.get('q') || '';
 	body.append(html`
 <form class="ag-search" role="search" aria-label="Find a contact">
@@ -42,19 +42,19 @@ export async function contacts(body, ctx, lib) {
 
 	function row(c) {
 		const name = [c.first_name, c.last_name].filter(Boolean).join(' ') || c.email || c.phone || 'Contact ' + c.id;
-		return html`<tr><th scope="row"><a href="${lib.inside(c.location_id, '/contacts/' + c.id)}">${name}</a></th>
-			<td><a href="${lib.inside(c.location_id)}">${c.location_name}</a></td>
+		return html`<tr><th scope="row"><a href="${ctx.href('/contacts/' + c.id, c.location_id)}">${name}</a></th>
+			<td><a href="${ctx.href('/', c.location_id)}">${c.location_name}</a></td>
 			<td class="ag-wide">${c.email}</td><td class="ag-wide">${c.phone}</td><td class="ag-wide">${c.company_name}</td>
-			<td>${lib.day(c.created_at)}</td></tr>`;
+			<td>${ctx.format.day(c.created_at) || '–'}</td></tr>`;
 	}
 
-	const list = lib.paged(ctx, body, 'The contacts',
-		(cursor) => api.get('/api/agency/contacts', { q: q.trim(), limit: PAGE_ROWS, cursor }),
+	const list = lib.paged(ctx, body, 'The contacts', '/api/agency/contacts',
+		() => ({ q: q.trim(), limit: PAGE_ROWS }),
 		(answer) => {
 			rows.append(html`${(answer.data || []).map(row)}`);
 			const shown = rows.childElementCount;
 			status.textContent = !shown ? (q.trim() ? 'No contact matches “' + q.trim() + '”.' : 'No contacts yet.')
-				: lib.plural(shown, 'contact', 'contacts') + ' shown' + (answer.next_cursor ? '; there are more' : '');
+				: ctx.format.plural(shown, 'contact', 'contacts') + ' shown' + (answer.next_cursor ? '; there are more' : '');
 		});
 
 	function reload() {
@@ -77,7 +77,7 @@ export async function contacts(body, ctx, lib) {
 const STATUSES = [['open', 'Open'], ['won', 'Won'], ['lost', 'Lost'], ['abandoned', 'Abandoned']];
 
 export async function deals(body, ctx, lib) {
-	const { html, api } = ctx;
+	const { html } = ctx;
 	const given = ctx.query.get('status');
 	let status = STATUSES.some((s) => s[0] === given) ? given : 'open';
 	body.append(html`
@@ -106,12 +106,12 @@ export async function deals(body, ctx, lib) {
 		return html`<div class="ag-bar" aria-hidden="true">${shown.map((s) =>
 			html`<span data-share="${total ? s.count / total : 0}"></span>`)}</div>
 			<ul class="ag-stages">${shown.map((s) => html`<li><span class="ag-stage">${s.name}</span>
-				${lib.count(s.count)} · ${lib.money(s.value_cents)}</li>`)}</ul>`;
+				${lib.count(ctx, s.count)} · ${lib.money(ctx, s.value_cents)}</li>`)}</ul>`;
 	}
 
 	function row(p) {
-		const tr = html`<tr><th scope="row"><a href="${lib.inside(p.id, '/opportunities')}">${p.name}</a></th>
-			<td class="num">${lib.count(p.count)}</td><td class="num">${lib.money(p.value_cents)}</td>
+		const tr = html`<tr><th scope="row"><a href="${ctx.href('/opportunities', p.id)}">${p.name}</a></th>
+			<td class="num">${lib.count(ctx, p.count)}</td><td class="num">${lib.money(ctx, p.value_cents)}</td>
 			<td>${stages(p.stages || [], p.count)}</td></tr>`;
 		/* each stage's share of the bar, set as a style property (the CSP
 		 * allows no inline style attribute) */
@@ -122,13 +122,12 @@ export async function deals(body, ctx, lib) {
 
 	function showTotals(t) {
 		totals.textContent = '';
-		totals.append(...STATUSES.map((s) => ctx.ui.figure(s[1], lib.count((t[s[0]] || {}).count),
-			'worth ' + lib.money((t[s[0]] || {}).value_cents))));
+		totals.append(...STATUSES.map((s) => ctx.ui.figure(s[1], lib.count(ctx, (t[s[0]] || {}).count),
+			'worth ' + lib.money(ctx, (t[s[0]] || {}).value_cents))));
 	}
 
-	const list = lib.paged(ctx, body, 'The deals',
-		(cursor) => api.get('/api/agency/opportunities', { status: status === 'open' ? null : status,
-			limit: PAGE_ROWS, cursor }),
+	const list = lib.paged(ctx, body, 'The deals', '/api/agency/opportunities',
+		() => ({ status: status === 'open' ? null : status, limit: PAGE_ROWS }),
 		(answer) => {
 			showTotals(answer.totals || {});
 			rows.append(html`${(answer.sub_accounts || []).map(row)}`);
@@ -152,7 +151,7 @@ export async function deals(body, ctx, lib) {
 /* ---- tasks by assignee ----------------------------------------------------------- */
 
 export async function tasks(body, ctx, lib) {
-	const { html, api } = ctx;
+	const { html } = ctx;
 	let overdue = ctx.query.get('status') === 'overdue';
 	let assignee = ctx.query.get('assignee') || '';
 	let first = true; /* the next answer is a first page: its counts are drawn */
@@ -191,14 +190,14 @@ export async function tasks(body, ctx, lib) {
 		const chosen = a.id != null && String(a.id) === assignee;
 		return html`<tr class="${chosen ? 'is-chosen' : null}"><th scope="row">${a.id == null ? name
 			: html`<button type="button" class="ag-pick" data-id="${a.id}" aria-pressed="${chosen ? 'true' : 'false'}">${name}</button>`}</th>
-			<td class="num">${lib.count(a.open)}</td><td class="${'num' + (a.overdue ? ' is-bad' : '')}">${lib.count(a.overdue)}</td></tr>`;
+			<td class="num">${lib.count(ctx, a.open)}</td><td class="${'num' + (a.overdue ? ' is-bad' : '')}">${lib.count(ctx, a.overdue)}</td></tr>`;
 	}
 
 	function row(t) {
 		const late = t.due_at && new Date(t.due_at).getTime() < now;
 		return html`<tr><th scope="row">${t.title}</th>
-			<td><a href="${lib.inside(t.location_id, '/tasks')}">${t.location_name}</a></td>
-			<td class="${late ? 'is-bad' : null}">${t.due_at ? lib.day(t.due_at) : 'No date'}</td>
+			<td><a href="${ctx.href('/tasks', t.location_id)}">${t.location_name}</a></td>
+			<td class="${late ? 'is-bad' : null}">${t.due_at ? ctx.format.day(t.due_at) : 'No date'}</td>
 			<td>${t.assignee_id == null ? 'Unassigned' : names.get(String(t.assignee_id)) || 'User ' + t.assignee_id}</td></tr>`;
 	}
 
@@ -217,9 +216,8 @@ export async function tasks(body, ctx, lib) {
 		refocus = null;
 	}
 
-	const list = lib.paged(ctx, body.querySelector('.ag-split > section:last-child'), 'The tasks',
-		(cursor) => api.get('/api/agency/tasks', { status: overdue ? 'overdue' : null, assignee,
-			limit: PAGE_ROWS, cursor }),
+	const list = lib.paged(ctx, body.querySelector('.ag-split > section:last-child'), 'The tasks', '/api/agency/tasks',
+		() => ({ status: overdue ? 'overdue' : null, assignee, limit: PAGE_ROWS }),
 		(answer) => {
 			if (first)
 				showPeople(answer.assignees || []);
