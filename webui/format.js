@@ -21,6 +21,7 @@
  *   dayShort(iso)         "May 1"
  *   time(iso)             "3:05 PM"
  *   moment(iso)           "May 1, 2026, 3:05 PM"
+ *   longDay(iso)          "Friday, May 1" (now when none is given)
  *   when(iso)             the time when it is today, else dayShort
  *   age(iso)              how long ago, short: "today", "3 d", "5 wk", "4 mo"
  *   dayKey(t)             "YYYY-MM-DD", the day instant t (ms or ISO) falls on
@@ -81,6 +82,7 @@ export function createFormat(location) {
 		dayShort: [dates({ month: 'short', day: 'numeric' }), calendar({ month: 'short', day: 'numeric' })],
 		time: [dates({ hour: 'numeric', minute: '2-digit' })],
 		moment: [dates({ dateStyle: 'medium', timeStyle: 'short' })],
+		longDay: [dates({ weekday: 'long', month: 'long', day: 'numeric' })],
 	};
 	const parts = dates({ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit',
 		minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
@@ -163,6 +165,7 @@ export function createFormat(location) {
 		dayShort: (t) => show('dayShort', t),
 		time: (t) => show('time', t),
 		moment: (t) => show('moment', t),
+		longDay: (t) => show('longDay', t === undefined ? Date.now() : t),
 		when(t) {
 			const d = dateOf(t);
 			if (!d)

@@ -58,7 +58,8 @@ static const char *const dashboard_uses[] = { "dashboard.css", "/chart.js", "/ch
 
 /* The reports page (webui/reports.js): the dashboards a location arranges
  * from widgets, opening with their list. */
-static const char *const reports_uses[] = { "reports.css", "/chart.js", "/chart.css", NULL };
+static const char *const reports_uses[] = { "reports.css", "reports-widget.js", "reports-forms.js", "/chart.js",
+	"/chart.css", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/dashboard", .script = "dashboard.js", .label = "Dashboard", .order = 10,

@@ -26,7 +26,6 @@ const NOT_YET = [
 	'modules/contacts/webui/importer.js: importer',
 	'modules/contacts/webui/record.js: record',
 	'modules/opportunities/webui/pipelines.js: pipelines',
-	'modules/reports/webui/reports.js: page',
 ];
 
 function scripts(dir, out) {

@@ -17,26 +17,10 @@ const CHANNELS = { sms: 'SMS', email: 'E-mail', whatsapp: 'WhatsApp', facebook: 
 	instagram: 'Instagram', webchat: 'Web chat', phone: 'Phone' };
 const DEALS_PER_STAGE = 3;
 
-const count = new Intl.NumberFormat(undefined);
-const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
-const money = (cents) => moneyRound.format(Math.round((cents || 0) / 100));
-const plural = (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many);
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit' });
-const dateFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
-const todayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
-
-/* A message's time: the hour today, the date before. */
-function when(iso) {
-	const d = iso ? new Date(iso) : null;
-	if (!d || isNaN(d))
-		return '';
-	return d.toDateString() === new Date().toDateString() ? timeFormat.format(d) : dateFormat.format(d);
-}
-
 export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
 	const here = ctx.location ? ctx.location.id : '';
-	const at = (path, loc) => '/app' + path + '?location=' + encodeURIComponent(loc || here);
+	const f = ctx.format;
 	/* the summary as the app may have asked for it; the rest beside it */
 	const [summary, inbox, deals, projects] = await Promise.all([
 		api.get('/api/mobile/summary'),
@@ -53,51 +37,55 @@ export default async function page(view, ctx) {
 	view.append(html`
 <div class="page-head">
 	<h1>Today</h1>
-	<p class="td-date muted">${summary.name} · ${todayFormat.format(new Date())}</p>
+	<p class="td-date muted">${summary.name} · ${f.longDay()}</p>
 </div>
 <h2 class="visually-hidden">At a glance</h2>
 <div class="figures td-figures">
-	${ui.figure('Unread conversations', count.format(summary.unread || 0), summary.unread ? 'waiting for a reply' : 'all read')}
-	${ui.figure('Tasks due today', count.format(tasks.due_today || 0), plural(tasks.overdue || 0, 'overdue', 'overdue'),
+	${ui.figure('Unread conversations', f.number(summary.unread || 0), summary.unread ? 'waiting for a reply' : 'all read')}
+	${ui.figure('Tasks due today', f.number(tasks.due_today || 0), f.plural(tasks.overdue || 0, 'overdue', 'overdue'),
 		tasks.overdue ? 'is-bad' : '')}
-	${ui.figure('Open deals', count.format(open.open || 0), 'worth ' + money(open.value_cents))}
+	${ui.figure('Open deals', f.number(open.open || 0), 'worth ' + f.money(open.value_cents))}
 </div>
 <nav class="td-go" aria-label="Go to">
-	<a class="btn" href="${at('/conversations')}">Inbox</a>
-	<a class="btn" href="${at('/tasks') + '&due=today'}">Today’s tasks</a>
-	<a class="btn" href="${at('/opportunities')}">Board</a>
+	<a class="btn" href="${ctx.href('/conversations')}">Inbox</a>
+	<a class="btn" href="${ctx.href('/tasks?due=today')}">Today’s tasks</a>
+	<a class="btn" href="${ctx.href('/opportunities')}">Board</a>
 </nav>
 <section class="td-section" aria-labelledby="td-inbox-h">
 	<h2 id="td-inbox-h">Latest conversations</h2>
-	${conversations(html, inbox, at)}
+	${conversations(ctx, inbox)}
 </section>
 <section class="td-section" aria-labelledby="td-deals-h">
 	<h2 id="td-deals-h">My open deals</h2>
-	${myDeals(html, deals, at)}
+	${myDeals(ctx, deals)}
 </section>
-${places(html, projects, here)}`);
+${places(ctx, projects, here)}`);
 }
 
 function failed(html, what, e) {
 	return html`<p class="form-error" role="alert">${what} could not be loaded: ${e.message}</p>`;
 }
 
-function conversations(html, answer, at) {
+function conversations(ctx, answer) {
+	const { html } = ctx;
+	const f = ctx.format;
 	if (answer instanceof Error)
 		return failed(html, 'The conversations', answer);
 	const list = answer.data || [];
 	if (!list.length)
 		return html`<p class="muted">No conversations yet.</p>`;
 	return html`<ul class="td-list">${list.map((c) => html`<li class="${c.unread_count ? 'is-unread' : null}">
-		<a href="${at('/conversations/' + c.id, c.location_id)}">
+		<a href="${ctx.href('/conversations/' + c.id, c.location_id)}">
 			<span class="td-line"><span class="td-who">${c.contact_name || 'Unknown contact'}</span>
-				<span class="td-when muted">${when(c.last_message_at)}</span></span>
-			<span class="td-preview">${c.unread_count ? html`<span class="td-unread">${plural(c.unread_count, 'unread', 'unread')}</span> ` : null}${c.preview}</span>
+				<span class="td-when muted">${f.when(c.last_message_at)}</span></span>
+			<span class="td-preview">${c.unread_count ? html`<span class="td-unread">${f.plural(c.unread_count, 'unread', 'unread')}</span> ` : null}${c.preview}</span>
 			<span class="td-place muted">${c.location_name} · ${CHANNELS[c.channel] || c.channel}</span>
 		</a></li>`)}</ul>`;
 }
 
-function myDeals(html, answer, at) {
+function myDeals(ctx, answer) {
+	const { html } = ctx;
+	const f = ctx.format;
 	if (answer instanceof Error)
 		return failed(html, 'The deals', answer);
 	const stages = (answer.stages || []).filter((s) => s.count);
@@ -105,20 +93,22 @@ function myDeals(html, answer, at) {
 		return html`<p class="muted">No open deals of yours here.</p>`;
 	/* a stage's name alone, unless two pipelines have deals of the person's */
 	const several = new Set(stages.map((s) => s.pipeline_id)).size > 1;
-	const board = (s) => at('/opportunities') + '&pipeline=' + s.pipeline_id + '&owner=me';
+	const board = (s) => ctx.href('/opportunities?pipeline=' + s.pipeline_id + '&owner=me');
 	return html`${stages.map((s) => html`<div class="td-stage">
 		<h3>${several ? s.pipeline_name + ': ' + s.name : s.name}
-			<span class="muted">${plural(s.count, 'deal', 'deals') + ' · ' + money(s.value_cents)}</span></h3>
+			<span class="muted">${f.plural(s.count, 'deal', 'deals') + ' · ' + f.money(s.value_cents)}</span></h3>
 		<ul class="td-list">${(s.deals || []).slice(0, DEALS_PER_STAGE).map((d) => html`<li>
-			<a href="${at('/opportunities/' + d.id)}"><span class="td-line"><span class="td-who">${d.name}</span>
-				<span class="td-when">${money(d.value_cents)}</span></span>
+			<a href="${ctx.href('/opportunities/' + d.id)}"><span class="td-line"><span class="td-who">${d.name}</span>
+				<span class="td-when">${f.money(d.value_cents)}</span></span>
 				<span class="td-place muted">${d.contact_name || 'No contact'}</span></a></li>`)}</ul>
-		${s.count > DEALS_PER_STAGE ? html`<p class="td-more"><a href="${board(s)}">${'All ' + count.format(s.count) + ' in ' + s.name}</a></p>` : null}
+		${s.count > DEALS_PER_STAGE ? html`<p class="td-more"><a href="${board(s)}">${'All ' + f.number(s.count) + ' in ' + s.name}</a></p>` : null}
 	</div>`)}`;
 }
 
 /* The sub-accounts, for someone who may open more than this one. */
-function places(html, answer, here) {
+function places(ctx, answer, here) {
+	const { html } = ctx;
+	const f = ctx.format;
 	if (answer instanceof Error)
 		return html`<section class="td-section">${failed(html, 'The sub-accounts', answer)}</section>`;
 	const list = answer.data || [];
@@ -127,11 +117,11 @@ function places(html, answer, here) {
 	return html`<section class="td-section" aria-labelledby="td-places-h">
 	<h2 id="td-places-h">Sub-accounts</h2>
 	<ul class="td-list">${list.map((p) => html`<li class="${String(p.id) === String(here) ? 'is-here' : null}">
-		<a href="${'/app?location=' + encodeURIComponent(p.id)}"
+		<a href="${ctx.href('/', p.id)}"
 			aria-current="${String(p.id) === String(here) ? 'true' : null}"><span class="td-line"><span class="td-who">${p.name}</span>
-			<span class="td-when">${plural(p.unread || 0, 'unread', 'unread')}</span></span>
-			<span class="td-place muted">${plural((p.tasks || {}).due_today || 0, 'task', 'tasks')} due today ·
-				${plural((p.tasks || {}).overdue || 0, 'overdue', 'overdue')} · ${plural((p.deals || {}).open || 0, 'open deal', 'open deals')}</span>
+			<span class="td-when">${f.plural(p.unread || 0, 'unread', 'unread')}</span></span>
+			<span class="td-place muted">${f.plural((p.tasks || {}).due_today || 0, 'task', 'tasks')} due today ·
+				${f.plural((p.tasks || {}).overdue || 0, 'overdue', 'overdue')} · ${f.plural((p.deals || {}).open || 0, 'open deal', 'open deals')}</span>
 		</a></li>`)}</ul>
 </section>`;
 }

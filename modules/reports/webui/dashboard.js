@@ -17,13 +17,6 @@ const PERIODS = [['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
 const DEFAULT = '30d';
 const REFRESH_MS = 1000;
 
-const count = new Intl.NumberFormat(undefined);
-const money = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const moneyRound = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
-
-const cents = (v) => money.format((v || 0) / 100);
-const centsRound = (v) => moneyRound.format(Math.round((v || 0) / 100));
-const plural = (n, one, many) => count.format(n) + ' ' + (n === 1 ? one : many);
 
 export default async function page(view, ctx) {
 	const html = ctx.html;
@@ -79,12 +72,12 @@ export default async function page(view, ctx) {
 		if (left || mine !== seq)
 			return;
 		body.removeAttribute('aria-busy');
-		range.textContent = rangeText(data);
+		range.textContent = rangeText(ctx.format, data);
 		cardsEl.textContent = '';
-		cardsEl.append(cards(html, ctx.ui.figure, data));
+		cardsEl.append(cards(ctx, data));
 		drawCharts(chart, data);
 		pipelinesEl.textContent = '';
-		pipelinesEl.append(pipelines(html, data.pipelines || []));
+		pipelinesEl.append(pipelines(ctx, data.pipelines || []));
 	}
 
 	function failed(e) {
@@ -109,9 +102,9 @@ export default async function page(view, ctx) {
 				yName: sp.money ? sp.title + ' (amount)' : sp.title,
 				total: sp.total,
 				data: of(sp.key),
-				formatY: sp.money ? cents : undefined,
-				tickY: sp.money ? (v) => chart.compact(v / 100) : undefined,
-				step: sp.money ? 100 : 1,
+				formatY: sp.money ? ctx.format.money : undefined,
+				tickY: sp.money ? ctx.format.moneyCompact : undefined,
+				step: sp.money ? Math.pow(10, ctx.format.digits) : 1,
 			}));
 			chartsEl.append(...charts.map((c) => {
 				const box = document.createElement('div');
@@ -149,19 +142,18 @@ export default async function page(view, ctx) {
 	};
 }
 
-function day(iso) {
-	const d = new Date(iso);
-	return isNaN(d) ? '' : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
-}
-
-/* "Nov 3, 2026 – Dec 2, 2026": `until` is the start of the day after. */
-function rangeText(data) {
-	const end = new Date(new Date(data.until).getTime() - 1).toISOString();
-	return 'From ' + day(data.since) + ' to ' + day(end) + ' (UTC)';
+/* "From Nov 3, 2026 to Dec 2, 2026": the server's days (UTC); `until`
+ * is the start of the day after. */
+function rangeText(f, data) {
+	const day = (t) => f.day(new Date(t).toISOString().slice(0, 10));
+	return 'From ' + day(data.since) + ' to ' + day(new Date(data.until).getTime() - 1) + ' (UTC)';
 }
 
 
-function cards(html, figure, d) {
+function cards(ctx, d) {
+	const { html } = ctx;
+	const figure = ctx.ui.figure;
+	const f = ctx.format;
 	const days = (d.series || []).length;
 	const within = days ? ' in ' + days + ' days' : '';
 	const contacts = d.contacts || {};
@@ -175,26 +167,28 @@ function cards(html, figure, d) {
 	const outstanding = (inv && inv.outstanding) || {};
 	const overdue = (inv && inv.overdue) || {};
 	return html`
-		${figure('Contacts', count.format(contacts.total || 0), plural(contacts.new || 0, 'new', 'new') + within)}
-		${figure('Open deals', count.format(open.count), 'worth ' + centsRound(open.value))}
-		${figure('Won', count.format(won.count || 0), 'worth ' + centsRound(won.value_cents) + ' · ' +
-			count.format(lost.count || 0) + ' lost')}
-		${figure('Tasks due today', count.format(tasks.due_today || 0),
-			plural(tasks.overdue || 0, 'overdue', 'overdue'), tasks.overdue ? 'is-bad' : '')}
-		${figure('Unread conversations', count.format(unread), unread ? 'waiting for a reply' : 'all read')}
-		${inv ? figure('Invoices outstanding', count.format(outstanding.count || 0),
-			centsRound(outstanding.amount_due_cents) + ' due · ' + plural(overdue.count || 0, 'overdue', 'overdue'),
+		${figure('Contacts', f.number(contacts.total || 0), f.plural(contacts.new || 0, 'new', 'new') + within)}
+		${figure('Open deals', f.number(open.count), 'worth ' + f.money(open.value))}
+		${figure('Won', f.number(won.count || 0), 'worth ' + f.money(won.value_cents) + ' · ' +
+			f.number(lost.count || 0) + ' lost')}
+		${figure('Tasks due today', f.number(tasks.due_today || 0),
+			f.plural(tasks.overdue || 0, 'overdue', 'overdue'), tasks.overdue ? 'is-bad' : '')}
+		${figure('Unread conversations', f.number(unread), unread ? 'waiting for a reply' : 'all read')}
+		${inv ? figure('Invoices outstanding', f.number(outstanding.count || 0),
+			f.money(outstanding.amount_due_cents) + ' due · ' + f.plural(overdue.count || 0, 'overdue', 'overdue'),
 			overdue.count ? 'is-bad' : '') : ''}`;
 }
 
-function pipelines(html, list) {
+function pipelines(ctx, list) {
+	const { html } = ctx;
+	const f = ctx.format;
 	if (!list.length)
 		return html`<p class="muted">No pipelines yet.</p>`;
 	return html`${list.map((p) => html`<div class="dash-pipeline">
 		<table class="table">
-			<caption>${p.name}: ${plural(p.count || 0, 'open deal', 'open deals')}, worth ${centsRound(p.value_cents)}</caption>
+			<caption>${p.name}: ${f.plural(p.count || 0, 'open deal', 'open deals')}, worth ${f.money(p.value_cents)}</caption>
 			<thead><tr><th scope="col">Stage</th><th scope="col" class="num">Deals</th><th scope="col" class="num">Value</th></tr></thead>
 			<tbody>${(p.stages || []).map((st) => html`<tr><th scope="row">${st.name}</th>
-				<td class="num">${count.format(st.count || 0)}</td><td class="num">${cents(st.value_cents)}</td></tr>`)}</tbody>
+				<td class="num">${f.number(st.count || 0)}</td><td class="num">${f.money(st.value_cents)}</td></tr>`)}</tbody>
 		</table></div>`)}`;
 }
