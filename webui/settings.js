@@ -11,347 +11,338 @@
  *   Audit log      agency admins: what was done, by whom, filtered.
  *
  * The section is kept in the URL (?section=). The modules' own settings
- * (pipelines, custom fields) live on their pages. Every name is put in as
- * text (ctx.html, textContent).
+ * (pipelines, custom fields) live on their pages. Each section is a
+ * function of its own, given the page's state `s` ({ctx, view, body,
+ * open(name, focus, query)}) and the section's element to fill. Every
+ * name is put in as text (ctx.html, textContent).
  */
 
 const ROLES = [['location_user', 'Sub-account user'], ['location_admin', 'Sub-account admin'],
 	['agency_user', 'Agency user'], ['agency_admin', 'Agency admin']];
 const roleName = (r) => (ROLES.find((x) => x[0] === r) || [r, r])[1];
-const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const day = (iso) => (iso ? dayFormat.format(new Date(iso)) : '');
-const moment = (iso) => (iso ? timeFormat.format(new Date(iso)) : '');
+/* The log names a sub-account as the API does, "location"; a person
+ * reads and types "sub-account". */
+const asShown = (name) => name && name.replace(/^location(?=\.|$)/, 'sub-account');
+const asStored = (name) => name.replace(/^sub-account(?=\.|$)/, 'location');
+
+const draws = { tokens, people, locations, modules, audit };
 
 export default async function page(view, ctx) {
-	const { html, api, ui } = ctx;
+	const { html, ui } = ctx;
 	const admin = ctx.user.role === 'agency_admin';
 	const sections = [['tokens', 'API tokens']].concat(admin
 		? [['people', 'People'], ['locations', 'Sub-accounts'], ['modules', 'Modules'], ['audit', 'Audit log']] : []);
-	let section = sections.some((s) => s[0] === ctx.query.get('section')) ? ctx.query.get('section') : sections[0][0];
+	const section = sections.some((x) => x[0] === ctx.query.get('section')) ? ctx.query.get('section') : sections[0][0];
 	await ui.stylesheet(new URL('./settings.css', import.meta.url));
 
 	ctx.title('Settings');
 	view.append(html`
 <div class="page-head"><h1>Settings</h1></div>
-<nav class="tabs" aria-label="Settings">${sections.map((s) => html`<a href="${'?section=' + s[0]}"
-	data-section="${s[0]}">${s[1]}</a>`)}</nav>
+<nav class="tabs" aria-label="Settings">${sections.map((x) => html`<a href="${'?section=' + x[0]}"
+	data-section="${x[0]}">${x[1]}</a>`)}</nav>
 <div class="s-body"></div>`);
-	const body = view.querySelector('.s-body');
-	const draws = { tokens, people, locations, modules, audit };
-
-	/* Draws section `name` (with `query`, its filters, in the URL). */
-	async function open(name, focus, query) {
-		section = name;
-		for (const a of view.querySelectorAll('.tabs a')) {
-			if (a.dataset.section === name)
-				a.setAttribute('aria-current', 'page');
-			else
-				a.removeAttribute('aria-current');
-		}
-		ctx.setQuery(Object.assign({ section: name === sections[0][0] ? '' : name }, query || {}));
-		ctx.query = new URLSearchParams(location.search);
-		const part = html`<section class="s-section"></section>`.firstElementChild;
-		await draws[name](part);
-		if (ctx.signal.aborted || section !== name)
-			return;
-		body.textContent = '';
-		body.append(part);
-		if (focus)
-			part.querySelector('h2').focus();
-	}
-
+	const s = { ctx, view, body: view.querySelector('.s-body'), sections, section };
+	s.open = (name, focus, query) => open(s, name, focus, query);
 	view.querySelector('.tabs').addEventListener('click', (e) => {
 		const a = e.target.closest('a[data-section]');
 		if (!a)
 			return;
 		e.preventDefault();
 		e.stopPropagation();
-		open(a.dataset.section, true).catch((err) => ui.toast(err.message, { kind: 'error' }));
+		s.open(a.dataset.section, true).catch((err) => ui.toast(err.message, { kind: 'error' }));
 	});
+	await s.open(section);
+}
 
-	/* ---- API tokens ---- */
+/* Draws section `name` (with `query`, its filters, in the URL). */
+async function open(s, name, focus, query) {
+	const { ctx, view, body } = s;
+	s.section = name;
+	for (const a of view.querySelectorAll('.tabs a')) {
+		if (a.dataset.section === name)
+			a.setAttribute('aria-current', 'page');
+		else
+			a.removeAttribute('aria-current');
+	}
+	ctx.setQuery(Object.assign({ section: name === s.sections[0][0] ? '' : name }, query || {}));
+	ctx.query = new URLSearchParams(location.search);
+	const part = ctx.html`<section class="s-section"></section>`.firstElementChild;
+	await draws[name](s, part);
+	if (ctx.signal.aborted || s.section !== name)
+		return;
+	body.textContent = '';
+	body.append(part);
+	if (focus)
+		part.querySelector('h2').focus();
+}
 
-	async function tokens(part) {
-		const list = await api.get('/api/auth/tokens');
-		const places = new Map((ctx.user.locations || []).map((l) => [l.id, l.name]));
-		part.append(html`<h2 tabindex="-1">API tokens</h2>
+async function tokens(s, part) {
+	const { ctx, body } = s;
+	const { html, api, ui } = ctx;
+	const list = await api.get('/api/auth/tokens');
+	const places = new Map((ctx.user.locations || []).map((l) => [l.id, l.name]));
+	part.append(html`<h2 tabindex="-1">API tokens</h2>
 <p class="muted">A token lets an app or an integration use the API as you. It is shown once, when it is made.</p>
 <form class="card s-form" novalidate aria-label="New API token">
-	<div class="field"><label for="s-token-name">Name</label>
-		<input id="s-token-name" name="name" maxlength="100" required autocomplete="off" placeholder="Zapier"></div>
-	<div class="field"><label for="s-token-loc">Sub-account</label>
-		<select id="s-token-loc" name="location_id"><option value="">Every one I may open</option>
-			${Array.from(places).map(([id, name]) => html`<option value="${id}">${name}</option>`)}</select></div>
-	<div class="field"><label for="s-token-days">Expires after (days)</label>
-		<input id="s-token-days" name="expires_days" inputmode="numeric" autocomplete="off" placeholder="Never"></div>
-	<button type="submit" class="btn btn-primary">Make token</button>
+<div class="field"><label for="s-token-name">Name</label>
+	<input id="s-token-name" name="name" maxlength="100" required autocomplete="off" placeholder="Zapier"></div>
+<div class="field"><label for="s-token-loc">Sub-account</label>
+	<select id="s-token-loc" name="location_id"><option value="">Every one I may open</option>
+		${Array.from(places).map(([id, name]) => html`<option value="${id}">${name}</option>`)}</select></div>
+<div class="field"><label for="s-token-days">Expires after (days)</label>
+	<input id="s-token-days" name="expires_days" inputmode="numeric" autocomplete="off" placeholder="Never"></div>
+<button type="submit" class="btn btn-primary">Make token</button>
 </form>
 <div class="s-new-token" hidden role="status"></div>
 <table class="table s-table"><thead><tr><th scope="col">Name</th><th scope="col">Sub-account</th>
-	<th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th>
-	<th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
+<th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th>
+<th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
 <tbody>${(list.data || []).map((t) => html`<tr><td>${t.name}</td>
-	<td>${t.location_id ? places.get(t.location_id) || 'Sub-account ' + t.location_id : 'All'}</td>
-	<td>${day(t.created_at)}</td><td>${t.last_used_at ? moment(t.last_used_at) : 'Never'}</td>
-	<td>${t.expires_at ? day(t.expires_at) : 'Never'}</td>
-	<td><button type="button" class="btn btn-small btn-danger" data-revoke="${t.id}">Revoke<span class="visually-hidden">${' ' + t.name}</span></button></td></tr>`)}</tbody></table>
+<td>${t.location_id ? places.get(t.location_id) || 'Sub-account ' + t.location_id : 'All'}</td>
+<td>${ctx.format.day(t.created_at)}</td><td>${t.last_used_at ? ctx.format.moment(t.last_used_at) : 'Never'}</td>
+<td>${t.expires_at ? ctx.format.day(t.expires_at) : 'Never'}</td>
+<td><button type="button" class="btn btn-small btn-danger" data-revoke="${t.id}">Revoke<span class="visually-hidden">${' ' + t.name}</span></button></td></tr>`)}</tbody></table>
 ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
-		const form = part.querySelector('form');
-		form.addEventListener('submit', async (e) => {
-			e.preventDefault();
-			ui.clearErrors(form);
-			const name = form.elements.name.value.trim();
-			const days = form.elements.expires_days.value.trim();
-			if (!name)
-				return ui.formErrors(form, { fields: { name: 'a name says what the token is for' } });
-			if (days && !/^[1-9]\d{0,4}$/.test(days))
-				return ui.formErrors(form, { fields: { expires_days: 'a whole number of days, or nothing' } });
-			const made = { name };
-			if (form.elements.location_id.value)
-				made.location_id = Number(form.elements.location_id.value);
-			if (days)
-				made.expires_days = Number(days);
-			let token;
-			try {
-				token = await api.post('/api/auth/tokens', made);
-			} catch (err) {
-				return ctx.signal.aborted ? null : ui.formErrors(form, err);
-			}
-			await open('tokens');
-			const shown = body.querySelector('.s-new-token');
-			shown.hidden = false;
-			shown.append(html`<p><strong>${'Token “' + token.name + '” made.'}</strong> Copy it now: it is not shown again.</p>
-				<p><label for="s-token-value">The token</label>
-				<input id="s-token-value" readonly class="s-token-value" value="${token.token}"></p>`);
-			const value = shown.querySelector('input');
-			value.focus();
-			value.select();
-		});
-		part.addEventListener('click', async (e) => {
-			const b = e.target.closest('[data-revoke]');
-			if (!b)
-				return;
-			try {
-				await api.del('/api/auth/tokens/' + b.dataset.revoke);
-			} catch (err) {
-				return ctx.signal.aborted ? null : ui.toast('The token could not be revoked: ' + err.message, { kind: 'error' });
-			}
-			await open('tokens');
-			ui.toast('Token revoked: it no longer works.', { kind: 'success' });
-		});
-	}
+	const form = part.querySelector('form');
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(form);
+		const name = form.elements.name.value.trim();
+		const days = form.elements.expires_days.value.trim();
+		if (!name)
+			return ui.formErrors(form, { fields: { name: 'a name says what the token is for' } });
+		if (days && !/^[1-9]\d{0,4}$/.test(days))
+			return ui.formErrors(form, { fields: { expires_days: 'a whole number of days, or nothing' } });
+		const made = { name };
+		if (form.elements.location_id.value)
+			made.location_id = Number(form.elements.location_id.value);
+		if (days)
+			made.expires_days = Number(days);
+		let token;
+		try {
+			token = await api.post('/api/auth/tokens', made);
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.formErrors(form, err);
+		}
+		await s.open('tokens');
+		const shown = body.querySelector('.s-new-token');
+		shown.hidden = false;
+		shown.append(html`<p><strong>${'Token “' + token.name + '” made.'}</strong> Copy it now: it is not shown again.</p>
+			<p><label for="s-token-value">The token</label>
+			<input id="s-token-value" readonly class="s-token-value" value="${token.token}"></p>`);
+		const value = shown.querySelector('input');
+		value.focus();
+		value.select();
+	});
+	part.addEventListener('click', async (e) => {
+		const b = e.target.closest('[data-revoke]');
+		if (!b)
+			return;
+		try {
+			await api.del('/api/auth/tokens/' + b.dataset.revoke);
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.toast('The token could not be revoked: ' + err.message, { kind: 'error' });
+		}
+		await s.open('tokens');
+		ui.toast('Token revoked: it no longer works.', { kind: 'success' });
+	});
+}
 
-	/* ---- people ---- */
-
-	async function people(part) {
-		const [users, places] = await Promise.all([api.get('/api/admin/users'), api.get('/api/admin/locations')]);
-		const placeName = new Map((places.data || []).map((l) => [l.id, l.name]));
-		/* The fields of a person; `u` one to change (no e-mail or password
-		 * then: those are theirs to keep, or reset on their own). */
-		const fields = (id, u) => html`
-	<div class="field"><label for="${id + '-name'}">Name</label><input id="${id + '-name'}" name="name" maxlength="100" required
-		autocomplete="off" value="${u ? u.name : null}"></div>
-	${u ? null : html`<div class="field"><label for="${id + '-email'}">E-mail</label><input id="${id + '-email'}" name="email" type="email" maxlength="254" required autocomplete="off"></div>
-	<div class="field"><label for="${id + '-password'}">Password</label><input id="${id + '-password'}" name="password" type="password" minlength="10" required autocomplete="new-password"></div>`}
-	<div class="field"><label for="${id + '-role'}">Role</label><select id="${id + '-role'}" name="role">
-		${ROLES.map((r) => html`<option value="${r[0]}" selected="${!!u && u.role === r[0]}">${r[1]}</option>`)}</select></div>
-	<fieldset class="field s-places"><legend>Sub-accounts (for sub-account roles)</legend>
-		${(places.data || []).map((l) => html`<label class="s-check"><input type="checkbox" name="location_ids" value="${l.id}"
-			checked="${!!u && (u.location_ids || []).includes(l.id)}"><span>${l.name}</span></label>`)}</fieldset>
-	<label class="s-check"><input type="checkbox" name="assigned_only" checked="${!!u && u.assigned_only}"><span>Sees only what is assigned to them</span></label>`;
-		const chosen = (form) => Array.from(form.querySelectorAll('[name="location_ids"]:checked'), (c) => Number(c.value));
-		part.append(html`<h2 tabindex="-1">People</h2>
+async function people(s, part) {
+	const { ctx, view } = s;
+	const { html, api, ui } = ctx;
+	const [users, places] = await Promise.all([api.get('/api/admin/users'), api.get('/api/admin/locations')]);
+	const placeName = new Map((places.data || []).map((l) => [l.id, l.name]));
+	/* The fields of a person; `u` one to change (no e-mail or password
+	 * then: those are theirs to keep, or reset on their own). */
+	const fields = (id, u) => html`
+<div class="field"><label for="${id + '-name'}">Name</label><input id="${id + '-name'}" name="name" maxlength="100" required
+	autocomplete="off" value="${u ? u.name : null}"></div>
+${u ? null : html`<div class="field"><label for="${id + '-email'}">E-mail</label><input id="${id + '-email'}" name="email" type="email" maxlength="254" required autocomplete="off"></div>
+<div class="field"><label for="${id + '-password'}">Password</label><input id="${id + '-password'}" name="password" type="password" minlength="10" required autocomplete="new-password"></div>`}
+<div class="field"><label for="${id + '-role'}">Role</label><select id="${id + '-role'}" name="role">
+	${ROLES.map((r) => html`<option value="${r[0]}" selected="${!!u && u.role === r[0]}">${r[1]}</option>`)}</select></div>
+<fieldset class="field s-places"><legend>Sub-accounts (for sub-account roles)</legend>
+	${(places.data || []).map((l) => html`<label class="s-check"><input type="checkbox" name="location_ids" value="${l.id}"
+		checked="${!!u && (u.location_ids || []).includes(l.id)}"><span>${l.name}</span></label>`)}</fieldset>
+<label class="s-check"><input type="checkbox" name="assigned_only" checked="${!!u && u.assigned_only}"><span>Sees only what is assigned to them</span></label>`;
+	const chosen = (form) => Array.from(form.querySelectorAll('[name="location_ids"]:checked'), (c) => Number(c.value));
+	part.append(html`<h2 tabindex="-1">People</h2>
 <form class="card s-form s-person" novalidate aria-label="Add a person">
-	${fields('s-p')}
-	<button type="submit" class="btn btn-primary">Add person</button>
+${fields('s-p')}
+<button type="submit" class="btn btn-primary">Add person</button>
 </form>
 <table class="table s-table"><thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Role</th>
-	<th scope="col">Sub-accounts</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead>
+<th scope="col">Sub-accounts</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead>
 <tbody>${(users.data || []).map((u) => html`<tr data-row="${u.id}"><td>${u.name}</td><td>${u.email}</td><td>${roleName(u.role)}${u.assigned_only ? ', assigned only' : ''}</td>
-	<td>${/^agency/.test(u.role) ? 'All' : (u.location_ids || []).map((id) => placeName.get(id) || '#' + id).join(', ')}</td>
-	<td>${u.disabled_at ? 'Disabled' : 'Active'}</td>
-	<td class="s-row-actions">${u.id === ctx.user.id ? '' : html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit<span class="visually-hidden">${' ' + u.name}</span></button>
-		<button type="button" class="btn btn-small" data-user="${u.id}"
-		data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}<span class="visually-hidden">${' ' + u.name}</span></button>`}</td></tr>`)}</tbody></table>`);
-		const form = part.querySelector('form');
-		form.addEventListener('submit', async (e) => {
-			e.preventDefault();
-			ui.clearErrors(form);
-			const f = form.elements;
-			const person = {
-				name: f.name.value.trim(), email: f.email.value.trim(), password: f.password.value,
-				role: f.role.value, assigned_only: f.assigned_only.checked, location_ids: chosen(form),
-			};
-			try {
-				await api.post('/api/admin/users', person);
-			} catch (err) {
-				return ctx.signal.aborted ? null : ui.formErrors(form, err);
-			}
-			await open('people', true);
-			ui.toast(person.name + ' can now sign in as ' + person.email + '.', { kind: 'success' });
-		});
-
-		/* A person changed in a form in place of their row. */
-		function edit(u) {
-			const row = part.querySelector('tr[data-row="' + u.id + '"]');
-			const slot = html`<tr class="s-editing"><td colspan="6"><form class="s-form s-person" novalidate
-				aria-label="${'Change ' + u.name}">${fields('s-e' + u.id, u)}
-				<div class="s-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
-				<button type="button" class="btn" data-cancel>Cancel</button></div></form></td></tr>`.firstElementChild;
-			row.hidden = true;
-			row.after(slot);
-			const change = slot.querySelector('form');
-			const close = () => {
-				slot.remove();
-				row.hidden = false;
-				row.querySelector('[data-edit]').focus();
-			};
-			change.querySelector('[data-cancel]').addEventListener('click', close);
-			change.addEventListener('submit', async (e) => {
-				e.preventDefault();
-				e.stopPropagation();
-				ui.clearErrors(change);
-				const f = change.elements;
-				try {
-					await api.patch('/api/admin/users/' + u.id, { name: f.name.value.trim(), role: f.role.value,
-						assigned_only: f.assigned_only.checked, location_ids: chosen(change) });
-				} catch (err) {
-					return ctx.signal.aborted ? null : ui.formErrors(change, err);
-				}
-				await open('people');
-				const again = view.querySelector('[data-edit="' + u.id + '"]');
-				if (again)
-					again.focus();
-				ui.toast('Saved: ' + f.name.value.trim() + ' has the new role and sub-accounts from the next request.',
-					{ kind: 'success' });
-			});
-			change.elements.name.focus();
+<td>${/^agency/.test(u.role) ? 'All' : (u.location_ids || []).map((id) => placeName.get(id) || '#' + id).join(', ')}</td>
+<td>${u.disabled_at ? 'Disabled' : 'Active'}</td>
+<td class="s-row-actions">${u.id === ctx.user.id ? '' : html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit<span class="visually-hidden">${' ' + u.name}</span></button>
+	<button type="button" class="btn btn-small" data-user="${u.id}"
+	data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}<span class="visually-hidden">${' ' + u.name}</span></button>`}</td></tr>`)}</tbody></table>`);
+	const form = part.querySelector('form');
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(form);
+		const f = form.elements;
+		const person = {
+			name: f.name.value.trim(), email: f.email.value.trim(), password: f.password.value,
+			role: f.role.value, assigned_only: f.assigned_only.checked, location_ids: chosen(form),
+		};
+		try {
+			await api.post('/api/admin/users', person);
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.formErrors(form, err);
 		}
+		await s.open('people', true);
+		ui.toast(person.name + ' can now sign in as ' + person.email + '.', { kind: 'success' });
+	});
 
-		part.addEventListener('click', async (e) => {
-			const editing = e.target.closest('[data-edit]');
-			if (editing)
-				return edit((users.data || []).find((u) => String(u.id) === editing.dataset.edit));
-			const b = e.target.closest('[data-user]');
-			if (!b)
-				return;
-			const disable = b.dataset.disable === '1';
-			try {
-				await api.patch('/api/admin/users/' + b.dataset.user, { disabled: disable });
-			} catch (err) {
-				return ctx.signal.aborted ? null : ui.toast(err.message, { kind: 'error' });
-			}
-			await open('people');
-			ui.toast(disable ? 'Disabled: signed out everywhere.' : 'Enabled again.', { kind: 'success' });
-		});
-	}
-
-	/* ---- sub-accounts ---- */
-
-	async function locations(part) {
-		const list = await api.get('/api/admin/locations');
-		const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-		part.append(html`<h2 tabindex="-1">Sub-accounts</h2>
-<datalist id="s-zones">${zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
-<form class="card s-form" novalidate aria-label="Add a sub-account">
-	<div class="field"><label for="s-l-name">Name</label><input id="s-l-name" name="name" maxlength="100" required autocomplete="off"></div>
-	<div class="field"><label for="s-l-zone">Time zone</label><input id="s-l-zone" name="timezone" list="s-zones" maxlength="64"
-		autocomplete="off" value="${Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'}"></div>
-	<button type="submit" class="btn btn-primary">Add sub-account</button>
-</form>
-<ul class="s-places-list">${(list.data || []).map((l) => html`<li class="card">
-	<form class="s-place" data-id="${l.id}" novalidate aria-label="${'Sub-account ' + l.name}">
-		<div class="field"><label for="${'s-ln-' + l.id}">Name</label><input id="${'s-ln-' + l.id}" name="name" value="${l.name}" maxlength="100"></div>
-		<div class="field"><label for="${'s-lz-' + l.id}">Time zone</label><input id="${'s-lz-' + l.id}" name="timezone" list="s-zones" value="${l.timezone}" maxlength="64"></div>
-		<button type="submit" class="btn">Save<span class="visually-hidden">${' ' + l.name}</span></button>
-		${l.disabled_at ? html`<span class="muted">Disabled</span>` : ''}
-	</form></li>`)}</ul>`);
-		part.addEventListener('submit', async (e) => {
+	/* A person changed in a form in place of their row. */
+	function edit(u) {
+		const row = part.querySelector('tr[data-row="' + u.id + '"]');
+		const slot = html`<tr class="s-editing"><td colspan="6"><form class="s-form s-person" novalidate
+			aria-label="${'Change ' + u.name}">${fields('s-e' + u.id, u)}
+			<div class="s-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
+			<button type="button" class="btn" data-cancel>Cancel</button></div></form></td></tr>`.firstElementChild;
+		row.hidden = true;
+		row.after(slot);
+		const change = slot.querySelector('form');
+		const close = () => {
+			slot.remove();
+			row.hidden = false;
+			row.querySelector('[data-edit]').focus();
+		};
+		change.querySelector('[data-cancel]').addEventListener('click', close);
+		change.addEventListener('submit', async (e) => {
 			e.preventDefault();
-			const form = e.target;
-			ui.clearErrors(form);
-			const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim() };
-			if (!place.name)
-				return ui.formErrors(form, { fields: { name: 'a sub-account needs a name' } });
+			e.stopPropagation();
+			ui.clearErrors(change);
+			const f = change.elements;
 			try {
-				if (form.dataset.id)
-					await api.patch('/api/admin/locations/' + form.dataset.id, place);
-				else
-					await api.post('/api/admin/locations', place);
+				await api.patch('/api/admin/users/' + u.id, { name: f.name.value.trim(), role: f.role.value,
+					assigned_only: f.assigned_only.checked, location_ids: chosen(change) });
 			} catch (err) {
-				return ctx.signal.aborted ? null : ui.formErrors(form, err);
+				return ctx.signal.aborted ? null : ui.formErrors(change, err);
 			}
-			await open('locations');
-			ui.toast(form.dataset.id ? 'Saved.' : 'Sub-account “' + place.name + '” added. It shows in the switcher after a reload.',
+			await s.open('people');
+			const again = view.querySelector('[data-edit="' + u.id + '"]');
+			if (again)
+				again.focus();
+			ui.toast('Saved: ' + f.name.value.trim() + ' has the new role and sub-accounts from the next request.',
 				{ kind: 'success' });
 		});
+		change.elements.name.focus();
 	}
 
-	/* ---- modules ---- */
+	part.addEventListener('click', async (e) => {
+		const editing = e.target.closest('[data-edit]');
+		if (editing)
+			return edit((users.data || []).find((u) => String(u.id) === editing.dataset.edit));
+		const b = e.target.closest('[data-user]');
+		if (!b)
+			return;
+		const disable = b.dataset.disable === '1';
+		try {
+			await api.patch('/api/admin/users/' + b.dataset.user, { disabled: disable });
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.toast(err.message, { kind: 'error' });
+		}
+		await s.open('people');
+		ui.toast(disable ? 'Disabled: signed out everywhere.' : 'Enabled again.', { kind: 'success' });
+	});
+}
 
-	async function modules(part) {
-		const list = (await api.get('/api/admin/modules')).data || [];
-		const states = { loaded: 'On', disabled: 'Turned off', refused: 'Refused', found: 'Not loaded' };
-		part.append(html`<h2 tabindex="-1">Modules</h2>
+async function locations(s, part) {
+	const { ctx } = s;
+	const { html, api, ui } = ctx;
+	const list = await api.get('/api/admin/locations');
+	const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+	part.append(html`<h2 tabindex="-1">Sub-accounts</h2>
+<datalist id="s-zones">${zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
+<form class="card s-form" novalidate aria-label="Add a sub-account">
+<div class="field"><label for="s-l-name">Name</label><input id="s-l-name" name="name" maxlength="100" required autocomplete="off"></div>
+<div class="field"><label for="s-l-zone">Time zone</label><input id="s-l-zone" name="timezone" list="s-zones" maxlength="64"
+	autocomplete="off" value="${Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'}"></div>
+<button type="submit" class="btn btn-primary">Add sub-account</button>
+</form>
+<ul class="s-places-list">${(list.data || []).map((l) => html`<li class="card">
+<form class="s-place" data-id="${l.id}" novalidate aria-label="${'Sub-account ' + l.name}">
+	<div class="field"><label for="${'s-ln-' + l.id}">Name</label><input id="${'s-ln-' + l.id}" name="name" value="${l.name}" maxlength="100"></div>
+	<div class="field"><label for="${'s-lz-' + l.id}">Time zone</label><input id="${'s-lz-' + l.id}" name="timezone" list="s-zones" value="${l.timezone}" maxlength="64"></div>
+	<button type="submit" class="btn">Save<span class="visually-hidden">${' ' + l.name}</span></button>
+	${l.disabled_at ? html`<span class="muted">Disabled</span>` : ''}
+</form></li>`)}</ul>`);
+	part.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		const form = e.target;
+		ui.clearErrors(form);
+		const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim() };
+		if (!place.name)
+			return ui.formErrors(form, { fields: { name: 'a sub-account needs a name' } });
+		try {
+			if (form.dataset.id)
+				await api.patch('/api/admin/locations/' + form.dataset.id, place);
+			else
+				await api.post('/api/admin/locations', place);
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.formErrors(form, err);
+		}
+		await s.open('locations');
+		ui.toast(form.dataset.id ? 'Saved.' : 'Sub-account “' + place.name + '” added. It shows in the switcher after a reload.',
+			{ kind: 'success' });
+	});
+}
+
+async function modules(s, part) {
+	const { ctx } = s;
+	const { html, api } = ctx;
+	const list = (await api.get('/api/admin/modules')).data || [];
+	const states = { loaded: 'On', disabled: 'Turned off', refused: 'Refused', found: 'Not loaded' };
+	part.append(html`<h2 tabindex="-1">Modules</h2>
 <p class="muted s-note">Each feature is a module. An operator turns one on or off in the server's
-	plugins.d folder; the server reads it when it starts.</p>
+plugins.d folder; the server reads it when it starts.</p>
 <table class="table s-table s-modules"><thead><tr><th scope="col">Module</th><th scope="col">Version</th>
-	<th scope="col">State</th><th scope="col">What it does</th><th scope="col">Needs</th></tr></thead>
+<th scope="col">State</th><th scope="col">What it does</th><th scope="col">Needs</th></tr></thead>
 <tbody>${list.map((m) => html`<tr><th scope="row">${m.name}</th><td>${m.version || '—'}</td>
-	<td><span class="${'s-state s-state-' + m.state}">${states[m.state] || m.state}</span></td>
-	<td>${m.reason || m.summary || ''}</td><td>${(m.requires || []).join(', ') || '—'}</td></tr>`)}</tbody></table>`);
-	}
+<td><span class="${'s-state s-state-' + m.state}">${states[m.state] || m.state}</span></td>
+<td>${m.reason || m.summary || ''}</td><td>${(m.requires || []).join(', ') || '—'}</td></tr>`)}</tbody></table>`);
+}
 
-	/* ---- audit log ---- */
-
-	/* The log names a sub-account as the API does, "location"; a person
-	 * reads and types "sub-account". */
-	const asShown = (name) => name && name.replace(/^location(?=\.|$)/, 'sub-account');
-	const asStored = (name) => name.replace(/^sub-account(?=\.|$)/, 'location');
-
-	async function audit(part) {
-		const filters = { location: ctx.query.get('in') || '', user: ctx.query.get('user') || '',
-			action: ctx.query.get('action') || '' };
-		const shownAction = asShown(filters.action);
-		const [log, users] = await Promise.all([api.get('/api/admin/audit', filters), api.get('/api/admin/users')]);
-		const who = new Map((users.data || []).map((u) => [u.id, u.name]));
-		let cursor = log.next_cursor || null;
-		part.append(html`<h2 tabindex="-1">Audit log</h2>
+async function audit(s, part) {
+	const { ctx } = s;
+	const { html, api, ui } = ctx;
+	const filters = { location: ctx.query.get('in') || '', user: ctx.query.get('user') || '',
+		action: ctx.query.get('action') || '' };
+	const shownAction = asShown(filters.action);
+	const [log, users] = await Promise.all([api.get('/api/admin/audit', filters), api.get('/api/admin/users')]);
+	const who = new Map((users.data || []).map((u) => [u.id, u.name]));
+	part.append(html`<h2 tabindex="-1">Audit log</h2>
 <form class="s-audit-filters" role="search" aria-label="Filter the audit log">
-	<div><label for="s-a-in">Sub-account</label><select id="s-a-in" name="in"><option value="">All, and the agency's own</option>
-		${(ctx.user.locations || []).map((l) => html`<option value="${l.id}" selected="${String(l.id) === filters.location}">${l.name}</option>`)}</select></div>
-	<div><label for="s-a-user">Who</label><select id="s-a-user" name="user"><option value="">Anyone</option>
-		${(users.data || []).map((u) => html`<option value="${u.id}" selected="${String(u.id) === filters.user}">${u.name}</option>`)}</select></div>
-	<div><label for="s-a-action">Action</label><input id="s-a-action" name="action" value="${shownAction}"
-		autocomplete="off" placeholder="login, create, update…"></div>
-	<button type="submit" class="btn">Filter</button>
+<div><label for="s-a-in">Sub-account</label><select id="s-a-in" name="in"><option value="">All, and the agency's own</option>
+	${(ctx.user.locations || []).map((l) => html`<option value="${l.id}" selected="${String(l.id) === filters.location}">${l.name}</option>`)}</select></div>
+<div><label for="s-a-user">Who</label><select id="s-a-user" name="user"><option value="">Anyone</option>
+	${(users.data || []).map((u) => html`<option value="${u.id}" selected="${String(u.id) === filters.user}">${u.name}</option>`)}</select></div>
+<div><label for="s-a-action">Action</label><input id="s-a-action" name="action" value="${shownAction}"
+	autocomplete="off" placeholder="login, create, update…"></div>
+<button type="submit" class="btn">Filter</button>
 </form>
 <table class="table s-table"><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th>
-	<th scope="col">What</th><th scope="col">From</th></tr></thead><tbody></tbody></table>
+<th scope="col">What</th><th scope="col">From</th></tr></thead><tbody></tbody></table>
 <p><button type="button" class="btn" data-more hidden>Older entries</button></p>`);
-		const rows = part.querySelector('tbody');
-		const more = part.querySelector('[data-more]');
-		const show = (entries) => {
-			for (const a of entries) {
-				rows.append(html`<tr><td>${moment(a.at)}</td><td>${a.user_id ? who.get(a.user_id) || 'User ' + a.user_id : '—'}</td>
-					<td>${asShown(a.action)}</td><td>${[asShown(a.entity), a.entity_id].filter((x) => x != null).join(' ')}</td><td>${a.client || ''}</td></tr>`);
-			}
-			more.hidden = !cursor;
-		};
-		show(log.data || []);
-		more.addEventListener('click', async () => {
-			const next = await api.get('/api/admin/audit', Object.assign({}, filters, { cursor }));
-			cursor = next.next_cursor || null;
-			show(next.data || []);
-		});
-		part.querySelector('form').addEventListener('submit', (e) => {
-			e.preventDefault();
-			const f = e.target.elements;
-			open('audit', false, { in: f.in.value, user: f.user.value, action: asStored(f.action.value.trim()) })
-				.catch((err) => ui.toast(err.message, { kind: 'error' }));
-		});
-	}
-
-	await open(section);
+	const rows = part.querySelector('tbody');
+	const row = (a) => html`<tr><td>${ctx.format.moment(a.at)}</td><td>${a.user_id ? who.get(a.user_id) || 'User ' + a.user_id : '—'}</td>
+		<td>${asShown(a.action)}</td><td>${[asShown(a.entity), a.entity_id].filter((x) => x != null).join(' ')}</td><td>${a.client || ''}</td></tr>`;
+	const pages = ui.paged({
+		more: part.querySelector('[data-more]'), what: 'The audit log', signal: ctx.signal, scroll: false,
+		open: () => api.list('/api/admin/audit', filters),
+		draw: (entries) => rows.append(html`${entries.map(row)}`),
+	});
+	pages.begin(api.list('/api/admin/audit', filters, log), log.data || []);
+	part.querySelector('form').addEventListener('submit', (e) => {
+		e.preventDefault();
+		const f = e.target.elements;
+		s.open('audit', false, { in: f.in.value, user: f.user.value, action: asStored(f.action.value.trim()) })
+			.catch((err) => ui.toast(err.message, { kind: 'error' }));
+	});
 }

@@ -341,8 +341,9 @@ export function onSeen(el, fn, margin) {
  *   open()                  a pager over the list as it is now (ctx.api.list)
  *   draw(rows, pager, fresh)  shows a page of it; fresh: the first, in place
  *                           of what was shown
- *   more                    the list's "Load more" button: pressed for the next
- *                           page, hidden once every page is in; the next page
+ *   more                    the list's "Load more" button (its words its own):
+ *                           pressed for the next page, hidden once every
+ *                           page is in; the next page
  *                           also comes as it nears the view (scroll: false
  *                           leaves that out)
  *   failed(e, fresh)        says a page did not come (default: a toast
@@ -357,6 +358,7 @@ export function onSeen(el, fn, margin) {
  * aria-disabled (a disabled button would lose the keyboard's focus). */
 export function paged(o) {
 	const button = o.more;
+	const label = button.textContent;
 	let pager = null;
 	let gen = 0;
 	let loading = false;
@@ -367,7 +369,7 @@ export function paged(o) {
 	function showButton() {
 		button.hidden = !pager || pager.done;
 		button.setAttribute('aria-disabled', loading ? 'true' : 'false');
-		button.textContent = loading ? 'Loading…' : 'Load more';
+		button.textContent = loading ? 'Loading…' : label;
 		if (!button.hidden && !loading)
 			seen.watch();
 	}

@@ -20,7 +20,6 @@ const LONGEST = 150;
 const NOT_YET = [
 	'webui/api.js: createApi',
 	'webui/live.js: createLive',
-	'webui/settings.js: page',
 	'webui/system.js: page',
 	'modules/contacts/webui/fields.js: page',
 	'modules/contacts/webui/importer.js: importer',
