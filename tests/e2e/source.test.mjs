@@ -23,7 +23,6 @@ const NOT_YET = [
 	'webui/system.js: page',
 	'modules/contacts/webui/fields.js: page',
 	'modules/contacts/webui/importer.js: importer',
-	'modules/contacts/webui/record.js: record',
 	'modules/opportunities/webui/pipelines.js: pipelines',
 ];
 
