@@ -21,9 +21,6 @@ const NOT_YET = [
 	'webui/api.js: createApi',
 	'webui/live.js: createLive',
 	'webui/system.js: page',
-	'modules/contacts/webui/fields.js: page',
-	'modules/contacts/webui/importer.js: importer',
-	'modules/opportunities/webui/pipelines.js: pipelines',
 ];
 
 function scripts(dir, out) {

@@ -159,7 +159,7 @@ function charts(ctx, chart, series) {
 			yName: sp.money ? sp.title + ' (amount)' : sp.title,
 			formatY: sp.money ? ctx.format.money : undefined,
 			tickY: sp.money ? ctx.format.moneyCompact : undefined,
-			step: sp.money ? 100 : 1,
+			step: sp.money ? Math.pow(10, ctx.format.digits) : 1,
 		}));
 		return box;
 	});

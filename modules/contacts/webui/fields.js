@@ -28,6 +28,28 @@ function optionsOf(text) {
 	return text.split('\n').map((o) => o.trim()).filter(Boolean);
 }
 
+/* Field `f`, the i-th of `count`, as a form to change it. */
+function row(html, f, i, count) {
+	const id = 'f-' + f.id;
+	return html`<li class="card f-field" data-field="${f.id}">
+<form class="f-edit" novalidate aria-label="${'Field ' + f.name}">
+	<div class="field"><label for="${id + '-name'}">Name</label>
+		<input id="${id + '-name'}" name="name" value="${f.name}" maxlength="100" required autocomplete="off"></div>
+	<p class="f-meta"><span class="muted">Key</span> <code>${f.key}</code> · ${typeName(f.type)}</p>
+	${f.type === 'select' ? html`<div class="field f-options-edit"><label for="${id + '-options'}">Options, one per line</label>
+		<textarea id="${id + '-options'}" name="options" rows="3"></textarea></div>` : null}
+	<div class="f-actions">
+		<button type="submit" class="btn btn-small">Save<span class="visually-hidden">${' ' + f.name}</span></button>
+		<button type="button" class="btn btn-small btn-quiet" data-move="-1" disabled="${i === 0}"
+			aria-label="${'Move ' + f.name + ' up'}">Up</button>
+		<button type="button" class="btn btn-small btn-quiet" data-move="1" disabled="${i === count - 1}"
+			aria-label="${'Move ' + f.name + ' down'}">Down</button>
+		<button type="button" class="btn btn-small btn-danger" data-delete
+			aria-label="${'Delete ' + f.name}">Delete</button>
+	</div>
+</form></li>`;
+}
+
 export default async function page(view, ctx) {
 	const { html, api, ui } = ctx;
 	const at = ctx.href;
@@ -57,32 +79,11 @@ export default async function page(view, ctx) {
 	const listEl = view.querySelector('.f-list');
 	let keyTyped = false;
 
-	function row(f, i) {
-		const id = 'f-' + f.id;
-		return html`<li class="card f-field" data-field="${f.id}">
-	<form class="f-edit" novalidate aria-label="${'Field ' + f.name}">
-		<div class="field"><label for="${id + '-name'}">Name</label>
-			<input id="${id + '-name'}" name="name" value="${f.name}" maxlength="100" required autocomplete="off"></div>
-		<p class="f-meta"><span class="muted">Key</span> <code>${f.key}</code> · ${typeName(f.type)}</p>
-		${f.type === 'select' ? html`<div class="field f-options-edit"><label for="${id + '-options'}">Options, one per line</label>
-			<textarea id="${id + '-options'}" name="options" rows="3"></textarea></div>` : null}
-		<div class="f-actions">
-			<button type="submit" class="btn btn-small">Save<span class="visually-hidden">${' ' + f.name}</span></button>
-			<button type="button" class="btn btn-small btn-quiet" data-move="-1" disabled="${i === 0}"
-				aria-label="${'Move ' + f.name + ' up'}">Up</button>
-			<button type="button" class="btn btn-small btn-quiet" data-move="1" disabled="${i === list.data.length - 1}"
-				aria-label="${'Move ' + f.name + ' down'}">Down</button>
-			<button type="button" class="btn btn-small btn-danger" data-delete
-				aria-label="${'Delete ' + f.name}">Delete</button>
-		</div>
-	</form></li>`;
-	}
-
 	function draw(focus) {
 		listEl.textContent = '';
 		if (!list.data.length)
 			listEl.append(html`<li class="muted f-none">No custom fields yet.</li>`);
-		listEl.append(html`${list.data.map(row)}`);
+		listEl.append(html`${list.data.map((f, i) => row(html, f, i, list.data.length))}`);
 		/* a textarea's text is its value, set here (the template cannot) */
 		for (const f of list.data) {
 			const box = listEl.querySelector('[data-field="' + f.id + '"] textarea');

@@ -16,12 +16,8 @@
 const POLL_MS = 1000;
 const ERRORS_SHOWN = 50;
 
-export default function importer(panel, ctx, lib, hooks) {
-	const { html, api, ui } = ctx;
-	let job = null;    /* the import under way: its id */
-	let timer = 0;
-	let left = false;
-
+/* The panel's form and the place its report goes. */
+function frame(panel, html) {
 	panel.append(html`
 <div class="i-head">
 	<h2 id="i-title">Import contacts from a CSV file</h2>
@@ -46,8 +42,7 @@ export default function importer(panel, ctx, lib, hooks) {
 	<p class="i-actions"><button type="button" class="btn" data-cancel hidden>Cancel import</button>
 		<button type="button" class="btn" data-again hidden>Import another file</button></p>
 </div>`);
-
-	const el = {
+	return {
 		form: panel.querySelector('.i-form'),
 		file: panel.querySelector('#i-file'),
 		status: panel.querySelector('.i-status'),
@@ -58,6 +53,35 @@ export default function importer(panel, ctx, lib, hooks) {
 		cancel: panel.querySelector('[data-cancel]'),
 		again: panel.querySelector('[data-again]'),
 	};
+}
+
+/* What import `im` did: its counts, the rows it skipped and why, the
+ * columns it ignored. */
+function report(ctx, el, im) {
+	const { html } = ctx;
+	const n = (v) => ctx.format.number(Number(v || 0));
+	el.counts.textContent = '';
+	el.counts.append(html`<div><dt>Added</dt><dd>${n(im.created)}</dd></div>
+		<div><dt>Updated</dt><dd>${n(im.updated)}</dd></div>
+		<div><dt>Skipped</dt><dd>${n(im.skipped)}</dd></div>`);
+	el.errors.textContent = '';
+	const errors = im.errors || [];
+	if (errors.length) {
+		el.errors.append(html`<h3>Skipped rows</h3><ul>${errors.slice(0, ERRORS_SHOWN).map((e) =>
+			html`<li>${'Line ' + e.line + ': ' + e.reason}</li>`)}</ul>
+			${errors.length > ERRORS_SHOWN ? html`<p class="muted">${'And ' + (errors.length - ERRORS_SHOWN) + ' more.'}</p>` : null}`);
+	}
+	if ((im.ignored_columns || []).length)
+		el.errors.append(html`<p class="muted">${'Ignored columns: ' + im.ignored_columns.join(', ')}</p>`);
+}
+
+export default function importer(panel, ctx, lib, hooks) {
+	const { html, api, ui } = ctx;
+	let job = null;    /* the import under way: its id */
+	let timer = 0;
+	let left = false;
+
+	const el = frame(panel, html);
 
 	const STATES = {
 		queued: 'Waiting to start…',
@@ -77,20 +101,7 @@ export default function importer(panel, ctx, lib, hooks) {
 		el.state.textContent = STATES[im.status] || im.status;
 		el.progress.value = typeof im.progress === 'number' ? im.progress : 0;
 		el.progress.hidden = done;
-		const n = (v) => ctx.format.number(Number(v || 0));
-		el.counts.textContent = '';
-		el.counts.append(html`<div><dt>Added</dt><dd>${n(im.created)}</dd></div>
-			<div><dt>Updated</dt><dd>${n(im.updated)}</dd></div>
-			<div><dt>Skipped</dt><dd>${n(im.skipped)}</dd></div>`);
-		el.errors.textContent = '';
-		const errors = im.errors || [];
-		if (errors.length) {
-			el.errors.append(html`<h3>Skipped rows</h3><ul>${errors.slice(0, ERRORS_SHOWN).map((e) =>
-				html`<li>${'Line ' + e.line + ': ' + e.reason}</li>`)}</ul>
-				${errors.length > ERRORS_SHOWN ? html`<p class="muted">${'And ' + (errors.length - ERRORS_SHOWN) + ' more.'}</p>` : null}`);
-		}
-		if ((im.ignored_columns || []).length)
-			el.errors.append(html`<p class="muted">${'Ignored columns: ' + im.ignored_columns.join(', ')}</p>`);
+		report(ctx, el, im);
 		el.cancel.hidden = done;
 		el.again.hidden = !done;
 		el.form.hidden = true;
