@@ -11,7 +11,8 @@
  * (not while the tab is hidden) and the doctor every minute; the page's
  * leave function stops both. Two charts follow requests per second and
  * memory over the time the page has been open: the samples live in the
- * page, and go when it is left.
+ * page, and go when it is left. The page's state `y` is passed to each of
+ * its functions.
  */
 
 const EVERY_MS = 5000;
@@ -66,7 +67,6 @@ function hitRate(r) {
 }
 
 export default async function page(view, ctx) {
-	const html = ctx.html;
 	ctx.title('System');
 	const [metrics, doctor, chart] = await Promise.all([
 		ctx.api.get('/api/admin/metrics'),
@@ -74,15 +74,44 @@ export default async function page(view, ctx) {
 		ctx.ui.chart(),
 		ctx.ui.stylesheet(new URL('./system.css', import.meta.url)),
 	]);
-	let sort = { key: 'count', desc: true };
-	let showIdle = false;
-	let last = metrics;
-	let timer = 0;
-	let doctorAt = Date.now();
-	let left = false;
-	const samples = [];
-
 	view.classList.add('sys');
+	frame(view, ctx.html);
+	/* y: the page's state, which each of its functions is given */
+	const y = {
+		ctx, view, chart,
+		sort: { key: 'count', desc: true },
+		showIdle: false,
+		last: metrics,
+		timer: 0,
+		doctorAt: Date.now(),
+		left: false,
+		samples: [],
+		status: view.querySelector('.sys-status'),
+		routesBody: view.querySelector('.sys-routes tbody'),
+	};
+	charts(y);
+	view.querySelector('.sys-routes thead').addEventListener('click', (e) => {
+		const th = e.target.closest('th[data-key]');
+		if (!th)
+			return;
+		const key = th.dataset.key;
+		y.sort = { key, desc: y.sort.key === key ? !y.sort.desc : key !== 'route' };
+		routes(y, y.last);
+	});
+	view.querySelector('input[name="idle"]').addEventListener('change', (e) => {
+		y.showIdle = e.target.checked;
+		routes(y, y.last);
+	});
+	checks(y, doctor);
+	render(y, metrics);
+	y.timer = setTimeout(() => tick(y), EVERY_MS);
+	return () => {
+		y.left = true;
+		clearTimeout(y.timer);
+	};
+}
+
+function frame(view, html) {
 	view.append(html`
 <div class="page-head">
 	<h1>System</h1>
@@ -118,186 +147,178 @@ export default async function page(view, ctx) {
 	<section aria-labelledby="sys-sqlite"><h2 id="sys-sqlite">SQLite</h2><dl class="sys-dl" data-part="sqlite"></dl></section>
 	<section aria-labelledby="sys-rows"><h2 id="sys-rows">Rows</h2><dl class="sys-dl" data-part="rows"></dl></section>
 </div>`);
+}
 
-	const $ = (sel) => view.querySelector(sel);
-	const status = $('.sys-status');
-	const routesBody = $('.sys-routes tbody');
-	const rateChart = chart.line({ title: 'Requests per second', xName: 'Time', yName: 'Requests per second',
+/* Requests per second and memory, over the time the page is open. */
+function charts(y) {
+	const { chart, view } = y;
+	y.rateChart = chart.line({ title: 'Requests per second', xName: 'Time', yName: 'Requests per second',
 		formatX: clock, data: [] });
-	const memChart = chart.line({ title: 'Memory in use (RSS)', xName: 'Time', yName: 'Resident memory',
+	y.memChart = chart.line({ title: 'Memory in use (RSS)', xName: 'Time', yName: 'Resident memory',
 		/* drawn in MB, so that its ticks are round ones, at least 0.1 apart */
 		formatX: clock, formatY: (v) => bytes(v * MB), tickY: (v) => dec.format(v) + ' MB', step: 0.1,
 		zero: false, data: [] });
-	$('.sys-charts').append(...[rateChart, memChart].map((c) => {
+	view.querySelector('.sys-charts').append(...[y.rateChart, y.memChart].map((c) => {
 		const box = document.createElement('div');
 		box.className = 'card';
 		box.append(c);
 		return box;
 	}));
+}
 
-	$('.sys-routes thead').addEventListener('click', (e) => {
-		const th = e.target.closest('th[data-key]');
-		if (!th)
-			return;
-		const key = th.dataset.key;
-		sort = { key, desc: sort.key === key ? !sort.desc : key !== 'route' };
-		routes(last);
+function sample(y, m) {
+	const { chart, samples } = y;
+	const total = (m.routes || []).reduce((a, r) => a + (r.count || 0), 0);
+	const now = Date.now();
+	const prev = samples[samples.length - 1];
+	samples.push({ t: now, total, rss: m.memory ? m.memory.rss_bytes : 0,
+		rate: prev ? Math.max(0, total - prev.total) / ((now - prev.t) / 1000 || 1) : null });
+	if (samples.length > SAMPLES)
+		samples.shift();
+	chart.update(y.rateChart, samples.filter((x) => x.rate !== null).map((x) => ({ x: x.t, y: +x.rate.toFixed(2) })));
+	chart.update(y.memChart, samples.map((x) => ({ x: x.t, y: x.rss / MB })));
+	return total;
+}
+
+function render(y, m) {
+	y.last = m;
+	const total = sample(y, m);
+	y.status.textContent = 'Up ' + duration(m.uptime_s) + ' · updated ' + clock(Date.now()) +
+		' · every ' + EVERY_MS / 1000 + ' s';
+	summary(y, m, total);
+	routes(y, m);
+	jobs(y, m.jobs || []);
+	lists(y, m);
+}
+
+function summary(y, m, total) {
+	const { ctx, view } = y;
+	const { html } = ctx;
+	const w = m.workers || {};
+	const mem = m.memory || {};
+	const hits = (m.routes || []).reduce((a, r) => a + (r.cache_hits || 0), 0);
+	const misses = (m.routes || []).reduce((a, r) => a + (r.cache_misses || 0), 0);
+	const failures = (m.jobs || []).reduce((a, j) => a + (j.failures || 0), 0);
+	const el = view.querySelector('.sys-figures');
+	el.textContent = '';
+	el.append(html`
+		${ctx.ui.figure('Requests', count.format(total), 'since the start')}
+		${ctx.ui.figure('Workers busy', count.format(w.busy || 0) + ' of ' + count.format(w.threads || 0),
+			'peak ' + count.format(w.busy_peak || 0) + '; ' + pct(w.utilisation) + ' used')}
+		${ctx.ui.figure('Cache hit rate', pct(hits + misses ? hits / (hits + misses) : null),
+			count.format(hits) + ' hits, ' + count.format(misses) + ' misses')}
+		${ctx.ui.figure('Memory', bytes(mem.rss_bytes), 'peak ' + bytes(mem.rss_peak_bytes))}
+		${ctx.ui.figure('Job failures', count.format(failures), (m.jobs || []).length + ' jobs', failures ? 'is-bad' : '')}`);
+}
+
+function routes(y, m) {
+	const { ctx, view, sort } = y;
+	const { html } = ctx;
+	const col = COLUMNS.find((c) => c.key === sort.key) || COLUMNS[1];
+	const rows = (m.routes || []).filter((r) => y.showIdle || r.count > 0).slice().sort((a, b) => {
+		const x = col.of(a);
+		const y = col.of(b);
+		const d = col.text ? String(x).localeCompare(String(y)) : (x == null ? -1 : x) - (y == null ? -1 : y);
+		return sort.desc ? -d : d;
 	});
-	$('input[name="idle"]').addEventListener('change', (e) => {
-		showIdle = e.target.checked;
-		routes(last);
-	});
-
-	function sample(m) {
-		const total = (m.routes || []).reduce((a, r) => a + (r.count || 0), 0);
-		const now = Date.now();
-		const prev = samples[samples.length - 1];
-		samples.push({ t: now, total, rss: m.memory ? m.memory.rss_bytes : 0,
-			rate: prev ? Math.max(0, total - prev.total) / ((now - prev.t) / 1000 || 1) : null });
-		if (samples.length > SAMPLES)
-			samples.shift();
-		chart.update(rateChart, samples.filter((x) => x.rate !== null).map((x) => ({ x: x.t, y: +x.rate.toFixed(2) })));
-		chart.update(memChart, samples.map((x) => ({ x: x.t, y: x.rss / MB })));
-		return total;
+	for (const th of Array.from(view.querySelectorAll('.sys-routes th[data-key]'))) {
+		if (th.dataset.key === sort.key)
+			th.setAttribute('aria-sort', sort.desc ? 'descending' : 'ascending');
+		else
+			th.removeAttribute('aria-sort');
 	}
+	y.routesBody.textContent = '';
+	y.routesBody.append(html`${rows.map((r) => html`<tr>${COLUMNS.map((c, i) => i === 0
+		? html`<th scope="row"><span class="method">${r.method}</span> <code>${r.pattern}</code></th>`
+		: html`<td class="num">${c.fmt(c.of(r))}</td>`)}</tr>`)}`);
+	if (!rows.length)
+		y.routesBody.append(html`<tr><td colspan="${COLUMNS.length}" class="muted">No requests yet.</td></tr>`);
+}
 
-	function render(m) {
-		last = m;
-		const total = sample(m);
-		status.textContent = 'Up ' + duration(m.uptime_s) + ' · updated ' + clock(Date.now()) +
-			' · every ' + EVERY_MS / 1000 + ' s';
-		summary(m, total);
-		routes(m);
-		jobs(m.jobs || []);
-		lists(m);
-	}
+function jobs(y, list) {
+	const { ctx, view } = y;
+	const { html } = ctx;
+	const el = view.querySelector('.sys-jobs');
+	el.textContent = '';
+	el.append(html`${list.map((j) => html`<tr>
+		<th scope="row"><code>${j.name}</code></th>
+		<td class="num">${count.format(j.runs || 0)}</td>
+		<td class="${j.failures ? 'num is-bad' : 'num'}">${count.format(j.failures || 0)}</td>
+		<td class="${j.overruns ? 'num is-bad' : 'num'}">${count.format(j.overruns || 0)}</td>
+		<td class="num">${ms(j.last_ms)}</td><td class="num">${ms(j.max_ms)}</td>
+		<td class="num">${duration((j.next_in_ms || 0) / 1000)}</td></tr>`)}`);
+}
 
-	function summary(m, total) {
-		const w = m.workers || {};
-		const mem = m.memory || {};
-		const hits = (m.routes || []).reduce((a, r) => a + (r.cache_hits || 0), 0);
-		const misses = (m.routes || []).reduce((a, r) => a + (r.cache_misses || 0), 0);
-		const failures = (m.jobs || []).reduce((a, j) => a + (j.failures || 0), 0);
-		const el = $('.sys-figures');
-		el.textContent = '';
-		el.append(html`
-			${ctx.ui.figure('Requests', count.format(total), 'since the start')}
-			${ctx.ui.figure('Workers busy', count.format(w.busy || 0) + ' of ' + count.format(w.threads || 0),
-				'peak ' + count.format(w.busy_peak || 0) + '; ' + pct(w.utilisation) + ' used')}
-			${ctx.ui.figure('Cache hit rate', pct(hits + misses ? hits / (hits + misses) : null),
-				count.format(hits) + ' hits, ' + count.format(misses) + ' misses')}
-			${ctx.ui.figure('Memory', bytes(mem.rss_bytes), 'peak ' + bytes(mem.rss_peak_bytes))}
-			${ctx.ui.figure('Job failures', count.format(failures), (m.jobs || []).length + ' jobs', failures ? 'is-bad' : '')}`);
-	}
+function dl(y, part, pairs) {
+	const { ctx, view } = y;
+	const { html } = ctx;
+	const el = view.querySelector('dl[data-part="' + part + '"]');
+	el.textContent = '';
+	el.append(html`${pairs.map((p) => html`<div><dt>${p[0]}</dt><dd>${p[1]}</dd></div>`)}`);
+}
 
+function lists(y, m) {
 
-	function routes(m) {
-		const col = COLUMNS.find((c) => c.key === sort.key) || COLUMNS[1];
-		const rows = (m.routes || []).filter((r) => showIdle || r.count > 0).slice().sort((a, b) => {
-			const x = col.of(a);
-			const y = col.of(b);
-			const d = col.text ? String(x).localeCompare(String(y)) : (x == null ? -1 : x) - (y == null ? -1 : y);
-			return sort.desc ? -d : d;
-		});
-		for (const th of Array.from(view.querySelectorAll('.sys-routes th[data-key]'))) {
-			if (th.dataset.key === sort.key)
-				th.setAttribute('aria-sort', sort.desc ? 'descending' : 'ascending');
-			else
-				th.removeAttribute('aria-sort');
-		}
-		routesBody.textContent = '';
-		routesBody.append(html`${rows.map((r) => html`<tr>${COLUMNS.map((c, i) => i === 0
-			? html`<th scope="row"><span class="method">${r.method}</span> <code>${r.pattern}</code></th>`
-			: html`<td class="num">${c.fmt(c.of(r))}</td>`)}</tr>`)}`);
-		if (!rows.length)
-			routesBody.append(html`<tr><td colspan="${COLUMNS.length}" class="muted">No requests yet.</td></tr>`);
-	}
+	const mem = m.memory || {};
+	const c = m.cache || {};
+	const ev = m.events || {};
+	const q = m.sqlite || {};
+	const w = m.workers || {};
+	dl(y, 'memory', [
+		['Resident (RSS)', bytes(mem.rss_bytes)], ['Peak resident', bytes(mem.rss_peak_bytes)],
+		['Anonymous', bytes(mem.anon_bytes)], ['SQLite page caches', bytes(mem.sqlite_page_cache_bytes)],
+		['Prepared statements', count.format(mem.sqlite_statements || 0)],
+		['Heap in use', bytes(mem.heap_used_bytes)], ['Heap free', bytes(mem.heap_free_bytes)],
+	]);
+	dl(y, 'cache', [
+		['Read cache', c.enabled ? 'on' : 'off'], ['Answers kept', count.format(c.entries || 0)],
+		['Size', bytes(c.bytes) + ' of ' + bytes(c.limit_bytes)],
+		['Connections', count.format(w.connections || 0) + ' (peak ' + count.format(w.connections_peak || 0) + ')'],
+		['Slow clients closed', count.format((w.slow_heads_closed || 0) + (w.slow_bodies_cut || 0))],
+		['Events published', count.format(ev.published || 0)],
+		['Events delivered', count.format(ev.delivered || 0)],
+		['Events failed or dropped', count.format((ev.failed || 0) + (ev.dropped || 0))],
+	]);
+	dl(y, 'sqlite', Object.keys(q).map((k) => [k.replace(/_/g, ' '), String(q[k])])
+		.concat(q.page_size && q.page_count ? [['database size', bytes(q.page_size * q.page_count)]] : []));
+	const t = m.tables || {};
+	dl(y, 'rows', Object.keys(t).sort().map((k) => [k, count.format(t[k])]));
+}
 
-	function jobs(list) {
-		const el = $('.sys-jobs');
-		el.textContent = '';
-		el.append(html`${list.map((j) => html`<tr>
-			<th scope="row"><code>${j.name}</code></th>
-			<td class="num">${count.format(j.runs || 0)}</td>
-			<td class="${j.failures ? 'num is-bad' : 'num'}">${count.format(j.failures || 0)}</td>
-			<td class="${j.overruns ? 'num is-bad' : 'num'}">${count.format(j.overruns || 0)}</td>
-			<td class="num">${ms(j.last_ms)}</td><td class="num">${ms(j.max_ms)}</td>
-			<td class="num">${duration((j.next_in_ms || 0) / 1000)}</td></tr>`)}`);
-	}
+function checks(y, d) {
+	const { ctx, view } = y;
+	const { html } = ctx;
+	const el = view.querySelector('.sys-checks');
+	el.textContent = '';
+	el.append(html`${(d.checks || []).map((c) => html`<li class="${c.ok ? 'ok' : 'bad'}">
+		<span class="sys-badge">${c.ok ? 'OK' : 'Problem'}</span>
+		<span><strong>${c.name}</strong> <span class="muted">${c.detail}</span></span></li>`)}`);
+}
 
-	function dl(part, pairs) {
-		const el = view.querySelector('dl[data-part="' + part + '"]');
-		el.textContent = '';
-		el.append(html`${pairs.map((p) => html`<div><dt>${p[0]}</dt><dd>${p[1]}</dd></div>`)}`);
-	}
-
-	function lists(m) {
-		const mem = m.memory || {};
-		const c = m.cache || {};
-		const ev = m.events || {};
-		const q = m.sqlite || {};
-		const w = m.workers || {};
-		dl('memory', [
-			['Resident (RSS)', bytes(mem.rss_bytes)], ['Peak resident', bytes(mem.rss_peak_bytes)],
-			['Anonymous', bytes(mem.anon_bytes)], ['SQLite page caches', bytes(mem.sqlite_page_cache_bytes)],
-			['Prepared statements', count.format(mem.sqlite_statements || 0)],
-			['Heap in use', bytes(mem.heap_used_bytes)], ['Heap free', bytes(mem.heap_free_bytes)],
-		]);
-		dl('cache', [
-			['Read cache', c.enabled ? 'on' : 'off'], ['Answers kept', count.format(c.entries || 0)],
-			['Size', bytes(c.bytes) + ' of ' + bytes(c.limit_bytes)],
-			['Connections', count.format(w.connections || 0) + ' (peak ' + count.format(w.connections_peak || 0) + ')'],
-			['Slow clients closed', count.format((w.slow_heads_closed || 0) + (w.slow_bodies_cut || 0))],
-			['Events published', count.format(ev.published || 0)],
-			['Events delivered', count.format(ev.delivered || 0)],
-			['Events failed or dropped', count.format((ev.failed || 0) + (ev.dropped || 0))],
-		]);
-		dl('sqlite', Object.keys(q).map((k) => [k.replace(/_/g, ' '), String(q[k])])
-			.concat(q.page_size && q.page_count ? [['database size', bytes(q.page_size * q.page_count)]] : []));
-		const t = m.tables || {};
-		dl('rows', Object.keys(t).sort().map((k) => [k, count.format(t[k])]));
-	}
-
-	function checks(d) {
-		const el = $('.sys-checks');
-		el.textContent = '';
-		el.append(html`${(d.checks || []).map((c) => html`<li class="${c.ok ? 'ok' : 'bad'}">
-			<span class="sys-badge">${c.ok ? 'OK' : 'Problem'}</span>
-			<span><strong>${c.name}</strong> <span class="muted">${c.detail}</span></span></li>`)}`);
-	}
-
-	async function tick() {
-		timer = 0;
-		if (left)
-			return;
-		if (!document.hidden) {
-			try {
-				const wantDoctor = Date.now() - doctorAt >= DOCTOR_EVERY_MS;
-				const [m, d] = await Promise.all([ctx.api.get('/api/admin/metrics'),
-					wantDoctor ? ctx.api.get('/api/admin/doctor') : null]);
-				if (left)
-					return;
-				render(m);
-				if (d) {
-					doctorAt = Date.now();
-					checks(d);
-				}
-			} catch (e) {
-				if (left)
-					return;
-				status.textContent = 'Not updated since ' + clock(samples.length ? samples[samples.length - 1].t : Date.now()) +
-					': ' + e.message;
+async function tick(y) {
+	const { ctx } = y;
+	y.timer = 0;
+	if (y.left)
+		return;
+	if (!document.hidden) {
+		try {
+			const wantDoctor = Date.now() - y.doctorAt >= DOCTOR_EVERY_MS;
+			const [m, d] = await Promise.all([ctx.api.get('/api/admin/metrics'),
+				wantDoctor ? ctx.api.get('/api/admin/doctor') : null]);
+			if (y.left)
+				return;
+			render(y, m);
+			if (d) {
+				y.doctorAt = Date.now();
+				checks(y, d);
 			}
+		} catch (e) {
+			if (y.left)
+				return;
+			y.status.textContent = 'Not updated since ' + clock(y.samples.length ? y.samples[y.samples.length - 1].t : Date.now()) +
+				': ' + e.message;
 		}
-		if (!left)
-			timer = setTimeout(tick, EVERY_MS);
 	}
-
-	checks(doctor);
-	render(metrics);
-	timer = setTimeout(tick, EVERY_MS);
-	return () => {
-		left = true;
-		clearTimeout(timer);
-	};
+	if (!y.left)
+		y.timer = setTimeout(() => tick(y), EVERY_MS);
 }
