@@ -76,26 +76,84 @@ function parse(text) {
 	return text ? JSON.parse(text) : null;
 }
 
+/* The URL of `path` with `query`'s members (null, undefined and "" left
+ * out, arrays repeating the key). */
+function url(path, query) {
+	let u = path.charAt(0) === '/' ? path : '/api/' + path;
+	const q = new URLSearchParams();
+	for (const key of Object.keys(query || {})) {
+		const v = query[key];
+		if (v == null || v === '')
+			continue;
+		for (const one of Array.isArray(v) ? v : [v])
+			q.append(key, String(one));
+	}
+	const s = q.toString();
+	if (s)
+		u += (u.indexOf('?') < 0 ? '?' : '&') + s;
+	return u;
+}
+
+
+/* A pager: next() resolves to the next page's rows ([] once done);
+ * done, total (with count: 1 in the query) and loaded tell where it
+ * stands; `for await (const rows of pager)` walks every page. A
+ * next() while one is under way gives that one. next(extra) adds
+ * extra's members to that page's query only (a first page as long as
+ * the list shown: {limit: 120}); a cursor in `query` is where the
+ * first page starts. `after`, a page already had ({data,
+ * next_cursor}: a GET's answer), is where it goes on from. cursor
+ * is the next page's (null once done), for a page kept to go on from;
+ * answer the last page's whole answer (a list that says more than its
+ * rows). */
+function pager(get, path, query, after) {
+	let cursor = after ? after.next_cursor || null : null;
+	let pending = null;
+	const p = {
+		done: !!after && !cursor,
+		total: after && typeof after.total === 'number' ? after.total : undefined,
+		loaded: after && after.data ? after.data.length : 0,
+		cursor, /* the next page's; null when none */
+		answer: after || null, /* the last page's whole answer */
+		next(extra) {
+			if (pending)
+				return pending;
+			if (p.done)
+				return Promise.resolve([]);
+			const q = Object.assign({}, query, extra);
+			if (cursor)
+				q.cursor = cursor;
+			pending = get(path, q).then((answer) => {
+				pending = null;
+				const rows = (answer && answer.data) || [];
+				cursor = (answer && answer.next_cursor) || null;
+				p.cursor = cursor;
+				p.answer = answer;
+				p.done = !cursor;
+				if (answer && typeof answer.total === 'number')
+					p.total = answer.total;
+				p.loaded += rows.length;
+				return rows;
+			}, (e) => {
+				pending = null;
+				throw e;
+			});
+			return pending;
+		},
+		[Symbol.asyncIterator]() {
+			return {
+				next: () => p.done ? Promise.resolve({ done: true, value: undefined })
+					: p.next().then((rows) => ({ done: false, value: rows })),
+			};
+		},
+	};
+	return p;
+}
+
 /* options: location() the current location's id (or null), csrf() the
  * session's token, onUnauthorized(error) for a 401. */
 export function createApi(options) {
 	const inflight = new Map();
-
-	function url(path, query) {
-		let u = path.charAt(0) === '/' ? path : '/api/' + path;
-		const q = new URLSearchParams();
-		for (const key of Object.keys(query || {})) {
-			const v = query[key];
-			if (v == null || v === '')
-				continue;
-			for (const one of Array.isArray(v) ? v : [v])
-				q.append(key, String(one));
-		}
-		const s = q.toString();
-		if (s)
-			u += (u.indexOf('?') < 0 ? '?' : '&') + s;
-		return u;
-	}
 
 	/* The answer's text, or an ApiError. */
 	async function send(method, u, body, where) {
@@ -186,60 +244,7 @@ export function createApi(options) {
 		};
 	}
 
-	/* A pager: next() resolves to the next page's rows ([] once done);
-	 * done, total (with count: 1 in the query) and loaded tell where it
-	 * stands; `for await (const rows of pager)` walks every page. A
-	 * next() while one is under way gives that one. next(extra) adds
-	 * extra's members to that page's query only (a first page as long as
-	 * the list shown: {limit: 120}); a cursor in `query` is where the
-	 * first page starts. `after`, a page already had ({data,
-	 * next_cursor}: a GET's answer), is where it goes on from. cursor
-	 * is the next page's (null once done), for a page kept to go on from;
-	 * answer the last page's whole answer (a list that says more than its
-	 * rows). */
-	function list(path, query, after) {
-		let cursor = after ? after.next_cursor || null : null;
-		let pending = null;
-		const pager = {
-			done: !!after && !cursor,
-			total: after && typeof after.total === 'number' ? after.total : undefined,
-			loaded: after && after.data ? after.data.length : 0,
-			cursor, /* the next page's; null when none */
-			answer: after || null, /* the last page's whole answer */
-			next(extra) {
-				if (pending)
-					return pending;
-				if (pager.done)
-					return Promise.resolve([]);
-				const q = Object.assign({}, query, extra);
-				if (cursor)
-					q.cursor = cursor;
-				pending = get(path, q).then((answer) => {
-					pending = null;
-					const rows = (answer && answer.data) || [];
-					cursor = (answer && answer.next_cursor) || null;
-					pager.cursor = cursor;
-					pager.answer = answer;
-					pager.done = !cursor;
-					if (answer && typeof answer.total === 'number')
-						pager.total = answer.total;
-					pager.loaded += rows.length;
-					return rows;
-				}, (e) => {
-					pending = null;
-					throw e;
-				});
-				return pending;
-			},
-			[Symbol.asyncIterator]() {
-				return {
-					next: () => pager.done ? Promise.resolve({ done: true, value: undefined })
-						: pager.next().then((rows) => ({ done: false, value: rows })),
-				};
-			},
-		};
-		return pager;
-	}
+	const list = (path, query, after) => pager(get, path, query, after);
 
 	return {
 		get,
