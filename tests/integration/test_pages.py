@@ -256,7 +256,9 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                          "uses": ["/modules/reports/dashboard.0123abcdef.css",
                                                   "/chart.9876543210.js", "/chart.css"]}
             assert got["/contacts/:id"] == {"path": "/contacts/:id",
-                                            "script": "/modules/contacts/contacts.js"}
+                                            "script": "/modules/contacts/contacts.js",
+                                            "uses": ["/modules/contacts/contacts-list.js",
+                                                     "/modules/contacts/contacts-select.js"]}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields",
                                 "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
