@@ -32,6 +32,13 @@
  * refused with a page saying so, and nothing is asked of the server for
  * it: /api/auth/me's list of locations is the server's own rule.
  *
+ * A page gets `ctx`: the API client, the html template, the shared
+ * widgets (ui.js), the formatters of the current sub-account (format.js:
+ * ctx.format, its currency and time zone, and ctx.href for links), the
+ * route's params and query, the user, ctx.location ({id, name, timezone,
+ * currency}; UTC and USD when the server names none), navigate, title,
+ * setQuery, queryOf, a signal aborted when the page is left, and onLive.
+ *
  * One session's state lives in `s` (null when signed out); `seq` numbers
  * navigations, and work that finishes after a newer one began is dropped.
  */

@@ -23,7 +23,7 @@ export default async function page(view, ctx) {
 		const answer = await ctx.api.get('/api/@NAME@/notes');
 		list.replaceChildren();
 		for (const note of answer.data)
-			list.append(ctx.html`<li><p>${note.body}</p><p class="muted">${new Date(note.created_at).toLocaleString()}</p></li>`);
+			list.append(ctx.html`<li><p>${note.body}</p><p class="muted">${ctx.format.moment(note.created_at)}</p></li>`);
 		if (!answer.data.length)
 			list.append(ctx.html`<li class="muted">No notes yet.</li>`);
 	}
