@@ -10,8 +10,11 @@
  *                         its minor units (the API's *_cents: cents for USD,
  *                         yen for JPY): "$3,250.50", and "$292,239" when the
  *                         amount has no minor part. One rounding: none, the
- *                         minor units are shown as they are.
+ *                         minor units are shown as they are. money(minor,
+ *                         "GBP") is the same in another currency, for the
+ *                         agency's screens, where each sub-account has its own.
  *   moneyCompact(minor)   "$1.2K": for chart axes only, where room is short
+ *                         (a currency too, as money's)
  *   amount(minor)         the same amount as a form's field holds it ("3250.50")
  *   minor(text)           an amount typed ("1,250.50") in minor units, or NaN
  *   number(n)             1,234
@@ -58,20 +61,39 @@ function safely(make, plain) {
 	}
 }
 
-export function createFormat(location) {
-	const where = location || {};
-	const currency = where.currency || 'USD';
-	const timeZone = where.timezone || 'UTC';
+/* The formats of `currency`: with its minor units, whole, and compact;
+ * `digits` its minor digits (2 for USD, 0 for JPY), as Intl knows them. */
+const currencies = new Map();
+
+function currencyFormats(currency) {
+	let c = currencies.get(currency);
+	if (c)
+		return c;
 	const money = safely(() => new Intl.NumberFormat(undefined, { style: 'currency', currency }),
 		() => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' }));
-	const digits = money.resolvedOptions().maximumFractionDigits;
-	const scale = Math.pow(10, digits);
 	const code = money.resolvedOptions().currency;
 	const whole = new Intl.NumberFormat(undefined, { style: 'currency', currency: code,
 		minimumFractionDigits: 0, maximumFractionDigits: 0 });
 	const compact = safely(() => new Intl.NumberFormat(undefined, {
 		style: 'currency', currency: code, notation: 'compact', maximumFractionDigits: 1,
 	}), () => whole);
+	const digits = money.resolvedOptions().maximumFractionDigits;
+	c = { code, money, whole, compact, digits, scale: Math.pow(10, digits) };
+	currencies.set(currency, c);
+	return c;
+}
+
+/* `minor` minor units of currency c: the minor part shown when there is one. */
+function moneyOf(c, minor) {
+	const n = Number(minor) || 0;
+	return (n % c.scale ? c.money : c.whole).format(n / c.scale);
+}
+
+export function createFormat(location) {
+	const where = location || {};
+	const timeZone = where.timezone || 'UTC';
+	const own = currencyFormats(where.currency || 'USD');
+	const { code, digits, scale } = own;
 	const count = new Intl.NumberFormat(undefined);
 	const dates = (options) => safely(() => new Intl.DateTimeFormat(undefined, Object.assign({ timeZone }, options)),
 		() => new Intl.DateTimeFormat(undefined, Object.assign({}, options, { timeZone: 'UTC' })));
@@ -140,12 +162,12 @@ export function createFormat(location) {
 		currency: code,
 		timeZone: zone,
 		digits,
-		money(minor) {
-			const n = Number(minor) || 0;
-			return (n % scale ? money : whole).format(n / scale);
+		money(minor, currency) {
+			return moneyOf(currency ? currencyFormats(currency) : own, minor);
 		},
-		moneyCompact(minor) {
-			return compact.format((Number(minor) || 0) / scale);
+		moneyCompact(minor, currency) {
+			const c = currency ? currencyFormats(currency) : own;
+			return c.compact.format((Number(minor) || 0) / c.scale);
 		},
 		amount(minor) {
 			const n = Number(minor) || 0;

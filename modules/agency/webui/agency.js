@@ -38,7 +38,16 @@ const COLUMNS = [
  * back): a figure that may be absent ("–"), and the list in pages. */
 const lib = {
 	count: (ctx, n) => (n == null ? '–' : ctx.format.number(n)),
-	money: (ctx, minor) => (minor == null ? '–' : ctx.format.money(minor)),
+	/* an amount of `currency` (a sub-account's; by default the current one's) */
+	money: (ctx, minor, currency) => (minor == null ? '–' : ctx.format.money(minor, currency)),
+	/* the agency's sum of `key`: added up when every sub-account keeps one
+	 * currency, else each currency's ("$1,200 + £300"), from by_currency */
+	sum: (ctx, minor, byCurrency, key) => {
+		const each = byCurrency || [];
+		if (minor != null)
+			return ctx.format.money(minor, each.length === 1 ? each[0].currency : undefined);
+		return each.length ? each.map((c) => ctx.format.money(c[key] || 0, c.currency)).join(' + ') : '–';
+	},
 	debounce(fn) {
 		let timer = 0;
 		return () => {
@@ -112,7 +121,7 @@ async function overview(body, ctx) {
 <div class="ag-charts"></div>
 <h2 id="ag-places-h">Sub-accounts</h2>`);
 	body.querySelector('.ag-figures').append(figures(ctx, data));
-	body.querySelector('.ag-charts').append(...charts(ctx, chart, data.series || []));
+	body.querySelector('.ag-charts').append(...charts(ctx, chart, data));
 	return subAccounts(body, ctx);
 }
 
@@ -120,7 +129,7 @@ function figures(ctx, d) {
 	const figure = ctx.ui.figure;
 	const f = ctx.format;
 	const count = (n) => lib.count(ctx, n);
-	const money = (minor) => lib.money(ctx, minor);
+	const sum = (minor, key) => lib.sum(ctx, minor, d.by_currency, key);
 	const c = d.counts || {};
 	const deals = c.deals || {};
 	const tasks = c.tasks || {};
@@ -128,14 +137,14 @@ function figures(ctx, d) {
 	const out = [
 		figure('Sub-accounts', count(d.sub_accounts), d.health_score == null ? 'no contact health yet' : 'contact health ' + d.health_score + ' of 100'),
 		figure('Contacts', count(c.contacts), 'in every sub-account'),
-		figure('Open deals', count(deals.open), 'worth ' + money(deals.open_value_cents)),
+		figure('Open deals', count(deals.open), 'worth ' + sum(deals.open_value_cents, 'open_value_cents')),
 		figure('Unread conversations', count((c.conversations || {}).unread), 'waiting for a reply'),
 		figure('Open tasks', count(tasks.open), f.plural(tasks.overdue || 0, 'overdue', 'overdue'),
 			tasks.overdue ? 'is-bad' : ''),
 	];
 	if (inv) {
 		out.push(figure('Invoices outstanding', count(inv.outstanding.count),
-			money(inv.outstanding.amount_due_cents) + ' due · ' + f.plural(inv.overdue.count, 'overdue', 'overdue'),
+			sum(inv.outstanding.amount_due_cents, 'outstanding_cents') + ' due · ' + f.plural(inv.overdue.count, 'overdue', 'overdue'),
 			inv.overdue.count ? 'is-bad' : ''));
 	}
 	const frag = document.createDocumentFragment();
@@ -143,7 +152,12 @@ function figures(ctx, d) {
 	return frag;
 }
 
-function charts(ctx, chart, series) {
+/* The last 30 days as charts; the amounts (null across currencies: no
+ * chart) in the agency's one currency. */
+function charts(ctx, chart, data) {
+	const series = data.series || [];
+	const one = (data.by_currency || []).length === 1 ? data.by_currency[0].currency : undefined;
+	const money = (minor) => ctx.format.money(minor, one);
 	const of = (key) => series.map((d) => ({ x: d.date, y: d[key] || 0 }));
 	const specs = [
 		{ key: 'contacts_new', kind: 'bar', title: 'New contacts' },
@@ -157,8 +171,8 @@ function charts(ctx, chart, series) {
 		box.append(chart[sp.kind]({
 			title: sp.title, total: true, data: of(sp.key),
 			yName: sp.money ? sp.title + ' (amount)' : sp.title,
-			formatY: sp.money ? ctx.format.money : undefined,
-			tickY: sp.money ? ctx.format.moneyCompact : undefined,
+			formatY: sp.money ? money : undefined,
+			tickY: sp.money ? (v) => ctx.format.moneyCompact(v, one) : undefined,
 			step: sp.money ? Math.pow(10, ctx.format.digits) : 1,
 		}));
 		return box;
@@ -208,7 +222,7 @@ function subAccounts(body, ctx) {
 
 	function cell(c, p) {
 		const v = c.of(p);
-		const text = c.fmt === 'money' ? lib.money(ctx, v) : c.fmt === 'day' ? ctx.format.day(v) || '–' : lib.count(ctx, v);
+		const text = c.fmt === 'money' ? lib.money(ctx, v, p.currency) : c.fmt === 'day' ? ctx.format.day(v) || '–' : lib.count(ctx, v);
 		return html`<td class="${'num' + (c.bad && v ? ' is-bad' : '')}">${text}</td>`;
 	}
 

@@ -99,20 +99,20 @@ export async function deals(body, ctx, lib) {
 	const caption = body.querySelector('caption');
 	const rows = body.querySelector('.ag-table tbody');
 
-	function stages(list, total) {
+	function stages(list, total, currency) {
 		const shown = list.filter((s) => s.count);
 		if (!shown.length)
 			return html`<span class="muted">None</span>`;
 		return html`<div class="ag-bar" aria-hidden="true">${shown.map((s) =>
 			html`<span data-share="${total ? s.count / total : 0}"></span>`)}</div>
 			<ul class="ag-stages">${shown.map((s) => html`<li><span class="ag-stage">${s.name}</span>
-				${lib.count(ctx, s.count)} · ${lib.money(ctx, s.value_cents)}</li>`)}</ul>`;
+				${lib.count(ctx, s.count)} · ${lib.money(ctx, s.value_cents, currency)}</li>`)}</ul>`;
 	}
 
 	function row(p) {
 		const tr = html`<tr><th scope="row"><a href="${ctx.href('/opportunities', p.id)}">${p.name}</a></th>
-			<td class="num">${lib.count(ctx, p.count)}</td><td class="num">${lib.money(ctx, p.value_cents)}</td>
-			<td>${stages(p.stages || [], p.count)}</td></tr>`;
+			<td class="num">${lib.count(ctx, p.count)}</td><td class="num">${lib.money(ctx, p.value_cents, p.currency)}</td>
+			<td>${stages(p.stages || [], p.count, p.currency)}</td></tr>`;
 		/* each stage's share of the bar, set as a style property (the CSP
 		 * allows no inline style attribute) */
 		for (const span of Array.from(tr.querySelectorAll('[data-share]')))
@@ -120,16 +120,21 @@ export async function deals(body, ctx, lib) {
 		return tr;
 	}
 
-	function showTotals(t) {
+	/* The agency's totals by status; a value is null (not added up) when
+	 * the sub-accounts with such deals keep more than one currency, else
+	 * in the currency of those shown with deals. */
+	function showTotals(t, shown) {
+		const some = shown.find((p) => p.count && p.currency);
+		const worth = (v) => (v === null ? 'in several currencies' : 'worth ' + lib.money(ctx, v, some && some.currency));
 		totals.textContent = '';
 		totals.append(...STATUSES.map((s) => ctx.ui.figure(s[1], lib.count(ctx, (t[s[0]] || {}).count),
-			'worth ' + lib.money(ctx, (t[s[0]] || {}).value_cents))));
+			worth((t[s[0]] || {}).value_cents))));
 	}
 
 	const list = lib.paged(ctx, body, 'The deals', '/api/agency/opportunities',
 		() => ({ status: status === 'open' ? null : status, limit: PAGE_ROWS }),
 		(answer) => {
-			showTotals(answer.totals || {});
+			showTotals(answer.totals || {}, answer.sub_accounts || []);
 			rows.append(html`${(answer.sub_accounts || []).map(row)}`);
 		});
 
