@@ -47,7 +47,7 @@ export async function newInvoice(view, ctx) {
 		chosen: ui.pickContact(form.elements.contact_id, api),
 	};
 	if (draft && draft.due_at)
-		form.elements.due_at.value = draft.due_at.slice(0, 10);
+		form.elements.due_at.value = ctx.format.dayKey(draft.due_at);
 	for (const l of (draft && draft.items && draft.items.length ? draft.items : [{}]))
 		addLine(v, l);
 	refigure(v);
@@ -207,8 +207,8 @@ async function submit(v) {
 	const invoiceBody = { items: list };
 	if (contact)
 		invoiceBody.contact_id = contact;
-	if (form.elements.due_at.value)
-		invoiceBody.due_at = new Date(form.elements.due_at.value + 'T12:00:00Z').toISOString();
+	if (form.elements.due_at.value) /* a day: the server takes it as the sub-account's */
+		invoiceBody.due_at = form.elements.due_at.value;
 	let saved;
 	try {
 		saved = draft ? await api.patch('/api/invoices/' + draft.id, invoiceBody)

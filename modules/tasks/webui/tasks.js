@@ -9,8 +9,8 @@
  * for editing in place; a new one is made in the form at the top. Pages
  * of the list come as the end of it comes into view (ctx.ui.paged).
  *
- * Days are the sub-account's: "today" and "this week" begin at its
- * midnight, and a due time is shown and typed in its time zone.
+ * Days are the sub-account's: the server counts "today" and "this week"
+ * from its midnight, and a due time is shown and typed in its time zone.
  *
  * The page is in parts, each given the page's state `t`: this file (what
  * it shows, the list and its filters, changes made elsewhere) and
@@ -23,13 +23,12 @@ import { editing, newTask } from './tasks-form.js';
 const DUES = [['', 'All'], ['today', 'Today'], ['overdue', 'Overdue'], ['week', 'This week']];
 const STATUSES = [['', 'Open, then done'], ['open', 'Open'], ['completed', 'Done']];
 const FILTERS = ['due', 'assignee', 'contact', 'status'];
-const DAYS = { today: 1, week: 7 };
 
 export default async function page(view, ctx) {
 	const { api, ui } = ctx;
 	const peopleComing = ui.people(api);
 	const filters = ctx.queryOf(FILTERS);
-	const first = api.list('/api/tasks', query(ctx, filters));
+	const first = api.list('/api/tasks', filters);
 	const [rows] = await Promise.all([first.next(), ui.stylesheet(new URL('./tasks.css', import.meta.url))]);
 	ctx.title('Tasks');
 	view.classList.add('tasks-page');
@@ -42,7 +41,7 @@ export default async function page(view, ctx) {
 	};
 	t.list = ui.paged({
 		more: t.el.more, what: 'The tasks', signal: ctx.signal,
-		open: () => api.list('/api/tasks', query(ctx, t.filters)),
+		open: () => api.list('/api/tasks', t.filters),
 		draw: (page, pager, fresh) => show(t, page, pager, fresh),
 	});
 	t.row = (task) => row(t, task);
@@ -55,17 +54,6 @@ export default async function page(view, ctx) {
 	peopleComing.then((people) => gotPeople(t, people));
 	t.list.begin(first, rows);
 	return t.list.stop;
-}
-
-/* The API's query for the filters: a day's or a week's tasks from the
- * sub-account's midnight. */
-function query(ctx, filters) {
-	const q = Object.assign({}, filters);
-	if (DAYS[q.due]) {
-		[q.due_from, q.due_before] = ctx.format.days(0, DAYS[q.due]);
-		delete q.due;
-	}
-	return q;
 }
 
 function frame(view, ctx, filters) {
@@ -239,7 +227,7 @@ function following(t) {
 	const { ctx, el } = t;
 	async function changed(busy) {
 		const filters = t.filters;
-		const pager = ctx.api.list('/api/tasks', query(ctx, filters));
+		const pager = ctx.api.list('/api/tasks', filters);
 		let rows;
 		try {
 			rows = await pager.next(t.tasks.size > 50 ? { limit: Math.min(t.tasks.size, 1000) } : null);
