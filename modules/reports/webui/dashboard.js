@@ -142,13 +142,11 @@ export default async function page(view, ctx) {
 	};
 }
 
-/* "From Nov 3, 2026 to Dec 2, 2026": the server's days (UTC); `until`
- * is the start of the day after. */
+/* "From Nov 3, 2026 to Dec 2, 2026": the sub-account's days; `since` is
+ * the first's midnight, `until` the midnight after the last. */
 function rangeText(f, data) {
-	const day = (t) => f.day(new Date(t).toISOString().slice(0, 10));
-	return 'From ' + day(data.since) + ' to ' + day(new Date(data.until).getTime() - 1) + ' (UTC)';
+	return 'From ' + f.day(data.since) + ' to ' + f.day(Date.parse(data.until) - 1);
 }
-
 
 function cards(ctx, d) {
 	const { html } = ctx;
