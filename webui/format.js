@@ -89,98 +89,118 @@ function moneyOf(c, minor) {
 	return (n % c.scale ? c.money : c.whole).format(n / c.scale);
 }
 
-export function createFormat(location) {
-	const where = location || {};
-	const timeZone = where.timezone || 'UTC';
-	const own = currencyFormats(where.currency || 'USD');
-	const { code, digits, scale } = own;
-	const count = new Intl.NumberFormat(undefined);
+/* iso (or ms) as a Date (a bare day: its midnight in UTC), or null. */
+function dateOf(t) {
+	if (t == null || t === '')
+		return null;
+	const d = new Date(typeof t === 'string' && DATE_ONLY.test(t) ? t + 'T00:00:00Z' : t);
+	return isNaN(d) ? null : d;
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+
+/* A time zone's clock: its formats of days and times, wall(ms) the clock
+ * at an instant, instant(...) the instant the clock reads a time. */
+function clockOf(timeZone) {
 	const dates = (options) => safely(() => new Intl.DateTimeFormat(undefined, Object.assign({ timeZone }, options)),
 		() => new Intl.DateTimeFormat(undefined, Object.assign({}, options, { timeZone: 'UTC' })));
-	const zone = dates({}).resolvedOptions().timeZone;
 	const calendar = (options) => new Intl.DateTimeFormat(undefined, Object.assign({}, options, { timeZone: 'UTC' }));
-	const formats = {
-		day: [dates({ year: 'numeric', month: 'short', day: 'numeric' }), calendar({ year: 'numeric', month: 'short', day: 'numeric' })],
-		dayShort: [dates({ month: 'short', day: 'numeric' }), calendar({ month: 'short', day: 'numeric' })],
-		time: [dates({ hour: 'numeric', minute: '2-digit' })],
-		moment: [dates({ dateStyle: 'medium', timeStyle: 'short' })],
-		longDay: [dates({ weekday: 'long', month: 'long', day: 'numeric' })],
-	};
+	const day = { year: 'numeric', month: 'short', day: 'numeric' };
 	const parts = dates({ year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit',
 		minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
-
-	/* iso as a Date (a bare day: its midnight in UTC), or null. */
-	function dateOf(t) {
-		if (t == null || t === '')
-			return null;
-		const d = new Date(typeof t === 'string' && DATE_ONLY.test(t) ? t + 'T00:00:00Z' : t);
-		return isNaN(d) ? null : d;
-	}
-
-	function show(name, t) {
-		const d = dateOf(t);
-		if (!d)
-			return '';
-		const [zoned, bare] = formats[name];
-		return (bare && typeof t === 'string' && DATE_ONLY.test(t) ? bare : zoned).format(d);
-	}
-
-	/* The wall clock of the zone at instant `ms`: {y, m, d, h, mi, s}. */
-	function wall(ms) {
-		const w = {};
-		for (const p of parts.formatToParts(new Date(ms)))
-			w[p.type] = Number(p.value);
-		return { y: w.year, m: w.month, d: w.day, h: w.hour % 24, mi: w.minute, s: w.second };
-	}
-
-	/* The instant the zone's clock reads y-m-d h:mi (days and months may
-	 * overflow, as Date.UTC takes them). */
-	function instant(y, m, d, h, mi) {
-		const guess = Date.UTC(y, m - 1, d, h, mi);
-		const offset = (ms) => {
-			const w = wall(ms);
-			return Date.UTC(w.y, w.m - 1, w.d, w.h, w.mi, w.s) - Math.floor(ms / 1000) * 1000;
-		};
-		let t = guess - offset(guess);
-		const again = guess - offset(t);
-		if (again !== t) /* the offset changed in between: a clock change */
-			t = again;
-		return t;
-	}
-
-	const pad = (n) => String(n).padStart(2, '0');
-
-	function dayKey(t) {
-		const d = dateOf(t === undefined ? Date.now() : t);
-		if (!d)
-			return '';
-		const w = wall(d.getTime());
-		return w.y + '-' + pad(w.m) + '-' + pad(w.d);
-	}
-
-	return {
-		currency: code,
-		timeZone: zone,
-		digits,
-		money(minor, currency) {
-			return moneyOf(currency ? currencyFormats(currency) : own, minor);
+	const clock = {
+		zone: dates({}).resolvedOptions().timeZone,
+		/* each: [in the zone, for a bare day] */
+		formats: {
+			day: [dates(day), calendar(day)],
+			dayShort: [dates({ month: 'short', day: 'numeric' }), calendar({ month: 'short', day: 'numeric' })],
+			time: [dates({ hour: 'numeric', minute: '2-digit' })],
+			moment: [dates({ dateStyle: 'medium', timeStyle: 'short' })],
+			longDay: [dates({ weekday: 'long', month: 'long', day: 'numeric' })],
 		},
+		/* The wall clock at instant `ms`: {y, m, d, h, mi, s}. */
+		wall(ms) {
+			const w = {};
+			for (const x of parts.formatToParts(new Date(ms)))
+				w[x.type] = Number(x.value);
+			return { y: w.year, m: w.month, d: w.day, h: w.hour % 24, mi: w.minute, s: w.second };
+		},
+		/* The instant the clock reads y-m-d h:mi (days and months may
+		 * overflow, as Date.UTC takes them). */
+		instant(y, m, d, h, mi) {
+			const guess = Date.UTC(y, m - 1, d, h, mi);
+			const offset = (ms) => {
+				const w = clock.wall(ms);
+				return Date.UTC(w.y, w.m - 1, w.d, w.h, w.mi, w.s) - Math.floor(ms / 1000) * 1000;
+			};
+			const at = guess - offset(guess);
+			const again = guess - offset(at);
+			return again !== at ? again : at; /* the offset changed in between: a clock change */
+		},
+		/* "YYYY-MM-DD", the day instant t (ms or ISO; now when none) falls on. */
+		dayKey(t) {
+			const d = dateOf(t === undefined ? Date.now() : t);
+			if (!d)
+				return '';
+			const w = clock.wall(d.getTime());
+			return w.y + '-' + pad(w.m) + '-' + pad(w.d);
+		},
+		show(name, t) {
+			const d = dateOf(t);
+			if (!d)
+				return '';
+			const [zoned, bare] = clock.formats[name];
+			return (bare && typeof t === 'string' && DATE_ONLY.test(t) ? bare : zoned).format(d);
+		},
+	};
+	return clock;
+}
+
+/* How long ago instant t was, short, counted in the zone's days. */
+function ageOf(clock, t) {
+	const d = dateOf(t);
+	const days = d ? Math.round((Date.parse(clock.dayKey(Date.now())) - Date.parse(clock.dayKey(d.getTime()))) / 86400000) : 0;
+	if (!(days >= 1))
+		return 'today';
+	if (days < 14)
+		return days + ' d';
+	if (days < 60)
+		return Math.floor(days / 7) + ' wk';
+	if (days < 730)
+		return Math.floor(days / 30) + ' mo';
+	return Math.floor(days / 365) + ' yr';
+}
+
+/* An amount typed ("1,250.50") in minor units of currency c, or NaN. */
+function minorOf(c, text) {
+	const t = String(text).replace(/[\s,]/g, '');
+	const m = c.digits ? new RegExp('^\\d+(\\.\\d{0,' + c.digits + '})?$') : /^\d+$/;
+	if (!m.test(t))
+		return NaN;
+	const [units, fraction] = t.split('.');
+	return Number(units) * c.scale + Number(((fraction || '') + '0'.repeat(c.digits)).slice(0, c.digits) || 0);
+}
+
+export function createFormat(location) {
+	const where = location || {};
+	const own = currencyFormats(where.currency || 'USD');
+	const clock = clockOf(where.timezone || 'UTC');
+	const count = new Intl.NumberFormat(undefined);
+	const { wall, instant, dayKey, show } = clock;
+	return {
+		currency: own.code,
+		timeZone: clock.zone,
+		digits: own.digits,
+		money: (minor, currency) => moneyOf(currency ? currencyFormats(currency) : own, minor),
 		moneyCompact(minor, currency) {
 			const c = currency ? currencyFormats(currency) : own;
 			return c.compact.format((Number(minor) || 0) / c.scale);
 		},
 		amount(minor) {
 			const n = Number(minor) || 0;
-			return (n / scale).toFixed(n % scale ? digits : 0);
+			return (n / own.scale).toFixed(n % own.scale ? own.digits : 0);
 		},
-		minor(text) {
-			const t = String(text).replace(/[\s,]/g, '');
-			const m = digits ? new RegExp('^\\d+(\\.\\d{0,' + digits + '})?$') : /^\d+$/;
-			if (!m.test(t))
-				return NaN;
-			const [units, fraction] = t.split('.');
-			return Number(units) * scale + Number(((fraction || '') + '0'.repeat(digits)).slice(0, digits) || 0);
-		},
+		minor: (text) => minorOf(own, text),
 		number: (n) => count.format(n || 0),
 		plural: (n, one, many) => count.format(n || 0) + ' ' + (n === 1 ? one : many),
 		day: (t) => show('day', t),
@@ -194,19 +214,7 @@ export function createFormat(location) {
 				return '';
 			return dayKey(d.getTime()) === dayKey(Date.now()) ? show('time', t) : show('dayShort', t);
 		},
-		age(t) {
-			const d = dateOf(t);
-			const days = d ? Math.round((Date.parse(dayKey(Date.now())) - Date.parse(dayKey(d.getTime()))) / 86400000) : 0;
-			if (!(days >= 1))
-				return 'today';
-			if (days < 14)
-				return days + ' d';
-			if (days < 60)
-				return Math.floor(days / 7) + ' wk';
-			if (days < 730)
-				return Math.floor(days / 30) + ' mo';
-			return Math.floor(days / 365) + ' yr';
-		},
+		age: (t) => ageOf(clock, t),
 		dayKey,
 		days(from, n) {
 			const w = wall(Date.now());
