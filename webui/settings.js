@@ -6,7 +6,7 @@
  *   API tokens     everyone's own: made (shown once, to copy), revoked;
  *   People         agency admins: who works here, their role and
  *                  sub-accounts; a person added, disabled or enabled;
- *   Sub-accounts   agency admins: added, renamed, their time zone;
+ *   Sub-accounts   agency admins: added, renamed, their time zone and currency;
  *   Modules        agency admins: what the server runs, and what not, why;
  *   Audit log      agency admins: what was done, by whom, filtered.
  *
@@ -264,12 +264,16 @@ async function locations(s, part) {
 <div class="field"><label for="s-l-name">Name</label><input id="s-l-name" name="name" maxlength="100" required autocomplete="off"></div>
 <div class="field"><label for="s-l-zone">Time zone</label><input id="s-l-zone" name="timezone" list="s-zones" maxlength="64"
 	autocomplete="off" value="${Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'}"></div>
+<div class="field"><label for="s-l-cur">Currency</label><input id="s-l-cur" name="currency" maxlength="3" size="4"
+	autocomplete="off" spellcheck="false" value="USD"></div>
 <button type="submit" class="btn btn-primary">Add sub-account</button>
 </form>
 <ul class="s-places-list">${(list.data || []).map((l) => html`<li class="card">
 <form class="s-place" data-id="${l.id}" novalidate aria-label="${'Sub-account ' + l.name}">
 	<div class="field"><label for="${'s-ln-' + l.id}">Name</label><input id="${'s-ln-' + l.id}" name="name" value="${l.name}" maxlength="100"></div>
 	<div class="field"><label for="${'s-lz-' + l.id}">Time zone</label><input id="${'s-lz-' + l.id}" name="timezone" list="s-zones" value="${l.timezone}" maxlength="64"></div>
+	<div class="field"><label for="${'s-lc-' + l.id}">Currency</label><input id="${'s-lc-' + l.id}" name="currency" value="${l.currency || 'USD'}"
+		maxlength="3" size="4" autocomplete="off" spellcheck="false"></div>
 	<button type="submit" class="btn">Save<span class="visually-hidden">${' ' + l.name}</span></button>
 	${l.disabled_at ? html`<span class="muted">Disabled</span>` : ''}
 </form></li>`)}</ul>`);
@@ -277,7 +281,8 @@ async function locations(s, part) {
 		e.preventDefault();
 		const form = e.target;
 		ui.clearErrors(form);
-		const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim() };
+		const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim(),
+			currency: form.elements.currency.value.trim().toUpperCase() };
 		if (!place.name)
 			return ui.formErrors(form, { fields: { name: 'a sub-account needs a name' } });
 		try {
