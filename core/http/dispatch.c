@@ -54,7 +54,8 @@ void dispatch_route(struct hl_req *r, const struct mg_request_info *ri)
 		return;
 	if (cache_serve(r->srv->cache, r))
 		return;
-	int rc = e->route.handler(r);
+	int rc = e->route.handler ? e->route.handler(r)
+		: hl_reply_path_record(r, e->route.record, e->route.record_sql);
 	/* A check answered 4xx and the handler passed its HL_EINVAL on. */
 	if (rc == HL_EINVAL && r->replied && r->status >= 400 && r->status < 500)
 		rc = 0;

@@ -197,8 +197,9 @@ int router_add(struct router *r, const struct hl_route *route, const char *owner
 		*why = "method must be GET, POST, PUT, PATCH or DELETE";
 		return HL_EINVAL;
 	}
-	if (!route->pattern || !route->handler) {
-		*why = "a route needs a pattern and a handler";
+	if (!route->pattern || (!route->handler && (m != method_index("GET") ||
+						     !route->record || !route->record_sql))) {
+		*why = "a route needs a pattern and a handler (a GET: or a record and its SQL)";
 		return HL_EINVAL;
 	}
 	struct route_entry *e = calloc(1, sizeof(*e));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * conversations.h: the conversations module's parts. conversations.c
- * registers them; list.c answers the inbox, record.c one conversation;
+ * registers them (one conversation's GET as data); list.c answers the
+ * inbox, record.c what the writes answer and who may see one;
  * messages.c a thread and the messages users send; inbound.c the hook a
  * provider calls with a message received; write.c opens, changes and marks
  * conversations read.
@@ -21,6 +22,12 @@
 	" trim(c.first_name || ' ' || c.last_name) AS contact_name, cv.channel," \
 	" cv.assigned_to, iif(cv.starred, 'true', 'false') AS json_starred, cv.unread_count," \
 	" cv.last_message_at, cv.last_message_preview, cv.created_at"
+/* One conversation of the location with its contact's name, by :id (and
+ * :me, for "assigned only" callers): GET /api/conversations/:id, and what
+ * the writes answer. */
+#define CONVERSATION_RECORD_SQL "SELECT " CONVERSATION_COLUMNS \
+	" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id" \
+	" WHERE cv.id = :id AND cv.location_id = :location AND (:me = 0 OR cv.assigned_to = :me)"
 
 /* A message as a thread and the writes answer it (m: messages). */
 #define MESSAGE_COLUMNS "m.id, m.conversation_id, m.direction, m.channel, m.body, m.status," \
@@ -61,7 +68,6 @@ int conv_read_message(struct hl_req *req, const char **body, const char **channe
 int conv_reply_message(struct hl_req *req, int status, int64_t id);
 
 int conv_list(struct hl_req *req);                 /* list.c */
-int conv_record(struct hl_req *req);               /* record.c */
 /* Answer conversation `id` of the location with `status`; 404 if none
  * (or not the caller's, for "assigned only" callers). */
 int conv_reply_record(struct hl_req *req, int status, int64_t id);

@@ -1,27 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.c: GET /api/conversations/:id, one conversation with its
- * contact's name; the writes answer with it too. And conv_find, which
- * every handler of one conversation uses to learn whether the caller may
- * see it.
+ * record.c: one conversation with its contact's name, as the writes
+ * answer it (GET /api/conversations/:id is the same, as data in
+ * conversations.c). And conv_find, which every handler of one
+ * conversation uses to learn whether the caller may see it.
  */
 #include "conversations.h"
 
 #include <stdio.h>
 
-static const char record_sql[] =
-	"SELECT " CONVERSATION_COLUMNS
-	" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
-	" WHERE cv.id = :id AND cv.location_id = :location AND (:me = 0 OR cv.assigned_to = :me)";
-
 int conv_reply_record(struct hl_req *req, int status, int64_t id)
 {
-	return hl_reply_record(req, status, id, "conversation", record_sql);
-}
-
-int conv_record(struct hl_req *req)
-{
-	return hl_reply_path_record(req, "conversation", record_sql);
+	return hl_reply_record(req, status, id, "conversation", CONVERSATION_RECORD_SQL);
 }
 
 int conv_find(struct hl_req *req, int64_t id, struct conversation *out)

@@ -22,7 +22,8 @@ static const char *const requires[] = { "contacts", NULL };
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/opportunities", .handler = opp_board,
 	  .cache_ms = 60000, .reads = DEAL_READS },
-	{ .method = "GET", .pattern = "/api/opportunities/:id", .handler = opp_record,
+	{ .method = "GET", .pattern = "/api/opportunities/:id",
+	  .record = "opportunity", .record_sql = DEAL_RECORD_SQL,
 	  .cache_ms = 60000, .reads = DEAL_READS },
 	{ .method = "POST", .pattern = "/api/opportunities", .handler = opp_create },
 	{ .method = "PATCH", .pattern = "/api/opportunities/:id", .handler = opp_change },

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * opportunities.h: the opportunities module's parts. opportunities.c
- * registers them; board.c answers the board, record.c one deal; input.c
+ * registers them (one deal's GET as data: DEAL_RECORD_SQL); board.c
+ * answers the board; input.c
  * reads and checks a deal's body, write.c creates, changes and deletes
  * deals; pipelines.c and stages.c keep the boards themselves.
  */
@@ -16,6 +17,13 @@
 	" o.pipeline_id, o.stage_id, s.name AS stage_name, o.position, o.contact_id," \
 	" trim(c.first_name || ' ' || c.last_name) AS contact_name, o.owner_id," \
 	" o.created_at, o.updated_at, o.closed_at"
+/* One deal of the location with its stage's and its contact's names, by
+ * :id (and :me, for "assigned only" callers): GET /api/opportunities/:id,
+ * and what the writes answer. */
+#define DEAL_RECORD_SQL "SELECT " DEAL_COLUMNS \
+	" FROM opportunities o JOIN stages s ON s.id = o.stage_id" \
+	" LEFT JOIN contacts c ON c.id = o.contact_id" \
+	" WHERE o.id = :id AND o.location_id = :location AND (:me = 0 OR o.owner_id = :me)"
 
 
 /* What a deal's body says (input.c); a member whose bit is clear in
@@ -39,10 +47,9 @@ struct deal_input {
 int deal_read_input(struct hl_req *req, struct deal_input *in, int whole);
 
 int opp_board(struct hl_req *req);                 /* board.c */
-int opp_record(struct hl_req *req);                /* record.c */
 /* Answer deal `id` of the location with `status`; 404 if none. */
-int opp_reply_record(struct hl_req *req, int status, int64_t id);
-int opp_create(struct hl_req *req);                /* write.c */
+int opp_reply_record(struct hl_req *req, int status, int64_t id); /* write.c */
+int opp_create(struct hl_req *req);
 int opp_change(struct hl_req *req);
 int opp_delete(struct hl_req *req);
 int pipelines_list(struct hl_req *req);            /* pipelines.c */

@@ -27,6 +27,11 @@ struct deal_now {
 
 /* Deal `id`'s owner as the write transaction sees it: a user, 0 for none,
  * or HL_EDB. */
+int opp_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	return hl_reply_record(req, status, id, "opportunity", DEAL_RECORD_SQL);
+}
+
 static int64_t owner_of(struct hl_req *req, int64_t id)
 {
 	return hl_scoped_write_int(req, "SELECT owner_id FROM opportunities"

@@ -16,7 +16,8 @@ static const char *const requires[] = { "contacts", NULL };
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/tasks", .handler = tasks_list,
 	  .cache_ms = 60000, .reads = "tasks contacts:lookup" },
-	{ .method = "GET", .pattern = "/api/tasks/:id", .handler = tasks_record,
+	{ .method = "GET", .pattern = "/api/tasks/:id", .record = "task",
+	  .record_sql = TASK_RECORD_SQL,
 	  .cache_ms = 60000, .reads = "tasks contacts:lookup" },
 	{ .method = "POST", .pattern = "/api/tasks", .handler = tasks_create },
 	{ .method = "PATCH", .pattern = "/api/tasks/:id", .handler = tasks_change },

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tasks.h: the tasks module's parts. tasks.c registers them; list.c
- * answers the list, record.c one task; write.c creates, changes, deletes,
- * completes and reopens tasks; late.c keeps the overdue counts up to
+ * tasks.h: the tasks module's parts. tasks.c registers them (one task's
+ * GET as data: TASK_RECORD_SQL); list.c answers the list; write.c
+ * creates, changes, deletes, completes and reopens tasks; late.c keeps the overdue counts up to
  * date (the tasks.late job).
  */
 #ifndef TASKS_H
@@ -16,14 +16,18 @@
 	" CASE WHEN t.completed_at IS NULL THEN 'open' ELSE 'completed' END AS status," \
 	" t.contact_id, trim(c.first_name || ' ' || c.last_name) AS contact_name," \
 	" t.assignee_id, t.created_at, t.updated_at"
+/* One task of the location with its contact's name, by :id (and :me, for
+ * "assigned only" callers): GET /api/tasks/:id, and what the writes answer. */
+#define TASK_RECORD_SQL "SELECT " TASK_COLUMNS \
+	" FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id" \
+	" WHERE t.id = :id AND t.location_id = :location AND (:me = 0 OR t.assignee_id = :me)"
 
 
 int tasks_list(struct hl_req *req);                /* list.c */
-int tasks_record(struct hl_req *req);              /* record.c */
 /* Answer task `id` of the location with `status`; 404 if none (or not the
  * caller's own, for "assigned only" callers). */
-int tasks_reply_record(struct hl_req *req, int status, int64_t id);
-int tasks_create(struct hl_req *req);              /* write.c */
+int tasks_reply_record(struct hl_req *req, int status, int64_t id); /* write.c */
+int tasks_create(struct hl_req *req);
 int tasks_change(struct hl_req *req);
 int tasks_delete(struct hl_req *req);
 int tasks_complete(struct hl_req *req);

@@ -18,6 +18,11 @@
 
 enum { TITLE = 1, BODY = 2, DUE = 4, ASSIGNEE = 8, CONTACT = 16 };
 
+int tasks_reply_record(struct hl_req *req, int status, int64_t id)
+{
+	return hl_reply_record(req, status, id, "task", TASK_RECORD_SQL);
+}
+
 static const char *const task_keys[] = {
 	"title", "body", "due_at", "assignee_id", "contact_id", NULL,
 };

@@ -5,7 +5,8 @@
  * part a module has, to be replaced by what yours does:
  *
  *   routes      GET and POST /api/@NAME@/notes, scoped to the caller's
- *               sub-account (location) by hl_scoped_read/_write
+ *               sub-account (location) by hl_scoped_read/_write, and
+ *               GET /api/@NAME@/notes/:id as data (.record)
  *   migrations  migrations/NNN_*.sql, embedded by embed-sql into
  *               build/migrations.h; add a file, never edit a shipped one
  *   a job       @NAME@.expire, deleting notes older than keep_days
@@ -20,6 +21,9 @@
 #include "migrations.h"
 
 #define NOTE_MAX 2000
+/* One note, by :id: its GET route and what a new note answers. */
+#define NOTE_SQL "SELECT id, body, created_at FROM @NAME@_notes" \
+	" WHERE id = :id AND location_id = :location"
 
 static int notes_list(struct hl_req *req);
 static int notes_add(struct hl_req *req);
@@ -28,6 +32,8 @@ static int expire(struct hl_job_run *run);
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/@NAME@/notes", .handler = notes_list,
 	  .cache_ms = 60000, .reads = "@NAME@_notes" },
+	{ .method = "GET", .pattern = "/api/@NAME@/notes/:id", .record = "note",
+	  .record_sql = NOTE_SQL, .cache_ms = 60000, .reads = "@NAME@_notes" },
 	{ .method = "POST", .pattern = "/api/@NAME@/notes", .handler = notes_add },
 };
 
@@ -59,37 +65,18 @@ HL_MODULE(.name = "@NAME@", .version = "0.1.0", .init = init,
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs),
 	  .pages = HL_TABLE(pages));
 
-/* GET /api/@NAME@/notes -> {"data": [{"id", "body", "created_at"}, ...]},
- * newest first, at most 100. */
+/* GET /api/@NAME@/notes -> {"data": [{"id", "body", "created_at"}, ...],
+ * "next_cursor": null}, newest first, at most 100: each row an object
+ * named by its columns (hl_reply_page). */
 static int notes_list(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT id, body, created_at FROM @NAME@_notes"
 					       " WHERE location_id = :location"
 					       " ORDER BY id DESC LIMIT 100");
-	if (!st)
-		return HL_EDB;
-	struct hl_json *j = hl_reply_json(req, 200);
-	hl_json_object(j);
-	hl_json_key(j, "data");
-	hl_json_array(j);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		hl_json_object(j);
-		hl_json_key(j, "id");
-		hl_json_int(j, sqlite3_column_int64(st, 0));
-		hl_json_key(j, "body");
-		hl_json_string(j, (const char *)sqlite3_column_text(st, 1));
-		hl_json_key(j, "created_at");
-		hl_json_string(j, (const char *)sqlite3_column_text(st, 2));
-		hl_json_object_end(j);
-	}
-	sqlite3_reset(st);
-	hl_json_array_end(j);
-	hl_json_object_end(j);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_reply_page(req, st, INT64_MAX, 0);
 }
 
-/* POST /api/@NAME@/notes {"body": "..."} -> 201 {"id"} */
+/* POST /api/@NAME@/notes {"body": "..."} -> 201 {"id", "body", "created_at"} */
 static int notes_add(struct hl_req *req)
 {
 	static const char *const keys[] = { "body", NULL };
@@ -107,12 +94,7 @@ static int notes_add(struct hl_req *req)
 	int64_t id = hl_step_last_id(st);
 	if (id <= 0)
 		return HL_EDB;
-	struct hl_json *j = hl_reply_json(req, 201);
-	hl_json_object(j);
-	hl_json_key(j, "id");
-	hl_json_int(j, id);
-	hl_json_object_end(j);
-	return 0;
+	return hl_reply_record(req, 201, id, "note", NOTE_SQL);
 }
 
 /* The job: notes older than keep_days go, oldest first, 500 at a time

@@ -64,7 +64,8 @@
  *        a row put at a position among those of its scope;
  *        hl_scoped_read_int; hl_json_members (struct hl_member);
  *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
- *        NULL statement, as hl_step_* do; hl_reply_path_record.
+ *        NULL statement, as hl_step_* do; hl_reply_path_record and
+ *        hl_route.record, a record's GET as data.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -185,6 +186,13 @@ struct hl_route {
 	/* The largest body this route accepts, in KB, when it is more than
 	 * the server's max_body_kb (an upload, say); 0: the server's. */
 	unsigned max_body_kb;
+	/* ABI 1.16. A record's GET as data: a GET route with no handler
+	 * answers hl_reply_path_record(req, record, record_sql), the record
+	 * ("task") its path's :id names:
+	 *     { .method = "GET", .pattern = "/api/tasks/:id", .record = "task",
+	 *       .record_sql = TASK_RECORD_SQL, .cache_ms = ..., .reads = ... } */
+	const char *record;
+	const char *record_sql;
 };
 
 /* ---------------------------------------------------------------------------

@@ -15,8 +15,12 @@ def test_notes_are_added_and_listed_in_their_sub_account_only():
         r = admin.post("/api/@NAME@/notes?location_id=%d" % a, {"body": "Call <b>Ada</b>"})
         assert r.status == 201, r.body
         listed = admin.get("/api/@NAME@/notes?location_id=%d" % a).json()["data"]
-        assert [n["body"] for n in listed] == ["Call <b>Ada</b>"]
+        assert listed == [r.json()] and listed[0]["body"] == "Call <b>Ada</b>"
         assert admin.get("/api/@NAME@/notes?location_id=%d" % b).json()["data"] == []
+        # One note, in its own sub-account only.
+        path = "/api/@NAME@/notes/%d?location_id=%%d" % r.json()["id"]
+        assert admin.get(path % a).json() == r.json()
+        assert admin.get(path % b).status == 404
 
 
 def test_a_bad_note_is_refused_and_nothing_is_written():
