@@ -81,8 +81,14 @@ describe('contacts', () => {
 			if (/\/api\/contacts\?/.test(r.url()))
 				asked.push(new URL(r.url()).searchParams.get('q'));
 		});
+		/* The answer to the whole word: one to a shorter one may come first. */
+		const answered = page.waitForResponse((r) => /\/api\/contacts\?/.test(r.url()) &&
+			new URL(r.url()).searchParams.get('q') === 'quarterm');
 		await page.getByLabel('Search', { exact: true }).pressSequentially('quarterm', { delay: 40 });
-		await until(async () => await rows(page).count() === 1, 10000, 'one match');
+		await answered;
+		await until(async () => await rows(page).count() === 1 &&
+			await rows(page).first().getByRole('link', { name: 'Zebulon Quartermain' }).count() === 1,
+		10000, 'one match');
 		assert.equal(await page.getByRole('status').filter({ hasText: /match/ }).textContent(), '1 match');
 		/* four tags: one shown, the rest counted and named to a screen reader */
 		const tags = rows(page).first().locator('.c-tags');
