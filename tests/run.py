@@ -51,7 +51,7 @@ class Job:
         self.part, self.build, self.name = part, build, name
         self.cmd, self.parse, self.cwd, self.env = cmd, parse, cwd, env
         self.timeout, self.cpu, self.weight = timeout, cpu, weight
-        self.seconds = 0.0
+        self.seconds = self.cpu_seconds = 0.0
         self.started = None
         self.lines = []
 
@@ -63,16 +63,30 @@ class Job:
         return time.time() - self.started
 
     def run(self):
+        """Runs the command, its output read by threads; reaped with wait4
+        for the CPU time it and every child it reaped used."""
         self.started = time.time()
-        try:
-            p = subprocess.run(self.cmd, cwd=self.cwd, env=self.env, capture_output=True,
-                               text=True, errors="replace", timeout=self.timeout)
-            self.lines = self.parse(self, p.returncode, p.stdout, p.stderr)
-        except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b"")[-4000:]
+        p = subprocess.Popen(self.cmd, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace")
+        out, err = [], []
+        readers = [threading.Thread(target=lambda f=f, into=into: into.append(f.read()))
+                   for f, into in ((p.stdout, out), (p.stderr, err))]
+        for r in readers:
+            r.start()
+        late = []
+        timer = threading.Timer(self.timeout, lambda: (late.append(True), p.kill()))
+        timer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        for r in readers:
+            r.join()
+        self.cpu_seconds = usage.ru_utime + usage.ru_stime
+        if late:
             self.lines = ["FAIL %s %s (no end within %d s)\n%s" % (
-                self.build, self.name, self.timeout,
-                out.decode(errors="replace") if isinstance(out, bytes) else out)]
+                self.build, self.name, self.timeout, "".join(out)[-4000:])]
+        else:
+            self.lines = self.parse(self, p.returncode, "".join(out), "".join(err))
         self.seconds = self.seconds_now()
         return self
 
@@ -292,21 +306,23 @@ def run_all(jobs, width):
 
 
 def summary(jobs, elapsed):
-    """Time per part (the jobs' own, and the span they ran in) and the
-    ten slowest tests."""
+    """Time per part (the jobs' own, the CPU they used, and the span they
+    ran in) and the ten slowest tests."""
     parts = {}
     tests = []
     for job in jobs:
         k = (job.part, job.build)
-        parts[k] = parts.get(k, 0.0) + job.seconds
+        wall, cpu = parts.get(k, (0.0, 0.0))
+        parts[k] = (wall + job.seconds, cpu + job.cpu_seconds)
         for line in job.lines:
             m = RESULT.match(line.split("\n", 1)[0])
             if m and m.group(4):
                 tests.append((float(m.group(4)), m.group(2), m.group(3)))
-    print("\ntime per part (the sum of its jobs' times; they ran side by side):")
-    for (part, build), s in sorted(parts.items(), key=lambda kv: -kv[1]):
-        print("  %8.1f s  %s %s" % (s, part, build))
-    print("  %8.1f s  in all, from first to last" % elapsed)
+    print("\ntime per part (the sum of its jobs' times, side by side; the CPU they used):")
+    for (part, build), (wall, cpu) in sorted(parts.items(), key=lambda kv: -kv[1][0]):
+        print("  %8.1f s  %8.1f s CPU  %s %s" % (wall, cpu, part, build))
+    print("  %8.1f s  %8.1f s CPU  in all, from first to last"
+          % (elapsed, sum(cpu for _, cpu in parts.values())))
     print("the slowest tests:")
     for s, build, name in sorted(tests, reverse=True)[:10]:
         print("  %8.2f s  %s %s" % (s, build, name))
