@@ -89,9 +89,7 @@ static int start_session(struct hl_req *req, int64_t user)
 		" VALUES (:session, :user, :expires_at, :now)");
 	if (!st)
 		return HL_EDB;
-	/* A BLOB: there is no hl_bind_ for one. */
-	int session = sqlite3_bind_parameter_index(st, ":session");
-	sqlite3_bind_blob(st, session, req->who.session, 32, SQLITE_STATIC);
+	hl_bind_blob(st, ":session", req->who.session, 32);
 	hl_bind_int(st, ":user", user);
 	hl_bind_int(st, ":expires_at", now + lifetime);
 	hl_bind_int(st, ":now", now);
@@ -199,16 +197,9 @@ static int logout(struct hl_req *req)
 		? hl_stmt(w, "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 			     " WHERE id = :token")
 		: hl_stmt(w, "DELETE FROM sessions WHERE token_hash = :session");
-	if (!st)
-		return HL_EDB;
-	if (req->who.token_id) {
-		hl_bind_int(st, ":token", req->who.token_id);
-	} else {
-		/* A BLOB: there is no hl_bind_ for one. */
-		int session = sqlite3_bind_parameter_index(st, ":session");
-		sqlite3_bind_blob(st, session, req->who.session, 32, SQLITE_STATIC);
-	}
-	if (sqlite3_step(st) != SQLITE_DONE)
+	hl_bind_int(st, ":token", req->who.token_id); /* one of the two is there */
+	hl_bind_blob(st, ":session", req->who.session, 32);
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	if (audit_note(req, 0, req->who.token_id ? "token.revoked" : "logout",
 		       req->who.token_id ? "api_token" : "user",
@@ -231,12 +222,7 @@ static int write_locations(struct hl_req *req, struct hl_json *j)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":user", req->who.user_id);
-	hl_json_array(j);
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	return step == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_json_rows(j, st);
 }
 
 /* GET /api/auth/me without a user: nobody, for a caller who brought no
@@ -363,9 +349,7 @@ static int create_token(struct hl_req *req)
 		" RETURNING id, name, location_id, expires_at, created_at");
 	if (!st)
 		return HL_EDB;
-	/* A BLOB: there is no hl_bind_ for one. */
-	int token_hash = sqlite3_bind_parameter_index(st, ":token_hash");
-	sqlite3_bind_blob(st, token_hash, hash, sizeof(hash), SQLITE_TRANSIENT);
+	hl_bind_blob(st, ":token_hash", hash, sizeof(hash));
 	hl_bind_int(st, ":user", req->who.user_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_int(st, ":token_location", location);

@@ -148,9 +148,7 @@ static int read_credential(struct hl_req *r, const char *token_text, struct cred
 	auth_token_hash(token_text, hash);
 	cr->stamp = credentials_stamp(r->srv->credentials);
 	cr->read_us = now_us();
-	/* A BLOB: there is no hl_bind_ for one. */
-	int token_hash = sqlite3_bind_parameter_index(st, ":token_hash");
-	sqlite3_bind_blob(st, token_hash, hash, sizeof(hash), SQLITE_STATIC);
+	hl_bind_blob(st, ":token_hash", hash, sizeof(hash));
 	hl_bind_int(st, ":now", (int64_t)time(NULL));
 	int step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
@@ -184,9 +182,7 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 		hl_stmt(w, "UPDATE sessions SET expires_at = :expires_at, renewed_at = :now"
 			   " WHERE token_hash = :session");
 	if (st) {
-		/* A BLOB: there is no hl_bind_ for one. */
-		int session = sqlite3_bind_parameter_index(st, ":session");
-		sqlite3_bind_blob(st, session, r->who.session, 32, SQLITE_STATIC);
+		hl_bind_blob(st, ":session", r->who.session, 32);
 		hl_bind_int(st, ":expires_at",
 			    now + CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
 		hl_bind_int(st, ":now", now);
@@ -285,13 +281,8 @@ int auth_still_signed_in(struct hl_db *db, const struct identity *who, struct id
 			" AND s.expires_at > :now AND u.disabled_at IS NULL");
 	if (!st)
 		return HL_EDB;
-	if (who->token_id) {
-		hl_bind_int(st, ":token", who->token_id);
-	} else {
-		/* A BLOB: there is no hl_bind_ for one. */
-		int session = sqlite3_bind_parameter_index(st, ":session");
-		sqlite3_bind_blob(st, session, who->session, sizeof(who->session), SQLITE_STATIC);
-	}
+	hl_bind_int(st, ":token", who->token_id); /* one of the two is there */
+	hl_bind_blob(st, ":session", who->session, sizeof(who->session));
 	hl_bind_int(st, ":now", (int64_t)time(NULL));
 	int step = sqlite3_step(st);
 	*now = *who;

@@ -114,15 +114,15 @@ static int open_ro(struct backup *b, const char *path, sqlite3 **out)
 	return 0;
 }
 
-/* Step `sql` (with ?1 = arg) to its end; the first row's first column goes
+/* Step `sql` (with :arg bound to `arg`) to its end; the first row's first column goes
  * to `first`. HL_ESTATE when stopped, HL_EDB (logged) on an error. */
 static int run(struct backup *b, sqlite3 *db, const char *sql, const char *arg, char *first,
 	       size_t n)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL), rows = 0;
-	if (rc == SQLITE_OK && arg)
-		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		hl_bind_text(st, ":arg", arg);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
 		/* A quick_check report starts with "*** in database main ***\n":
@@ -148,7 +148,7 @@ static int vacuum_into(struct backup *b, const char *src, const char *tmp)
 	sqlite3 *db = NULL;
 	int rc = open_ro(b, src, &db);
 	if (!rc)
-		rc = run(b, db, "VACUUM INTO ?1", tmp, NULL, 0);
+		rc = run(b, db, "VACUUM INTO :arg", tmp, NULL, 0);
 	sqlite3_close(db);
 	return rc;
 }

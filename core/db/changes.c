@@ -57,10 +57,10 @@ static int location_column(sqlite3 *db, const char *table)
 {
 	sqlite3_stmt *st = NULL;
 	int col = -1;
-	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(?1) WHERE name = 'location_id'",
+	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(:table) WHERE name = 'location_id'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":table", table);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		col = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);

@@ -318,6 +318,13 @@ HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value)
 		sqlite3_bind_text(st, i, value, -1, SQLITE_TRANSIENT);
 }
 
+HL_API void hl_bind_blob(sqlite3_stmt *st, const char *name, const void *data, size_t len)
+{
+	int i = st ? sqlite3_bind_parameter_index(st, name) : 0;
+	if (i)
+		sqlite3_bind_blob64(st, i, data, len, SQLITE_TRANSIENT);
+}
+
 HL_API int hl_step_int(sqlite3_stmt *st, int64_t *out)
 {
 	int rows;

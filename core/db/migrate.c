@@ -30,10 +30,10 @@ static int verify(struct hl_db *w, const char *owner, const char *where,
 		  const struct hl_migration *steps, int nsteps, int *done)
 {
 	sqlite3_stmt *st = hl_stmt(w, "SELECT seq, name, checksum FROM schema_migrations"
-				      " WHERE owner = ?1 ORDER BY seq");
+				      " WHERE owner = :owner ORDER BY seq");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
+	hl_bind_text(st, ":owner", owner);
 	int n = 0, rc = 0, step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW && !rc) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -114,18 +114,12 @@ static int apply(struct hl_db *w, const char *owner, const char *where,
 		return HL_EDB;
 	}
 	sqlite3_stmt *st = hl_stmt(w, "INSERT INTO schema_migrations (owner, seq, name, checksum)"
-				      " VALUES (?1, ?2, ?3, ?4)");
-	if (!st) {
-		db_rollback(w);
-		return HL_EDB;
-	}
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, seq);
-	sqlite3_bind_text(st, 3, m->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, hex, -1, SQLITE_STATIC);
-	int step = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (step != SQLITE_DONE || db_commit(w)) {
+				      " VALUES (:owner, :seq, :name, :checksum)");
+	hl_bind_text(st, ":owner", owner);
+	hl_bind_int(st, ":seq", seq);
+	hl_bind_text(st, ":name", m->name);
+	hl_bind_text(st, ":checksum", hex);
+	if (hl_step_changes(st) < 0 || db_commit(w)) {
 		log_error("%s: recording migration '%s' of %s: %s", where, m->name, owner,
 			  hl_db_errmsg(w));
 		db_rollback(w);

@@ -105,12 +105,12 @@ static int agency_locations(struct hl_req *r, int64_t *ids, int *n)
 			       " to the whole agency");
 		return ANSWERED;
 	}
-	sqlite3_stmt *st = hl_stmt(hl_read(r), "SELECT id FROM locations WHERE agency_id = ?1"
-				   " AND disabled_at IS NULL ORDER BY id LIMIT ?2");
+	sqlite3_stmt *st = hl_stmt(hl_read(r), "SELECT id FROM locations WHERE agency_id = :agency"
+				   " AND disabled_at IS NULL ORDER BY id LIMIT :most");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, r->who.agency_id);
-	sqlite3_bind_int(st, 2, LIVE_LOCATIONS_MAX);
+	hl_bind_int(st, ":agency", r->who.agency_id);
+	hl_bind_int(st, ":most", LIVE_LOCATIONS_MAX);
 	int rc;
 	for (*n = 0; (rc = sqlite3_step(st)) == SQLITE_ROW;)
 		ids[(*n)++] = sqlite3_column_int64(st, 0);

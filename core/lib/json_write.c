@@ -277,3 +277,15 @@ HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st)
 	hl_json_columns(j, st);
 	hl_json_object_end(j);
 }
+
+HL_API int hl_json_rows(struct hl_json *j, sqlite3_stmt *st)
+{
+	int rc = st ? SQLITE_ROW : SQLITE_ERROR;
+	hl_json_array(j);
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		hl_json_row(j, st);
+	hl_json_array_end(j);
+	if (st)
+		sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
+}

@@ -154,17 +154,15 @@ static int sessions_slice(struct hl_job_run *run)
 	enum { BATCH = 100 };
 	sqlite3_stmt *st = hl_stmt(run->db,
 		"DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions"
-		" WHERE expires_at <= ?1 ORDER BY expires_at LIMIT ?2)");
+		" WHERE expires_at <= :now ORDER BY expires_at LIMIT :batch)");
 	if (!st)
 		return HL_EDB;
-	sqlite3_bind_int64(st, 1, (int64_t)time(NULL)); /* Unix seconds, as auth.c */
-	sqlite3_bind_int(st, 2, BATCH);
-	int deleted;
+	hl_bind_int(st, ":now", (int64_t)time(NULL)); /* Unix seconds, as auth.c */
+	hl_bind_int(st, ":batch", BATCH);
+	int64_t deleted;
 	do {
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if ((deleted = hl_step_changes(st)) < 0)
 			return HL_EDB;
-		sqlite3_reset(st);
-		deleted = sqlite3_changes(hl_sqlite(run->db));
 	} while (deleted == BATCH && !hl_job_over_budget(run));
 	return deleted == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
 }
@@ -191,13 +189,9 @@ static struct mod_job core_jobs[] = {
 
 static int load_cursor(struct hl_db *w, const char *name, int64_t *cursor)
 {
-	sqlite3_stmt *st = hl_stmt(w, "SELECT cursor FROM job_state WHERE name = ?1");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int step = sqlite3_step(st);
-	*cursor = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	return step == SQLITE_ROW || step == SQLITE_DONE ? 0 : HL_EDB;
+	sqlite3_stmt *st = hl_stmt(w, "SELECT cursor FROM job_state WHERE name = :name");
+	hl_bind_text(st, ":name", name);
+	return hl_step_int(st, cursor) < 0 ? HL_EDB : 0;
 }
 
 /* Record a run: the counters, and the cursor when it succeeded (inside the
@@ -209,22 +203,20 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
 	sqlite3_stmt *st = hl_stmt(w,
 		"INSERT INTO job_state (name, cursor, runs, failures, last_run_at, last_ms, last_error,"
 		" max_ms, total_ms, overruns)"
-		" VALUES (?1, ?2, 1, ?3, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?4, ?5, ?4, ?4, ?6)"
-		" ON CONFLICT (name) DO UPDATE SET cursor = CASE WHEN ?3 THEN cursor ELSE ?2 END,"
+		" VALUES (:name, :cursor, 1, :failed, strftime('%Y-%m-%dT%H:%M:%SZ','now'), :ms,"
+		" :error, :ms, :ms, :overrun)"
+		" ON CONFLICT (name) DO UPDATE SET cursor = CASE WHEN :failed THEN cursor ELSE :cursor END,"
 		" runs = runs + 1,"
-		" failures = CASE WHEN ?3 THEN failures + 1 ELSE 0 END,"
-		" last_run_at = excluded.last_run_at, last_ms = ?4, last_error = ?5,"
-		" max_ms = max(max_ms, ?4), total_ms = total_ms + ?4, overruns = overruns + ?6");
-	if (!st)
-		return HL_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, cursor);
-	sqlite3_bind_int(st, 3, !ok);
-	sqlite3_bind_int64(st, 4, ms);
-	if (error)
-		sqlite3_bind_text(st, 5, error, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, ms > JOB_SLICE_BUDGET_MS);
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+		" failures = CASE WHEN :failed THEN failures + 1 ELSE 0 END,"
+		" last_run_at = excluded.last_run_at, last_ms = :ms, last_error = :error,"
+		" max_ms = max(max_ms, :ms), total_ms = total_ms + :ms, overruns = overruns + :overrun");
+	hl_bind_text(st, ":name", name);
+	hl_bind_int(st, ":cursor", cursor);
+	hl_bind_int(st, ":failed", !ok);
+	hl_bind_int(st, ":ms", ms);
+	hl_bind_text(st, ":error", error); /* NULL binds NULL */
+	hl_bind_int(st, ":overrun", ms > JOB_SLICE_BUDGET_MS);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* Run one slice of `job`; returns its result (HL_JOB_MORE/DONE or < 0) and

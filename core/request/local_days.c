@@ -17,8 +17,7 @@ HL_API const char *hl_location_zone(struct hl_req *req)
 	strcpy(req->zone, "UTC");
 	const char *zone = NULL;
 	sqlite3_stmt *st = req->location_id
-		? hl_stmt(hl_read(req), "SELECT timezone FROM locations WHERE id = :location") : NULL;
-	hl_bind_int(st, ":location", req->location_id);
+		? hl_scoped_read(req, "SELECT timezone FROM locations WHERE id = :location") : NULL;
 	if (st && sqlite3_step(st) == SQLITE_ROW)
 		zone = (const char *)sqlite3_column_text(st, 0);
 	if (zone && strlen(zone) < sizeof(req->zone))

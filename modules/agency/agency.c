@@ -78,12 +78,13 @@ int agency_location(struct hl_req *req, int64_t *location)
 		return 0;
 	sqlite3_stmt *st = agency_read(req, "SELECT 1 FROM locations WHERE id IN " AGENCY_LOCATIONS,
 				       *location);
-	int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
-	if (rc == SQLITE_DONE) {
+	int64_t one;
+	int found = hl_step_int(st, &one);
+	if (!found) {
 		hl_reply_error(req, 404, "not_found", "no such sub-account");
 		return HL_EINVAL;
 	}
-	return rc == SQLITE_ROW ? 0 : HL_EDB;
+	return found < 0 ? HL_EDB : 0;
 }
 
 int agency_list_read(struct hl_req *req, struct agency_list *list, const char *shape)

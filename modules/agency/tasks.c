@@ -40,13 +40,8 @@ static int write_assignees(struct hl_req *req, struct hl_json *j, int64_t locati
 	sqlite3_stmt *st = agency_read(req, assignees_sql, location);
 	if (!st)
 		return HL_EDB;
-	int rc;
 	hl_json_key(j, "assignees");
-	hl_json_array(j);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_json_rows(j, st);
 }
 
 static sqlite3_stmt *page(struct hl_req *req, const struct agency_list *list, int overdue,

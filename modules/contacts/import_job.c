@@ -38,13 +38,10 @@ static int store_parts(struct hl_db *db, int64_t id, const char *body, size_t le
 				   " VALUES (:import, :start, :data)");
 	if (!st)
 		return HL_EDB;
-	int data = sqlite3_bind_parameter_index(st, ":data"); /* a BLOB: no hl_bind_ for it */
 	for (size_t at = 0; at < len; at += PART_BYTES) {
-		sqlite3_reset(st);
 		hl_bind_int(st, ":import", id);
 		hl_bind_int(st, ":start", (int64_t)at);
-		sqlite3_bind_blob64(st, data, body + at, len - at < PART_BYTES ? len - at : PART_BYTES,
-				    SQLITE_STATIC);
+		hl_bind_blob(st, ":data", body + at, len - at < PART_BYTES ? len - at : PART_BYTES);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}

@@ -151,13 +151,7 @@ static int write_widget(struct hl_req *req, struct hl_json *j, sqlite3_stmt *st,
  * dashboard; HL_EDB. */
 static int longest_period(struct hl_req *req, int64_t id)
 {
-	sqlite3_stmt *st = hl_scoped_read(req, period_sql);
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", id);
-	int rc = sqlite3_step(st), days = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? days : HL_EDB;
+	return (int)hl_scoped_read_int(req, period_sql, id);
 }
 
 int dashboards_data(struct hl_req *req)

@@ -38,14 +38,8 @@ static int write_users(struct hl_req *req, struct hl_json *j)
 	sqlite3_stmt *st = hl_scoped_read(req, users_sql);
 	if (!st)
 		return HL_EDB;
-	int rc;
 	hl_json_key(j, "users");
-	hl_json_array(j);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		hl_json_row(j, st);
-	hl_json_array_end(j);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_json_rows(j, st);
 }
 
 /* Which features the sub-account has: names and states, which a screen

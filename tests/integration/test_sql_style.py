@@ -6,7 +6,13 @@ a statement of one sub-account's rows is scoped (hl_scoped_read,
 hl_scoped_write, or hl_stmt_scoped in a store or a job), never bound to
 :location by hand, so the rule that refuses SQL without :location holds
 everywhere. In the modules, a write is stepped with hl_step_changes and
-a row is placed among others with hl_move_to_position, not by hand."""
+a row is placed among others with hl_move_to_position, not by hand, and
+a list of rows is written with hl_json_rows. The core's mechanisms (the
+database, the request API, the platform, HTTP, main) bind by name too; the
+binders themselves (hl_bind_*, the scoped statements) use SQLite's index
+of a name, and are the one place a bind call may take a variable index.
+A loop that folds rows into something C computes (groups, series, a
+merge) steps by hand: that is what SQLite's stepping API is for."""
 
 import glob
 import os
@@ -14,11 +20,12 @@ import re
 
 from harness import ROOT
 
-# The modules and the core's routes; the core's mechanisms (db, jobs,
-# migrations) bind what they were handed and are not routes.
+# The modules and the core's routes, held to every rule.
 FILES = sorted(glob.glob(os.path.join(ROOT, "modules", "*", "*.c")) +
                glob.glob(os.path.join(ROOT, "core", "admin", "*.c")) +
                glob.glob(os.path.join(ROOT, "core", "auth", "*.c")))
+# The rest of the core: no parameter by place.
+MECHANISMS = sorted(set(glob.glob(os.path.join(ROOT, "core", "*", "*.c"))) - set(FILES))
 
 LITERALS = r'((?:"(?:[^"\\]|\\.)*"\s*)+)'
 
@@ -27,17 +34,33 @@ def where(path, text, at):
     return "%s:%d" % (os.path.relpath(path, ROOT), text.count("\n", 0, at) + 1)
 
 
+BINDS = r"\bsqlite3_bind_(int|int64|text|text64|null|double|blob|blob64)\s*\("
+
+
+def by_place(path, text):
+    """Parameters by place: a ?N in a string, a bind call at a number."""
+    said = []
+    for m in re.finditer(BINDS + r"\w+,\s*\d", text):
+        said.append("%s: sqlite3_bind_%s binds by place: name the parameter"
+                    % (where(path, text, m.start()), m.group(1)))
+    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text):
+        sql = re.search(r"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|VALUES|AND|SET)\b", m.group(0))
+        if re.search(r"\?\d", m.group(0)) or sql and re.search(r"\?\s*[,)]|=\s*\?(?!\w)",
+                                                                 m.group(0)):
+            said.append("%s: a parameter by place (?) in %s" % (where(path, text, m.start()),
+                                                                  m.group(0)[:60]))
+    return said
+
+
 def faults(paths):
     said = []
     for path in paths:
         text = open(path).read()
-        for m in re.finditer(r"\bsqlite3_bind_(int|int64|text|text64|null|double)\s*\(", text):
+        for m in re.finditer(BINDS, text):
             said.append("%s: sqlite3_bind_%s binds by place: name the parameter and use"
-                        " hl_bind_int or hl_bind_text" % (where(path, text, m.start()), m.group(1)))
-        for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text):
-            if re.search(r"\?\d|\?\s*[,)]|=\s*\?(?!\w)", m.group(0)):
-                said.append("%s: a parameter by place (?) in %s" % (where(path, text, m.start()),
-                                                                      m.group(0)[:60]))
+                        " hl_bind_int, hl_bind_text or hl_bind_blob"
+                        % (where(path, text, m.start()), m.group(1)))
+        said += [s for s in by_place(path, text) if "(?)" in s]
         for m in re.finditer(r'hl_bind_(?:int|text)\([^,]+,\s*":location"', text):
             said.append("%s: :location bound by hand: use a scoped statement"
                         % where(path, text, m.start()))
@@ -59,12 +82,22 @@ def module_faults(paths):
             if re.search(r"position\s*=\s*position\s*\+\s*1|max\(position\)\s*\+\s*1", m.group(0)):
                 said.append("%s: positions shifted by hand: use hl_move_to_position"
                             % where(path, text, m.start()))
+        for m in re.finditer(r"while\s*\(\(\w+ = sqlite3_step\((\w+)\)\) == SQLITE_ROW\)\s*"
+                             r"hl_json_row\(\w+, \1\);", text):
+            said.append("%s: a list of rows written by hand: use hl_json_rows"
+                        % where(path, text, m.start()))
     return said
 
 
 def test_the_modules_and_the_core_routes_write_sql_one_way():
     assert len(FILES) > 40, FILES
     said = faults(FILES) + module_faults(f for f in FILES if os.sep + "modules" + os.sep in f)
+    assert not said, "\n".join(said)
+
+
+def test_the_core_mechanisms_bind_by_name():
+    assert len(MECHANISMS) > 40, MECHANISMS
+    said = [s for p in MECHANISMS for s in by_place(p, open(p).read())]
     assert not said, "\n".join(said)
 
 
@@ -82,8 +115,14 @@ def test_the_check_names_each_other_way():
             '\tst = hl_stmt(db, "SELECT id FROM contacts"\n\t\t" WHERE location_id = :location");\n'
             '\tif (sqlite3_step(st) != SQLITE_DONE)\n\t\treturn;\n'
             '\tst = hl_stmt(db, "UPDATE stages SET position = position + 1 WHERE id = :id");\n'
+            '\twhile ((rc = sqlite3_step(st)) == SQLITE_ROW)\n\t\thl_json_row(j, st);\n'
             '}\n')
         said = faults([bad]) + module_faults([bad])
+        text = open(bad).read()
+        mechanism = by_place(bad, text)
     assert [s.split(": ", 1)[1][:24] for s in said] == [
         "sqlite3_bind_int64 binds", "a parameter by place (?)", ":location bound by hand:",
-        "an unscoped statement na", "a write stepped by hand:", "positions shifted by han"], said
+        "an unscoped statement na", "a write stepped by hand:", "positions shifted by han",
+        "a list of rows written b"], said
+    assert [s.split(": ", 1)[1][:24] for s in mechanism] == [
+        "sqlite3_bind_int64 binds", "a parameter by place (?)"], mechanism

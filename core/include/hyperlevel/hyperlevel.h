@@ -66,6 +66,9 @@
  *        hl_reply_page, hl_json_page and hl_reply_row answer HL_EDB for a
  *        NULL statement, as hl_step_* do; hl_reply_path_record and
  *        hl_route.record, a record's GET as data.
+ *   1.17 hl_bind_blob; hl_json_rows, every row of a statement as an
+ *        array. HL_SQL_TODAY and HL_SQL_TOMORROW (UTC days) give way to
+ *        HL_SQL_LOCAL_TODAY and HL_SQL_LOCAL_TOMORROW.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -81,7 +84,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 16
+#define HL_ABI_MINOR 17
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -695,14 +698,19 @@ HL_API int hl_field_time(struct hl_req *req, int obj, const char *key, const cha
  * "2026-11-29T09:30:00.000Z", NUL-terminated in `out`; empty outside the
  * years 0 to 9999. Any thread. */
 HL_API void hl_time_text(time_t t, char out[32]);
-/* SQL for now, today's midnight and tomorrow's, UTC, as the tables keep
- * times. A statement that compares with them reads SQLite's clock, which
- * stands still for the length of a step: what it counts before now and
- * from midnight meets what a view counts by SQLite's day (the tasks
- * module's overdue_task_totals), with no time bound from C. */
+/* SQL for now as the tables keep times. A statement that compares with it
+ * reads SQLite's clock, which stands still for the length of a step: what
+ * it counts before now meets what a view counts by the same clock (the
+ * tasks module's overdue_task_totals), with no time bound from C. */
 #define HL_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%fZ')"
-#define HL_SQL_TODAY "strftime('%Y-%m-%dT00:00:00.000Z')"
-#define HL_SQL_TOMORROW "strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')"
+/* Deprecated in 1.17: a UTC day is no sub-account's day. A module using
+ * them is warned (as HL_DEPRECATED warns) and still builds. */
+#define HL_SQL_TODAY                                                         \
+	_Pragma("GCC warning \"HL_SQL_TODAY is deprecated: use HL_SQL_LOCAL_TODAY\"") \
+	"strftime('%Y-%m-%dT00:00:00.000Z')"
+#define HL_SQL_TOMORROW                                                      \
+	_Pragma("GCC warning \"HL_SQL_TOMORROW is deprecated: use HL_SQL_LOCAL_TOMORROW\"") \
+	"strftime('%Y-%m-%dT00:00:00.000Z', 'now', '+1 day')"
 /* ABI 1.15. The same in a sub-account's time zone (hl_local_day): the
  * midnight `days_ahead` days after today's in the zone SQL `zone` names,
  * as the tables keep times; HL_SQL_LOCAL_TODAY and _TOMORROW for a
@@ -906,6 +914,10 @@ HL_API void hl_json_row(struct hl_json *j, sqlite3_stmt *st);
 HL_API void hl_json_columns(struct hl_json *j, sqlite3_stmt *st);
 /* Column `col` of `st` as a value, by its storage class. */
 HL_API void hl_json_column(struct hl_json *j, sqlite3_stmt *st, int col);
+/* ABI 1.17. Every row of `st` (stepped to its end, then reset) as an
+ * array of hl_json_row objects: 0, or HL_EDB when a step fails or `st` is
+ * NULL. For a list with no paging (hl_json_page pages one). */
+HL_API int hl_json_rows(struct hl_json *j, sqlite3_stmt *st);
 /* ABI 1.16. Members of the object being written, each a key and a column
  * of the current row of `st` (written as hl_json_column writes it), up to
  * the entry whose key is NULL: what a row holding several objects (a
@@ -1015,6 +1027,8 @@ HL_API sqlite3_stmt *hl_stmt_scoped(struct hl_db *db, int64_t location, const ch
  * hl_step_* after them (HL_EDB for NULL) is the one check needed. */
 HL_API void hl_bind_int(sqlite3_stmt *st, const char *name, int64_t value);
 HL_API void hl_bind_text(sqlite3_stmt *st, const char *name, const char *value);
+/* ABI 1.17. `len` bytes at `data` as a BLOB (copied; NULL binds NULL). */
+HL_API void hl_bind_blob(sqlite3_stmt *st, const char *name, const void *data, size_t len);
 
 /* ABI 1.9. Stepping a statement to its end, then resetting it, in one
  * call; each returns HL_EDB when a step fails or `st` is NULL, so one

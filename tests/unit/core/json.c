@@ -177,6 +177,30 @@ static void row_from_sqlite_statement(void)
 	sqlite3_close(db);
 }
 
+/* hl_json_rows: every row as an array, the statement reset for the next
+ * use; a failing step or a NULL statement is HL_EDB. */
+static void rows_of_a_statement_as_an_array(void)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
+	CHECK_INT(sqlite3_prepare_v2(db, "SELECT value AS n FROM json_each(:list)", -1, &st, NULL),
+		  SQLITE_OK);
+	hl_bind_text(st, ":list", "[1,2,3]");
+	CHECK_INT(hl_json_rows(writer(), st), 0);
+	CHECK_STR(written(), "[{\"n\":1},{\"n\":2},{\"n\":3}]");
+	CHECK_INT(hl_json_rows(writer(), st), 0); /* reset: the same rows again */
+	CHECK_STR(written(), "[{\"n\":1},{\"n\":2},{\"n\":3}]");
+	hl_bind_text(st, ":list", "[]");
+	CHECK_INT(hl_json_rows(writer(), st), 0);
+	CHECK_STR(written(), "[]");
+	hl_bind_text(st, ":list", "not json");
+	CHECK_INT(hl_json_rows(writer(), st), HL_EDB);
+	CHECK_INT(hl_json_rows(writer(), NULL), HL_EDB);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* Prepare `sql` on `db` and step it to its first row. */
 static sqlite3_stmt *first_row(sqlite3 *db, const char *sql)
 {
@@ -648,6 +672,7 @@ TEST_MAIN(commas_in_nested_objects_and_arrays,
 	  int64_extremes,
 	  doubles_are_short_and_non_finite_is_null,
 	  row_from_sqlite_statement,
+	  rows_of_a_statement_as_an_array,
 	  rows_of_statements_in_turn_keep_their_keys,
 	  long_names_and_many_columns,
 	  valid_document_lookups,
