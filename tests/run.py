@@ -10,7 +10,9 @@ With --package, the package test (make check-package) runs beside them.
 The tests mostly wait (for a server, a browser, a disk), so they run side
 by side: each unit binary, test file, browser file and fuzz target is a job
 of its own, HL_JOBS at a time (default: two per CPU), the longest first
-(as the last run in the first build folder measured them, else by their
+(as the last run in the first build folder measured them; in a fresh
+tree, as tests/times.json has them, seconds a full run took on a 2-core
+machine, from a BUILD/test-times.json (which keeps milliseconds); else by their
 size, twice for a sanitized build), beside two lanes where the browser
 files and fuzz targets, which keep a CPU busy, take turns. A job's lines are printed whole
 when it ends. HL_PARTS=unit,integration,browser picks parts (all by
@@ -348,8 +350,10 @@ def main():
         jobs.append(package_job(builds[0]))
     times_path = os.path.join(ROOT, builds[0], "test-times.json")
     times = load_times(times_path)
+    known = {k: s * 1000 for k, s in load_times(os.path.join(ROOT, "tests", "times.json")).items()}
     for job in jobs:
-        job.weight = times.get(job.key, job.weight * (2 if "asan" in job.build else 1))
+        job.weight = times.get(job.key) or known.get(job.key) or \
+            job.weight * (2 if "asan" in job.build else 1)
     width = int(os.environ.get("HL_JOBS") or 2 * (os.cpu_count() or 1))
     start = time.time()
     done = run_all(jobs, width)

@@ -19,6 +19,14 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed = PTHREAD_COND_INITIALIZER;
 static int running, waiting, limit;
+static unsigned long long ops = crypto_pwhash_OPSLIMIT_INTERACTIVE;
+static size_t mem = crypto_pwhash_MEMLIMIT_INTERACTIVE;
+
+void password_least_work(int least)
+{
+	ops = least ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+	mem = least ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+}
 
 static int enter(void)
 {
@@ -52,8 +60,7 @@ int password_hash(const char *password, char out[crypto_pwhash_STRBYTES])
 {
 	if (enter())
 		return HL_ETOOBIG;
-	int rc = crypto_pwhash_str(out, password, strlen(password), crypto_pwhash_OPSLIMIT_INTERACTIVE,
-				   crypto_pwhash_MEMLIMIT_INTERACTIVE);
+	int rc = crypto_pwhash_str(out, password, strlen(password), ops, mem);
 	leave();
 	return rc ? HL_ENOMEM : 0;
 }
@@ -64,8 +71,7 @@ static pthread_once_t dummy_once = PTHREAD_ONCE_INIT;
 
 static void make_dummy(void)
 {
-	if (crypto_pwhash_str(dummy, "not a password of anyone", 24,
-			      crypto_pwhash_OPSLIMIT_INTERACTIVE, crypto_pwhash_MEMLIMIT_INTERACTIVE))
+	if (crypto_pwhash_str(dummy, "not a password of anyone", 24, ops, mem))
 		fatal("out of memory hashing a password");
 }
 

@@ -14,6 +14,10 @@
 #define PASSWORD_MIN 8
 #define PASSWORD_MAX 1024
 
+/* With `least` set, new hashes take the least work argon2id allows (a
+ * test suite's thousands of sign-ins); a hash keeps the work it was made
+ * with, so every hash verifies whatever this says. Before any thread. */
+void password_least_work(int least);
 /* Hash `password` into `out`; 0, HL_ENOMEM, or HL_ETOOBIG when too many
  * are already waiting for a slot (the caller answers 503). */
 int password_hash(const char *password, char out[crypto_pwhash_STRBYTES]);

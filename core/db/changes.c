@@ -60,7 +60,8 @@ static int location_column(sqlite3 *db, const char *table)
 	if (sqlite3_prepare_v2(db, "SELECT cid FROM pragma_table_xinfo(:table) WHERE name = 'location_id'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -1;
-	hl_bind_text(st, ":table", table);
+	/* By name, but not through hl_bind_text: db.c calls this file. */
+	sqlite3_bind_text(st, sqlite3_bind_parameter_index(st, ":table"), table, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		col = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);

@@ -73,6 +73,9 @@ static const struct setting settings[] = {
 	S(result_cache, BOOL, "yes", 0, 0, "cache answers of read-only routes"),
 	S(log_plans, BOOL, "no", 0, 0,
 	  "log each statement's query plan when first prepared (for tests)"),
+	S(password_least_work, BOOL, "no", 0, 0,
+	  "hash new passwords with the least work argon2id allows (for tests only: such"
+	  " hashes are cheap to guess)"),
 	S(cache_mb, INT, "64", 1, 65536, "memory for cached answers, in MB"),
 	LIVE(metrics_token, STR, "", 0, 0,
 	  "a token scrapers send (Authorization: Bearer) for GET /metrics; empty: admins only"),

@@ -37,6 +37,7 @@ struct config {
 	long long slow_query_ms;
 	long long result_cache;
 	long long log_plans;
+	long long password_least_work;
 	long long cache_mb;
 	char *metrics_token;
 	long long backups;

@@ -9,6 +9,7 @@
 #include "admin/admin.h"
 #include "auth/audit.h"
 #include "auth/credentials.h"
+#include "auth/password.h"
 #include "db/backup.h"
 #include "db/db.h"
 #include "db/migrate.h"
@@ -491,12 +492,16 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0)
 		fatal("libsodium could not be initialised");
+	password_least_work((int)c.cfg.password_least_work);
 	if (!strcmp(cmd, "serve") && log_open(c.cfg.log_file)) {
 		core_release(&c);
 		return EXIT_RUN;
 	}
 	if (!strcmp(cmd, "serve"))
 		log_info("hyperlevel %s starting", HL_VERSION);
+	if (!strcmp(cmd, "serve") && c.cfg.password_least_work)
+		log_warn("password_least_work = yes: new passwords get hashes made for tests,"
+			 " cheap to guess");
 	step("config", c.cfg.config);
 	int code = run(&c, cmd);
 	core_release(&c);

@@ -194,6 +194,14 @@ class Server:
         self.port = free_port()
         self.env = dict(os.environ, **(env or {}))
         self.env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        # A test signs in hundreds of times: argon2id's least work, not 64 MB
+        # and a fifth of a second of CPU a password (test_accounts: 115 s).
+        self.env.setdefault("PGHL_PASSWORD_LEAST_WORK", "yes")
+        # Under the sanitizers each worker thread costs milliseconds to
+        # start and stop (a third of a server's life in a short test): 32
+        # workers there; the normal build runs the default 128.
+        if SANITIZED:
+            self.env.setdefault("PGHL_THREADS", "32")
         self.proc = None
         self.log = ""
         self.log_file = None
@@ -508,7 +516,8 @@ def seeded_copy():
         if not os.path.exists(db) or os.path.getmtime(db) < max(map(os.path.getmtime, made)):
             shutil.rmtree(seed, ignore_errors=True)
             p = subprocess.run([made[0], "--data-dir", seed, "--scale", "0.02", "--locations", "4"],
-                               capture_output=True, text=True, timeout=300)
+                               capture_output=True, text=True, timeout=300,
+                               env=dict(os.environ, PGHL_PASSWORD_LEAST_WORK="yes"))
             assert p.returncode == 0, p.stderr
             settle(seed)
     copy = tempfile.mkdtemp(prefix="hl-seeded-")

@@ -127,6 +127,7 @@ def test_unwritable_data_dir_is_one_line_and_exit_1():
 
 def test_sighup_reads_the_settings_again_and_reopens_the_log():
     s = Server(modules=())
+    s.env.pop("PGHL_THREADS", None)  # the file's threads must be the one that counts
     conf = os.path.join(s.root, "hyperlevel.conf")
     log = os.path.join(s.root, "hyperlevel.log")
     with open(conf, "w") as f:

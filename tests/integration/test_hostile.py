@@ -193,7 +193,7 @@ def test_a_flood_of_slow_heads_keeps_no_health_check_waiting_a_second():
     the flood's first moment a health check, each on a connection of its
     own, is answered within a second, as the rule for a server under
     pressure closes the slow heads (a quarter of a second) before then."""
-    s = Server().start()
+    s = Server(env={"PGHL_THREADS": "128"}).start()  # the default, in every build
     with s:
         flood = Dripper(s.port, b"GET /api/health HTTP/1.1\r\n", b"X-Slow: " + b"y" * 500, 0.5, 200)
         waits, failed = [], []

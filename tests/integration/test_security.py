@@ -151,3 +151,22 @@ def test_a_location_user_opens_no_location_of_another_agency():
                 assert False, "listened to another agency's location: " + path
             except Refused as e:
                 assert e.status == 404, (path, e.status)
+
+
+def test_passwords_get_argon2id_real_work_unless_a_test_suite_asks_for_less():
+    """By default a password's hash is argon2id at libsodium's interactive
+    work (64 MiB, 2 passes); password_least_work, which the test suites
+    set, makes cheap ones, says so at start, and either kind signs in."""
+    kinds = {}
+    for least in ("no", "yes"):
+        s = Server(modules=(), env={"PGHL_PASSWORD_LEAST_WORK": least})
+        with s:
+            s.create_admin("ada@example.test", "a-long-password")
+            s.start()
+            s.login("ada@example.test", "a-long-password")
+            s.stop()
+            kinds[least] = s.sql("SELECT password_hash FROM users")[0][0]
+            warned = "password_least_work = yes: new passwords get hashes made for tests" in s.log
+            assert warned == (least == "yes"), s.log
+    assert kinds["no"].startswith("$argon2id$v=19$m=65536,t=2,p=1$"), kinds
+    assert kinds["yes"].startswith("$argon2id$v=19$m=8,t=1,p=1$"), kinds
