@@ -285,30 +285,58 @@ static void sweep(const char *dir)
 
 /* ---- making one backup --------------------------------------------------- */
 
-/* The copy's name is its second: a second copy within the same second
- * (a purge, then the migration that follows) waits for the next one
- * rather than take the first's name. */
-static int paths(const struct config *cfg, char *dir, char *src, char *name)
+/* The copy's name is its second: dir/hyperlevel-YYYYMMDDTHHMMSSZ.db. */
+static int stamp_name(const char *dir, char *name)
 {
 	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(stamp, sizeof(stamp), "hyperlevel-%Y%m%dT%H%M%SZ.db", gmtime_r(&now, &tm));
+	return join(name, PATH_MAX, dir, stamp);
+}
+
+static void next_second(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 1000));
+}
+
+/* A second copy within the same second (a purge, then the migration that
+ * follows) waits for the next one rather than take the first's name. */
+static int paths(const struct config *cfg, char *dir, char *src, char *name)
+{
 	int rc = join(dir, PATH_MAX, cfg->data_dir, "backups");
 	if (!rc)
 		rc = join(src, PATH_MAX, cfg->data_dir, "hyperlevel.db");
 	for (int tries = 0; !rc && tries < 3; tries++) {
-		time_t now = time(NULL);
-		struct tm tm;
-		strftime(stamp, sizeof(stamp), "hyperlevel-%Y%m%dT%H%M%SZ.db", gmtime_r(&now, &tm));
-		if ((rc = join(name, PATH_MAX, dir, stamp)) || access(name, F_OK))
+		if ((rc = stamp_name(dir, name)) || access(name, F_OK))
 			break;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 1000));
+		next_second();
 	}
 	if (!rc && access(src, F_OK)) {
 		log_error("[backup] %s: there is no database to back up", src);
 		rc = HL_EIO;
 	}
 	return rc;
+}
+
+/* Give the finished copy its name. Another process's copy (the server's
+ * own, beside a `hyperlevel backup`) may have taken that second's name
+ * since it was chosen: then the next second's. */
+static int give_name(const char *tmp, const char *dir, char *path)
+{
+	for (int tries = 0;; tries++) {
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE))
+			return 0;
+		if (errno != EEXIST || tries == 2) {
+			log_error("[backup] cannot rename %s: %s", tmp, strerror(errno));
+			return HL_EIO;
+		}
+		next_second();
+		if (stamp_name(dir, path))
+			return HL_EIO;
+	}
 }
 
 static void remove_temporary(const char *tmp)
@@ -320,17 +348,16 @@ static void remove_temporary(const char *tmp)
 }
 
 /* Copy, check, flush, and only then give the copy its name. */
-static int copy_checked(struct backup *b, const char *src, const char *tmp, const char *path)
+static int copy_checked(struct backup *b, const char *src, const char *tmp, const char *dir,
+			char *path)
 {
 	int rc = vacuum_into(b, src, tmp);
 	if (!rc)
 		rc = check_copy(b, tmp);
 	if (!rc)
 		rc = flush(tmp, 0);
-	if (!rc && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) {
-		log_error("[backup] cannot rename %s: %s", tmp, strerror(errno));
-		rc = HL_EIO;
-	}
+	if (!rc)
+		rc = give_name(tmp, dir, path);
 	if (rc) {
 		remove_temporary(tmp);
 		if (rc == HL_ESTATE)
@@ -353,7 +380,7 @@ static int make(struct backup *b, const struct config *cfg, struct backup_info *
 	sweep(dir);
 	snprintf(tmp, sizeof(tmp), "%s" TMP_MARK "%ld", out->path, (long)getpid());
 	remove_temporary(tmp);
-	if ((rc = copy_checked(b, src, tmp, out->path)))
+	if ((rc = copy_checked(b, src, tmp, dir, out->path)))
 		return rc;
 	flush(dir, O_DIRECTORY);
 	if (stat(out->path, &st) == 0) {
