@@ -223,9 +223,12 @@ def test_a_flood_of_slow_heads_keeps_no_health_check_waiting_a_second():
             flood.stop()
         assert not failed and len(waits) == 80, failed[:5]
         assert flood.closed > 100, flood.closed  # the flood was there, and was closed
-        slow = sorted(w for w in waits if w > 1.0)
-        assert not slow, "%d of %d health checks waited over 1 s: %s" % (
-            len(slow), len(waits), ["%.2f" % w for w in slow])
+        # A second; two under the sanitizers, which run the server several
+        # times slower on a machine the rest of the suite shares.
+        limit = 2.0 if harness.SANITIZED else 1.0
+        slow = sorted(w for w in waits if w > limit)
+        assert not slow, "%d of %d health checks waited over %g s: %s" % (
+            len(slow), len(waits), limit, ["%.2f" % w for w in slow])
 
 
 def test_stalled_downloads_hold_no_read_connection():

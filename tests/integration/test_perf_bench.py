@@ -63,7 +63,12 @@ def test_measures_the_largest_sub_account_with_every_request_counted():
         [step] = out["endpoints"]
         assert (step["name"], step["clients"], step["threads"]) == ("contacts", 1, 1)
         [run] = step["runs"]
-        assert run["requests"] > 100 and run["recorded"] == run["requests"]
+        assert run["requests"] > 100
+        # Every request recorded: report.lua takes wrk's made-up samples out
+        # again. Under the sanitizers a request now and then takes many
+        # times the usual one, and the samples wrk adds for it can meet real
+        # ones in a bin: the arithmetic is checked on the normal build.
+        assert harness.SANITIZED or run["recorded"] == run["requests"], run
         assert run["non2xx"] == 0 and not any(run["socket_errors"].values())
         assert run["undo_checked"] is True
         ms = run["ms"]
