@@ -235,7 +235,10 @@ class Server:
         self.log_file = open(os.path.join(self.root, "server.log"), "w+")
         self.proc = subprocess.Popen(self.args(), env=self.env, stdout=self.log_file,
                                      stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 30
+        # A restart after kill -9 under the sanitizers, beside the rest of
+        # the suite, has taken over 30 s.
+        wait = 90 if SANITIZED else 30
+        deadline = time.time() + wait
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 self.log = self.read_log()
@@ -245,7 +248,7 @@ class Server:
                     return self
             except OSError:
                 time.sleep(0.02)
-        raise StartFailed(None, "no answer within 30 s")
+        raise StartFailed(None, "no answer within %d s" % wait)
 
     def start_fails(self):
         """Start, expecting a refusal: returns (exit code, log)."""
