@@ -291,6 +291,10 @@ def load_and_kill(s, session, rnd, ledger, world, cycle):
     started = time.time()
     for t, _ in threads:
         t.start()
+    # The kill falls in the load: after the first write answered (under
+    # the sanitizers, beside the suite, that can take longer than the
+    # shortest delay).
+    harness.wait_for(lambda: ledger.answered > 0, 60, 0.01)
     if cycle % 2:
         time.sleep(delay)
     else:
