@@ -83,6 +83,8 @@ class Job:
         p.returncode = os.waitstatus_to_exitcode(status)
         for r in readers:
             r.join()
+        p.stdout.close()
+        p.stderr.close()
         self.cpu_seconds = usage.ru_utime + usage.ru_stime
         if late:
             self.lines = ["FAIL %s %s (no end within %d s)\n%s" % (

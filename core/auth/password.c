@@ -24,8 +24,7 @@ static size_t mem = crypto_pwhash_MEMLIMIT_INTERACTIVE;
 
 void password_least_work(int least)
 {
-	ops = least ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
-	mem = least ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+	password_work(least, &ops, &mem);
 }
 
 static int enter(void)

@@ -14,9 +14,17 @@
 #define PASSWORD_MIN 8
 #define PASSWORD_MAX 1024
 
-/* With `least` set, new hashes take the least work argon2id allows (a
- * test suite's thousands of sign-ins); a hash keeps the work it was made
- * with, so every hash verifies whatever this says. Before any thread. */
+/* The work a new hash takes: libsodium's interactive limits (64 MiB, a
+ * fifth of a second), or with `least` the least argon2id allows (a test
+ * suite's thousands of sign-ins; perf-seed's data set for them). */
+static inline void password_work(int least, unsigned long long *ops, size_t *mem)
+{
+	*ops = least ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+	*mem = least ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+}
+/* The work of this process's new hashes (password_least_work). A hash
+ * keeps the work it was made with, so every hash verifies whatever this
+ * says. Before any thread. */
 void password_least_work(int least);
 /* Hash `password` into `out`; 0, HL_ENOMEM, or HL_ETOOBIG when too many
  * are already waiting for a slot (the caller answers 503). */

@@ -37,12 +37,9 @@ def where(path, text, at):
 BINDS = r"\bsqlite3_bind_(int|int64|text|text64|null|double|blob|blob64)\s*\("
 
 
-def by_place(path, text):
-    """Parameters by place: a ?N in a string, a bind call at a number."""
+def places_in_sql(path, text):
+    """A ?N, or a bare ?, in a string of SQL."""
     said = []
-    for m in re.finditer(BINDS + r"\w+,\s*\d", text):
-        said.append("%s: sqlite3_bind_%s binds by place: name the parameter"
-                    % (where(path, text, m.start()), m.group(1)))
     for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"', text):
         sql = re.search(r"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|VALUES|AND|SET)\b", m.group(0))
         if re.search(r"\?\d", m.group(0)) or sql and re.search(r"\?\s*[,)]|=\s*\?(?!\w)",
@@ -50,6 +47,14 @@ def by_place(path, text):
             said.append("%s: a parameter by place (?) in %s" % (where(path, text, m.start()),
                                                                   m.group(0)[:60]))
     return said
+
+
+def by_place(path, text):
+    """Parameters by place: a ?N in SQL, a bind call at a number."""
+    said = ["%s: sqlite3_bind_%s binds by place: name the parameter"
+            % (where(path, text, m.start()), m.group(1))
+            for m in re.finditer(BINDS + r"\w+,\s*\d", text)]
+    return said + places_in_sql(path, text)
 
 
 def faults(paths):
@@ -60,7 +65,7 @@ def faults(paths):
             said.append("%s: sqlite3_bind_%s binds by place: name the parameter and use"
                         " hl_bind_int, hl_bind_text or hl_bind_blob"
                         % (where(path, text, m.start()), m.group(1)))
-        said += [s for s in by_place(path, text) if "(?)" in s]
+        said += places_in_sql(path, text)
         for m in re.finditer(r'hl_bind_(?:int|text)\([^,]+,\s*":location"', text):
             said.append("%s: :location bound by hand: use a scoped statement"
                         % where(path, text, m.start()))

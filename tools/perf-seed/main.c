@@ -14,7 +14,9 @@
  */
 #include "seed.h"
 
+#include "auth/password.h"
 #include "db/zone_sql.h"
+#include "lib/conf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -141,9 +143,9 @@ static void *hash_password(void *arg)
 	unsigned char key[32];
 	char salt64[64], key64[64];
 	const char *least = getenv("PGHL_PASSWORD_LEAST_WORK");
-	int fast = least && !strcmp(least, "yes");
-	unsigned long long ops = fast ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
-	size_t mem = fast ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+	unsigned long long ops;
+	size_t mem;
+	password_work(least && conf_bool(least) == 1, &ops, &mem);
 	s->hash_failed = 1;
 	if (crypto_pwhash(key, sizeof(key), SEED_PASSWORD, strlen(SEED_PASSWORD), s->salt, ops, mem,
 			  crypto_pwhash_ALG_ARGON2ID13))

@@ -157,13 +157,6 @@ void tables_finalize(struct seed *s)
 		sqlite3_finalize(s->table[i].st);
 }
 
-long long now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
 void insert(struct seed *s, enum table_id t)
 {
 	struct table *tb = &s->table[t];

@@ -8,6 +8,8 @@
 #ifndef SEED_H
 #define SEED_H
 
+#include "lib/log.h" /* now_us */
+
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -107,7 +109,6 @@ void insert(struct seed *s, enum table_id t);
 void progress(struct seed *s, int final);
 /* sqlite3_exec, with one line on stderr when it fails; 0 or -1. */
 int run_sql(sqlite3 *db, const char *sql);
-long long now_us(void);
 
 /* Write the whole data set. */
 void fill(struct seed *s);
