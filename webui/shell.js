@@ -784,8 +784,11 @@ async function openPage(m, live) {
 	} catch (e) {
 		if (!live())
 			return;
-		if (!e || (e.status !== 404 && e.status !== 403))
-			console.error(e); /* a missing record is an answer, not a fault */
+		/* A missing record is an answer and a lost connection (status 0,
+		 * also what a reload does to the fetches it cuts) is the
+		 * network's: the page says both; only a fault of ours is logged. */
+		if (!e || (e.status !== 404 && e.status !== 403 && e.status !== 0))
+			console.error(e);
 		skeleton.remove();
 		view.hidden = false;
 		pageFailed(view, e);
