@@ -37,6 +37,7 @@ struct server {
 	struct credentials *credentials; /* callers read lately (credentials.h) */
 	struct metrics *metrics;
 	struct jobs *jobs;           /* the scheduler, or NULL (jobs = no) */
+	struct sender *sender;       /* what sends messages out, or NULL (jobs = no) */
 	struct events *events;       /* published events on their way to handlers */
 	struct live *live;           /* the live channel (live.h), or NULL when off */
 	struct guard *guard;         /* bounds on a worker's slow reads (guard.h) */

@@ -27,9 +27,11 @@
 #include "platform/events.h"
 #include "platform/jobs.h"
 #include "platform/module.h"
+#include "platform/sender.h"
 #include "request/router.h"
 #include "server.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -81,6 +83,9 @@ static void usage(FILE *out)
 	fprintf(out, "\n  --help, --version\n\n"
 		     "exit codes: 0 done, 1 could not start or run, 2 bad command line or setting\n");
 }
+
+/* How long a message on its way at a stop has to end. */
+#define SEND_GRACE_MS 5000
 
 struct core {
 	char **args;    /* the command's own arguments */
@@ -208,8 +213,13 @@ static int start_jobs(struct core *c)
 	int rc = events_new(&c->srv.events, handlers, c->cfg.jobs ? nhandlers : 0);
 	if (!rc && c->cfg.live_connections && !(rc = live_new(&c->srv.live, &c->cfg, c->srv.db)))
 		events_listen(c->srv.events, live_publish, c->srv.live);
+	/* Sending is driven by jobs (hl_job_send): no jobs, no sender. */
+	int nchannels;
+	const struct mod_channel *channels = modules_channels(c->srv.modules, &nchannels);
 	if (!rc && c->cfg.jobs)
-		rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db, c->srv.events);
+		rc = sender_start(&c->srv.sender, channels, nchannels);
+	if (!rc && c->cfg.jobs)
+		rc = jobs_start(&c->jobs, jobs, njobs, c->srv.db, c->srv.events, c->srv.sender);
 	if (rc)
 		return rc;
 	snprintf(detail, sizeof(detail), "%d job%s, %d event handler%s", c->cfg.jobs ? njobs : 0,
@@ -269,8 +279,13 @@ static int serve(struct core *c)
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
 	c->srv.backup = NULL;
+	/* What is on its way gets a few seconds to end, and its outcome is
+	 * recorded by the scheduler's last round. */
+	sender_stop(c->srv.sender, SEND_GRACE_MS);
 	jobs_stop(c->jobs);
 	c->jobs = NULL;
+	sender_free(c->srv.sender);
+	c->srv.sender = NULL;
 	stop_live(c);
 	log_info("stopped");
 	return 0;
@@ -280,7 +295,9 @@ static void core_release(struct core *c)
 {
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
+	sender_stop(c->srv.sender, 0);
 	jobs_stop(c->jobs);
+	sender_free(c->srv.sender);
 	stop_live(c);
 	events_free(c->srv.events);
 	db_close(c->srv.db);
@@ -492,6 +509,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0)
 		fatal("libsodium could not be initialised");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT))
+		fatal("libcurl could not be initialised");
 	password_least_work((int)c.cfg.password_least_work);
 	if (!strcmp(cmd, "serve") && log_open(c.cfg.log_file)) {
 		core_release(&c);

@@ -181,6 +181,20 @@ void event_list_clear(struct event_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+void event_list_move(struct event_list *to, struct event_list *from)
+{
+	if (!from->head)
+		return;
+	if (to->tail)
+		to->tail->next = from->head;
+	else
+		to->head = from->head;
+	to->tail = from->tail;
+	to->n += from->n;
+	to->bytes += from->bytes;
+	memset(from, 0, sizeof(*from));
+}
+
 HL_API int hl_publish_assigned(struct hl_req *req, const char *name, int64_t subject_id,
 			       int64_t assigned_to, const char *data)
 {

@@ -61,6 +61,9 @@ int event_list_add(struct event_list *l, const char *name, int64_t location_id,
 		   int64_t subject_id, int64_t assigned_to, const char *data);
 /* Free the list's events (a rolled-back transaction) and empty it. */
 void event_list_clear(struct event_list *l);
+/* Put `from`'s events after `to`'s, in order (`from` is left empty): a
+ * part of a transaction that was kept (a savepoint released). */
+void event_list_move(struct event_list *to, struct event_list *from);
 
 /* The delivery queue for the handlers of the loaded modules, `handlers`
  * (kept, not copied: they must outlive it; n may be 0). 0 or HL_ENOMEM. */

@@ -24,6 +24,7 @@
  * then writes nothing.
  */
 #include "platform/jobs.h"
+#include "platform/sender.h"
 #include "lib/heap.h"
 #include "lib/log.h"
 
@@ -55,11 +56,14 @@ struct hl_job_run {
 	long long checked_us;  /* the last hl_job_over_budget call, or start_us */
 	_Atomic long long *contended_us; /* the scheduler's: when a request last waited */
 	struct event_list events; /* published, handed over after the commit */
+	struct sender *sender;    /* NULL: nothing is sent */
+	struct send_list sends;   /* prepared, handed over after the commit */
 };
 
 struct jobs {
 	struct db *db;
 	struct events *events; /* NULL: no event delivery */
+	struct sender *sender; /* NULL: nothing is sent */
 	long long deliver_us;  /* earliest next burst of events (0: at once) */
 	struct job *list;
 	int n;
@@ -105,6 +109,17 @@ HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t loca
 			  int64_t subject_id, const char *data)
 {
 	return hl_job_publish_assigned(run, name, location_id, subject_id, 0, data);
+}
+
+HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char *why,
+		       size_t size)
+{
+	if (why && size)
+		why[0] = '\0';
+	if (!run || !m)
+		return HL_EINVAL;
+	return sender_prepare(run->sender, run, (struct hl_mod *)run->mod, m, &run->sends, why,
+			      size);
 }
 
 /* What a slice keeps of its budget for what follows its last piece: the
@@ -223,7 +238,8 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
  * its time in *ms. */
 static int run_slice(struct jobs *js, struct job *job, long long *ms)
 {
-	struct hl_job_run run = { .mod = job->spec->mod, .contended_us = &js->contended_us };
+	struct hl_job_run run = { .mod = job->spec->mod, .contended_us = &js->contended_us,
+				  .sender = js->sender };
 	const char *name = job->spec->name;
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
@@ -247,6 +263,7 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 		    (record(run.db, name, 0, 0, *ms, hl_strerror(rc)) || db_commit(run.db)))
 			db_rollback(run.db);
 		event_list_clear(&run.events);
+		send_list_clear(&run.sends);
 	}
 	/* A pass of several slices has walked through its table: what it
 	 * mapped and cached need not stay resident (an idle server's memory:
@@ -259,6 +276,7 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 	js->publishing = job;
 	events_commit(js->events, &run.events);
 	js->publishing = NULL;
+	sender_commit(js->sender, &run.sends);
 	db_write_unlock(js->db, run.db);
 	if (let_go)
 		heap_give_back(); /* not holding up the writers */
@@ -272,7 +290,8 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 static int run_handler(void *arg, const struct mod_handler *h, const struct hl_event *e)
 {
 	struct jobs *js = arg;
-	struct hl_job_run run = { .mod = h->mod, .contended_us = &js->contended_us };
+	struct hl_job_run run = { .mod = h->mod, .contended_us = &js->contended_us,
+				  .sender = js->sender };
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);
@@ -283,14 +302,85 @@ static int run_handler(void *arg, const struct mod_handler *h, const struct hl_e
 	if (rc < 0) {
 		db_rollback(run.db);
 		event_list_clear(&run.events);
+		send_list_clear(&run.sends);
 	}
 	events_commit(js->events, &run.events);
+	sender_commit(js->sender, &run.sends);
 	db_write_unlock(js->db, run.db);
 	long long ms = (now_us() - run.start_us) / 1000;
 	if (ms > JOB_SLICE_BUDGET_MS)
 		log_warn("[event] %s: the handler of '%s' took %lld ms on %s (budget %d ms)",
 			 h->module, h->h.event, ms, e->name, JOB_SLICE_BUDGET_MS);
 	return rc < 0 ? rc : 0;
+}
+
+/* One owner's settle of one outcome, inside the batch's transaction, in
+ * a savepoint of its own: a settle that fails is undone (and what it
+ * published and prepared dropped) without the others. */
+static void settle_one(struct jobs *js, struct hl_job_run *run, const struct hl_send *t)
+{
+	struct hl_outcome o;
+	struct hl_mod *owner;
+	int (*settle)(struct hl_job_run *, const struct hl_outcome *);
+	send_outcome(t, &o, &owner, &settle);
+	struct hl_job_run one = { .db = run->db, .mod = owner, .start_us = run->start_us,
+				  .checked_us = now_us(), .contended_us = &js->contended_us,
+				  .sender = js->sender };
+	int rc = hl_exec(run->db, "SAVEPOINT settle");
+	if (!rc)
+		rc = settle(&one, &o);
+	if (rc < 0) {
+		log_error("[send] %s: the outcome of message %lld could not be recorded: %s",
+			  owner ? mod_name(owner) : "core", (long long)o.id, hl_strerror(rc));
+		hl_exec(run->db, "ROLLBACK TO settle");
+		event_list_clear(&one.events);
+		send_list_clear(&one.sends);
+	} else {
+		event_list_move(&run->events, &one.events);
+		send_list_move(&run->sends, &one.sends);
+	}
+	hl_exec(run->db, "RELEASE settle");
+}
+
+#define SETTLE_BATCH 256   /* outcomes recorded in one transaction at most */
+
+/* A batch of settled sends, each given to its owner, in one transaction
+ * (a commit per message would cost more than the settling). Returns 1
+ * when more wait. */
+static int settle_batch(struct jobs *js)
+{
+	struct hl_send *batch = sender_take(js->sender, SETTLE_BATCH);
+	if (!batch)
+		return 0;
+	struct hl_job_run run = { .contended_us = &js->contended_us, .sender = js->sender };
+	run.db = db_write_lock(js->db);
+	run.start_us = run.checked_us = now_us();
+	int rc = db_begin(run.db);
+	for (const struct hl_send *t = batch; !rc && t; t = send_next(t))
+		settle_one(js, &run, t);
+	if (!rc && db_commit(run.db))
+		rc = HL_EDB;
+	if (rc) {
+		log_error("[send] the outcomes of a batch could not be recorded: %s",
+			  hl_strerror(rc));
+		db_rollback(run.db);
+		event_list_clear(&run.events);
+		send_list_clear(&run.sends);
+	}
+	events_commit(js->events, &run.events);
+	sender_commit(js->sender, &run.sends);
+	db_write_unlock(js->db, run.db);
+	sender_release(batch);
+	return sender_settled(js->sender) > 0;
+}
+
+/* Called by the sender once a send settled: the thread wakes for it. */
+static void wake_for_settled(void *arg)
+{
+	struct jobs *js = arg;
+	pthread_mutex_lock(&js->lock);
+	pthread_cond_signal(&js->wake);
+	pthread_mutex_unlock(&js->lock);
 }
 
 /* Called by the event queue, with its lock held, for each event handed
@@ -378,12 +468,15 @@ static void wait_until(struct jobs *js, long long when_us)
 	pthread_cond_timedwait(&js->wake, &js->lock, &ts);
 }
 
-/* A burst of event deliveries, a slice's budget long at most; when events
- * remain, the next burst waits a pause so request writers get in. */
+/* A burst of event deliveries, a slice's budget long at most, and a batch
+ * of sends' outcomes; when more remain, the next burst waits a pause so
+ * request writers get in. */
 static void deliver_events(struct jobs *js)
 {
 	pthread_mutex_unlock(&js->lock);
 	int more = events_deliver(js->events, run_handler, js, JOB_SLICE_BUDGET_MS * 1000LL);
+	if (js->sender)
+		more |= settle_batch(js);
 	pthread_mutex_lock(&js->lock);
 	js->deliver_us = more ? now_us() + PAUSE_MS * 1000LL : 0;
 }
@@ -407,7 +500,7 @@ static void *loop(void *arg)
 	pthread_mutex_lock(&js->lock);
 	while (!js->stop) {
 		long long now = now_us();
-		int events = events_queued(js->events) > 0;
+		int events = events_queued(js->events) > 0 || sender_settled(js->sender) > 0;
 		struct job *job = next_due(js);
 		if (events && js->deliver_us <= now)
 			deliver_events(js);
@@ -436,7 +529,7 @@ static void add_job(struct jobs *js, struct mod_job *spec, long long first_us)
 }
 
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
-	       struct events *events)
+	       struct events *events, struct sender *sender)
 {
 	struct jobs *js = calloc(1, sizeof(*js));
 	*out = NULL;
@@ -446,6 +539,7 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	}
 	js->db = db;
 	js->events = events;
+	js->sender = sender;
 	long long first = now_us() + 1000000; /* first slices a second after start */
 	for (int i = 0; i < CORE_JOBS; i++)
 		add_job(js, &core_jobs[i], first);
@@ -468,6 +562,8 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	 * slices are a second away. */
 	if (events)
 		events_on_queue(events, wake_for_event, js);
+	if (sender)
+		sender_on_settled(sender, wake_for_settled, js);
 	*out = js;
 	return 0;
 }
@@ -478,11 +574,16 @@ void jobs_stop(struct jobs *js)
 		return;
 	if (js->events)
 		events_on_queue(js->events, NULL, NULL);
+	if (js->sender)
+		sender_on_settled(js->sender, NULL, NULL);
 	pthread_mutex_lock(&js->lock);
 	js->stop = 1;
 	pthread_cond_signal(&js->wake);
 	pthread_mutex_unlock(&js->lock);
 	pthread_join(js->thread, NULL);
+	/* The outcomes of what the stopped sender saw to the end are kept. */
+	while (js->sender && settle_batch(js))
+		;
 	pthread_cond_destroy(&js->wake);
 	pthread_mutex_destroy(&js->lock);
 	free(js->list);

@@ -24,7 +24,9 @@
  * handler runs like a slice, in a transaction on the write connection that
  * commits when the handler returns 0 and rolls back otherwise. Events a
  * slice or a handler published (hl_job_publish) are handed over after its
- * commit, before the write lock is let go.
+ * commit, before the write lock is let go; so are the messages it handed
+ * to the sender (hl_job_send, sender.h), whose outcomes the thread gives
+ * back to their owners' settle functions, a batch per transaction.
  */
 #ifndef HL_JOBS_H
 #define HL_JOBS_H
@@ -32,6 +34,8 @@
 #include "db/db.h"
 #include "platform/events.h"
 #include "platform/module.h"
+
+struct sender;
 
 #define JOB_SLICE_BUDGET_MS 40
 
@@ -41,11 +45,13 @@ struct jobs;
  * and the modules' `list`, which must outlive the scheduler. Every job's
  * first slice comes a second after the start, or sooner when an event
  * wakes it. `events` (NULL: none) are delivered as soon as they are
- * queued; they must outlive the scheduler.
- * Returns 0 or HL_ENOMEM / HL_EIO. */
+ * queued; the outcomes of `sender`'s sends (NULL: nothing is sent) are
+ * given to their owners as soon as they settle; both must outlive the
+ * scheduler. Returns 0 or HL_ENOMEM / HL_EIO. */
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
-	       struct events *events);
-/* Finish the running slice and stop the thread (NULL is ignored). */
+	       struct events *events, struct sender *sender);
+/* Finish the running slice and stop the thread (NULL is ignored); then
+ * record the outcomes the sender (stopped before) still holds. */
 void jobs_stop(struct jobs *js);
 
 /* One job's figures since the process started, for the metrics. */

@@ -57,6 +57,8 @@ struct hl_mod {
 	int nhandlers;
 	struct hl_page *pages;
 	int npages;
+	struct hl_channel *channels;
+	int nchannels;
 	struct modules *set;
 };
 
@@ -69,6 +71,8 @@ struct modules {
 	int njobs;
 	struct mod_handler *handlers;
 	int nhandlers;
+	struct mod_channel *channels;
+	int nchannels;
 	struct router *router;
 };
 
@@ -597,6 +601,52 @@ static void undo(struct hl_mod *m)
 	free(m->pages);
 	m->pages = NULL;
 	m->npages = 0;
+	free(m->channels);
+	m->channels = NULL;
+	m->nchannels = 0;
+}
+
+/* Whether `name` may name a channel: [a-z0-9_], 1 to 16 bytes. */
+static int channel_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	return n >= 1 && n <= 16 && strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+/* The module that delivers `channel` among those loaded so far (NULL:
+ * none). */
+static const char *provider_of(const struct modules *set, const char *channel)
+{
+	for (int i = 0; i < set->norder; i++)
+		for (int k = 0; k < set->order[i]->nchannels; k++)
+			if (!strcmp(set->order[i]->channels[k].name, channel))
+				return set->order[i]->name;
+	return NULL;
+}
+
+/* The descriptor's channels (ABI 1.18), checked. */
+static int add_channels(struct hl_mod *m, const struct hl_table *t)
+{
+	if (t->size < HL_CHANNEL_SIZE_1_18)
+		return registration_failed(m, HL_EABI, "channel table entries are too small");
+	if (!(m->channels = calloc(t->count, sizeof(*m->channels))))
+		return registration_failed(m, HL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->count; i++) {
+		struct hl_channel c;
+		copy_entry(&c, sizeof(c), t->entries, i, t->size);
+		if (!channel_name_ok(c.name) || !c.label || !c.prepare)
+			return registration_failed(m, HL_EINVAL, "channel %zu needs a name (a-z, 0-9"
+						   " and _, at most 16), a label and a prepare", i + 1);
+		const char *other = provider_of(m->set, c.name);
+		for (int k = 0; !other && k < m->nchannels; k++)
+			if (!strcmp(m->channels[k].name, c.name))
+				other = m->name;
+		if (other)
+			return registration_failed(m, HL_EEXIST, "channel '%s' is delivered by module"
+						   " '%s' already", c.name, other);
+		m->channels[m->nchannels++] = c;
+	}
+	return 0;
 }
 
 /* The descriptor's tables, as init would add them, before it runs. */
@@ -616,6 +666,8 @@ static int add_tables(struct hl_mod *m)
 					    d->handlers.size);
 	if (!rc && d->pages.count)
 		rc = hl_add_pages_(m, d->pages.entries, d->pages.count, d->pages.size);
+	if (!rc && d->channels.count)
+		rc = add_channels(m, &d->channels);
 	return rc;
 }
 
@@ -793,6 +845,22 @@ static int collect_handlers(struct modules *set)
 	return 0;
 }
 
+static int collect_channels(struct modules *set)
+{
+	int n = 0;
+	for (int i = 0; i < set->norder; i++)
+		n += set->order[i]->nchannels;
+	if (n && !(set->channels = calloc((size_t)n, sizeof(*set->channels))))
+		return HL_ENOMEM;
+	for (int i = 0; i < set->norder; i++) {
+		struct hl_mod *m = set->order[i];
+		for (int k = 0; k < m->nchannels; k++)
+			set->channels[set->nchannels++] = (struct mod_channel){
+				.c = m->channels[k], .module = m->name, .mod = m };
+	}
+	return 0;
+}
+
 int modules_load(struct modules **out, const struct config *cfg, struct router *r)
 {
 	struct modules *set = calloc(1, sizeof(*set));
@@ -816,7 +884,7 @@ int modules_load(struct modules **out, const struct config *cfg, struct router *
 	}
 	for (int i = 0; i < set->n; i++)
 		visit(set->mods[i]);
-	if ((rc = collect_jobs(set)) || (rc = collect_handlers(set)))
+	if ((rc = collect_jobs(set)) || (rc = collect_handlers(set)) || (rc = collect_channels(set)))
 		return rc;
 	for (int i = 0; i < set->n; i++)
 		if (set->mods[i]->state == MOD_REFUSED)
@@ -840,6 +908,7 @@ void modules_free(struct modules *set)
 		free(m->jobs);
 		free(m->handlers);
 		free(m->pages);
+		free(m->channels);
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
@@ -851,6 +920,7 @@ void modules_free(struct modules *set)
 		free(set->jobs[i].name);
 	free(set->jobs);
 	free(set->handlers);
+	free(set->channels);
 	free(set->order);
 	free(set->mods);
 	free(set);
@@ -899,6 +969,12 @@ int modules_recount(const struct modules *set, struct hl_db *w, int64_t location
 		}
 	}
 	return 0;
+}
+
+const struct mod_channel *modules_channels(const struct modules *set, int *n)
+{
+	*n = set->nchannels;
+	return set->channels;
 }
 
 struct mod_job *modules_jobs(struct modules *set, int *n)

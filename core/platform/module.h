@@ -46,6 +46,14 @@ struct mod_handler {
 	struct hl_mod *mod;
 };
 
+/* A channel a loaded module delivers (hl_module.channels), for the
+ * sender. */
+struct mod_channel {
+	struct hl_channel c;
+	const char *module;     /* the module's name, for the log */
+	struct hl_mod *mod;
+};
+
 /* Find and load every module. Returns 0 when every enabled module loaded;
  * HL_EINVAL when one or more were refused (each logged); HL_ENOMEM. The set
  * is returned in *out either way, for listings. Routes go into `r`. */
@@ -64,6 +72,10 @@ int modules_recount(const struct modules *set, struct hl_db *w, int64_t location
 
 /* The jobs of all loaded modules; count in *n. */
 struct mod_job *modules_jobs(struct modules *set, int *n);
+
+/* The channels the loaded modules deliver, one provider each; count in
+ * *n. */
+const struct mod_channel *modules_channels(const struct modules *set, int *n);
 
 /* The event handlers of all loaded modules, in load order and, within a
  * module, in table order; count in *n. */

@@ -6,9 +6,10 @@
  * location (hl_location_id); "assigned only" users see and touch only the
  * conversations assigned to them. Every write publishes an event whose
  * data names the contact, which the contacts module counts as the
- * contact's activity. Sending is not done here: message.sent is the
- * interface a provider module (SMS, e-mail ...) implements. Its browser
- * pages are the inbox and a thread (webui/inbox.js).
+ * contact's activity. Messages written leave through the outbox
+ * (outbox.c), handed to the provider module of their channel (SMS,
+ * e-mail ...) through the core. Its browser pages are the inbox and a
+ * thread (webui/inbox.js).
  */
 #include "conversations.h"
 
@@ -35,7 +36,29 @@ static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/conversations/:id/messages", .handler = conv_messages,
 	  .cache_ms = 60000, .reads = "conversations messages" },
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages", .handler = conv_send },
+	{ .method = "POST", .pattern = "/api/conversations/:id/messages/:message/retry",
+	  .handler = conv_retry },
 };
+
+/* The outbox: woken by each message written (and each outcome, which
+ * frees room on its channel); the period finds retries come due. */
+static const struct hl_job jobs[] = {
+	{ .name = "outbox", .period_ms = 1000, .slice = outbox_slice, .wake_on = "message.*" },
+};
+
+static const struct hl_event_handler handlers[] = {
+	{ .event = "channel.ready", .handle = outbox_channel_ready },
+};
+
+static int init(struct hl_mod *mod)
+{
+	long long first_s = 30;
+	int rc = hl_setting_int(mod, "send_rate", 20, 1, 100000, &conv_send_rate);
+	if (!rc)
+		rc = hl_setting_int(mod, "retry_first_s", 30, 1, 3600, &first_s);
+	conv_retry_first_ms = first_s * 1000;
+	return rc;
+}
 
 /* The browser pages (webui/inbox.js): the inbox, in the menu, opening
  * with its first page; a thread beside it. */
@@ -55,9 +78,10 @@ static const struct hl_recount recounts[] = {
 	  " WHERE location_id = :location AND direction = 'inbound'" },
 };
 
-HL_MODULE(.name = "conversations", .version = "0.2.0", .requires = requires,
+HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
-	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
+	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers),
+	  .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts));
 
 int conv_is_channel(const char *s)
@@ -69,6 +93,19 @@ int conv_is_channel(const char *s)
 		if (!strcmp(s, channels[i]))
 			return 1;
 	return 0;
+}
+
+const char *conv_channel_label(const char *channel)
+{
+	static const char *const labels[][2] = {
+		{ "sms", "SMS" }, { "email", "e-mail" }, { "whatsapp", "WhatsApp" },
+		{ "facebook", "Facebook" }, { "instagram", "Instagram" }, { "webchat", "web chat" },
+		{ "phone", "phone" },
+	};
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(channel, labels[i][0]))
+			return labels[i][1];
+	return channel;
 }
 
 int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,

@@ -30,8 +30,8 @@
 	" WHERE cv.id = :id AND cv.location_id = :location AND (:me = 0 OR cv.assigned_to = :me)"
 
 /* A message as a thread and the writes answer it (m: messages). */
-#define MESSAGE_COLUMNS "m.id, m.conversation_id, m.direction, m.channel, m.body, m.status," \
-	" m.created_at"
+#define MESSAGE_COLUMNS "m.id, m.conversation_id, m.direction, m.channel, m.subject, m.body," \
+	" m.status, m.status_reason, m.created_at"
 
 /* The longest message body, in characters (a preview keeps the first
  * 200 of the last message). */
@@ -39,6 +39,8 @@
 
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
+/* How a person calls channel `channel`: "SMS", "e-mail" ... */
+const char *conv_channel_label(const char *channel);
 /* Publish `event` about `subject` with data naming the contact, and the
  * conversation, message and channel when given (0 / NULL: left out). */
 int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,
@@ -74,6 +76,15 @@ int conv_reply_record(struct hl_req *req, int status, int64_t id);
 int conv_messages(struct hl_req *req);             /* messages.c */
 int conv_send(struct hl_req *req);
 int conv_inbound(struct hl_req *req);              /* inbound.c */
+int conv_retry(struct hl_req *req);                /* outbox.c */
+/* Put outbound message `message` in the outbox, due now. 0 or HL_EDB. */
+int conv_queue(struct hl_req *req, int64_t message);
+/* The outbox job, the outcome of a send, and a channel set up. */
+int outbox_slice(struct hl_job_run *run);
+int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o);
+int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev);
+/* Settings: messages a second per sub-account; the first back-off. */
+extern long long conv_send_rate, conv_retry_first_ms;
 int conv_open(struct hl_req *req);                 /* write.c */
 int conv_change(struct hl_req *req);
 int conv_read(struct hl_req *req);

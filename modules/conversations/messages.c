@@ -2,9 +2,8 @@
 /*
  * messages.c: a conversation's thread, newest first and paged backwards
  * (the cursor is the id of the oldest message of the page), and the
- * messages users send. A message sent is only stored, with status queued:
- * delivering it is a provider module's job (SMS, e-mail ...), which takes
- * the message.sent event published here and moves the status on. The
+ * messages users send. A message sent is stored as queued and put in the
+ * outbox (outbox.c), which hands it to its channel's provider. The
  * thread walks messages_conversation (conversation_id, id) backwards.
  */
 #include "conversations.h"
@@ -56,7 +55,9 @@ static int insert_message(struct hl_req *req, const struct conversation *cv, int
 	*id = sqlite3_column_int64(st, 0);
 	*at = hl_strndup(req, (const char *)sqlite3_column_text(st, 1),
 			 (size_t)sqlite3_column_bytes(st, 1));
-	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	return inbound ? 0 : conv_queue(req, *id);
 }
 
 int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
@@ -112,7 +113,6 @@ int conv_send(struct hl_req *req)
 		channel = hl_strndup(req, cv.channel, strlen(cv.channel));
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
-	/* The provider's cue: it delivers the message and updates its status. */
 	rc = conv_publish(req, "message.sent", message, cv.contact, cv.id, message, channel);
 	return rc ? rc : conv_reply_message(req, 201, message);
 }

@@ -69,6 +69,9 @@
  *   1.17 hl_bind_blob; hl_json_rows, every row of a statement as an
  *        array. HL_SQL_TODAY and HL_SQL_TOMORROW (UTC days) give way to
  *        HL_SQL_LOCAL_TODAY and HL_SQL_LOCAL_TOMORROW.
+ *   1.18 sending: the descriptor's channels (struct hl_channel), which
+ *        a provider module delivers; hl_job_send (struct hl_outgoing,
+ *        struct hl_outcome) and the hl_send_* functions of a send.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -84,7 +87,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 17
+#define HL_ABI_MINOR 18
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -337,6 +340,159 @@ HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
 				   const char *data);
 
 /* ---------------------------------------------------------------------------
+ * Sending (ABI 1.18). A message leaves through a channel ("email", "sms"),
+ * which one provider module delivers: it lists the channel in its
+ * descriptor's `channels` and says how a message goes out over the network
+ * (an HTTP request to the provider's API, an SMTP submission). The module
+ * that keeps the messages (the owner) hands each one over in its job
+ * slice with hl_job_send, after recording it as sending in that slice's
+ * transaction; it leaves only once that transaction has committed, never
+ * for a rolled-back one. The core sends many at once on a thread of its
+ * own (libcurl's multi interface, bounded time-outs, certificates always
+ * verified), asks the provider what the answer means, and hands the
+ * outcome to the owner's `settle` on the scheduler thread, in a
+ * transaction. A crash between the two leaves the owner's record as
+ * sending: the owner must then never send it again blindly (it does not
+ * know whether it left), but show it as unknown.
+ *
+ * The provider's side, in its descriptor:
+ *     static const struct hl_channel channels[] = {
+ *             { .name = "sms", .label = "SMS", .prepare = sms_prepare,
+ *               .conclude = sms_conclude } };
+ *     HL_MODULE(..., .channels = HL_TABLE(channels));
+ */
+struct hl_send;      /* one message on its way out, as its provider sees it */
+struct hl_outcome;   /* how it ended, for the owner */
+
+/* What the owner hands a channel. Strings are copied. */
+struct hl_outgoing {
+	const char *channel;   /* "sms" */
+	int64_t location_id;   /* the sub-account sending */
+	int64_t id;            /* the owner's id of the message, given back */
+	const char *to;        /* the recipient: an address, a number */
+	const char *subject;   /* NULL for a channel without one */
+	const char *body;      /* the text */
+	/* NULL, or a JSON object's text with what else the channel takes
+	 * (the provider documents its members: an HTML part, a reply's
+	 * Message-ID ...). */
+	const char *data;
+	/* The owner's, called once with the outcome (below). */
+	int (*settle)(struct hl_job_run *run, const struct hl_outcome *o);
+};
+
+/* How a send ended. */
+enum hl_outcome_kind {
+	HL_SENT = 1,       /* the provider took it */
+	HL_SEND_LATER,     /* a temporary failure (SMTP 4xx, HTTP 429 or 5xx, a
+			    * time-out, no connection): worth trying again */
+	HL_SEND_FAILED,    /* a permanent one: trying again would fail too */
+};
+
+/* The outcome, for the owner's `settle`: called on the scheduler thread
+ * in a write transaction (hl_job_db(run)), like an event handler, with
+ * the owner's settings; its writes commit when it returns 0 and are
+ * undone when it returns a negative HL_E code (the outcome is then lost:
+ * the record stays as sending). Strings live until it returns. */
+struct hl_outcome {
+	int64_t location_id, id;   /* as given to hl_job_send */
+	enum hl_outcome_kind kind;
+	/* In the provider's words, for a person: "550 5.1.1 No such user";
+	 * NULL when sent. */
+	const char *reason;
+	/* The provider's id of the message (an SMS's SID, an e-mail's
+	 * Message-ID), by which its later reports name it; or NULL. */
+	const char *reference;
+	/* HL_SEND_LATER: the wait the provider asked for (Retry-After), in
+	 * seconds; 0 when it asked none. */
+	unsigned retry_after_s;
+};
+
+struct hl_channel {
+	/* "sms": lower-case letters, digits and "_", at most 16 bytes; one
+	 * provider per channel among the loaded modules. */
+	const char *name;
+	/* "SMS", "e-mail": in what a person reads ("no e-mail provider is
+	 * set up"). */
+	const char *label;
+	/* On the scheduler thread, inside hl_job_send, in the owner's slice
+	 * (hl_job_db(run) reads the provider's own tables: the sub-account's
+	 * credentials): say how `m` goes out, with hl_send_http or
+	 * hl_send_smtp and what goes with them. 0 when it may go;
+	 * HL_ENOENT when the sub-account has not set the channel up (the
+	 * message waits; hl_send_refuse says why); HL_EINVAL when this
+	 * message can never go (a number that is not one); another negative
+	 * HL_E code for a fault of the provider's own. */
+	int (*prepare)(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *m);
+	/* On the sending thread once the answer came or the request
+	 * failed: what it means (hl_send_status and hl_send_answer read it;
+	 * hl_send_sent, hl_send_later and hl_send_failed say it). Not a
+	 * place to read or write the database. NULL, or a conclude that says
+	 * nothing: a 2xx answer is sent; a failure to connect, a time-out,
+	 * HTTP 429 and 5xx and SMTP 4xx are tried again later; anything
+	 * else failed, with the answer's status. */
+	void (*conclude)(struct hl_send *s);
+	/* How many of the channel's messages may be on their way at once
+	 * (hl_job_send answers HL_ETOOBIG beyond); 0: 32. */
+	unsigned max_in_flight;
+};
+
+/* In the owner's slice: hand message `m` to its channel's provider, to
+ * leave once the slice commits. 0; HL_ENOENT when no loaded module
+ * delivers the channel (`why` left empty: the owner says "no SMS
+ * provider is set up" in its own words), or when the provider says the
+ * sub-account has not set it up (both wait); HL_EINVAL when the provider
+ * refuses this message (it failed); HL_ETOOBIG when the channel has
+ * max_in_flight messages on their way (try again in a later slice);
+ * HL_ESTATE when the server is stopping. `why` (`size` bytes) gets the
+ * provider's sentence for a person, or is left empty. */
+HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char *why,
+		       size_t size);
+
+/* In prepare. Memory that lives as long as the send; never NULL (as
+ * hl_alloc). */
+HL_API void *hl_send_alloc(struct hl_send *s, size_t n);
+HL_API char *hl_send_sprintf(struct hl_send *s, const char *fmt, ...) HL_PRINTF(2, 3);
+/* An HTTP request: `method` ("POST"), an http:// or https:// `url`, and a
+ * body of `len` bytes of `content_type` (NULL body: none). Redirects are
+ * not followed. 0, or HL_EINVAL (logged) for another scheme. */
+HL_API int hl_send_http(struct hl_send *s, const char *method, const char *url,
+			const char *content_type, const void *body, size_t len);
+/* A header line of the HTTP request ("Accept: application/json"). */
+HL_API int hl_send_header(struct hl_send *s, const char *line);
+/* An SMTP submission to a relay: `url` smtp://host:port (STARTTLS is
+ * required) or smtps://host:port; the envelope's sender and the
+ * NULL-terminated recipients; `message` the whole RFC 5322 message (CRLF
+ * line ends). 0, or HL_EINVAL (logged) for another scheme. */
+HL_API int hl_send_smtp(struct hl_send *s, const char *url, const char *from,
+			const char *const *to, const void *message, size_t len);
+/* The user and password for HTTP basic authentication or SMTP AUTH. */
+HL_API void hl_send_auth(struct hl_send *s, const char *user, const char *password);
+/* A file of certificate authorities the server's certificate must chain
+ * to, instead of the system's (a relay with a private authority). */
+HL_API void hl_send_ca_file(struct hl_send *s, const char *path);
+/* Why prepare refused (HL_ENOENT, HL_EINVAL): the sentence hl_job_send
+ * gives its caller. */
+HL_API void hl_send_refuse(struct hl_send *s, const char *fmt, ...) HL_PRINTF(2, 3);
+
+/* In conclude. The answer's status (HTTP's, or the SMTP server's last
+ * reply code), 0 when none came; why the request failed before an answer
+ * ("Connection refused", "Timeout was reached"), or NULL; the answer's
+ * body (at most 64 KB kept, NUL-terminated; "" for SMTP). */
+HL_API long hl_send_status(const struct hl_send *s);
+HL_API const char *hl_send_error(const struct hl_send *s);
+HL_API const char *hl_send_answer(const struct hl_send *s, size_t *len);
+/* A header of the answer (case-insensitive name), or NULL. */
+HL_API const char *hl_send_answer_header(const struct hl_send *s, const char *name);
+/* What it means: sent, with the provider's id of it (NULL: none); to be
+ * tried again (after `after_s` seconds the provider asked, 0: the owner's
+ * back-off), with the reason; failed for good, with the reason. The last
+ * call counts. */
+HL_API void hl_send_sent(struct hl_send *s, const char *reference);
+HL_API void hl_send_later(struct hl_send *s, unsigned after_s, const char *fmt, ...)
+	HL_PRINTF(3, 4);
+HL_API void hl_send_failed(struct hl_send *s, const char *fmt, ...) HL_PRINTF(2, 3);
+
+/* ---------------------------------------------------------------------------
  * Pages. A module ships the browser pages of its feature as ES modules in
  * its webui/ folder, installed into the server's web folder under
  * modules/NAME/, and declares them here. GET /api/pages answers the pages
@@ -434,6 +590,9 @@ struct hl_module {
 	/* ABI 1.15. struct hl_recount entries: what the module keeps by day,
 	 * made again when a sub-account's time zone changes. */
 	struct hl_table recounts;
+	/* ABI 1.18. struct hl_channel entries: the channels this module
+	 * delivers (see "Sending"). */
+	struct hl_table channels;
 };
 
 /* ABI 1.15. Counts kept by the sub-account's days (local_day, below) are
@@ -482,6 +641,7 @@ struct hl_recount {
 #define HL_EVENT_HANDLER_SIZE_1_1 \
 	(offsetof(struct hl_event_handler, handle) + sizeof(void (*)(void)))
 #define HL_PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
+#define HL_CHANNEL_SIZE_1_18 (offsetof(struct hl_channel, max_in_flight) + sizeof(unsigned))
 
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.

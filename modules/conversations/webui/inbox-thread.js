@@ -4,9 +4,11 @@
  * whose state `x` is passed in): its messages, oldest at the top, older
  * ones loaded as it is scrolled up (a pager over the messages' cursor); a
  * reply sent from the box at the bottom (Ctrl+Enter sends); read when
- * opened; starred with one button. openThread() returns what the thread
- * does when others change it: messages sent or received elsewhere join it
- * at the bottom.
+ * opened; starred with one button. Each message written here shows its
+ * status as it leaves (queued, sending, sent ...), why when it did not go,
+ * and Retry when it failed. openThread() returns what the thread does when
+ * others change it: messages sent or received elsewhere join it at the
+ * bottom, and those shown take their new status.
  */
 
 export const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
@@ -15,13 +17,28 @@ const BODY_MAX = 5000;
 
 export const channelName = (c) => (CHANNELS.find((x) => x[0] === c) || [c, c])[1];
 
+/* What a person reads of an outbound message's status. */
+const STATUS = {
+	queued: 'Queued', sending: 'Sending…', sent: 'Sent', delivered: 'Delivered', read: 'Read',
+	failed: 'Not sent', bounced: 'Bounced', unknown: 'May not have been sent',
+};
+const PROBLEM = new Set(['failed', 'bounced', 'unknown']);
+const RETRY = new Set(['failed', 'unknown']);
+
 function message(ctx, m) {
 	const out = m.direction === 'outbound';
 	const f = ctx.format;
-	return ctx.html`<li class="${'i-msg ' + (out ? 'is-out' : 'is-in')}">
+	const status = out && m.status ? STATUS[m.status] || m.status : '';
+	const li = ctx.html`<li class="${'i-msg ' + (out ? 'is-out' : 'is-in') + (PROBLEM.has(m.status) ? ' is-problem' : '')}"
+		data-message="${String(m.id)}">
 		<p class="i-body">${m.body}</p>
-		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? 'Sent ' : 'Received ') + f.when(m.created_at) +
-			(out && m.status ? ' · ' + m.status : '')}</span></li>`;
+		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
+			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`;
+	if (out && m.status_reason)
+		li.append(ctx.html`<span class="i-reason">${m.status_reason}</span>`);
+	if (out && RETRY.has(m.status))
+		li.append(ctx.html`<button type="button" class="btn btn-small" data-retry="${String(m.id)}">Retry</button>`);
+	return li;
 }
 
 function frame(x, c) {
@@ -48,27 +65,41 @@ function frame(x, c) {
 
 /* The thread of conversation `c`, its newest messages `page1` first. The
  * thread's state `t`: {x, ctx, c, el (scroll, list, note, form, star),
- * shown (the ids of the messages shown)}. */
+ * shown (each message shown, by id: its status and reason as shown)}. */
 export function openThread(x, c, page1) {
 	const { ctx } = x;
 	x.el.thread.append(frame(x, c));
 	const q = (sel) => x.el.thread.querySelector(sel);
 	const t = {
-		x, ctx, c, shown: new Set(),
+		x, ctx, c, shown: new Map(),
 		el: { scroll: q('.i-scroll'), list: q('.i-messages'), note: q('.i-older-note'), form: q('.i-compose'),
 			star: q('[data-star]') },
 	};
-	for (const m of (page1.data || []).slice().reverse()) {
-		t.el.list.append(message(ctx, m));
-		t.shown.add(m.id);
-	}
+	for (const m of (page1.data || []).slice().reverse())
+		t.el.list.append(show(t, m));
 	requestAnimationFrame(() => { t.el.scroll.scrollTop = t.el.scroll.scrollHeight; });
 	older(t, ctx.api.list('/api/conversations/' + c.id + '/messages', null, page1));
 	if (c.unread_count)
 		read(t);
 	starring(t);
 	replying(t);
+	retrying(t);
 	return (events) => heard(t, events);
+}
+
+/* Message `m`'s element, remembered as shown. */
+function show(t, m) {
+	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
+	return message(t.ctx, m);
+}
+
+/* Message `m` again, where it is shown, when its status changed. */
+function update(t, m) {
+	if (t.shown.get(m.id) === m.status + '\n' + (m.status_reason || ''))
+		return;
+	const old = t.el.list.querySelector('[data-message="' + m.id + '"]');
+	if (old)
+		old.replaceWith(show(t, m));
 }
 
 /* Scrolled to the top, the thread shows its older messages, the one read
@@ -87,7 +118,7 @@ function older(t, pager) {
 				return;
 			const before = el.scroll.scrollHeight;
 			for (const m of rows)
-				el.list.prepend(message(ctx, m));
+				el.list.prepend(show(t, m));
 			el.scroll.scrollTop += el.scroll.scrollHeight - before;
 		} catch (e) {
 			if (!ctx.signal.aborted)
@@ -132,16 +163,40 @@ async function heard(t, events) {
 	const atEnd = el.scroll.scrollTop + el.scroll.clientHeight >= el.scroll.scrollHeight - 40;
 	let theirs = false;
 	for (const m of (newest.data || []).slice().reverse()) {
-		if (t.shown.has(m.id))
+		if (t.shown.has(m.id)) {
+			update(t, m);
 			continue;
-		t.shown.add(m.id);
-		el.list.append(message(ctx, m));
+		}
+		el.list.append(show(t, m));
 		theirs = theirs || m.direction !== 'outbound';
 	}
 	if (atEnd)
 		el.scroll.scrollTop = el.scroll.scrollHeight;
 	if (theirs && document.visibilityState === 'visible')
 		ctx.api.post('/api/conversations/' + c.id + '/read').catch(() => {});
+}
+
+/* Retry on a message that failed, or whose sending is unknown: queued
+ * again, shown as such. */
+function retrying(t) {
+	const { ctx, c, el } = t;
+	el.list.addEventListener('click', async (e) => {
+		const button = e.target.closest('[data-retry]');
+		if (!button)
+			return;
+		button.disabled = true;
+		let m;
+		try {
+			m = await ctx.api.post('/api/conversations/' + c.id + '/messages/' + button.dataset.retry + '/retry');
+		} catch (err) {
+			button.disabled = false;
+			if (!ctx.signal.aborted)
+				ctx.ui.toast('The message could not be sent again: ' + err.message, { kind: 'error' });
+			return;
+		}
+		update(t, m);
+		ctx.ui.toast('Sending the message again.');
+	});
 }
 
 function starring(t) {
@@ -196,10 +251,8 @@ async function reply(t) {
 	} finally {
 		button.disabled = false;
 	}
-	if (!t.shown.has(sent.id)) {
-		t.shown.add(sent.id);
-		el.list.append(message(ctx, sent));
-	}
+	if (!t.shown.has(sent.id))
+		el.list.append(show(t, sent));
 	el.scroll.scrollTop = el.scroll.scrollHeight;
 	form.elements.body.value = '';
 	form.elements.body.focus();

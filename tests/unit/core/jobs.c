@@ -87,7 +87,7 @@ static int start_fixture(struct fixture *f)
 			       &applied);
 	db_write_unlock(f->t.db, w);
 	CHECK_INT(rc, 0);
-	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->t.db, NULL);
+	return rc ? rc : jobs_start(&f->js, test_jobs, 4, f->t.db, NULL, NULL);
 }
 
 static void stop_fixture(struct fixture *f)

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outbox.c: what makes messages leave. Each outbound message has a row in
+ * the outbox (migration 009) until it is sent or has failed. The outbox
+ * job hands due messages to their channel's provider (hl_job_send),
+ * recording each as sending in the same transaction, so that a message
+ * is never on its way without the database saying so; the core sends
+ * them once that commits and gives each outcome back to outbox_settle.
+ *
+ * A temporary failure is tried again after a back-off that doubles per
+ * attempt (with jitter, so that a relay that comes back is not met by
+ * every message at once), for up to a day; a permanent one fails at
+ * once, with the provider's reason. A message found on its way when the
+ * server starts (it crashed or stopped with it in flight) may or may not
+ * have left: it is shown as unknown, never sent again blindly, and a
+ * person may retry it (POST .../messages/:message/retry), as a failed one.
+ *
+ * Fairness: each slice takes the due messages a few per sub-account in
+ * turn, and a sub-account sends at most `send_rate` a second (a token
+ * bucket per sub-account, kept in memory by the one scheduler thread), so
+ * one client's blast never holds up the others; the core bounds what a
+ * provider has on its way at once.
+ */
+#include "conversations.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DAY_MS (24 * 3600 * 1000LL)
+#define WAIT_RECHECK_MS (60 * 1000LL) /* a channel not set up is asked again */
+#define PER_LOCATION 8                /* messages of one sub-account per turn */
+#define BATCH 256                     /* messages a slice looks at, at most */
+#define MAX_BACKOFF_MS (3600 * 1000LL)
+
+long long conv_send_rate = 20;         /* messages a second per sub-account */
+long long conv_retry_first_ms = 30000; /* the first back-off */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- the rate per sub-account ------------------------------------------- */
+
+/* A token bucket per sub-account, direct-mapped by id: two sub-accounts
+ * that share a slot share a bucket, which errs on the slow side. */
+#define BUCKETS 4096
+static struct bucket {
+	int64_t location;
+	double tokens;
+	int64_t at_ms;
+} buckets[BUCKETS];
+
+static int take_token(int64_t location, int64_t now)
+{
+	struct bucket *b = &buckets[(uint64_t)location % BUCKETS];
+	double rate = (double)conv_send_rate;
+	if (b->location != location) {
+		b->location = location;
+		b->tokens = rate;
+		b->at_ms = now;
+	}
+	b->tokens += (double)(now - b->at_ms) * rate / 1000;
+	if (b->tokens > rate)
+		b->tokens = rate; /* a second's worth at most */
+	b->at_ms = now;
+	if (b->tokens < 1)
+		return 0;
+	b->tokens -= 1;
+	return 1;
+}
+
+/* ---- recording a message's state ---------------------------------------- */
+
+/* Tell the conversation's watchers: message.status, for whom the
+ * conversation is assigned to. */
+static int publish_status(struct hl_job_run *run, int64_t location, int64_t message,
+			  int64_t conversation, int64_t assigned, const char *status)
+{
+	char data[160];
+	snprintf(data, sizeof(data), "{\"conversation_id\":%lld,\"message_id\":%lld,"
+		 "\"status\":\"%s\"}", (long long)conversation, (long long)message, status);
+	return hl_job_publish_assigned(run, "message.status", location, message, assigned, data);
+}
+
+/* Set message `id`'s status and reason (NULL: none), and its reference
+ * when one is given; then publish it. */
+static int set_status(struct hl_job_run *run, int64_t location, int64_t id, const char *status,
+		      const char *reason, const char *reference)
+{
+	struct hl_db *db = hl_job_db(run);
+	sqlite3_stmt *st = hl_stmt_scoped(db, location, "UPDATE messages SET status = :status,"
+		" status_reason = :reason, reference = coalesce(:reference, reference)"
+		" WHERE id = :id AND location_id = :location");
+	hl_bind_text(st, ":status", status);
+	hl_bind_text(st, ":reason", reason);
+	hl_bind_text(st, ":reference", reference);
+	hl_bind_int(st, ":id", id);
+	int64_t changed = hl_step_changes(st);
+	if (changed <= 0)
+		return changed < 0 ? HL_EDB : 0; /* deleted meanwhile */
+	st = hl_stmt_scoped(db, location, "SELECT cv.id, cv.assigned_to FROM messages m"
+		" JOIN conversations cv ON cv.id = m.conversation_id"
+		" WHERE m.id = :id AND m.location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return HL_EDB;
+	}
+	int64_t conversation = sqlite3_column_int64(st, 0);
+	int64_t assigned = sqlite3_column_int64(st, 1);
+	sqlite3_reset(st);
+	return publish_status(run, location, id, conversation, assigned, status);
+}
+
+static int leave_outbox(struct hl_job_run *run, int64_t location, int64_t id)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), location,
+		"DELETE FROM outbox WHERE message_id = :id AND location_id = :location");
+	hl_bind_int(st, ":id", id);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+/* Due again at `due` (Unix ms); `tried`: it was handed over (attempts
+ * grows, the first try is remembered), or it is on its way (`due` 0). */
+static int reschedule(struct hl_job_run *run, int64_t location, int64_t id, int64_t due,
+		      int tried)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), location,
+		"UPDATE outbox SET due_at = nullif(:due, 0), attempts = attempts + :tried,"
+		" first_tried_at = CASE WHEN :tried THEN coalesce(first_tried_at, :now)"
+		" ELSE first_tried_at END WHERE message_id = :id AND location_id = :location");
+	hl_bind_int(st, ":due", due);
+	hl_bind_int(st, ":tried", tried);
+	hl_bind_int(st, ":now", now_ms());
+	hl_bind_int(st, ":id", id);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+/* ---- the outcome ----------------------------------------------------------- */
+
+/* The wait before attempt `attempts` + 1: the first back-off doubled per
+ * attempt, up to an hour, between half of that and all of it. */
+static int64_t backoff_ms(int64_t attempts)
+{
+	int64_t wait = conv_retry_first_ms;
+	for (int64_t i = 1; i < attempts && wait < MAX_BACKOFF_MS; i++)
+		wait *= 2;
+	if (wait > MAX_BACKOFF_MS)
+		wait = MAX_BACKOFF_MS;
+	return wait / 2 + (int64_t)(random() % (wait / 2 + 1));
+}
+
+/* When the message was first handed over, and how often (0, 0 when it
+ * has no outbox row). */
+static int tries_of(struct hl_job_run *run, int64_t location, int64_t id, int64_t *first,
+		    int64_t *attempts)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), location,
+		"SELECT coalesce(first_tried_at, 0), attempts FROM outbox"
+		" WHERE message_id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	int rc = sqlite3_step(st);
+	*first = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	*attempts = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : HL_EDB;
+}
+
+static int settle_later(struct hl_job_run *run, const struct hl_outcome *o)
+{
+	int64_t first, attempts, now = now_ms();
+	int rc = tries_of(run, o->location_id, o->id, &first, &attempts);
+	if (rc)
+		return rc;
+	if (first && now - first >= DAY_MS) {
+		char reason[400];
+		snprintf(reason, sizeof(reason), "gave up after a day of trying: %s",
+			 o->reason ? o->reason : "no answer");
+		return leave_outbox(run, o->location_id, o->id) ? HL_EDB
+			: set_status(run, o->location_id, o->id, "failed", reason, NULL);
+	}
+	int64_t wait = o->retry_after_s ? (int64_t)o->retry_after_s * 1000 : backoff_ms(attempts);
+	char reason[400];
+	snprintf(reason, sizeof(reason), "%s; trying again in %lld s",
+		 o->reason ? o->reason : "no answer", (long long)((wait + 999) / 1000));
+	rc = reschedule(run, o->location_id, o->id, now + wait, 0);
+	return rc ? rc : set_status(run, o->location_id, o->id, "queued", reason, NULL);
+}
+
+int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
+{
+	if (o->kind == HL_SEND_LATER)
+		return settle_later(run, o);
+	int rc = leave_outbox(run, o->location_id, o->id);
+	if (rc)
+		return rc;
+	if (o->kind == HL_SENT)
+		return set_status(run, o->location_id, o->id, "sent", NULL, o->reference);
+	return set_status(run, o->location_id, o->id, "failed",
+			  o->reason ? o->reason : "refused by the provider", NULL);
+}
+
+/* ---- handing messages over -------------------------------------------------- */
+
+/* The due messages, a few per sub-account in turn (read whole before any
+ * is handed over, since handing over changes the rows it reads). */
+#define DUE_SQL \
+	"SELECT message_id, location_id FROM (SELECT message_id, location_id, due_at," \
+	" row_number() OVER (PARTITION BY location_id ORDER BY due_at, message_id) AS turn" \
+	" FROM outbox WHERE due_at <= :now) WHERE turn <= :per_location" \
+	" ORDER BY turn, due_at LIMIT :batch"
+
+/* One of them, with what its channel needs: the contact's address or
+ * number. */
+#define MESSAGE_SQL \
+	"SELECT m.channel, m.subject, m.body," \
+	" CASE m.channel WHEN 'email' THEN c.email ELSE c.phone END" \
+	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \
+	" LEFT JOIN contacts c ON c.id = cv.contact_id" \
+	" WHERE m.id = :id AND m.location_id = :location"
+
+struct due {
+	int64_t id, location;
+	const char *channel, *subject, *body, *to;
+};
+
+/* Hand `d` over, or say why it waits or fails. 1 when the channel is
+ * full (leave its other messages for a later slice), 0, or HL_E. */
+static int hand_over(struct hl_job_run *run, const struct due *d)
+{
+	char why[256];
+	if (!d->to || !*d->to) {
+		snprintf(why, sizeof(why), "the contact has no %s",
+			 strcmp(d->channel, "email") ? "phone number" : "e-mail address");
+		return leave_outbox(run, d->location, d->id) ? HL_EDB
+			: set_status(run, d->location, d->id, "failed", why, NULL);
+	}
+	struct hl_outgoing out = { .channel = d->channel, .location_id = d->location, .id = d->id,
+				   .to = d->to, .subject = d->subject, .body = d->body,
+				   .settle = outbox_settle };
+	int rc = hl_job_send(run, &out, why, sizeof(why));
+	if (rc == HL_ETOOBIG || rc == HL_ESTATE)
+		return 1;
+	if (rc == HL_ENOENT && !why[0])
+		snprintf(why, sizeof(why), "no %s provider is set up", conv_channel_label(d->channel));
+	if (rc == HL_ENOENT) /* waits, saying why */
+		return reschedule(run, d->location, d->id, now_ms() + WAIT_RECHECK_MS, 0) ? HL_EDB
+			: set_status(run, d->location, d->id, "queued", why, NULL);
+	if (rc == HL_EINVAL)
+		return leave_outbox(run, d->location, d->id) ? HL_EDB
+			: set_status(run, d->location, d->id, "failed", why, NULL);
+	if (rc < 0)
+		return rc;
+	rc = reschedule(run, d->location, d->id, 0, 1);
+	return rc ? rc : set_status(run, d->location, d->id, "sending", NULL, NULL);
+}
+
+/* Read message `d->id` and hand it over (see hand_over), unless its
+ * channel is one of the `nfull` found full. */
+static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int *nfull)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), d->location, MESSAGE_SQL);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", d->id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	}
+	d->channel = (const char *)sqlite3_column_text(st, 0);
+	d->subject = (const char *)sqlite3_column_text(st, 1);
+	d->body = (const char *)sqlite3_column_text(st, 2);
+	d->to = (const char *)sqlite3_column_text(st, 3);
+	for (int i = 0; i < *nfull; i++)
+		if (!strcmp(full[i], d->channel)) {
+			sqlite3_reset(st);
+			return 0;
+		}
+	/* hl_job_send copies what it keeps; the columns live until the
+	 * reset. */
+	rc = hand_over(run, d);
+	if (rc == 1 && *nfull < 8)
+		snprintf(full[(*nfull)++], 17, "%s", d->channel);
+	sqlite3_reset(st);
+	return rc == 1 ? 0 : rc;
+}
+
+/* Messages found on their way at the start: the process that sent them
+ * ended before their outcome was recorded. HL_JOB_MORE while more remain. */
+static int recover(struct hl_job_run *run)
+{
+	int64_t ids[BATCH][2];
+	int n = 0, rc;
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "SELECT message_id, location_id FROM outbox"
+				   " WHERE due_at IS NULL LIMIT :batch");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":batch", BATCH);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n][0] = sqlite3_column_int64(st, 0);
+		ids[n++][1] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return HL_EDB;
+	for (int i = 0; i < n; i++)
+		if ((rc = leave_outbox(run, ids[i][1], ids[i][0])) ||
+		    (rc = set_status(run, ids[i][1], ids[i][0], "unknown", "the server stopped while"
+				     " it was being sent: it may or may not have left", NULL)))
+			return rc;
+	return n == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
+}
+
+/* The due messages' ids into `due` (at most BATCH): how many, or HL_EDB. */
+static int find_due(struct hl_job_run *run, struct due *due)
+{
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), DUE_SQL);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":now", now_ms());
+	hl_bind_int(st, ":per_location", PER_LOCATION);
+	hl_bind_int(st, ":batch", BATCH);
+	int n = 0, rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < BATCH) {
+		due[n].id = sqlite3_column_int64(st, 0);
+		due[n++].location = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : HL_EDB;
+}
+
+int outbox_slice(struct hl_job_run *run)
+{
+	static int recovered; /* in this process: the scheduler's thread alone */
+	if (!recovered) {
+		int rc = recover(run);
+		if (rc)
+			return rc;
+		recovered = 1;
+	}
+	static struct due due[BATCH];
+	int n = find_due(run, due);
+	if (n < 0)
+		return n;
+	char full[8][17]; /* channels found full this slice */
+	int nfull = 0, i = 0, handed = 0;
+	int64_t now = now_ms();
+	for (; i < n && !hl_job_over_budget(run); i++) {
+		if (!take_token(due[i].location, now))
+			continue; /* its sub-account's rate: a later slice */
+		int rc = send_one(run, &due[i], full, &nfull);
+		if (rc)
+			return rc;
+		handed++;
+	}
+	/* More at once only when this slice got through and there may be
+	 * more; a slice held up by rates or full channels waits for the
+	 * period, or for an outcome (message.status wakes the job). */
+	return i < n || (n == BATCH && handed && !nfull) ? HL_JOB_MORE : HL_JOB_DONE;
+}
+
+/* ---- a person's retry, a channel set up ---------------------------------------- */
+
+/* POST /api/conversations/:id/messages/:message/retry: a failed or
+ * unknown message queued again; 200 with it. */
+int conv_retry(struct hl_req *req)
+{
+	int64_t id, message;
+	struct conversation cv;
+	if (hl_param_id(req, "id", &id) || hl_param_id(req, "message", &message))
+		return 0;
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	int rc = conv_find(req, id, &cv);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT status, direction FROM messages"
+		" WHERE id = :id AND conversation_id = :conversation AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", message);
+	hl_bind_int(st, ":conversation", id);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? hl_reply_error(req, 404, "not_found", "no such message")
+					 : HL_EDB;
+	}
+	int again = !strcmp((const char *)sqlite3_column_text(st, 1), "outbound") &&
+		    (!strcmp((const char *)sqlite3_column_text(st, 0), "failed") ||
+		     !strcmp((const char *)sqlite3_column_text(st, 0), "unknown"));
+	sqlite3_reset(st);
+	if (!again)
+		return hl_reply_error(req, 409, "conflict", "only a message that failed, or whose"
+				      " sending is unknown, can be sent again");
+	st = hl_scoped_write(req, "UPDATE messages SET status = 'queued', status_reason = NULL"
+			     " WHERE id = :id AND location_id = :location");
+	hl_bind_int(st, ":id", message);
+	if (hl_step_changes(st) < 0 || conv_queue(req, message))
+		return HL_EDB;
+	rc = conv_publish(req, "message.retried", message, cv.contact, id, message, NULL);
+	return rc ? rc : conv_reply_message(req, 200, message);
+}
+
+int conv_queue(struct hl_req *req, int64_t message)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO outbox (message_id, location_id,"
+					   " due_at) VALUES (:id, :location, 0)");
+	hl_bind_int(st, ":id", message);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+/* channel.ready, published by a provider when a sub-account has set its
+ * channel up ({"channel": "sms"}): what waited for it is due now. */
+int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), ev->location_id,
+		"UPDATE outbox SET due_at = 0 WHERE location_id = :location AND due_at > 0"
+		" AND message_id IN (SELECT id FROM messages WHERE location_id = :location"
+		" AND channel = json_extract(:data, '$.channel') AND status = 'queued')");
+	hl_bind_text(st, ":data", ev->data);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}

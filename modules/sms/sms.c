@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sms.c: the sms module: text messages through Twilio's Programmable
+ * Messaging API, or any provider that speaks it (twilio_base_url). It
+ * delivers the "sms" channel: the conversations module keeps the
+ * messages and hands each to the core, which calls send.c's prepare and
+ * conclude around the HTTP request. Each sub-account brings its own
+ * Twilio account (settings.c), set by its admins; until it has one, its
+ * texts wait and say why.
+ */
+#include "sms.h"
+
+#include <string.h>
+
+#include "migrations.h"
+
+const char *sms_base_url;
+
+static const struct hl_route routes[] = {
+	{ .method = "GET", .pattern = "/api/sms/settings", .handler = sms_settings_get,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "PUT", .pattern = "/api/sms/settings", .handler = sms_settings_put,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "DELETE", .pattern = "/api/sms/settings", .handler = sms_settings_delete,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+};
+
+static const struct hl_channel channels[] = {
+	{ .name = "sms", .label = "SMS", .prepare = sms_prepare, .conclude = sms_conclude },
+};
+
+static int init(struct hl_mod *mod)
+{
+	const char *url = hl_setting(mod, "twilio_base_url", "https://api.twilio.com");
+	size_t n = strlen(url);
+	if ((strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) || n > 200) {
+		hl_log("sms", "twilio_base_url = %s: not an http:// or https:// address", url);
+		return HL_EINVAL;
+	}
+	static char base[201];
+	memcpy(base, url, n + 1);
+	while (n && base[n - 1] == '/')
+		base[--n] = '\0';
+	sms_base_url = base;
+	return 0;
+}
+
+HL_MODULE(.name = "sms", .version = "0.1.0", .init = init,
+	  .summary = "text messages through Twilio or a provider that speaks its API",
+	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
+	  .channels = HL_TABLE(channels));
+
+int sms_number(const char *in, char out[SMS_NUMBER_MAX])
+{
+	size_t n = 0;
+	for (const char *p = in; p && *p; p++) {
+		if (strchr(" -().", *p))
+			continue;
+		if (!(*p == '+' && n == 0) && !(*p >= '0' && *p <= '9'))
+			return HL_EINVAL;
+		if (n == SMS_NUMBER_MAX - 1)
+			return HL_EINVAL;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	/* E.164: a + and at most 15 digits, the first not 0. */
+	return n >= 9 && out[0] == '+' && out[1] != '0' ? 0 : HL_EINVAL;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sms.h: the sms module's parts. sms.c registers them; settings.c answers
+ * and changes a sub-account's Twilio account; send.c delivers the "sms"
+ * channel through Twilio's Programmable Messaging API (prepare and
+ * conclude, called by the core's sender).
+ */
+#ifndef SMS_H
+#define SMS_H
+
+#include <hyperlevel/hyperlevel.h>
+
+/* The API's address, without a trailing "/": twilio_base_url. */
+extern const char *sms_base_url;
+
+/* A phone number as typed ("+1 (555) 010-2000") in E.164 ("+15550102000")
+ * into `out`: 0, or HL_EINVAL when it is not one. */
+#define SMS_NUMBER_MAX 17
+int sms_number(const char *in, char out[SMS_NUMBER_MAX]);
+
+int sms_settings_get(struct hl_req *req);     /* settings.c */
+int sms_settings_put(struct hl_req *req);
+int sms_settings_delete(struct hl_req *req);
+int sms_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *m); /* send.c */
+void sms_conclude(struct hl_send *s);
+
+#endif

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: MIT
+"""Texts really leave: a message written in a conversation goes out
+through the sms module to a local double of Twilio's API, with the
+sub-account's own account, and its status moves from queued to sent, with
+Twilio's id of it. Until the sub-account has an account the text waits
+and says why; without a provider at all, the thread says that. Twilio's
+temporary failures (5xx, 429) are tried again and the text is sent once;
+its refusals fail at once, with its words, and a person may retry. A text
+on its way when the server is killed is shown as unknown, never sent
+again blindly. The auth token is never answered back."""
+
+import time
+
+from harness import agency, error, headers, wait_for
+from twilio_double import INVALID_NUMBER, TwilioDouble
+
+SID = "AC" + "0123456789abcdef" * 2
+TOKEN = "f" * 32
+FROM = "+15550100000"
+MODULES = ("contacts", "conversations", "sms")
+
+
+def server(double, modules=MODULES):
+    """A server whose sms module talks to `double`, trying again after a
+    second; its admin's client, the headers of sub-account A's writes."""
+    plugins = {"conversations": "retry_first_s = 1\n"}
+    if double:
+        plugins["sms"] = "twilio_base_url = %s\n" % double.url
+    s, admin, (location,) = agency(modules=modules, plugins=plugins)
+    return s, admin, headers(admin, location)
+
+
+def set_up_account(admin, h, **change):
+    body = dict({"account_sid": SID, "auth_token": TOKEN, "from_number": FROM}, **change)
+    r = admin.request("PUT", "/api/sms/settings", body, headers=h)
+    assert r.status == 200, r.body
+    return r.json()
+
+
+def thread_with(admin, h, phone="+1 (555) 010-2000"):
+    contact = admin.post("/api/contacts", {"first_name": "Wren", "phone": phone}, headers=h).json()
+    r = admin.post("/api/conversations", {"contact_id": contact["id"], "channel": "sms"}, headers=h)
+    assert r.status == 201, r.body
+    return r.json()["id"]
+
+
+def send(admin, h, conversation, body):
+    r = admin.post("/api/conversations/%d/messages" % conversation, {"body": body}, headers=h)
+    assert r.status == 201, r.body
+    assert r.json()["status"] == "queued"
+    return r.json()["id"]
+
+
+def message(admin, h, conversation, mid):
+    rows = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"]
+    return next(m for m in rows if m["id"] == mid)
+
+
+def until_status(admin, h, conversation, mid, status, seconds=20):
+    seen = {}
+
+    def reached():
+        seen.update(message(admin, h, conversation, mid))
+        return seen["status"] == status
+    assert wait_for(reached, seconds, 0.05), seen
+    return seen
+
+
+def test_a_text_leaves_with_the_sub_accounts_account_once_it_has_one():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            conversation = thread_with(admin, h)
+            mid = send(admin, h, conversation, "Your visit is on Tuesday at 3 — reply C to confirm")
+            waiting = until_status(admin, h, conversation, mid, "queued")
+            assert wait_for(lambda: (message(admin, h, conversation, mid)["status_reason"] or "")
+                            .startswith("SMS is not set up for this sub-account"), 10, 0.05)
+            assert double.requests == 0, waiting
+
+            settings = set_up_account(admin, h)
+            assert settings["auth_token_set"] is True and settings["from_number"] == FROM
+            sent = until_status(admin, h, conversation, mid, "sent")
+            assert sent["status_reason"] is None
+            (text,) = double.wait_for(1)
+            assert text["account_sid"] == SID
+            assert text["form"] == {"To": "+15550102000", "From": FROM,
+                                    "Body": "Your visit is on Tuesday at 3 — reply C to confirm"}
+            # Twilio's id of it is kept, for its status callbacks.
+            assert s.sql("SELECT reference FROM messages WHERE id = ?", mid)[0][0] == text["sid"]
+
+            # The token is never answered back, nor written to the log.
+            got = admin.get("/api/sms/settings", headers=h)
+            assert got.status == 200 and TOKEN not in got.body.decode()
+            assert got.json()["auth_token_set"] is True
+            assert TOKEN not in s.read_log()
+
+
+def test_settings_are_checked_and_kept_from_other_users():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            put = lambda body: admin.request("PUT", "/api/sms/settings", body, headers=h)
+            error(put({"auth_token": TOKEN, "from_number": FROM}), 422, "account SID")
+            error(put({"account_sid": SID, "auth_token": TOKEN}), 422, "either the number")
+            error(put({"account_sid": SID, "auth_token": TOKEN, "from_number": FROM,
+                       "messaging_service_sid": "MG" + "0" * 32}), 422, "one of the two")
+            error(put({"account_sid": SID, "auth_token": TOKEN, "from_number": "call me"}), 422,
+                  "international form")
+            error(put({"account_sid": SID, "from_number": FROM}), 422, "required the first time")
+            error(put({"account_sid": "AC/../x", "auth_token": TOKEN, "from_number": FROM}), 422,
+                  "account SID")
+            assert admin.get("/api/sms/settings", headers=h).json()["account_sid"] is None
+            set_up_account(admin, h)
+            # A change without the token keeps it.
+            changed = set_up_account(admin, h, auth_token=None, from_number=None,
+                                     messaging_service_sid="MG" + "1" * 32)
+            assert changed["messaging_service_sid"] == "MG" + "1" * 32 and changed["from_number"] is None
+            assert s.sql("SELECT auth_token FROM sms_accounts")[0][0] == TOKEN
+            user = {"email": "sam@example.test", "name": "Sam", "password": "sam-pass-123",
+                    "role": "location_user", "location_ids": [int(h["X-Location-Id"])]}
+            assert admin.post("/api/admin/users", user).status == 201
+            sam = s.login(user["email"], user["password"])
+            assert sam.get("/api/sms/settings", headers=headers(sam, int(h["X-Location-Id"]))).status == 403
+
+
+def test_temporary_failures_are_tried_again_and_the_text_sent_once():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h)
+            double.fail(503, message="Service Unavailable")
+            double.fail(429, 20429, "Too Many Requests", retry_after=1)
+            mid = send(admin, h, conversation, "Running ten minutes late")
+            sent = until_status(admin, h, conversation, mid, "sent", 30)
+            assert double.requests == 3, double.requests
+            assert len(double.wait_for(1)) == 1
+            assert s.sql("SELECT count(*) FROM outbox")[0][0] == 0, sent
+
+
+def test_a_refused_text_fails_with_twilios_words_and_a_retry_sends_it_again():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h, phone=INVALID_NUMBER)
+            mid = send(admin, h, conversation, "Hello")
+            failed = until_status(admin, h, conversation, mid, "failed")
+            assert "21211" in failed["status_reason"] and "not a valid phone number" in \
+                failed["status_reason"], failed
+            time.sleep(1.5)  # past the first back-off: nothing is tried again by itself
+            assert double.requests == 1
+            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
+                           headers=h)
+            assert r.status == 200 and r.json()["status"] == "queued", r.body
+            until_status(admin, h, conversation, mid, "failed")
+            assert double.requests == 2
+            # Only a failed or unknown text can be sent again.
+            other = thread_with(admin, h)
+            ok = send(admin, h, other, "Fine")
+            until_status(admin, h, other, ok, "sent")
+            error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, ok), {}, headers=h),
+                  409, "only a message that failed")
+            error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, mid), {}, headers=h),
+                  404, "no such message")
+
+
+def test_wrong_credentials_fail_with_twilios_answer():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h, auth_token="0" * 32)
+            conversation = thread_with(admin, h)
+            mid = send(admin, h, conversation, "Hello")
+            failed = until_status(admin, h, conversation, mid, "failed")
+            assert failed["status_reason"] == "Twilio error 20003: Authenticate", failed
+
+
+def test_without_a_provider_the_thread_says_so():
+    s, admin, h = server(None, modules=("contacts", "conversations"))
+    with s:
+        conversation = thread_with(admin, h)
+        mid = send(admin, h, conversation, "Hello")
+        assert wait_for(lambda: message(admin, h, conversation, mid)["status_reason"] ==
+                        "no SMS provider is set up", 10, 0.05)
+        assert message(admin, h, conversation, mid)["status"] == "queued"
+
+
+def test_a_text_on_its_way_at_a_crash_is_shown_unknown_and_never_sent_again_by_itself():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h)
+            double.hold()
+            mid = send(admin, h, conversation, "Are you free on Friday?")
+            assert double.arrived.wait(20)
+            assert s.sql("SELECT status FROM messages WHERE id = ?", mid)[0][0] == "sending"
+            s.kill()
+            double.release()
+            s.start()
+            admin = s.login("admin@example.test", "admin-pass-1")
+            h = headers(admin, int(h["X-Location-Id"]))
+            unknown = until_status(admin, h, conversation, mid, "unknown")
+            assert "may or may not have left" in unknown["status_reason"]
+            time.sleep(1.5)
+            assert double.requests == 1
+            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
+                           headers=h)
+            assert r.status == 200, r.body
+            until_status(admin, h, conversation, mid, "sent")
+            assert double.requests == 2
