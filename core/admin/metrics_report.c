@@ -265,6 +265,7 @@ static void json_jobs(struct hl_json *j, struct jobs *jobs)
 		put_int(j, "max_ms", st[i].max_ms);
 		put_int(j, "total_ms", st[i].total_ms);
 		put_int(j, "next_in_ms", st[i].next_in_ms);
+		put_int(j, "period_ms", st[i].period_ms);
 		hl_json_object_end(j);
 	}
 	hl_json_array_end(j);

@@ -600,6 +600,7 @@ int jobs_snapshot(struct jobs *js, struct job_stat *out, int max)
 		const struct job *job = &js->list[i];
 		out[i] = job->stat;
 		out[i].next_in_ms = job->next_us > now ? (job->next_us - now) / 1000 : 0;
+		out[i].period_ms = job->spec->job.period_ms;
 		out[i].backing_off = job->failures;
 	}
 	pthread_mutex_unlock(&js->lock);

@@ -64,6 +64,7 @@ struct job_stat {
 	long long max_ms;     /* the longest slice's time */
 	long long total_ms;   /* all slices' time together */
 	long long next_in_ms; /* until the next slice; 0 when due or running */
+	long long period_ms;  /* the job's period (when no event wakes it) */
 	int backing_off;      /* failures in a row (0: the last slice succeeded);
 			       * the period is doubled that many times */
 };

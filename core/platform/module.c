@@ -1083,6 +1083,15 @@ HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const ch
 	return 0;
 }
 
+HL_API const char *hl_channel_provider(struct hl_req *req, const char *channel)
+{
+	const struct modules *set = req->srv->modules;
+	for (int i = 0; set && channel && i < set->nchannels; i++)
+		if (!strcmp(set->channels[i].c.name, channel))
+			return set->channels[i].module;
+	return NULL;
+}
+
 /* ---- for the `hyperlevel modules` commands ---------------------------- */
 
 struct hl_mod *modules_at(const struct modules *set, int i)

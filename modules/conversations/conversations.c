@@ -38,6 +38,7 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages", .handler = conv_send },
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages/:message/retry",
 	  .handler = conv_retry },
+	{ .method = "GET", .pattern = "/api/channels", .handler = conv_channels_list },
 };
 
 /* The outbox: woken by each message written (and each outcome, which
@@ -63,11 +64,16 @@ static int init(struct hl_mod *mod)
 /* The browser pages (webui/inbox.js): the inbox, in the menu, opening
  * with its first page; a thread beside it. */
 static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", NULL };
+/* The Channels page, for the sub-account's admins: each channel and the
+ * module that delivers it, whose page (/channels/NAME) sets it up. */
+static const char *const channels_uses[] = { "channels.css", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/conversations", .script = "inbox.js", .label = "Conversations", .order = 25,
 	  .data = "/api/conversations", .uses = inbox_uses },
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
+	{ .path = "/channels", .script = "channels.js", .label = "Channels", .order = 90,
+	  .access = HL_ACCESS_LOCATION_ADMIN, .data = "/api/channels", .uses = channels_uses },
 };
 
 /* What is kept by the sub-account's days, made again when its zone changes
@@ -84,28 +90,30 @@ HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .in
 	  .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts));
 
+/* As the CHECK of migration 001 lists them, and how a person calls each. */
+const struct conv_channel conv_channels[CONV_CHANNELS] = {
+	{ "sms", "SMS" }, { "email", "e-mail" }, { "whatsapp", "WhatsApp" },
+	{ "facebook", "Facebook" }, { "instagram", "Instagram" }, { "webchat", "web chat" },
+	{ "phone", "phone" },
+};
+
+static const struct conv_channel *channel_of(const char *s)
+{
+	for (int i = 0; s && i < CONV_CHANNELS; i++)
+		if (!strcmp(s, conv_channels[i].name))
+			return &conv_channels[i];
+	return NULL;
+}
+
 int conv_is_channel(const char *s)
 {
-	/* As the CHECK of migration 001 lists them. */
-	static const char *const channels[] = { "sms", "email", "whatsapp", "facebook",
-						"instagram", "webchat", "phone", NULL };
-	for (int i = 0; s && channels[i]; i++)
-		if (!strcmp(s, channels[i]))
-			return 1;
-	return 0;
+	return channel_of(s) != NULL;
 }
 
 const char *conv_channel_label(const char *channel)
 {
-	static const char *const labels[][2] = {
-		{ "sms", "SMS" }, { "email", "e-mail" }, { "whatsapp", "WhatsApp" },
-		{ "facebook", "Facebook" }, { "instagram", "Instagram" }, { "webchat", "web chat" },
-		{ "phone", "phone" },
-	};
-	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
-		if (!strcmp(channel, labels[i][0]))
-			return labels[i][1];
-	return channel;
+	const struct conv_channel *c = channel_of(channel);
+	return c ? c->label : channel;
 }
 
 int conv_publish(struct hl_req *req, const char *event, int64_t subject, int64_t contact,

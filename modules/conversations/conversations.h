@@ -37,6 +37,13 @@
  * 200 of the last message). */
 #define BODY_MAX 10000
 
+/* The channels the schema takes, and how a person calls each ("sms",
+ * "SMS"). */
+#define CONV_CHANNELS 7
+struct conv_channel {
+	const char *name, *label;
+};
+extern const struct conv_channel conv_channels[CONV_CHANNELS];
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
 /* How a person calls channel `channel`: "SMS", "e-mail" ... */
@@ -76,6 +83,7 @@ int conv_reply_record(struct hl_req *req, int status, int64_t id);
 int conv_messages(struct hl_req *req);             /* messages.c */
 int conv_send(struct hl_req *req);
 int conv_inbound(struct hl_req *req);              /* inbound.c */
+int conv_channels_list(struct hl_req *req);        /* channels.c */
 int conv_retry(struct hl_req *req);                /* outbox.c */
 /* Put outbound message `message` in the outbox, due now. 0 or HL_EDB. */
 int conv_queue(struct hl_req *req, int64_t message);

@@ -25,6 +25,14 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_LOCATION_ADMIN },
 };
 
+/* Its page, reached from the Channels page: the sub-account's account. */
+static const char *const sms_uses[] = { "sms.css", NULL };
+
+static const struct hl_page pages[] = {
+	{ .path = "/channels/sms", .script = "sms.js", .access = HL_ACCESS_LOCATION_ADMIN, .order = 90,
+	  .data = "/api/sms/settings", .uses = sms_uses },
+};
+
 static const struct hl_channel channels[] = {
 	{ .name = "sms", .label = "SMS", .prepare = sms_prepare, .conclude = sms_conclude },
 };
@@ -48,7 +56,7 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "sms", .version = "0.1.0", .init = init,
 	  .summary = "text messages through Twilio or a provider that speaks its API",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .channels = HL_TABLE(channels));
+	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels));
 
 int sms_number(const char *in, char out[SMS_NUMBER_MAX])
 {

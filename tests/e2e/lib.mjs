@@ -70,22 +70,23 @@ export function copyWebDir() {
 
 /* plugins.d with the modules named in `disabled` (true: every module)
  * turned off, the others as the tree has them, in `root`. */
-function pluginsDir(root, disabled) {
+function pluginsDir(root, disabled = [], settings = {}) {
 	const dir = join(root, 'plugins.d');
 	mkdirSync(dir);
 	const tree = join(ROOT, 'plugins.d');
 	for (const file of readdirSync(tree).filter((f) => f.endsWith('.conf'))) {
 		const name = file.slice(0, -'.conf'.length);
 		writeFileSync(join(dir, file), disabled === true || disabled.includes(name)
-			? 'enabled = no\n' : readFileSync(join(tree, file)));
+			? 'enabled = no\n' : readFileSync(join(tree, file)) + (settings[name] || ''));
 	}
 	return dir;
 }
 
 /* A seeded server, answering. options: scale (0.002), locations (5),
  * webDir (the folder it serves, default webDir()), disabled (names of
- * modules it does not load, or true for all), args (more command-line settings). stop()
- * ends it and removes its folder. */
+ * modules it does not load, or true for all), settings (lines added to
+ * modules' confs, by module name), args (more command-line settings).
+ * stop() ends it and removes its folder. */
 export async function startServer(options = {}) {
 	const root = mkdtempSync(join(tmpdir(), 'hl-e2e-'));
 	const data = join(root, 'data');
@@ -95,7 +96,8 @@ export async function startServer(options = {}) {
 	execFileSync(join(BUILD, 'perf-seed'), ['--data-dir', data,
 		'--scale', String(options.scale || 0.002), '--locations', String(options.locations || 5)],
 	{ stdio: 'pipe', env });
-	const plugins = options.disabled ? pluginsDir(root, options.disabled) : join(ROOT, 'plugins.d');
+	const plugins = options.disabled || options.settings
+		? pluginsDir(root, options.disabled, options.settings) : join(ROOT, 'plugins.d');
 	const port = await freePort();
 	const args = ['serve', '--data-dir', data, '--port', String(port),
 		'--modules-dir', join(BUILD, 'modules'), '--plugins-dir', plugins,

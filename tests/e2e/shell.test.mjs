@@ -122,7 +122,7 @@ describe('shell', () => {
 		await h1(page, 'Dashboard').waitFor();
 		const menu = (await admin.get('/api/pages')).data.filter((p) => p.label).map((p) => p.label);
 		assert.deepEqual(menu, ['Dashboard', 'Today', 'Contacts', 'Conversations', 'Opportunities', 'Tasks',
-			'Invoices', 'Reports', 'Agency', 'System', 'Settings']);
+			'Invoices', 'Reports', 'Agency', 'System', 'Channels', 'Settings']);
 		assert.deepEqual(await nav.getByRole('link').allTextContents(), menu);
 		assert.equal(new URL(page.url()).pathname, '/app/dashboard', 'the start is the first menu entry');
 		assert.equal(new URL(page.url()).searchParams.get('location'), String(locations[0].id));

@@ -92,8 +92,8 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
                                             "/conversations/:id",
                                             "/opportunities", "/opportunities/:id", "/tasks",
                                             "/invoices", "/invoices/:id", "/reports", "/system",
-                                            "/settings"]
-        assert got[-2] == {"module": "core", "path": "/system", "label": "System",
+                                            "/channels", "/settings"]
+        assert got[-3] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
 
 
@@ -194,6 +194,7 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/tasks": "/modules/tasks/tasks.js",
                            "/conversations": "/modules/conversations/inbox.js",
                            "/conversations/:id": "/modules/conversations/inbox.js",
+                           "/channels": "/modules/conversations/channels.js",
                            "/invoices": "/modules/invoices/invoices.js",
                            "/invoices/:id": "/modules/invoices/invoices.js",
                            "/reports": "/modules/reports/reports.js"}
@@ -263,7 +264,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                 "/conversations",
                                 "/conversations/:id", "/opportunities", "/opportunities/:id",
                                 "/tasks", "/invoices", "/invoices/:id", "/reports", "/system",
-                                "/settings"}
+                                "/channels", "/settings"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag
             assert s.get(path, headers={"Accept-Encoding": "identity",

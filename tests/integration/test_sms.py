@@ -77,6 +77,8 @@ def test_a_text_leaves_with_the_sub_accounts_account_once_it_has_one():
                             .startswith("SMS is not set up for this sub-account"), 10, 0.05)
             assert double.requests == 0, waiting
 
+            assert channels(admin, h)["sms"] == ("SMS", "sms")
+            assert channels(admin, h)["email"] == ("e-mail", None)
             settings = set_up_account(admin, h)
             assert settings["auth_token_set"] is True and settings["from_number"] == FROM
             sent = until_status(admin, h, conversation, mid, "sent")
@@ -176,9 +178,16 @@ def test_wrong_credentials_fail_with_twilios_answer():
             assert failed["status_reason"] == "Twilio error 20003: Authenticate", failed
 
 
+def channels(admin, h):
+    r = admin.get("/api/channels", headers=h)
+    assert r.status == 200, r.body
+    return {c["channel"]: (c["label"], c["provider"]) for c in r.json()["data"]}
+
+
 def test_without_a_provider_the_thread_says_so():
     s, admin, h = server(None, modules=("contacts", "conversations"))
     with s:
+        assert channels(admin, h)["sms"] == ("SMS", None)
         conversation = thread_with(admin, h)
         mid = send(admin, h, conversation, "Hello")
         assert wait_for(lambda: message(admin, h, conversation, mid)["status_reason"] ==

@@ -4,7 +4,12 @@ speaks the real API (POST /2010-04-01/Accounts/{sid}/Messages.json with
 basic authentication and a form; 201 with the message's JSON, or Twilio's
 error JSON with its codes) and keeps what it was sent, for the tests of
 the sms module. The tests can make it answer errors (fail), and hold its
-answers back (hold) to catch the server with a text on its way."""
+answers back (hold) to catch the server with a text on its way.
+
+Run as a program (python3 twilio_double.py SID TOKEN) it serves until
+killed and prints its URL; the browser tests drive it over HTTP:
+GET /double/messages (what it kept), POST /double/fail {"status", "code",
+"message", "times"}."""
 
 import base64
 import json
@@ -39,6 +44,9 @@ class TwilioDouble:
 
             def do_POST(self):
                 double.answer(self)
+
+            def do_GET(self):
+                double.control(self)
 
         class Server(ThreadingHTTPServer):
             def handle_error(self, request, client_address):
@@ -101,9 +109,23 @@ class TwilioDouble:
                               "more_info": "https://www.twilio.com/docs/errors/%d" % code},
                   headers)
 
+    def control(self, h, raw=""):
+        """The browser tests' side door: what was kept, what to fail."""
+        if h.path == "/double/messages" and h.command == "GET":
+            with self.lock:
+                return self.reply(h, 200, {"messages": self.messages, "requests": self.requests})
+        if h.path == "/double/fail" and h.command == "POST":
+            ask = json.loads(raw or "{}")
+            self.fail(ask.get("status", 500), ask.get("code"), ask.get("message", ""),
+                      times=ask.get("times", 1))
+            return self.reply(h, 200, {})
+        return self.error(h, 404, 20404, "The requested resource %s was not found" % h.path)
+
     def answer(self, h):
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length).decode()
+        if h.path.startswith("/double/"):
+            return self.control(h, raw)
         parts = h.path.split("/")
         if len(parts) != 5 or parts[1] != "2010-04-01" or parts[2] != "Accounts" or \
                 parts[4] != "Messages.json":
@@ -146,3 +168,10 @@ class TwilioDouble:
             "direction": "outbound-api", "status": "queued", "num_segments": "1",
             "date_created": time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime()),
             "uri": "/2010-04-01/Accounts/%s/Messages/%s.json" % (sid, text["sid"])})
+
+
+if __name__ == "__main__":
+    import sys
+    serving = TwilioDouble({sys.argv[1]: sys.argv[2]})
+    print(serving.url, flush=True)
+    threading.Event().wait()

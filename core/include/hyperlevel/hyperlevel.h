@@ -71,7 +71,8 @@
  *        HL_SQL_LOCAL_TODAY and HL_SQL_LOCAL_TOMORROW.
  *   1.18 sending: the descriptor's channels (struct hl_channel), which
  *        a provider module delivers; hl_job_send (struct hl_outgoing,
- *        struct hl_outcome) and the hl_send_* functions of a send.
+ *        struct hl_outcome) and the hl_send_* functions of a send;
+ *        hl_channel_provider.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -447,6 +448,11 @@ struct hl_channel {
  * provider's sentence for a person, or is left empty. */
 HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char *why,
 		       size_t size);
+
+/* The name of the loaded module that delivers `channel` ("sms"), or NULL
+ * when none does: what a page says of a channel. Any thread; the answer
+ * does not change once the server has started. */
+HL_API const char *hl_channel_provider(struct hl_req *req, const char *channel);
 
 /* In prepare. Memory that lives as long as the send; never NULL (as
  * hl_alloc). */

@@ -33,7 +33,7 @@ function message(ctx, m) {
 		data-message="${String(m.id)}">
 		<p class="i-body">${m.body}</p>
 		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
-			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`;
+			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`.firstElementChild;
 	if (out && m.status_reason)
 		li.append(ctx.html`<span class="i-reason">${m.status_reason}</span>`);
 	if (out && RETRY.has(m.status))
