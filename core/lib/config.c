@@ -39,6 +39,9 @@ static const struct setting settings[] = {
 	S(data_dir, STR, HL_LOCALSTATEDIR "/lib/hyperlevel", 0, 0,
 	  "where the database, its WAL and backups live"),
 	S(bind, STR, "127.0.0.1", 0, 0, "address to listen on"),
+	S(public_url, STR, "", 0, 0,
+	  "the address people and providers reach the server at (https://crm.example.com):"
+	  " links in messages, providers' callbacks; empty: none"),
 	S(port, INT, "4700", 1, 65535, "port to listen on"),
 	S(modules_dir, STR, HL_MODULES_PATH, 0, 0,
 	  "where the module .so files are: folders separated by ':'"),

@@ -17,6 +17,7 @@ struct config {
 	char *config;
 	char *data_dir;
 	char *bind;
+	char *public_url;
 	long long port;
 	char *modules_dir;
 	char *plugins_dir;

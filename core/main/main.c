@@ -106,6 +106,12 @@ static int load_modules(struct core *c)
 	    metrics_register(c->srv.router) || modules_report_register(c->srv.router) ||
 	    pages_register(c->srv.router) || live_register(c->srv.router))
 		return HL_ENOMEM;
+	const char *url = c->cfg.public_url;
+	if (*url && strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) {
+		log_error("public_url = %s: not an http:// or https:// address", url);
+		return HL_EINVAL;
+	}
+	inbox_set_public_url(url);
 	return modules_load(&c->srv.modules, &c->cfg, c->srv.router);
 }
 

@@ -59,6 +59,10 @@ struct hl_mod {
 	int npages;
 	struct hl_channel *channels;
 	int nchannels;
+	struct hl_inbox inbox;   /* its descriptor's, when has_inbox */
+	int has_inbox;
+	struct hl_service *services;
+	int nservices;
 	struct modules *set;
 };
 
@@ -73,6 +77,7 @@ struct modules {
 	int nhandlers;
 	struct mod_channel *channels;
 	int nchannels;
+	const struct hl_mod *inbox; /* the loaded module that keeps messages, or NULL */
 	struct router *router;
 };
 
@@ -604,6 +609,10 @@ static void undo(struct hl_mod *m)
 	free(m->channels);
 	m->channels = NULL;
 	m->nchannels = 0;
+	m->has_inbox = 0;
+	free(m->services);
+	m->services = NULL;
+	m->nservices = 0;
 }
 
 /* Whether `name` may name a channel: [a-z0-9_], 1 to 16 bytes. */
@@ -649,6 +658,64 @@ static int add_channels(struct hl_mod *m, const struct hl_table *t)
 	return 0;
 }
 
+/* The descriptor's inbox (ABI 1.18): one entry, and one module per
+ * server. */
+static int add_inbox(struct hl_mod *m, const struct hl_table *t)
+{
+	if (t->size < HL_INBOX_SIZE_1_18)
+		return registration_failed(m, HL_EABI, "inbox entries are too small");
+	if (t->count != 1)
+		return registration_failed(m, HL_EINVAL, "the inbox is one entry");
+	copy_entry(&m->inbox, sizeof(m->inbox), t->entries, 0, t->size);
+	if (!m->inbox.receive || !m->inbox.report)
+		return registration_failed(m, HL_EINVAL, "the inbox needs receive and report");
+	for (int i = 0; i < m->set->norder; i++)
+		if (m->set->order[i]->has_inbox)
+			return registration_failed(m, HL_EEXIST, "module '%s' keeps the messages already",
+						   m->set->order[i]->name);
+	m->has_inbox = 1;
+	return 0;
+}
+
+/* The module offering service `name` among those loaded so far and `m`
+ * (NULL: none), and the service in *out. */
+static const struct hl_mod *service_of(const struct modules *set, const struct hl_mod *m,
+				       const char *name, const struct hl_service **out)
+{
+	for (int i = 0; i <= set->norder; i++) {
+		const struct hl_mod *o = i < set->norder ? set->order[i] : m;
+		for (int k = 0; o && k < o->nservices; k++)
+			if (!strcmp(o->services[k].name, name)) {
+				*out = &o->services[k];
+				return o;
+			}
+	}
+	return NULL;
+}
+
+/* The descriptor's services (ABI 1.18): named after their module. */
+static int add_services(struct hl_mod *m, const struct hl_table *t)
+{
+	if (t->size < HL_SERVICE_SIZE_1_18)
+		return registration_failed(m, HL_EABI, "service table entries are too small");
+	if (!(m->services = calloc(t->count, sizeof(*m->services))))
+		return registration_failed(m, HL_ENOMEM, "out of memory");
+	size_t own = strlen(m->name);
+	for (size_t i = 0; i < t->count; i++) {
+		struct hl_service v;
+		const struct hl_service *other;
+		copy_entry(&v, sizeof(v), t->entries, i, t->size);
+		if (!v.name || !v.call || strncmp(v.name, m->name, own) || v.name[own] != '.' ||
+		    !v.name[own + 1])
+			return registration_failed(m, HL_EINVAL, "service %zu needs a function and a"
+						   " name of the module's, %s.something", i + 1, m->name);
+		if (service_of(m->set, m, v.name, &other))
+			return registration_failed(m, HL_EEXIST, "service '%s' is listed twice", v.name);
+		m->services[m->nservices++] = v;
+	}
+	return 0;
+}
+
 /* The descriptor's tables, as init would add them, before it runs. */
 static int add_tables(struct hl_mod *m)
 {
@@ -668,6 +735,10 @@ static int add_tables(struct hl_mod *m)
 		rc = hl_add_pages_(m, d->pages.entries, d->pages.count, d->pages.size);
 	if (!rc && d->channels.count)
 		rc = add_channels(m, &d->channels);
+	if (!rc && d->inbox.count)
+		rc = add_inbox(m, &d->inbox);
+	if (!rc && d->services.count)
+		rc = add_services(m, &d->services);
 	return rc;
 }
 
@@ -847,6 +918,9 @@ static int collect_handlers(struct modules *set)
 
 static int collect_channels(struct modules *set)
 {
+	for (int i = 0; i < set->norder; i++)
+		if (set->order[i]->has_inbox)
+			set->inbox = set->order[i];
 	int n = 0;
 	for (int i = 0; i < set->norder; i++)
 		n += set->order[i]->nchannels;
@@ -909,6 +983,7 @@ void modules_free(struct modules *set)
 		free(m->handlers);
 		free(m->pages);
 		free(m->channels);
+		free(m->services);
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
@@ -1081,6 +1156,21 @@ HL_API int hl_module_info(struct hl_req *req, int i, const char **name, const ch
 	*version = m->desc ? m->desc->version : NULL;
 	*state = mod_state_name(m->state);
 	return 0;
+}
+
+HL_API int hl_call(struct hl_req *req, const char *name, const char *in, const char **out)
+{
+	const struct hl_service *v;
+	*out = NULL;
+	if (!name || !service_of(req->srv->modules, NULL, name, &v))
+		return HL_ENOENT;
+	return v->call(req, in ? in : "{}", out);
+}
+
+const struct hl_inbox *modules_inbox(const struct modules *set, const struct hl_mod **owner)
+{
+	*owner = set ? set->inbox : NULL;
+	return *owner ? &(*owner)->inbox : NULL;
 }
 
 HL_API const char *hl_channel_provider(struct hl_req *req, const char *channel)

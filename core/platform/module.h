@@ -77,6 +77,14 @@ struct mod_job *modules_jobs(struct modules *set, int *n);
  * *n. */
 const struct mod_channel *modules_channels(const struct modules *set, int *n);
 
+/* The setting public_url, for hl_public_url (inbox.c): a "/" at its end
+ * is dropped. */
+void inbox_set_public_url(const char *url);
+
+/* The inbox of the loaded module that keeps messages (hl_module.inbox),
+ * and that module in *owner; NULL when none does. */
+const struct hl_inbox *modules_inbox(const struct modules *set, const struct hl_mod **owner);
+
 /* The event handlers of all loaded modules, in load order and, within a
  * module, in table order; count in *n. */
 struct mod_handler *modules_handlers(struct modules *set, int *n);

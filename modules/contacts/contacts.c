@@ -103,11 +103,16 @@ static const struct hl_recount recounts[] = {
 	  " WHERE location_id = :location AND deleted_at IS NULL" },
 };
 
+/* What other modules call by name (intake.c says the members). */
+static const struct hl_service services[] = {
+	{ "contacts.find_or_add", contacts_find_or_add },
+};
+
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
 	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts));
+	  .recounts = HL_TABLE(recounts), .services = HL_TABLE(services));
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact

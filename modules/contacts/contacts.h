@@ -167,4 +167,7 @@ int companies_slice(struct hl_job_run *run);
 /* Count an event about a contact as its activity (activity.c). */
 int activity_count(struct hl_job_run *run, const struct hl_event *ev);
 
+/* The service contacts.find_or_add (intake.c). */
+int contacts_find_or_add(struct hl_req *req, const char *in, const char **out);
+
 #endif

@@ -19,7 +19,7 @@
 
 /* What a list or a record is built from: a write to any drops it. */
 /* Each conversation's contact, by its id: contacts added keep the answer. */
-#define INBOX_READS "conversations contacts:lookup"
+#define INBOX_READS "conversations contacts:lookup message_opt_outs"
 
 static const char *const requires[] = { "contacts", NULL };
 
@@ -39,6 +39,14 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages/:message/retry",
 	  .handler = conv_retry },
 	{ .method = "GET", .pattern = "/api/channels", .handler = conv_channels_list },
+	{ .method = "GET", .pattern = "/api/opt-outs", .handler = conv_opt_outs_list },
+	{ .method = "POST", .pattern = "/api/opt-outs", .handler = conv_opt_out },
+	{ .method = "DELETE", .pattern = "/api/opt-outs/:contact/:channel", .handler = conv_opt_in },
+};
+
+/* What providers hear comes here (received.c). */
+static const struct hl_inbox inbox[] = {
+	{ .receive = conv_receive, .report = conv_report },
 };
 
 /* The outbox: woken by each message written (and each outcome, which
@@ -87,7 +95,7 @@ static const struct hl_recount recounts[] = {
 HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers),
-	  .pages = HL_TABLE(pages),
+	  .pages = HL_TABLE(pages), .inbox = HL_TABLE(inbox),
 	  .recounts = HL_TABLE(recounts));
 
 /* As the CHECK of migration 001 lists them, and how a person calls each. */

@@ -21,7 +21,9 @@
 #define CONVERSATION_COLUMNS "cv.id, cv.contact_id," \
 	" trim(c.first_name || ' ' || c.last_name) AS contact_name, cv.channel," \
 	" cv.assigned_to, iif(cv.starred, 'true', 'false') AS json_starred, cv.unread_count," \
-	" cv.last_message_at, cv.last_message_preview, cv.created_at"
+	" cv.last_message_at, cv.last_message_preview, cv.created_at," \
+	" iif(EXISTS (SELECT 1 FROM message_opt_outs o WHERE o.contact_id = cv.contact_id" \
+	" AND o.channel = cv.channel), 'true', 'false') AS json_opted_out"
 /* One conversation of the location with its contact's name, by :id (and
  * :me, for "assigned only" callers): GET /api/conversations/:id, and what
  * the writes answer. */
@@ -83,6 +85,20 @@ int conv_reply_record(struct hl_req *req, int status, int64_t id);
 int conv_messages(struct hl_req *req);             /* messages.c */
 int conv_send(struct hl_req *req);
 int conv_inbound(struct hl_req *req);              /* inbound.c */
+/* Whether contact `contact` asked for no messages on `channel`: 1 with
+ * *why the sentence a person reads ("the contact opted out of SMS on
+ * 2026-12-06, replying STOP"), 0, or HL_EDB. */
+int conv_opted_out(struct hl_req *req, int64_t contact, const char *channel, const char **why);
+/* Record contact `contact`'s opt-out of `channel` (`source`: "reply" or
+ * "person"), or take it back (`out` 0). 0 or HL_EDB. */
+int conv_set_opt_out(struct hl_req *req, int64_t contact, const char *channel, int out,
+		     const char *source);
+int conv_opt_outs_list(struct hl_req *req);        /* consent.c */
+int conv_opt_out(struct hl_req *req);
+int conv_opt_in(struct hl_req *req);
+/* The inbox of the core (hl_receive, hl_report): received.c. */
+int conv_receive(struct hl_req *req, const struct hl_incoming *m);
+int conv_report(struct hl_req *req, const struct hl_report *r);
 int conv_channels_list(struct hl_req *req);        /* channels.c */
 int conv_retry(struct hl_req *req);                /* outbox.c */
 /* Put outbound message `message` in the outbox, due now. 0 or HL_EDB. */

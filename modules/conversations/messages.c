@@ -111,6 +111,9 @@ int conv_send(struct hl_req *req)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
 	if (!channel)
 		channel = hl_strndup(req, cv.channel, strlen(cv.channel));
+	const char *why;
+	if ((rc = conv_opted_out(req, cv.contact, channel, &why)))
+		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
 	rc = conv_publish(req, "message.sent", message, cv.contact, cv.id, message, channel);

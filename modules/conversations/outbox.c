@@ -223,7 +223,9 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
  * number. */
 #define MESSAGE_SQL \
 	"SELECT m.channel, m.subject, m.body," \
-	" CASE m.channel WHEN 'email' THEN c.email ELSE c.phone END" \
+	" CASE m.channel WHEN 'email' THEN c.email ELSE c.phone END," \
+	" EXISTS (SELECT 1 FROM message_opt_outs o WHERE o.contact_id = cv.contact_id" \
+	"  AND o.channel = m.channel)" \
 	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \
 	" LEFT JOIN contacts c ON c.id = cv.contact_id" \
 	" WHERE m.id = :id AND m.location_id = :location"
@@ -231,6 +233,7 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 struct due {
 	int64_t id, location;
 	const char *channel, *subject, *body, *to;
+	int opted_out;
 };
 
 /* Hand `d` over, or say why it waits or fails. 1 when the channel is
@@ -238,6 +241,11 @@ struct due {
 static int hand_over(struct hl_job_run *run, const struct due *d)
 {
 	char why[256];
+	if (d->opted_out) { /* since it was written: a STOP meanwhile */
+		snprintf(why, sizeof(why), "the contact opted out of %s", conv_channel_label(d->channel));
+		return leave_outbox(run, d->location, d->id) ? HL_EDB
+			: set_status(run, d->location, d->id, "failed", why, NULL);
+	}
 	if (!d->to || !*d->to) {
 		snprintf(why, sizeof(why), "the contact has no %s",
 			 strcmp(d->channel, "email") ? "phone number" : "e-mail address");
@@ -281,6 +289,7 @@ static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int 
 	d->subject = (const char *)sqlite3_column_text(st, 1);
 	d->body = (const char *)sqlite3_column_text(st, 2);
 	d->to = (const char *)sqlite3_column_text(st, 3);
+	d->opted_out = sqlite3_column_int(st, 4);
 	for (int i = 0; i < *nfull; i++)
 		if (!strcmp(full[i], d->channel)) {
 			sqlite3_reset(st);

@@ -71,6 +71,10 @@ int sms_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgo
 	char *form = form_add(s, "", "To", to);
 	form = from ? form_add(s, form, "From", from) : form_add(s, form, "MessagingServiceSid", service);
 	form = form_add(s, form, "Body", m->body ? m->body : "");
+	/* Its delivery is reported back when Twilio can reach the server. */
+	if (*hl_public_url())
+		form = form_add(s, form, "StatusCallback", hl_send_sprintf(s, "%s/api/sms/twilio/%lld/status",
+			hl_public_url(), (long long)m->location_id));
 	sqlite3_reset(st);
 	/* The SID is letters, digits and "-" (settings.c): safe in a path. */
 	const char *url = hl_send_sprintf(s, "%s/2010-04-01/Accounts/%s/Messages.json",

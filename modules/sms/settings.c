@@ -11,15 +11,22 @@
 
 #include <string.h>
 
+/* With the address of the hook Twilio calls with texts to the
+ * sub-account's number, to paste into the number's settings (null
+ * without public_url). */
 #define SETTINGS_SQL \
 	"SELECT a.account_sid, a.from_number, a.messaging_service_sid," \
-	" iif(a.auth_token IS NULL, 'false', 'true') AS json_auth_token_set, a.updated_at" \
+	" iif(a.auth_token IS NULL, 'false', 'true') AS json_auth_token_set, a.updated_at," \
+	" nullif(:url, '/api/sms/twilio/' || x.location_id || '/inbound') AS inbound_url" \
 	" FROM (SELECT :location AS location_id) x" \
 	" LEFT JOIN sms_accounts a ON a.location_id = x.location_id"
 
 static int reply_settings(struct hl_req *req)
 {
-	return hl_reply_row(req, 200, hl_scoped_read(req, SETTINGS_SQL), "settings");
+	sqlite3_stmt *st = hl_scoped_read(req, SETTINGS_SQL);
+	hl_bind_text(st, ":url", hl_sprintf(req, "%s/api/sms/twilio/%lld/inbound", hl_public_url(),
+					    (long long)hl_location_id(req)));
+	return hl_reply_row(req, 200, st, "settings");
 }
 
 int sms_settings_get(struct hl_req *req)

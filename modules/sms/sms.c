@@ -23,6 +23,11 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "DELETE", .pattern = "/api/sms/settings", .handler = sms_settings_delete,
 	  .access = HL_ACCESS_LOCATION_ADMIN },
+	/* Twilio's calls, each proved by its signature (hooks.c). */
+	{ .method = "POST", .pattern = "/api/sms/twilio/:location/status", .handler = sms_status_hook,
+	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 64 },
+	{ .method = "POST", .pattern = "/api/sms/twilio/:location/inbound", .handler = sms_inbound_hook,
+	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 64 },
 };
 
 /* Its page, reached from the Channels page: the sub-account's account. */

@@ -69,6 +69,8 @@ describe('sms', () => {
 		assert.equal(await page.getByLabel('Auth token').inputValue(), '');
 		assert.equal(await page.getByLabel('Account SID').inputValue(), SID);
 		assert.ok(!(await page.content()).includes(TOKEN), 'the token is nowhere in the page');
+		/* without public_url, where replies would come is not known */
+		await page.getByText('the server\'s operator sets public_url').waitFor();
 		await shoot(page, 'channels-sms');
 		assert.deepEqual(problems, []);
 		await context.close();

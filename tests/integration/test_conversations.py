@@ -15,7 +15,7 @@ from harness import error, every_page, headers, ids, seeded_server
 
 
 ROW_KEYS = {"id", "contact_id", "contact_name", "channel", "assigned_to", "starred", "unread_count",
-            "last_message_at", "last_message_preview", "created_at"}
+            "last_message_at", "last_message_preview", "created_at", "opted_out"}
 MESSAGE_KEYS = {"id", "conversation_id", "direction", "channel", "subject", "body", "status",
                 "status_reason", "created_at"}
 ORDER = "coalesce(last_message_at, created_at) DESC, id DESC"

@@ -11,8 +11,8 @@ again blindly. The auth token is never answered back."""
 
 import time
 
-from harness import agency, error, headers, wait_for
-from twilio_double import INVALID_NUMBER, TwilioDouble
+from harness import ADMIN, Server, error, headers, wait_for
+from twilio_double import INVALID_NUMBER, TwilioDouble, post_signed
 
 SID = "AC" + "0123456789abcdef" * 2
 TOKEN = "f" * 32
@@ -22,12 +22,22 @@ MODULES = ("contacts", "conversations", "sms")
 
 def server(double, modules=MODULES):
     """A server whose sms module talks to `double`, trying again after a
-    second; its admin's client, the headers of sub-account A's writes."""
+    second, reached at its public_url by the double's callbacks; its
+    admin's client, the headers of sub-account A's writes."""
     plugins = {"conversations": "retry_first_s = 1\n"}
     if double:
         plugins["sms"] = "twilio_base_url = %s\n" % double.url
-    s, admin, (location,) = agency(modules=modules, plugins=plugins)
+    s = Server(modules=modules, plugins=plugins)
+    s.env["PGHL_PUBLIC_URL"] = "http://127.0.0.1:%d/" % s.port
+    s.create_admin(*ADMIN)
+    s.start()
+    admin = s.login(*ADMIN)
+    location = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
     return s, admin, headers(admin, location)
+
+
+def hook(s, h, kind):
+    return "http://127.0.0.1:%d/api/sms/twilio/%s/%s" % (s.port, h["X-Location-Id"], kind)
 
 
 def set_up_account(admin, h, **change):
@@ -86,7 +96,11 @@ def test_a_text_leaves_with_the_sub_accounts_account_once_it_has_one():
             (text,) = double.wait_for(1)
             assert text["account_sid"] == SID
             assert text["form"] == {"To": "+15550102000", "From": FROM,
-                                    "Body": "Your visit is on Tuesday at 3 — reply C to confirm"}
+                                    "Body": "Your visit is on Tuesday at 3 — reply C to confirm",
+                                    "StatusCallback": hook(s, h, "status")}
+            # Twilio's delivery report, signed, moves it on.
+            until_status(admin, h, conversation, mid, "delivered")
+            assert text["callbacks"] == [("sent", 204), ("delivered", 204)]
             # Twilio's id of it is kept, for its status callbacks.
             assert s.sql("SELECT reference FROM messages WHERE id = ?", mid)[0][0] == text["sid"]
 
@@ -94,6 +108,7 @@ def test_a_text_leaves_with_the_sub_accounts_account_once_it_has_one():
             got = admin.get("/api/sms/settings", headers=h)
             assert got.status == 200 and TOKEN not in got.body.decode()
             assert got.json()["auth_token_set"] is True
+            assert got.json()["inbound_url"] == hook(s, h, "inbound")
             assert TOKEN not in s.read_log()
 
 
@@ -219,3 +234,94 @@ def test_a_text_on_its_way_at_a_crash_is_shown_unknown_and_never_sent_again_by_i
             assert r.status == 200, r.body
             until_status(admin, h, conversation, mid, "sent")
             assert double.requests == 2
+
+
+def inbound(s, h, body, sender="+15550102000", token=TOKEN, **change):
+    params = dict({"MessageSid": "SM" + "ab" * 16, "AccountSid": SID, "From": sender, "To": FROM,
+                   "Body": body, "NumMedia": "0"}, **change)
+    return post_signed(hook(s, h, "inbound"), params, token)
+
+
+def test_a_text_received_joins_the_senders_thread_and_a_new_sender_becomes_a_contact():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h, phone="+15550102000")
+            status, body = inbound(s, h, "Can we move it to 4?")
+            assert status == 200 and body.endswith("<Response></Response>"), body
+            got = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"][0]
+            assert (got["direction"], got["status"], got["body"]) == ("inbound", "received",
+                                                                      "Can we move it to 4?")
+            record = admin.get("/api/conversations/%d" % conversation, headers=h).json()
+            assert record["unread_count"] == 1 and record["last_message_preview"] == "Can we move it to 4?"
+
+            status, _ = inbound(s, h, "Hi, is this the dentist?", sender="+1 555 010 9999")
+            assert status == 200
+            (new,) = s.sql("SELECT id, phone, source FROM contacts WHERE phone = '+15550109999'")
+            assert new[2] == "sms"
+            (opened,) = admin.get("/api/conversations?contact=%d" % new[0], headers=h).json()["data"]
+            assert (opened["channel"], opened["last_message_preview"]) == ("sms", "Hi, is this the dentist?")
+            # found by search, as any contact added
+            found = admin.get("/api/contacts?q=5550109999", headers=h).json()["data"]
+            assert [c["id"] for c in found] == [new[0]]
+
+
+def test_hooks_without_twilios_signature_are_refused_and_change_nothing():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            before = s.sql("SELECT count(*) FROM messages")[0][0]
+            url = hook(s, h, "inbound")
+            params = {"MessageSid": "SM1", "From": "+15550102000", "To": FROM, "Body": "hello"}
+            for status, _ in (inbound(s, h, "hello", token="0" * 32),
+                              post_signed(url, params, TOKEN, sign=False),
+                              post_signed(url.replace("/%s/" % h["X-Location-Id"], "/999/"), params, TOKEN)):
+                assert status in (403, 404), status
+            # signed, then changed on the way
+            from twilio_double import signature
+            import urllib.parse
+            import urllib.request
+            bad = urllib.request.Request(url, urllib.parse.urlencode(dict(params, Body="STOP")).encode(),
+                                         {"X-Twilio-Signature": signature(TOKEN, url, params),
+                                          "Content-Type": "application/x-www-form-urlencoded"})
+            try:
+                urllib.request.urlopen(bad, timeout=10)
+                raise AssertionError("a changed form was taken")
+            except urllib.error.HTTPError as e:
+                assert e.code == 403
+            status, _ = post_signed(hook(s, h, "status"), {"MessageSid": "SM1", "MessageStatus": "delivered"},
+                                    "0" * 32)
+            assert status == 403
+            assert s.sql("SELECT count(*) FROM messages")[0][0] == before
+            assert s.sql("SELECT count(*) FROM message_opt_outs")[0][0] == 0
+
+
+def test_stop_opts_the_contact_out_of_texts_and_start_back_in():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h, phone="+15550102000")
+            contact = admin.get("/api/conversations/%d" % conversation, headers=h).json()["contact_id"]
+            assert inbound(s, h, "Please stop by the office tomorrow")[0] == 200
+            assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is False
+            assert inbound(s, h, "  stop ")[0] == 200
+            assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is True
+            r = admin.post("/api/conversations/%d/messages" % conversation, {"body": "Last chance!"}, headers=h)
+            error(r, 422, "the contact opted out of SMS on")
+            assert r.json()["error"]["message"].startswith("channel:") and "replying STOP" in r.body.decode()
+            assert [o["channel"] for o in admin.get("/api/opt-outs?contact=%d" % contact,
+                                                    headers=h).json()["data"]] == ["sms"]
+            assert inbound(s, h, "START")[0] == 200
+            send(admin, h, conversation, "Welcome back")
+            # a person's note of it, and taken back
+            r = admin.post("/api/opt-outs", {"contact_id": contact, "channel": "sms"}, headers=h)
+            assert r.status == 204, r.body
+            error(admin.post("/api/conversations/%d/messages" % conversation, {"body": "x"}, headers=h),
+                  422, "opted out of SMS")
+            error(admin.post("/api/opt-outs", {"contact_id": contact, "channel": "fax"}, headers=h), 422,
+                  "channel")
+            assert admin.delete("/api/opt-outs/%d/sms" % contact, headers=h).status == 204
+            send(admin, h, conversation, "Hello again")

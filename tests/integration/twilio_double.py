@@ -12,15 +12,42 @@ GET /double/messages (what it kept), POST /double/fail {"status", "code",
 "message", "times"}."""
 
 import base64
+import hashlib
+import hmac
 import json
 import secrets
 import threading
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # Twilio's magic test number that its API refuses as not a number.
 INVALID_NUMBER = "+15005550001"
+
+
+def signature(token, url, params):
+    """X-Twilio-Signature, as Twilio computes it: HMAC-SHA1 under the auth
+    token over the URL and each parameter's name and value, sorted."""
+    text = url + "".join(k + v for k, v in sorted(params.items()))
+    return base64.b64encode(hmac.new(token.encode(), text.encode(), hashlib.sha1).digest()).decode()
+
+
+def post_signed(url, params, token, sign=True):
+    """POST `params` as a form to `url`, as Twilio calls a webhook: (status,
+    body)."""
+    data = urllib.parse.urlencode(params).encode()
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if sign:
+        headers["X-Twilio-Signature"] = signature(token, url, params)
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except (urllib.error.URLError, OSError) as e:
+        return 0, str(e)  # the server is gone (a test's end, a kill)
 
 
 class TwilioDouble:
@@ -109,6 +136,16 @@ class TwilioDouble:
                               "more_info": "https://www.twilio.com/docs/errors/%d" % code},
                   headers)
 
+    def report(self, url, sid, text):
+        """Twilio's status callbacks for an accepted text: sent, then
+        delivered, each signed with the account's token."""
+        time.sleep(0.05)
+        for status in ("sent", "delivered"):
+            params = {"MessageSid": text["sid"], "MessageStatus": status, "AccountSid": sid,
+                      "To": text["form"]["To"], "From": text["form"].get("From", "")}
+            text.setdefault("callbacks", []).append((status, post_signed(url, params,
+                                                                         self.accounts[sid])[0]))
+
     def control(self, h, raw=""):
         """The browser tests' side door: what was kept, what to fail."""
         if h.path == "/double/messages" and h.command == "GET":
@@ -161,6 +198,9 @@ class TwilioDouble:
         text = {"sid": "SM" + secrets.token_hex(16), "account_sid": sid, "form": form}
         with self.lock:
             self.messages.append(text)
+        if form.get("StatusCallback"):
+            threading.Thread(target=self.report, args=(form["StatusCallback"], sid, text),
+                             daemon=True).start()
         self.reply(h, 201, {
             "sid": text["sid"], "account_sid": sid, "api_version": "2010-04-01",
             "body": form["Body"], "to": to, "from": form.get("From"),

@@ -72,7 +72,9 @@
  *   1.18 sending: the descriptor's channels (struct hl_channel), which
  *        a provider module delivers; hl_job_send (struct hl_outgoing,
  *        struct hl_outcome) and the hl_send_* functions of a send;
- *        hl_channel_provider.
+ *        hl_channel_provider; the descriptor's inbox (struct hl_inbox),
+ *        hl_receive and hl_report; hl_public_url; the descriptor's
+ *        services (struct hl_service) and hl_call.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -454,6 +456,89 @@ HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char
  * does not change once the server has started. */
 HL_API const char *hl_channel_provider(struct hl_req *req, const char *channel);
 
+/* What comes back (ABI 1.18). A provider's hooks (its public routes,
+ * each checking the provider's signature before reading anything) hand
+ * what they heard to the module that keeps the messages, the inbox,
+ * which lists one struct hl_inbox in its descriptor's `inbox` (one module
+ * per server). The call runs in the hook's request, in its write
+ * transaction, as a request of the sub-account it names: the inbox's
+ * writes and the provider's answer commit together, so a received
+ * message is never acknowledged and then lost. */
+
+/* Whether a received message changes the contact's consent: the
+ * provider's keywords (STOP, START for SMS). */
+enum hl_consent_change {
+	HL_CONSENT_SAME = 0,
+	HL_CONSENT_OPT_OUT,   /* the contact asks for no more messages on the channel */
+	HL_CONSENT_OPT_IN,    /* and again for them */
+};
+
+/* A message a contact sent. Strings are the provider's, UTF-8. */
+struct hl_incoming {
+	const char *channel;   /* "sms" */
+	int64_t location_id;   /* the sub-account it came to */
+	const char *from;      /* the sender's address or number (E.164) */
+	const char *to;        /* the sub-account's address or number it came to */
+	const char *subject;   /* NULL for a channel without one */
+	const char *body;
+	const char *reference; /* the provider's id of it, or NULL */
+	enum hl_consent_change consent;
+};
+
+/* What became of a message sent earlier, named by the reference its
+ * provider gave (struct hl_outcome). */
+enum hl_report_kind {
+	HL_DELIVERED = 1,     /* it reached the contact's phone or mailbox */
+	HL_UNDELIVERED,       /* it was taken, then failed on the way */
+	HL_BOUNCED,           /* the address does not take mail (e-mail) */
+};
+
+struct hl_report {
+	const char *channel;
+	int64_t location_id;
+	const char *reference;
+	enum hl_report_kind kind;
+	const char *reason;    /* in the provider's words, or NULL */
+};
+
+struct hl_inbox {
+	/* 0, or a negative HL_E code (the hook answers 500 and its
+	 * provider tries again later). */
+	int (*receive)(struct hl_req *req, const struct hl_incoming *m);
+	/* 0 also when no message has the reference (it is not ours). */
+	int (*report)(struct hl_req *req, const struct hl_report *r);
+};
+
+/* In a provider's hook: hand `m` (or `r`) to the inbox. 0; HL_ENOENT
+ * when no loaded module keeps messages; what the inbox returned. */
+HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m);
+HL_API int hl_report(struct hl_req *req, const struct hl_report *r);
+
+/* Services (ABI 1.18): a function a module offers the others by name,
+ * since no module includes another's header. It takes and gives a JSON
+ * object's text, so that caller and callee agree on members, not on a
+ * struct: the callee documents them beside its table. It runs in the
+ * caller's request (its sub-account, its write transaction).
+ *     static const struct hl_service services[] = {
+ *             { "contacts.find_or_add", find_or_add } };
+ *     HL_MODULE(..., .services = HL_TABLE(services)); */
+struct hl_service {
+	const char *name;   /* "module.verb": the module's name first */
+	/* 0 with *out a JSON object's text (in the request's arena), or a
+	 * negative HL_E code (HL_EINVAL for members it cannot take). */
+	int (*call)(struct hl_req *req, const char *in, const char **out);
+};
+
+/* Call service `name` with `in` (a JSON object's text): what it returns;
+ * HL_ENOENT when no loaded module offers it. */
+HL_API int hl_call(struct hl_req *req, const char *name, const char *in, const char **out);
+
+/* The address people and providers reach this server at, the setting
+ * public_url ("https://crm.example.com", no "/" at the end), for links
+ * in messages and the callbacks a provider is told to call; "" when it
+ * is not set. Any thread. */
+HL_API const char *hl_public_url(void);
+
 /* In prepare. Memory that lives as long as the send; never NULL (as
  * hl_alloc). */
 HL_API void *hl_send_alloc(struct hl_send *s, size_t n);
@@ -599,6 +684,12 @@ struct hl_module {
 	/* ABI 1.18. struct hl_channel entries: the channels this module
 	 * delivers (see "Sending"). */
 	struct hl_table channels;
+	/* ABI 1.18. One struct hl_inbox: this module keeps the messages
+	 * providers hear (see "What comes back"). */
+	struct hl_table inbox;
+	/* ABI 1.18. struct hl_service entries: what it offers other
+	 * modules by name (see "Services"). */
+	struct hl_table services;
 };
 
 /* ABI 1.15. Counts kept by the sub-account's days (local_day, below) are
@@ -648,6 +739,8 @@ struct hl_recount {
 	(offsetof(struct hl_event_handler, handle) + sizeof(void (*)(void)))
 #define HL_PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
 #define HL_CHANNEL_SIZE_1_18 (offsetof(struct hl_channel, max_in_flight) + sizeof(unsigned))
+#define HL_INBOX_SIZE_1_18 (offsetof(struct hl_inbox, report) + sizeof(void (*)(void)))
+#define HL_SERVICE_SIZE_1_18 (offsetof(struct hl_service, call) + sizeof(void (*)(void)))
 
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.

@@ -56,6 +56,8 @@ function frame(x, c) {
 	<ol class="i-messages"></ol>
 </div>
 <form class="i-compose" novalidate>
+	${c.opted_out ? ctx.html`<p class="i-opted-out" role="status">${(c.contact_name || 'The contact') +
+		' opted out of ' + channelName(c.channel) + ': messages on this channel are refused.'}</p>` : null}
 	<label for="i-body">Reply</label>
 	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
 	<div class="i-compose-actions"><span class="muted i-hint">Ctrl+Enter sends</span>

@@ -40,7 +40,15 @@ export default async function page(view, ctx) {
 	<div class="sms-actions"><button type="submit" class="btn btn-primary">Save</button>
 		<button type="button" class="btn btn-danger" data-remove>Remove account</button></div>
 	<div class="sms-confirm"></div>
-</form>`);
+</form>
+<section class="card sms-hook" aria-labelledby="sms-hook-h">
+	<h2 id="sms-hook-h">Texts received</h2>
+	${settings.inbound_url
+		? html`<p>In the Twilio console, set the number's webhook for “A message comes in” to this address
+			(HTTP POST):</p><p><code class="sms-url">${settings.inbound_url}</code></p>`
+		: html`<p class="muted">Replies and delivery reports need the server's public address: the server's
+			operator sets public_url.</p>`}
+</section>`);
 	const form = view.querySelector('.sms-form');
 	const f = form.elements;
 

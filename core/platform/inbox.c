@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * inbox.c: what a provider's hook hears, handed to the module that keeps
+ * the messages (hl_receive, hl_report), and the server's public address
+ * (hl_public_url) that providers are told to call back.
+ *
+ * A hook is a public route: its request has no sub-account. The inbox's
+ * functions are written as handlers of a sub-account's requests (scoped
+ * statements, events published for the request's sub-account), so the
+ * call runs with the request's sub-account set to the one the provider
+ * named, and put back after.
+ */
+#include "platform/module.h"
+#include "request/request.h"
+#include "server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static char public_url[512];
+
+void inbox_set_public_url(const char *url)
+{
+	size_t n = url ? strlen(url) : 0;
+	while (n && url[n - 1] == '/')
+		n--;
+	snprintf(public_url, sizeof(public_url), "%.*s", (int)n, n ? url : "");
+}
+
+HL_API const char *hl_public_url(void)
+{
+	return public_url;
+}
+
+/* Run fn(req, arg) as a request of sub-account `location`. */
+static int as_location(struct hl_req *req, int64_t location, int (*fn)(struct hl_req *, const void *),
+		       const void *arg)
+{
+	if (location <= 0)
+		return HL_EINVAL;
+	int64_t was = req->location_id;
+	req->location_id = location;
+	int rc = fn(req, arg);
+	req->location_id = was;
+	return rc;
+}
+
+static const struct hl_inbox *inbox_of(struct hl_req *req)
+{
+	const struct hl_mod *owner;
+	return modules_inbox(req->srv->modules, &owner);
+}
+
+static int call_receive(struct hl_req *req, const void *m)
+{
+	return inbox_of(req)->receive(req, m);
+}
+
+static int call_report(struct hl_req *req, const void *r)
+{
+	return inbox_of(req)->report(req, r);
+}
+
+HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m)
+{
+	if (!inbox_of(req))
+		return HL_ENOENT;
+	return as_location(req, m->location_id, call_receive, m);
+}
+
+HL_API int hl_report(struct hl_req *req, const struct hl_report *r)
+{
+	if (!inbox_of(req))
+		return HL_ENOENT;
+	return as_location(req, r->location_id, call_report, r);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * received.c: this module is the server's inbox (struct hl_inbox): what
+ * a provider's hook heard comes here, in that hook's request, as a
+ * request of the sub-account the provider named.
+ *
+ * A message received goes into the sender's conversation on its channel,
+ * opened when there is none; a sender no contact has (by e-mail, or by
+ * phone for a text) becomes a contact, through the contacts module's
+ * service contacts.find_or_add. STOP and START, as the provider reads
+ * them, opt the contact out of the channel and in again. A report on a
+ * message sent earlier (delivered, bounced) moves its status, the message
+ * found by the provider's id of it.
+ */
+#include "conversations.h"
+
+#include <string.h>
+
+/* The contact who sent `m`: its id in *out, found or added. */
+static int sender_of(struct hl_req *req, const struct hl_incoming *m, int64_t *out)
+{
+	int email = !strcmp(m->channel, "email");
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "SELECT json_object(:key, :from,"
+				   " 'source', :channel)");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":key", email ? "email" : "phone");
+	hl_bind_text(st, ":from", m->from);
+	hl_bind_text(st, ":channel", m->channel);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return HL_EDB;
+	}
+	const char *in = hl_strndup(req, (const char *)sqlite3_column_text(st, 0),
+				    (size_t)sqlite3_column_bytes(st, 0)), *found;
+	sqlite3_reset(st);
+	int rc = hl_call(req, "contacts.find_or_add", in, &found);
+	if (rc)
+		return rc;
+	st = hl_stmt(hl_write_begin(req), "SELECT json_extract(:out, '$.id')");
+	hl_bind_text(st, ":out", found);
+	return hl_step_int(st, out) == 1 && *out > 0 ? 0 : HL_EDB;
+}
+
+int conv_receive(struct hl_req *req, const struct hl_incoming *m)
+{
+	struct conversation cv;
+	int64_t contact, message;
+	if (!conv_is_channel(m->channel) || !m->from || !*m->from)
+		return HL_EINVAL;
+	int rc = sender_of(req, m, &contact);
+	if (!rc)
+		rc = conv_find_or_open(req, contact, m->channel, 0, &cv);
+	if (rc < 0)
+		return rc;
+	const char *body = m->body && *m->body ? m->body : "(no text)";
+	if ((rc = conv_add_message(req, &cv, 1, m->channel, body, &message)))
+		return rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET subject = :subject,"
+		" reference = :reference WHERE id = :id AND location_id = :location");
+	hl_bind_text(st, ":subject", m->subject);
+	hl_bind_text(st, ":reference", m->reference);
+	hl_bind_int(st, ":id", message);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	if (m->consent && (rc = conv_set_opt_out(req, contact, m->channel,
+						  m->consent == HL_CONSENT_OPT_OUT, "reply")))
+		return rc;
+	return conv_publish(req, "message.received", message, contact, cv.id, message, m->channel);
+}
+
+int conv_report(struct hl_req *req, const struct hl_report *r)
+{
+	static const char *const words[] = { NULL, "delivered", "failed", "bounced" };
+	if (!r->reference || r->kind < HL_DELIVERED || r->kind > HL_BOUNCED)
+		return HL_EINVAL;
+	/* A late report never undoes a later state: delivered only follows
+	 * sending or sent, and a failure never follows delivered. */
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT id, conversation_id FROM messages"
+		" WHERE channel = :channel AND reference = :reference AND location_id = :location"
+		" AND direction = 'outbound' AND status IN ('sending', 'sent', 'unknown')");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":channel", r->channel);
+	hl_bind_text(st, ":reference", r->reference);
+	int rc = sqlite3_step(st);
+	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	int64_t conversation = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : HL_EDB; /* not ours, or already past it */
+	st = hl_scoped_write(req, "UPDATE messages SET status = :status, status_reason = :reason"
+			     " WHERE id = :id AND location_id = :location");
+	hl_bind_text(st, ":status", words[r->kind]);
+	hl_bind_text(st, ":reason", r->kind == HL_DELIVERED ? NULL : r->reason);
+	hl_bind_int(st, ":id", id);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	const char *data = hl_sprintf(req, "{\"conversation_id\":%lld,\"message_id\":%lld,"
+				      "\"status\":\"%s\"}", (long long)conversation, (long long)id,
+				      words[r->kind]);
+	int64_t assigned = hl_scoped_write_int(req, "SELECT assigned_to FROM conversations"
+					       " WHERE id = :id AND location_id = :location",
+					       conversation);
+	return assigned < 0 ? (int)assigned
+			    : hl_publish_assigned(req, "message.status", id, assigned, data);
+}
