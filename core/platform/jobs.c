@@ -234,6 +234,18 @@ static int record(struct hl_db *w, const char *name, int64_t cursor, int ok, lon
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
+/* The end of a run, its lock still held: what it published and prepared
+ * to send is handed over once it committed, dropped when it did not. */
+static void hand_over(struct jobs *js, struct hl_job_run *run, int committed)
+{
+	if (!committed) {
+		event_list_clear(&run->events);
+		send_list_clear(&run->sends);
+	}
+	events_commit(js->events, &run->events);
+	sender_commit(js->sender, &run->sends);
+}
+
 /* Run one slice of `job`; returns its result (HL_JOB_MORE/DONE or < 0) and
  * its time in *ms. */
 static int run_slice(struct jobs *js, struct job *job, long long *ms)
@@ -262,8 +274,6 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 		if (!db_begin(run.db) &&
 		    (record(run.db, name, 0, 0, *ms, hl_strerror(rc)) || db_commit(run.db)))
 			db_rollback(run.db);
-		event_list_clear(&run.events);
-		send_list_clear(&run.sends);
 	}
 	/* A pass of several slices has walked through its table: what it
 	 * mapped and cached need not stay resident (an idle server's memory:
@@ -274,9 +284,8 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 		log_warn("[job] %s: could not let go of the pages it read", name);
 	/* Handed over before the lock goes: in the order of the commits. */
 	js->publishing = job;
-	events_commit(js->events, &run.events);
+	hand_over(js, &run, rc >= 0);
 	js->publishing = NULL;
-	sender_commit(js->sender, &run.sends);
 	db_write_unlock(js->db, run.db);
 	if (let_go)
 		heap_give_back(); /* not holding up the writers */
@@ -299,13 +308,9 @@ static int run_handler(void *arg, const struct mod_handler *h, const struct hl_e
 		rc = h->h.handle(&run, e);
 	if (rc >= 0 && db_commit(run.db))
 		rc = HL_EDB;
-	if (rc < 0) {
+	if (rc < 0)
 		db_rollback(run.db);
-		event_list_clear(&run.events);
-		send_list_clear(&run.sends);
-	}
-	events_commit(js->events, &run.events);
-	sender_commit(js->sender, &run.sends);
+	hand_over(js, &run, rc >= 0);
 	db_write_unlock(js->db, run.db);
 	long long ms = (now_us() - run.start_us) / 1000;
 	if (ms > JOB_SLICE_BUDGET_MS)
@@ -364,11 +369,8 @@ static int settle_batch(struct jobs *js)
 		log_error("[send] the outcomes of a batch could not be recorded: %s",
 			  hl_strerror(rc));
 		db_rollback(run.db);
-		event_list_clear(&run.events);
-		send_list_clear(&run.sends);
 	}
-	events_commit(js->events, &run.events);
-	sender_commit(js->sender, &run.sends);
+	hand_over(js, &run, !rc);
 	db_write_unlock(js->db, run.db);
 	sender_release(batch);
 	return sender_settled(js->sender) > 0;

@@ -71,7 +71,7 @@ static int init(struct hl_mod *mod)
 
 /* The browser pages (webui/inbox.js): the inbox, in the menu, opening
  * with its first page; a thread beside it. */
-static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", NULL };
+static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", "segments.js", NULL };
 /* The Channels page, for the sub-account's admins: each channel and the
  * module that delivers it, whose page (/channels/NAME) sets it up. */
 static const char *const channels_uses[] = { "channels.css", NULL };

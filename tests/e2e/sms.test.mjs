@@ -3,8 +3,8 @@
  * Texts through the sms module, against a local double of Twilio's API
  * (tests/integration/twilio_double.py): an admin sets the sub-account's
  * Twilio account on the SMS page, reached from Channels, and the token is
- * never shown again; a text written in a thread ticks from queued to
- * Sent as it leaves; one Twilio refuses says why in the thread, and Retry
+ * never shown again; the composer counts a text's segments; a text
+ * written in a thread ticks from queued to Sent as it leaves; one Twilio refuses says why in the thread, and Retry
  * sends it again.
  */
 import assert from 'node:assert/strict';
@@ -79,6 +79,12 @@ describe('sms', () => {
 	test('a text ticks to Sent as it leaves; one refused says why, and Retry sends it', async () => {
 		const { page, context, problems } = await open('/app/conversations/' + conversation.id + '?location=' + loc.id);
 		await thread(page).waitFor();
+		/* the composer counts a text's segments as a carrier will */
+		const segments = thread(page).locator('.i-segments');
+		await page.getByLabel('Reply').fill('x'.repeat(155) + '{curly}');
+		assert.equal(await segments.textContent(), '2 segments (GSM-7, 164 characters)');
+		await page.getByLabel('Reply').fill('Thanks 🙏');
+		assert.equal(await segments.textContent(), '1 segment (Unicode because of “🙏”, 9 units)');
 		await page.getByLabel('Reply').fill('Your table for four is booked for 8 pm.');
 		await page.getByRole('button', { name: 'Send' }).click();
 		const first = messageOf(page, 'Your table for four');

@@ -6,10 +6,13 @@
  * reply sent from the box at the bottom (Ctrl+Enter sends); read when
  * opened; starred with one button. Each message written here shows its
  * status as it leaves (queued, sending, sent ...), why when it did not go,
- * and Retry when it failed. openThread() returns what the thread does when
+ * and Retry when it failed; a text's composer counts its segments
+ * (segments.js). openThread() returns what the thread does when
  * others change it: messages sent or received elsewhere join it at the
  * bottom, and those shown take their new status.
  */
+
+import { segmentsNote } from './segments.js';
 
 export const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
 	['instagram', 'Instagram'], ['webchat', 'Web chat'], ['phone', 'Phone']];
@@ -60,6 +63,7 @@ function frame(x, c) {
 		' opted out of ' + channelName(c.channel) + ': messages on this channel are refused.'}</p>` : null}
 	<label for="i-body">Reply</label>
 	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
+	${c.channel === 'sms' ? ctx.html`<p class="muted i-segments" aria-live="polite"></p>` : null}
 	<div class="i-compose-actions"><span class="muted i-hint">Ctrl+Enter sends</span>
 		<button type="submit" class="btn btn-primary">Send</button></div>
 </form>`;
@@ -220,6 +224,11 @@ function starring(t) {
 
 function replying(t) {
 	const { form } = t.el;
+	const segments = form.querySelector('.i-segments');
+	if (segments)
+		form.elements.body.addEventListener('input', () => {
+			segments.textContent = segmentsNote(form.elements.body.value);
+		});
 	form.addEventListener('keydown', (e) => {
 		if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
 			e.preventDefault();
@@ -257,6 +266,7 @@ async function reply(t) {
 		el.list.append(show(t, sent));
 	el.scroll.scrollTop = el.scroll.scrollHeight;
 	form.elements.body.value = '';
+	form.elements.body.dispatchEvent(new Event('input'));
 	form.elements.body.focus();
 	const a = t.x.el.list.querySelector('[data-id="' + c.id + '"] .i-preview');
 	if (a)
