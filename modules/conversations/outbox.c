@@ -196,6 +196,32 @@ static int settle_later(struct hl_job_run *run, const struct hl_outcome *o)
 	return rc ? rc : set_status(run, o->location_id, o->id, "queued", reason, NULL);
 }
 
+/* A report that came before this outcome (received.c): applied now. */
+static int apply_early_report(struct hl_job_run *run, const struct hl_outcome *o)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), o->location_id, "SELECT status, reason"
+		" FROM message_early_reports WHERE reference = :reference AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":reference", o->reference);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	}
+	char status[16], reason[256];
+	snprintf(status, sizeof(status), "%s", (const char *)sqlite3_column_text(st, 0));
+	const char *why = (const char *)sqlite3_column_text(st, 1);
+	snprintf(reason, sizeof(reason), "%s", why ? why : "");
+	sqlite3_reset(st);
+	st = hl_stmt_scoped(hl_job_db(run), o->location_id, "DELETE FROM message_early_reports"
+			    " WHERE reference = :reference AND location_id = :location");
+	hl_bind_text(st, ":reference", o->reference);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	return set_status(run, o->location_id, o->id, status, reason[0] ? reason : NULL, NULL);
+}
+
 int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 {
 	if (o->kind == HL_SEND_LATER)
@@ -203,8 +229,11 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	int rc = leave_outbox(run, o->location_id, o->id);
 	if (rc)
 		return rc;
+	if (o->kind == HL_SENT && (rc = set_status(run, o->location_id, o->id, "sent", NULL,
+						    o->reference)))
+		return rc;
 	if (o->kind == HL_SENT)
-		return set_status(run, o->location_id, o->id, "sent", NULL, o->reference);
+		return o->reference ? apply_early_report(run, o) : 0;
 	return set_status(run, o->location_id, o->id, "failed",
 			  o->reason ? o->reason : "refused by the provider", NULL);
 }
@@ -330,6 +359,21 @@ static int recover(struct hl_job_run *run)
 	return n == BATCH ? HL_JOB_MORE : HL_JOB_DONE;
 }
 
+/* Reports no message claimed within an hour are not ours: gone, looked
+ * for once an hour. */
+static int sweep_early_reports(struct hl_job_run *run)
+{
+	static int64_t swept_at;
+	int64_t now = now_ms();
+	if (now - swept_at < 3600 * 1000LL)
+		return 0;
+	swept_at = now;
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "DELETE FROM message_early_reports"
+				   " WHERE at < :before");
+	hl_bind_int(st, ":before", now - 3600 * 1000LL);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
 /* The due messages' ids into `due` (at most BATCH): how many, or HL_EDB. */
 static int find_due(struct hl_job_run *run, struct due *due)
 {
@@ -351,12 +395,15 @@ static int find_due(struct hl_job_run *run, struct due *due)
 int outbox_slice(struct hl_job_run *run)
 {
 	static int recovered; /* in this process: the scheduler's thread alone */
+	int rc;
 	if (!recovered) {
-		int rc = recover(run);
+		rc = recover(run);
 		if (rc)
 			return rc;
 		recovered = 1;
 	}
+	if ((rc = sweep_early_reports(run)))
+		return rc;
 	static struct due due[BATCH];
 	int n = find_due(run, due);
 	if (n < 0)
@@ -367,8 +414,7 @@ int outbox_slice(struct hl_job_run *run)
 	for (; i < n && !hl_job_over_budget(run); i++) {
 		if (!take_token(due[i].location, now))
 			continue; /* its sub-account's rate: a later slice */
-		int rc = send_one(run, &due[i], full, &nfull);
-		if (rc)
+		if ((rc = send_one(run, &due[i], full, &nfull)))
 			return rc;
 		handed++;
 	}

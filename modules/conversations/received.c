@@ -69,6 +69,24 @@ int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 	return conv_publish(req, "message.received", message, contact, cv.id, message, m->channel);
 }
 
+/* A report no message claims yet: its outcome may not be recorded (the
+ * provider answered and reported before the scheduler got to it). The
+ * outbox applies it when it is (outbox_settle). */
+static int keep_early(struct hl_req *req, const struct hl_report *r, const char *status)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO message_early_reports (reference,"
+		" location_id, status, reason, at) SELECT :reference, :location, :status, :reason,"
+		" CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) WHERE NOT EXISTS (SELECT 1"
+		" FROM messages WHERE channel = :channel AND reference = :reference"
+		" AND location_id = :location) ON CONFLICT DO UPDATE SET status = excluded.status,"
+		" reason = excluded.reason");
+	hl_bind_text(st, ":reference", r->reference);
+	hl_bind_text(st, ":channel", r->channel);
+	hl_bind_text(st, ":status", status);
+	hl_bind_text(st, ":reason", r->kind == HL_DELIVERED ? NULL : r->reason);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
 int conv_report(struct hl_req *req, const struct hl_report *r)
 {
 	static const char *const words[] = { NULL, "delivered", "failed", "bounced" };
@@ -87,8 +105,10 @@ int conv_report(struct hl_req *req, const struct hl_report *r)
 	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	int64_t conversation = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
 	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return keep_early(req, r, words[r->kind]);
 	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? 0 : HL_EDB; /* not ours, or already past it */
+		return HL_EDB;
 	st = hl_scoped_write(req, "UPDATE messages SET status = :status, status_reason = :reason"
 			     " WHERE id = :id AND location_id = :location");
 	hl_bind_text(st, ":status", words[r->kind]);

@@ -325,3 +325,17 @@ def test_stop_opts_the_contact_out_of_texts_and_start_back_in():
                   "channel")
             assert admin.delete("/api/opt-outs/%d/sms" % contact, headers=h).status == 204
             send(admin, h, conversation, "Hello again")
+
+
+def test_a_delivery_report_before_the_send_is_answered_is_kept_for_it():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h)
+            double.report_first = True  # Twilio's callbacks race its own answer
+            mid = send(admin, h, conversation, "See you at noon")
+            (text,) = double.wait_for(1)
+            until_status(admin, h, conversation, mid, "delivered")
+            assert text["callbacks"] == [("sent", 204), ("delivered", 204)]
+            assert s.sql("SELECT count(*) FROM message_early_reports")[0][0] == 0

@@ -57,6 +57,7 @@ class TwilioDouble:
         self.messages = []    # each accepted text: its form, account and SID
         self.requests = 0     # every POST to the Messages resource
         self.failures = []    # (status, code, message, retry_after) to answer next
+        self.report_first = False  # report delivery before answering the send
         self.held = threading.Event()
         self.held.set()       # set: answers go at once
         self.arrived = threading.Event()
@@ -198,7 +199,9 @@ class TwilioDouble:
         text = {"sid": "SM" + secrets.token_hex(16), "account_sid": sid, "form": form}
         with self.lock:
             self.messages.append(text)
-        if form.get("StatusCallback"):
+        if form.get("StatusCallback") and self.report_first:
+            self.report(form["StatusCallback"], sid, text)
+        elif form.get("StatusCallback"):
             threading.Thread(target=self.report, args=(form["StatusCallback"], sid, text),
                              daemon=True).start()
         self.reply(h, 201, {
