@@ -99,6 +99,13 @@ int conv_opt_in(struct hl_req *req);
 /* The inbox of the core (hl_receive, hl_report): received.c. */
 int conv_receive(struct hl_req *req, const struct hl_incoming *m);
 int conv_report(struct hl_req *req, const struct hl_report *r);
+/* When a marketing text of sub-account `location` may go, at `now_s`
+ * (seconds since 1970): 0 at once, else the end of its quiet hours (in
+ * seconds), whose time of day is *until_min (minutes after midnight);
+ * HL_EDB. */
+int64_t quiet_until(struct hl_job_run *run, int64_t location, int64_t now_s, int *until_min);
+int conv_quiet_hours_get(struct hl_req *req);      /* quiet.c */
+int conv_quiet_hours_put(struct hl_req *req);
 int conv_channels_list(struct hl_req *req);        /* channels.c */
 int conv_retry(struct hl_req *req);                /* outbox.c */
 /* Put outbound message `message` in the outbox, due now. 0 or HL_EDB. */

@@ -93,16 +93,19 @@ int conv_read_message(struct hl_req *req, const char **body, const char **channe
 	return 0;
 }
 
-/* POST /api/conversations/:id/messages {"body", "channel"}: 201 with the
- * message, queued for a provider. */
+/* POST /api/conversations/:id/messages {"body", "channel", "marketing"}:
+ * 201 with the message, queued for a provider; a marketing text waits
+ * for the end of the sub-account's quiet hours (quiet.c). */
 int conv_send(struct hl_req *req)
 {
-	static const char *const keys[] = { "body", "channel", NULL };
+	static const char *const keys[] = { "body", "channel", "marketing", NULL };
 	int64_t id, message;
 	const char *body, *channel;
+	int marketing = 0;
 	struct conversation cv;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys) ||
-	    conv_read_message(req, &body, &channel))
+	    conv_read_message(req, &body, &channel) ||
+	    hl_field_bool(req, 0, "marketing", &marketing) < 0)
 		return 0;
 	if (!hl_write_begin(req))
 		return HL_EDB;
@@ -116,6 +119,13 @@ int conv_send(struct hl_req *req)
 		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
+	if (marketing) {
+		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = 1"
+						   " WHERE id = :id AND location_id = :location");
+		hl_bind_int(st, ":id", message);
+		if (hl_step_changes(st) < 0)
+			return HL_EDB;
+	}
 	rc = conv_publish(req, "message.sent", message, cv.contact, cv.id, message, channel);
 	return rc ? rc : conv_reply_message(req, 201, message);
 }

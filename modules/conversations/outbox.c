@@ -254,7 +254,7 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	"SELECT m.channel, m.subject, m.body," \
 	" CASE m.channel WHEN 'email' THEN c.email ELSE c.phone END," \
 	" EXISTS (SELECT 1 FROM message_opt_outs o WHERE o.contact_id = cv.contact_id" \
-	"  AND o.channel = m.channel)" \
+	"  AND o.channel = m.channel), m.marketing" \
 	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \
 	" LEFT JOIN contacts c ON c.id = cv.contact_id" \
 	" WHERE m.id = :id AND m.location_id = :location"
@@ -262,7 +262,7 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 struct due {
 	int64_t id, location;
 	const char *channel, *subject, *body, *to;
-	int opted_out;
+	int opted_out, marketing;
 };
 
 /* Hand `d` over, or say why it waits or fails. 1 when the channel is
@@ -274,6 +274,18 @@ static int hand_over(struct hl_job_run *run, const struct due *d)
 		snprintf(why, sizeof(why), "the contact opted out of %s", conv_channel_label(d->channel));
 		return leave_outbox(run, d->location, d->id) ? HL_EDB
 			: set_status(run, d->location, d->id, "failed", why, NULL);
+	}
+	if (d->marketing && !strcmp(d->channel, "sms")) {
+		int until_min;
+		int64_t until = quiet_until(run, d->location, now_ms() / 1000, &until_min);
+		if (until < 0)
+			return (int)until;
+		if (until) {
+			snprintf(why, sizeof(why), "a marketing text, held for the quiet hours until"
+				 " %02d:%02d", until_min / 60, until_min % 60);
+			return reschedule(run, d->location, d->id, until * 1000, 0) ? HL_EDB
+				: set_status(run, d->location, d->id, "queued", why, NULL);
+		}
 	}
 	if (!d->to || !*d->to) {
 		snprintf(why, sizeof(why), "the contact has no %s",
@@ -319,6 +331,7 @@ static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int 
 	d->body = (const char *)sqlite3_column_text(st, 2);
 	d->to = (const char *)sqlite3_column_text(st, 3);
 	d->opted_out = sqlite3_column_int(st, 4);
+	d->marketing = sqlite3_column_int(st, 5);
 	for (int i = 0; i < *nfull; i++)
 		if (!strcmp(full[i], d->channel)) {
 			sqlite3_reset(st);

@@ -339,3 +339,36 @@ def test_a_delivery_report_before_the_send_is_answered_is_kept_for_it():
             until_status(admin, h, conversation, mid, "delivered")
             assert text["callbacks"] == [("sent", 204), ("delivered", 204)]
             assert s.sql("SELECT count(*) FROM message_early_reports")[0][0] == 0
+
+
+def test_marketing_texts_wait_for_the_quiet_hours_and_replies_do_not():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            assert admin.get("/api/quiet-hours", headers=h).json() == {"from": "21:00", "until": "08:00"}
+            # Quiet from an hour ago to an hour from now, in the
+            # sub-account's zone (UTC here).
+            now = time.gmtime()
+            minute = now.tm_hour * 60 + now.tm_min
+            at = lambda m: "%02d:%02d" % ((m % 1440) // 60, m % 60)
+            quiet = {"from": at(minute - 60), "until": at(minute + 60)}
+            r = admin.request("PUT", "/api/quiet-hours", quiet, headers=h)
+            assert r.status == 200 and r.json() == quiet, r.body
+            conversation = thread_with(admin, h)
+            r = admin.post("/api/conversations/%d/messages" % conversation,
+                           {"body": "20% off this weekend", "marketing": True}, headers=h)
+            assert r.status == 201, r.body
+            held = r.json()["id"]
+            reply = send(admin, h, conversation, "Yes, we open at 9")
+            until_status(admin, h, conversation, reply, "sent")
+            assert wait_for(lambda: message(admin, h, conversation, held)["status_reason"] ==
+                            "a marketing text, held for the quiet hours until " + quiet["until"], 10, 0.05)
+            assert [m["form"]["Body"] for m in double.messages] == ["Yes, we open at 9"]
+            # No quiet hours: it goes.
+            r = admin.request("PUT", "/api/quiet-hours", {"from": None, "until": None}, headers=h)
+            assert r.status == 200 and r.json() == {"from": None, "until": None}, r.body
+            until_status(admin, h, conversation, held, "sent")
+            error(admin.request("PUT", "/api/quiet-hours", {"from": "25:00", "until": "08:00"}, headers=h),
+                  422, "a time of day")
+            error(admin.request("PUT", "/api/quiet-hours", {"from": "21:00"}, headers=h), 422, "both times")
