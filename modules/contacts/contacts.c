@@ -76,7 +76,11 @@ static const struct hl_page pages[] = {
 
 /* What other modules report about a contact, counted on its record. */
 static const struct hl_event_handler handlers[] = {
-	{ .event = "message.*", .handle = activity_count },
+	/* what was written and received; not a message's status moving on
+	 * (message.status), several per message sent */
+	{ .event = "message.sent", .handle = activity_count },
+	{ .event = "message.received", .handle = activity_count },
+	{ .event = "message.retried", .handle = activity_count },
 	{ .event = "conversation.*", .handle = activity_count },
 	{ .event = "task.*", .handle = activity_count },
 	{ .event = "opportunity.*", .handle = activity_count },

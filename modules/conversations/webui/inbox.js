@@ -191,17 +191,22 @@ function filtering(x) {
 }
 
 /* Changes by others: the inbox asked again for as many as it shows (the
- * focus staying on the same conversation), and the open thread told. */
+ * focus staying on the same conversation), and the open thread told. A
+ * message's status moving on (message.status: sending, sent, delivered,
+ * many a second in a campaign) changes no entry of the inbox: only the
+ * thread hears of it. */
 function following(x) {
 	const { ctx, el } = x;
 	ctx.onLive(['message.*', 'conversation.*'], async (events) => {
-		const shown = el.list.children.length;
-		const active = document.activeElement;
-		const focused = active && el.list.contains(active) ? active.dataset.id : null;
-		await x.list.restart(shown > 50 ? { limit: Math.min(shown, 1000) } : null);
-		const again = focused && el.list.querySelector('[data-id="' + focused + '"]');
-		if (again)
-			again.focus({ preventScroll: true });
+		if (events.some((e) => e.type === 'reload' || e.event !== 'message.status')) {
+			const shown = el.list.children.length;
+			const active = document.activeElement;
+			const focused = active && el.list.contains(active) ? active.dataset.id : null;
+			await x.list.restart(shown > 50 ? { limit: Math.min(shown, 1000) } : null);
+			const again = focused && el.list.querySelector('[data-id="' + focused + '"]');
+			if (again)
+				again.focus({ preventScroll: true });
+		}
 		if (x.threadHears)
 			x.threadHears(events);
 	});

@@ -128,7 +128,7 @@ export default async function page(view, ctx) {
 	/* What others do moves the figures: they are asked again, at most
 	 * once every REFRESH_MS however busy the sub-account is. */
 	let pending = 0;
-	ctx.onLive(['contact.*', 'message.*', 'opportunity.*', 'invoice.*', 'task.*'], () => {
+	ctx.onLive(['contact.*', 'message.sent', 'message.received', 'opportunity.*', 'invoice.*', 'task.*'], () => {
 		if (!pending)
 			pending = setTimeout(() => { pending = 0; if (!left) load(true); }, REFRESH_MS);
 	});
