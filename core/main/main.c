@@ -287,8 +287,7 @@ static int serve(struct core *c)
 	c->srv.backup = NULL;
 	/* What is on its way gets a few seconds to end, and its outcome is
 	 * recorded by the scheduler's last round. */
-	sender_stop(c->srv.sender, SEND_GRACE_MS);
-	jobs_stop(c->jobs);
+	jobs_stop(c->jobs, SEND_GRACE_MS);
 	c->jobs = NULL;
 	sender_free(c->srv.sender);
 	c->srv.sender = NULL;
@@ -301,8 +300,7 @@ static void core_release(struct core *c)
 {
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
-	sender_stop(c->srv.sender, 0);
-	jobs_stop(c->jobs);
+	jobs_stop(c->jobs, 0);
 	sender_free(c->srv.sender);
 	stop_live(c);
 	events_free(c->srv.events);

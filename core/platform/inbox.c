@@ -7,8 +7,7 @@
  * A hook is a public route: its request has no sub-account. The inbox's
  * functions are written as handlers of a sub-account's requests (scoped
  * statements, events published for the request's sub-account), so the
- * call runs with the request's sub-account set to the one the provider
- * named, and put back after.
+ * call makes the request one of the sub-account the provider named.
  */
 #include "platform/module.h"
 #include "request/request.h"
@@ -32,17 +31,17 @@ HL_API const char *hl_public_url(void)
 	return public_url;
 }
 
-/* Run fn(req, arg) as a request of sub-account `location`. */
+/* Run fn(req, arg) as a request of sub-account `location`, which it
+ * stays until its end: the audit of its writes, written after the
+ * handler returns, names that sub-account. A hook hands over for one
+ * sub-account only. */
 static int as_location(struct hl_req *req, int64_t location, int (*fn)(struct hl_req *, const void *),
 		       const void *arg)
 {
-	if (location <= 0)
+	if (location <= 0 || (req->location_id && req->location_id != location))
 		return HL_EINVAL;
-	int64_t was = req->location_id;
 	req->location_id = location;
-	int rc = fn(req, arg);
-	req->location_id = was;
-	return rc;
+	return fn(req, arg);
 }
 
 static const struct hl_inbox *inbox_of(struct hl_req *req)

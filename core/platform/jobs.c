@@ -351,7 +351,8 @@ static void settle_one(struct jobs *js, struct hl_job_run *run, const struct hl_
 
 /* A batch of settled sends, each given to its owner, in one transaction
  * (a commit per message would cost more than the settling). Returns 1
- * when more wait. */
+ * when more wait, 0 when none does, -1 when the batch could not be
+ * recorded (it waits again). */
 static int settle_batch(struct jobs *js)
 {
 	struct hl_send *batch = sender_take(js->sender, SETTLE_BATCH);
@@ -372,6 +373,10 @@ static int settle_batch(struct jobs *js)
 	}
 	hand_over(js, &run, !rc);
 	db_write_unlock(js->db, run.db);
+	if (rc) {
+		sender_put_back(js->sender, batch); /* after a pause, again */
+		return -1;
+	}
 	sender_release(batch);
 	return sender_settled(js->sender) > 0;
 }
@@ -478,7 +483,7 @@ static void deliver_events(struct jobs *js)
 	pthread_mutex_unlock(&js->lock);
 	int more = events_deliver(js->events, run_handler, js, JOB_SLICE_BUDGET_MS * 1000LL);
 	if (js->sender)
-		more |= settle_batch(js);
+		more |= settle_batch(js) != 0;
 	pthread_mutex_lock(&js->lock);
 	js->deliver_us = more ? now_us() + PAUSE_MS * 1000LL : 0;
 }
@@ -570,7 +575,7 @@ int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	return 0;
 }
 
-void jobs_stop(struct jobs *js)
+void jobs_stop(struct jobs *js, int send_grace_ms)
 {
 	if (!js)
 		return;
@@ -583,8 +588,11 @@ void jobs_stop(struct jobs *js)
 	pthread_cond_signal(&js->wake);
 	pthread_mutex_unlock(&js->lock);
 	pthread_join(js->thread, NULL);
-	/* The outcomes of what the stopped sender saw to the end are kept. */
-	while (js->sender && settle_batch(js))
+	/* No slice runs now, so none hands the sender anything more: what is
+	 * on its way gets its grace, and its outcomes are kept (until the
+	 * database fails, when they are left to the next run's look). */
+	sender_stop(js->sender, send_grace_ms);
+	while (js->sender && settle_batch(js) > 0)
 		;
 	pthread_cond_destroy(&js->wake);
 	pthread_mutex_destroy(&js->lock);

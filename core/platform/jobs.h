@@ -51,8 +51,9 @@ struct jobs;
 int jobs_start(struct jobs **out, struct mod_job *list, int n, struct db *db,
 	       struct events *events, struct sender *sender);
 /* Finish the running slice and stop the thread (NULL is ignored); then
- * record the outcomes the sender (stopped before) still holds. */
-void jobs_stop(struct jobs *js);
+ * stop the sender, giving what is on its way `send_grace_ms` to end, and
+ * record the outcomes it holds. */
+void jobs_stop(struct jobs *js, int send_grace_ms);
 
 /* One job's figures since the process started, for the metrics. */
 struct job_stat {

@@ -73,7 +73,7 @@ struct sender {
 	struct hl_send *settled, *settled_tail;
 	_Atomic int nsettled;
 	struct hl_send *on_way; /* on their way (the thread's own) */
-	int stopping;       /* no new sends */
+	_Atomic int stopping; /* no new sends */
 	int stop;           /* the thread ends once `deadline_us` passes or none runs */
 	long long deadline_us;
 	void (*wake)(void *);
@@ -379,7 +379,7 @@ int sender_prepare(struct sender *s, struct hl_job_run *run, struct hl_mod *owne
 	struct lane *lane = s ? lane_of(s, m->channel) : NULL;
 	if (!lane)
 		return HL_ENOENT; /* `why` stays empty: the owner names the channel */
-	if (s->stopping)
+	if (atomic_load(&s->stopping))
 		return HL_ESTATE;
 	unsigned max = lane->c->c.max_in_flight ? lane->c->c.max_in_flight : DEFAULT_IN_FLIGHT;
 	if (atomic_load(&lane->in_flight) >= (int)max)
@@ -682,6 +682,23 @@ void send_outcome(const struct hl_send *t, struct hl_outcome *o, struct hl_mod *
 void sender_release(struct hl_send *chain)
 {
 	free_chain(chain);
+}
+
+void sender_put_back(struct sender *s, struct hl_send *chain)
+{
+	if (!chain)
+		return;
+	int n = 1;
+	struct hl_send *last = chain;
+	for (; last->next; last = last->next)
+		n++;
+	pthread_mutex_lock(&s->lock);
+	last->next = s->settled;
+	s->settled = chain;
+	if (!s->settled_tail)
+		s->settled_tail = last;
+	atomic_fetch_add(&s->nsettled, n);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sender_snapshot(struct sender *s, struct sender_stat *out)

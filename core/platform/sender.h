@@ -70,6 +70,9 @@ void send_outcome(const struct hl_send *t, struct hl_outcome *o, struct hl_mod *
 		  int (**settle)(struct hl_job_run *, const struct hl_outcome *));
 /* Free a chain sender_take gave. */
 void sender_release(struct hl_send *chain);
+/* Give a chain sender_take gave back, first in line: its outcomes could
+ * not be recorded (the database failed), and are tried again. */
+void sender_put_back(struct sender *s, struct hl_send *chain);
 
 /* The figures since the start, for the metrics. Any thread. */
 struct sender_stat {

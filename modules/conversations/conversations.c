@@ -14,6 +14,8 @@
 #include "conversations.h"
 
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "migrations.h"
 
@@ -69,6 +71,11 @@ static int init(struct hl_mod *mod)
 	if (!rc)
 		rc = hl_setting_int(mod, "retry_first_s", 30, 1, 3600, &first_s);
 	conv_retry_first_ms = first_s * 1000;
+	/* A run's mark: when it started, in microseconds, and its process,
+	 * so that no two runs share one. */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	conv_boot = ((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000) ^ ((int64_t)getpid() << 44);
 	return rc;
 }
 

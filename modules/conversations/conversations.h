@@ -116,6 +116,8 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o);
 int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev);
 /* Settings: messages a second per sub-account; the first back-off. */
 extern long long conv_send_rate, conv_retry_first_ms;
+/* This run's mark on the messages it hands over (outbox.c; set in init). */
+extern int64_t conv_boot;
 int conv_open(struct hl_req *req);                 /* write.c */
 int conv_change(struct hl_req *req);
 int conv_read(struct hl_req *req);

@@ -35,6 +35,7 @@
 #define MAX_BACKOFF_MS (3600 * 1000LL)
 
 long long conv_send_rate = 20;         /* messages a second per sub-account */
+int64_t conv_boot;                     /* this run's mark on what it hands over */
 long long conv_retry_first_ms = 30000; /* the first back-off */
 
 static int64_t now_ms(void)
@@ -135,8 +136,10 @@ static int reschedule(struct hl_job_run *run, int64_t location, int64_t id, int6
 	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), location,
 		"UPDATE outbox SET due_at = nullif(:due, 0), attempts = attempts + :tried,"
 		" first_tried_at = CASE WHEN :tried THEN coalesce(first_tried_at, :now)"
-		" ELSE first_tried_at END WHERE message_id = :id AND location_id = :location");
+		" ELSE first_tried_at END, boot = :boot"
+		" WHERE message_id = :id AND location_id = :location");
 	hl_bind_int(st, ":due", due);
+	hl_bind_int(st, ":boot", conv_boot);
 	hl_bind_int(st, ":tried", tried);
 	hl_bind_int(st, ":now", now_ms());
 	hl_bind_int(st, ":id", id);
@@ -346,17 +349,20 @@ static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int 
 	return rc == 1 ? 0 : rc;
 }
 
-/* Messages found on their way at the start: the process that sent them
- * ended before their outcome was recorded. HL_JOB_MORE while more remain. */
+/* Messages on their way with another run's mark: the process that sent
+ * them ended before their outcome was recorded. Looked for in every
+ * slice (the index of those on their way holds a few rows). HL_JOB_MORE
+ * while more remain. */
 static int recover(struct hl_job_run *run)
 {
 	int64_t ids[BATCH][2];
 	int n = 0, rc;
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "SELECT message_id, location_id FROM outbox"
-				   " WHERE due_at IS NULL LIMIT :batch");
+				   " WHERE due_at IS NULL AND boot IS NOT :boot LIMIT :batch");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":batch", BATCH);
+	hl_bind_int(st, ":boot", conv_boot);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ids[n][0] = sqlite3_column_int64(st, 0);
 		ids[n++][1] = sqlite3_column_int64(st, 1);
@@ -407,14 +413,9 @@ static int find_due(struct hl_job_run *run, struct due *due)
 
 int outbox_slice(struct hl_job_run *run)
 {
-	static int recovered; /* in this process: the scheduler's thread alone */
-	int rc;
-	if (!recovered) {
-		rc = recover(run);
-		if (rc)
-			return rc;
-		recovered = 1;
-	}
+	int rc = recover(run);
+	if (rc)
+		return rc;
 	if ((rc = sweep_early_reports(run)))
 		return rc;
 	static struct due due[BATCH];
@@ -470,8 +471,10 @@ int conv_retry(struct hl_req *req)
 	if (!again)
 		return hl_reply_error(req, 409, "conflict", "only a message that failed, or whose"
 				      " sending is unknown, can be sent again");
-	st = hl_scoped_write(req, "UPDATE messages SET status = 'queued', status_reason = NULL"
-			     " WHERE id = :id AND location_id = :location");
+	/* The old reference goes: a late report on the first try must not
+	 * reach the new one. */
+	st = hl_scoped_write(req, "UPDATE messages SET status = 'queued', status_reason = NULL,"
+			     " reference = NULL WHERE id = :id AND location_id = :location");
 	hl_bind_int(st, ":id", message);
 	if (hl_step_changes(st) < 0 || conv_queue(req, message))
 		return HL_EDB;

@@ -372,3 +372,33 @@ def test_marketing_texts_wait_for_the_quiet_hours_and_replies_do_not():
             error(admin.request("PUT", "/api/quiet-hours", {"from": "25:00", "until": "08:00"}, headers=h),
                   422, "a time of day")
             error(admin.request("PUT", "/api/quiet-hours", {"from": "21:00"}, headers=h), 422, "both times")
+
+
+def test_an_undelivered_text_retried_is_not_touched_by_reports_on_its_first_try():
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            conversation = thread_with(admin, h)
+            double.callbacks = False  # this test says what Twilio reports
+            mid = send(admin, h, conversation, "Your code is 4711")
+            until_status(admin, h, conversation, mid, "sent")
+            first = double.wait_for(1)[0]["sid"]
+            # The carrier gives up after all: Twilio says so.
+            report = lambda status, sid: post_signed(hook(s, h, "status"), {
+                "MessageSid": sid, "MessageStatus": status, "ErrorCode": "30003", "AccountSid": SID}, TOKEN)
+            assert report("undelivered", first)[0] == 204
+            failed = until_status(admin, h, conversation, mid, "failed")
+            assert failed["status_reason"] == "Twilio: undelivered, error 30003", failed
+            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {}, headers=h)
+            assert r.status == 200, r.body
+            until_status(admin, h, conversation, mid, "sent")
+            second = double.wait_for(2)[1]["sid"]
+            assert second != first
+            # A late word on the first try reaches nothing; the second's does.
+            assert report("failed", first)[0] == 204
+            assert message(admin, h, conversation, mid)["status"] == "sent"
+            assert report("delivered", second)[0] == 204
+            until_status(admin, h, conversation, mid, "delivered")
+            assert report("undelivered", second)[0] == 204  # never undone
+            assert message(admin, h, conversation, mid)["status"] == "delivered"

@@ -58,6 +58,7 @@ class TwilioDouble:
         self.requests = 0     # every POST to the Messages resource
         self.failures = []    # (status, code, message, retry_after) to answer next
         self.report_first = False  # report delivery before answering the send
+        self.callbacks = True      # call StatusCallback at all
         self.held = threading.Event()
         self.held.set()       # set: answers go at once
         self.arrived = threading.Event()
@@ -199,7 +200,9 @@ class TwilioDouble:
         text = {"sid": "SM" + secrets.token_hex(16), "account_sid": sid, "form": form}
         with self.lock:
             self.messages.append(text)
-        if form.get("StatusCallback") and self.report_first:
+        if not self.callbacks:
+            pass
+        elif form.get("StatusCallback") and self.report_first:
             self.report(form["StatusCallback"], sid, text)
         elif form.get("StatusCallback"):
             threading.Thread(target=self.report, args=(form["StatusCallback"], sid, text),

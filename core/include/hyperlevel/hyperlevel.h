@@ -509,8 +509,10 @@ struct hl_inbox {
 	int (*report)(struct hl_req *req, const struct hl_report *r);
 };
 
-/* In a provider's hook: hand `m` (or `r`) to the inbox. 0; HL_ENOENT
- * when no loaded module keeps messages; what the inbox returned. */
+/* In a provider's hook: hand `m` (or `r`) to the inbox; the request is
+ * one of m's sub-account from then on (a second sub-account in the same
+ * request is HL_EINVAL). 0; HL_ENOENT when no loaded module keeps
+ * messages; what the inbox returned. */
 HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m);
 HL_API int hl_report(struct hl_req *req, const struct hl_report *r);
 

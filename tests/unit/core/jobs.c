@@ -92,7 +92,7 @@ static int start_fixture(struct fixture *f)
 
 static void stop_fixture(struct fixture *f)
 {
-	jobs_stop(f->js);
+	jobs_stop(f->js, 0);
 	temp_db_close(&f->t);
 }
 
