@@ -9,6 +9,7 @@ its refusals fail at once, with its words, and a person may retry. A text
 on its way when the server is killed is shown as unknown, never sent
 again blindly. The auth token is never answered back."""
 
+import contextlib
 import time
 
 from harness import ADMIN, Server, error, headers, wait_for
@@ -45,6 +46,17 @@ def set_up_account(admin, h, **change):
     r = admin.request("PUT", "/api/sms/settings", body, headers=h)
     assert r.status == 200, r.body
     return r.json()
+
+
+@contextlib.contextmanager
+def texting():
+    """A server, its double and the sub-account's Twilio account set:
+    (double, server, admin's client, headers)."""
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, h = server(double)
+        with s:
+            set_up_account(admin, h)
+            yield double, s, admin, h
 
 
 def thread_with(admin, h, phone="+1 (555) 010-2000"):
@@ -141,45 +153,39 @@ def test_settings_are_checked_and_kept_from_other_users():
 
 
 def test_temporary_failures_are_tried_again_and_the_text_sent_once():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h)
-            double.fail(503, message="Service Unavailable")
-            double.fail(429, 20429, "Too Many Requests", retry_after=1)
-            mid = send(admin, h, conversation, "Running ten minutes late")
-            sent = until_status(admin, h, conversation, mid, "sent", 30)
-            assert double.requests == 3, double.requests
-            assert len(double.wait_for(1)) == 1
-            assert s.sql("SELECT count(*) FROM outbox")[0][0] == 0, sent
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h)
+        double.fail(503, message="Service Unavailable")
+        double.fail(429, 20429, "Too Many Requests", retry_after=1)
+        mid = send(admin, h, conversation, "Running ten minutes late")
+        sent = until_status(admin, h, conversation, mid, "sent", 30)
+        assert double.requests == 3, double.requests
+        assert len(double.wait_for(1)) == 1
+        assert s.sql("SELECT count(*) FROM outbox")[0][0] == 0, sent
 
 
 def test_a_refused_text_fails_with_twilios_words_and_a_retry_sends_it_again():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h, phone=INVALID_NUMBER)
-            mid = send(admin, h, conversation, "Hello")
-            failed = until_status(admin, h, conversation, mid, "failed")
-            assert "21211" in failed["status_reason"] and "not a valid phone number" in \
-                failed["status_reason"], failed
-            time.sleep(1.5)  # past the first back-off: nothing is tried again by itself
-            assert double.requests == 1
-            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
-                           headers=h)
-            assert r.status == 200 and r.json()["status"] == "queued", r.body
-            until_status(admin, h, conversation, mid, "failed")
-            assert double.requests == 2
-            # Only a failed or unknown text can be sent again.
-            other = thread_with(admin, h)
-            ok = send(admin, h, other, "Fine")
-            until_status(admin, h, other, ok, "sent")
-            error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, ok), {}, headers=h),
-                  409, "only a message that failed")
-            error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, mid), {}, headers=h),
-                  404, "no such message")
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h, phone=INVALID_NUMBER)
+        mid = send(admin, h, conversation, "Hello")
+        failed = until_status(admin, h, conversation, mid, "failed")
+        assert "21211" in failed["status_reason"] and "not a valid phone number" in \
+            failed["status_reason"], failed
+        time.sleep(1.5)  # past the first back-off: nothing is tried again by itself
+        assert double.requests == 1
+        r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
+                       headers=h)
+        assert r.status == 200 and r.json()["status"] == "queued", r.body
+        until_status(admin, h, conversation, mid, "failed")
+        assert double.requests == 2
+        # Only a failed or unknown text can be sent again.
+        other = thread_with(admin, h)
+        ok = send(admin, h, other, "Fine")
+        until_status(admin, h, other, ok, "sent")
+        error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, ok), {}, headers=h),
+              409, "only a message that failed")
+        error(admin.post("/api/conversations/%d/messages/%d/retry" % (other, mid), {}, headers=h),
+              404, "no such message")
 
 
 def test_wrong_credentials_fail_with_twilios_answer():
@@ -211,29 +217,26 @@ def test_without_a_provider_the_thread_says_so():
 
 
 def test_a_text_on_its_way_at_a_crash_is_shown_unknown_and_never_sent_again_by_itself():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h)
-            double.hold()
-            mid = send(admin, h, conversation, "Are you free on Friday?")
-            assert double.arrived.wait(20)
-            assert s.sql("SELECT status FROM messages WHERE id = ?", mid)[0][0] == "sending"
-            s.kill()
-            double.release()
-            s.start()
-            admin = s.login("admin@example.test", "admin-pass-1")
-            h = headers(admin, int(h["X-Location-Id"]))
-            unknown = until_status(admin, h, conversation, mid, "unknown")
-            assert "may or may not have left" in unknown["status_reason"]
-            time.sleep(1.5)
-            assert double.requests == 1
-            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
-                           headers=h)
-            assert r.status == 200, r.body
-            until_status(admin, h, conversation, mid, "sent")
-            assert double.requests == 2
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h)
+        double.hold()
+        mid = send(admin, h, conversation, "Are you free on Friday?")
+        assert double.arrived.wait(20)
+        assert s.sql("SELECT status FROM messages WHERE id = ?", mid)[0][0] == "sending"
+        s.kill()
+        double.release()
+        s.start()
+        admin = s.login("admin@example.test", "admin-pass-1")
+        h = headers(admin, int(h["X-Location-Id"]))
+        unknown = until_status(admin, h, conversation, mid, "unknown")
+        assert "may or may not have left" in unknown["status_reason"]
+        time.sleep(1.5)
+        assert double.requests == 1
+        r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {},
+                       headers=h)
+        assert r.status == 200, r.body
+        until_status(admin, h, conversation, mid, "sent")
+        assert double.requests == 2
 
 
 def inbound(s, h, body, sender="+15550102000", token=TOKEN, **change):
@@ -243,162 +246,144 @@ def inbound(s, h, body, sender="+15550102000", token=TOKEN, **change):
 
 
 def test_a_text_received_joins_the_senders_thread_and_a_new_sender_becomes_a_contact():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h, phone="+15550102000")
-            status, body = inbound(s, h, "Can we move it to 4?")
-            assert status == 200 and body.endswith("<Response></Response>"), body
-            got = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"][0]
-            assert (got["direction"], got["status"], got["body"]) == ("inbound", "received",
-                                                                      "Can we move it to 4?")
-            record = admin.get("/api/conversations/%d" % conversation, headers=h).json()
-            assert record["unread_count"] == 1 and record["last_message_preview"] == "Can we move it to 4?"
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h, phone="+15550102000")
+        status, body = inbound(s, h, "Can we move it to 4?")
+        assert status == 200 and body.endswith("<Response></Response>"), body
+        got = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"][0]
+        assert (got["direction"], got["status"], got["body"]) == ("inbound", "received",
+                                                                  "Can we move it to 4?")
+        record = admin.get("/api/conversations/%d" % conversation, headers=h).json()
+        assert record["unread_count"] == 1 and record["last_message_preview"] == "Can we move it to 4?"
 
-            status, _ = inbound(s, h, "Hi, is this the dentist?", sender="+1 555 010 9999")
-            assert status == 200
-            (new,) = s.sql("SELECT id, phone, source FROM contacts WHERE phone = '+15550109999'")
-            assert new[2] == "sms"
-            (opened,) = admin.get("/api/conversations?contact=%d" % new[0], headers=h).json()["data"]
-            assert (opened["channel"], opened["last_message_preview"]) == ("sms", "Hi, is this the dentist?")
-            # found by search, as any contact added
-            found = admin.get("/api/contacts?q=5550109999", headers=h).json()["data"]
-            assert [c["id"] for c in found] == [new[0]]
+        status, _ = inbound(s, h, "Hi, is this the dentist?", sender="+1 555 010 9999")
+        assert status == 200
+        (new,) = s.sql("SELECT id, phone, source FROM contacts WHERE phone = '+15550109999'")
+        assert new[2] == "sms"
+        (opened,) = admin.get("/api/conversations?contact=%d" % new[0], headers=h).json()["data"]
+        assert (opened["channel"], opened["last_message_preview"]) == ("sms", "Hi, is this the dentist?")
+        # found by search, as any contact added
+        found = admin.get("/api/contacts?q=5550109999", headers=h).json()["data"]
+        assert [c["id"] for c in found] == [new[0]]
 
 
 def test_hooks_without_twilios_signature_are_refused_and_change_nothing():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            before = s.sql("SELECT count(*) FROM messages")[0][0]
-            url = hook(s, h, "inbound")
-            params = {"MessageSid": "SM1", "From": "+15550102000", "To": FROM, "Body": "hello"}
-            for status, _ in (inbound(s, h, "hello", token="0" * 32),
-                              post_signed(url, params, TOKEN, sign=False),
-                              post_signed(url.replace("/%s/" % h["X-Location-Id"], "/999/"), params, TOKEN)):
-                assert status in (403, 404), status
-            # signed, then changed on the way
-            from twilio_double import signature
-            import urllib.parse
-            import urllib.request
-            bad = urllib.request.Request(url, urllib.parse.urlencode(dict(params, Body="STOP")).encode(),
-                                         {"X-Twilio-Signature": signature(TOKEN, url, params),
-                                          "Content-Type": "application/x-www-form-urlencoded"})
-            try:
-                urllib.request.urlopen(bad, timeout=10)
-                raise AssertionError("a changed form was taken")
-            except urllib.error.HTTPError as e:
-                assert e.code == 403
-            status, _ = post_signed(hook(s, h, "status"), {"MessageSid": "SM1", "MessageStatus": "delivered"},
-                                    "0" * 32)
-            assert status == 403
-            assert s.sql("SELECT count(*) FROM messages")[0][0] == before
-            assert s.sql("SELECT count(*) FROM message_opt_outs")[0][0] == 0
+    with texting() as (double, s, admin, h):
+        before = s.sql("SELECT count(*) FROM messages")[0][0]
+        url = hook(s, h, "inbound")
+        params = {"MessageSid": "SM1", "From": "+15550102000", "To": FROM, "Body": "hello"}
+        for status, _ in (inbound(s, h, "hello", token="0" * 32),
+                          post_signed(url, params, TOKEN, sign=False),
+                          post_signed(url.replace("/%s/" % h["X-Location-Id"], "/999/"), params, TOKEN)):
+            assert status in (403, 404), status
+        # signed, then changed on the way
+        from twilio_double import signature
+        import urllib.parse
+        import urllib.request
+        bad = urllib.request.Request(url, urllib.parse.urlencode(dict(params, Body="STOP")).encode(),
+                                     {"X-Twilio-Signature": signature(TOKEN, url, params),
+                                      "Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            urllib.request.urlopen(bad, timeout=10)
+            raise AssertionError("a changed form was taken")
+        except urllib.error.HTTPError as e:
+            assert e.code == 403
+        status, _ = post_signed(hook(s, h, "status"), {"MessageSid": "SM1", "MessageStatus": "delivered"},
+                                "0" * 32)
+        assert status == 403
+        assert s.sql("SELECT count(*) FROM messages")[0][0] == before
+        assert s.sql("SELECT count(*) FROM message_opt_outs")[0][0] == 0
 
 
 def test_stop_opts_the_contact_out_of_texts_and_start_back_in():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h, phone="+15550102000")
-            contact = admin.get("/api/conversations/%d" % conversation, headers=h).json()["contact_id"]
-            assert inbound(s, h, "Please stop by the office tomorrow")[0] == 200
-            assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is False
-            assert inbound(s, h, "  stop ")[0] == 200
-            assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is True
-            r = admin.post("/api/conversations/%d/messages" % conversation, {"body": "Last chance!"}, headers=h)
-            error(r, 422, "the contact opted out of SMS on")
-            assert r.json()["error"]["message"].startswith("channel:") and "replying STOP" in r.body.decode()
-            assert [o["channel"] for o in admin.get("/api/opt-outs?contact=%d" % contact,
-                                                    headers=h).json()["data"]] == ["sms"]
-            assert inbound(s, h, "START")[0] == 200
-            send(admin, h, conversation, "Welcome back")
-            # a person's note of it, and taken back
-            r = admin.post("/api/opt-outs", {"contact_id": contact, "channel": "sms"}, headers=h)
-            assert r.status == 204, r.body
-            error(admin.post("/api/conversations/%d/messages" % conversation, {"body": "x"}, headers=h),
-                  422, "opted out of SMS")
-            error(admin.post("/api/opt-outs", {"contact_id": contact, "channel": "fax"}, headers=h), 422,
-                  "channel")
-            assert admin.delete("/api/opt-outs/%d/sms" % contact, headers=h).status == 204
-            send(admin, h, conversation, "Hello again")
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h, phone="+15550102000")
+        contact = admin.get("/api/conversations/%d" % conversation, headers=h).json()["contact_id"]
+        assert inbound(s, h, "Please stop by the office tomorrow")[0] == 200
+        assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is False
+        assert inbound(s, h, "  stop ")[0] == 200
+        assert admin.get("/api/conversations/%d" % conversation, headers=h).json()["opted_out"] is True
+        r = admin.post("/api/conversations/%d/messages" % conversation, {"body": "Last chance!"}, headers=h)
+        error(r, 422, "the contact opted out of SMS on")
+        assert r.json()["error"]["message"].startswith("channel:") and "replying STOP" in r.body.decode()
+        assert [o["channel"] for o in admin.get("/api/opt-outs?contact=%d" % contact,
+                                                headers=h).json()["data"]] == ["sms"]
+        assert inbound(s, h, "START")[0] == 200
+        send(admin, h, conversation, "Welcome back")
+        # a person's note of it, and taken back
+        r = admin.post("/api/opt-outs", {"contact_id": contact, "channel": "sms"}, headers=h)
+        assert r.status == 204, r.body
+        error(admin.post("/api/conversations/%d/messages" % conversation, {"body": "x"}, headers=h),
+              422, "opted out of SMS")
+        error(admin.post("/api/opt-outs", {"contact_id": contact, "channel": "fax"}, headers=h), 422,
+              "channel")
+        assert admin.delete("/api/opt-outs/%d/sms" % contact, headers=h).status == 204
+        send(admin, h, conversation, "Hello again")
 
 
 def test_a_delivery_report_before_the_send_is_answered_is_kept_for_it():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h)
-            double.report_first = True  # Twilio's callbacks race its own answer
-            mid = send(admin, h, conversation, "See you at noon")
-            (text,) = double.wait_for(1)
-            until_status(admin, h, conversation, mid, "delivered")
-            assert text["callbacks"] == [("sent", 204), ("delivered", 204)]
-            assert s.sql("SELECT count(*) FROM message_early_reports")[0][0] == 0
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h)
+        double.report_first = True  # Twilio's callbacks race its own answer
+        mid = send(admin, h, conversation, "See you at noon")
+        (text,) = double.wait_for(1)
+        until_status(admin, h, conversation, mid, "delivered")
+        assert text["callbacks"] == [("sent", 204), ("delivered", 204)]
+        assert s.sql("SELECT count(*) FROM message_early_reports")[0][0] == 0
 
 
 def test_marketing_texts_wait_for_the_quiet_hours_and_replies_do_not():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            assert admin.get("/api/quiet-hours", headers=h).json() == {"from": "21:00", "until": "08:00"}
-            # Quiet from an hour ago to an hour from now, in the
-            # sub-account's zone (UTC here).
-            now = time.gmtime()
-            minute = now.tm_hour * 60 + now.tm_min
-            at = lambda m: "%02d:%02d" % ((m % 1440) // 60, m % 60)
-            quiet = {"from": at(minute - 60), "until": at(minute + 60)}
-            r = admin.request("PUT", "/api/quiet-hours", quiet, headers=h)
-            assert r.status == 200 and r.json() == quiet, r.body
-            conversation = thread_with(admin, h)
-            r = admin.post("/api/conversations/%d/messages" % conversation,
-                           {"body": "20% off this weekend", "marketing": True}, headers=h)
-            assert r.status == 201, r.body
-            held = r.json()["id"]
-            reply = send(admin, h, conversation, "Yes, we open at 9")
-            until_status(admin, h, conversation, reply, "sent")
-            assert wait_for(lambda: message(admin, h, conversation, held)["status_reason"] ==
-                            "a marketing text, held for the quiet hours until " + quiet["until"], 10, 0.05)
-            assert [m["form"]["Body"] for m in double.messages] == ["Yes, we open at 9"]
-            # No quiet hours: it goes.
-            r = admin.request("PUT", "/api/quiet-hours", {"from": None, "until": None}, headers=h)
-            assert r.status == 200 and r.json() == {"from": None, "until": None}, r.body
-            until_status(admin, h, conversation, held, "sent")
-            error(admin.request("PUT", "/api/quiet-hours", {"from": "25:00", "until": "08:00"}, headers=h),
-                  422, "a time of day")
-            error(admin.request("PUT", "/api/quiet-hours", {"from": "21:00"}, headers=h), 422, "both times")
+    with texting() as (double, s, admin, h):
+        assert admin.get("/api/quiet-hours", headers=h).json() == {"from": "21:00", "until": "08:00"}
+        # Quiet from an hour ago to an hour from now, in the
+        # sub-account's zone (UTC here).
+        now = time.gmtime()
+        minute = now.tm_hour * 60 + now.tm_min
+        at = lambda m: "%02d:%02d" % ((m % 1440) // 60, m % 60)
+        quiet = {"from": at(minute - 60), "until": at(minute + 60)}
+        r = admin.request("PUT", "/api/quiet-hours", quiet, headers=h)
+        assert r.status == 200 and r.json() == quiet, r.body
+        conversation = thread_with(admin, h)
+        r = admin.post("/api/conversations/%d/messages" % conversation,
+                       {"body": "20% off this weekend", "marketing": True}, headers=h)
+        assert r.status == 201, r.body
+        held = r.json()["id"]
+        reply = send(admin, h, conversation, "Yes, we open at 9")
+        until_status(admin, h, conversation, reply, "sent")
+        assert wait_for(lambda: message(admin, h, conversation, held)["status_reason"] ==
+                        "a marketing text, held for the quiet hours until " + quiet["until"], 10, 0.05)
+        assert [m["form"]["Body"] for m in double.messages] == ["Yes, we open at 9"]
+        # No quiet hours: it goes.
+        r = admin.request("PUT", "/api/quiet-hours", {"from": None, "until": None}, headers=h)
+        assert r.status == 200 and r.json() == {"from": None, "until": None}, r.body
+        until_status(admin, h, conversation, held, "sent")
+        error(admin.request("PUT", "/api/quiet-hours", {"from": "25:00", "until": "08:00"}, headers=h),
+              422, "a time of day")
+        error(admin.request("PUT", "/api/quiet-hours", {"from": "21:00"}, headers=h), 422, "both times")
 
 
 def test_an_undelivered_text_retried_is_not_touched_by_reports_on_its_first_try():
-    with TwilioDouble({SID: TOKEN}) as double:
-        s, admin, h = server(double)
-        with s:
-            set_up_account(admin, h)
-            conversation = thread_with(admin, h)
-            double.callbacks = False  # this test says what Twilio reports
-            mid = send(admin, h, conversation, "Your code is 4711")
-            until_status(admin, h, conversation, mid, "sent")
-            first = double.wait_for(1)[0]["sid"]
-            # The carrier gives up after all: Twilio says so.
-            report = lambda status, sid: post_signed(hook(s, h, "status"), {
-                "MessageSid": sid, "MessageStatus": status, "ErrorCode": "30003", "AccountSid": SID}, TOKEN)
-            assert report("undelivered", first)[0] == 204
-            failed = until_status(admin, h, conversation, mid, "failed")
-            assert failed["status_reason"] == "Twilio: undelivered, error 30003", failed
-            r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {}, headers=h)
-            assert r.status == 200, r.body
-            until_status(admin, h, conversation, mid, "sent")
-            second = double.wait_for(2)[1]["sid"]
-            assert second != first
-            # A late word on the first try reaches nothing; the second's does.
-            assert report("failed", first)[0] == 204
-            assert message(admin, h, conversation, mid)["status"] == "sent"
-            assert report("delivered", second)[0] == 204
-            until_status(admin, h, conversation, mid, "delivered")
-            assert report("undelivered", second)[0] == 204  # never undone
-            assert message(admin, h, conversation, mid)["status"] == "delivered"
+    with texting() as (double, s, admin, h):
+        conversation = thread_with(admin, h)
+        double.callbacks = False  # this test says what Twilio reports
+        mid = send(admin, h, conversation, "Your code is 4711")
+        until_status(admin, h, conversation, mid, "sent")
+        first = double.wait_for(1)[0]["sid"]
+        # The carrier gives up after all: Twilio says so.
+        report = lambda status, sid: post_signed(hook(s, h, "status"), {
+            "MessageSid": sid, "MessageStatus": status, "ErrorCode": "30003", "AccountSid": SID}, TOKEN)
+        assert report("undelivered", first)[0] == 204
+        failed = until_status(admin, h, conversation, mid, "failed")
+        assert failed["status_reason"] == "Twilio: undelivered, error 30003", failed
+        r = admin.post("/api/conversations/%d/messages/%d/retry" % (conversation, mid), {}, headers=h)
+        assert r.status == 200, r.body
+        until_status(admin, h, conversation, mid, "sent")
+        second = double.wait_for(2)[1]["sid"]
+        assert second != first
+        # A late word on the first try reaches nothing; the second's does.
+        assert report("failed", first)[0] == 204
+        assert message(admin, h, conversation, mid)["status"] == "sent"
+        assert report("delivered", second)[0] == 204
+        until_status(admin, h, conversation, mid, "delivered")
+        assert report("undelivered", second)[0] == 204  # never undone
+        assert message(admin, h, conversation, mid)["status"] == "delivered"
