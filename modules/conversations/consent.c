@@ -56,13 +56,6 @@ int conv_set_opt_out(struct hl_req *req, int64_t contact, const char *channel, i
 				   HL_EVERYONE, data);
 }
 
-/* A contact of the sub-account the caller may see: 1, 0, HL_EDB. */
-static int contact_seen(struct hl_req *req, int64_t contact)
-{
-	return (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id"
-				       " AND location_id = :location AND deleted_at IS NULL", contact);
-}
-
 int conv_opt_outs_list(struct hl_req *req)
 {
 	int64_t contact;
@@ -70,6 +63,9 @@ int conv_opt_outs_list(struct hl_req *req)
 		return HL_EINVAL;
 	if (!contact)
 		return hl_reply_invalid(req, "contact", "required: the contact's id");
+	int rc = conv_contact_visible(req, contact);
+	if (rc <= 0)
+		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT channel, source, created_at"
 		" FROM message_opt_outs WHERE contact_id = :contact AND location_id = :location"
 		" ORDER BY channel");
@@ -77,7 +73,7 @@ int conv_opt_outs_list(struct hl_req *req)
 	struct hl_json *j = hl_reply_json(req, 200);
 	hl_json_object(j);
 	hl_json_key(j, "data");
-	int rc = hl_json_rows(j, st);
+	rc = hl_json_rows(j, st);
 	hl_json_object_end(j);
 	return rc;
 }
@@ -93,9 +89,8 @@ int conv_opt_out(struct hl_req *req)
 	    hl_field_text(req, 0, "channel", 16, &channel) < 0)
 		return HL_EINVAL;
 	if (!channel || !conv_is_channel(channel))
-		return hl_reply_invalid(req, "channel", "required: sms, email, whatsapp, facebook,"
-					" instagram, webchat or phone");
-	int rc = contact ? contact_seen(req, contact) : 0;
+		return hl_reply_invalid(req, "channel", "required: " CHANNEL_WORDS);
+	int rc = contact ? conv_contact_visible(req, contact) : 0;
 	if (rc <= 0)
 		return rc < 0 ? rc : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	if (!hl_write_begin(req) || conv_set_opt_out(req, contact, channel, 1, "person"))
@@ -112,7 +107,7 @@ int conv_opt_in(struct hl_req *req)
 		return HL_EINVAL;
 	if (!conv_is_channel(channel))
 		return hl_reply_error(req, 404, "not_found", "no such channel");
-	int rc = contact_seen(req, contact);
+	int rc = conv_contact_visible(req, contact);
 	if (rc <= 0)
 		return rc < 0 ? rc : hl_reply_error(req, 404, "not_found", "no such contact");
 	if (!hl_write_begin(req) || conv_set_opt_out(req, contact, channel, 0, NULL))

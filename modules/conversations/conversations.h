@@ -46,8 +46,13 @@ struct conv_channel {
 	const char *name, *label;
 };
 extern const struct conv_channel conv_channels[CONV_CHANNELS];
+/* The channels, as a 422 names them. */
+#define CHANNEL_WORDS "sms, email, whatsapp, facebook, instagram, webchat or phone"
 /* Whether `s` is a channel the schema takes ("sms", "email" ...). */
 int conv_is_channel(const char *s);
+/* Whether `contact` is a live contact of the sub-account the caller may
+ * see (an "assigned only" caller: one they own): 1, 0, HL_EDB. */
+int conv_contact_visible(struct hl_req *req, int64_t contact);
 /* How a person calls channel `channel`: "SMS", "e-mail" ... */
 const char *conv_channel_label(const char *channel);
 /* Publish `event` about `subject` with data naming the contact, and the

@@ -81,8 +81,7 @@ static int read_inbound(struct hl_req *req, struct inbound *in)
 	    conv_read_message(req, &in->body, &in->channel))
 		return HL_EINVAL;
 	if (!in->channel)
-		return hl_reply_invalid(req, "channel", "required, sms, email, whatsapp, facebook,"
-					" instagram, webchat or phone");
+		return hl_reply_invalid(req, "channel", "required, " CHANNEL_WORDS);
 	if (!in->contact && !in->email && !in->phone)
 		return hl_reply_invalid(req, "contact_id", "required, or email or phone");
 	if (!in->contact && in->email && !hl_is_email(in->email))

@@ -45,7 +45,7 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 		return HL_EINVAL;
 	f->channel = hl_query(req, "channel");
 	if (f->channel && !conv_is_channel(f->channel))
-		return bad(req, "channel is sms, email, whatsapp, facebook, instagram, webchat or phone");
+		return bad(req, "channel is " CHANNEL_WORDS);
 	const char *sort = hl_query(req, "sort");
 	if (sort && strcmp(sort, "newest") && strcmp(sort, "unread"))
 		return bad(req, "sort is newest or unread");

@@ -88,8 +88,7 @@ int conv_read_message(struct hl_req *req, const char **body, const char **channe
 	if (!*body || !**body)
 		return hl_reply_invalid(req, "body", "required, at most 10000 characters");
 	if (*channel && !conv_is_channel(*channel))
-		return hl_reply_invalid(req, "channel", "sms, email, whatsapp, facebook, instagram,"
-					" webchat or phone");
+		return hl_reply_invalid(req, "channel", CHANNEL_WORDS);
 	return 0;
 }
 

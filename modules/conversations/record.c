@@ -2,8 +2,9 @@
 /*
  * record.c: one conversation with its contact's name, as the writes
  * answer it (GET /api/conversations/:id is the same, as data in
- * conversations.c). And conv_find, which every handler of one
- * conversation uses to learn whether the caller may see it.
+ * conversations.c). And conv_find and conv_contact_visible, which the
+ * handlers use to learn whether the caller may see a conversation, or a
+ * contact.
  */
 #include "conversations.h"
 
@@ -31,4 +32,11 @@ int conv_find(struct hl_req *req, int64_t id, struct conversation *out)
 	snprintf(out->channel, sizeof(out->channel), "%s", channel ? channel : "");
 	sqlite3_reset(st);
 	return 1;
+}
+
+int conv_contact_visible(struct hl_req *req, int64_t contact)
+{
+	return (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id"
+				       " AND location_id = :location AND deleted_at IS NULL"
+				       " AND (:me = 0 OR owner_id = :me)", contact);
 }

@@ -81,11 +81,9 @@ int conv_open(struct hl_req *req)
 	if (!contact)
 		return hl_reply_invalid(req, "contact_id", "required");
 	if (!conv_is_channel(channel))
-		return hl_reply_invalid(req, "channel", "required, sms, email, whatsapp, facebook,"
-					" instagram, webchat or phone");
+		return hl_reply_invalid(req, "channel", "required, " CHANNEL_WORDS);
 	/* An "assigned only" caller's own contact: the conversation shows its name. */
-	int rc = (int)hl_scoped_read_int(req, "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
-			" AND deleted_at IS NULL AND (:me = 0 OR owner_id = :me)", contact);
+	int rc = conv_contact_visible(req, contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_invalid(req, "contact_id", "no contact of this sub-account");
 	if ((rc = check_assignee(req, assigned)))

@@ -37,8 +37,8 @@ function message(ctx, m) {
 		<p class="i-body">${m.body}</p>
 		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
 			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`.firstElementChild;
-	if (out && m.status_reason)
-		li.append(ctx.html`<span class="i-reason">${m.status_reason}</span>`);
+	if (out && m.status_reason) /* a sentence, as the server words it: its first letter raised */
+		li.append(ctx.html`<span class="i-reason">${m.status_reason.charAt(0).toUpperCase() + m.status_reason.slice(1)}</span>`);
 	if (out && RETRY.has(m.status))
 		li.append(ctx.html`<button type="button" class="btn btn-small" data-retry="${String(m.id)}">Retry</button>`);
 	return li;
