@@ -6,7 +6,8 @@
  *   API tokens     everyone's own: made (shown once, to copy), revoked;
  *   People         agency admins: who works here, their role and
  *                  sub-accounts; a person added, disabled or enabled;
- *   Sub-accounts   agency admins: added, renamed, their time zone and currency;
+ *   Sub-accounts   agency admins: added, renamed, their time zone, currency and
+ *                  country (phone numbers without a country code are its);
  *   Modules        agency admins: what the server runs, and what not, why;
  *   Audit log      agency admins: what was done, by whom, filtered.
  *
@@ -253,6 +254,29 @@ ${fields('s-p')}
 	});
 }
 
+/* The regions the browser can name, as [code, name]: the server says
+ * which of them phone numbers can be read in. */
+function countries() {
+	if (typeof Intl.DisplayNames !== 'function')
+		return [];
+	const names = new Intl.DisplayNames(undefined, { type: 'region' });
+	const list = [];
+	for (let a = 65; a <= 90; a++)
+		for (let b = 65; b <= 90; b++) {
+			const code = String.fromCharCode(a, b);
+			const name = names.of(code);
+			if (name && name !== code && !/\d|Unknown|Outlying|Union|Nations|Pseudo/.test(name))
+				list.push([code, name]);
+		}
+	return list.sort((x, y) => x[1].localeCompare(y[1]));
+}
+
+/* The browser's own country, when its language names one ("en-GB"). */
+function homeCountry() {
+	const region = (navigator.language || '').split('-')[1];
+	return region && /^[A-Z]{2}$/.test(region) ? region : 'US';
+}
+
 async function locations(s, part) {
 	const { ctx } = s;
 	const { html, api, ui } = ctx;
@@ -260,12 +284,16 @@ async function locations(s, part) {
 	const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 	part.append(html`<h2 tabindex="-1">Sub-accounts</h2>
 <datalist id="s-zones">${zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
+<datalist id="s-countries">${countries().map(([code, name]) => html`<option value="${code}" label="${name}"></option>`)}</datalist>
 <form class="card s-form" novalidate aria-label="Add a sub-account">
 <div class="field"><label for="s-l-name">Name</label><input id="s-l-name" name="name" maxlength="100" required autocomplete="off"></div>
 <div class="field"><label for="s-l-zone">Time zone</label><input id="s-l-zone" name="timezone" list="s-zones" maxlength="64"
 	autocomplete="off" value="${Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'}"></div>
 <div class="field"><label for="s-l-cur">Currency</label><input id="s-l-cur" name="currency" maxlength="3" size="4"
 	autocomplete="off" spellcheck="false" value="USD"></div>
+<div class="field"><label for="s-l-country">Country</label><input id="s-l-country" name="country" list="s-countries"
+	maxlength="2" size="4" autocomplete="off" spellcheck="false" value="${homeCountry()}"
+	aria-describedby="s-l-country-note"><small id="s-l-country-note" class="muted">for phone numbers typed without +</small></div>
 <button type="submit" class="btn btn-primary">Add sub-account</button>
 </form>
 <ul class="s-places-list">${(list.data || []).map((l) => html`<li class="card">
@@ -274,6 +302,8 @@ async function locations(s, part) {
 	<div class="field"><label for="${'s-lz-' + l.id}">Time zone</label><input id="${'s-lz-' + l.id}" name="timezone" list="s-zones" value="${l.timezone}" maxlength="64"></div>
 	<div class="field"><label for="${'s-lc-' + l.id}">Currency</label><input id="${'s-lc-' + l.id}" name="currency" value="${l.currency || 'USD'}"
 		maxlength="3" size="4" autocomplete="off" spellcheck="false"></div>
+	<div class="field"><label for="${'s-lk-' + l.id}">Country</label><input id="${'s-lk-' + l.id}" name="country" list="s-countries"
+		value="${l.country || 'US'}" maxlength="2" size="4" autocomplete="off" spellcheck="false"></div>
 	<button type="submit" class="btn">Save<span class="visually-hidden">${' ' + l.name}</span></button>
 	${l.disabled_at ? html`<span class="muted">Disabled</span>` : ''}
 </form></li>`)}</ul>`);
@@ -282,7 +312,8 @@ async function locations(s, part) {
 		const form = e.target;
 		ui.clearErrors(form);
 		const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim(),
-			currency: form.elements.currency.value.trim().toUpperCase() };
+			currency: form.elements.currency.value.trim().toUpperCase(),
+			country: form.elements.country.value.trim().toUpperCase() };
 		if (!place.name)
 			return ui.formErrors(form, { fields: { name: 'a sub-account needs a name' } });
 		try {

@@ -14,6 +14,7 @@
 #include "auth/password.h"
 #include "db/db.h"
 #include "lib/currency.h"
+#include "lib/phone.h"
 #include "lib/log.h"
 #include "lib/zone.h"
 #include "platform/module.h"
@@ -355,7 +356,8 @@ static int reset_password(struct hl_req *req)
 static sqlite3_stmt *location_query(struct hl_req *req, int64_t id)
 {
 	return agency_query(req,
-		"SELECT id, name, timezone, currency, disabled_at, created_at, updated_at FROM locations"
+		"SELECT id, name, timezone, currency, country, disabled_at, created_at, updated_at"
+		" FROM locations"
 		" WHERE agency_id = :agency AND (:id = 0 OR id = :id) ORDER BY id", id);
 }
 
@@ -371,10 +373,11 @@ static int answer_location(struct hl_req *req, int status, int64_t id)
 	return st ? hl_reply_row(req, status, st, "location") : HL_EDB;
 }
 
-/* A sub-account's time zone and currency, when given: one the tz database
- * knows and an active ISO 4217 code. Answers 422 and returns 1 for
- * another. */
-static int bad_place(struct hl_req *req, const char *timezone, const char *currency)
+/* A sub-account's time zone, currency and country, when given: one the
+ * tz database knows, an active ISO 4217 code and an ISO 3166-1 code phone
+ * numbers are read with. Answers 422 and returns 1 for another. */
+static int bad_place(struct hl_req *req, const char *timezone, const char *currency,
+		     const char *country)
 {
 	if (timezone && !zone_known(timezone))
 		return !hl_reply_error(req, 422, "validation", "timezone: \"%s\" is not a time zone"
@@ -382,33 +385,38 @@ static int bad_place(struct hl_req *req, const char *timezone, const char *curre
 	if (currency && currency_digits(currency) < 0)
 		return !hl_reply_error(req, 422, "validation", "currency: \"%s\" is not an ISO 4217"
 				       " code, such as \"USD\" or \"EUR\"", currency);
+	if (country && !phone_country_known(country))
+		return !hl_reply_error(req, 422, "validation", "country: \"%s\" is not an ISO 3166-1"
+				       " code, such as \"US\" or \"GB\"", country);
 	return 0;
 }
 
-/* POST /api/admin/locations {"name", "timezone"?, "currency"?} */
+/* POST /api/admin/locations {"name", "timezone"?, "currency"?, "country"?} */
 static int create_location(struct hl_req *req)
 {
-	static const char *const keys[] = { "name", "timezone", "currency", NULL };
+	static const char *const keys[] = { "name", "timezone", "currency", "country", NULL };
 	int bad = 0;
 	if (hl_fields_only(req, 0, keys))
 		return 0;
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);
 	const char *currency = text_field(req, "currency", 3, &bad);
-	if (bad || bad_place(req, timezone, currency))
+	const char *country = text_field(req, "country", 2, &bad);
+	if (bad || bad_place(req, timezone, currency, country))
 		return 0;
 	if (!name)
 		return hl_reply_error(req, 422, "validation", "name is required");
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-		"INSERT INTO locations (agency_id, name, timezone, currency)"
-		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC'), COALESCE(:currency, 'USD'))"
-		" RETURNING id");
+		"INSERT INTO locations (agency_id, name, timezone, currency, country)"
+		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC'), COALESCE(:currency, 'USD'),"
+		" COALESCE(:country, 'US')) RETURNING id");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
 	hl_bind_text(st, ":currency", currency);
+	hl_bind_text(st, ":country", country);
 	if (sqlite3_step(st) != SQLITE_ROW)
 		return HL_EDB;
 	int64_t id = sqlite3_column_int64(st, 0);
@@ -443,11 +451,12 @@ static int bad_currency_change(struct hl_req *req, struct hl_db *w, int64_t id,
 }
 
 /* PATCH /api/admin/locations/:id {"name"?, "timezone"?, "currency"?,
- * "disabled"?}. A new time zone makes the modules' counts by day again,
+ * "country"?, "disabled"?}. A new time zone makes the modules' counts by day again,
  * in the same transaction. */
 static int update_location(struct hl_req *req)
 {
-	static const char *const keys[] = { "name", "timezone", "currency", "disabled", NULL };
+	static const char *const keys[] = { "name", "timezone", "currency", "country", "disabled",
+					    NULL };
 	int64_t id;
 	int bad = 0;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
@@ -455,8 +464,9 @@ static int update_location(struct hl_req *req)
 	const char *name = text_field(req, "name", 200, &bad);
 	const char *timezone = text_field(req, "timezone", 64, &bad);
 	const char *currency = text_field(req, "currency", 3, &bad);
+	const char *country = text_field(req, "country", 2, &bad);
 	int disabled = bool_field(req, "disabled", &bad);
-	if (bad || bad_place(req, timezone, currency))
+	if (bad || bad_place(req, timezone, currency, country))
 		return 0;
 	struct hl_db *w = hl_write_begin(req);
 	if (w && bad_currency_change(req, w, id, currency))
@@ -465,6 +475,7 @@ static int update_location(struct hl_req *req)
 		"UPDATE locations SET name = COALESCE(:name, name),"
 		" timezone = COALESCE(:timezone, timezone),"
 		" currency = COALESCE(:currency, currency),"
+		" country = COALESCE(:country, country),"
 		" disabled_at = CASE WHEN :disabled < 0 THEN disabled_at"
 		"  WHEN :disabled = 0 THEN NULL"
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
@@ -477,6 +488,7 @@ static int update_location(struct hl_req *req)
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
 	hl_bind_text(st, ":currency", currency);
+	hl_bind_text(st, ":country", country);
 	hl_bind_int(st, ":disabled", disabled);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return HL_EDB;

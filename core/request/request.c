@@ -75,6 +75,7 @@ void request_begin(struct hl_req *r, struct mg_connection *conn, const char *met
 	memset(&r->who, 0, sizeof(r->who));
 	r->location_id = 0;
 	r->zone[0] = 0;
+	r->country[0] = 0;
 	r->reader = r->writer = NULL;
 	r->no_reader = 0;
 	r->cache_entry = NULL;

@@ -75,6 +75,7 @@ struct hl_req {
 	struct identity who;        /* the caller, once auth_admit ran */
 	int64_t location_id;        /* the current location, or 0 */
 	char zone[64];              /* its time zone, once hl_location_zone read it */
+	char country[3];            /* its country, once hl_location_country read it */
 	struct hl_db *reader;
 	struct hl_db *writer;
 	int no_reader;              /* hl_read found none free in time (503) */

@@ -32,13 +32,16 @@ struct contact_input {
 	const char *text[CT_COUNT];
 	unsigned given;       /* bit (1 << CT_...) per text field, OWNER_GIVEN */
 	int64_t owner_id;     /* 0: nobody */
+	char phone[HL_PHONE_MAX]; /* text[CT_PHONE] in E.164, once checked */
 };
 #define OWNER_GIVEN (1u << CT_COUNT)
 
 /* Why `in` cannot be stored as it is: what is wrong with the member it
  * sets *member to (a 422 message is "member: what"), or NULL. `whole`: a
- * new contact (it needs a name, an e-mail or a phone). */
-const char *contact_input_problem(const struct contact_input *in, int whole,
+ * new contact (it needs a name, an e-mail or a phone). A phone is kept in
+ * E.164, read as a number of `country` (the sub-account's) when it has
+ * no country code: text[CT_PHONE] is that, after. */
+const char *contact_input_problem(struct contact_input *in, int whole, const char *country,
 				  const char **member);
 /* The live contact of the location that `in` would duplicate: the same
  * e-mail, or with no e-mail given, the same phone; not `except`. 0 for

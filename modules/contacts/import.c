@@ -213,7 +213,7 @@ static int check_row(struct import *im, int nfields, struct contact_input *in)
 			return reject(im, "%s: %s", c->key, why);
 		}
 	}
-	const char *member, *problem = contact_input_problem(in, 1, &member);
+	const char *member, *problem = contact_input_problem(in, 1, im->country, &member);
 	return problem ? reject(im, "%s: %s", member, problem) : 0;
 }
 

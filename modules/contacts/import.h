@@ -21,6 +21,7 @@ struct import {
 	struct hl_req *req;       /* inline: its request; NULL in the job */
 	struct hl_job_run *run;   /* in the job: its slice */
 	int64_t id, location;
+	char country[3];         /* the sub-account's, for its phone numbers */
 	struct hl_csv *csv;
 	/* In the job the reader walks a window of the stored file, from file
 	 * offset `base` to `end`; a row may start only before file offset

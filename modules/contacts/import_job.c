@@ -199,6 +199,7 @@ int contacts_import(struct hl_req *req)
 	if (not_text)
 		return hl_reply_error(req, 422, "validation", "%s", not_text);
 	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
+	snprintf(im.country, sizeof(im.country), "%s", hl_location_country(req));
 	int large = len > INLINE_MAX;
 	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;
 	if (id < 0)
@@ -263,7 +264,8 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 		       long *line, size_t *bytes)
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, offset, line,"
-		" json_array_length(errors), bytes FROM contact_imports"
+		" json_array_length(errors), bytes,"
+		" (SELECT country FROM locations WHERE id = location_id) FROM contact_imports"
 		" WHERE status IN ('queued', 'running') AND location_id > :after"
 		" ORDER BY location_id, id LIMIT 1");
 	if (!st)
@@ -280,6 +282,7 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 	*line = (long)sqlite3_column_int64(st, 3);
 	im->errors_kept = sqlite3_column_int64(st, 4);
 	*bytes = (size_t)sqlite3_column_int64(st, 5);
+	snprintf(im->country, sizeof(im->country), "%s", (const char *)sqlite3_column_text(st, 6));
 	sqlite3_reset(st);
 	return 1;
 }

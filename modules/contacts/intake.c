@@ -42,7 +42,7 @@ static int read_intake(struct hl_req *req, const char *in, struct contact_input 
 	}
 	sqlite3_reset(st);
 	const char *member;
-	if ((!c->text[CT_EMAIL] && !c->text[CT_PHONE]) || contact_input_problem(c, 1, &member))
+	if ((!c->text[CT_EMAIL] && !c->text[CT_PHONE]) || contact_input_problem(c, 1, hl_location_country(req), &member))
 		return HL_EINVAL;
 	return 0;
 }

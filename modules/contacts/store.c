@@ -20,12 +20,18 @@ static int is_given(const struct contact_input *in, int field)
 	return (in->given >> field) & 1;
 }
 
-const char *contact_input_problem(const struct contact_input *in, int whole,
+const char *contact_input_problem(struct contact_input *in, int whole, const char *country,
 				  const char **member)
 {
-	const char *email = in->text[CT_EMAIL];
+	const char *email = in->text[CT_EMAIL], *phone = in->text[CT_PHONE];
 	if (is_given(in, CT_EMAIL) && email && !hl_is_email(email))
 		return *member = "email", "not an e-mail address";
+	if (is_given(in, CT_PHONE) && phone && *phone) {
+		if (hl_phone_e164(phone, country, in->phone))
+			return *member = "phone", "not a phone number (one from abroad starts with +"
+						  " and its country code)";
+		in->text[CT_PHONE] = in->phone;
+	}
 	if (!whole)
 		return NULL;
 	for (int f = CT_FIRST_NAME; f <= CT_PHONE; f++)

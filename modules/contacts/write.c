@@ -36,7 +36,8 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 		in->given |= OWNER_GIVEN;
 	if (rc < 0)
 		return rc;
-	const char *member, *problem = contact_input_problem(in, whole, &member);
+	const char *country = hl_location_country(req), *member;
+	const char *problem = contact_input_problem(in, whole, country, &member);
 	if (problem)
 		return hl_reply_invalid(req, member, "%s", problem);
 	int ok = in->owner_id ? hl_user_in_location(hl_read(req), hl_location_id(req), in->owner_id) : 1;

@@ -5,8 +5,9 @@
  * named by id, e-mail address or phone number; the message goes into the
  * contact's conversation on that channel, opened when there is none, as
  * received and unread. E-mail addresses are matched without regard to
- * case, phone numbers as written; both through the contacts module's
- * indexes (contacts_location_email, contacts_location_phone).
+ * case, phone numbers in E.164 as contacts keep them; both through the
+ * contacts module's indexes (contacts_location_email,
+ * contacts_location_phone).
  */
 #include "conversations.h"
 
@@ -20,6 +21,7 @@ static const char *const inbound_keys[] = {
 struct inbound {
 	int64_t contact;
 	const char *email, *phone, *channel, *body;
+	char e164[HL_PHONE_MAX]; /* the phone, read as the sub-account's */
 };
 
 /* 1 when `sql` finds a contact (its id in *out), 0 when none, HL_EDB. */
@@ -31,7 +33,7 @@ static int first_contact(struct hl_req *req, const char *sql, const struct inbou
 		return HL_EDB;
 	hl_bind_int(st, ":id", in->contact);
 	hl_bind_text(st, ":email", in->email);
-	hl_bind_text(st, ":phone", in->phone);
+	hl_bind_text(st, ":phone", in->e164);
 	int rc = sqlite3_step(st);
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);
@@ -62,14 +64,6 @@ static int find_contact(struct hl_req *req, const struct inbound *in, int64_t *o
 				"no contact of this sub-account has it");
 }
 
-/* Something with the shape of a phone number: 3 to 40 digits, spaces and
- * + - ( ) . */
-static int is_phone(const char *s)
-{
-	size_t n = strlen(s);
-	return n >= 3 && n <= 40 && strspn(s, "0123456789 +-().") == n;
-}
-
 /* The body as an inbound message: 0, or HL_EINVAL after a 422. */
 static int read_inbound(struct hl_req *req, struct inbound *in)
 {
@@ -86,7 +80,8 @@ static int read_inbound(struct hl_req *req, struct inbound *in)
 		return hl_reply_invalid(req, "contact_id", "required, or email or phone");
 	if (!in->contact && in->email && !hl_is_email(in->email))
 		return hl_reply_invalid(req, "email", "not an e-mail address");
-	if (!in->contact && !in->email && !is_phone(in->phone))
+	if (!in->contact && !in->email &&
+	    hl_phone_e164(in->phone, hl_location_country(req), in->e164))
 		return hl_reply_invalid(req, "phone", "not a phone number");
 	return 0;
 }

@@ -252,10 +252,12 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	" ORDER BY turn, due_at LIMIT :batch"
 
 /* One of them, with what its channel needs: the contact's address or
- * number. */
+ * number (in E.164; one kept before numbers were, as it was typed). */
 #define MESSAGE_SQL \
 	"SELECT m.channel, m.subject, m.body," \
-	" CASE m.channel WHEN 'email' THEN c.email ELSE c.phone END," \
+	" CASE m.channel WHEN 'email' THEN c.email" \
+	"  ELSE coalesce(e164(c.phone, (SELECT country FROM locations WHERE id = m.location_id))," \
+	"   c.phone) END," \
 	" EXISTS (SELECT 1 FROM message_opt_outs o WHERE o.contact_id = cv.contact_id" \
 	"  AND o.channel = m.channel), m.marketing" \
 	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \

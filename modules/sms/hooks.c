@@ -196,9 +196,9 @@ int sms_inbound_hook(struct hl_req *req)
 	int n, rc = proved(req, &location, p, &n);
 	if (rc)
 		return rc;
-	char from[SMS_NUMBER_MAX];
+	char from[HL_PHONE_MAX];
 	const char *body = param(p, n, "Body");
-	if (!param(p, n, "From") || sms_number(param(p, n, "From"), from))
+	if (!param(p, n, "From") || hl_phone_e164(param(p, n, "From"), NULL, from))
 		return hl_reply_error(req, 400, "bad_request", "From: not a phone number");
 	struct hl_incoming m = { .channel = "sms", .location_id = location, .from = from,
 				 .to = param(p, n, "To"), .body = body ? body : "",

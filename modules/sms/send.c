@@ -44,8 +44,8 @@ static char *form_add(struct hl_send *s, const char *form, const char *key, cons
 
 int sms_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *m)
 {
-	char to[SMS_NUMBER_MAX];
-	if (sms_number(m->to, to)) {
+	char to[HL_PHONE_MAX];
+	if (hl_phone_e164(m->to, NULL, to)) {
 		hl_send_refuse(s, "%s is not a phone number in international form (+15550102000)",
 			       m->to);
 		return HL_EINVAL;

@@ -52,7 +52,7 @@ static int read_account(struct hl_req *req, struct account *a)
 {
 	static const char *const keys[] = { "account_sid", "auth_token", "from_number",
 					    "messaging_service_sid", NULL };
-	char number[SMS_NUMBER_MAX];
+	char number[HL_PHONE_MAX];
 	memset(a, 0, sizeof(*a));
 	if (hl_fields_only(req, 0, keys) ||
 	    hl_field_text(req, 0, "account_sid", 64, &a->sid) < 0 ||
@@ -70,9 +70,8 @@ static int read_account(struct hl_req *req, struct account *a)
 					" from or a messaging service SID, one of the two");
 	if (a->service && !is_sid(a->service))
 		return hl_reply_invalid(req, "messaging_service_sid", "MG and 32 letters and digits");
-	if (a->from && sms_number(a->from, number))
-		return hl_reply_invalid(req, "from_number", "a phone number in international form,"
-					" such as +15550102000");
+	if (a->from && hl_phone_e164(a->from, hl_location_country(req), number))
+		return hl_reply_invalid(req, "from_number", "not a phone number, such as +15550102000");
 	if (a->from)
 		a->from = hl_strndup(req, number, strlen(number));
 	return 0;

@@ -62,20 +62,3 @@ HL_MODULE(.name = "sms", .version = "0.1.0", .init = init,
 	  .summary = "text messages through Twilio or a provider that speaks its API",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
 	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels));
-
-int sms_number(const char *in, char out[SMS_NUMBER_MAX])
-{
-	size_t n = 0;
-	for (const char *p = in; p && *p; p++) {
-		if (strchr(" -().", *p))
-			continue;
-		if (!(*p == '+' && n == 0) && !(*p >= '0' && *p <= '9'))
-			return HL_EINVAL;
-		if (n == SMS_NUMBER_MAX - 1)
-			return HL_EINVAL;
-		out[n++] = *p;
-	}
-	out[n] = '\0';
-	/* E.164: a + and at most 15 digits, the first not 0. */
-	return n >= 9 && out[0] == '+' && out[1] != '0' ? 0 : HL_EINVAL;
-}

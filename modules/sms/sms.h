@@ -14,11 +14,6 @@
 /* The API's address, without a trailing "/": twilio_base_url. */
 extern const char *sms_base_url;
 
-/* A phone number as typed ("+1 (555) 010-2000") in E.164 ("+15550102000")
- * into `out`: 0, or HL_EINVAL when it is not one. */
-#define SMS_NUMBER_MAX 17
-int sms_number(const char *in, char out[SMS_NUMBER_MAX]);
-
 int sms_settings_get(struct hl_req *req);     /* settings.c */
 int sms_settings_put(struct hl_req *req);
 int sms_settings_delete(struct hl_req *req);

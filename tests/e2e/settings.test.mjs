@@ -134,25 +134,27 @@ describe('settings', () => {
 		await context.close();
 	});
 
-	test('a sub-account added with its zone and currency, renamed; the audit log by person', async () => {
+	test('a sub-account added with its zone, currency and country, renamed; the audit log by person', async () => {
 		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=locations&location=' + locations[0].id);
 		await h1(page, 'Settings').waitFor();
 		const form = page.getByRole('form', { name: 'Add a sub-account' });
 		await form.getByLabel('Name').fill('Quarry Yoga Dover');
 		await form.getByLabel('Time zone').fill('Europe/Lisbon');
 		await form.getByLabel('Currency').fill('eur');
+		await form.getByLabel('Country').fill('pt');
 		await form.getByRole('button', { name: 'Add sub-account' }).click();
 		const added = page.getByRole('form', { name: 'Sub-account Quarry Yoga Dover' });
 		await added.waitFor();
 		assert.equal(await added.getByLabel('Time zone').inputValue(), 'Europe/Lisbon');
 		assert.equal(await added.getByLabel('Currency').inputValue(), 'EUR');
+		assert.equal(await added.getByLabel('Country').inputValue(), 'PT');
 		await added.getByLabel('Name').fill('Quarry Yoga Dover Heights');
 		await added.getByRole('button', { name: /^Save/ }).click();
 		await page.getByRole('form', { name: 'Sub-account Quarry Yoga Dover Heights' }).waitFor();
 		await shoot(page, 'settings-sub-accounts');
 		const all = await admin.get('/api/admin/locations');
 		assert.ok(all.data.some((l) => l.name === 'Quarry Yoga Dover Heights' && l.timezone === 'Europe/Lisbon' &&
-			l.currency === 'EUR'));
+			l.currency === 'EUR' && l.country === 'PT'));
 
 		await page.getByRole('link', { name: 'Audit log' }).click();
 		await page.getByRole('heading', { level: 2, name: 'Audit log' }).waitFor();

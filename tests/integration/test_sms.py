@@ -140,7 +140,7 @@ def test_settings_are_checked_and_kept_from_other_users():
             error(put({"account_sid": SID, "auth_token": TOKEN, "from_number": FROM,
                        "messaging_service_sid": "MG" + "0" * 32}), 422, "one of the two")
             error(put({"account_sid": SID, "auth_token": TOKEN, "from_number": "call me"}), 422,
-                  "international form")
+                  "not a phone number")
             error(put({"account_sid": SID, "from_number": FROM}), 422, "required the first time")
             error(put({"account_sid": "AC/../x", "auth_token": TOKEN, "from_number": FROM}), 422,
                   "account SID")
@@ -253,9 +253,11 @@ def inbound(s, h, body, sender="+15550102000", token=TOKEN, **change):
 
 def test_a_text_received_joins_the_senders_thread_and_a_new_sender_becomes_a_contact():
     with texting() as (double, s, admin, h):
-        conversation = thread_with(admin, h, phone="+15550102000")
+        # Typed as people at home write it; Twilio gives it in E.164.
+        conversation = thread_with(admin, h, phone="(555) 010-2000")
         status, body = inbound(s, h, "Can we move it to 4?")
         assert status == 200 and body.endswith("<Response></Response>"), body
+        assert s.sql("SELECT phone FROM contacts") == [("+15550102000",)]
         got = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"][0]
         assert (got["direction"], got["status"], got["body"]) == ("inbound", "received",
                                                                   "Can we move it to 4?")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""A sub-account's time zone and currency: each is checked when it is set
-and answered with the sub-account; "today" and the counts kept by day are
+"""A sub-account's time zone, currency and country: each is checked when
+it is set and answered with the sub-account; phone numbers are kept in
+E.164, read with the sub-account's country; "today" and the counts kept by day are
 the sub-account's own, across the days clocks change and in zones half an
 hour off the hour; a new zone makes those counts again; and the agency
 adds amounts up per currency, never across them. The expected instants
@@ -80,6 +81,40 @@ def test_zone_and_currency_are_checked_and_answered():
         # A new sub-account may keep yen from the start.
         assert admin.post("/api/admin/locations", {"name": "Tokyo", "currency": "JPY",
                                                    "timezone": "Asia/Tokyo"}).status == 201
+
+
+def test_phone_numbers_are_kept_in_e164_read_with_the_sub_accounts_country():
+    s, admin = agency_server()
+    with s:
+        error(admin.post("/api/admin/locations", {"name": "X", "country": "UK"}), 422, "ISO 3166-1")
+        chicago = sub_account(admin, "Dentist", "America/Chicago")
+        london = admin.post("/api/admin/locations", {"name": "Salon", "timezone": "Europe/London",
+                                                     "country": "GB", "currency": "GBP"}).json()
+        assert london["country"] == "GB"
+        got = {x["id"]: x["country"] for x in admin.get("/api/admin/locations").json()["data"]}
+        assert got == {chicago: "US", london["id"]: "GB"}
+        typed = {chicago: ["(555) 010-2000", "+44 20 7946 0958"],
+                 london["id"]: ["020 7946 0958", "+1 555 010 2000"]}
+        kept = {chicago: ["+15550102000", "+442079460958"],
+                london["id"]: ["+442079460958", "+15550102000"]}
+        for L, numbers in typed.items():
+            h = headers(admin, L)
+            for n in numbers:
+                r = admin.post("/api/contacts", {"first_name": "P", "phone": n}, headers=h)
+                assert r.status == 201, r.body
+                assert r.json()["phone"] == kept[L][numbers.index(n)]
+            # The same number typed another way is the same contact.
+            r = admin.post("/api/contacts", {"first_name": "Q", "phone": kept[L][0]}, headers=h)
+            error(r, 409, "phone")
+            error(admin.post("/api/contacts", {"first_name": "R", "phone": "call me"}, headers=h),
+                  422, "not a phone number")
+        # A message from a number as the other country writes it finds its contact.
+        r = admin.post("/api/conversations/inbound", {"phone": "020 7946 0958", "channel": "sms",
+                                                      "body": "Hello"}, headers=headers(admin, london["id"]))
+        assert r.status == 201, r.body
+        error(admin.patch("/api/admin/locations/%d" % chicago, {"country": "ZZ"}), 422, "ISO 3166-1")
+        assert admin.patch("/api/admin/locations/%d" % chicago, {"country": "CA"}).json()["country"] == "CA"
+        assert one(s, "SELECT count(*) FROM contacts WHERE phone NOT LIKE '+%'") == 0
 
 
 def test_today_is_the_sub_accounts_day():

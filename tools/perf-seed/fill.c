@@ -368,7 +368,7 @@ static void add_contact(struct seed *s, struct place *p, int64_t id)
 		snprintf(domain, sizeof(domain), "%s", mail_domains[id % COUNT(mail_domains)]);
 	}
 	snprintf(email, sizeof(email), "%s.%s%lld@%s", first, last, (long long)id, domain);
-	snprintf(phone, sizeof(phone), "+1 555 %03lld %04lld", (long long)rng_below(&s->rng, 1000),
+	snprintf(phone, sizeof(phone), "+1555%03lld%04lld", (long long)rng_below(&s->rng, 1000),
 		 (long long)rng_below(&s->rng, 10000));
 	int64_t born = SEED_NOW - rng_below(&s->rng, 730 * DAY);
 	iso_time(born, created);

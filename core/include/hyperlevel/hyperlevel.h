@@ -75,6 +75,8 @@
  *        hl_channel_provider; the descriptor's inbox (struct hl_inbox),
  *        hl_receive and hl_report; hl_public_url; the descriptor's
  *        services (struct hl_service) and hl_call.
+ *   1.19 phone numbers: hl_location_country, hl_phone_e164
+ *        (HL_PHONE_MAX), the SQL function e164; locations.country.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -90,7 +92,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 18
+#define HL_ABI_MINOR 19
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -877,6 +879,18 @@ HL_API int64_t hl_location_id(const struct hl_req *req);
 HL_API const char *hl_location_zone(struct hl_req *req);
 HL_API int64_t hl_local_day(struct hl_req *req, int64_t t);
 HL_API int64_t hl_day_start(struct hl_req *req, int64_t day);
+/* ABI 1.19. Phone numbers are kept in E.164 ("+15550102000"), the form
+ * providers send to and report from, so a number matches however it was
+ * typed. hl_location_country is the request's sub-account's country, an
+ * ISO 3166-1 code ("US"; "US" without a sub-account). hl_phone_e164 reads
+ * `typed` ("(555) 010-2000", "030 1234567") into `out`: a number without
+ * its country code is read as national in `country` (NULL: none is, and
+ * only numbers written with + or 00 are read); HL_EINVAL for what is not
+ * a phone number. In SQL, on every connection: e164(phone, country), NULL
+ * for what is not one. */
+#define HL_PHONE_MAX 17
+HL_API const char *hl_location_country(struct hl_req *req);
+HL_API int hl_phone_e164(const char *typed, const char *country, char out[HL_PHONE_MAX]);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
