@@ -161,6 +161,27 @@ static size_t read_upload(char *to, size_t size, size_t n, void *arg)
 	return want;
 }
 
+/* The relay's replies, as curl's debug output hands them over: the last
+ * one is kept as the answer, the relay's words for a refusal ("550 5.1.1
+ * <ann@example.com>: Recipient address rejected"). */
+static int keep_reply(CURL *easy, curl_infotype type, char *data, size_t size, void *arg)
+{
+	(void)easy;
+	struct hl_send *s = arg;
+	if (type != CURLINFO_HEADER_IN)
+		return 0;
+	while (size && (data[size - 1] == '\n' || data[size - 1] == '\r'))
+		size--;
+	if (size > ANSWER_MAX)
+		size = ANSWER_MAX;
+	if (!s->answer)
+		s->answer = arena_alloc(&s->arena, ANSWER_MAX + 1);
+	memcpy(s->answer, data, size);
+	s->answer[size] = '\0';
+	s->answer_len = size;
+	return 0;
+}
+
 HL_API int hl_send_smtp(struct hl_send *s, const char *url, const char *from,
 			const char *const *to, const void *message, size_t len)
 {
@@ -176,6 +197,9 @@ HL_API int hl_send_smtp(struct hl_send *s, const char *url, const char *from,
 	 * never cross the network in the clear. */
 	curl_easy_setopt(s->easy, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 	curl_easy_setopt(s->easy, CURLOPT_MAIL_FROM, copy(s, from));
+	curl_easy_setopt(s->easy, CURLOPT_DEBUGFUNCTION, keep_reply);
+	curl_easy_setopt(s->easy, CURLOPT_DEBUGDATA, s);
+	curl_easy_setopt(s->easy, CURLOPT_VERBOSE, 1L);
 	for (int i = 0; to[i]; i++) {
 		struct curl_slist *grown = curl_slist_append(s->recipients, to[i]);
 		if (!grown)
@@ -203,6 +227,11 @@ HL_API void hl_send_auth(struct hl_send *s, const char *user, const char *passwo
 HL_API void hl_send_ca_file(struct hl_send *s, const char *path)
 {
 	curl_easy_setopt(s->easy, CURLOPT_CAINFO, copy(s, path));
+}
+
+HL_API void hl_send_reference(struct hl_send *s, const char *reference)
+{
+	s->reference = copy(s, reference);
 }
 
 HL_API void hl_send_refuse(struct hl_send *s, const char *fmt, ...)
@@ -246,7 +275,8 @@ HL_API void hl_send_sent(struct hl_send *s, const char *reference)
 {
 	s->kind = HL_SENT;
 	s->reason = NULL;
-	s->reference = copy(s, reference);
+	if (reference)
+		s->reference = copy(s, reference);
 }
 
 HL_API void hl_send_later(struct hl_send *s, unsigned after_s, const char *fmt, ...)
@@ -290,10 +320,11 @@ static void conclude_by_default(struct hl_send *s)
 {
 	long st = s->status;
 	const char *error = hl_send_error(s);
+	const char *reply = s->smtp && s->answer_len ? s->answer : NULL;
 	if (s->smtp && st >= 500)
-		hl_send_failed(s, "%s", error ? error : "refused by the relay");
+		hl_send_failed(s, "%s", reply ? reply : error ? error : "refused by the relay");
 	else if (s->smtp && st >= 400)
-		hl_send_later(s, 0, "%s", error ? error : "deferred by the relay");
+		hl_send_later(s, 0, "%s", reply ? reply : error ? error : "deferred by the relay");
 	else if (error)
 		lasting(s->code) ? hl_send_failed(s, "%s", error) : hl_send_later(s, 0, "%s", error);
 	else if (st >= 200 && st < 300)

@@ -72,6 +72,12 @@ int conv_find(struct hl_req *req, int64_t id, struct conversation *out);
  * none: 1 when opened, 0 when found, HL_EDB. Inside a write. */
 int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 		      int64_t assigned, struct conversation *out);
+/* `text` with its merge fields ("{{contact.first_name|there}}") filled
+ * from contact `contact`, into *out (`text` itself when it has none): 0,
+ * or HL_EINVAL after a 422 naming `member`, or HL_EDB, HL_ENOMEM
+ * (merge.c). */
+int conv_merge(struct hl_req *req, int64_t contact, const char *member, const char *text,
+	       const char **out);
 /* Add a message to conversation `cv` and bring the conversation's last
  * message, preview and (for an inbound one) unread count up to date;
  * *id is the new message's. 0 or HL_EDB. */

@@ -92,14 +92,47 @@ int conv_read_message(struct hl_req *req, const char **body, const char **channe
 	return 0;
 }
 
-/* POST /api/conversations/:id/messages {"body", "channel", "marketing"}:
- * 201 with the message, queued for a provider; a marketing text waits
- * for the end of the sub-account's quiet hours (quiet.c). */
+/* The subject of an e-mail without one given: "Re: " and the thread's
+ * last, or NULL for a thread without one. */
+static const char *reply_subject(struct hl_req *req, int64_t conversation)
+{
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT iif(subject LIKE 're:%', subject,"
+		" 'Re: ' || subject) FROM messages WHERE conversation_id = :id"
+		" AND location_id = :location AND channel = 'email' AND subject IS NOT NULL"
+		" ORDER BY id DESC LIMIT 1");
+	hl_bind_int(st, ":id", conversation);
+	const char *subject = st && sqlite3_step(st) == SQLITE_ROW
+		? (const char *)sqlite3_column_text(st, 0) : NULL;
+	subject = subject ? hl_strndup(req, subject, strlen(subject)) : NULL;
+	if (st)
+		sqlite3_reset(st);
+	return subject;
+}
+
+/* The message's subject: an e-mail's given, or its thread's; none for
+ * another channel. 0, or HL_EINVAL after a 422. */
+static int read_subject(struct hl_req *req, const struct conversation *cv, const char *channel,
+			const char **subject)
+{
+	if (hl_field_text(req, 0, "subject", 300, subject) < 0)
+		return HL_EINVAL;
+	if (*subject && strcmp(channel, "email"))
+		return hl_reply_invalid(req, "subject", "only an e-mail has a subject");
+	if (!strcmp(channel, "email") && (!*subject || !**subject) &&
+	    !(*subject = reply_subject(req, cv->id)))
+		return hl_reply_invalid(req, "subject", "an e-mail needs one");
+	return 0;
+}
+
+/* POST /api/conversations/:id/messages {"body", "channel", "subject",
+ * "marketing"}: 201 with the message, queued for a provider; its merge
+ * fields filled (merge.c); a marketing text waits for the end of the
+ * sub-account's quiet hours (quiet.c). */
 int conv_send(struct hl_req *req)
 {
-	static const char *const keys[] = { "body", "channel", "marketing", NULL };
+	static const char *const keys[] = { "body", "channel", "subject", "marketing", NULL };
 	int64_t id, message;
-	const char *body, *channel;
+	const char *body, *channel, *subject = NULL;
 	int marketing = 0;
 	struct conversation cv;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys) ||
@@ -113,14 +146,20 @@ int conv_send(struct hl_req *req)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
 	if (!channel)
 		channel = hl_strndup(req, cv.channel, strlen(cv.channel));
+	if ((rc = read_subject(req, &cv, channel, &subject)) ||
+	    (rc = conv_merge(req, cv.contact, "body", body, &body)) ||
+	    (rc = conv_merge(req, cv.contact, "subject", subject, &subject)))
+		return rc == HL_EINVAL ? 0 : rc;
 	const char *why;
 	if ((rc = conv_opted_out(req, cv.contact, channel, &why)))
 		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
-	if (marketing) {
-		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = 1"
-						   " WHERE id = :id AND location_id = :location");
+	if (marketing || subject) {
+		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = :marketing,"
+			" subject = :subject WHERE id = :id AND location_id = :location");
+		hl_bind_int(st, ":marketing", marketing);
+		hl_bind_text(st, ":subject", subject);
 		hl_bind_int(st, ":id", message);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;

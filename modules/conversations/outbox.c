@@ -251,22 +251,37 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	" FROM outbox WHERE due_at <= :now) WHERE turn <= :per_location" \
 	" ORDER BY turn, due_at LIMIT :batch"
 
+/* The e-mails of the thread before message m, with the Message-ID each
+ * was sent or received with: a reply names the last (In-Reply-To) and
+ * the last ten (References), so that it threads in the contact's mail
+ * program. */
+#define EARLIER_EMAILS \
+	"SELECT p.reference, p.id FROM messages p WHERE p.conversation_id = m.conversation_id" \
+	" AND p.id < m.id AND p.channel = 'email' AND p.reference IS NOT NULL"
+
 /* One of them, with what its channel needs: the contact's address or
- * number (in E.164; one kept before numbers were, as it was typed). */
+ * number (in E.164; one kept before numbers were, as it was typed), and
+ * for an e-mail the data the email module takes (its send.c). */
 #define MESSAGE_SQL \
 	"SELECT m.channel, m.subject, m.body," \
 	" CASE m.channel WHEN 'email' THEN c.email" \
 	"  ELSE coalesce(e164(c.phone, (SELECT country FROM locations WHERE id = m.location_id))," \
 	"   c.phone) END," \
 	" EXISTS (SELECT 1 FROM message_opt_outs o WHERE o.contact_id = cv.contact_id" \
-	"  AND o.channel = m.channel), m.marketing" \
+	"  AND o.channel = m.channel), m.marketing," \
+	" iif(m.channel = 'email', json_object(" \
+	"  'to_name', nullif(trim(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '')), '')," \
+	"  'in_reply_to', (SELECT reference FROM (" EARLIER_EMAILS ") ORDER BY id DESC LIMIT 1)," \
+	"  'references', (SELECT group_concat(reference, ' ') FROM (SELECT reference, id FROM (" \
+	"   " EARLIER_EMAILS " ORDER BY id DESC LIMIT 10) ORDER BY id))," \
+	"  'marketing', json(iif(m.marketing, 'true', 'false'))), NULL)" \
 	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \
 	" LEFT JOIN contacts c ON c.id = cv.contact_id" \
 	" WHERE m.id = :id AND m.location_id = :location"
 
 struct due {
 	int64_t id, location;
-	const char *channel, *subject, *body, *to;
+	const char *channel, *subject, *body, *to, *data;
 	int opted_out, marketing;
 };
 
@@ -300,7 +315,7 @@ static int hand_over(struct hl_job_run *run, const struct due *d)
 	}
 	struct hl_outgoing out = { .channel = d->channel, .location_id = d->location, .id = d->id,
 				   .to = d->to, .subject = d->subject, .body = d->body,
-				   .settle = outbox_settle };
+				   .data = d->data, .settle = outbox_settle };
 	int rc = hl_job_send(run, &out, why, sizeof(why));
 	if (rc == HL_ETOOBIG || rc == HL_ESTATE)
 		return 1;
@@ -337,6 +352,7 @@ static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int 
 	d->to = (const char *)sqlite3_column_text(st, 3);
 	d->opted_out = sqlite3_column_int(st, 4);
 	d->marketing = sqlite3_column_int(st, 5);
+	d->data = (const char *)sqlite3_column_text(st, 6);
 	for (int i = 0; i < *nfull; i++)
 		if (!strcmp(full[i], d->channel)) {
 			sqlite3_reset(st);

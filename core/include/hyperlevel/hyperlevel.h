@@ -77,6 +77,8 @@
  *        services (struct hl_service) and hl_call.
  *   1.19 phone numbers: hl_location_country, hl_phone_e164
  *        (HL_PHONE_MAX), the SQL function e164; locations.country.
+ *        hl_send_reference; hl_send_answer gives the relay's last reply
+ *        of an SMTP send.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -565,6 +567,10 @@ HL_API void hl_send_auth(struct hl_send *s, const char *user, const char *passwo
 /* A file of certificate authorities the server's certificate must chain
  * to, instead of the system's (a relay with a private authority). */
 HL_API void hl_send_ca_file(struct hl_send *s, const char *path);
+/* ABI 1.19. The provider's id of the message when it is known before it
+ * leaves (an e-mail's Message-ID): the outcome's reference when it is
+ * sent and conclude names none. */
+HL_API void hl_send_reference(struct hl_send *s, const char *reference);
 /* Why prepare refused (HL_ENOENT, HL_EINVAL): the sentence hl_job_send
  * gives its caller. */
 HL_API void hl_send_refuse(struct hl_send *s, const char *fmt, ...) HL_PRINTF(2, 3);
@@ -572,7 +578,9 @@ HL_API void hl_send_refuse(struct hl_send *s, const char *fmt, ...) HL_PRINTF(2,
 /* In conclude. The answer's status (HTTP's, or the SMTP server's last
  * reply code), 0 when none came; why the request failed before an answer
  * ("Connection refused", "Timeout was reached"), or NULL; the answer's
- * body (at most 64 KB kept, NUL-terminated; "" for SMTP). */
+ * body (at most 64 KB kept, NUL-terminated; for SMTP the relay's last
+ * reply line, "550 5.1.1 <ann@example.com>: Recipient address rejected",
+ * which is also the reason of the default outcome of a refusal). */
 HL_API long hl_send_status(const struct hl_send *s);
 HL_API const char *hl_send_error(const struct hl_send *s);
 HL_API const char *hl_send_answer(const struct hl_send *s, size_t *len);

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * email.h: the email module's parts. email.c registers them and reads the
+ * relay's settings; settings.c answers and changes a sub-account's sender
+ * (its name, address and reply-to) and sends it a test; mime.c writes a
+ * message as RFC 5322 and MIME say; send.c delivers the "email" channel
+ * through the relay (prepare and conclude, called by the core's sender);
+ * tests.c is the job that sends the test messages.
+ */
+#ifndef EMAIL_H
+#define EMAIL_H
+
+#include <stdio.h>
+#include <time.h>
+
+#include <hyperlevel/hyperlevel.h>
+
+/* The relay every sub-account's mail leaves through: smtp_url (smtp://
+ * with STARTTLS, or smtps://), smtp_user, smtp_password, smtp_ca_file;
+ * each "" when unset. */
+struct relay {
+	const char *url, *user, *password, *ca_file;
+};
+extern struct relay email_relay;
+
+/* ---- a message (mime.c) ---------------------------------------------- */
+
+struct mail {
+	const char *from_name;     /* NULL: the address alone */
+	const char *from;          /* the sender's address */
+	const char *reply_to;      /* NULL: none */
+	const char *to_name, *to;  /* the recipient */
+	const char *subject;
+	const char *markdown;      /* the body as written: the plain part */
+	const char *message_id;    /* "<...@domain>" */
+	const char *in_reply_to;   /* "<...>" or NULL */
+	const char *references;    /* "<...> <...>" or NULL */
+	const char *unsubscribe;   /* a marketing message's one-click link, or NULL */
+	time_t date;
+};
+
+/* `m` as a whole message, CRLF line ends, into `out` (malloc'd, *len
+ * bytes): a multipart/alternative of the plain text and its HTML
+ * (Markdown rendered by cmark), quoted-printable; headers with other
+ * than printable ASCII encoded per RFC 2047, so no value can start a
+ * header of its own. 0, HL_ENOMEM. */
+int mail_write(const struct mail *m, char **out, size_t *len);
+/* A new Message-ID for mail from `address` into `out`: "<hex@domain>". */
+#define MESSAGE_ID_MAX 300
+void mail_message_id(const char *address, char out[MESSAGE_ID_MAX]);
+/* Whether `name` (a sender's) may be written in a header: no control
+ * characters, at most 200 bytes. */
+int mail_name_ok(const char *name);
+
+/* ---- the parts ---------------------------------------------------------- */
+
+int email_settings_get(struct hl_req *req);   /* settings.c */
+int email_settings_put(struct hl_req *req);
+int email_test_post(struct hl_req *req);
+int email_test_get(struct hl_req *req);
+int email_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *m);
+void email_conclude(struct hl_send *s);      /* send.c */
+int email_tests_job(struct hl_job_run *run);  /* tests.c */
+
+#endif

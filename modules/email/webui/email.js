@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * email.js: the e-mail page (/app/channels/email, reached from Channels),
+ * for the sub-account's admins: the name and address its mail is from,
+ * where replies go, and a test message through the server's relay, whose
+ * outcome (sent, or the relay's words) shows when it comes. The relay is
+ * the operator's, named here but set in the server's configuration.
+ */
+
+export default async function page(view, ctx) {
+	const { html, api, ui } = ctx;
+	let [settings] = await Promise.all([api.get('/api/email/settings'),
+		ui.stylesheet(new URL('./email.css', import.meta.url))]);
+
+	ctx.title('E-mail');
+	view.append(html`
+<p class="crumbs"><a href="${ctx.href('/channels')}">Channels</a></p>
+<div class="page-head"><h1>E-mail</h1></div>
+<p class="muted em-intro">${settings.relay
+		? html`Mail leaves through this server's relay, <code>${settings.relay}</code>, from the sender set here.`
+		: 'No relay is set up on this server, so e-mail waits. The server\'s operator sets smtp_url.'}</p>
+<form class="card em-form" novalidate aria-label="Sender">
+	<div class="field"><label for="em-name">Sender's name</label>
+		<input id="em-name" name="from_name" maxlength="200" autocomplete="off" placeholder="Clear Fitness"></div>
+	<div class="field"><label for="em-from">Sender's address</label>
+		<input id="em-from" name="from_address" type="email" maxlength="254" autocomplete="off" required
+			placeholder="hello@clearfitness.example"></div>
+	<div class="field"><label for="em-reply">Replies go to</label>
+		<input id="em-reply" name="reply_to" type="email" maxlength="254" autocomplete="off"
+			aria-describedby="em-reply-note">
+		<p id="em-reply-note" class="muted em-note">Leave empty for the sender's address.</p></div>
+	<div class="em-actions"><button type="submit" class="btn btn-primary">Save</button></div>
+</form>
+<form class="card em-test" novalidate aria-label="Send a test">
+	<h2>Send a test</h2>
+	<div class="field"><label for="em-test-to">To</label>
+		<input id="em-test-to" name="to" type="email" maxlength="254" autocomplete="email" required></div>
+	<div class="em-actions"><button type="submit" class="btn">Send a test</button></div>
+	<p class="em-outcome" role="status" aria-live="polite"></p>
+</form>`);
+	const form = view.querySelector('.em-form');
+	const f = form.elements;
+	const test = view.querySelector('.em-test');
+	const outcome = test.querySelector('.em-outcome');
+
+	function fill() {
+		f.from_name.value = settings.from_name || '';
+		f.from_address.value = settings.from_address || '';
+		f.reply_to.value = settings.reply_to || '';
+	}
+	fill();
+
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(form);
+		const body = { from_name: f.from_name.value.trim() || null, from_address: f.from_address.value.trim(),
+			reply_to: f.reply_to.value.trim() || null };
+		try {
+			settings = await api.put('/api/email/settings', body);
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.formErrors(form, err);
+			return;
+		}
+		fill();
+		ui.toast('Saved. Mail that waited for a sender is on its way.', { kind: 'success' });
+	});
+
+	/* The test's outcome, asked for until it is known (a relay answers in
+	 * seconds; one that does not is reported as such). */
+	async function follow(id) {
+		for (let i = 0; i < 60 && !ctx.signal.aborted; i++) {
+			const t = await api.get('/api/email/tests/' + id);
+			if (t.status === 'sent' || t.status === 'failed')
+				return t;
+			await new Promise((r) => setTimeout(r, 500));
+		}
+		return null;
+	}
+
+	test.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(test);
+		const button = test.querySelector('button');
+		button.disabled = true;
+		outcome.className = 'em-outcome muted';
+		outcome.textContent = 'Sending…';
+		try {
+			const queued = await api.post('/api/email/tests', { to: test.elements.to.value.trim() });
+			const t = await follow(queued.id);
+			if (!t)
+				outcome.textContent = 'The relay has not answered yet.';
+			else if (t.status === 'sent')
+				outcome.textContent = 'Sent to ' + t.to + '. The relay took it.';
+			else
+				outcome.textContent = 'Not sent: ' + t.reason;
+			outcome.className = 'em-outcome ' + (t && t.status === 'sent' ? 'em-ok' : 'em-bad');
+		} catch (err) {
+			outcome.textContent = '';
+			if (!ctx.signal.aborted)
+				ui.formErrors(test, err);
+		} finally {
+			button.disabled = false;
+		}
+	});
+}

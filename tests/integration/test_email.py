@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: MIT
+"""The email module against a real SMTP server (smtp_relay.py: aiosmtpd
+with STARTTLS and AUTH required, under a test certificate): a message
+leaves from the sub-account's sender as RFC 5322 and MIME say, read back
+with Python's email package, header by header and part by part; replies
+thread; merge fields are filled or refused; a relay's 421 is tried again
+and sent once, its 550 fails in its own words and is not tried again, a
+connection dropped during DATA is tried again; no header can be made by
+what a user writes; and without a relay or a sender, the thread says so."""
+
+import contextlib
+import email.utils
+import re
+
+from harness import Server, error, headers, wait_for
+from smtp_relay import Relay
+
+ADMIN = ("admin@example.test", "admin-pass-1")
+MODULES = ("contacts", "conversations", "email")
+SENDER = {"from_name": "Zoë's Studio", "from_address": "hello@studio.example.test",
+          "reply_to": "desk@studio.example.test"}
+
+
+def server(relay, ca_file=None, password=None):
+    """A server whose email module sends through `relay` (None: no relay
+    set), trying again after a second; its admin and sub-account A's
+    headers."""
+    plugins = {"conversations": "retry_first_s = 1\n"}
+    if relay:
+        plugins["email"] = "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (
+            relay.url, relay.user, relay.cert if ca_file is None else ca_file)
+    s = Server(modules=MODULES, plugins=plugins)
+    if relay:  # the password as an operator keeps it, out of the file
+        s.env["PGHL_SMTP_PASSWORD"] = relay.password if password is None else password
+    s.create_admin(*ADMIN)
+    s.start()
+    admin = s.login(*ADMIN)
+    location = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
+    return s, admin, headers(admin, location)
+
+
+@contextlib.contextmanager
+def mailing(**options):
+    """A relay, a server sending through it, the sub-account's sender set:
+    (relay, server, admin's client, headers)."""
+    with Relay() as relay:
+        s, admin, h = server(relay, **options)
+        with s:
+            r = admin.request("PUT", "/api/email/settings", SENDER, headers=h)
+            assert r.status == 200, r.body
+            yield relay, s, admin, h
+
+
+def thread_with(admin, h, email_address="ann.lee@example.test", first="Ann", last="Lee"):
+    contact = admin.post("/api/contacts", {"first_name": first, "last_name": last,
+                                           "email": email_address}, headers=h).json()
+    r = admin.post("/api/conversations", {"contact_id": contact["id"], "channel": "email"}, headers=h)
+    assert r.status == 201, r.body
+    return r.json()["id"]
+
+
+def send(admin, h, conversation, body, **more):
+    r = admin.post("/api/conversations/%d/messages" % conversation, dict(more, body=body), headers=h)
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def until_status(admin, h, conversation, mid, wanted, seconds=20):
+    seen = {}
+
+    def reached():
+        rows = admin.get("/api/conversations/%d/messages" % conversation, headers=h).json()["data"]
+        seen.update(next(m for m in rows if m["id"] == mid))
+        return seen["status"] in wanted
+    assert wait_for(reached, seconds, 0.05), seen
+    return seen
+
+
+def parts(message):
+    """The plain and HTML parts of a multipart/alternative, as text."""
+    assert message.get_content_type() == "multipart/alternative", message.get_content_type()
+    plain, html = message.get_payload()
+    assert plain.get_content_type() == "text/plain" and html.get_content_type() == "text/html"
+    for p in (plain, html):
+        assert p.get_content_charset() == "utf-8"
+        assert p["Content-Transfer-Encoding"] == "quoted-printable"
+    return plain.get_content(), html.get_content()
+
+
+def test_a_message_leaves_from_the_sender_as_rfc_5322_and_mime_say_and_replies_thread():
+    with mailing() as (relay, s, admin, h):
+        conversation = thread_with(admin, h)
+        body = ("Hi {{contact.first_name}},\n\n**Bring** a towel — and water.\n\n- one\n- two\n\n"
+                "A line of seventy-six characters or more is broken for the wire but read whole.")
+        sent = send(admin, h, conversation, body, subject="Your visit on Tuesday ✔")
+        assert sent["subject"] == "Your visit on Tuesday ✔" and sent["body"].startswith("Hi Ann,")
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        (got,) = relay.wait_for(1)
+        assert got["from"] == SENDER["from_address"] and got["to"] == ["ann.lee@example.test"]
+        m = got["parsed"]
+        assert str(m["From"]) == "Zoë's Studio <hello@studio.example.test>", str(m["From"])
+        assert str(m["To"]) == "Ann Lee <ann.lee@example.test>"
+        assert str(m["Reply-To"]) == "desk@studio.example.test"
+        assert str(m["Subject"]) == "Your visit on Tuesday ✔"
+        assert m["MIME-Version"] == "1.0"
+        when = email.utils.parsedate_to_datetime(m["Date"])
+        assert when.utcoffset().total_seconds() == 0
+        message_id = m["Message-ID"]
+        assert re.fullmatch(r"<[0-9a-f]{32}@studio\.example\.test>", message_id), message_id
+        assert m["In-Reply-To"] is None and m["List-Unsubscribe"] is None
+        plain, html = parts(m)
+        assert plain.replace("\r\n", "\n") == sent["body"] + "\n", (plain, sent["body"])
+        assert "<strong>Bring</strong> a towel — and water." in html and "<li>one</li>" in html
+        assert html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in html
+        # Every line of the wire is short and ASCII, each header's too.
+        for line in got["raw"].split(b"\r\n"):
+            assert len(line) <= 998 and max(line, default=0) < 128, line
+        # The Message-ID is the message's reference, which a reply names.
+        assert s.sql("SELECT reference FROM messages WHERE id = ?", sent["id"]) == [(message_id,)]
+
+        # The next message of the thread replies to it, with its subject.
+        second = send(admin, h, conversation, "And a second thing.")
+        assert second["subject"] == "Re: Your visit on Tuesday ✔"
+        until_status(admin, h, conversation, second["id"], ("sent",))
+        m2 = relay.wait_for(2)[1]["parsed"]
+        assert m2["In-Reply-To"] == message_id and m2["References"] == message_id
+        third = send(admin, h, conversation, "A third.")
+        until_status(admin, h, conversation, third["id"], ("sent",))
+        m3 = relay.wait_for(3)[2]["parsed"]
+        assert m3["In-Reply-To"] == m2["Message-ID"]
+        assert m3["References"].split() == [message_id, m2["Message-ID"]]
+
+
+def test_merge_fields_are_filled_or_refused_when_written():
+    with mailing() as (relay, s, admin, h):
+        contact = admin.post("/api/contacts", {"email": "nameless@example.test"}, headers=h).json()
+        r = admin.post("/api/conversations", {"contact_id": contact["id"], "channel": "email"},
+                       headers=h)
+        conversation = r.json()["id"]
+        path = "/api/conversations/%d/messages" % conversation
+        error(admin.post(path, {"body": "Hi {{contact.first_name}}", "subject": "Hello"}, headers=h),
+              422, "has no first_name for {{contact.first_name}}")
+        error(admin.post(path, {"body": "Hi {{contact.shoe_size}}", "subject": "Hello"}, headers=h),
+              422, "{{contact.shoe_size}} is not a merge field")
+        error(admin.post(path, {"body": "Hi {{contact.first_name", "subject": "Hello"}, headers=h),
+              422, "not closed")
+        error(admin.post(path, {"body": "Hi", "subject": "For {{contact.nickname}}"}, headers=h),
+              422, "subject: {{contact.nickname}}")
+        error(admin.post(path, {"body": "Hi"}, headers=h), 422, "subject: an e-mail needs one")
+        assert s.sql("SELECT count(*) FROM messages") == [(0,)]
+        sent = send(admin, h, conversation, "Hi {{ contact.first_name | there }}, this is"
+                    " {{contact.email}}.", subject="Hello {{contact.first_name|friend}}")
+        assert sent["body"] == "Hi there, this is nameless@example.test."
+        assert sent["subject"] == "Hello friend"
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        assert str(relay.wait_for(1)[0]["parsed"]["Subject"]) == "Hello friend"
+
+
+def test_the_relays_refusals_retried_or_failed_in_its_own_words():
+    with mailing() as (relay, s, admin, h):
+        conversation = thread_with(admin, h)
+        # 421: tried again after the back-off, and sent once.
+        relay.fail("421 4.7.0 Try again later")
+        first = send(admin, h, conversation, "One", subject="One")
+        until_status(admin, h, conversation, first["id"], ("sent",), 30)
+        assert relay.sessions == 2 and len(relay.messages) == 1
+        # 550: failed in the relay's words, and never tried again by itself.
+        relay.fail("550 5.1.1 <ann.lee@example.test>: Recipient address rejected")
+        second = send(admin, h, conversation, "Two")
+        failed = until_status(admin, h, conversation, second["id"], ("failed",))
+        assert failed["status_reason"] == "550 5.1.1 <ann.lee@example.test>: Recipient address" \
+            " rejected", failed
+        sessions = relay.sessions
+        # Dropped in the middle of DATA: not known to be taken, tried again.
+        relay.fail("drop")
+        third = send(admin, h, conversation, "Three")
+        until_status(admin, h, conversation, third["id"], ("sent",), 30)
+        assert relay.sessions == sessions + 2
+        assert [str(m["parsed"]["Subject"]) for m in relay.messages] == ["One", "Re: One"]
+        assert "Three" in relay.messages[1]["parsed"].get_payload()[0].get_content()
+
+
+def test_no_header_can_be_written_by_a_user():
+    with mailing() as (relay, s, admin, h):
+        conversation = thread_with(admin, h)
+        sneaky = "Hello\r\nBcc: victim@example.test\r\n\r\nInjected body"
+        sent = send(admin, h, conversation, "Body", subject=sneaky)
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        (got,) = relay.wait_for(1)
+        m = got["parsed"]
+        assert m["Bcc"] is None and got["to"] == ["ann.lee@example.test"]
+        assert "Bcc: victim" not in got["raw"].decode()
+        assert str(m["Subject"]).startswith("Hello  Bcc: victim@example.test"), str(m["Subject"])
+        # A sender's name or an address with a line break is refused.
+        put = lambda body: admin.request("PUT", "/api/email/settings", body, headers=h)
+        error(put(dict(SENDER, from_name="Studio\r\nBcc: victim@example.test")), 422, "from_name")
+        error(put(dict(SENDER, reply_to="a@example.test\r\nBcc: victim@example.test")), 422,
+              "reply_to: not an e-mail address")
+        error(put({"from_name": "Studio"}), 422, "from_address: required")
+        r = admin.post("/api/contacts", {"first_name": "X", "email": "x@example.test\r\nBcc: v@e.test"},
+                       headers=h)
+        error(r, 422, "email")
+
+
+def test_without_a_relay_or_a_sender_the_thread_says_why_and_sends_once_set():
+    s, admin, h = server(None)
+    with s:
+        conversation = thread_with(admin, h)
+        mid = send(admin, h, conversation, "Hello", subject="Hello")["id"]
+        waiting = until_status(admin, h, conversation, mid, ("queued",))
+        assert wait_for(lambda: (until_status(admin, h, conversation, mid, ("queued",))["status_reason"]
+                                 or "").startswith("no e-mail relay is set up"), 10, 0.05)
+        assert admin.get("/api/email/settings", headers=h).json()["relay"] is None, waiting
+    with Relay() as relay:
+        s, admin, h = server(relay)
+        with s:
+            conversation = thread_with(admin, h)
+            mid = send(admin, h, conversation, "Hello", subject="Hello")["id"]
+            assert wait_for(lambda: (until_status(admin, h, conversation, mid, ("queued",))
+                                     ["status_reason"] or "").startswith(
+                "e-mail is not set up for this sub-account"), 10, 0.05)
+            settings = admin.get("/api/email/settings", headers=h).json()
+            assert settings["relay"] == relay.url and settings["from_address"] is None
+            assert admin.request("PUT", "/api/email/settings", SENDER, headers=h).status == 200
+            until_status(admin, h, conversation, mid, ("sent",))
+            assert len(relay.wait_for(1)) == 1
+            # The relay's password is never answered, nor written to the log.
+            assert relay.password not in admin.get("/api/email/settings", headers=h).body.decode()
+            assert relay.password not in s.read_log()
+
+
+def test_a_test_message_reports_the_relays_answer():
+    with mailing() as (relay, s, admin, h):
+        r = admin.post("/api/email/tests", {"to": "owner@example.test"}, headers=h)
+        assert r.status == 202 and r.json()["status"] == "queued", r.body
+        test = r.json()["id"]
+        assert wait_for(lambda: admin.get("/api/email/tests/%d" % test, headers=h).json()["status"]
+                        == "sent", 20, 0.05)
+        (got,) = relay.wait_for(1)
+        assert got["to"] == ["owner@example.test"]
+        assert str(got["parsed"]["Subject"]) == "A test message from HyperLevel"
+        error(admin.post("/api/email/tests", {"to": "nobody"}, headers=h), 422, "to: not an e-mail")
+        assert admin.get("/api/email/tests/999", headers=h).status == 404
+
+
+def test_a_relay_not_proved_or_a_wrong_password_sends_nothing():
+    with Relay() as relay:
+        for options, words in (({"ca_file": ""}, "certificate"), ({"password": "wrong"}, "535 5.7.8")):
+            s, admin, h = server(relay, **options)
+            with s:
+                assert admin.request("PUT", "/api/email/settings", SENDER, headers=h).status == 200
+                r = admin.post("/api/email/tests", {"to": "owner@example.test"}, headers=h)
+                test = r.json()["id"]
+                done = {}
+                assert wait_for(lambda: done.update(admin.get("/api/email/tests/%d" % test,
+                                                              headers=h).json())
+                                or done["status"] == "failed", 20, 0.05), done
+                assert words.lower() in done["reason"].lower(), done
+        assert relay.messages == []
