@@ -6,8 +6,12 @@
  * reply sent from the box at the bottom (Ctrl+Enter sends); read when
  * opened; starred with one button. Each message written here shows its
  * status as it leaves (queued, sending, sent ...), why when it did not go,
- * and Retry when it failed; a text's composer counts its segments
- * (segments.js). openThread() returns what the thread does when
+ * and Retry when it failed. The composer sends on the conversation's
+ * channel or another one a person picks (SMS and e-mail, each with a
+ * contact's own address); an e-mail has a subject (the thread's, "Re:",
+ * when left empty); a text counts its segments (segments.js); merge
+ * fields ({{contact.first_name|there}}) are inserted from a list and
+ * filled by the server when it is sent. openThread() returns what the thread does when
  * others change it: messages sent or received elsewhere join it at the
  * bottom, and those shown take their new status.
  */
@@ -17,6 +21,11 @@ import { segmentsNote } from './segments.js';
 export const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
 	['instagram', 'Instagram'], ['webchat', 'Web chat'], ['phone', 'Phone']];
 const BODY_MAX = 5000;
+/* The channels a person may pick in the composer, and the merge fields. */
+const PICKABLE = ['sms', 'email'];
+const FIELDS = [['contact.first_name', 'First name'], ['contact.last_name', 'Last name'],
+	['contact.name', 'Full name'], ['contact.email', 'E-mail'], ['contact.phone', 'Phone'],
+	['contact.company_name', 'Company']];
 
 export const channelName = (c) => (CHANNELS.find((x) => x[0] === c) || [c, c])[1];
 
@@ -34,6 +43,7 @@ function message(ctx, m) {
 	const status = out && m.status ? STATUS[m.status] || m.status : '';
 	const li = ctx.html`<li class="${'i-msg ' + (out ? 'is-out' : 'is-in') + (PROBLEM.has(m.status) ? ' is-problem' : '')}"
 		data-message="${String(m.id)}">
+		${m.subject ? ctx.html`<p class="i-subject">${m.subject}</p>` : null}
 		<p class="i-body">${m.body}</p>
 		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
 			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`.firstElementChild;
@@ -61,9 +71,17 @@ function frame(x, c) {
 <form class="i-compose" novalidate>
 	${c.opted_out ? ctx.html`<p class="i-opted-out" role="status">${(c.contact_name || 'The contact') +
 		' opted out of ' + channelName(c.channel) + ': messages on this channel are refused.'}</p>` : null}
+	<div class="i-compose-head">
+		${PICKABLE.includes(c.channel) ? ctx.html`<label class="i-pick">Send as <select name="channel">${PICKABLE.map((k) =>
+			ctx.html`<option value="${k}" selected="${k === c.channel}">${channelName(k)}</option>`)}</select></label>` : null}
+		<label class="i-pick">Insert <select name="field"><option value="">a field…</option>${FIELDS.map(([k, label]) =>
+			ctx.html`<option value="${k}">${label}</option>`)}</select></label>
+	</div>
+	<div class="field i-subject-field" hidden><label for="i-subject">Subject</label>
+		<input id="i-subject" name="subject" maxlength="300" autocomplete="off" placeholder="Re: the thread's subject"></div>
 	<label for="i-body">Reply</label>
 	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
-	${c.channel === 'sms' ? ctx.html`<p class="muted i-segments" aria-live="polite"></p>` : null}
+	<p class="muted i-segments" aria-live="polite"></p>
 	<div class="i-compose-actions"><span class="muted i-hint">Ctrl+Enter sends</span>
 		<button type="submit" class="btn btn-primary">Send</button></div>
 </form>`;
@@ -222,13 +240,30 @@ function starring(t) {
 	});
 }
 
+/* The channel the composer sends on. */
+const picked = (t) => (t.el.form.elements.channel ? t.el.form.elements.channel.value : t.c.channel);
+
 function replying(t) {
 	const { form } = t.el;
+	const f = form.elements;
 	const segments = form.querySelector('.i-segments');
-	if (segments)
-		form.elements.body.addEventListener('input', () => {
-			segments.textContent = segmentsNote(form.elements.body.value);
-		});
+	const subject = form.querySelector('.i-subject-field');
+	const fit = () => {
+		segments.textContent = picked(t) === 'sms' ? segmentsNote(f.body.value) : '';
+		subject.hidden = picked(t) !== 'email';
+	};
+	fit();
+	f.body.addEventListener('input', fit);
+	if (f.channel)
+		f.channel.addEventListener('change', fit);
+	f.field.addEventListener('change', () => {
+		const at = f.body.selectionStart ?? f.body.value.length;
+		const field = '{{' + f.field.value + '}}';
+		f.body.setRangeText(field, at, f.body.selectionEnd ?? at, 'end');
+		f.field.value = '';
+		f.body.focus();
+		fit();
+	});
 	form.addEventListener('keydown', (e) => {
 		if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
 			e.preventDefault();
@@ -246,6 +281,9 @@ async function reply(t) {
 	const { form } = el;
 	ctx.ui.clearErrors(form);
 	const body = form.elements.body.value.trim();
+	const payload = { body, channel: picked(t) };
+	if (payload.channel === 'email' && form.elements.subject.value.trim())
+		payload.subject = form.elements.subject.value.trim();
 	if (!body) {
 		ctx.ui.formErrors(form, { fields: { body: 'write a message first' } });
 		return;
@@ -254,7 +292,7 @@ async function reply(t) {
 	button.disabled = true;
 	let sent;
 	try {
-		sent = await ctx.api.post('/api/conversations/' + c.id + '/messages', { body });
+		sent = await ctx.api.post('/api/conversations/' + c.id + '/messages', payload);
 	} catch (err) {
 		if (!ctx.signal.aborted)
 			ctx.ui.formErrors(form, err);
@@ -266,9 +304,10 @@ async function reply(t) {
 		el.list.append(show(t, sent));
 	el.scroll.scrollTop = el.scroll.scrollHeight;
 	form.elements.body.value = '';
+	form.elements.subject.value = '';
 	form.elements.body.dispatchEvent(new Event('input'));
 	form.elements.body.focus();
 	const a = t.x.el.list.querySelector('[data-id="' + c.id + '"] .i-preview');
 	if (a)
-		a.textContent = body;
+		a.textContent = sent.body;
 }
