@@ -10,6 +10,7 @@
  * until both are set, its messages wait and say why.
  */
 #include "email.h"
+#include "parse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "migrations.h"
 
 struct relay email_relay;
+size_t email_attachment_max;
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/email/settings", .handler = email_settings_get,
@@ -27,6 +29,13 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "GET", .pattern = "/api/email/tests/:id", .handler = email_test_get,
 	  .access = HL_ACCESS_LOCATION_ADMIN },
+	/* An MTA's pipe, proved by the inbound key (inbound.c); a message
+	 * with a 10 MB attachment, base64, is about 14 MB. */
+	{ .method = "POST", .pattern = "/api/email/inbound", .handler = email_inbound,
+	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 40 * 1024 },
+	{ .method = "POST", .pattern = "/api/email/inbound-key", .handler = email_inbound_key,
+	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "GET", .pattern = "/api/email/attachments/:id", .handler = email_attachment_get },
 };
 
 static const char *const email_uses[] = { "email.css", NULL };
@@ -59,6 +68,12 @@ static int init(struct hl_mod *mod)
 	email_relay.user = relay_setting(mod, "smtp_user", "PGHL_SMTP_USER");
 	email_relay.password = relay_setting(mod, "smtp_password", "PGHL_SMTP_PASSWORD");
 	email_relay.ca_file = relay_setting(mod, "smtp_ca_file", "PGHL_SMTP_CA_FILE");
+	long long mb;
+	int rc = hl_setting_int(mod, "attachment_max_mb", 25, 1, 40, &mb);
+	if (rc)
+		return rc;
+	email_attachment_max = (size_t)mb * 1024 * 1024;
+	received_init();
 	const char *url = email_relay.url;
 	if (*url && strncmp(url, "smtp://", 7) && strncmp(url, "smtps://", 8)) {
 		hl_log("email", "smtp_url = %s: not smtp://host:587 (STARTTLS) or smtps://host:465", url);

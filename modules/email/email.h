@@ -5,7 +5,8 @@
  * (its name, address and reply-to) and sends it a test; mime.c writes a
  * message as RFC 5322 and MIME say; send.c delivers the "email" channel
  * through the relay (prepare and conclude, called by the core's sender);
- * tests.c is the job that sends the test messages.
+ * tests.c is the job that sends the test messages; inbound.c takes mail
+ * that arrives, read by parse.c.
  */
 #ifndef EMAIL_H
 #define EMAIL_H
@@ -22,6 +23,9 @@ struct relay {
 	const char *url, *user, *password, *ca_file;
 };
 extern struct relay email_relay;
+/* The largest attachment of mail received that is kept, in bytes
+ * (attachment_max_mb). */
+extern size_t email_attachment_max;
 
 /* ---- a message (mime.c) ---------------------------------------------- */
 
@@ -61,5 +65,8 @@ int email_test_get(struct hl_req *req);
 int email_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *m);
 void email_conclude(struct hl_send *s);      /* send.c */
 int email_tests_job(struct hl_job_run *run);  /* tests.c */
+int email_inbound(struct hl_req *req);        /* inbound.c */
+int email_inbound_key(struct hl_req *req);
+int email_attachment_get(struct hl_req *req);
 
 #endif

@@ -20,7 +20,9 @@
 #define SENDER_SQL \
 	"SELECT s.from_name, s.from_address, s.reply_to," \
 	" json_extract(:data, '$.to_name'), json_extract(:data, '$.in_reply_to')," \
-	" json_extract(:data, '$.references'), json_extract(:data, '$.unsubscribe')" \
+	" json_extract(:data, '$.references'), json_extract(:data, '$.unsubscribe')," \
+	" (SELECT u.reason FROM email_undeliverable u WHERE u.location_id = s.location_id" \
+	"  AND u.address = :to)" \
 	" FROM email_senders s WHERE s.location_id = :location"
 
 /* A header's value from the data: NULL when it holds a line break (it
@@ -31,7 +33,8 @@ static const char *one_line(struct hl_send *s, sqlite3_stmt *st, int col)
 	return v && !strpbrk(v, "\r\n") ? hl_send_sprintf(s, "%s", v) : NULL;
 }
 
-/* Reads the sender and the data into `m`: 0, HL_ENOENT (refused), HL_EDB. */
+/* Reads the sender and the data into `m`: 0, HL_ENOENT (no sender),
+ * HL_EINVAL (an address that bounced), HL_EDB. */
 static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *o,
 		       struct mail *m)
 {
@@ -39,6 +42,7 @@ static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct h
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":data", o->data ? o->data : "{}");
+	hl_bind_text(st, ":to", o->to);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
@@ -55,8 +59,11 @@ static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct h
 	m->in_reply_to = one_line(s, st, 4);
 	m->references = one_line(s, st, 5);
 	m->unsubscribe = one_line(s, st, 6);
+	const char *bounced = (const char *)sqlite3_column_text(st, 7);
+	if (bounced)
+		hl_send_refuse(s, "%s takes no mail: an earlier message bounced (%s)", o->to, bounced);
 	sqlite3_reset(st);
-	return 0;
+	return bounced ? HL_EINVAL : 0;
 }
 
 int email_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *o)

@@ -3,7 +3,8 @@
  * settings.c: a sub-account's sender, for its admins: GET and PUT
  * /api/email/settings (the name and address its mail is from, and the
  * address replies go to), with the relay the server sends through (its
- * address only: the operator's credentials are never answered); and
+ * address only: the operator's credentials are never answered) and where
+ * an MTA hands it mail (inbound.c), with whether its key is made; and
  * POST /api/email/tests, a test message to an address, sent by the tests
  * job (tests.c), whose outcome GET /api/email/tests/:id answers. A PUT
  * publishes channel.ready, so that mail that waited for a sender goes.
@@ -14,7 +15,8 @@
 
 #define SETTINGS_SQL \
 	"SELECT s.from_name, s.from_address, s.reply_to, s.updated_at," \
-	" nullif(:relay, '') AS relay" \
+	" nullif(:relay, '') AS relay, :inbound AS inbound_url," \
+	" iif(EXISTS (SELECT 1 FROM email_inbound_keys), 'true', 'false') AS json_inbound_key_set" \
 	" FROM (SELECT :location AS location_id) x" \
 	" LEFT JOIN email_senders s ON s.location_id = x.location_id"
 
@@ -38,6 +40,7 @@ static int reply_settings(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, SETTINGS_SQL);
 	hl_bind_text(st, ":relay", relay_address(req));
+	hl_bind_text(st, ":inbound", hl_sprintf(req, "%s/api/email/inbound", hl_public_url()));
 	return hl_reply_row(req, 200, st, "settings");
 }
 

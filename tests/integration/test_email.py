@@ -10,6 +10,8 @@ what a user writes; and without a relay or a sender, the thread says so."""
 
 import contextlib
 import email.utils
+import json
+import os
 import re
 
 from harness import Server, error, headers, wait_for
@@ -257,3 +259,160 @@ def test_a_relay_not_proved_or_a_wrong_password_sends_nothing():
                                 or done["status"] == "failed", 20, 0.05), done
                 assert words.lower() in done["reason"].lower(), done
         assert relay.messages == []
+
+
+# ---- mail that arrives ---------------------------------------------------------
+
+def inbound_key(admin):
+    r = admin.post("/api/email/inbound-key", {})
+    assert r.status == 201, r.body
+    return r.json()["key"]
+
+
+def deliver(s, key, raw, recipient=None):
+    """POST the raw message as an MTA's pipe does: (status, JSON)."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
+    path = "/api/email/inbound" + ("?recipient=" + recipient if recipient else "")
+    c.request("POST", path, raw, {"Content-Type": "message/rfc822", "X-Inbound-Key": key})
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    return r.status, (json.loads(body) if body else None)
+
+
+def thread_of(admin, h, contact_email):
+    contacts = admin.get("/api/contacts?q=" + contact_email, headers=h).json()["data"]
+    assert len(contacts) == 1, contacts
+    (cv,) = admin.get("/api/conversations?contact=%d" % contacts[0]["id"], headers=h).json()["data"]
+    return cv, admin.get("/api/conversations/%d/messages" % cv["id"], headers=h).json()["data"]
+
+
+def test_replies_and_new_mail_arrive_as_each_mail_program_writes_them():
+    import mail_samples as ms
+    studio = SENDER["from_address"]
+    with mailing() as (relay, s, admin, h):
+        key = inbound_key(admin)
+        assert admin.get("/api/email/settings", headers=h).json()["inbound_key_set"] is True
+        conversation = thread_with(admin, h)
+        sent = send(admin, h, conversation, "Your plan for March", subject="Your plan")
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        ours = relay.wait_for(1)[0]["parsed"]["Message-ID"]
+
+        # Without the key, or with another, nothing is read or kept.
+        before = s.sql("SELECT count(*) FROM messages")
+        for wrong in ("", "0" * 48, key[:-1]):
+            status, body = deliver(s, wrong, ms.wire(ms.gmail_reply("ann.lee@example.test", studio,
+                                                                    "x", ours, "x")))
+            assert status == 403, (status, body)
+        assert s.sql("SELECT count(*) FROM messages") == before
+
+        # Gmail: the reply joins Ann's thread, unread, its quote kept as she sent it.
+        reply = ms.gmail_reply("ann.lee@example.test", studio, "Your plan", ours,
+                               "Thanks! Can we make it 9:30 — not 9?")
+        status, body = deliver(s, key, ms.wire(reply))
+        assert status == 201, body
+        cv, msgs = thread_of(admin, h, "ann.lee@example.test")
+        assert cv["id"] == conversation and cv["unread_count"] == 1
+        got = msgs[0]
+        assert (got["direction"], got["status"], got["subject"]) == ("inbound", "received", "Re: Your plan")
+        assert got["body"].startswith("Thanks! Can we make it 9:30 — not 9?\n\nOn Tue, 8 Dec 2026"), got
+        # Our answer to it replies to the reply.
+        answer = send(admin, h, conversation, "9:30 it is.")
+        assert answer["subject"] == "Re: Your plan"
+        until_status(admin, h, conversation, answer["id"], ("sent",))
+        m = relay.wait_for(2)[1]["parsed"]
+        assert m["In-Reply-To"] == "<CAF=gmail+reply0001@mail.gmail.com>"
+        assert m["References"].split() == [ours, "<CAF=gmail+reply0001@mail.gmail.com>"]
+
+        # Outlook, base64 in ISO-8859-1, from someone new: a new contact.
+        status, body = deliver(s, key, ms.wire(ms.outlook_message(
+            "joerg.mueller@example.test", "Jörg Müller", studio, "Anfrage",
+            "Grüße aus Köln: haben Sie am Samstag geöffnet?")), recipient=studio)
+        assert status == 201, body
+        cv, msgs = thread_of(admin, h, "joerg.mueller@example.test")
+        assert msgs[0]["body"] == "Grüße aus Köln: haben Sie am Samstag geöffnet?", msgs[0]
+        assert s.sql("SELECT source FROM contacts WHERE email = 'joerg.mueller@example.test'") == [("email",)]
+
+        # Apple Mail, an alternative inside a mixed, with a PDF: kept, downloadable.
+        pdf = b"%PDF-1.4\n" + bytes(range(256)) * 40 + b"\n%%EOF\n"
+        status, body = deliver(s, key, ms.wire(ms.apple_mail_with_attachment(
+            "bo.park@example.test", studio, "Signed form", "Here it is. ✍️", "form.pdf", pdf)))
+        assert status == 201, body
+        cv, msgs = thread_of(admin, h, "bo.park@example.test")
+        assert msgs[0]["body"].startswith("Here it is. ✍️"), msgs[0]
+        assert "[Attachment: form.pdf, 11 KB]" in msgs[0]["body"], msgs[0]
+        (aid,) = [r[0] for r in s.sql("SELECT id FROM email_attachments WHERE name = 'form.pdf'")]
+        r = admin.get("/api/email/attachments/%d" % aid, headers=h)
+        assert r.status == 200 and r.body == pdf
+        assert r.header("Content-Type").startswith("application/octet-stream")
+
+        # HTML alone: read as text, its script and style left out.
+        status, body = deliver(s, key, ms.wire(ms.html_only("cleo@example.test", studio)))
+        assert status == 201, body
+        _, msgs = thread_of(admin, h, "cleo@example.test")
+        assert msgs[0]["body"] == "Yes, I'm interested & free on Friday.\nCleo", msgs[0]
+
+        # Broken MIME is kept, never lost or crashed on.
+        status, body = deliver(s, key, ms.wire(ms.BROKEN % studio))
+        assert status == 201, body
+        _, msgs = thread_of(admin, h, "dee@example.test")
+        assert msgs[0]["direction"] == "inbound"
+
+        # Mail to an address no sub-account has is refused, naming it.
+        status, body = deliver(s, key, ms.wire(ms.html_only("cleo@example.test", "nobody@example.test")))
+        assert status == 404 and "nobody@example.test" in body["error"]["message"], body
+
+
+def test_a_ten_megabyte_attachment_is_kept_and_one_over_the_limit_is_named():
+    import mail_samples as ms
+    studio = SENDER["from_address"]
+    with Relay() as relay:
+        plugins_limit = "attachment_max_mb = 12\n"
+        s, admin, h = server(relay)
+        s.stop()
+        with open(os.path.join(s.plugins_dir, "email.conf"), "a") as f:
+            f.write(plugins_limit)
+        s.start()
+        admin = s.login(*ADMIN)
+        with s:
+            assert admin.request("PUT", "/api/email/settings", SENDER, headers=h).status == 200
+            key = inbound_key(admin)
+            big = os.urandom(10 * 1024 * 1024)
+            status, body = deliver(s, key, ms.wire(ms.apple_mail_with_attachment(
+                "bo.park@example.test", studio, "Video", "The clip.", "clip.mov", big)))
+            assert status == 201, body
+            (aid,) = [r[0] for r in s.sql("SELECT id FROM email_attachments")]
+            assert admin.get("/api/email/attachments/%d" % aid, headers=h).body == big
+            bigger = os.urandom(13 * 1024 * 1024)
+            status, body = deliver(s, key, ms.wire(ms.apple_mail_with_attachment(
+                "bo.park@example.test", studio, "Longer", "The long one.", "long.mov", bigger)))
+            assert status == 201, body
+            _, msgs = thread_of(admin, h, "bo.park@example.test")
+            assert "[Attachment: long.mov, 13312 KB, over the size this server keeps: not kept]" \
+                in msgs[0]["body"], msgs[0]["body"]
+            assert s.sql("SELECT count(*) FROM email_attachments") == [(1,)]
+
+
+def test_a_bounce_marks_the_message_bounced_and_the_address_undeliverable():
+    import mail_samples as ms
+    studio = SENDER["from_address"]
+    with mailing() as (relay, s, admin, h):
+        key = inbound_key(admin)
+        conversation = thread_with(admin, h, "gone@example.test", "Gil", "Gone")
+        sent = send(admin, h, conversation, "Your plan", subject="Your plan")
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        ours = relay.wait_for(1)[0]["parsed"]["Message-ID"]
+        status, body = deliver(s, key, ms.wire(ms.postfix_bounce(studio, "gone@example.test", ours)))
+        assert status == 200 and body == {"bounce": True}, body
+        bounced = until_status(admin, h, conversation, sent["id"], ("bounced",))
+        assert bounced["status_reason"] == "550 5.1.1 <gone@example.test>: Recipient address" \
+            " rejected: User unknown", bounced
+        # The next message to it fails at once, saying why; the relay never sees it.
+        again = send(admin, h, conversation, "Are you there?")
+        failed = until_status(admin, h, conversation, again["id"], ("failed",))
+        assert failed["status_reason"].startswith("gone@example.test takes no mail: an earlier"
+                                                  " message bounced"), failed
+        assert len(relay.messages) == 1
+        # The bounce is not a message from a contact.
+        assert s.sql("SELECT count(*) FROM contacts WHERE email LIKE 'MAILER-DAEMON%'") == [(0,)]
