@@ -281,6 +281,33 @@ static void read_headers(struct received *r, GMimeMessage *msg)
 	}
 }
 
+/* The struct's strings, for what is done to each. */
+#define EACH_STRING(r) { &(r)->from, &(r)->from_name, &(r)->to, &(r)->subject, &(r)->message_id, \
+	&(r)->in_reply_to, &(r)->text, &(r)->warning, &(r)->bounced_id, &(r)->bounced_to, \
+	&(r)->bounce_reason }
+
+/* Every string valid UTF-8, whatever the message held: the headers' raw
+ * bytes (a Message-ID, a Status) are taken as they came. */
+static void make_valid(struct received *r)
+{
+	char **strings[] = EACH_STRING(r);
+	for (size_t i = 0; i < G_N_ELEMENTS(strings); i++)
+		if (*strings[i] && !g_utf8_validate(*strings[i], -1, NULL)) {
+			char *valid = g_utf8_make_valid(*strings[i], -1);
+			g_free(*strings[i]);
+			*strings[i] = valid;
+		}
+	for (size_t i = 0; i < r->nattachments; i++) {
+		char **names[] = { &r->attachments[i].name, &r->attachments[i].type };
+		for (size_t k = 0; k < G_N_ELEMENTS(names); k++)
+			if (*names[k] && !g_utf8_validate(*names[k], -1, NULL)) {
+				char *valid = g_utf8_make_valid(*names[k], -1);
+				g_free(*names[k]);
+				*names[k] = valid;
+			}
+	}
+}
+
 int received_parse(const char *raw, size_t len, size_t attachment_max, struct received *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -319,13 +346,13 @@ int received_parse(const char *raw, size_t len, size_t attachment_max, struct re
 	out->nattachments = w.attachments->len;
 	out->attachments = (struct attachment *)(void *)g_array_free(w.attachments, FALSE);
 	g_object_unref(msg);
+	make_valid(out);
 	return 0;
 }
 
 void received_free(struct received *r)
 {
-	char **strings[] = { &r->from, &r->from_name, &r->to, &r->subject, &r->message_id, &r->in_reply_to,
-			     &r->text, &r->warning, &r->bounced_id, &r->bounced_to, &r->bounce_reason };
+	char **strings[] = EACH_STRING(r);
 	for (size_t i = 0; i < G_N_ELEMENTS(strings); i++) {
 		g_free(*strings[i]);
 		*strings[i] = NULL;
