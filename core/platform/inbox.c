@@ -60,6 +60,18 @@ static int call_report(struct hl_req *req, const void *r)
 	return inbox_of(req)->report(req, r);
 }
 
+static int nothing(struct hl_req *req, const void *arg)
+{
+	(void)req;
+	(void)arg;
+	return 0;
+}
+
+HL_API int hl_hook_location(struct hl_req *req, int64_t location)
+{
+	return as_location(req, location, nothing, NULL);
+}
+
 HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m)
 {
 	if (!inbox_of(req))

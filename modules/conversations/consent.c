@@ -15,6 +15,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* How an opt-out came, as the sentence that names it ends. */
+static const char *how_words(const char *source, const char *channel)
+{
+	if (!strcmp(source, "link"))
+		return ", by the unsubscribe link";
+	if (!strcmp(source, "reply"))
+		return strcmp(channel, "sms") ? ", replying to say so" : ", replying STOP";
+	return "";
+}
+
 int conv_opted_out(struct hl_req *req, int64_t contact, const char *channel, const char **why)
 {
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT substr(created_at, 1, 10), source"
@@ -28,8 +38,7 @@ int conv_opted_out(struct hl_req *req, int64_t contact, const char *channel, con
 	if (rc == SQLITE_ROW)
 		*why = hl_sprintf(req, "the contact opted out of %s on %s%s", conv_channel_label(channel),
 				  (const char *)sqlite3_column_text(st, 0),
-				  strcmp((const char *)sqlite3_column_text(st, 1), "reply") ? ""
-											    : ", replying STOP");
+				  how_words((const char *)sqlite3_column_text(st, 1), channel));
 	sqlite3_reset(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
 }
@@ -113,4 +122,48 @@ int conv_opt_in(struct hl_req *req)
 	if (!hl_write_begin(req) || conv_set_opt_out(req, contact, channel, 0, NULL))
 		return HL_EDB;
 	return hl_reply_empty(req);
+}
+
+/* The service conversations.opt_out, for a provider's unsubscribe link:
+ *   in:  {"email": "ann@example.com", "channel": "email"}
+ *   out: {"contacts": N}, how many live contacts of the request's
+ *        sub-account with that address are now opted out of the channel
+ *        (each once; N is 0 for an address no contact has).
+ * Recorded with source 'link'. */
+int conv_opt_out_service(struct hl_req *req, const char *in, const char **out)
+{
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "SELECT json_extract(:in, '$.email'),"
+				   " json_extract(:in, '$.channel')");
+	hl_bind_text(st, ":in", in);
+	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		if (st)
+			sqlite3_reset(st);
+		return HL_EDB;
+	}
+	const char *email = (const char *)sqlite3_column_text(st, 0);
+	const char *channel = (const char *)sqlite3_column_text(st, 1);
+	email = email ? hl_strndup(req, email, strlen(email)) : NULL;
+	channel = channel ? hl_strndup(req, channel, strlen(channel)) : NULL;
+	sqlite3_reset(st);
+	if (!email || !channel || !conv_is_channel(channel))
+		return HL_EINVAL;
+	st = hl_scoped_read(req, "SELECT id FROM contacts WHERE location_id = :location"
+			    " AND email = :email COLLATE NOCASE AND deleted_at IS NULL ORDER BY id");
+	hl_bind_text(st, ":email", email);
+	if (!st)
+		return HL_EDB;
+	int64_t ids[16];
+	int n = 0, step = SQLITE_ROW;
+	while (n < 16 && (step = sqlite3_step(st)) == SQLITE_ROW)
+		ids[n++] = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return HL_EDB;
+	for (int i = 0; i < n; i++) {
+		int rc = conv_set_opt_out(req, ids[i], channel, 1, "link");
+		if (rc)
+			return rc;
+	}
+	*out = hl_sprintf(req, "{\"contacts\":%d}", n);
+	return 0;
 }

@@ -102,10 +102,14 @@ static const struct hl_recount recounts[] = {
 	  " WHERE location_id = :location AND direction = 'inbound'" },
 };
 
+static const struct hl_service services[] = {
+	{ "conversations.opt_out", conv_opt_out_service },
+};
+
 HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers),
-	  .pages = HL_TABLE(pages), .inbox = HL_TABLE(inbox),
+	  .pages = HL_TABLE(pages), .inbox = HL_TABLE(inbox), .services = HL_TABLE(services),
 	  .recounts = HL_TABLE(recounts));
 
 /* As the CHECK of migration 001 lists them, and how a person calls each. */

@@ -100,11 +100,12 @@ int conv_inbound(struct hl_req *req);              /* inbound.c */
  * *why the sentence a person reads ("the contact opted out of SMS on
  * 2026-12-06, replying STOP"), 0, or HL_EDB. */
 int conv_opted_out(struct hl_req *req, int64_t contact, const char *channel, const char **why);
-/* Record contact `contact`'s opt-out of `channel` (`source`: "reply" or
- * "person"), or take it back (`out` 0). 0 or HL_EDB. */
+/* Record contact `contact`'s opt-out of `channel` (`source`: "reply",
+ * "person" or "link"), or take it back (`out` 0). 0 or HL_EDB. */
 int conv_set_opt_out(struct hl_req *req, int64_t contact, const char *channel, int out,
 		     const char *source);
 int conv_opt_outs_list(struct hl_req *req);        /* consent.c */
+int conv_opt_out_service(struct hl_req *req, const char *in, const char **out);
 int conv_opt_out(struct hl_req *req);
 int conv_opt_in(struct hl_req *req);
 /* The inbox of the core (hl_receive, hl_report): received.c. */

@@ -36,6 +36,12 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/email/inbound-key", .handler = email_inbound_key,
 	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION },
 	{ .method = "GET", .pattern = "/api/email/attachments/:id", .handler = email_attachment_get },
+	/* Signed links of marketing mail, for anyone who holds one. */
+	{ .method = "GET", .pattern = "/api/email/unsubscribe/:location/:token",
+	  .handler = email_unsubscribe_page, .access = HL_ACCESS_PUBLIC },
+	{ .method = "POST", .pattern = "/api/email/unsubscribe/:location/:token",
+	  .handler = email_unsubscribe, .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY,
+	  .max_body_kb = 4 },
 };
 
 static const char *const email_uses[] = { "email.css", NULL };

@@ -6,7 +6,8 @@
  * message as RFC 5322 and MIME say; send.c delivers the "email" channel
  * through the relay (prepare and conclude, called by the core's sender);
  * tests.c is the job that sends the test messages; inbound.c takes mail
- * that arrives, read by parse.c.
+ * that arrives, read by parse.c; unsubscribe.c signs and answers the
+ * links of marketing mail.
  */
 #ifndef EMAIL_H
 #define EMAIL_H
@@ -68,5 +69,11 @@ int email_tests_job(struct hl_job_run *run);  /* tests.c */
 int email_inbound(struct hl_req *req);        /* inbound.c */
 int email_inbound_key(struct hl_req *req);
 int email_attachment_get(struct hl_req *req);
+int email_unsubscribe_page(struct hl_req *req); /* unsubscribe.c */
+int email_unsubscribe(struct hl_req *req);
+/* A marketing message's signed unsubscribe link for `address`, in the
+ * send's memory, or NULL without public_url. */
+const char *email_unsubscribe_link(struct hl_job_run *run, struct hl_send *s, int64_t location,
+				   const char *address);
 
 #endif

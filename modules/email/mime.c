@@ -168,10 +168,24 @@ static void part(FILE *f, const char *boundary, const char *type, const char *te
 
 int mail_write(const struct mail *m, char **out, size_t *len)
 {
-	char *html = cmark_markdown_to_html(m->markdown, strlen(m->markdown), CMARK_OPT_HARDBREAKS);
+	/* A marketing message says how to stop them, under its text. */
+	char *plain = NULL, *source = NULL;
+	if (m->unsubscribe) {
+		if (asprintf(&plain, "%s\n\n--\nUnsubscribe: %s\n", m->markdown, m->unsubscribe) < 0)
+			return HL_ENOMEM;
+		if (asprintf(&source, "%s\n\n---\n\n[Unsubscribe](%s)\n", m->markdown,
+			     m->unsubscribe) < 0) {
+			free(plain);
+			return HL_ENOMEM;
+		}
+	}
+	const char *text = plain ? plain : m->markdown, *md = source ? source : m->markdown;
+	char *html = cmark_markdown_to_html(md, strlen(md), CMARK_OPT_HARDBREAKS);
+	free(source);
 	FILE *f = html ? open_memstream(out, len) : NULL;
 	if (!f) {
 		free(html);
+		free(plain);
 		return HL_ENOMEM;
 	}
 	unsigned char r[12];
@@ -195,7 +209,8 @@ int mail_write(const struct mail *m, char **out, size_t *len)
 			"List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n", m->unsubscribe);
 	fprintf(f, "MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n",
 		boundary);
-	part(f, boundary, "text/plain", m->markdown);
+	part(f, boundary, "text/plain", text);
+	free(plain);
 	fputs("\r\n", f);
 	char *page = NULL;
 	if (asprintf(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body>\n"

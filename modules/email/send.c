@@ -10,7 +10,9 @@
  *
  * What the conversations module may add in the message's data:
  *   {"to_name": "Ann Lee", "in_reply_to": "<...>", "references": "<...> <...>",
- *    "unsubscribe": "https://.../api/email/unsubscribe/..."}
+ *    "marketing": true}
+ * A marketing message carries a signed unsubscribe link (unsubscribe.c)
+ * in List-Unsubscribe, and at the end of its text.
  */
 #include "email.h"
 
@@ -20,7 +22,7 @@
 #define SENDER_SQL \
 	"SELECT s.from_name, s.from_address, s.reply_to," \
 	" json_extract(:data, '$.to_name'), json_extract(:data, '$.in_reply_to')," \
-	" json_extract(:data, '$.references'), json_extract(:data, '$.unsubscribe')," \
+	" json_extract(:data, '$.references'), json_extract(:data, '$.marketing')," \
 	" (SELECT u.reason FROM email_undeliverable u WHERE u.location_id = s.location_id" \
 	"  AND u.address = :to)" \
 	" FROM email_senders s WHERE s.location_id = :location"
@@ -58,7 +60,8 @@ static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct h
 	m->to_name = one_line(s, st, 3);
 	m->in_reply_to = one_line(s, st, 4);
 	m->references = one_line(s, st, 5);
-	m->unsubscribe = one_line(s, st, 6);
+	m->unsubscribe = sqlite3_column_int(st, 6)
+		? email_unsubscribe_link(run, s, o->location_id, o->to) : NULL;
 	const char *bounced = (const char *)sqlite3_column_text(st, 7);
 	if (bounced)
 		hl_send_refuse(s, "%s takes no mail: an earlier message bounced (%s)", o->to, bounced);

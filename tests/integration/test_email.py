@@ -23,7 +23,7 @@ SENDER = {"from_name": "Zoë's Studio", "from_address": "hello@studio.example.te
           "reply_to": "desk@studio.example.test"}
 
 
-def server(relay, ca_file=None, password=None):
+def server(relay, ca_file=None, password=None, public=False):
     """A server whose email module sends through `relay` (None: no relay
     set), trying again after a second; its admin and sub-account A's
     headers."""
@@ -32,6 +32,8 @@ def server(relay, ca_file=None, password=None):
         plugins["email"] = "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (
             relay.url, relay.user, relay.cert if ca_file is None else ca_file)
     s = Server(modules=MODULES, plugins=plugins)
+    if public:  # where links in messages lead
+        s.env["PGHL_PUBLIC_URL"] = "http://127.0.0.1:%d/" % s.port
     if relay:  # the password as an operator keeps it, out of the file
         s.env["PGHL_SMTP_PASSWORD"] = relay.password if password is None else password
     s.create_admin(*ADMIN)
@@ -416,3 +418,53 @@ def test_a_bounce_marks_the_message_bounced_and_the_address_undeliverable():
         assert len(relay.messages) == 1
         # The bounce is not a message from a contact.
         assert s.sql("SELECT count(*) FROM contacts WHERE email LIKE 'MAILER-DAEMON%'") == [(0,)]
+
+
+def test_a_marketing_message_can_be_unsubscribed_in_one_click_and_says_how():
+    import http.client
+    import urllib.parse
+    with Relay() as relay:
+        s, admin, h = server(relay, public=True)
+        with s:
+            assert admin.request("PUT", "/api/email/settings", SENDER, headers=h).status == 200
+            conversation = thread_with(admin, h)
+            news = send(admin, h, conversation, "Spring offers **inside**.", subject="Spring",
+                        marketing=True)
+            until_status(admin, h, conversation, news["id"], ("sent",))
+            m = relay.wait_for(1)[0]["parsed"]
+            link = m["List-Unsubscribe"].strip("<>")
+            assert link.startswith("http://127.0.0.1:%d/api/email/unsubscribe/" % s.port), link
+            assert m["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+            plain, html = parts(m)
+            assert plain.replace("\r\n", "\n").endswith("--\nUnsubscribe: %s\n" % link), plain
+            assert '<a href="%s">Unsubscribe</a>' % link in html
+
+            def call(method, url, body=None):
+                u = urllib.parse.urlsplit(url)
+                c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+                c.request(method, u.path, body, {"Content-Type": "application/x-www-form-urlencoded"}
+                          if body is not None else {})
+                r = c.getresponse()
+                return r.status, r.read().decode()
+
+            # Following the link changes nothing: its page asks.
+            status, page = call("GET", link)
+            assert status == 200 and "Stop marketing e-mail to ann.lee@example.test?" in page
+            assert '<form method="post">' in page
+            assert s.sql("SELECT count(*) FROM message_opt_outs") == [(0,)]
+            # A link for another address, or signed otherwise, does nothing.
+            base, token = link.rsplit("/", 1)
+            address, mac = token.split(".")
+            forged = "%s/%s.%s" % (base, "Ym9iQGV4YW1wbGUudGVzdA", mac)
+            assert call("POST", forged, "List-Unsubscribe=One-Click")[0] == 404
+            assert call("POST", link[:-2] + "AA", "List-Unsubscribe=One-Click")[0] == 404
+            assert s.sql("SELECT count(*) FROM message_opt_outs") == [(0,)]
+            # The mail program's one click (RFC 8058).
+            status, page = call("POST", link, "List-Unsubscribe=One-Click")
+            assert status == 200 and "No more marketing e-mail" in page, page
+            assert s.sql("SELECT channel, source FROM message_opt_outs") == [("email", "link")]
+            error(admin.post("/api/conversations/%d/messages" % conversation,
+                             {"body": "More offers", "subject": "Summer"}, headers=h), 422,
+                  "opted out of e-mail on")
+            # A second click is as good as the first.
+            assert call("POST", link, "")[0] == 200

@@ -78,7 +78,7 @@
  *   1.19 phone numbers: hl_location_country, hl_phone_e164
  *        (HL_PHONE_MAX), the SQL function e164; locations.country.
  *        hl_send_reference; hl_send_answer gives the relay's last reply
- *        of an SMTP send.
+ *        of an SMTP send. hl_hook_location.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -519,6 +519,12 @@ struct hl_inbox {
  * messages; what the inbox returned. */
 HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m);
 HL_API int hl_report(struct hl_req *req, const struct hl_report *r);
+/* ABI 1.19. In a public route that has proved which sub-account it acts
+ * for (a provider's signature, a link the server signed): the request is
+ * one of `location` from then on, as hl_receive makes it, so that scoped
+ * statements and services (hl_call) work for it. 0; HL_EINVAL for no
+ * sub-account or when the request is already one of another. */
+HL_API int hl_hook_location(struct hl_req *req, int64_t location);
 
 /* Services (ABI 1.18): a function a module offers the others by name,
  * since no module includes another's header. It takes and gives a JSON
