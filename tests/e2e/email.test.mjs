@@ -70,6 +70,12 @@ describe('email', () => {
 		const outcome = page.getByRole('status').filter({ hasText: /Sent to|Not sent|not answered/ });
 		await outcome.waitFor({ timeout: 40000 });
 		assert.equal(await outcome.textContent(), 'Sent to owner@example.test. The relay took it.');
+		/* the agency's key for the MTA, shown once */
+		await page.getByRole('button', { name: 'Make the key' }).click();
+		const key = page.locator('.em-secret');
+		await key.waitFor();
+		assert.match(await key.textContent(), /^[0-9a-f]{48}$/);
+		assert.equal((await admin.get('/api/email/settings', loc.id)).inbound_key_set, true);
 		await shoot(page, 'channels-email');
 		assert.deepEqual(provoked(problems, /^422 PUT \/api\/email\/settings$/), []);
 		await context.close();

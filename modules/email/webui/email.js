@@ -4,7 +4,9 @@
  * for the sub-account's admins: the name and address its mail is from,
  * where replies go, and a test message through the server's relay, whose
  * outcome (sent, or the relay's words) shows when it comes. The relay is
- * the operator's, named here but set in the server's configuration.
+ * the operator's, named here but set in the server's configuration. For
+ * agency staff, where the MTA hands over mail received, and its key,
+ * made here and shown once.
  */
 
 export default async function page(view, ctx) {
@@ -37,7 +39,15 @@ export default async function page(view, ctx) {
 		<input id="em-test-to" name="to" type="email" maxlength="254" autocomplete="email" required></div>
 	<div class="em-actions"><button type="submit" class="btn">Send a test</button></div>
 	<p class="em-outcome" role="status" aria-live="polite"></p>
-</form>`);
+</form>
+${/^agency_/.test(ctx.user.role || '') ? html`<section class="card em-inbound" aria-labelledby="em-in-h">
+	<h2 id="em-in-h">Mail received</h2>
+	<p>The server's mail transfer agent (Postfix, say) hands each message for a sender's address to
+		<code>${settings.inbound_url}</code>, proved by the server's inbound key; the README shows the
+		transport. ${settings.inbound_key_set ? 'A key is made.' : 'No key is made yet, so no mail is taken.'}</p>
+	<p class="em-key" role="status" aria-live="polite"></p>
+	<button type="button" class="btn" data-key>${settings.inbound_key_set ? 'Make a new key' : 'Make the key'}</button>
+</section>` : null}`);
 	const form = view.querySelector('.em-form');
 	const f = form.elements;
 	const test = view.querySelector('.em-test');
@@ -77,6 +87,24 @@ export default async function page(view, ctx) {
 		}
 		return null;
 	}
+
+	/* The key is shown once: the server keeps only its hash. */
+	const keyButton = view.querySelector('[data-key]');
+	keyButton?.addEventListener('click', async () => {
+		const shown = view.querySelector('.em-key');
+		if (settings.inbound_key_set && !await ui.confirm(shown,
+			'Make a new key? The MTA\'s old one stops working.', 'Make a new key'))
+			return;
+		try {
+			const made = await api.post('/api/email/inbound-key', {});
+			settings.inbound_key_set = true;
+			shown.replaceChildren(html`Copy it now, it is not shown again: <code class="em-secret">${made.key}</code>`);
+			keyButton.textContent = 'Make a new key';
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.toast(err.message, { kind: 'error' });
+		}
+	});
 
 	test.addEventListener('submit', async (e) => {
 		e.preventDefault();
