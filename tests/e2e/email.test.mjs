@@ -31,7 +31,7 @@ async function startRelay() {
 }
 
 describe('email', () => {
-	let server, browser, admin, open, loc, relay, conversation;
+	let server, browser, admin, open, loc, relay, conversation, contact;
 
 	before(async () => {
 		relay = await startRelay();
@@ -39,7 +39,7 @@ describe('email', () => {
 			email: 'smtp_url = smtp://127.0.0.1:' + relay.port + '\nsmtp_user = e2e-user\n' +
 				'smtp_password = e2e-pass-1\nsmtp_ca_file = ' + relay.cert + '\n' } }));
 		loc = admin.me.locations[0];
-		const contact = await admin.post('/api/contacts', { first_name: 'Odile', last_name: 'Marchetti',
+		contact = await admin.post('/api/contacts', { first_name: 'Odile', last_name: 'Marchetti',
 			email: 'odile@example.test' }, loc.id);
 		conversation = await admin.post('/api/conversations', { contact_id: contact.id, channel: 'email' }, loc.id);
 	});
@@ -101,6 +101,20 @@ describe('email', () => {
 		await sent.getByText('Your plan for March').waitFor();
 		await until(async () => (await sent.locator('.i-status').textContent()) === 'Sent', 10000, 'Sent');
 		await shoot(page, 'email-thread');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('the contact page shows an opt-out, and one who asks again is allowed again', async () => {
+		await admin.post('/api/opt-outs', { contact_id: contact.id, channel: 'email' }, loc.id);
+		const { page, context, problems } = await open('/app/contacts/' + contact.id + '?location=' + loc.id);
+		const allowed = page.getByRole('region', { name: 'Messages allowed' });
+		await allowed.getByText('No E-mail').waitFor();
+		await allowed.getByText('noted by a person').waitFor();
+		await shoot(page, 'contact-consent');
+		await allowed.getByRole('button', { name: 'Allow E-mail again' }).click();
+		await allowed.getByText('has not opted out of any').waitFor();
+		assert.deepEqual((await admin.get('/api/opt-outs?contact=' + contact.id, loc.id)).data, []);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

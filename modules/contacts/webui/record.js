@@ -40,6 +40,7 @@ export default async function record(view, ctx, lib) {
 	deleting(r);
 	tags(r);
 	activity(r);
+	consent(r);
 	notes(r, pager, firstNotes);
 	return () => {
 		r.left = true;
@@ -95,6 +96,10 @@ function frame(view, ctx) {
 			<h2 id="r-activity-h">Activity</h2>
 			<div class="r-activity"></div>
 		</section>
+		<section class="card" aria-labelledby="r-consent-h" hidden>
+			<h2 id="r-consent-h">Messages allowed</h2>
+			<div class="r-consent"></div>
+		</section>
 	</div>
 </div>`);
 	return {
@@ -112,6 +117,7 @@ function frame(view, ctx) {
 		tagForm: view.querySelector('.r-tag-form'),
 		tagNames: view.querySelector('#r-tag-names'),
 		activity: view.querySelector('.r-activity'),
+		consent: view.querySelector('.r-consent'),
 	};
 }
 
@@ -242,7 +248,11 @@ function deleting(r) {
 function activity(r) {
 	const { ctx, c, el } = r;
 	const { html } = ctx;
-	const counts = c.activity || {};
+	/* counted by event ("message.sent") or, in data written before, by
+	 * noun ("message"): shown by noun */
+	const counts = {};
+	for (const [k, n] of Object.entries(c.activity || {}))
+		counts[k.split('.')[0]] = (counts[k.split('.')[0]] || 0) + Number(n);
 	const kinds = Object.keys(counts).filter((k) => counts[k] > 0);
 	el.activity.textContent = '';
 	el.activity.append(html`
@@ -252,4 +262,46 @@ function activity(r) {
 			<div class="r-row"><dt>Last activity</dt><dd>${c.last_activity_at ? ctx.format.moment(c.last_activity_at) : 'None yet'}</dd></div>
 			<div class="r-row"><dt>Notes</dt><dd>${String(c.notes_count || 0)}</dd></div>
 		</dl>`);
+}
+
+/* ---- consent: the channels the contact opted out of ---- */
+
+const CHANNEL_NAMES = { sms: 'SMS', email: 'E-mail', whatsapp: 'WhatsApp', facebook: 'Facebook',
+	instagram: 'Instagram', webchat: 'Web chat', phone: 'Phone' };
+const HOW = { reply: 'they replied', link: 'by the unsubscribe link', person: 'noted by a person' };
+
+/* Shown when the server keeps conversations (the opt-outs are theirs):
+ * each channel the contact asked for no messages on, with a way to take
+ * it back for one who asked again. */
+async function consent(r) {
+	const { ctx, c, el } = r;
+	const { html, api, ui } = ctx;
+	let list;
+	try {
+		list = (await api.get('/api/opt-outs', { contact: c.id })).data;
+	} catch {
+		return; /* no conversations module: nothing to show */
+	}
+	if (r.left)
+		return;
+	el.consent.closest('section').hidden = false;
+	el.consent.replaceChildren(list.length
+		? html`<ul class="r-consent-list">${list.map((o) => html`<li>
+			<span><strong>${'No ' + (CHANNEL_NAMES[o.channel] || o.channel)}</strong>
+			<span class="muted">${' since ' + ctx.format.day(o.created_at.slice(0, 10)) + ', ' + (HOW[o.source] || o.source)}</span></span>
+			<button type="button" class="btn btn-small" data-opt-in="${o.channel}">${'Allow ' + (CHANNEL_NAMES[o.channel] || o.channel) + ' again'}</button>
+		</li>`)}</ul>`
+		: html`<p class="muted">Every channel: the contact has not opted out of any.</p>`);
+	for (const b of el.consent.querySelectorAll('[data-opt-in]'))
+		b.addEventListener('click', async () => {
+			try {
+				await api.del('/api/opt-outs/' + c.id + '/' + b.dataset.optIn);
+			} catch (err) {
+				if (!ctx.signal.aborted)
+					ui.toast(err.message, { kind: 'error' });
+				return;
+			}
+			ui.toast('Messages on ' + (CHANNEL_NAMES[b.dataset.optIn] || b.dataset.optIn) + ' may go again.', { kind: 'success' });
+			consent(r);
+		});
 }
