@@ -30,7 +30,7 @@
 
 #define DAY_MS (24 * 3600 * 1000LL)
 #define WAIT_RECHECK_MS (60 * 1000LL) /* a channel not set up is asked again */
-#define PER_LOCATION 8                /* messages of one sub-account per turn */
+#define PER_LOCATION 8                /* messages of one sub-account per turn, at least */
 #define BATCH 256                     /* messages a slice looks at, at most */
 #define MAX_BACKOFF_MS (3600 * 1000LL)
 
@@ -243,12 +243,22 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 
 /* ---- handing messages over -------------------------------------------------- */
 
-/* The due messages, a few per sub-account in turn (read whole before any
- * is handed over, since handing over changes the rows it reads). */
+/* The sub-accounts with messages due: how many there are sets how many
+ * each may hand over in a slice. */
+#define DUE_PLACES_SQL \
+	"SELECT count(*) FROM locations l WHERE EXISTS (SELECT 1 FROM outbox o" \
+	" WHERE o.location_id = l.id AND o.due_at <= :now)"
+
+/* The due messages, the first :per_location of each sub-account, in
+ * turns (read whole before any is handed over, since handing over changes
+ * the rows it reads). Each sub-account's are read through
+ * outbox_location_due, so a slice reads what it hands over, however many
+ * wait behind them. */
 #define DUE_SQL \
-	"SELECT message_id, location_id FROM (SELECT message_id, location_id, due_at," \
-	" row_number() OVER (PARTITION BY location_id ORDER BY due_at, message_id) AS turn" \
-	" FROM outbox WHERE due_at <= :now) WHERE turn <= :per_location" \
+	"SELECT message_id, location_id FROM (SELECT o.message_id, o.location_id, o.due_at," \
+	" row_number() OVER (PARTITION BY o.location_id ORDER BY o.due_at, o.message_id) AS turn" \
+	" FROM locations l JOIN outbox o ON o.message_id IN (SELECT message_id FROM outbox" \
+	"  WHERE location_id = l.id AND due_at <= :now ORDER BY due_at LIMIT :per_location))" \
 	" ORDER BY turn, due_at LIMIT :batch"
 
 /* The e-mails of the thread before message m, with the Message-ID each
@@ -411,14 +421,23 @@ static int sweep_early_reports(struct hl_job_run *run)
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
-/* The due messages' ids into `due` (at most BATCH): how many, or HL_EDB. */
+/* The due messages' ids into `due` (at most BATCH): how many, or HL_EDB.
+ * Each sub-account with messages due gets a share of the batch, at least
+ * PER_LOCATION: one sending alone fills it. */
 static int find_due(struct hl_job_run *run, struct due *due)
 {
-	sqlite3_stmt *st = hl_stmt(hl_job_db(run), DUE_SQL);
+	int64_t now = now_ms(), places;
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), DUE_PLACES_SQL);
+	hl_bind_int(st, ":now", now);
+	if (hl_step_int(st, &places) < 0)
+		return HL_EDB;
+	if (!places)
+		return 0;
+	st = hl_stmt(hl_job_db(run), DUE_SQL);
 	if (!st)
 		return HL_EDB;
-	hl_bind_int(st, ":now", now_ms());
-	hl_bind_int(st, ":per_location", PER_LOCATION);
+	hl_bind_int(st, ":now", now);
+	hl_bind_int(st, ":per_location", places * PER_LOCATION >= BATCH ? PER_LOCATION : BATCH / places);
 	hl_bind_int(st, ":batch", BATCH);
 	int n = 0, rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < BATCH) {

@@ -197,7 +197,7 @@ class TwilioDouble:
                               " required to send a message.")
         if not form.get("Body"):
             return self.error(h, 400, 21602, "Message body is required.")
-        text = {"sid": "SM" + secrets.token_hex(16), "account_sid": sid, "form": form}
+        text = {"sid": "SM" + secrets.token_hex(16), "account_sid": sid, "form": form, "at": time.time()}
         with self.lock:
             self.messages.append(text)
         if not self.callbacks:
