@@ -109,30 +109,62 @@ static const char *reply_subject(struct hl_req *req, int64_t conversation)
 	return subject;
 }
 
-/* The message's subject: an e-mail's given, or its thread's; none for
- * another channel. 0, or HL_EINVAL after a 422. */
+/* The message's subject: an e-mail's given, or its thread's (none when
+ * the thread has none, as mail programs allow); none for another
+ * channel. 0, or HL_EINVAL after a 422. */
 static int read_subject(struct hl_req *req, const struct conversation *cv, const char *channel,
 			const char **subject)
 {
 	if (hl_field_text(req, 0, "subject", 300, subject) < 0)
 		return HL_EINVAL;
-	if (*subject && strcmp(channel, "email"))
+	if (*subject && **subject && strcmp(channel, "email"))
 		return hl_reply_invalid(req, "subject", "only an e-mail has a subject");
-	if (!strcmp(channel, "email") && (!*subject || !**subject) &&
-	    !(*subject = reply_subject(req, cv->id)))
-		return hl_reply_invalid(req, "subject", "an e-mail needs one");
+	if (!strcmp(channel, "email") && (!*subject || !**subject))
+		*subject = reply_subject(req, cv->id);
+	else if (*subject && !**subject)
+		*subject = NULL;
+	return 0;
+}
+
+#define ATTACHMENTS_MAX 10
+
+/* "attachments": the ids of files the channel's provider keeps (the
+ * email module's uploads), an e-mail's only, as a JSON array's text in
+ * *out (NULL for none). 0, or HL_EINVAL after a 422. */
+static int read_attachments(struct hl_req *req, const char *channel, const char **out)
+{
+	*out = NULL;
+	int arr = hl_body_find(req, 0, "attachments");
+	if (arr < 0 || hl_body_type(req, arr) == HL_JSON_NULL)
+		return 0;
+	int n = hl_body_type(req, arr) == HL_JSON_ARRAY ? hl_body_count(req, arr) : -1;
+	if (n < 0 || n > ATTACHMENTS_MAX)
+		return hl_reply_invalid(req, "attachments", "an array of at most %d file ids",
+					ATTACHMENTS_MAX);
+	if (n && strcmp(channel, "email"))
+		return hl_reply_invalid(req, "attachments", "only an e-mail takes files");
+	const char *text = "[";
+	for (int i = 0; i < n; i++) {
+		int64_t id;
+		if (hl_body_int(req, hl_body_index(req, arr, i), &id) || id <= 0)
+			return hl_reply_invalid(req, "attachments", "an array of at most %d file ids",
+						ATTACHMENTS_MAX);
+		text = hl_sprintf(req, "%s%s%lld", text, i ? "," : "", (long long)id);
+	}
+	*out = n ? hl_sprintf(req, "%s]", text) : NULL;
 	return 0;
 }
 
 /* POST /api/conversations/:id/messages {"body", "channel", "subject",
- * "marketing"}: 201 with the message, queued for a provider; its merge
- * fields filled (merge.c); a marketing text waits for the end of the
- * sub-account's quiet hours (quiet.c). */
+ * "marketing", "attachments"}: 201 with the message, queued for a
+ * provider; its merge fields filled (merge.c); a marketing text waits for
+ * the end of the sub-account's quiet hours (quiet.c). */
 int conv_send(struct hl_req *req)
 {
-	static const char *const keys[] = { "body", "channel", "subject", "marketing", NULL };
+	static const char *const keys[] = { "body", "channel", "subject", "marketing", "attachments",
+					    NULL };
 	int64_t id, message;
-	const char *body, *channel, *subject = NULL;
+	const char *body, *channel, *subject = NULL, *files;
 	int marketing = 0;
 	struct conversation cv;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys) ||
@@ -147,6 +179,7 @@ int conv_send(struct hl_req *req)
 	if (!channel)
 		channel = hl_strndup(req, cv.channel, strlen(cv.channel));
 	if ((rc = read_subject(req, &cv, channel, &subject)) ||
+	    (rc = read_attachments(req, channel, &files)) ||
 	    (rc = conv_merge(req, cv.contact, "body", body, &body)) ||
 	    (rc = conv_merge(req, cv.contact, "subject", subject, &subject)))
 		return rc == HL_EINVAL ? 0 : rc;
@@ -155,11 +188,12 @@ int conv_send(struct hl_req *req)
 		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
-	if (marketing || subject) {
+	if (marketing || subject || files) {
 		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = :marketing,"
-			" subject = :subject WHERE id = :id AND location_id = :location");
+			" subject = :subject, attachments = :files WHERE id = :id AND location_id = :location");
 		hl_bind_int(st, ":marketing", marketing);
 		hl_bind_text(st, ":subject", subject);
+		hl_bind_text(st, ":files", files);
 		hl_bind_int(st, ":id", message);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;

@@ -284,7 +284,8 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	"  'in_reply_to', (SELECT reference FROM (" EARLIER_EMAILS ") ORDER BY id DESC LIMIT 1)," \
 	"  'references', (SELECT group_concat(reference, ' ') FROM (SELECT reference, id FROM (" \
 	"   " EARLIER_EMAILS " ORDER BY id DESC LIMIT 10) ORDER BY id))," \
-	"  'marketing', json(iif(m.marketing, 'true', 'false'))), NULL)" \
+	"  'marketing', json(iif(m.marketing, 'true', 'false')), 'attachments', json(m.attachments))," \
+	"  NULL)" \
 	" FROM messages m JOIN conversations cv ON cv.id = m.conversation_id" \
 	" LEFT JOIN contacts c ON c.id = cv.contact_id" \
 	" WHERE m.id = :id AND m.location_id = :location"

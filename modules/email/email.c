@@ -36,6 +36,9 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/email/inbound-key", .handler = email_inbound_key,
 	  .access = HL_ACCESS_AGENCY, .flags = HL_ROUTE_NO_LOCATION },
 	{ .method = "GET", .pattern = "/api/email/attachments/:id", .handler = email_attachment_get },
+	/* A file for the composer to attach: the body is the file. */
+	{ .method = "POST", .pattern = "/api/email/files", .handler = email_file_upload,
+	  .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 40 * 1024 },
 	/* Signed links of marketing mail, for anyone who holds one. */
 	{ .method = "GET", .pattern = "/api/email/unsubscribe/:location/:token",
 	  .handler = email_unsubscribe_page, .access = HL_ACCESS_PUBLIC },

@@ -30,6 +30,13 @@ extern size_t email_attachment_max;
 
 /* ---- a message (mime.c) ---------------------------------------------- */
 
+/* A file sent with a message. */
+struct mail_file {
+	const char *name, *type;   /* "plan.pdf", "application/pdf" */
+	const unsigned char *data;
+	size_t len;
+};
+
 struct mail {
 	const char *from_name;     /* NULL: the address alone */
 	const char *from;          /* the sender's address */
@@ -42,11 +49,14 @@ struct mail {
 	const char *references;    /* "<...> <...>" or NULL */
 	const char *unsubscribe;   /* a marketing message's one-click link, or NULL */
 	time_t date;
+	const struct mail_file *files;   /* attached, after the text */
+	size_t nfiles;
 };
 
 /* `m` as a whole message, CRLF line ends, into `out` (malloc'd, *len
  * bytes): a multipart/alternative of the plain text and its HTML
- * (Markdown rendered by cmark), quoted-printable; headers with other
+ * (Markdown rendered by cmark), quoted-printable, inside a multipart/mixed
+ * with the files when there are any (base64); headers with other
  * than printable ASCII encoded per RFC 2047, so no value can start a
  * header of its own. 0, HL_ENOMEM. */
 int mail_write(const struct mail *m, char **out, size_t *len);
@@ -69,6 +79,11 @@ int email_tests_job(struct hl_job_run *run);  /* tests.c */
 int email_inbound(struct hl_req *req);        /* inbound.c */
 int email_inbound_key(struct hl_req *req);
 int email_attachment_get(struct hl_req *req);
+int email_file_upload(struct hl_req *req);    /* files.c */
+/* The files `ids` (a JSON array of their ids) names into m->files, in the
+ * send's memory: 0, HL_EINVAL (one is gone: refused), HL_EDB. */
+int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location,
+		     const char *ids, struct mail *m);
 int email_unsubscribe_page(struct hl_req *req); /* unsubscribe.c */
 int email_unsubscribe(struct hl_req *req);
 /* A marketing message's signed unsubscribe link for `address`, in the

@@ -159,6 +159,42 @@ void mail_message_id(const char *address, char out[MESSAGE_ID_MAX])
 	snprintf(out, MESSAGE_ID_MAX, "<%s@%s>", hex, at ? at + 1 : "localhost");
 }
 
+static void new_boundary(char out[32])
+{
+	unsigned char r[12];
+	randombytes_buf(r, sizeof(r));
+	out[0] = '=';
+	out[1] = '_';
+	sodium_bin2hex(out + 2, 30, r, sizeof(r));
+}
+
+/* A file: its type and name (RFC 2231's UTF-8 form for a name that is
+ * not plain ASCII), base64 in lines of 76. */
+static void file_part(FILE *f, const char *boundary, const struct mail_file *file)
+{
+	fprintf(f, "--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: base64\r\n"
+		"Content-Disposition: attachment", boundary, file->type);
+	int plain = printable_ascii(file->name) && !strpbrk(file->name, "\"\\");
+	if (plain) {
+		fprintf(f, "; filename=\"%s\"", file->name);
+	} else {
+		fputs(";\r\n filename*=UTF-8''", f);
+		for (const unsigned char *p = (const unsigned char *)file->name; *p; p++)
+			if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+			    strchr("!#$&+-.^_`|~", *p))
+				fputc(*p, f);
+			else
+				fprintf(f, "%%%02X", *p);
+	}
+	fputs("\r\n\r\n", f);
+	for (size_t at = 0; at < file->len; at += 57) {
+		size_t n = file->len - at < 57 ? file->len - at : 57;
+		char line[sodium_base64_ENCODED_LEN(57, sodium_base64_VARIANT_ORIGINAL)];
+		sodium_bin2base64(line, sizeof(line), file->data + at, n, sodium_base64_VARIANT_ORIGINAL);
+		fprintf(f, "%s\r\n", line);
+	}
+}
+
 static void part(FILE *f, const char *boundary, const char *type, const char *text)
 {
 	fprintf(f, "--%s\r\nContent-Type: %s; charset=utf-8\r\n"
@@ -188,10 +224,9 @@ int mail_write(const struct mail *m, char **out, size_t *len)
 		free(plain);
 		return HL_ENOMEM;
 	}
-	unsigned char r[12];
-	char boundary[32] = "=_";
-	randombytes_buf(r, sizeof(r));
-	sodium_bin2hex(boundary + 2, sizeof(boundary) - 2, r, sizeof(r));
+	char boundary[32], mixed[32];
+	new_boundary(boundary);
+	new_boundary(mixed);
 
 	date_header(f, m->date);
 	address_header(f, "From", m->from_name, m->from);
@@ -207,8 +242,10 @@ int mail_write(const struct mail *m, char **out, size_t *len)
 	if (m->unsubscribe) /* RFC 8058: one click, by POST, without a page */
 		fprintf(f, "List-Unsubscribe: <%s>\r\n"
 			"List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n", m->unsubscribe);
-	fprintf(f, "MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n",
-		boundary);
+	fputs("MIME-Version: 1.0\r\n", f);
+	if (m->nfiles) /* the text and its HTML, then the files */
+		fprintf(f, "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n--%s\r\n", mixed, mixed);
+	fprintf(f, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n", boundary);
 	part(f, boundary, "text/plain", text);
 	free(plain);
 	fputs("\r\n", f);
@@ -222,6 +259,10 @@ int mail_write(const struct mail *m, char **out, size_t *len)
 		part(f, boundary, "text/html", page);
 	free(page);
 	fprintf(f, "--%s--\r\n", boundary);
+	for (size_t i = 0; i < m->nfiles; i++)
+		file_part(f, mixed, &m->files[i]);
+	if (m->nfiles)
+		fprintf(f, "--%s--\r\n", mixed);
 	int bad = ferror(f) || !made;
 	if (fclose(f) || bad) {
 		free(*out);

@@ -10,7 +10,7 @@
  *
  * What the conversations module may add in the message's data:
  *   {"to_name": "Ann Lee", "in_reply_to": "<...>", "references": "<...> <...>",
- *    "marketing": true}
+ *    "marketing": true, "attachments": [3, 4]}
  * A marketing message carries a signed unsubscribe link (unsubscribe.c)
  * in List-Unsubscribe, and at the end of its text.
  */
@@ -24,7 +24,8 @@
 	" json_extract(:data, '$.to_name'), json_extract(:data, '$.in_reply_to')," \
 	" json_extract(:data, '$.references'), json_extract(:data, '$.marketing')," \
 	" (SELECT u.reason FROM email_undeliverable u WHERE u.location_id = s.location_id" \
-	"  AND u.address = :to)" \
+	"  AND u.address = :to)," \
+	" json_extract(:data, '$.attachments')" \
 	" FROM email_senders s WHERE s.location_id = :location"
 
 /* A header's value from the data: NULL when it holds a line break (it
@@ -35,8 +36,9 @@ static const char *one_line(struct hl_send *s, sqlite3_stmt *st, int col)
 	return v && !strpbrk(v, "\r\n") ? hl_send_sprintf(s, "%s", v) : NULL;
 }
 
-/* Reads the sender and the data into `m`: 0, HL_ENOENT (no sender),
- * HL_EINVAL (an address that bounced), HL_EDB. */
+/* Reads the sender and the data into `m`, the files it names too: 0,
+ * HL_ENOENT (no sender), HL_EINVAL (an address that bounced, a file no
+ * longer kept), HL_EDB. */
 static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *o,
 		       struct mail *m)
 {
@@ -63,10 +65,14 @@ static int read_sender(struct hl_job_run *run, struct hl_send *s, const struct h
 	m->unsubscribe = sqlite3_column_int(st, 6)
 		? email_unsubscribe_link(run, s, o->location_id, o->to) : NULL;
 	const char *bounced = (const char *)sqlite3_column_text(st, 7);
+	const char *files = (const char *)sqlite3_column_text(st, 8);
+	files = files ? hl_send_sprintf(s, "%s", files) : NULL;
 	if (bounced)
 		hl_send_refuse(s, "%s takes no mail: an earlier message bounced (%s)", o->to, bounced);
 	sqlite3_reset(st);
-	return bounced ? HL_EINVAL : 0;
+	if (bounced)
+		return HL_EINVAL;
+	return files ? email_read_files(run, s, o->location_id, files, m) : 0;
 }
 
 int email_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_outgoing *o)

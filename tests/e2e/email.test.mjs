@@ -96,9 +96,16 @@ describe('email', () => {
 		await page.getByLabel('Reply').press('End');
 		await page.getByLabel('Reply').pressSequentially(', here is **your** plan.');
 		assert.equal(await page.getByLabel('Reply').inputValue(), 'Hi {{contact.first_name}}, here is **your** plan.');
+		await page.getByLabel('Attach files').setInputFiles({ name: 'plan.pdf', mimeType: 'application/pdf',
+			buffer: Buffer.from('%PDF-1.4 the plan') });
 		await page.getByRole('button', { name: 'Send' }).click();
 		const sent = thread(page).locator('.i-msg', { hasText: 'Hi Odile, here is **your** plan.' });
 		await sent.getByText('Your plan for March').waitFor();
+		/* the file went with it, and can be downloaded from the thread */
+		const link = sent.getByRole('link', { name: 'File 1' });
+		const download = await Promise.all([page.waitForEvent('download'), link.click()]).then(([d]) => d);
+		const { readFile } = await import('node:fs/promises');
+		assert.equal(String(await readFile(await download.path())), '%PDF-1.4 the plan');
 		await until(async () => (await sent.locator('.i-status').textContent()) === 'Sent', 10000, 'Sent');
 		await shoot(page, 'email-thread');
 		assert.deepEqual(problems, []);

@@ -26,6 +26,7 @@ except ImportError:  # a Python of its own (pyenv): Debian's packages are here
     sys.path.append("/usr/lib/python3/dist-packages")
     from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
+from kept import Kept
 import ssl
 
 # aiosmtpd logs its own use of a name it deprecated on every AUTH, and
@@ -45,17 +46,17 @@ def make_certificate(folder):
     return cert, key
 
 
-class Relay:
+class Relay(Kept):
     def __init__(self, user="relay-user", password="relay-pass-1", parse=True):
         """`parse`: read each message with the email package as it comes
         (the tests); a benchmark keeps the bytes and the time alone."""
+        super().__init__("relay", "messages")
         self.user, self.password, self.parse = user, password, parse
         self.folder = tempfile.mkdtemp(prefix="hl-relay-")
         self.cert, key = make_certificate(self.folder)
-        self.messages = []    # each accepted: {"from", "to", "raw", "at", "parsed"}
+        # self.messages: each accepted, {"from", "to", "raw", "at", "parsed"}
         self.sessions = 0     # every DATA begun
         self.failures = []    # what to answer the next DATA commands
-        self.lock = threading.Lock()
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(self.cert, key)
         relay = self
@@ -96,15 +97,6 @@ class Relay:
     def fail(self, answer, times=1):
         with self.lock:
             self.failures += [answer] * times
-
-    def wait_for(self, n, seconds=20):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            with self.lock:
-                if len(self.messages) >= n:
-                    return list(self.messages)
-            time.sleep(0.02)
-        raise AssertionError("the relay has %d messages, not %d" % (len(self.messages), n))
 
     def close(self):
         self.controller.stop()

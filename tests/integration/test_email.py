@@ -150,7 +150,6 @@ def test_merge_fields_are_filled_or_refused_when_written():
               422, "not closed")
         error(admin.post(path, {"body": "Hi", "subject": "For {{contact.nickname}}"}, headers=h),
               422, "subject: {{contact.nickname}}")
-        error(admin.post(path, {"body": "Hi"}, headers=h), 422, "subject: an e-mail needs one")
         assert s.sql("SELECT count(*) FROM messages") == [(0,)]
         sent = send(admin, h, conversation, "Hi {{ contact.first_name | there }}, this is"
                     " {{contact.email}}.", subject="Hello {{contact.first_name|friend}}")
@@ -468,3 +467,39 @@ def test_a_marketing_message_can_be_unsubscribed_in_one_click_and_says_how():
                   "opted out of e-mail on")
             # A second click is as good as the first.
             assert call("POST", link, "")[0] == 200
+
+
+def test_files_attached_to_an_email_leave_with_it():
+    with mailing() as (relay, s, admin, h):
+        conversation = thread_with(admin, h)
+        pdf = b"%PDF-1.4\n" + bytes(range(256)) * 8
+        up = lambda name, data, kind="application/pdf": admin.request(
+            "POST", "/api/email/files?name=" + name, data, dict(h, **{"Content-Type": kind}))
+        r = up("plan.pdf", pdf)
+        assert r.status == 201 and r.json()["name"] == "plan.pdf" and r.json()["bytes"] == len(pdf), r.body
+        first = r.json()["id"]
+        second = up("Gr%C3%BC%C3%9Fe.txt", "Grüße".encode(), "text/plain; charset=utf-8").json()["id"]
+        error(up("", b"x"), 422, "name")
+        error(up("a%2Fb.txt", b"x"), 422, "name")
+        error(up("empty.txt", b""), 422, "empty")
+        path = "/api/conversations/%d/messages" % conversation
+        error(admin.post(path, {"body": "x", "subject": "x", "attachments": "plan.pdf"}, headers=h),
+              422, "attachments")
+        error(admin.post(path, {"body": "x", "channel": "sms", "attachments": [first]}, headers=h),
+              422, "only an e-mail takes files")
+        sent = send(admin, h, conversation, "Your plan, and a greeting.", subject="Plan",
+                    attachments=[first, second])
+        assert sent["attachments"] == [first, second]
+        until_status(admin, h, conversation, sent["id"], ("sent",))
+        m = relay.wait_for(1)[0]["parsed"]
+        assert m.get_content_type() == "multipart/mixed"
+        alternative, *files = m.get_payload()
+        assert alternative.get_content_type() == "multipart/alternative"
+        got = [(f.get_content_type(), f.get_filename(), f.get_content()) for f in files]
+        assert got == [
+            ("application/pdf", "plan.pdf", pdf), ("text/plain", "Grüße.txt", "Grüße")], got
+        # A file no longer kept: the message fails, saying so.
+        s.sql("DELETE FROM email_attachments WHERE id = ?", first)
+        again = send(admin, h, conversation, "Again", attachments=[first])
+        failed = until_status(admin, h, conversation, again["id"], ("failed",))
+        assert failed["status_reason"] == "a file attached to it is no longer kept", failed

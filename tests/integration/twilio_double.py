@@ -23,6 +23,8 @@ import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from kept import Kept
+
 # Twilio's magic test number that its API refuses as not a number.
 INVALID_NUMBER = "+15005550001"
 
@@ -50,11 +52,11 @@ def post_signed(url, params, token, sign=True):
         return 0, str(e)  # the server is gone (a test's end, a kill)
 
 
-class TwilioDouble:
+class TwilioDouble(Kept):
     def __init__(self, accounts):
         """`accounts` maps an account SID to its auth token."""
+        super().__init__("double", "texts")  # messages: each accepted text, its form, account and SID
         self.accounts = dict(accounts)
-        self.messages = []    # each accepted text: its form, account and SID
         self.requests = 0     # every POST to the Messages resource
         self.failures = []    # (status, code, message, retry_after) to answer next
         self.report_first = False  # report delivery before answering the send
@@ -62,7 +64,6 @@ class TwilioDouble:
         self.held = threading.Event()
         self.held.set()       # set: answers go at once
         self.arrived = threading.Event()
-        self.lock = threading.Lock()
         double = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -98,15 +99,6 @@ class TwilioDouble:
 
     def release(self):
         self.held.set()
-
-    def wait_for(self, n, seconds=20):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            with self.lock:
-                if len(self.messages) >= n:
-                    return list(self.messages)
-            time.sleep(0.02)
-        raise AssertionError("the double has %d texts, not %d" % (len(self.messages), n))
 
     def close(self):
         self.release()

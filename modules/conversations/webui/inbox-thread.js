@@ -9,7 +9,8 @@
  * and Retry when it failed. The composer sends on the conversation's
  * channel or another one a person picks (SMS and e-mail, each with a
  * contact's own address); an e-mail has a subject (the thread's, "Re:",
- * when left empty); a text counts its segments (segments.js); merge
+ * when left empty) and may take files (uploaded to the email module
+ * first); a text counts its segments (segments.js); merge
  * fields ({{contact.first_name|there}}) are inserted from a list and
  * filled by the server when it is sent. openThread() returns what the thread does when
  * others change it: messages sent or received elsewhere join it at the
@@ -45,6 +46,8 @@ function message(ctx, m) {
 		data-message="${String(m.id)}">
 		${m.subject ? ctx.html`<p class="i-subject">${m.subject}</p>` : null}
 		<p class="i-body">${m.body}</p>
+		${(m.attachments || []).length ? ctx.html`<p class="i-files">${m.attachments.map((id, i) =>
+			ctx.html`<a href="${'/api/email/attachments/' + id + (ctx.location ? '?location_id=' + ctx.location.id : '')}" download>${'File ' + (i + 1)}</a>`)}</p>` : null}
 		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
 			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`.firstElementChild;
 	if (out && m.status_reason) /* a sentence, as the server words it: its first letter raised */
@@ -72,13 +75,15 @@ function frame(x, c) {
 	${c.opted_out ? ctx.html`<p class="i-opted-out" role="status">${(c.contact_name || 'The contact') +
 		' opted out of ' + channelName(c.channel) + ': messages on this channel are refused.'}</p>` : null}
 	<div class="i-compose-head">
-		${PICKABLE.includes(c.channel) ? ctx.html`<label class="i-pick">Send as <select name="channel">${PICKABLE.map((k) =>
+		${PICKABLE.includes(c.channel) ? ctx.html`<label class="i-pick"><span class="i-pick-word">Send as</span> <select name="channel">${PICKABLE.map((k) =>
 			ctx.html`<option value="${k}" selected="${k === c.channel}">${channelName(k)}</option>`)}</select></label>` : null}
-		<label class="i-pick">Insert <select name="field"><option value="">a field…</option>${FIELDS.map(([k, label]) =>
+		<label class="i-pick"><span class="i-pick-word">Insert</span> <select name="field"><option value="">a field…</option>${FIELDS.map(([k, label]) =>
 			ctx.html`<option value="${k}">${label}</option>`)}</select></label>
+		<label class="i-pick i-files-field" hidden><span class="i-pick-word">Attach files</span> <input name="files" type="file" multiple></label>
 	</div>
 	<div class="field i-subject-field" hidden><label for="i-subject">Subject</label>
 		<input id="i-subject" name="subject" maxlength="300" autocomplete="off" placeholder="Re: the thread's subject"></div>
+
 	<label for="i-body">Reply</label>
 	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
 	<p class="muted i-segments" aria-live="polite"></p>
@@ -251,6 +256,7 @@ function replying(t) {
 	const fit = () => {
 		segments.textContent = picked(t) === 'sms' ? segmentsNote(f.body.value) : '';
 		subject.hidden = picked(t) !== 'email';
+		form.querySelector('.i-files-field').hidden = picked(t) !== 'email';
 	};
 	fit();
 	f.body.addEventListener('input', fit);
@@ -292,6 +298,12 @@ async function reply(t) {
 	button.disabled = true;
 	let sent;
 	try {
+		/* an e-mail's files go first; the message names them */
+		const files = payload.channel === 'email' ? Array.from(form.elements.files.files) : [];
+		if (files.length)
+			payload.attachments = [];
+		for (const file of files)
+			payload.attachments.push((await ctx.api.post('/api/email/files?name=' + encodeURIComponent(file.name), file)).id);
 		sent = await ctx.api.post('/api/conversations/' + c.id + '/messages', payload);
 	} catch (err) {
 		if (!ctx.signal.aborted)
@@ -305,6 +317,7 @@ async function reply(t) {
 	el.scroll.scrollTop = el.scroll.scrollHeight;
 	form.elements.body.value = '';
 	form.elements.subject.value = '';
+	form.elements.files.value = '';
 	form.elements.body.dispatchEvent(new Event('input'));
 	form.elements.body.focus();
 	const a = t.x.el.list.querySelector('[data-id="' + c.id + '"] .i-preview');

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * files.c: files attached to mail sent. The composer uploads each one
+ * (POST /api/email/files, the file as the body, its name in ?name=),
+ * kept with the sub-account's attachments (migration 002's table, with
+ * no message yet), within attachment_max_mb; the message names them by
+ * id ("attachments": [3, 4]) and send.c reads them back when it writes
+ * it. Any user of the sub-account may attach: the files are theirs to
+ * send, not to read back another's (GET /api/email/attachments/:id
+ * serves the files of mail received and sent alike, to the sub-account).
+ */
+#include "email.h"
+
+#include <string.h>
+
+#define FILES_MAX 16   /* a message's files, at most (the composer sends 10) */
+
+/* A name as a file may carry it: one line, no path, at most 200 bytes. */
+static int name_ok(const char *name)
+{
+	return name && *name && mail_name_ok(name) && !strpbrk(name, "/\\\\");
+}
+
+/* POST /api/email/files?name=plan.pdf: 201 {"id", "name", "bytes"}. */
+int email_file_upload(struct hl_req *req)
+{
+	const char *name = hl_query(req, "name");
+	const char *type = hl_header(req, "Content-Type");
+	size_t len;
+	const char *body = hl_body(req, &len);
+	if (!name_ok(name))
+		return hl_reply_error(req, 422, "validation", "name: the file's name, one line without"
+				      " a path, at most 200 bytes");
+	if (!len)
+		return hl_reply_error(req, 422, "validation", "the body is the file, and it is empty");
+	if (len > email_attachment_max)
+		return hl_reply_error(req, 413, "too_large", "a file of at most %zu MB may be attached",
+				      email_attachment_max / (1024 * 1024));
+	if (!type || !*type || strlen(type) > 100 || strpbrk(type, "\r\n\"") || !strchr(type, '/'))
+		type = "application/octet-stream";
+	if (!hl_write_begin(req))
+		return HL_EDB;
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO email_attachments (location_id, name,"
+		" content_type, bytes, content) VALUES (:location, :name, :type, :bytes, :content)");
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":type", type);
+	hl_bind_int(st, ":bytes", (int64_t)len);
+	hl_bind_blob(st, ":content", body, len);
+	int64_t id = hl_step_last_id(st);
+	if (id <= 0)
+		return HL_EDB;
+	return hl_reply_record(req, 201, id, "file", "SELECT id, name, bytes FROM email_attachments"
+			       " WHERE id = :id AND location_id = :location");
+}
+
+int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location,
+		     const char *ids, struct mail *m)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), location, "SELECT a.name, a.content_type,"
+		" a.content FROM json_each(:ids) j LEFT JOIN email_attachments a ON a.id = j.value"
+		" AND a.location_id = :location ORDER BY j.key");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":ids", ids);
+	size_t n = 0;
+	int gone = 0, rc;
+	struct mail_file *files = hl_send_alloc(s, FILES_MAX * sizeof(*files));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL || n == FILES_MAX) {
+			gone = 1;
+			continue;
+		}
+		struct mail_file *f = &files[n++];
+		size_t len = (size_t)sqlite3_column_bytes(st, 2);
+		unsigned char *data = hl_send_alloc(s, len ? len : 1);
+		memcpy(data, sqlite3_column_blob(st, 2), len);
+		f->name = hl_send_sprintf(s, "%s", (const char *)sqlite3_column_text(st, 0));
+		f->type = hl_send_sprintf(s, "%s", (const char *)sqlite3_column_text(st, 1));
+		f->data = data;
+		f->len = len;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return HL_EDB;
+	if (gone) {
+		hl_send_refuse(s, "a file attached to it is no longer kept");
+		return HL_EINVAL;
+	}
+	m->files = files;
+	m->nfiles = n;
+	return 0;
+}
