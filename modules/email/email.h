@@ -60,9 +60,7 @@ struct mail {
  * than printable ASCII encoded per RFC 2047, so no value can start a
  * header of its own. 0, HL_ENOMEM. */
 int mail_write(const struct mail *m, char **out, size_t *len);
-/* A new Message-ID for mail from `address` into `out`: "<hex@domain>". */
 #define MESSAGE_ID_MAX 300
-void mail_message_id(const char *address, char out[MESSAGE_ID_MAX]);
 /* Whether `name` (a sender's) may be written in a header: no control
  * characters, at most 200 bytes. */
 int mail_name_ok(const char *name);
@@ -85,6 +83,12 @@ int email_file_upload(struct hl_req *req);    /* files.c */
 int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location,
 		     const char *ids, struct mail *m);
 int email_unsubscribe_page(struct hl_req *req); /* unsubscribe.c */
+/* A new Message-ID for mail of sub-account `location` from `address`,
+ * signed by the server ("<random.mac@domain>"): 0, HL_EDB. */
+int email_message_id(struct hl_job_run *run, int64_t location, const char *address,
+		     char out[MESSAGE_ID_MAX]);
+/* Whether `id` is one email_message_id made for `location`: 1, 0, HL_EDB. */
+int email_message_id_ours(struct hl_req *req, int64_t location, const char *id);
 int email_unsubscribe(struct hl_req *req);
 /* A marketing message's signed unsubscribe link for `address`, in the
  * send's memory, or NULL without public_url. */

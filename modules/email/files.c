@@ -62,16 +62,20 @@ int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":ids", ids);
-	size_t n = 0;
-	int gone = 0, rc;
+	size_t n = 0, total = 0;
+	int gone = 0, too_big = 0, rc;
 	struct mail_file *files = hl_send_alloc(s, FILES_MAX * sizeof(*files));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL || n == FILES_MAX) {
 			gone = 1;
 			continue;
 		}
-		struct mail_file *f = &files[n++];
 		size_t len = (size_t)sqlite3_column_bytes(st, 2);
+		if ((total += len) > email_attachment_max) {
+			too_big = 1;
+			break;
+		}
+		struct mail_file *f = &files[n++];
 		unsigned char *data = hl_send_alloc(s, len ? len : 1);
 		memcpy(data, sqlite3_column_blob(st, 2), len);
 		f->name = hl_send_sprintf(s, "%s", (const char *)sqlite3_column_text(st, 0));
@@ -80,8 +84,12 @@ int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location
 		f->len = len;
 	}
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && !too_big)
 		return HL_EDB;
+	if (too_big) {
+		hl_send_refuse(s, "its files come to more than %zu MB", email_attachment_max >> 20);
+		return HL_EINVAL;
+	}
 	if (gone) {
 		hl_send_refuse(s, "a file attached to it is no longer kept");
 		return HL_EINVAL;

@@ -9,14 +9,16 @@
  * inbox, where its sender's contact (found or added) gets it in its
  * e-mail thread; its attachments are kept here, each within
  * attachment_max_mb, for GET /api/email/attachments/:id. A bounce (a
- * delivery status notification) marks the message it names bounced and
- * its address undeliverable. POST /api/email/inbound-key makes the key,
- * shown once.
+ * delivery status notification) of a message the server sent marks it
+ * bounced and its address undeliverable. POST /api/email/inbound-key
+ * makes the key (the agency's administrators), shown once.
  */
 #include "email.h"
 #include "parse.h"
 
 #include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int reply_json(struct hl_req *req, int status, const char *json)
@@ -24,47 +26,64 @@ static int reply_json(struct hl_req *req, int status, const char *json)
 	return hl_reply_raw(req, status, "application/json", json, strlen(json));
 }
 
-/* Whether `given` is the key whose hash the server keeps. */
+/* Whether `given` is the key whose hash the server keeps: 1, 0, or
+ * HL_EDB (the MTA is answered 500 and tries again, never told no). */
 static int key_matches(struct hl_req *req, const char *given)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT key_hash FROM email_inbound_keys");
 	if (!st)
-		return 0;
-	int ok = 0;
-	if (given && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_bytes(st, 0) == crypto_generichash_BYTES) {
+		return HL_EDB;
+	int rc = sqlite3_step(st), ok = 0;
+	if (given && rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == crypto_generichash_BYTES) {
 		unsigned char hash[crypto_generichash_BYTES];
 		crypto_generichash(hash, sizeof(hash), (const unsigned char *)given, strlen(given), NULL, 0);
 		ok = !sodium_memcmp(hash, sqlite3_column_blob(st, 0), sizeof(hash));
 	}
 	sqlite3_reset(st);
-	return ok;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? ok : HL_EDB;
 }
 
-/* The sub-account that receives mail at `address`: its id, 0 for none. */
+/* The sub-account that receives mail at `address`: its id, 0 for none,
+ * HL_EDB. An address is one sub-account's at most (settings.c). */
 static int64_t location_of(struct hl_req *req, const char *address)
 {
+	if (!address)
+		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT location_id FROM email_senders"
 		" WHERE from_address = :address COLLATE NOCASE OR reply_to = :address COLLATE NOCASE"
 		" ORDER BY location_id LIMIT 1");
 	hl_bind_text(st, ":address", address);
 	int64_t id = 0;
-	return address && hl_step_int(st, &id) == 1 ? id : 0;
+	int rc = hl_step_int(st, &id);
+	return rc < 0 ? HL_EDB : id;
 }
 
 /* The text a person reads in the thread: the message's, then what came
  * with it and what could not be read. */
 static const char *thread_text(struct hl_req *req, const struct received *r)
 {
-	const char *text = r->text && *r->text ? r->text : "";
-	for (size_t i = 0; i < r->nattachments; i++) {
-		const struct attachment *a = &r->attachments[i];
-		text = hl_sprintf(req, "%s%s[Attachment: %s, %zu KB%s]", text, *text ? "\n\n" : "",
-				  a->name, (a->len + 1023) / 1024,
-				  a->too_big ? ", over the size this server keeps: not kept" : "");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	const char *sep = "";
+	if (r->text && *r->text) {
+		fputs(r->text, f);
+		sep = "\n\n";
 	}
+	for (size_t i = 0; i < r->nattachments; i++, sep = "\n") {
+		const struct attachment *a = &r->attachments[i];
+		fprintf(f, "%s[Attachment: %s, %zu KB%s]", sep, a->name, (a->len + 1023) / 1024,
+			a->too_big ? ", over the size this server keeps: not kept" : "");
+	}
+	if (r->more_attachments)
+		fprintf(f, "%s[%zu more attachments, not kept]", sep, r->more_attachments);
 	if (r->warning)
-		text = hl_sprintf(req, "%s%s[%s]", text, *text ? "\n\n" : "", r->warning);
+		fprintf(f, "%s[%s]", *sep || r->nattachments ? "\n\n" : "", r->warning);
+	int bad = fclose(f);
+	const char *text = bad ? NULL : hl_strndup(req, buf, len);
+	free(buf);
 	return text;
 }
 
@@ -88,13 +107,21 @@ static int keep_attachments(struct hl_req *req, int64_t location, const struct r
 	return 0;
 }
 
-/* A bounce: the message it names bounced, the address undeliverable. */
-static int take_bounce(struct hl_req *req, int64_t location, const struct received *r)
+/* A delivery status notification. A bounce naming a message this server
+ * sent for the sub-account (its Message-ID is signed) marks it bounced and
+ * the address undeliverable; any other report (a delay, a relay's note, a
+ * bounce of mail not ours) is acknowledged and dropped. */
+static int take_report(struct hl_req *req, int64_t location, const struct received *r)
 {
+	int ours = r->bounce ? email_message_id_ours(req, location, r->bounced_id) : 0;
+	if (ours < 0)
+		return ours;
+	if (!ours)
+		return reply_json(req, 200, "{\"bounce\":false}");
 	struct hl_report report = { .channel = "email", .location_id = location,
 				    .reference = r->bounced_id, .kind = HL_BOUNCED,
 				    .reason = r->bounce_reason };
-	int rc = r->bounced_id ? hl_report(req, &report) : 0;
+	int rc = hl_report(req, &report);
 	if (rc && rc != HL_ENOENT)
 		return rc;
 	if (r->bounced_to) {
@@ -114,8 +141,11 @@ static int take_message(struct hl_req *req, int64_t location, const struct recei
 	if (!r->from || !hl_is_email(r->from))
 		return hl_reply_error(req, 422, "validation", "the message has no sender's address"
 				      " (From)");
+	const char *text = thread_text(req, r);
+	if (!text)
+		return HL_ENOMEM;
 	struct hl_incoming m = { .channel = "email", .location_id = location, .from = r->from,
-				 .to = r->to, .subject = r->subject, .body = thread_text(req, r),
+				 .to = r->to, .subject = r->subject, .body = text,
 				 .reference = r->message_id };
 	int rc = hl_receive(req, &m);
 	if (!rc)
@@ -125,9 +155,10 @@ static int take_message(struct hl_req *req, int64_t location, const struct recei
 
 int email_inbound(struct hl_req *req)
 {
-	if (!key_matches(req, hl_header(req, "X-Inbound-Key")))
-		return hl_reply_error(req, 403, "forbidden", "X-Inbound-Key is not this server's"
-				      " inbound key");
+	int ok = key_matches(req, hl_header(req, "X-Inbound-Key"));
+	if (ok <= 0)
+		return ok < 0 ? ok : hl_reply_error(req, 403, "forbidden", "X-Inbound-Key is not this"
+						    " server's inbound key");
 	size_t len;
 	const char *raw = hl_body(req, &len);
 	if (!len)
@@ -139,13 +170,15 @@ int email_inbound(struct hl_req *req)
 	const char *to = hl_query(req, "recipient");
 	int64_t location = location_of(req, to && *to ? to : r.to);
 	int rc;
-	if (!location)
+	if (location < 0)
+		rc = (int)location;
+	else if (!location)
 		rc = hl_reply_error(req, 404, "not_found", "no sub-account receives mail at %s",
 				    to && *to ? to : r.to ? r.to : "(no recipient)");
 	else if (!hl_write_begin(req))
 		rc = HL_EDB;
 	else
-		rc = r.bounce ? take_bounce(req, location, &r) : take_message(req, location, &r);
+		rc = r.report ? take_report(req, location, &r) : take_message(req, location, &r);
 	received_free(&r);
 	return rc;
 }
@@ -177,6 +210,11 @@ int email_attachment_get(struct hl_req *req)
 	int64_t id;
 	if (hl_param_id(req, "id", &id))
 		return 0;
+	/* the files are the sub-account's, not tied to a conversation one
+	 * may see: kept from those who see only their own */
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 403, "forbidden", "files are for users who see every"
+				      " conversation");
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT content"
 		" FROM email_attachments WHERE id = :id AND location_id = :location");
 	hl_bind_int(st, ":id", id);

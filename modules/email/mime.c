@@ -68,11 +68,16 @@ static void text_header(FILE *f, const char *name, const char *value)
 	if (!printable_ascii(value)) {
 		encoded_words(f, value);
 	} else {
+		/* no trailing space: a fold before it would leave a line of
+		 * nothing but white space, which ends the headers for some */
+		const char *end = value + strlen(value);
+		while (end > value && end[-1] == ' ')
+			end--;
 		size_t col = strlen(name) + 2;
 		const char *p = value;
-		while (*p) {
-			const char *space = strchr(p + 1, ' ');
-			size_t word = space ? (size_t)(space - p) : strlen(p);
+		while (p < end) {
+			const char *space = memchr(p + 1, ' ', (size_t)(end - p - 1));
+			size_t word = space ? (size_t)(space - p) : (size_t)(end - p);
 			if (col + word > LINE_MAX_HEADER && p != value && *p == ' ') {
 				fputs("\r\n", f);
 				col = 0;
@@ -147,16 +152,6 @@ static void date_header(FILE *f, time_t t)
 	gmtime_r(&t, &tm);
 	fprintf(f, "Date: %s, %02d %s %04d %02d:%02d:%02d +0000\r\n", days[tm.tm_wday], tm.tm_mday,
 		months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-void mail_message_id(const char *address, char out[MESSAGE_ID_MAX])
-{
-	unsigned char r[16];
-	char hex[33];
-	randombytes_buf(r, sizeof(r));
-	sodium_bin2hex(hex, sizeof(hex), r, sizeof(r));
-	const char *at = strrchr(address, '@');
-	snprintf(out, MESSAGE_ID_MAX, "<%s@%s>", hex, at ? at + 1 : "localhost");
 }
 
 static void new_boundary(char out[32])

@@ -128,6 +128,10 @@ struct walk {
 static void take_attachment(struct walk *w, GMimePart *part)
 {
 	struct attachment a = { 0 };
+	if (w->attachments->len >= ATTACHMENTS_MAX) {
+		w->r->more_attachments++;
+		return;
+	}
 	const char *name = g_mime_part_get_filename(part);
 	a.name = utf8(name ? name : "attachment");
 	a.type = g_mime_content_type_get_mime_type(g_mime_object_get_content_type(GMIME_OBJECT(part)));
@@ -169,11 +173,11 @@ static void walk_part(struct walk *w, GMimeObject *o, int depth)
 		} else if (g_mime_content_type_is_type(type, "text", "rfc822-headers") && w->r->bounce) {
 			GByteArray *b = content_of(part);
 			g_byte_array_append(b, (const guint8 *)"", 1);
-			const char *id = g_strstr_len((const char *)b->data, -1, "\nMessage-ID:");
-			if (!id && !g_ascii_strncasecmp((const char *)b->data, "Message-ID:", 11))
-				id = (const char *)b->data - 1;
+			const char *headers = (const char *)b->data;
+			const char *id = !g_ascii_strncasecmp(headers, "Message-ID:", 11) ? headers
+				: g_strstr_len(headers, -1, "\nMessage-ID:");
 			if (id && !w->r->bounced_id) {
-				const char *lt = strchr(id + 1, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+				const char *lt = strchr(id, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 				if (gt)
 					w->r->bounced_id = g_strndup(lt, (gsize)(gt - lt + 1));
 			}
@@ -329,7 +333,7 @@ int received_parse(const char *raw, size_t len, size_t attachment_max, struct re
 	read_headers(out, msg);
 	struct walk w = { .r = out, .attachment_max = attachment_max,
 			  .attachments = g_array_new(FALSE, TRUE, sizeof(struct attachment)) };
-	out->bounce = is_report(body);
+	out->report = out->bounce = is_report(body);
 	walk_part(&w, body, 0);
 	if (out->bounce && w.status)
 		read_status(out, w.status);

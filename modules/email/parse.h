@@ -31,9 +31,14 @@ struct received {
 	/* A delivery status notification (RFC 3464) saying a message did
 	 * not reach its recipient: the original's Message-ID, the recipient,
 	 * and the reporting server's words ("550 5.1.1 ... No such user"). */
-	int bounce;
+	int report;   /* a delivery status notification at all: not mail from a person */
+	int bounce;   /* one saying the delivery failed */
 	char *bounced_id, *bounced_to, *bounce_reason;
+	size_t more_attachments;   /* past ATTACHMENTS_MAX: counted, not kept */
 };
+
+/* The most attachments of one message that are kept. */
+#define ATTACHMENTS_MAX 100
 
 /* Once per process, before the first parse. */
 void received_init(void);

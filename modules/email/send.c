@@ -92,7 +92,8 @@ int email_prepare(struct hl_job_run *run, struct hl_send *s, const struct hl_out
 	if (rc)
 		return rc;
 	char id[MESSAGE_ID_MAX];
-	mail_message_id(m.from, id);
+	if ((rc = email_message_id(run, o->location_id, m.from, id)))
+		return rc;
 	m.message_id = id;
 	char *text;
 	size_t len;

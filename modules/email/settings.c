@@ -76,7 +76,22 @@ int email_settings_put(struct hl_req *req)
 		return hl_reply_invalid(req, "from_name", "one line of text, at most 200 bytes");
 	if (!hl_write_begin(req))
 		return HL_EDB;
-	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO email_senders (location_id, from_name,"
+	/* Mail that arrives goes to the sub-account of the address it came
+	 * to: an address is one sub-account's. */
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "SELECT count(*) FROM email_senders"
+		" WHERE location_id <> :location AND (from_address COLLATE NOCASE IN (:from, :reply_to)"
+		" OR reply_to COLLATE NOCASE IN (:from, :reply_to))");
+	hl_bind_int(st, ":location", hl_location_id(req));
+	hl_bind_text(st, ":from", from);
+	hl_bind_text(st, ":reply_to", reply_to);
+	int64_t taken;
+	if (hl_step_int(st, &taken) < 0)
+		return HL_EDB;
+	if (taken)
+		return hl_reply_error(req, 409, "conflict", "another sub-account sends or takes"
+				      " replies at %s%s%s: an address is one sub-account's", from,
+				      reply_to ? " or " : "", reply_to ? reply_to : "");
+	st = hl_scoped_write(req, "INSERT INTO email_senders (location_id, from_name,"
 		" from_address, reply_to) VALUES (:location, nullif(:name, ''), :from, :reply_to)"
 		" ON CONFLICT (location_id) DO UPDATE SET from_name = excluded.from_name,"
 		" from_address = excluded.from_address, reply_to = excluded.reply_to,"

@@ -11,6 +11,10 @@
  * the page with that button, as a plain form, and nothing changes until
  * it is pressed (a link scanner follows links). The answer is the same
  * whether any contact has the address.
+ *
+ * The same key signs each message's Message-ID ("<hex.mac@domain>"), so
+ * that a bounce (inbound.c) is believed only when it names a message this
+ * server sent for that sub-account: a forged one cannot block an address.
  */
 #include "email.h"
 
@@ -53,6 +57,48 @@ static void sign(const unsigned char *key, int64_t location, const char *address
 		*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 	crypto_auth_hmacsha256(full, (const unsigned char *)text, (size_t)n, key);
 	memcpy(mac, full, MAC_BYTES);
+}
+
+/* The MAC of a Message-ID's random part, for `location`, as hex. */
+static void id_mac(const unsigned char *key, int64_t location, const char *random,
+		   char hex[2 * 8 + 1])
+{
+	char text[96];
+	unsigned char full[crypto_auth_hmacsha256_BYTES];
+	int n = snprintf(text, sizeof(text), "message-id:%lld:%s", (long long)location, random);
+	crypto_auth_hmacsha256(full, (const unsigned char *)text, (size_t)n, key);
+	sodium_bin2hex(hex, 2 * 8 + 1, full, 8);
+}
+
+int email_message_id(struct hl_job_run *run, int64_t location, const char *address,
+		     char out[MESSAGE_ID_MAX])
+{
+	unsigned char key[crypto_auth_hmacsha256_KEYBYTES], r[12];
+	char random[2 * sizeof(r) + 1], mac[2 * 8 + 1];
+	int rc = link_key(hl_job_db(run), 1, key);
+	if (rc)
+		return rc;
+	randombytes_buf(r, sizeof(r));
+	sodium_bin2hex(random, sizeof(random), r, sizeof(r));
+	id_mac(key, location, random, mac);
+	const char *at = strrchr(address, '@');
+	snprintf(out, MESSAGE_ID_MAX, "<%s.%s@%s>", random, mac, at ? at + 1 : "localhost");
+	return 0;
+}
+
+int email_message_id_ours(struct hl_req *req, int64_t location, const char *id)
+{
+	unsigned char key[crypto_auth_hmacsha256_KEYBYTES];
+	char random[25], mac[17];
+	if (!id || strlen(id) < 44 || id[0] != '<' || id[25] != '.' || id[42] != '@')
+		return 0;
+	int rc = link_key(hl_read(req), 0, key);
+	if (rc)
+		return rc == HL_ENOENT ? 0 : rc;
+	memcpy(random, id + 1, 24);
+	random[24] = '\0';
+	id_mac(key, location, random, mac);
+	return !sodium_memcmp(mac, id + 26, 16);
 }
 
 #define B64 sodium_base64_VARIANT_URLSAFE_NO_PADDING

@@ -110,7 +110,8 @@ def test_a_message_leaves_from_the_sender_as_rfc_5322_and_mime_say_and_replies_t
         when = email.utils.parsedate_to_datetime(m["Date"])
         assert when.utcoffset().total_seconds() == 0
         message_id = m["Message-ID"]
-        assert re.fullmatch(r"<[0-9a-f]{32}@studio\.example\.test>", message_id), message_id
+        # random, and signed by the server for the sub-account (a bounce must name one)
+        assert re.fullmatch(r"<[0-9a-f]{24}\.[0-9a-f]{16}@studio\.example\.test>", message_id), message_id
         assert m["In-Reply-To"] is None and m["List-Unsubscribe"] is None
         plain, html = parts(m)
         assert plain.replace("\r\n", "\n") == sent["body"] + "\n", (plain, sent["body"])
@@ -200,6 +201,13 @@ def test_no_header_can_be_written_by_a_user():
         error(put(dict(SENDER, reply_to="a@example.test\r\nBcc: victim@example.test")), 422,
               "reply_to: not an e-mail address")
         error(put({"from_name": "Studio"}), 422, "from_address: required")
+        # An address is one sub-account's: mail that arrives at it goes there.
+        other = headers(admin, admin.post("/api/admin/locations", {"name": "Client B"}).json()["id"])
+        r = admin.request("PUT", "/api/email/settings", {"from_address": "desk@studio.example.test"},
+                          headers=other)
+        error(r, 409, "another sub-account sends or takes replies at desk@studio.example.test")
+        assert admin.request("PUT", "/api/email/settings", {"from_address": "b@b.example.test"},
+                             headers=other).status == 200
         r = admin.post("/api/contacts", {"first_name": "X", "email": "x@example.test\r\nBcc: v@e.test"},
                        headers=h)
         error(r, 422, "email")
@@ -404,6 +412,13 @@ def test_a_bounce_marks_the_message_bounced_and_the_address_undeliverable():
         sent = send(admin, h, conversation, "Your plan", subject="Your plan")
         until_status(admin, h, conversation, sent["id"], ("sent",))
         ours = relay.wait_for(1)[0]["parsed"]["Message-ID"]
+        # A bounce naming a message this server did not send changes nothing.
+        forged = ours[:26] + ("0" if ours[26] != "0" else "1") + ours[27:]
+        for other in (forged, "<someone-else@example.test>"):
+            status, body = deliver(s, key, ms.wire(ms.postfix_bounce(studio, "gone@example.test", other)))
+            assert status == 200 and body == {"bounce": False}, body
+        assert s.sql("SELECT count(*) FROM email_undeliverable") == [(0,)]
+        assert until_status(admin, h, conversation, sent["id"], ("sent",))
         status, body = deliver(s, key, ms.wire(ms.postfix_bounce(studio, "gone@example.test", ours)))
         assert status == 200 and body == {"bounce": True}, body
         bounced = until_status(admin, h, conversation, sent["id"], ("bounced",))

@@ -5,8 +5,8 @@
  * where replies go, and a test message through the server's relay, whose
  * outcome (sent, or the relay's words) shows when it comes. The relay is
  * the operator's, named here but set in the server's configuration. For
- * agency staff, where the MTA hands over mail received, and its key,
- * made here and shown once.
+ * the agency's administrators, where the MTA hands over mail received,
+ * and its key, made here and shown once.
  */
 
 export default async function page(view, ctx) {
@@ -40,7 +40,7 @@ export default async function page(view, ctx) {
 	<div class="em-actions"><button type="submit" class="btn">Send a test</button></div>
 	<p class="em-outcome" role="status" aria-live="polite"></p>
 </form>
-${/^agency_/.test(ctx.user.role || '') ? html`<section class="card em-inbound" aria-labelledby="em-in-h">
+${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-labelledby="em-in-h">
 	<h2 id="em-in-h">Mail received</h2>
 	<p>The server's mail transfer agent (Postfix, say) hands each message for a sender's address to
 		<code>${settings.inbound_url}</code>, proved by the server's inbound key; the README shows the
