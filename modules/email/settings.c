@@ -79,9 +79,9 @@ int email_settings_put(struct hl_req *req)
 	/* Mail that arrives goes to the sub-account of the address it came
 	 * to: an address is one sub-account's. */
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "SELECT count(*) FROM email_senders"
-		" WHERE location_id <> :location AND (from_address COLLATE NOCASE IN (:from, :reply_to)"
+		" WHERE location_id <> :this_one AND (from_address COLLATE NOCASE IN (:from, :reply_to)"
 		" OR reply_to COLLATE NOCASE IN (:from, :reply_to))");
-	hl_bind_int(st, ":location", hl_location_id(req));
+	hl_bind_int(st, ":this_one", hl_location_id(req));
 	hl_bind_text(st, ":from", from);
 	hl_bind_text(st, ":reply_to", reply_to);
 	int64_t taken;
