@@ -152,18 +152,14 @@ int conv_opt_out_service(struct hl_req *req, const char *in, const char **out)
 	hl_bind_text(st, ":email", email);
 	if (!st)
 		return HL_EDB;
-	int64_t ids[16];
-	int n = 0, step = SQLITE_ROW;
-	while (n < 16 && (step = sqlite3_step(st)) == SQLITE_ROW)
-		ids[n++] = sqlite3_column_int64(st, 0);
+	/* each contact with the address, however many (the opt-out writes
+	 * go to other tables than the one read) */
+	int n = 0, step, rc = 0;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW && ++n)
+		rc = conv_set_opt_out(req, sqlite3_column_int64(st, 0), channel, 1, "link");
 	sqlite3_reset(st);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return HL_EDB;
-	for (int i = 0; i < n; i++) {
-		int rc = conv_set_opt_out(req, ids[i], channel, 1, "link");
-		if (rc)
-			return rc;
-	}
+	if (rc || (step != SQLITE_ROW && step != SQLITE_DONE))
+		return rc ? rc : HL_EDB;
 	*out = hl_sprintf(req, "{\"contacts\":%d}", n);
 	return 0;
 }

@@ -74,11 +74,12 @@ int email_settings_put(struct hl_req *req)
 		return hl_reply_invalid(req, "from_address", "required: the address mail is from");
 	if (name && !mail_name_ok(name))
 		return hl_reply_invalid(req, "from_name", "one line of text, at most 200 bytes");
-	if (!hl_write_begin(req))
+	struct hl_db *w = hl_write_begin(req);
+	if (!w)
 		return HL_EDB;
 	/* Mail that arrives goes to the sub-account of the address it came
 	 * to: an address is one sub-account's. */
-	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "SELECT count(*) FROM email_senders"
+	sqlite3_stmt *st = hl_stmt(w, "SELECT count(*) FROM email_senders"
 		" WHERE location_id <> :this_one AND (from_address COLLATE NOCASE IN (:from, :reply_to)"
 		" OR reply_to COLLATE NOCASE IN (:from, :reply_to))");
 	hl_bind_int(st, ":this_one", hl_location_id(req));
