@@ -75,6 +75,7 @@ describe('email', () => {
 		const key = page.locator('.em-secret');
 		await key.waitFor();
 		assert.match(await key.textContent(), /^[0-9a-f]{48}$/);
+		await page.getByText('A key is made.').waitFor();
 		assert.equal((await admin.get('/api/email/settings', loc.id)).inbound_key_set, true);
 		await shoot(page, 'channels-email');
 		assert.deepEqual(provoked(problems, /^422 PUT \/api\/email\/settings$/), []);

@@ -44,7 +44,7 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 	<h2 id="em-in-h">Mail received</h2>
 	<p>The server's mail transfer agent (Postfix, say) hands each message for a sender's address to
 		<code>${settings.inbound_url}</code>, proved by the server's inbound key; the README shows the
-		transport. ${settings.inbound_key_set ? 'A key is made.' : 'No key is made yet, so no mail is taken.'}</p>
+		transport. <span class="em-key-state">${settings.inbound_key_set ? 'A key is made.' : 'No key is made yet, so no mail is taken.'}</span></p>
 	<p class="em-key" role="status" aria-live="polite"></p>
 	<button type="button" class="btn" data-key>${settings.inbound_key_set ? 'Make a new key' : 'Make the key'}</button>
 </section>` : null}`);
@@ -98,6 +98,7 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 		try {
 			const made = await api.post('/api/email/inbound-key', {});
 			settings.inbound_key_set = true;
+			view.querySelector('.em-key-state').textContent = 'A key is made.';
 			shown.replaceChildren(html`Copy it now, it is not shown again: <code class="em-secret">${made.key}</code>`);
 			keyButton.textContent = 'Make a new key';
 		} catch (err) {
