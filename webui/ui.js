@@ -103,19 +103,25 @@ let errorSeq = 0;
 
 /* A function that runs `refresh` now, or, while the person is busy in
  * `area` (typing in a field there, a row opened for editing, shown by
- * aria-expanded="true", or a question of confirm open), once they are
- * done: for pages that redraw on changes made elsewhere (ctx.onLive), so
- * a redraw never takes away what someone is writing. `refresh(busy)` may
+ * aria-expanded="true", a question of confirm open, or a button pressed
+ * and not yet let go: a row drawn anew between the two would swallow the
+ * click), once they are done: for pages that redraw on changes made
+ * elsewhere (ctx.onLive), so a redraw never takes away what someone is
+ * writing or clicking. `refresh(busy)` may
  * ask busy() again once its answer is in, just before it draws (they may
  * have opened a form while it waited), and return false to be run again
  * later. Stops when `signal` aborts. */
 export function whenFree(area, refresh, signal) {
 	let timer = 0;
+	let pressed = false;
 	signal.addEventListener('abort', () => clearTimeout(timer));
+	area.addEventListener('pointerdown', () => { pressed = true; }, { signal });
+	for (const type of ['pointerup', 'pointercancel'])
+		window.addEventListener(type, () => { pressed = false; }, { signal });
 	const typing = (el) => el && area.contains(el) &&
 		(el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' ||
 			(el.tagName === 'INPUT' && !/^(checkbox|radio|button|submit)$/.test(el.type)));
-	const busy = () => Boolean(typing(document.activeElement) ||
+	const busy = () => Boolean(pressed || typing(document.activeElement) ||
 		area.querySelector('[aria-expanded="true"], [role="alertdialog"]'));
 	const run = async () => {
 		clearTimeout(timer);
