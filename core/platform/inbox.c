@@ -76,7 +76,13 @@ HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m)
 {
 	if (!inbox_of(req))
 		return HL_ENOENT;
-	return as_location(req, m->location_id, call_receive, m);
+	/* read by the size its provider was built with: the members of a
+	 * later minor read as zero */
+	const struct route_entry *route = req->match.entry;
+	int old = route && route->module && mod_abi_minor(route->module) < 20;
+	struct hl_incoming copy = { 0 };
+	memcpy(&copy, m, old ? HL_INCOMING_SIZE_1_18 : sizeof(copy));
+	return as_location(req, copy.location_id, call_receive, &copy);
 }
 
 HL_API int hl_report(struct hl_req *req, const struct hl_report *r)

@@ -1209,6 +1209,11 @@ const char *mod_conf(const struct hl_mod *m)
 	return m->conf_path;
 }
 
+unsigned mod_abi_minor(const struct hl_mod *m)
+{
+	return m->descriptor.abi_minor;
+}
+
 const char *const *mod_requires(struct hl_mod *m)
 {
 	if (!m->desc && m->path && m->state == MOD_DISABLED) {

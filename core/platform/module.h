@@ -116,6 +116,9 @@ enum mod_state mod_state(const struct hl_mod *m);
 const char *mod_name(const struct hl_mod *m);
 const char *mod_file(const struct hl_mod *m);
 const char *mod_conf(const struct hl_mod *m);
+/* HL_ABI_MINOR as the module was built: by which the core reads what it
+ * hands over in a call. */
+unsigned mod_abi_minor(const struct hl_mod *m);
 /* What the module's conf says: 1 enabled (or no `enabled` line), 0
  * disabled, -1 neither yes nor no. A module the conf enables may still be
  * off, when a module it requires is. */

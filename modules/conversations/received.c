@@ -4,8 +4,9 @@
  * a provider's hook heard comes here, in that hook's request, as a
  * request of the sub-account the provider named.
  *
- * A message received goes into the sender's conversation on its channel,
- * opened when there is none; a sender no contact has (by e-mail, or by
+ * A message received goes into the conversation of the message it
+ * replies to (the provider's references of those it answers), else into
+ * the sender's conversation on its channel, opened when there is none; a sender no contact has (by e-mail, or by
  * phone for a text) becomes a contact, through the contacts module's
  * service contacts.find_or_add. STOP and START, as the provider reads
  * them, opt the contact out of the channel and in again. A report on a
@@ -14,6 +15,7 @@
  */
 #include "conversations.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The contact who sent `m`: its id in *out, found or added. */
@@ -42,14 +44,54 @@ static int sender_of(struct hl_req *req, const struct hl_incoming *m, int64_t *o
 	return hl_step_int(st, out) == 1 && *out > 0 ? 0 : HL_EDB;
 }
 
+/* The conversation of the first message `m` replies to that is one of
+ * ours, in *cv: 1, 0 when none is, or HL_EDB. */
+static int thread_of(struct hl_req *req, const struct hl_incoming *m, struct conversation *cv)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT c.id, c.contact_id FROM messages m"
+		" JOIN conversations c ON c.id = m.conversation_id AND c.location_id = m.location_id"
+		" WHERE m.channel = :channel AND m.reference = :reference AND m.location_id = :location"
+		" ORDER BY m.id LIMIT 1");
+	if (!st)
+		return HL_EDB;
+	for (size_t i = 0; i < m->nanswers; i++) {
+		hl_bind_text(st, ":channel", m->channel);
+		hl_bind_text(st, ":reference", m->answers[i]);
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			cv->id = sqlite3_column_int64(st, 0);
+			cv->contact = sqlite3_column_int64(st, 1);
+			snprintf(cv->channel, sizeof(cv->channel), "%s", m->channel);
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return rc == SQLITE_ROW ? 1 : HL_EDB;
+	}
+	return 0;
+}
+
+/* The files that came with `m` as the JSON array messages.attachments
+ * keeps, or NULL for none. */
+static const char *files_of(struct hl_req *req, const struct hl_incoming *m)
+{
+	const char *text = NULL;
+	for (size_t i = 0; i < m->nfiles; i++)
+		text = hl_sprintf(req, "%s%lld", i ? text : "[", (long long)m->files[i]);
+	return text ? hl_sprintf(req, "%s]", text) : NULL;
+}
+
 int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 {
 	struct conversation cv;
 	int64_t contact, message;
 	if (!conv_is_channel(m->channel) || !m->from || !*m->from)
 		return HL_EINVAL;
-	int rc = sender_of(req, m, &contact);
-	if (!rc)
+	/* a reply joins the thread it answers, even from another address
+	 * (a colleague's, the contact's other one) */
+	int rc = thread_of(req, m, &cv);
+	if (rc > 0)
+		contact = cv.contact;
+	else if (!rc && !(rc = sender_of(req, m, &contact)))
 		rc = conv_find_or_open(req, contact, m->channel, 0, &cv);
 	if (rc < 0)
 		return rc;
@@ -57,9 +99,11 @@ int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 	if ((rc = conv_add_message(req, &cv, 1, m->channel, body, &message)))
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET subject = :subject,"
-		" reference = :reference WHERE id = :id AND location_id = :location");
+		" reference = :reference, attachments = :files WHERE id = :id"
+		" AND location_id = :location");
 	hl_bind_text(st, ":subject", m->subject);
 	hl_bind_text(st, ":reference", m->reference);
+	hl_bind_text(st, ":files", files_of(req, m));
 	hl_bind_int(st, ":id", message);
 	if (hl_step_changes(st) < 0)
 		return HL_EDB;

@@ -35,6 +35,7 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 40 * 1024 },
 	{ .method = "POST", .pattern = "/api/email/inbound-key", .handler = email_inbound_key,
 	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "GET", .pattern = "/api/email/attachments", .handler = email_attachments_named },
 	{ .method = "GET", .pattern = "/api/email/attachments/:id", .handler = email_attachment_get },
 	/* A file for the composer to attach: the body is the file. */
 	{ .method = "POST", .pattern = "/api/email/files", .handler = email_file_upload,

@@ -78,6 +78,7 @@ int email_inbound(struct hl_req *req);        /* inbound.c */
 int email_inbound_key(struct hl_req *req);
 int email_attachment_get(struct hl_req *req);
 int email_file_upload(struct hl_req *req);    /* files.c */
+int email_attachments_named(struct hl_req *req);
 /* The files `ids` (a JSON array of their ids) names into m->files, in the
  * send's memory: 0, HL_EINVAL (one is gone: refused), HL_EDB. */
 int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location,

@@ -8,6 +8,7 @@
  * it. Any user of the sub-account may attach: the files are theirs to
  * send, not to read back another's (GET /api/email/attachments/:id
  * serves the files of mail received and sent alike, to the sub-account).
+ * A thread names the files it links to by GET /api/email/attachments?ids=.
  */
 #include "email.h"
 
@@ -97,4 +98,38 @@ int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location
 	m->files = files;
 	m->nfiles = n;
 	return 0;
+}
+
+/* "3,4": ids, as JSON reads numbers, at most 100 of them. */
+static int ids_ok(const char *ids)
+{
+	int count = 0;
+	for (const char *p = ids; p && *p; count++) {
+		size_t n = strspn(p, "0123456789");
+		if (!n || n > 18 || *p == '0' || (p[n] && p[n] != ','))
+			return 0;
+		p += n + (p[n] == ',');
+		if (p[-1] == ',' && !*p)
+			return 0;
+	}
+	return count > 0 && count <= 100;
+}
+
+/* GET /api/email/attachments?ids=3,4: the names a thread shows for its
+ * files, {"data": [{"id", "name", "bytes"}]}, the sub-account's among
+ * those asked for (at most 100). */
+int email_attachments_named(struct hl_req *req)
+{
+	const char *ids = hl_query(req, "ids");
+	if (!ids_ok(ids))
+		return hl_reply_error(req, 422, "validation", "ids: at most 100 files' ids,"
+				      " comma-separated");
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 403, "forbidden", "files are for users who see every"
+				      " conversation");
+	sqlite3_stmt *st = hl_scoped_read(req, "SELECT id, name, bytes FROM email_attachments"
+		" WHERE location_id = :location AND id IN (SELECT value FROM json_each(:ids))"
+		" ORDER BY id LIMIT 100");
+	hl_bind_text(st, ":ids", hl_sprintf(req, "[%s]", ids));
+	return hl_reply_page(req, st, INT64_MAX, 0);
 }

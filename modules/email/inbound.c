@@ -6,7 +6,8 @@
  * body is read. The sub-account is the one whose sender's address or
  * reply-to the message came to (?recipient=, as the MTA knows it, else
  * Delivered-To or To). A message goes to the conversations module's
- * inbox, where its sender's contact (found or added) gets it in its
+ * inbox, where it joins the thread of the message it replies to
+ * (In-Reply-To, References), else its sender's contact's (found or added)
  * e-mail thread; its attachments are kept here, each within
  * attachment_max_mb, for GET /api/email/attachments/:id. A bounce (a
  * delivery status notification) of a message the server sent marks it
@@ -72,10 +73,13 @@ static const char *thread_text(struct hl_req *req, const struct received *r)
 		fputs(r->text, f);
 		sep = "\n\n";
 	}
-	for (size_t i = 0; i < r->nattachments; i++, sep = "\n") {
+	for (size_t i = 0; i < r->nattachments; i++) {
 		const struct attachment *a = &r->attachments[i];
-		fprintf(f, "%s[Attachment: %s, %zu KB%s]", sep, a->name, (a->len + 1023) / 1024,
-			a->too_big ? ", over the size this server keeps: not kept" : "");
+		if (!a->too_big) /* kept: the thread links to it */
+			continue;
+		fprintf(f, "%s[Attachment: %s, %zu KB, over the size this server keeps: not kept]", sep,
+			a->name, (a->len + 1023) / 1024);
+		sep = "\n";
 	}
 	if (r->more_attachments)
 		fprintf(f, "%s[%zu more attachments, not kept]", sep, r->more_attachments);
@@ -87,8 +91,15 @@ static const char *thread_text(struct hl_req *req, const struct received *r)
 	return text;
 }
 
-static int keep_attachments(struct hl_req *req, int64_t location, const struct received *r)
+/* The attachments kept, before the message goes to its thread: their
+ * ids in m->files, for the thread to link to. */
+static int keep_attachments(struct hl_req *req, int64_t location, const struct received *r,
+			    struct hl_incoming *m)
 {
+	int64_t *ids = hl_alloc(req, (r->nattachments + 1) * sizeof(*ids));
+	if (!ids)
+		return HL_ENOMEM;
+	m->files = ids;
 	for (size_t i = 0; i < r->nattachments; i++) {
 		const struct attachment *a = &r->attachments[i];
 		if (a->too_big)
@@ -101,8 +112,10 @@ static int keep_attachments(struct hl_req *req, int64_t location, const struct r
 		hl_bind_text(st, ":type", a->type ? a->type : "application/octet-stream");
 		hl_bind_int(st, ":bytes", (int64_t)a->len);
 		hl_bind_blob(st, ":content", a->data ? (const void *)a->data : "", a->len);
-		if (hl_step_changes(st) < 0)
+		int64_t id = hl_step_last_id(st);
+		if (id <= 0)
 			return HL_EDB;
+		ids[m->nfiles++] = id;
 	}
 	return 0;
 }
@@ -146,10 +159,11 @@ static int take_message(struct hl_req *req, int64_t location, const struct recei
 		return HL_ENOMEM;
 	struct hl_incoming m = { .channel = "email", .location_id = location, .from = r->from,
 				 .to = r->to, .subject = r->subject, .body = text,
-				 .reference = r->message_id };
-	int rc = hl_receive(req, &m);
+				 .reference = r->message_id,
+				 .answers = (const char *const *)r->answers, .nanswers = r->nanswers };
+	int rc = keep_attachments(req, location, r, &m);
 	if (!rc)
-		rc = keep_attachments(req, location, r);
+		rc = hl_receive(req, &m);
 	return rc ? rc : reply_json(req, 201, "{\"received\":true}");
 }
 

@@ -258,6 +258,41 @@ static int is_report(GMimeObject *body)
 		!g_ascii_strcasecmp(kind, "global-delivery-status"));
 }
 
+/* One more message this one replies to, unless it is named already, is
+ * not a plain ASCII id, or ANSWERS_MAX are. */
+static void add_answer(struct received *r, const char *id)
+{
+	if (!id || !*id || r->nanswers == ANSWERS_MAX)
+		return;
+	for (const char *c = id; *c; c++)
+		if (*c <= ' ' || *c > '~')
+			return;
+	char *b = bracketed(id);
+	for (size_t i = 0; i < r->nanswers; i++)
+		if (!strcmp(r->answers[i], b)) {
+			g_free(b);
+			return;
+		}
+	r->answers[r->nanswers++] = b;
+}
+
+/* The messages this one replies to, nearest first: In-Reply-To's, then
+ * References' from the last (its parent) back to the first. */
+static void read_answers(struct received *r, GMimeMessage *msg)
+{
+	static const char *const headers[] = { "In-Reply-To", "References" };
+	r->answers = g_new0(char *, ANSWERS_MAX);
+	for (size_t h = 0; h < G_N_ELEMENTS(headers); h++) {
+		const char *text = g_mime_object_get_header(GMIME_OBJECT(msg), headers[h]);
+		GMimeReferences *ids = text ? g_mime_references_parse(NULL, text) : NULL;
+		int n = ids ? g_mime_references_length(ids) : 0;
+		for (int i = 0; i < n; i++)
+			add_answer(r, g_mime_references_get_message_id(ids, h ? n - 1 - i : i));
+		if (ids)
+			g_mime_references_free(ids);
+	}
+}
+
 static void read_headers(struct received *r, GMimeMessage *msg)
 {
 	InternetAddressList *from = g_mime_message_get_from(msg);
@@ -278,16 +313,12 @@ static void read_headers(struct received *r, GMimeMessage *msg)
 		r->to = utf8(internet_address_mailbox_get_addr(INTERNET_ADDRESS_MAILBOX(first)));
 	r->subject = utf8(g_mime_message_get_subject(msg));
 	r->message_id = bracketed(g_mime_message_get_message_id(msg));
-	const char *reply = g_mime_object_get_header(GMIME_OBJECT(msg), "In-Reply-To");
-	if (reply) {
-		const char *lt = strchr(reply, '<'), *gt = lt ? strchr(lt, '>') : NULL;
-		r->in_reply_to = gt ? g_strndup(lt, (gsize)(gt - lt + 1)) : NULL;
-	}
+	read_answers(r, msg);
 }
 
 /* The struct's strings, for what is done to each. */
 #define EACH_STRING(r) { &(r)->from, &(r)->from_name, &(r)->to, &(r)->subject, &(r)->message_id, \
-	&(r)->in_reply_to, &(r)->text, &(r)->warning, &(r)->bounced_id, &(r)->bounced_to, \
+	&(r)->text, &(r)->warning, &(r)->bounced_id, &(r)->bounced_to, \
 	&(r)->bounce_reason }
 
 /* Every string valid UTF-8, whatever the message held: the headers' raw
@@ -369,4 +400,9 @@ void received_free(struct received *r)
 	g_free(r->attachments);
 	r->attachments = NULL;
 	r->nattachments = 0;
+	for (size_t i = 0; i < r->nanswers; i++)
+		g_free(r->answers[i]);
+	g_free(r->answers);
+	r->answers = NULL;
+	r->nanswers = 0;
 }

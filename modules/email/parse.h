@@ -23,7 +23,10 @@ struct received {
 	char *to;                   /* Delivered-To, else the first To */
 	char *subject;
 	char *message_id;           /* "<...>" */
-	char *in_reply_to;          /* "<...>" */
+	/* The Message-IDs ("<...>") of the messages it replies to,
+	 * nearest first: In-Reply-To's, then References' backwards. */
+	char **answers;
+	size_t nanswers;
 	char *text;                 /* the plain text, or the HTML read as text */
 	char *warning;              /* why the text is the raw message: broken MIME */
 	struct attachment *attachments;
@@ -39,6 +42,8 @@ struct received {
 
 /* The most attachments of one message that are kept. */
 #define ATTACHMENTS_MAX 100
+/* The most messages one is read as replying to. */
+#define ANSWERS_MAX 20
 
 /* Once per process, before the first parse. */
 void received_init(void);

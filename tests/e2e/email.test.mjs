@@ -102,9 +102,10 @@ describe('email', () => {
 		await page.getByRole('button', { name: 'Send' }).click();
 		const sent = thread(page).locator('.i-msg', { hasText: 'Hi Odile, here is **your** plan.' });
 		await sent.getByText('Your plan for March').waitFor();
-		/* the file went with it, and can be downloaded from the thread */
-		const link = sent.getByRole('link', { name: 'File 1' });
+		/* the file went with it, and can be downloaded from the thread by its name */
+		const link = sent.getByRole('link', { name: 'plan.pdf (1 KB)' });
 		const download = await Promise.all([page.waitForEvent('download'), link.click()]).then(([d]) => d);
+		assert.equal(download.suggestedFilename(), 'plan.pdf');
 		const { readFile } = await import('node:fs/promises');
 		assert.equal(String(await readFile(await download.path())), '%PDF-1.4 the plan');
 		await until(async () => (await sent.locator('.i-status').textContent()) === 'Sent', 10000, 'Sent');

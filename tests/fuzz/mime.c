@@ -27,12 +27,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct received r;
 	FUZZ_CHECK(received_parse((const char *)data, size, LIMIT, &r) == 0);
-	const char *strings[] = { r.from, r.from_name, r.to, r.subject, r.message_id, r.in_reply_to,
+	const char *strings[] = { r.from, r.from_name, r.to, r.subject, r.message_id,
 				  r.text, r.warning, r.bounced_id, r.bounced_to, r.bounce_reason };
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		check_text(strings[i]);
 	FUZZ_CHECK(!r.message_id || (r.message_id[0] == '<' && strchr(r.message_id, '>')));
 	FUZZ_CHECK(!r.bounce || r.bounce_reason);
+	FUZZ_CHECK(r.nanswers <= ANSWERS_MAX);
+	for (size_t i = 0; i < r.nanswers; i++) {
+		const char *id = r.answers[i];
+		FUZZ_CHECK(id[0] == '<' && id[strlen(id) - 1] == '>' && strlen(id) > 2);
+		for (size_t k = 0; k < i; k++)
+			FUZZ_CHECK(strcmp(r.answers[k], id));
+	}
 	for (size_t i = 0; i < r.nattachments; i++) {
 		const struct attachment *a = &r.attachments[i];
 		check_text(a->name);

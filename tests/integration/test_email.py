@@ -334,6 +334,18 @@ def test_replies_and_new_mail_arrive_as_each_mail_program_writes_them():
         assert m["In-Reply-To"] == "<CAF=gmail+reply0001@mail.gmail.com>"
         assert m["References"].split() == [ours, "<CAF=gmail+reply0001@mail.gmail.com>"]
 
+        # A colleague answers from her own address: her mail names a message
+        # we never saw, then ours; it joins Ann's thread, and she is no contact.
+        colleague = ms.gmail_reply("kim.park@example.test", studio, "Your plan", "<elsewhere@example.test>",
+                                   "Count me in too.")
+        colleague = colleague.replace("reply0001@", "reply0002@").replace(
+            "References: <elsewhere@example.test>", "References: %s <elsewhere@example.test>" % ours)
+        status, body = deliver(s, key, ms.wire(colleague))
+        assert status == 201, body
+        cv, msgs = thread_of(admin, h, "ann.lee@example.test")
+        assert cv["id"] == conversation and msgs[0]["body"].startswith("Count me in too."), msgs[0]
+        assert admin.get("/api/contacts?q=kim.park", headers=h).json()["data"] == []
+
         # Outlook, base64 in ISO-8859-1, from someone new: a new contact.
         status, body = deliver(s, key, ms.wire(ms.outlook_message(
             "joerg.mueller@example.test", "Jörg Müller", studio, "Anfrage",
@@ -350,8 +362,13 @@ def test_replies_and_new_mail_arrive_as_each_mail_program_writes_them():
         assert status == 201, body
         cv, msgs = thread_of(admin, h, "bo.park@example.test")
         assert msgs[0]["body"].startswith("Here it is. ✍️"), msgs[0]
-        assert "[Attachment: form.pdf, 11 KB]" in msgs[0]["body"], msgs[0]
         (aid,) = [r[0] for r in s.sql("SELECT id FROM email_attachments WHERE name = 'form.pdf'")]
+        assert msgs[0]["attachments"] == [aid] and "Attachment" not in msgs[0]["body"], msgs[0]
+        named = admin.get("/api/email/attachments?ids=%d,%d" % (aid, aid + 1000), headers=h).json()
+        assert named["data"] == [{"id": aid, "name": "form.pdf", "bytes": len(pdf)}], named
+        for wrong in ("", "1,,2", "01", "1,", ",".join(["1"] * 101)):
+            r = admin.get("/api/email/attachments?ids=" + wrong, headers=h)
+            assert r.status == 422 and "ids" in r.json()["error"]["message"], (wrong, r.status)
         r = admin.get("/api/email/attachments/%d" % aid, headers=h)
         assert r.status == 200 and r.body == pdf
         assert r.header("Content-Type").startswith("application/octet-stream")

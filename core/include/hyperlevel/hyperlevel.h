@@ -79,6 +79,9 @@
  *        (HL_PHONE_MAX), the SQL function e164; locations.country.
  *        hl_send_reference; hl_send_answer gives the relay's last reply
  *        of an SMTP send. hl_hook_location.
+ *   1.20 struct hl_incoming grows: answers (the messages a received one
+ *        replies to) and files (what came with it), read by the size of
+ *        the minor its provider was built with.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -94,7 +97,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 19
+#define HL_ABI_MINOR 20
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -487,6 +490,16 @@ struct hl_incoming {
 	const char *body;
 	const char *reference; /* the provider's id of it, or NULL */
 	enum hl_consent_change consent;
+	/* ABI 1.20. The provider's references of earlier messages this one
+	 * replies to, nearest first (an e-mail's In-Reply-To, then its
+	 * References backwards): the inbox puts it in the thread of the
+	 * first it knows, whoever sent it; none known, the sender's. */
+	const char *const *answers;
+	size_t nanswers;
+	/* The ids of files the provider keeps for it (an e-mail's
+	 * attachments), for its thread to link to. */
+	const int64_t *files;
+	size_t nfiles;
 };
 
 /* What became of a message sent earlier, named by the reference its
@@ -747,6 +760,9 @@ struct hl_recount {
  *     have reads as zero;
  *   - an entry smaller than the sizes below, those of the minor that
  *     introduced the struct, is refused (HL_EABI).
+ * A struct a module hands over in a call (struct hl_incoming, to
+ * hl_receive) is read the same way, by the minor of the module whose
+ * route makes the call.
  * These sizes are frozen: they are the end of the last member each struct
  * had in that minor, whatever is added after it. */
 #define HL_MODULE_SIZE_1_0 (offsetof(struct hl_module, summary) + sizeof(const char *))
@@ -757,6 +773,8 @@ struct hl_recount {
 	(offsetof(struct hl_event_handler, handle) + sizeof(void (*)(void)))
 #define HL_PAGE_SIZE_1_5 (offsetof(struct hl_page, order) + sizeof(int))
 #define HL_CHANNEL_SIZE_1_18 (offsetof(struct hl_channel, max_in_flight) + sizeof(unsigned))
+#define HL_INCOMING_SIZE_1_18 \
+	(offsetof(struct hl_incoming, consent) + sizeof(enum hl_consent_change))
 #define HL_INBOX_SIZE_1_18 (offsetof(struct hl_inbox, report) + sizeof(void (*)(void)))
 #define HL_SERVICE_SIZE_1_18 (offsetof(struct hl_service, call) + sizeof(void (*)(void)))
 

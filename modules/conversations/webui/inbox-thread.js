@@ -47,7 +47,8 @@ function message(ctx, m) {
 		${m.subject ? ctx.html`<p class="i-subject">${m.subject}</p>` : null}
 		<p class="i-body">${m.body}</p>
 		${(m.attachments || []).length ? ctx.html`<p class="i-files">${m.attachments.map((id, i) =>
-			ctx.html`<a href="${'/api/email/attachments/' + id + (ctx.location ? '?location_id=' + ctx.location.id : '')}" download>${'File ' + (i + 1)}</a>`)}</p>` : null}
+			ctx.html`<a href="${'/api/email/attachments/' + id + (ctx.location ? '?location_id=' + ctx.location.id : '')}"
+				data-file="${String(id)}" download>${'File ' + (i + 1)}</a>`)}</p>` : null}
 		<span class="i-meta" title="${f.moment(m.created_at)}">${(out ? '' : 'Received ') + f.when(m.created_at) +
 			(status ? ' · ' : '')}<span class="i-status">${status}</span></span></li>`.firstElementChild;
 	if (out && m.status_reason) /* a sentence, as the server words it: its first letter raised */
@@ -100,7 +101,7 @@ export function openThread(x, c, page1) {
 	x.el.thread.append(frame(x, c));
 	const q = (sel) => x.el.thread.querySelector(sel);
 	const t = {
-		x, ctx, c, shown: new Map(),
+		x, ctx, c, shown: new Map(), files: new Map(), unnamed: new Set(),
 		el: { scroll: q('.i-scroll'), list: q('.i-messages'), note: q('.i-older-note'), form: q('.i-compose'),
 			star: q('[data-star]') },
 	};
@@ -119,16 +120,65 @@ export function openThread(x, c, page1) {
 /* Message `m`'s element, remembered as shown. */
 function show(t, m) {
 	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
-	return message(t.ctx, m);
+	const li = message(t.ctx, m);
+	nameFiles(t, li);
+	return li;
 }
 
-/* Message `m` again, where it is shown, when its status changed. */
+/* A file's link says its name and size, and saves it under that name. */
+function named(a, f) {
+	const kb = Math.max(1, Math.round(f.bytes / 1024));
+	a.textContent = f.name + ' (' + (kb < 1024 ? kb + ' KB' : (kb / 1024).toFixed(1) + ' MB') + ')';
+	a.setAttribute('download', f.name);
+}
+
+/* The names of the files of messages drawn, asked for together once they
+ * are (GET /api/email/attachments?ids=) and kept for the thread; a link
+ * whose name does not come keeps its number. */
+function nameFiles(t, li) {
+	for (const a of li.querySelectorAll('a[data-file]')) {
+		const f = t.files.get(a.dataset.file);
+		if (f)
+			named(a, f);
+		else if (t.unnamed.add(a).size === 1)
+			queueMicrotask(() => askNames(t));
+	}
+}
+
+async function askNames(t) {
+	const links = Array.from(t.unnamed);
+	t.unnamed.clear();
+	const ids = Array.from(new Set(links.map((a) => a.dataset.file))).slice(0, 100);
+	try {
+		const answer = await t.ctx.api.get('/api/email/attachments?ids=' + ids.join(','));
+		for (const f of answer.data || [])
+			t.files.set(String(f.id), f);
+	} catch (e) {
+		return;
+	}
+	for (const a of links) {
+		const f = t.files.get(a.dataset.file);
+		if (f)
+			named(a, f);
+	}
+}
+
+/* Message `m`'s status again, where it is shown, when it changed: the
+ * status line, the reason and Retry, in place (its links and text stay
+ * the elements they were, so a click on one is never lost). */
 function update(t, m) {
 	if (t.shown.get(m.id) === m.status + '\n' + (m.status_reason || ''))
 		return;
 	const old = t.el.list.querySelector('[data-message="' + m.id + '"]');
-	if (old)
-		old.replaceWith(show(t, m));
+	if (!old)
+		return;
+	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
+	const fresh = message(t.ctx, m);
+	old.className = fresh.className;
+	for (const el of Array.from(old.querySelectorAll('.i-reason, [data-retry]')))
+		el.remove();
+	old.querySelector('.i-meta').replaceWith(fresh.querySelector('.i-meta'));
+	old.append(...Array.from(fresh.querySelectorAll('.i-reason, [data-retry]')));
 }
 
 /* Scrolled to the top, the thread shows its older messages, the one read
