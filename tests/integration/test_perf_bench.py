@@ -396,6 +396,11 @@ def test_growth_seeds_a_large_sub_account_and_measures_its_search():
     assert p.returncode == 2 and "give --readme" in p.stderr
 
 
+# It seeds 100,000 contacts and measures them: under the sanitizers that is minutes
+# that prove nothing more of the tool, whose server paths the other tests run there.
+test_growth_seeds_a_large_sub_account_and_measures_its_search.normal_build_only = True
+
+
 def perf_doc(*args):
     return subprocess.run(["python3", os.path.join(harness.ROOT, "tools", "perf-bench", "perf-doc.py")]
                           + list(args), capture_output=True, text=True, timeout=60)
