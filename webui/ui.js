@@ -133,6 +133,19 @@ export function whenFree(area, refresh, signal) {
 	return run;
 }
 
+/* A test message's outcome (a provider answers in seconds): `ask()`
+ * again every half second until the record it answers is sent or failed,
+ * then that record; null when 30 s pass first or `signal` aborts. */
+export async function settled(ask, signal) {
+	for (let i = 0; i < 60 && !signal.aborted; i++) {
+		const t = await ask();
+		if (t.status === 'sent' || t.status === 'failed')
+			return t;
+		await new Promise((r) => setTimeout(r, 500));
+	}
+	return null;
+}
+
 export function clearErrors(form) {
 	for (const el of Array.from(form.querySelectorAll('.field-error, .form-error')))
 		el.remove();

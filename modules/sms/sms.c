@@ -23,6 +23,10 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "DELETE", .pattern = "/api/sms/settings", .handler = sms_settings_delete,
 	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "POST", .pattern = "/api/sms/tests", .handler = sms_test_post,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "GET", .pattern = "/api/sms/tests/:id", .handler = sms_test_get,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 	/* Twilio's calls, each proved by its signature (hooks.c). */
 	{ .method = "POST", .pattern = "/api/sms/twilio/:location/status", .handler = sms_status_hook,
 	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = 64 },
@@ -36,6 +40,10 @@ static const char *const sms_uses[] = { "sms.css", NULL };
 static const struct hl_page pages[] = {
 	{ .path = "/channels/sms", .script = "sms.js", .access = HL_ACCESS_LOCATION_ADMIN, .order = 90,
 	  .data = "/api/sms/settings", .uses = sms_uses },
+};
+
+static const struct hl_job jobs[] = {
+	{ .name = "tests", .period_ms = 60 * 1000, .slice = sms_tests_job, .wake_on = "sms.test" },
 };
 
 static const struct hl_channel channels[] = {
@@ -61,4 +69,4 @@ static int init(struct hl_mod *mod)
 HL_MODULE(.name = "sms", .version = "0.1.0", .init = init,
 	  .summary = "text messages through Twilio or a provider that speaks its API",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels));
+	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels), .jobs = HL_TABLE(jobs));

@@ -205,6 +205,28 @@ def test_wrong_credentials_fail_with_twilios_answer():
             assert failed["status_reason"] == "Twilio error 20003: Authenticate", failed
 
 
+def test_a_test_text_reports_the_providers_answer():
+    with texting() as (double, s, admin, h):
+        def tried(to):
+            r = admin.post("/api/sms/tests", {"to": to}, headers=h)
+            assert r.status == 202 and r.json()["status"] == "queued", r.body
+            path = "/api/sms/tests/%d" % r.json()["id"]
+            assert wait_for(lambda: admin.get(path, headers=h).json()["status"] in ("sent", "failed"), 20, 0.05)
+            return admin.get(path, headers=h).json()
+
+        got = tried("(555) 010-2000")  # read as the sub-account's country writes it
+        assert (got["status"], got["to"], got["reason"]) == ("sent", "+15550102000", None), got
+        (text,) = double.wait_for(1)
+        assert text["form"]["To"] == "+15550102000" and text["form"]["From"] == FROM
+        assert text["form"]["Body"].startswith("A test text from HyperLevel"), text
+        got = tried(INVALID_NUMBER)
+        assert got["status"] == "failed" and "is not a valid phone number" in got["reason"], got
+        for wrong in ({"to": "12"}, {"to": ""}, {}, {"to": "+15550102000", "body": "x"}):
+            r = admin.post("/api/sms/tests", wrong, headers=h)
+            assert r.status == 422, (wrong, r.status, r.body)
+        assert s.sql("SELECT count(*) FROM messages") == [(0,)]
+
+
 def channels(admin, h):
     r = admin.get("/api/channels", headers=h)
     assert r.status == 200, r.body

@@ -76,18 +76,6 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 		ui.toast('Saved. Mail that waited for a sender is on its way.', { kind: 'success' });
 	});
 
-	/* The test's outcome, asked for until it is known (a relay answers in
-	 * seconds; one that does not is reported as such). */
-	async function follow(id) {
-		for (let i = 0; i < 60 && !ctx.signal.aborted; i++) {
-			const t = await api.get('/api/email/tests/' + id);
-			if (t.status === 'sent' || t.status === 'failed')
-				return t;
-			await new Promise((r) => setTimeout(r, 500));
-		}
-		return null;
-	}
-
 	/* The key is shown once: the server keeps only its hash. */
 	const keyButton = view.querySelector('[data-key]');
 	keyButton?.addEventListener('click', async () => {
@@ -116,7 +104,7 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 		outcome.textContent = 'Sending…';
 		try {
 			const queued = await api.post('/api/email/tests', { to: test.elements.to.value.trim() });
-			const t = await follow(queued.id);
+			const t = await ui.settled(() => api.get('/api/email/tests/' + queued.id), ctx.signal);
 			if (!t)
 				outcome.textContent = 'The relay has not answered yet.';
 			else if (t.status === 'sent')

@@ -6,6 +6,8 @@
  * again (the server says only that one is set; left empty, it is kept);
  * texts go from a number or from a messaging service, one of the two.
  * Saving sends what waited for the account; removing it makes texts wait.
+ * A test text shows whether the account works, in the provider's words
+ * when it does not.
  */
 
 export default async function page(view, ctx) {
@@ -40,6 +42,14 @@ export default async function page(view, ctx) {
 	<div class="sms-actions"><button type="submit" class="btn btn-primary">Save</button>
 		<button type="button" class="btn btn-danger" data-remove>Remove account</button></div>
 	<div class="sms-confirm"></div>
+</form>
+<form class="card sms-test" novalidate aria-label="Send a test text">
+	<h2>Send a test text</h2>
+	<div class="field"><label for="sms-test-to">To</label>
+		<input id="sms-test-to" name="to" type="tel" maxlength="40" autocomplete="tel" required
+			placeholder="+15550102000"></div>
+	<div class="sms-actions"><button type="submit" class="btn">Send a test text</button></div>
+	<p class="sms-outcome" role="status" aria-live="polite"></p>
 </form>
 <section class="card sms-hook" aria-labelledby="sms-hook-h">
 	<h2 id="sms-hook-h">Texts received</h2>
@@ -94,6 +104,34 @@ export default async function page(view, ctx) {
 		}
 		fill();
 		ui.toast('Saved. Texts that waited for the account are on their way.', { kind: 'success' });
+	});
+
+	const test = view.querySelector('.sms-test');
+	const outcome = test.querySelector('.sms-outcome');
+	test.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		ui.clearErrors(test);
+		const button = test.querySelector('button');
+		button.disabled = true;
+		outcome.className = 'sms-outcome muted';
+		outcome.textContent = 'Sending…';
+		try {
+			const queued = await api.post('/api/sms/tests', { to: test.elements.to.value.trim() });
+			const t = await ui.settled(() => api.get('/api/sms/tests/' + queued.id), ctx.signal);
+			if (!t)
+				outcome.textContent = 'The provider has not answered yet.';
+			else if (t.status === 'sent')
+				outcome.textContent = 'Sent to ' + t.to + '. The provider took it.';
+			else
+				outcome.textContent = 'Not sent: ' + t.reason;
+			outcome.className = 'sms-outcome ' + (t && t.status === 'sent' ? 'sms-ok' : 'sms-bad');
+		} catch (err) {
+			outcome.textContent = '';
+			if (!ctx.signal.aborted)
+				ui.formErrors(test, err);
+		} finally {
+			button.disabled = false;
+		}
 	});
 
 	form.querySelector('[data-remove]').addEventListener('click', async () => {
