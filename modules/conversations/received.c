@@ -6,9 +6,10 @@
  *
  * A message received goes into the conversation of the message it
  * replies to (the provider's references of those it answers), else into
- * the sender's conversation on its channel, opened when there is none; a sender no contact has (by e-mail, or by
- * phone for a text) becomes a contact, through the contacts module's
- * service contacts.find_or_add. STOP and START, as the provider reads
+ * the sender's conversation on its channel, opened when there is none; a
+ * sender no contact has (by e-mail, or by phone for a text) becomes a
+ * contact, through the contacts module's service contacts.find_or_add.
+ * STOP and START, as the provider reads
  * them, opt the contact out of the channel and in again. A report on a
  * message sent earlier (delivered, bounced) moves its status, the message
  * found by the provider's id of it.
@@ -76,7 +77,7 @@ static const char *files_of(struct hl_req *req, const struct hl_incoming *m)
 {
 	const char *text = NULL;
 	for (size_t i = 0; i < m->nfiles; i++)
-		text = hl_sprintf(req, "%s%lld", i ? text : "[", (long long)m->files[i]);
+		text = hl_sprintf(req, "%s%s%lld", i ? text : "[", i ? "," : "", (long long)m->files[i]);
 	return text ? hl_sprintf(req, "%s]", text) : NULL;
 }
 

@@ -366,6 +366,18 @@ def test_replies_and_new_mail_arrive_as_each_mail_program_writes_them():
         assert msgs[0]["attachments"] == [aid] and "Attachment" not in msgs[0]["body"], msgs[0]
         named = admin.get("/api/email/attachments?ids=%d,%d" % (aid, aid + 1000), headers=h).json()
         assert named["data"] == [{"id": aid, "name": "form.pdf", "bytes": len(pdf)}], named
+        # Two files: both linked, in their order.
+        from email.message import EmailMessage
+        two = EmailMessage()
+        two["From"], two["To"], two["Subject"] = "Bo Park <bo.park@example.test>", studio, "Two files"
+        two.set_content("Both attached.")
+        for name, data in (("a.bin", b"one"), ("b.bin", b"two!")):
+            two.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+        status, body = deliver(s, key, two.as_bytes())
+        assert status == 201, body
+        _, msgs = thread_of(admin, h, "bo.park@example.test")
+        ids = s.sql("SELECT id FROM email_attachments WHERE name IN ('a.bin', 'b.bin') ORDER BY id")
+        assert msgs[0]["attachments"] == [i for (i,) in ids] and len(ids) == 2, msgs[0]
         for wrong in ("", "1,,2", "01", "1,", ",".join(["1"] * 101)):
             r = admin.get("/api/email/attachments?ids=" + wrong, headers=h)
             assert r.status == 422 and "ids" in r.json()["error"]["message"], (wrong, r.status)

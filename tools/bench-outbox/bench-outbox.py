@@ -10,8 +10,9 @@ sub-accounts: A sends, B is a client whose people keep using the app.
      then its Twilio account and all the texts. Reported per channel:
      delivered per second (from the moment the channel was set to the last
      arrival at the sink) and the server's CPU time; the server's RSS; and
-     B's API p95 (GET /api/contacts every 5 ms) over both drains beside its
-     quiet figure measured just before. The sinks run in processes of
+     B's API p95 (GET /api/contacts every 5 ms, and a contact changed
+     every tenth time) over both drains beside its quiet figure measured
+     just before (1,000 reads). The sinks run in processes of
      their own and use CPU too: on a 2-core machine they share it with
      the server.
   2. Latency: A offers e-mails and texts at a steady rate (default 100 a
@@ -183,15 +184,22 @@ def post_all(s, admin, location, convs, channel, n, workers=4):
         t.join()
 
 
-def api_p95(c, stop=None, count=300):
-    """B's people: GET /api/contacts every 5 ms, until `stop` or `count`."""
-    times = []
-    while (stop is None and len(times) < count) or (stop is not None and not stop.is_set()):
+def api_times(c, stop=None, count=1000):
+    """B's people: GET /api/contacts every 5 ms and, every tenth time, a
+    contact changed (PATCH), until `stop` or `count` reads; the reads' and
+    the writes' times in ms."""
+    reads, writes = [], []
+    first = c.call("GET", "/api/contacts?limit=1")["data"][0]["id"]
+    while (stop is None and len(reads) < count) or (stop is not None and not stop.is_set()):
         t = time.perf_counter()
         c.call("GET", "/api/contacts?limit=25")
-        times.append((time.perf_counter() - t) * 1000)
+        reads.append((time.perf_counter() - t) * 1000)
+        if len(reads) % 10 == 0:
+            t = time.perf_counter()
+            c.call("PATCH", "/api/contacts/%d" % first, {"last_name": "Changed %d" % len(reads)})
+            writes.append((time.perf_counter() - t) * 1000)
         time.sleep(0.005)
-    return times
+    return reads, writes
 
 
 def wait_count(sink, n, timeout):
@@ -218,12 +226,18 @@ def main(argv):
         print("queueing %d e-mails and %d texts ..." % (args.messages, args.messages), flush=True)
         post_all(s, admin, a_id, mail_threads, "email", args.messages)
         post_all(s, admin, a_id, text_threads, "sms", args.messages)
-        quiet = api_p95(b)
+        quiet, quiet_writes = api_times(b)
         out["quiet_p95_ms"] = pct(quiet, 95)
+        out["quiet_write_p95_ms"] = pct(quiet_writes, 95)
 
         stop = threading.Event()
-        busy = []
-        watcher = threading.Thread(target=lambda: busy.extend(api_p95(new_client(s, admin, b_id), stop)))
+        busy, busy_writes = [], []
+
+        def watch():
+            reads, writes = api_times(new_client(s, admin, b_id), stop)
+            busy.extend(reads)
+            busy_writes.extend(writes)
+        watcher = threading.Thread(target=watch)
         pid = s.proc.pid
         watcher.start()
         # One channel after the other: each one's own rate and CPU.
@@ -242,8 +256,10 @@ def main(argv):
         watcher.join()
         out.update({"messages": args.messages, "rss_peak_mb": proc_mem(pid, "VmHWM"),
                     "rss_mb": proc_mem(pid, "VmRSS"), "busy_p95_ms": pct(busy, 95),
-                    "busy_requests": len(busy)})
+                    "busy_requests": len(busy), "busy_write_p95_ms": pct(busy_writes, 95),
+                    "busy_writes": len(busy_writes)})
         out["busy_over_quiet"] = out["busy_p95_ms"] / out["quiet_p95_ms"]
+        out["busy_write_over_quiet"] = out["busy_write_p95_ms"] / out["quiet_write_p95_ms"]
 
         # Step 2: a steady offer, each message timed from its answer to its arrival.
         sent = {}
@@ -285,6 +301,8 @@ def main(argv):
     print("server RSS at the end %(rss_mb).1f MB, peak %(rss_peak_mb).1f MB" % out)
     print("other sub-account GET /api/contacts p95: quiet %(quiet_p95_ms).2f ms, during the drain"
           " %(busy_p95_ms).2f ms (%(busy_over_quiet).2fx, %(busy_requests)d requests)" % out)
+    print("other sub-account PATCH /api/contacts/:id p95: quiet %(quiet_write_p95_ms).2f ms, during the"
+          " drain %(busy_write_p95_ms).2f ms (%(busy_write_over_quiet).2fx, %(busy_writes)d writes)" % out)
     print("offered %(offered_per_s).0f/s each: e-mail p50 %(email_p50_s).3f s, p99 %(email_p99_s).3f s"
           " (%(latency_emails)d); texts p50 %(text_p50_s).3f s, p99 %(text_p99_s).3f s"
           " (%(latency_texts)d)" % out)
