@@ -133,17 +133,43 @@ export function whenFree(area, refresh, signal) {
 	return run;
 }
 
-/* A test message's outcome (a provider answers in seconds): `ask()`
- * again every half second until the record it answers is sent or failed,
- * then that record; null when 30 s pass first or `signal` aborts. */
-export async function settled(ask, signal) {
-	for (let i = 0; i < 60 && !signal.aborted; i++) {
-		const t = await ask();
-		if (t.status === 'sent' || t.status === 'failed')
-			return t;
-		await new Promise((r) => setTimeout(r, 500));
-	}
-	return null;
+/* A channel page's "Send a test" form: `form` has a `to` field, a submit
+ * button and an outcome line (role="status"). Sent, the test is POSTed
+ * to `path` ({"to"}: 202 with its record), then its record (path/ID)
+ * asked for every half second until it is sent or failed, for 30 s at
+ * most; the line says how it went, `who` naming what took it or refused
+ * it ("relay", "provider"). */
+export function testSending(form, api, path, who, signal) {
+	const outcome = form.querySelector('[role="status"]');
+	const button = form.querySelector('button[type="submit"]');
+	const settled = async (id) => {
+		for (let i = 0; i < 60 && !signal.aborted; i++) {
+			const t = await api.get(path + '/' + id);
+			if (t.status === 'sent' || t.status === 'failed')
+				return t;
+			await new Promise((r) => setTimeout(r, 500));
+		}
+		return null;
+	};
+	form.addEventListener('submit', async (e) => {
+		e.preventDefault();
+		clearErrors(form);
+		button.disabled = true;
+		outcome.className = 'test-outcome muted';
+		outcome.textContent = 'Sending…';
+		try {
+			const t = await settled((await api.post(path, { to: form.elements.to.value.trim() })).id);
+			outcome.textContent = !t ? 'The ' + who + ' has not answered yet.'
+				: t.status === 'sent' ? 'Sent to ' + t.to + '. The ' + who + ' took it.' : 'Not sent: ' + t.reason;
+			outcome.className = 'test-outcome ' + (t && t.status === 'sent' ? 'is-ok' : 'is-bad');
+		} catch (err) {
+			outcome.textContent = '';
+			if (!signal.aborted)
+				formErrors(form, err);
+		} finally {
+			button.disabled = false;
+		}
+	});
 }
 
 export function clearErrors(form) {

@@ -38,7 +38,7 @@ export default async function page(view, ctx) {
 	<div class="field"><label for="em-test-to">To</label>
 		<input id="em-test-to" name="to" type="email" maxlength="254" autocomplete="email" required></div>
 	<div class="em-actions"><button type="submit" class="btn">Send a test</button></div>
-	<p class="em-outcome" role="status" aria-live="polite"></p>
+	<p class="test-outcome" role="status" aria-live="polite"></p>
 </form>
 ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-labelledby="em-in-h">
 	<h2 id="em-in-h">Mail received</h2>
@@ -51,7 +51,6 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 	const form = view.querySelector('.em-form');
 	const f = form.elements;
 	const test = view.querySelector('.em-test');
-	const outcome = test.querySelector('.em-outcome');
 
 	function fill() {
 		f.from_name.value = settings.from_name || '';
@@ -95,29 +94,5 @@ ${ctx.user.role === 'agency_admin' ? html`<section class="card em-inbound" aria-
 		}
 	});
 
-	test.addEventListener('submit', async (e) => {
-		e.preventDefault();
-		ui.clearErrors(test);
-		const button = test.querySelector('button');
-		button.disabled = true;
-		outcome.className = 'em-outcome muted';
-		outcome.textContent = 'Sending…';
-		try {
-			const queued = await api.post('/api/email/tests', { to: test.elements.to.value.trim() });
-			const t = await ui.settled(() => api.get('/api/email/tests/' + queued.id), ctx.signal);
-			if (!t)
-				outcome.textContent = 'The relay has not answered yet.';
-			else if (t.status === 'sent')
-				outcome.textContent = 'Sent to ' + t.to + '. The relay took it.';
-			else
-				outcome.textContent = 'Not sent: ' + t.reason;
-			outcome.className = 'em-outcome ' + (t && t.status === 'sent' ? 'em-ok' : 'em-bad');
-		} catch (err) {
-			outcome.textContent = '';
-			if (!ctx.signal.aborted)
-				ui.formErrors(test, err);
-		} finally {
-			button.disabled = false;
-		}
-	});
+	ui.testSending(test, api, '/api/email/tests', 'relay', ctx.signal);
 }

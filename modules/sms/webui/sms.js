@@ -49,7 +49,7 @@ export default async function page(view, ctx) {
 		<input id="sms-test-to" name="to" type="tel" maxlength="40" autocomplete="tel" required
 			placeholder="+15550102000"></div>
 	<div class="sms-actions"><button type="submit" class="btn">Send a test text</button></div>
-	<p class="sms-outcome" role="status" aria-live="polite"></p>
+	<p class="test-outcome" role="status" aria-live="polite"></p>
 </form>
 <section class="card sms-hook" aria-labelledby="sms-hook-h">
 	<h2 id="sms-hook-h">Texts received</h2>
@@ -106,33 +106,7 @@ export default async function page(view, ctx) {
 		ui.toast('Saved. Texts that waited for the account are on their way.', { kind: 'success' });
 	});
 
-	const test = view.querySelector('.sms-test');
-	const outcome = test.querySelector('.sms-outcome');
-	test.addEventListener('submit', async (e) => {
-		e.preventDefault();
-		ui.clearErrors(test);
-		const button = test.querySelector('button');
-		button.disabled = true;
-		outcome.className = 'sms-outcome muted';
-		outcome.textContent = 'Sending…';
-		try {
-			const queued = await api.post('/api/sms/tests', { to: test.elements.to.value.trim() });
-			const t = await ui.settled(() => api.get('/api/sms/tests/' + queued.id), ctx.signal);
-			if (!t)
-				outcome.textContent = 'The provider has not answered yet.';
-			else if (t.status === 'sent')
-				outcome.textContent = 'Sent to ' + t.to + '. The provider took it.';
-			else
-				outcome.textContent = 'Not sent: ' + t.reason;
-			outcome.className = 'sms-outcome ' + (t && t.status === 'sent' ? 'sms-ok' : 'sms-bad');
-		} catch (err) {
-			outcome.textContent = '';
-			if (!ctx.signal.aborted)
-				ui.formErrors(test, err);
-		} finally {
-			button.disabled = false;
-		}
-	});
+	ui.testSending(view.querySelector('.sms-test'), api, '/api/sms/tests', 'provider', ctx.signal);
 
 	form.querySelector('[data-remove]').addEventListener('click', async () => {
 		if (!await ui.confirm(form.querySelector('.sms-confirm'),
