@@ -27,6 +27,11 @@ extern struct relay email_relay;
 /* The largest attachment of mail received that is kept, in bytes
  * (attachment_max_mb). */
 extern size_t email_attachment_max;
+/* A new email_attachments id, in SQL: random, so that a user who sees only
+ * their own conversations cannot name another's file in a message they
+ * send; at most 2^52, which JavaScript reads exactly. */
+#define EMAIL_NEW_FILE_ID "((random() & 4503599627370495) + 1)"
+
 
 /* ---- a message (mime.c) ---------------------------------------------- */
 

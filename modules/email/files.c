@@ -7,7 +7,8 @@
  * id ("attachments": [3, 4]) and send.c reads them back when it writes
  * it. Any user of the sub-account may attach: the files are theirs to
  * send, not to read back another's (GET /api/email/attachments/:id
- * serves the files of mail received and sent alike, to the sub-account).
+ * serves the files of mail received and sent alike, to the sub-account),
+ * nor to send: ids are random (EMAIL_NEW_FILE_ID), not a count to guess.
  * A thread names the files it links to by GET /api/email/attachments?ids=.
  */
 #include "email.h"
@@ -41,8 +42,9 @@ int email_file_upload(struct hl_req *req)
 		type = "application/octet-stream";
 	if (!hl_write_begin(req))
 		return HL_EDB;
-	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO email_attachments (location_id, name,"
-		" content_type, bytes, content) VALUES (:location, :name, :type, :bytes, :content)");
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO email_attachments (id, location_id, name,"
+		" content_type, bytes, content) VALUES (" EMAIL_NEW_FILE_ID ", :location, :name, :type,"
+		" :bytes, :content)");
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":type", type);
 	hl_bind_int(st, ":bytes", (int64_t)len);

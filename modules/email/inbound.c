@@ -105,8 +105,8 @@ static int keep_attachments(struct hl_req *req, int64_t location, const struct r
 		if (a->too_big)
 			continue;
 		sqlite3_stmt *st = hl_stmt_scoped(hl_write_begin(req), location, "INSERT INTO"
-			" email_attachments (location_id, message, name, content_type, bytes, content)"
-			" VALUES (:location, :message, :name, :type, :bytes, :content)");
+			" email_attachments (id, location_id, message, name, content_type, bytes, content)"
+			" VALUES (" EMAIL_NEW_FILE_ID ", :location, :message, :name, :type, :bytes, :content)");
 		hl_bind_text(st, ":message", r->message_id);
 		hl_bind_text(st, ":name", a->name);
 		hl_bind_text(st, ":type", a->type ? a->type : "application/octet-stream");
