@@ -173,12 +173,20 @@ function update(t, m) {
 	if (!old)
 		return;
 	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
+	const end = atEnd(t.el.scroll);
 	const fresh = message(t.ctx, m);
 	old.className = fresh.className;
 	for (const el of Array.from(old.querySelectorAll('.i-reason, [data-retry]')))
 		el.remove();
 	old.querySelector('.i-meta').replaceWith(fresh.querySelector('.i-meta'));
 	old.append(...Array.from(fresh.querySelectorAll('.i-reason, [data-retry]')));
+	if (end) /* a reason and Retry, grown at the bottom, stay in view */
+		t.el.scroll.scrollTop = t.el.scroll.scrollHeight;
+}
+
+/* Whether `scroll` shows the end of the thread, give or take a line. */
+function atEnd(scroll) {
+	return scroll.scrollTop + scroll.clientHeight >= scroll.scrollHeight - 40;
 }
 
 /* Scrolled to the top, the thread shows its older messages, the one read
@@ -239,7 +247,7 @@ async function heard(t, events) {
 	}
 	if (ctx.signal.aborted)
 		return;
-	const atEnd = el.scroll.scrollTop + el.scroll.clientHeight >= el.scroll.scrollHeight - 40;
+	const end = atEnd(el.scroll);
 	let theirs = false;
 	for (const m of (newest.data || []).slice().reverse()) {
 		if (t.shown.has(m.id)) {
@@ -249,7 +257,7 @@ async function heard(t, events) {
 		el.list.append(show(t, m));
 		theirs = theirs || m.direction !== 'outbound';
 	}
-	if (atEnd)
+	if (end)
 		el.scroll.scrollTop = el.scroll.scrollHeight;
 	if (theirs && document.visibilityState === 'visible')
 		ctx.api.post('/api/conversations/' + c.id + '/read').catch(() => {});
