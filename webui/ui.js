@@ -107,10 +107,10 @@ let errorSeq = 0;
  * and not yet let go: a row drawn anew between the two would swallow the
  * click), once they are done: for pages that redraw on changes made
  * elsewhere (ctx.onLive), so a redraw never takes away what someone is
- * writing or clicking. `refresh(busy)` may
- * ask busy() again once its answer is in, just before it draws (they may
- * have opened a form while it waited), and return false to be run again
- * later. Stops when `signal` aborts. */
+ * writing or clicking. `refresh(busy)` may ask busy() again once its
+ * answer is in, just before it draws (they may have opened a form while
+ * it waited), and return false to be run again later. Stops when
+ * `signal` aborts. */
 export function whenFree(area, refresh, signal) {
 	let timer = 0;
 	let pressed = false;

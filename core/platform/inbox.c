@@ -77,9 +77,10 @@ HL_API int hl_receive(struct hl_req *req, const struct hl_incoming *m)
 	if (!inbox_of(req))
 		return HL_ENOENT;
 	/* read by the size its provider was built with: the members of a
-	 * later minor read as zero */
+	 * later minor (answers and files came in 1.20) read as zero */
+	enum { GREW_IN = 20 };
 	const struct route_entry *route = req->match.entry;
-	int old = route && route->module && mod_abi_minor(route->module) < 20;
+	int old = route && route->module && mod_abi_minor(route->module) < GREW_IN;
 	struct hl_incoming copy = { 0 };
 	memcpy(&copy, m, old ? HL_INCOMING_SIZE_1_18 : sizeof(copy));
 	return as_location(req, copy.location_id, call_receive, &copy);

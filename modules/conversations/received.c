@@ -16,7 +16,6 @@
  */
 #include "conversations.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* The contact who sent `m`: its id in *out, found or added. */
@@ -49,24 +48,18 @@ static int sender_of(struct hl_req *req, const struct hl_incoming *m, int64_t *o
  * ours, in *cv: 1, 0 when none is, or HL_EDB. */
 static int thread_of(struct hl_req *req, const struct hl_incoming *m, struct conversation *cv)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT c.id, c.contact_id FROM messages m"
-		" JOIN conversations c ON c.id = m.conversation_id AND c.location_id = m.location_id"
-		" WHERE m.channel = :channel AND m.reference = :reference AND m.location_id = :location"
-		" ORDER BY m.id LIMIT 1");
-	if (!st)
-		return HL_EDB;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT conversation_id FROM messages"
+		" WHERE channel = :channel AND reference = :reference AND location_id = :location"
+		" ORDER BY id LIMIT 1");
+	hl_bind_text(st, ":channel", m->channel);
 	for (size_t i = 0; i < m->nanswers; i++) {
-		hl_bind_text(st, ":channel", m->channel);
 		hl_bind_text(st, ":reference", m->answers[i]);
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			cv->id = sqlite3_column_int64(st, 0);
-			cv->contact = sqlite3_column_int64(st, 1);
-			snprintf(cv->channel, sizeof(cv->channel), "%s", m->channel);
-		}
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return rc == SQLITE_ROW ? 1 : HL_EDB;
+		int64_t id = 0;
+		int rc = hl_step_int(st, &id);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			return conv_find(req, id, cv);
 	}
 	return 0;
 }

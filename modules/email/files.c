@@ -80,7 +80,8 @@ int email_read_files(struct hl_job_run *run, struct hl_send *s, int64_t location
 		}
 		struct mail_file *f = &files[n++];
 		unsigned char *data = hl_send_alloc(s, len ? len : 1);
-		memcpy(data, sqlite3_column_blob(st, 2), len);
+		if (len) /* an empty BLOB is NULL */
+			memcpy(data, sqlite3_column_blob(st, 2), len);
 		f->name = hl_send_sprintf(s, "%s", (const char *)sqlite3_column_text(st, 0));
 		f->type = hl_send_sprintf(s, "%s", (const char *)sqlite3_column_text(st, 1));
 		f->data = data;

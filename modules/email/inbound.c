@@ -97,8 +97,6 @@ static int keep_attachments(struct hl_req *req, int64_t location, const struct r
 			    struct hl_incoming *m)
 {
 	int64_t *ids = hl_alloc(req, (r->nattachments + 1) * sizeof(*ids));
-	if (!ids)
-		return HL_ENOMEM;
 	m->files = ids;
 	for (size_t i = 0; i < r->nattachments; i++) {
 		const struct attachment *a = &r->attachments[i];

@@ -174,8 +174,8 @@ static void walk_part(struct walk *w, GMimeObject *o, int depth)
 			GByteArray *b = content_of(part);
 			g_byte_array_append(b, (const guint8 *)"", 1);
 			const char *headers = (const char *)b->data;
-			const char *id = !g_ascii_strncasecmp(headers, "Message-ID:", 11) ? headers
-				: g_strstr_len(headers, -1, "\nMessage-ID:");
+			const char *id = !g_ascii_strncasecmp(headers, "message-id:", 11) ? headers
+				: find_any_case(headers, "\nmessage-id:");
 			if (id && !w->r->bounced_id) {
 				const char *lt = strchr(id, '<'), *gt = lt ? strchr(lt, '>') : NULL;
 				if (gt)

@@ -84,7 +84,6 @@ function frame(x, c) {
 	</div>
 	<div class="field i-subject-field" hidden><label for="i-subject">Subject</label>
 		<input id="i-subject" name="subject" maxlength="300" autocomplete="off" placeholder="Re: the thread's subject"></div>
-
 	<label for="i-body">Reply</label>
 	<textarea id="i-body" name="body" rows="3" maxlength="${BODY_MAX}" required placeholder="Write a message"></textarea>
 	<p class="muted i-segments" aria-live="polite"></p>
@@ -117,9 +116,12 @@ export function openThread(x, c, page1) {
 	return (events) => heard(t, events);
 }
 
+/* What of message `m` the thread shows may change: its status and why. */
+const stateOf = (m) => m.status + '\n' + (m.status_reason || '');
+
 /* Message `m`'s element, remembered as shown. */
 function show(t, m) {
-	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
+	t.shown.set(m.id, stateOf(m));
 	const li = message(t.ctx, m);
 	nameFiles(t, li);
 	return li;
@@ -167,12 +169,12 @@ async function askNames(t) {
  * status line, the reason and Retry, in place (its links and text stay
  * the elements they were, so a click on one is never lost). */
 function update(t, m) {
-	if (t.shown.get(m.id) === m.status + '\n' + (m.status_reason || ''))
+	if (t.shown.get(m.id) === stateOf(m))
 		return;
 	const old = t.el.list.querySelector('[data-message="' + m.id + '"]');
 	if (!old)
 		return;
-	t.shown.set(m.id, m.status + '\n' + (m.status_reason || ''));
+	t.shown.set(m.id, stateOf(m));
 	const end = atEnd(t.el.scroll);
 	const fresh = message(t.ctx, m);
 	old.className = fresh.className;
