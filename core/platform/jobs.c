@@ -25,6 +25,7 @@
  */
 #include "platform/jobs.h"
 #include "platform/sender.h"
+#include "lib/background.h"
 #include "lib/heap.h"
 #include "lib/log.h"
 
@@ -127,17 +128,18 @@ HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char
  * contacts took about 10 ms more than its pieces). */
 #define COMMIT_RESERVE(budget_ms) ((budget_ms) / 4)
 
-/* Requests go first. A slice gives the writer up once it has worked
- * YIELD_AFTER_MS when a request waits for it: the request would otherwise
- * wait for the rest of the budget (another sub-account's contact took p95
- * 55 ms beside a big import, 2 ms alone). The slice still gets that much
- * done, with its commit, so that a job goes on under a steady load of
- * writes (beside the crash test's six busy writers, its waits for an
- * import's progress took half as long at 3 ms as at 1). And while
- * requests keep coming (one waited within
- * CONTENDED_US), slices keep to SHORT_BUDGET_MS, since what a request
- * then waits for is the commit of what the slice wrote. */
+/* Requests go first. A slice gives the writer up at once when a request
+ * waits for it: the request would otherwise wait for the rest of the
+ * budget (another sub-account's contact took p95 55 ms beside a big
+ * import, 2 ms alone). Only under a steady stream of writes (one waited
+ * within STEADY_US before the slice began) does the slice first work
+ * YIELD_AFTER_MS, with its commit, so that a job still goes on (beside
+ * the crash test's six busy writers, its waits for an import's progress
+ * took half as long at 3 ms as at 1). And while requests keep coming
+ * (one waited within CONTENDED_US), slices keep to SHORT_BUDGET_MS, since
+ * what a request then waits for is the commit of what the slice wrote. */
 #define YIELD_AFTER_MS 3
+#define STEADY_US 10000LL
 #define SHORT_BUDGET_MS 5
 #define CONTENDED_US 1000000LL
 
@@ -150,8 +152,9 @@ HL_API int hl_job_over_budget(struct hl_job_run *run)
 	long long piece = now - run->checked_us;
 	run->checked_us = now;
 	if (db_writer_wanted(run->db)) {
+		long long last = *run->contended_us;
 		*run->contended_us = now;
-		if (now - run->start_us >= YIELD_AFTER_MS * 1000LL)
+		if (last < run->start_us - STEADY_US || now - run->start_us >= YIELD_AFTER_MS * 1000LL)
 			return 1;
 	}
 	long long budget = now - *run->contended_us < CONTENDED_US ? SHORT_BUDGET_MS
@@ -347,23 +350,28 @@ static void settle_one(struct jobs *js, struct hl_job_run *run, const struct hl_
 	hl_exec(run->db, "RELEASE settle");
 }
 
-#define SETTLE_BATCH 256   /* outcomes recorded in one transaction at most */
+#define SETTLE_PIECE 4    /* outcomes taken at a time */
+#define SETTLE_PIECES 64  /* pieces recorded in one transaction at most */
 
-/* A batch of settled sends, each given to its owner, in one transaction
- * (a commit per message would cost more than the settling). Returns 1
- * when more wait, 0 when none does, -1 when the batch could not be
- * recorded (it waits again). */
+/* Settled sends, each given to its owner, in one transaction (a commit
+ * per message would cost more than the settling), a piece at a time
+ * while the budget lasts, as a slice's: a request waiting for the writer
+ * goes first. Returns 1 when more wait, 0 when none does, -1 when the
+ * batch could not be recorded (it waits again). */
 static int settle_batch(struct jobs *js)
 {
-	struct hl_send *batch = sender_take(js->sender, SETTLE_BATCH);
-	if (!batch)
+	if (!sender_settled(js->sender))
 		return 0;
+	struct hl_send *pieces[SETTLE_PIECES];
+	int n = 0;
 	struct hl_job_run run = { .contended_us = &js->contended_us, .sender = js->sender };
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);
-	for (const struct hl_send *t = batch; !rc && t; t = send_next(t))
-		settle_one(js, &run, t);
+	while (!rc && n < SETTLE_PIECES && (n == 0 || !hl_job_over_budget(&run)) &&
+	       (pieces[n] = sender_take(js->sender, SETTLE_PIECE)))
+		for (const struct hl_send *t = pieces[n++]; t; t = send_next(t))
+			settle_one(js, &run, t);
 	if (!rc && db_commit(run.db))
 		rc = HL_EDB;
 	if (rc) {
@@ -373,11 +381,14 @@ static int settle_batch(struct jobs *js)
 	}
 	hand_over(js, &run, !rc);
 	db_write_unlock(js->db, run.db);
-	if (rc) {
-		sender_put_back(js->sender, batch); /* after a pause, again */
+	/* Put back last piece first, so that they wait in their order. */
+	for (int i = n - 1; i >= 0; i--)
+		if (rc)
+			sender_put_back(js->sender, pieces[i]); /* after a pause, again */
+		else
+			sender_release(pieces[i]);
+	if (rc)
 		return -1;
-	}
-	sender_release(batch);
 	return sender_settled(js->sender) > 0;
 }
 
@@ -504,6 +515,7 @@ static void run_job(struct jobs *js, struct job *job)
 static void *loop(void *arg)
 {
 	struct jobs *js = arg;
+	background_thread("hl-jobs");
 	pthread_mutex_lock(&js->lock);
 	while (!js->stop) {
 		long long now = now_us();

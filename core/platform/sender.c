@@ -14,6 +14,7 @@
  */
 #include "platform/sender.h"
 #include "lib/arena.h"
+#include "lib/background.h"
 #include "lib/log.h"
 
 #include <curl/curl.h>
@@ -505,6 +506,14 @@ static void settle(struct sender *s, struct hl_send *t, CURLcode code)
 		s->settled = t;
 	s->settled_tail = t;
 	atomic_fetch_add(&s->nsettled, 1);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Tell the scheduler once for all that settled in a round: woken per
+ * send, it took them a few at a time, a transaction each. */
+static void wake_scheduler(struct sender *s)
+{
+	pthread_mutex_lock(&s->lock);
 	void (*wake)(void *) = s->wake;
 	void *arg = s->wake_arg;
 	pthread_mutex_unlock(&s->lock);
@@ -532,8 +541,9 @@ static void off_the_way(struct sender *s, struct hl_send *t)
 }
 
 /* Put what was committed on its way. */
-static void start_incoming(struct sender *s)
+static int start_incoming(struct sender *s)
 {
+	int settled = 0;
 	pthread_mutex_lock(&s->lock);
 	struct hl_send *t = s->incoming;
 	s->incoming = s->incoming_tail = NULL;
@@ -546,15 +556,17 @@ static void start_incoming(struct sender *s)
 		} else {
 			snprintf(t->error, sizeof(t->error), "could not start the transfer");
 			settle(s, t, CURLE_FAILED_INIT);
+			settled++;
 		}
 		t = next;
 	}
+	return settled;
 }
 
-static void reap(struct sender *s)
+static int reap(struct sender *s)
 {
 	CURLMsg *msg;
-	int left;
+	int left, settled = 0;
 	while ((msg = curl_multi_info_read(s->multi, &left))) {
 		if (msg->msg != CURLMSG_DONE)
 			continue;
@@ -565,7 +577,9 @@ static void reap(struct sender *s)
 		curl_multi_remove_handle(s->multi, e);
 		off_the_way(s, t);
 		settle(s, t, code);
+		settled++;
 	}
+	return settled;
 }
 
 /* What is still on its way when the thread ends is dropped unsettled:
@@ -585,8 +599,9 @@ static void abandon(struct sender *s)
 static void *loop(void *arg)
 {
 	struct sender *s = arg;
+	background_thread("hl-send");
 	for (;;) {
-		start_incoming(s);
+		int settled = start_incoming(s);
 		pthread_mutex_lock(&s->lock);
 		int stop = s->stop && (!s->on_way || now_us() >= s->deadline_us);
 		pthread_mutex_unlock(&s->lock);
@@ -594,7 +609,8 @@ static void *loop(void *arg)
 			break;
 		int still;
 		curl_multi_perform(s->multi, &still);
-		reap(s);
+		if (settled + reap(s))
+			wake_scheduler(s);
 		curl_multi_poll(s->multi, NULL, 0, POLL_MS, NULL);
 	}
 	abandon(s);

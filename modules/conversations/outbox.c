@@ -249,13 +249,14 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	"SELECT count(*) FROM locations l WHERE EXISTS (SELECT 1 FROM outbox o" \
 	" WHERE o.location_id = l.id AND o.due_at <= :now)"
 
-/* The due messages, the first :per_location of each sub-account, in
- * turns (read whole before any is handed over, since handing over changes
- * the rows it reads). Each sub-account's are read through
- * outbox_location_due, so a slice reads what it hands over, however many
- * wait behind them. */
+/* The due messages and their channels, the first :per_location of each
+ * sub-account, in turns (read whole before any is handed over, since
+ * handing over changes the rows it reads). Each sub-account's are read
+ * through outbox_location_due, so a slice reads what it hands over,
+ * however many wait behind them. */
 #define DUE_SQL \
-	"SELECT message_id, location_id FROM (SELECT o.message_id, o.location_id, o.due_at," \
+	"SELECT message_id, location_id, (SELECT channel FROM messages WHERE id = message_id)" \
+	" FROM (SELECT o.message_id, o.location_id, o.due_at," \
 	" row_number() OVER (PARTITION BY o.location_id ORDER BY o.due_at, o.message_id) AS turn" \
 	" FROM locations l JOIN outbox o ON o.message_id IN (SELECT message_id FROM outbox" \
 	"  WHERE location_id = l.id AND due_at <= :now ORDER BY due_at LIMIT :per_location))" \
@@ -273,7 +274,7 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
  * number (in E.164; one kept before numbers were, as it was typed), and
  * for an e-mail the data the email module takes (its send.c). */
 #define MESSAGE_SQL \
-	"SELECT m.channel, m.subject, m.body," \
+	"SELECT m.subject, m.body," \
 	" CASE m.channel WHEN 'email' THEN c.email" \
 	"  ELSE coalesce(e164(c.phone, (SELECT country FROM locations WHERE id = m.location_id))," \
 	"   c.phone) END," \
@@ -292,9 +293,25 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 
 struct due {
 	int64_t id, location;
-	const char *channel, *subject, *body, *to, *data;
+	char channel[17];
+	const char *subject, *body, *to, *data;
 	int opted_out, marketing;
 };
+
+/* The channels found full in a slice: their other messages wait for a
+ * later one, unread. */
+struct full {
+	char channel[8][17];
+	int n;
+};
+
+static int is_full(const struct full *f, const char *channel)
+{
+	for (int i = 0; i < f->n; i++)
+		if (!strcmp(f->channel[i], channel))
+			return 1;
+	return 0;
+}
 
 /* Hand `d` over, or say why it waits or fails. 1 when the channel is
  * full (leave its other messages for a later slice), 0, or HL_E. */
@@ -344,9 +361,9 @@ static int hand_over(struct hl_job_run *run, const struct due *d)
 	return rc ? rc : set_status(run, d->location, d->id, "sending", NULL, NULL);
 }
 
-/* Read message `d->id` and hand it over (see hand_over), unless its
- * channel is one of the `nfull` found full. */
-static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int *nfull)
+/* Read message `d->id` and hand it over (see hand_over); a channel
+ * found full joins `full`. */
+static int send_one(struct hl_job_run *run, struct due *d, struct full *full)
 {
 	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), d->location, MESSAGE_SQL);
 	if (!st)
@@ -357,23 +374,17 @@ static int send_one(struct hl_job_run *run, struct due *d, char full[][17], int 
 		sqlite3_reset(st);
 		return rc == SQLITE_DONE ? 0 : HL_EDB;
 	}
-	d->channel = (const char *)sqlite3_column_text(st, 0);
-	d->subject = (const char *)sqlite3_column_text(st, 1);
-	d->body = (const char *)sqlite3_column_text(st, 2);
-	d->to = (const char *)sqlite3_column_text(st, 3);
-	d->opted_out = sqlite3_column_int(st, 4);
-	d->marketing = sqlite3_column_int(st, 5);
-	d->data = (const char *)sqlite3_column_text(st, 6);
-	for (int i = 0; i < *nfull; i++)
-		if (!strcmp(full[i], d->channel)) {
-			sqlite3_reset(st);
-			return 0;
-		}
+	d->subject = (const char *)sqlite3_column_text(st, 0);
+	d->body = (const char *)sqlite3_column_text(st, 1);
+	d->to = (const char *)sqlite3_column_text(st, 2);
+	d->opted_out = sqlite3_column_int(st, 3);
+	d->marketing = sqlite3_column_int(st, 4);
+	d->data = (const char *)sqlite3_column_text(st, 5);
 	/* hl_job_send copies what it keeps; the columns live until the
 	 * reset. */
 	rc = hand_over(run, d);
-	if (rc == 1 && *nfull < 8)
-		snprintf(full[(*nfull)++], 17, "%s", d->channel);
+	if (rc == 1 && full->n < 8)
+		snprintf(full->channel[full->n++], sizeof(full->channel[0]), "%s", d->channel);
 	sqlite3_reset(st);
 	return rc == 1 ? 0 : rc;
 }
@@ -422,10 +433,15 @@ static int sweep_early_reports(struct hl_job_run *run)
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
-/* The due messages' ids into `due` (at most BATCH): how many, or HL_EDB.
- * Each sub-account with messages due gets a share of the batch, at least
- * PER_LOCATION: one sending alone fills it. */
-static int find_due(struct hl_job_run *run, struct due *due)
+static int clamp(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The due messages' ids into `due` (at most `want`, up to BATCH): how
+ * many, or HL_EDB. Each sub-account with messages due gets a share, at
+ * least PER_LOCATION: one sending alone fills it. */
+static int find_due(struct hl_job_run *run, struct due *due, int want)
 {
 	int64_t now = now_ms(), places;
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run), DUE_PLACES_SQL);
@@ -438,12 +454,14 @@ static int find_due(struct hl_job_run *run, struct due *due)
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":now", now);
-	hl_bind_int(st, ":per_location", places * PER_LOCATION >= BATCH ? PER_LOCATION : BATCH / places);
-	hl_bind_int(st, ":batch", BATCH);
+	hl_bind_int(st, ":per_location", places * PER_LOCATION >= want ? PER_LOCATION : want / places);
+	hl_bind_int(st, ":batch", want);
 	int n = 0, rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < BATCH) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < want) {
 		due[n].id = sqlite3_column_int64(st, 0);
-		due[n++].location = sqlite3_column_int64(st, 1);
+		due[n].location = sqlite3_column_int64(st, 1);
+		const char *channel = (const char *)sqlite3_column_text(st, 2);
+		snprintf(due[n++].channel, sizeof(due[0].channel), "%s", channel ? channel : "");
 	}
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : HL_EDB;
@@ -456,24 +474,34 @@ int outbox_slice(struct hl_job_run *run)
 		return rc;
 	if ((rc = sweep_early_reports(run)))
 		return rc;
+	/* How many a slice reads: a whole batch while all it read was handed
+	 * over; else (a channel was full, a sub-account at its rate) about
+	 * twice what the last slice handed over, since an outcome frees a
+	 * place or two (reading 256 to hand over three took 39% of the
+	 * scheduler's time while 10,000 e-mails left). */
+	static int want = BATCH;
 	static struct due due[BATCH];
-	int n = find_due(run, due);
+	int n = find_due(run, due, want);
 	if (n < 0)
 		return n;
-	char full[8][17]; /* channels found full this slice */
-	int nfull = 0, i = 0, handed = 0;
+	struct full full = { .n = 0 };
+	int i = 0, handed = 0;
 	int64_t now = now_ms();
 	for (; i < n && !hl_job_over_budget(run); i++) {
+		if (is_full(&full, due[i].channel))
+			continue;
 		if (!take_token(due[i].location, now))
 			continue; /* its sub-account's rate: a later slice */
-		if ((rc = send_one(run, &due[i], full, &nfull)))
+		if ((rc = send_one(run, &due[i], &full)))
 			return rc;
 		handed++;
 	}
 	/* More at once only when this slice got through and there may be
 	 * more; a slice held up by rates or full channels waits for the
 	 * period, or for an outcome (message.status wakes the job). */
-	return i < n || (n == BATCH && handed && !nfull) ? HL_JOB_MORE : HL_JOB_DONE;
+	int whole = n == want;
+	want = handed == n ? BATCH : clamp(2 * handed, 2 * PER_LOCATION, BATCH);
+	return i < n || (whole && handed && !full.n) ? HL_JOB_MORE : HL_JOB_DONE;
 }
 
 /* ---- a person's retry, a channel set up ---------------------------------------- */

@@ -216,3 +216,20 @@ def test_the_purge_takes_many_contacts_with_their_tags():
                              " WHERE c.first_name = 'recent'") and back[0][0].startswith("recent ")
         s.sql("DELETE FROM contacts WHERE first_name = 'live'")
         assert [t.split()[0] for (t,) in s.sql("SELECT text FROM contact_search")] == ["recent"]
+
+
+def test_the_servers_own_threads_are_named_and_let_requests_go_first():
+    """An operator's top -H names the scheduler's thread; it and the
+    checkpoints' run as SCHED_BATCH (they wait their turn instead of
+    preempting a worker answering a request), and the workers as any
+    thread."""
+    SCHED_OTHER, SCHED_BATCH = 0, 3
+    with Server().start() as s:
+        threads = {}
+        for tid in os.listdir("/proc/%d/task" % s.proc.pid):
+            with open("/proc/%d/task/%s/stat" % (s.proc.pid, tid)) as f:
+                head, rest = f.read().rsplit(")", 1)
+            threads.setdefault(head.split("(", 1)[1], set()).add(int(rest.split()[38]))
+        assert threads.get("hl-jobs") == {SCHED_BATCH}, threads
+        assert threads.get("hl-checkpoint") == {SCHED_BATCH}, threads
+        assert threads.get("civetweb-worker") == {SCHED_OTHER}, threads
