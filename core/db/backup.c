@@ -16,7 +16,6 @@
  * one whose process still runs is left alone.
  */
 #include "db/backup.h"
-#include "lib/background.h"
 #include "lib/log.h"
 
 #include <hyperlevel/hyperlevel.h>
@@ -458,7 +457,6 @@ static void wait_for(struct backup *b, time_t s)
 static void *loop(void *arg)
 {
 	struct backup *b = arg;
-	background_thread("hl-backup");
 	struct backup_info made;
 	time_t retry = 0;
 	pthread_mutex_lock(&b->lock);

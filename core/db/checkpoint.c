@@ -18,7 +18,6 @@
  * 3.40.1) can corrupt a WAL that two connections checkpoint at once.
  */
 #include "db/checkpoint.h"
-#include "lib/background.h"
 #include "lib/log.h"
 
 #include <hyperlevel/hyperlevel.h>
@@ -54,7 +53,6 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
 static void *run(void *arg)
 {
 	struct checkpointer *cp = arg;
-	background_thread("hl-checkpoint");
 	pthread_mutex_lock(&cp->lock);
 	while (!cp->stop) {
 		if (!cp->due) {

@@ -7,8 +7,8 @@
 
 /* Names the calling thread (`name`, 15 bytes at most, as top -H and
  * /proc show it) and lets the request workers go first: called first
- * thing by a thread that works for no waiting person (jobs, sends,
- * checkpoints, backups). */
+ * thing by a thread that works for no waiting person and runs often
+ * (the scheduler's, the sender's). */
 void background_thread(const char *name);
 
 #endif

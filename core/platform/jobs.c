@@ -139,7 +139,7 @@ HL_API int hl_job_send(struct hl_job_run *run, const struct hl_outgoing *m, char
  * (one waited within CONTENDED_US), slices keep to SHORT_BUDGET_MS, since
  * what a request then waits for is the commit of what the slice wrote. */
 #define YIELD_AFTER_MS 3
-#define STEADY_US 10000LL
+#define STEADY_US 20000LL
 #define SHORT_BUDGET_MS 5
 #define CONTENDED_US 1000000LL
 
@@ -350,8 +350,8 @@ static void settle_one(struct jobs *js, struct hl_job_run *run, const struct hl_
 	hl_exec(run->db, "RELEASE settle");
 }
 
-#define SETTLE_PIECE 4    /* outcomes taken at a time */
-#define SETTLE_PIECES 64  /* pieces recorded in one transaction at most */
+#define SETTLE_PIECE 16   /* outcomes taken at a time */
+#define SETTLE_PIECES 16  /* pieces recorded in one transaction at most */
 
 /* Settled sends, each given to its owner, in one transaction (a commit
  * per message would cost more than the settling), a piece at a time

@@ -219,10 +219,9 @@ def test_the_purge_takes_many_contacts_with_their_tags():
 
 
 def test_the_servers_own_threads_are_named_and_let_requests_go_first():
-    """An operator's top -H names the scheduler's thread; it and the
-    checkpoints' run as SCHED_BATCH (they wait their turn instead of
-    preempting a worker answering a request), and the workers as any
-    thread."""
+    """An operator's top -H names the scheduler's thread; it runs as
+    SCHED_BATCH (it waits its turn instead of preempting a worker
+    answering a request), and the workers as any thread."""
     SCHED_OTHER, SCHED_BATCH = 0, 3
     with Server().start() as s:
         threads = {}
@@ -231,5 +230,4 @@ def test_the_servers_own_threads_are_named_and_let_requests_go_first():
                 head, rest = f.read().rsplit(")", 1)
             threads.setdefault(head.split("(", 1)[1], set()).add(int(rest.split()[38]))
         assert threads.get("hl-jobs") == {SCHED_BATCH}, threads
-        assert threads.get("hl-checkpoint") == {SCHED_BATCH}, threads
         assert threads.get("civetweb-worker") == {SCHED_OTHER}, threads

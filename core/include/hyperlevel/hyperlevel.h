@@ -271,7 +271,7 @@ HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
  * the previous call (or since the slice began) would exceed it, a quarter
  * of the budget being kept for the commit; also as soon as a request
  * waits for the write lock (requests go first), or once it has worked
- * 3 ms when requests wait one after another (one waited within 10 ms
+ * 3 ms when requests wait one after another (one waited within 20 ms
  * before the slice began), and the budget is 5 ms while requests keep
  * waiting; 0 otherwise. Call it between small pieces of work (a row, a batch of a
  * hundred rows):
