@@ -322,6 +322,13 @@ static int run_handler(void *arg, const struct mod_handler *h, const struct hl_e
 	return rc < 0 ? rc : 0;
 }
 
+/* SAVEPOINT, RELEASE or ROLLBACK TO, prepared once: settle_one runs
+ * them per outcome. */
+static int savepoint(struct hl_db *db, const char *sql)
+{
+	return hl_step_changes(hl_stmt(db, sql)) < 0 ? HL_EDB : 0;
+}
+
 /* One owner's settle of one outcome, inside the batch's transaction, in
  * a savepoint of its own: a settle that fails is undone (and what it
  * published and prepared dropped) without the others. */
@@ -334,20 +341,20 @@ static void settle_one(struct jobs *js, struct hl_job_run *run, const struct hl_
 	struct hl_job_run one = { .db = run->db, .mod = owner, .start_us = run->start_us,
 				  .checked_us = now_us(), .contended_us = &js->contended_us,
 				  .sender = js->sender };
-	int rc = hl_exec(run->db, "SAVEPOINT settle");
+	int rc = savepoint(run->db, "SAVEPOINT settle");
 	if (!rc)
 		rc = settle(&one, &o);
 	if (rc < 0) {
 		log_error("[send] %s: the outcome of message %lld could not be recorded: %s",
 			  owner ? mod_name(owner) : "core", (long long)o.id, hl_strerror(rc));
-		hl_exec(run->db, "ROLLBACK TO settle");
+		savepoint(run->db, "ROLLBACK TO settle");
 		event_list_clear(&one.events);
 		send_list_clear(&one.sends);
 	} else {
 		event_list_move(&run->events, &one.events);
 		send_list_move(&run->sends, &one.sends);
 	}
-	hl_exec(run->db, "RELEASE settle");
+	savepoint(run->db, "RELEASE settle");
 }
 
 #define SETTLE_PIECE 16   /* outcomes taken at a time */
