@@ -467,7 +467,7 @@ def test_project_is_the_sub_account_at_a_glance():
             got = got.json()
             want = expected_project(s, location)
             for key, value in want.items():
-                assert got[key] == value, key
+                assert got[key] == value, (location, key, got[key], value)
         users = [u["role"] for u in got["users"]]
         assert "agency_admin" in users and "location_user" in users
         modules = {m["name"]: m for m in got["modules"]}
