@@ -11,7 +11,8 @@
  * transfers and the scheduler's slices wake and wait their turn: beside
  * 10,000 e-mails and texts leaving, another sub-account's reads took p95
  * 1.19 ms with it and 1.53 ms without (make bench-outbox, medians of
- * three runs each, on 2 cores shared with the relay and the double).
+ * three runs each, two batches an hour apart, on 2 cores shared with the
+ * relay and the double: a hint more than a measure).
  */
 #include "lib/background.h"
 

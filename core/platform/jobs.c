@@ -375,10 +375,13 @@ static int settle_batch(struct jobs *js)
 	run.db = db_write_lock(js->db);
 	run.start_us = run.checked_us = now_us();
 	int rc = db_begin(run.db);
-	while (!rc && n < SETTLE_PIECES && (n == 0 || !hl_job_over_budget(&run)) &&
-	       (pieces[n] = sender_take(js->sender, SETTLE_PIECE)))
+	/* The first piece always, then more while the budget lasts. */
+	while (!rc && n < SETTLE_PIECES && !(n && hl_job_over_budget(&run))) {
+		if (!(pieces[n] = sender_take(js->sender, SETTLE_PIECE)))
+			break;
 		for (const struct hl_send *t = pieces[n++]; t; t = send_next(t))
 			settle_one(js, &run, t);
+	}
 	if (!rc && db_commit(run.db))
 		rc = HL_EDB;
 	if (rc) {

@@ -32,6 +32,7 @@
 #define WAIT_RECHECK_MS (60 * 1000LL) /* a channel not set up is asked again */
 #define PER_LOCATION 8                /* messages of one sub-account per turn, at least */
 #define BATCH 256                     /* messages a slice looks at, at most */
+#define CHANNEL_SIZE 17               /* a channel's name (16 bytes at most) and its NUL */
 #define MAX_BACKOFF_MS (3600 * 1000LL)
 
 long long conv_send_rate = 20;         /* messages a second per sub-account */
@@ -293,7 +294,7 @@ int outbox_settle(struct hl_job_run *run, const struct hl_outcome *o)
 
 struct due {
 	int64_t id, location;
-	char channel[17];
+	char channel[CHANNEL_SIZE];
 	const char *subject, *body, *to, *data;
 	int opted_out, marketing;
 };
@@ -301,7 +302,7 @@ struct due {
 /* The channels found full in a slice: their other messages wait for a
  * later one, unread. */
 struct full {
-	char channel[8][17];
+	char channel[8][CHANNEL_SIZE];
 	int n;
 };
 
