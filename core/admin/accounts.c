@@ -87,13 +87,11 @@ static int start_session(struct hl_req *req, int64_t user)
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at)"
 		" VALUES (:session, :user, :expires_at, :now)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_blob(st, ":session", req->who.session, 32);
 	hl_bind_int(st, ":user", user);
 	hl_bind_int(st, ":expires_at", now + lifetime);
 	hl_bind_int(st, ":now", now);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	auth_set_cookie(req, token, lifetime);
 	return 0;
@@ -382,19 +380,16 @@ static int revoke_token(struct hl_req *req)
 		" WHERE id = :id AND revoked_at IS NULL AND (user_id = :user OR (:agency_admin"
 		" AND user_id IN (SELECT id FROM users WHERE agency_id = :agency)))"
 		" RETURNING user_id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":user", req->who.user_id);
 	hl_bind_int(st, ":agency_admin", req->who.role == ROLE_AGENCY_ADMIN);
 	hl_bind_int(st, ":agency", req->who.agency_id);
-	int step = sqlite3_step(st);
-	int64_t owner = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (step == SQLITE_DONE)
-		return hl_reply_error(req, 404, "not_found", "no such token");
-	if (step != SQLITE_ROW)
+	int64_t owner;
+	int revoked = hl_step_int(st, &owner);
+	if (revoked < 0)
 		return HL_EDB;
+	if (!revoked)
+		return hl_reply_error(req, 404, "not_found", "no such token");
 	auth_rights_changed(req, owner, 0);
 	if (audit_note(req, 0, "token.revoked", "api_token", id))
 		return HL_EDB;

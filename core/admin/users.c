@@ -134,11 +134,10 @@ static int in_agency(struct hl_req *req, struct hl_db *w, int64_t location)
 {
 	sqlite3_stmt *st = hl_stmt(w,
 		"SELECT 1 FROM locations WHERE id = :id AND agency_id = :agency");
-	if (!st)
-		return 0;
 	hl_bind_int(st, ":id", location);
 	hl_bind_int(st, ":agency", req->who.agency_id);
-	return sqlite3_step(st) == SQLITE_ROW;
+	int64_t one;
+	return hl_step_int(st, &one) == 1;
 }
 
 /* Replace the user's locations with the body's location_ids (when given);
@@ -153,10 +152,8 @@ static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
 		return HL_EINVAL;
 	}
 	sqlite3_stmt *st = hl_stmt(w, "DELETE FROM user_locations WHERE user_id = :user");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":user", user);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	for (int i = 0; i < hl_body_count(req, arr); i++) {
 		int64_t loc = 0;
@@ -167,11 +164,9 @@ static int set_locations(struct hl_req *req, struct hl_db *w, int64_t user)
 		}
 		st = hl_stmt(w, "INSERT OR IGNORE INTO user_locations (user_id, location_id)"
 				" VALUES (:user, :granted_location)");
-		if (!st)
-			return HL_EDB;
 		hl_bind_int(st, ":user", user);
 		hl_bind_int(st, ":granted_location", loc);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}
 	return 0;
@@ -215,20 +210,18 @@ static int create_user(struct hl_req *req)
 		"INSERT INTO users (agency_id, email, name, role, assigned_only, password_hash)"
 		" VALUES (:agency, :email, :name, :role, :assigned_only, :password_hash)"
 		" ON CONFLICT (email) DO NOTHING RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":email", email);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":role", role);
 	hl_bind_int(st, ":assigned_only", assigned_only > 0);
 	hl_bind_text(st, ":password_hash", hash);
-	int step = sqlite3_step(st);
-	if (step == SQLITE_DONE)
-		return hl_reply_error(req, 409, "conflict", "a user with this e-mail exists");
-	if (step != SQLITE_ROW)
+	int64_t id;
+	int added = hl_step_int(st, &id);
+	if (added < 0)
 		return HL_EDB;
-	int64_t id = sqlite3_column_int64(st, 0);
+	if (!added)
+		return hl_reply_error(req, 409, "conflict", "a user with this e-mail exists");
 	int rc = set_locations(req, w, id);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
@@ -248,10 +241,8 @@ static int sign_out_everywhere(struct hl_db *w, int64_t user)
 	};
 	for (int i = 0; i < 2; i++) {
 		sqlite3_stmt *st = hl_stmt(w, sql[i]);
-		if (!st)
-			return HL_EDB;
 		hl_bind_int(st, ":user", user);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}
 	return 0;
@@ -288,17 +279,16 @@ static int update_user(struct hl_req *req)
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE id = :id AND agency_id = :agency");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":role", role);
 	hl_bind_int(st, ":assigned_only", assigned_only);
 	hl_bind_int(st, ":disabled", disabled);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	int64_t changed = hl_step_changes(st);
+	if (changed < 0)
 		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(w)))
+	if (!changed)
 		return hl_reply_error(req, 404, "not_found", "no such user");
 	int rc = set_locations(req, w, id);
 	if (!rc && disabled > 0)
@@ -332,14 +322,13 @@ static int reset_password(struct hl_req *req)
 	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = :password_hash,"
 				      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 				      " WHERE id = :id AND agency_id = :agency");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":password_hash", hash);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	int64_t changed = hl_step_changes(st);
+	if (changed < 0)
 		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(w)))
+	if (!changed)
 		return hl_reply_error(req, 404, "not_found", "no such user");
 	int rc = sign_out_everywhere(w, id);
 	if (rc)
@@ -410,17 +399,14 @@ static int create_location(struct hl_req *req)
 		"INSERT INTO locations (agency_id, name, timezone, currency, country)"
 		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC'), COALESCE(:currency, 'USD'),"
 		" COALESCE(:country, 'US')) RETURNING id");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
 	hl_bind_text(st, ":currency", currency);
 	hl_bind_text(st, ":country", country);
-	if (sqlite3_step(st) != SQLITE_ROW)
+	int64_t id;
+	if (hl_step_int(st, &id) != 1)
 		return HL_EDB;
-	int64_t id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
 	if (audit_note(req, 0, "location.created", "location", id))
 		return HL_EDB;
 	return answer_location(req, 201, id);
@@ -481,8 +467,6 @@ static int update_location(struct hl_req *req)
 		"  ELSE COALESCE(disabled_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) END,"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE id = :id AND agency_id = :agency");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
@@ -490,9 +474,10 @@ static int update_location(struct hl_req *req)
 	hl_bind_text(st, ":currency", currency);
 	hl_bind_text(st, ":country", country);
 	hl_bind_int(st, ":disabled", disabled);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	int64_t changed = hl_step_changes(st);
+	if (changed < 0)
 		return HL_EDB;
-	if (!sqlite3_changes(hl_sqlite(w)))
+	if (!changed)
 		return hl_reply_error(req, 404, "not_found", "no such sub-account");
 	if (timezone && modules_recount(req->srv->modules, w, id))
 		return HL_EDB;
@@ -521,30 +506,27 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 	sqlite3_stmt *st = rc ? NULL : hl_stmt(w,
 		"INSERT INTO agencies (name) SELECT :name"
 		" WHERE NOT EXISTS (SELECT 1 FROM agencies)");
-	if (st) {
-		hl_bind_text(st, ":name", agency);
-		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
-		st = rc ? NULL : hl_stmt(w,
-			"INSERT INTO users (agency_id, email, name, role, password_hash)"
-			" VALUES ((SELECT min(id) FROM agencies), :email, :name, 'agency_admin',"
-			" :password_hash) ON CONFLICT (email) DO NOTHING");
-	}
-	if (st) {
-		hl_bind_text(st, ":email", email);
-		hl_bind_text(st, ":name", name);
-		hl_bind_text(st, ":password_hash", hash);
-		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
-		if (!rc && !sqlite3_changes(hl_sqlite(w))) {
-			log_error("create-admin: a user with the e-mail %s exists", email);
-			rc = HL_EEXIST;
-		}
-		if (!rc)
-			rc = hl_exec(w, "INSERT INTO audit_log (agency_id, user_id, action, entity,"
-				     " entity_id, client) SELECT agency_id, id, 'user.created', 'user', id,"
-				     " 'command line' FROM users WHERE id = last_insert_rowid()");
-	} else if (!rc) {
+	hl_bind_text(st, ":name", agency);
+	if (!rc && hl_step_changes(st) < 0)
 		rc = HL_EDB;
+	st = rc ? NULL : hl_stmt(w,
+		"INSERT INTO users (agency_id, email, name, role, password_hash)"
+		" VALUES ((SELECT min(id) FROM agencies), :email, :name, 'agency_admin',"
+		" :password_hash) ON CONFLICT (email) DO NOTHING");
+	hl_bind_text(st, ":email", email);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":password_hash", hash);
+	int64_t added = rc ? 0 : hl_step_changes(st);
+	if (!rc && added < 0)
+		rc = HL_EDB;
+	if (!rc && !added) {
+		log_error("create-admin: a user with the e-mail %s exists", email);
+		rc = HL_EEXIST;
 	}
+	if (!rc)
+		rc = hl_exec(w, "INSERT INTO audit_log (agency_id, user_id, action, entity,"
+			     " entity_id, client) SELECT agency_id, id, 'user.created', 'user', id,"
+			     " 'command line' FROM users WHERE id = last_insert_rowid()");
 	if (rc || db_commit(w)) {
 		db_rollback(w);
 		rc = rc ? rc : HL_EDB;

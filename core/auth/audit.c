@@ -16,8 +16,6 @@ static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *a
 		"  (SELECT agency_id FROM users WHERE id = :user)),"
 		" NULLIF(:user, 0), NULLIF(:current_location, 0), :action, :entity,"
 		" NULLIF(:entity_id, 0), :client)");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":agency", r->who.agency_id);
 	hl_bind_int(st, ":user", r->who.user_id ? r->who.user_id : user);
 	hl_bind_int(st, ":current_location", r->location_id);
@@ -25,7 +23,7 @@ static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *a
 	hl_bind_text(st, ":entity", entity);
 	hl_bind_int(st, ":entity_id", id);
 	hl_bind_text(st, ":client", auth_client(r));
-	return sqlite3_step(st) == SQLITE_DONE ? 0 : HL_EDB;
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 int audit_note(struct hl_req *r, int64_t user, const char *action, const char *entity,

@@ -186,7 +186,7 @@ static void renew(struct hl_req *r, const char *token, int64_t renewed_at)
 		hl_bind_int(st, ":expires_at",
 			    now + CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
 		hl_bind_int(st, ":now", now);
-		if (sqlite3_step(st) != SQLITE_DONE || db_commit(w))
+		if (hl_step_changes(st) < 0 || db_commit(w))
 			db_rollback(w);
 		else
 			auth_set_cookie(r, token, CONFIG_LIVE(r->srv->cfg, session_days) * 86400);
@@ -390,12 +390,10 @@ HL_API int hl_user_in_location(struct hl_db *db, int64_t location, int64_t user)
 	sqlite3_stmt *st = hl_stmt(db,
 		"SELECT 1 FROM location_users WHERE location_id = :given_location"
 		" AND user_id = :user");
-	if (!st)
-		return HL_EDB;
 	hl_bind_int(st, ":given_location", location);
 	hl_bind_int(st, ":user", user);
-	int rc = sqlite3_step(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : HL_EDB;
+	int64_t one;
+	return hl_step_int(st, &one);
 }
 
 int auth_may_open(struct hl_req *r, int64_t id)
