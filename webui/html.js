@@ -192,3 +192,41 @@ export function html(strings, ...values) {
 		throw new Error('html: a value was put where markup cannot hold it (textarea, title?)');
 	return frag;
 }
+
+/* HTML the server rendered from Markdown (cmark, which leaves raw HTML
+ * out), as DOM: parsed inert, then copied element by element, keeping
+ * only the elements Markdown makes and a link's href when its scheme is
+ * a safe one; any other element gives its text (a script or style,
+ * nothing), any other attribute is dropped. Markup that is not
+ * Markdown's can never run or style here. */
+const MARKDOWN_TAGS = new Set(['P', 'BR', 'STRONG', 'EM', 'A', 'UL', 'OL', 'LI', 'CODE', 'PRE',
+	'BLOCKQUOTE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'DEL']);
+const UNREAD_TAGS = new Set(['SCRIPT', 'STYLE', 'TEMPLATE', 'NOSCRIPT', 'TITLE']);
+
+function copyMarkdown(from, into) {
+	for (const n of from.childNodes) {
+		if (n.nodeType === Node.TEXT_NODE) {
+			into.append(n.data);
+		} else if (n.nodeType === Node.ELEMENT_NODE && !MARKDOWN_TAGS.has(n.tagName)) {
+			if (!UNREAD_TAGS.has(n.tagName))
+				copyMarkdown(n, into);
+		} else if (n.nodeType === Node.ELEMENT_NODE) {
+			const el = document.createElement(n.tagName.toLowerCase());
+			const href = n.tagName === 'A' ? n.getAttribute('href') || '' : '';
+			if (href && SAFE_SCHEMES.includes(schemeOf(href))) {
+				el.setAttribute('href', href);
+				el.setAttribute('rel', 'noopener noreferrer');
+				el.setAttribute('target', '_blank');
+			}
+			copyMarkdown(n, el);
+			into.append(el);
+		}
+	}
+	return into;
+}
+
+export function rendered(markup) {
+	const t = document.createElement('template'); /* its content is inert: nothing loads or runs */
+	t.innerHTML = String(markup);
+	return copyMarkdown(t.content, document.createDocumentFragment());
+}

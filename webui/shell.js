@@ -32,7 +32,8 @@
  * refused with a page saying so, and nothing is asked of the server for
  * it: /api/auth/me's list of locations is the server's own rule.
  *
- * A page gets `ctx`: the API client, the html template, the shared
+ * A page gets `ctx`: the API client, the html template (and rendered,
+ * for Markdown the server made HTML of), the shared
  * widgets (ui.js), the formatters of the current sub-account (format.js:
  * ctx.format, its currency and time zone, and ctx.href for links), the
  * route's params and query, the user, ctx.location ({id, name, timezone,
@@ -44,7 +45,7 @@
  */
 import { createApi } from './api.js';
 import { appHref as hrefIn, createFormat } from './format.js';
-import { html } from './html.js';
+import { html, rendered } from './html.js';
 import { createLive } from './live.js';
 import * as ui from './ui.js';
 
@@ -764,6 +765,7 @@ async function openPage(m, live) {
 	const ctx = {
 		api: mine.api,
 		html,
+		rendered,
 		ui,
 		format: createFormat(where),
 		href: (path, locationId) => hrefIn(path, locationId !== undefined ? locationId : where ? where.id : null),

@@ -33,7 +33,8 @@
 
 /* A message as a thread and the writes answer it (m: messages). */
 #define MESSAGE_COLUMNS "m.id, m.conversation_id, m.direction, m.channel, m.subject, m.body," \
-	" m.status, m.status_reason, m.created_at, coalesce(m.attachments, '[]') AS json_attachments"
+	" m.status, m.status_reason, m.created_at, coalesce(m.attachments, '[]') AS json_attachments," \
+	" m.html"
 
 /* The longest message body, in characters (a preview keeps the first
  * 200 of the last message). */

@@ -8,6 +8,8 @@
  */
 #include "conversations.h"
 
+#include <cmark.h>
+#include <stdlib.h>
 #include <string.h>
 
 int conv_messages(struct hl_req *req)
@@ -155,6 +157,20 @@ static int read_attachments(struct hl_req *req, const char *channel, const char 
 	return 0;
 }
 
+/* An e-mail's Markdown as its reader sees it, in the arena: what the
+ * thread shows. cmark renders it as the email module does (a line break
+ * is a break), leaving raw HTML and unsafe links out; NULL for another
+ * channel, or when memory ran out (the thread then shows the text). */
+static const char *rendered(struct hl_req *req, const char *channel, const char *body)
+{
+	if (strcmp(channel, "email"))
+		return NULL;
+	char *html = cmark_markdown_to_html(body, strlen(body), CMARK_OPT_HARDBREAKS);
+	const char *kept = html ? hl_strndup(req, html, strlen(html)) : NULL;
+	free(html);
+	return kept;
+}
+
 /* POST /api/conversations/:id/messages {"body", "channel", "subject",
  * "marketing", "attachments"}: 201 with the message, queued for a
  * provider; its merge fields filled (merge.c); a marketing text waits for
@@ -188,12 +204,15 @@ int conv_send(struct hl_req *req)
 		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
 	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
 		return rc;
-	if (marketing || subject || files) {
+	const char *html = rendered(req, channel, body);
+	if (marketing || subject || files || html) {
 		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = :marketing,"
-			" subject = :subject, attachments = :files WHERE id = :id AND location_id = :location");
+			" subject = :subject, attachments = :files, html = :html"
+			" WHERE id = :id AND location_id = :location");
 		hl_bind_int(st, ":marketing", marketing);
 		hl_bind_text(st, ":subject", subject);
 		hl_bind_text(st, ":files", files);
+		hl_bind_text(st, ":html", html);
 		hl_bind_int(st, ":id", message);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;

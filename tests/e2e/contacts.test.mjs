@@ -249,6 +249,7 @@ describe('contacts', () => {
 			name: 'few.csv', mimeType: 'text/csv',
 			buffer: Buffer.from('first_name,last_name,email\nAda,Okafor,ada@okafor.test\nBo,Lind,bo@lind.test\nCy,,not-mail\n'),
 		});
+		await shoot(page, 'contacts-import');
 		await page.getByRole('button', { name: 'Import', exact: true }).click();
 		await page.getByText('Import finished.').waitFor();
 		const counts = page.locator('.i-counts');

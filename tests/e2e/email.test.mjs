@@ -100,8 +100,11 @@ describe('email', () => {
 		await page.getByLabel('Attach files').setInputFiles({ name: 'plan.pdf', mimeType: 'application/pdf',
 			buffer: Buffer.from('%PDF-1.4 the plan') });
 		await page.getByRole('button', { name: 'Send' }).click();
-		const sent = thread(page).locator('.i-msg', { hasText: 'Hi Odile, here is **your** plan.' });
+		/* the thread shows the e-mail as its reader sees it: Markdown rendered */
+		const sent = thread(page).locator('.i-msg', { hasText: 'Hi Odile, here is your plan.' });
 		await sent.getByText('Your plan for March').waitFor();
+		assert.equal(await sent.locator('.i-body strong').textContent(), 'your');
+		assert.equal((await sent.locator('.i-body').textContent()).includes('**'), false);
 		/* the file went with it, and can be downloaded from the thread by its name */
 		const link = sent.getByRole('link', { name: 'plan.pdf (1 KB)' });
 		const download = await Promise.all([page.waitForEvent('download'), link.click()]).then(([d]) => d);

@@ -117,6 +117,9 @@ def test_a_message_leaves_from_the_sender_as_rfc_5322_and_mime_say_and_replies_t
         assert plain.replace("\r\n", "\n") == sent["body"] + "\n", (plain, sent["body"])
         assert "<strong>Bring</strong> a towel — and water." in html and "<li>one</li>" in html
         assert html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in html
+        # The thread shows the same rendering as the one sent.
+        assert sent["html"] in html.replace("\r\n", "\n"), (sent["html"], html)
+        assert "<strong>Bring</strong>" in sent["html"]
         # Every line of the wire is short and ASCII, each header's too.
         for line in got["raw"].split(b"\r\n"):
             assert len(line) <= 998 and max(line, default=0) < 128, line
@@ -195,6 +198,11 @@ def test_no_header_can_be_written_by_a_user():
         assert m["Bcc"] is None and got["to"] == ["ann.lee@example.test"]
         assert "Bcc: victim" not in got["raw"].decode()
         assert str(m["Subject"]).startswith("Hello  Bcc: victim@example.test"), str(m["Subject"])
+        # Nor can markup: the thread's rendering leaves raw HTML and unsafe links out.
+        marked = send(admin, h, conversation, "<script>alert(1)</script>\n\n<b onclick=x>hi</b>"
+                      " [see](javascript:alert(1)) [ok](https://example.test/)")["html"]
+        assert "<script" not in marked and "onclick" not in marked and "javascript:" not in marked
+        assert '<a href="https://example.test/">ok</a>' in marked, marked
         # A sender's name or an address with a line break is refused.
         put = lambda body: admin.request("PUT", "/api/email/settings", body, headers=h)
         error(put(dict(SENDER, from_name="Studio\r\nBcc: victim@example.test")), 422, "from_name")

@@ -45,7 +45,7 @@ function message(ctx, m) {
 	const li = ctx.html`<li class="${'i-msg ' + (out ? 'is-out' : 'is-in') + (PROBLEM.has(m.status) ? ' is-problem' : '')}"
 		data-message="${String(m.id)}">
 		${m.subject ? ctx.html`<p class="i-subject">${m.subject}</p>` : null}
-		<p class="i-body">${m.body}</p>
+		${m.html ? ctx.html`<div class="i-body i-rich">${ctx.rendered(m.html)}</div>` : ctx.html`<p class="i-body">${m.body}</p>`}
 		${(m.attachments || []).length ? ctx.html`<p class="i-files">${m.attachments.map((id, i) =>
 			ctx.html`<a href="${'/api/email/attachments/' + id + (ctx.location ? '?location_id=' + ctx.location.id : '')}"
 				data-file="${String(id)}" download>${'File ' + (i + 1)}</a>`)}</p>` : null}
