@@ -90,21 +90,24 @@ static int publish_status(struct hl_job_run *run, int64_t location, int64_t mess
 }
 
 /* Set message `id`'s status and reason (NULL: none), and its reference
- * when one is given; then publish it. */
+ * when one is given; then publish it, when that changed anything (a
+ * message waiting for its channel is looked at again each minute, and
+ * its watchers need not hear the same words again). */
 static int set_status(struct hl_job_run *run, int64_t location, int64_t id, const char *status,
 		      const char *reason, const char *reference)
 {
 	struct hl_db *db = hl_job_db(run);
 	sqlite3_stmt *st = hl_stmt_scoped(db, location, "UPDATE messages SET status = :status,"
 		" status_reason = :reason, reference = coalesce(:reference, reference)"
-		" WHERE id = :id AND location_id = :location");
+		" WHERE id = :id AND location_id = :location AND (status IS NOT :status"
+		" OR status_reason IS NOT :reason OR :reference IS NOT NULL)");
 	hl_bind_text(st, ":status", status);
 	hl_bind_text(st, ":reason", reason);
 	hl_bind_text(st, ":reference", reference);
 	hl_bind_int(st, ":id", id);
 	int64_t changed = hl_step_changes(st);
-	if (changed <= 0)
-		return changed < 0 ? HL_EDB : 0; /* deleted meanwhile */
+	if (changed <= 0) /* deleted meanwhile, or as it was: a channel still not set up */
+		return changed < 0 ? HL_EDB : 0;
 	st = hl_stmt_scoped(db, location, "SELECT cv.id, cv.assigned_to FROM messages m"
 		" JOIN conversations cv ON cv.id = m.conversation_id"
 		" WHERE m.id = :id AND m.location_id = :location");

@@ -17,7 +17,7 @@ from harness import error, every_page, headers, ids, seeded_server
 ROW_KEYS = {"id", "contact_id", "contact_name", "channel", "assigned_to", "starred", "unread_count",
             "last_message_at", "last_message_preview", "created_at", "opted_out"}
 MESSAGE_KEYS = {"id", "conversation_id", "direction", "channel", "subject", "body", "status",
-                "status_reason", "created_at", "attachments"}
+                "status_reason", "created_at", "attachments", "html"}
 ORDER = "coalesce(last_message_at, created_at) DESC, id DESC"
 
 
@@ -153,6 +153,7 @@ def test_messages_sent_and_received_move_the_preview_and_unread_count():
         m = r.json()
         assert set(m) == MESSAGE_KEYS and (m["direction"], m["status"], m["channel"]) == \
             ("inbound", "received", "webchat")
+        assert m["html"] is None  # only an e-mail written here is Markdown
         cid = m["conversation_id"]
         assert cid not in known
         path = "/api/conversations/%d" % cid

@@ -12,18 +12,24 @@ sub-accounts: A sends, B is a client whose people keep using the app.
      arrival at the sink) and the server's CPU time; the server's RSS; and
      B's API p95 (GET /api/contacts every 5 ms, and a contact changed
      every tenth time) over both drains beside its quiet figure measured
-     just before (1,000 reads). The sinks run in processes of
+     just before (4,000 reads, 400 writes). The sinks run in processes of
      their own and use CPU too: on a 2-core machine they share it with
      the server.
   2. Latency: A offers e-mails and texts at a steady rate (default 100 a
      second each, for 10 s); each one's time from its POST's answer to its
      arrival at the sink. Reported: p50 and p99 per channel.
+  3. At a set pace: the server restarted with send_rate at --pace (500
+     a second, the rate the outbox must reach), a third sub-account, C,
+     sends half as many of each (queued in step 1) while B's people work
+     as in step 1, beside B's quiet figure measured again just before.
 
-    bench-outbox [--messages 10000] [--rate 100] [--seconds 10] [--json out.json]
+    bench-outbox [--messages 10000] [--rate 100] [--seconds 10] [--pace 500] [--json out.json]
 
 The conversations module's send_rate (20 a second per sub-account by
-default, so one client cannot starve the others) is raised here to 5000:
-the bench measures what the server can send, not the fairness limit."""
+default, so one client cannot starve the others) is raised here to 5000
+in steps 1 and 2: they measure what the server can send, not the
+fairness limit; step 3 measures another client's share while the server
+sends at the pace an operator would allow one sub-account."""
 
 import argparse
 import json
@@ -40,6 +46,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 SID, TOKEN = "AC" + "0123456789abcdef" * 2, "b" * 32
 WRITE_HEADERS = {}  # a sub-account's: asked once, before any thread
 ADMIN = ("bench@example.test", "bench-pass-123")
+# B's quiet figure: as many reads as a drain sees (and a tenth as many
+# writes), so that the two p95s rest on as many samples.
+QUIET_READS = 4000
 
 
 def parse_args(argv):
@@ -48,6 +57,7 @@ def parse_args(argv):
     p.add_argument("--messages", type=int, default=10000, help="per channel (default %(default)s)")
     p.add_argument("--rate", type=float, default=100, help="offered per second per channel, step 2")
     p.add_argument("--seconds", type=float, default=10, help="length of step 2")
+    p.add_argument("--pace", type=int, default=500, help="send_rate of step 3, a second")
     p.add_argument("--json", help="write the figures here")
     return p.parse_args(argv)
 
@@ -101,6 +111,7 @@ def sink(kind, conn):
     "arrivals" ([(time, tag)]), "stop"."""
     from smtp_relay import Relay
     from twilio_double import TwilioDouble
+    os.nice(int(os.environ.get("SINK_NICE", "0")))
     if kind == "email":
         server = Relay(parse=False)
         conn.send({"url": server.url, "user": server.user, "password": server.password,
@@ -138,13 +149,17 @@ class Sink:
         self.proc.join(10)
 
 
+def outbox_conf(rate):
+    return "send_rate = %d\nretry_first_s = 1\n" % rate
+
+
 def set_up(args):
     from harness import Server
     relay, double = Sink("email"), Sink("sms")
     r = relay.info
     os.environ["HL_BUILD"] = os.path.relpath(args.build, ROOT)
     s = Server(modules=("contacts", "conversations", "email", "sms"), plugins={
-        "conversations": "send_rate = 5000\nretry_first_s = 1\n",
+        "conversations": outbox_conf(5000),
         "email": "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (r["url"], r["user"], r["cert"]),
         "sms": "twilio_base_url = %s\n" % double.info["url"]}, env={"PGHL_SMTP_PASSWORD": r["password"]})
     s.create_admin(*ADMIN)
@@ -209,107 +224,168 @@ def wait_count(sink, n, timeout):
     return sink.ask("count")
 
 
+def senders(name, number):
+    """Each channel's settings for a sender called `name` texting from `number`."""
+    return (("email", "/api/email/settings", {"from_name": name,
+                                               "from_address": name.lower() + "@studio.example.test"}),
+            ("sms", "/api/sms/settings", {"account_sid": SID, "auth_token": TOKEN, "from_number": number}))
+
+
+def drain(client, pid, sinks, sender, n):
+    """One channel after the other, so that each has its own rate and CPU:
+    the channel set up, then its `n` messages waited for at the sink."""
+    out = {}
+    for channel, path, body in senders(*sender):
+        sink = sinks[channel]
+        base = sink.ask("count")
+        cpu0, t0 = proc_cpu(pid), time.time()
+        client.call("PUT", path, body)
+        got = wait_count(sink, base + n, 900) - base
+        last = max(at for at, _ in sink.ask("arrivals")[base:])
+        out[channel] = {"received": got, "per_s": got / (last - t0), "seconds": last - t0,
+                        "cpu_s": proc_cpu(pid) - cpu0}
+    return out
+
+
+def beside_b(s, admin, b_id, quiet, work):
+    """work() while B's people keep at it (api_times); B's p95s then, beside
+    `quiet` (its reads' and writes' times before), with work()'s figures."""
+    stop = threading.Event()
+    busy = ([], [])
+
+    def watch():
+        reads, writes = api_times(new_client(s, admin, b_id), stop)
+        busy[0].extend(reads)
+        busy[1].extend(writes)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        out = work()
+    finally:
+        stop.set()
+        watcher.join()
+    out.update({"quiet_p95_ms": pct(quiet[0], 95), "quiet_write_p95_ms": pct(quiet[1], 95),
+                "busy_p95_ms": pct(busy[0], 95), "busy_requests": len(busy[0]),
+                "busy_write_p95_ms": pct(busy[1], 95), "busy_writes": len(busy[1])})
+    out["busy_over_quiet"] = out["busy_p95_ms"] / out["quiet_p95_ms"]
+    out["busy_write_over_quiet"] = out["busy_write_p95_ms"] / out["quiet_write_p95_ms"]
+    return out
+
+
+def latency(s, admin, a_id, sinks, convs, rate, seconds):
+    """Step 2: a steady offer, each message timed from its POST to its arrival."""
+    sent = {}
+    base = {k: sink.ask("count") for k, sink in sinks.items()}
+    n = int(rate * seconds)
+
+    def offer(channel, client):
+        start = time.time()
+        for i in range(n):
+            time.sleep(max(0.0, start + i / rate - time.time()))
+            tag = "Reminder %s-%d" % (channel, i)
+            body = {"body": tag + ": see you soon"}
+            if channel == "email":
+                body["subject"] = "Reminder"
+            sent[tag] = time.time()  # queued: its POST begins
+            client.call("POST", "/api/conversations/%d/messages" % convs[channel][i % len(convs[channel])],
+                        body)
+    ts = [threading.Thread(target=offer, args=(k, new_client(s, admin, a_id))) for k in sinks]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out = {"offered_per_s": rate}
+    for k, name in (("email", "email"), ("sms", "text")):
+        wait_count(sinks[k], base[k] + n, 120)
+        lat = [at - sent[tag] for at, tag in sinks[k].ask("arrivals")[base[k]:] if tag in sent]
+        out.update({name + "_p50_s": pct(lat, 50), name + "_p99_s": pct(lat, 99),
+                    "latency_%ss" % name: len(lat)})
+    return out
+
+
+def queue(s, admin, client, location, prefix, n):
+    """100 contacts, a thread of each channel with each, and n messages of
+    each channel over them, while the sub-account's channels are not set
+    up; the threads, by channel."""
+    contacts(client, 100, prefix)
+    convs = {k: threads(client, s, admin, location, k, 100) for k in ("email", "sms")}
+    print("queueing %d e-mails and %d texts ..." % (n, n), flush=True)
+    for k, ids in convs.items():
+        post_all(s, admin, location, ids, k, n)
+    return convs
+
+
+def restart_paced(s, args):
+    """The server again, with send_rate at the pace of step 3; its admin."""
+    s.stop()
+    with open(os.path.join(s.plugins_dir, "conversations.conf"), "w") as f:
+        f.write(outbox_conf(args.pace))
+    s.start()
+    return s.login(*ADMIN)
+
+
 def main(argv):
     args = parse_args(argv)
     relay, double, s, admin = set_up(args)
+    sinks = {"email": relay, "sms": double}
+    paced_n = args.messages // 2
     out = {}
     try:
-        a_id = admin.post("/api/admin/locations", {"name": "Sender"}).json()["id"]
-        b_id = admin.post("/api/admin/locations", {"name": "Other client"}).json()["id"]
         from harness import headers
-        WRITE_HEADERS.update({a_id: headers(admin, a_id), b_id: headers(admin, b_id)})
+        ids = [admin.post("/api/admin/locations", {"name": n}).json()["id"]
+               for n in ("Sender", "Other client", "Paced sender")]
+        a_id, b_id, c_id = ids
+        WRITE_HEADERS.update({i: headers(admin, i) for i in ids})
         a, b = new_client(s, admin, a_id), new_client(s, admin, b_id)
-        contacts(a, 100, "a")
         contacts(b, 500, "b")
-        mail_threads = threads(a, s, admin, a_id, "email", 100)
-        text_threads = threads(a, s, admin, a_id, "sms", 100)
-        print("queueing %d e-mails and %d texts ..." % (args.messages, args.messages), flush=True)
-        post_all(s, admin, a_id, mail_threads, "email", args.messages)
-        post_all(s, admin, a_id, text_threads, "sms", args.messages)
-        quiet, quiet_writes = api_times(b)
-        out["quiet_p95_ms"] = pct(quiet, 95)
-        out["quiet_write_p95_ms"] = pct(quiet_writes, 95)
+        convs = queue(s, admin, a, a_id, "a", args.messages)
 
-        stop = threading.Event()
-        busy, busy_writes = [], []
+        out.update(beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+                            lambda: drain(a, s.proc.pid, sinks, ("Bench", "+15550100000"), args.messages)))
+        out.update({"messages": args.messages, "rss_peak_mb": proc_mem(s.proc.pid, "VmHWM"),
+                    "rss_mb": proc_mem(s.proc.pid, "VmRSS")})
+        out.update(latency(s, admin, a_id, sinks, convs, args.rate, args.seconds))
 
-        def watch():
-            reads, writes = api_times(new_client(s, admin, b_id), stop)
-            busy.extend(reads)
-            busy_writes.extend(writes)
-        watcher = threading.Thread(target=watch)
-        pid = s.proc.pid
-        watcher.start()
-        # One channel after the other: each one's own rate and CPU.
-        for channel, sink, setting in (
-                ("email", relay, ("/api/email/settings", {"from_name": "Bench",
-                                                          "from_address": "bench@studio.example.test"})),
-                ("sms", double, ("/api/sms/settings", {"account_sid": SID, "auth_token": TOKEN,
-                                                       "from_number": "+15550100000"}))):
-            cpu0, t0 = proc_cpu(pid), time.time()
-            a.call("PUT", *setting)
-            got = wait_count(sink, args.messages, 900)
-            last = max(at for at, _ in sink.ask("arrivals"))
-            out[channel] = {"received": got, "per_s": got / (last - t0), "seconds": last - t0,
-                            "cpu_s": proc_cpu(pid) - cpu0}
-        stop.set()
-        watcher.join()
-        out.update({"messages": args.messages, "rss_peak_mb": proc_mem(pid, "VmHWM"),
-                    "rss_mb": proc_mem(pid, "VmRSS"), "busy_p95_ms": pct(busy, 95),
-                    "busy_requests": len(busy), "busy_write_p95_ms": pct(busy_writes, 95),
-                    "busy_writes": len(busy_writes)})
-        out["busy_over_quiet"] = out["busy_p95_ms"] / out["quiet_p95_ms"]
-        out["busy_write_over_quiet"] = out["busy_write_p95_ms"] / out["quiet_write_p95_ms"]
-
-        # Step 2: a steady offer, each message timed from its answer to its arrival.
-        sent = {}
-        base_mail, base_text = relay.ask("count"), double.ask("count")
-        n = int(args.rate * args.seconds)
-
-        def offer(channel, convs, client):
-            start = time.time()
-            for i in range(n):
-                due = start + i / args.rate
-                time.sleep(max(0.0, due - time.time()))
-                tag = "Reminder %s-%d" % (channel, i)
-                body = {"body": tag + ": see you soon"}
-                if channel == "email":
-                    body["subject"] = "Reminder"
-                sent[tag] = time.time()  # queued: its POST begins
-                client.call("POST", "/api/conversations/%d/messages" % convs[i % len(convs)], body)
-        ts = [threading.Thread(target=offer, args=("email", mail_threads, new_client(s, admin, a_id))),
-              threading.Thread(target=offer, args=("sms", text_threads, new_client(s, admin, a_id)))]
-        for t in ts:
-            t.start()
-        for t in ts:
-            t.join()
-        wait_count(relay, base_mail + n, 120)
-        wait_count(double, base_text + n, 120)
-        mail_lat = [at - sent[tag] for at, tag in relay.ask("arrivals")[base_mail:] if tag in sent]
-        text_lat = [at - sent[tag] for at, tag in double.ask("arrivals")[base_text:] if tag in sent]
-        out.update({"offered_per_s": args.rate, "email_p50_s": pct(mail_lat, 50), "email_p99_s": pct(mail_lat, 99),
-                    "text_p50_s": pct(text_lat, 50), "text_p99_s": pct(text_lat, 99),
-                    "latency_emails": len(mail_lat), "latency_texts": len(text_lat)})
+        admin = restart_paced(s, args)
+        WRITE_HEADERS.update({i: headers(admin, i) for i in ids})
+        b, c = new_client(s, admin, b_id), new_client(s, admin, c_id)
+        queue(s, admin, c, c_id, "c", paced_n)
+        out["paced"] = beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+                                lambda: drain(c, s.proc.pid, sinks, ("Pace", "+15550100001"), paced_n))
+        out["paced"].update({"send_rate": args.pace, "messages": paced_n})
     finally:
         s.stop()
         relay.close()
         double.close()
-    for channel, what in (("email", "e-mails"), ("sms", "texts")):
-        f = out[channel]
-        print("drain: %d %s in %.1f s, %.0f a second; server CPU %.1f s" % (
-            f["received"], what, f["seconds"], f["per_s"], f["cpu_s"]))
-    print("server RSS at the end %(rss_mb).1f MB, peak %(rss_peak_mb).1f MB" % out)
-    print("other sub-account GET /api/contacts p95: quiet %(quiet_p95_ms).2f ms, during the drain"
-          " %(busy_p95_ms).2f ms (%(busy_over_quiet).2fx, %(busy_requests)d requests)" % out)
-    print("other sub-account PATCH /api/contacts/:id p95: quiet %(quiet_write_p95_ms).2f ms, during the"
-          " drain %(busy_write_p95_ms).2f ms (%(busy_write_over_quiet).2fx, %(busy_writes)d writes)" % out)
-    print("offered %(offered_per_s).0f/s each: e-mail p50 %(email_p50_s).3f s, p99 %(email_p99_s).3f s"
-          " (%(latency_emails)d); texts p50 %(text_p50_s).3f s, p99 %(text_p99_s).3f s"
-          " (%(latency_texts)d)" % out)
+    report(out)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
     return 0
+
+
+def report(out):
+    def shares(f, when):
+        print("other sub-account GET /api/contacts p95: quiet %.2f ms, %s %.2f ms (%.2fx, %d requests)"
+              % (f["quiet_p95_ms"], when, f["busy_p95_ms"], f["busy_over_quiet"], f["busy_requests"]))
+        print("other sub-account PATCH /api/contacts/:id p95: quiet %.2f ms, %s %.2f ms (%.2fx, %d writes)"
+              % (f["quiet_write_p95_ms"], when, f["busy_write_p95_ms"], f["busy_write_over_quiet"],
+                 f["busy_writes"]))
+
+    def drained(f, step):
+        for channel, what in (("email", "e-mails"), ("sms", "texts")):
+            g = f[channel]
+            print("%s: %d %s in %.1f s, %.0f a second; server CPU %.1f s" % (
+                step, g["received"], what, g["seconds"], g["per_s"], g["cpu_s"]))
+    drained(out, "drain")
+    print("server RSS at the end %(rss_mb).1f MB, peak %(rss_peak_mb).1f MB" % out)
+    shares(out, "during the drain")
+    print("offered %(offered_per_s).0f/s each: e-mail p50 %(email_p50_s).3f s, p99 %(email_p99_s).3f s"
+          " (%(latency_emails)d); texts p50 %(text_p50_s).3f s, p99 %(text_p99_s).3f s"
+          " (%(latency_texts)d)" % out)
+    paced = out["paced"]
+    drained(paced, "at send_rate %d" % paced["send_rate"])
+    shares(paced, "while sending at %d a second" % paced["send_rate"])
 
 
 if __name__ == "__main__":
