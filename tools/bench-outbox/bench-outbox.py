@@ -111,7 +111,6 @@ def sink(kind, conn):
     "arrivals" ([(time, tag)]), "stop"."""
     from smtp_relay import Relay
     from twilio_double import TwilioDouble
-    os.nice(int(os.environ.get("SINK_NICE", "0")))
     if kind == "email":
         server = Relay(parse=False)
         conn.send({"url": server.url, "user": server.user, "password": server.password,
