@@ -29,7 +29,11 @@
 #include <time.h>
 
 #define DAY_MS (24 * 3600 * 1000LL)
-#define WAIT_RECHECK_MS (60 * 1000LL) /* a channel not set up is asked again */
+/* When a message whose channel is not set up is due: when the provider
+ * says it is (channel.ready), or the server starts again (a module or a
+ * relay enabled), never by the clock: 10,000 of them looked at again
+ * each minute kept the writer busy for nothing. */
+#define WHEN_SET_UP INT64_MAX
 #define PER_LOCATION 8                /* messages of one sub-account per turn, at least */
 #define BATCH 256                     /* messages a slice looks at, at most */
 #define CHANNEL_SIZE 17               /* a channel's name (16 bytes at most) and its NUL */
@@ -91,8 +95,8 @@ static int publish_status(struct hl_job_run *run, int64_t location, int64_t mess
 
 /* Set message `id`'s status and reason (NULL: none), and its reference
  * when one is given; then publish it, when that changed anything (a
- * message waiting for its channel is looked at again each minute, and
- * its watchers need not hear the same words again). */
+ * message still waiting for its channel after a restart: its watchers
+ * need not hear the same words again). */
 static int set_status(struct hl_job_run *run, int64_t location, int64_t id, const char *status,
 		      const char *reason, const char *reference)
 {
@@ -354,7 +358,7 @@ static int hand_over(struct hl_job_run *run, const struct due *d)
 	if (rc == HL_ENOENT && !why[0])
 		snprintf(why, sizeof(why), "no %s provider is set up", conv_channel_label(d->channel));
 	if (rc == HL_ENOENT) /* waits, saying why */
-		return reschedule(run, d->location, d->id, now_ms() + WAIT_RECHECK_MS, 0) ? HL_EDB
+		return reschedule(run, d->location, d->id, WHEN_SET_UP, 0) ? HL_EDB
 			: set_status(run, d->location, d->id, "queued", why, NULL);
 	if (rc == HL_EINVAL)
 		return leave_outbox(run, d->location, d->id) ? HL_EDB
@@ -471,9 +475,26 @@ static int find_due(struct hl_job_run *run, struct due *due, int want)
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : HL_EDB;
 }
 
+/* Once a run: what waited for a channel may go now (see WHEN_SET_UP). */
+static int wake_waiting(struct hl_job_run *run)
+{
+	static int woken;
+	if (woken)
+		return 0;
+	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "UPDATE outbox SET due_at = 0"
+				   " WHERE due_at = :when_set_up");
+	hl_bind_int(st, ":when_set_up", WHEN_SET_UP);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	woken = 1;
+	return 0;
+}
+
 int outbox_slice(struct hl_job_run *run)
 {
-	int rc = recover(run);
+	int rc = wake_waiting(run);
+	if (!rc)
+		rc = recover(run);
 	if (rc)
 		return rc;
 	if ((rc = sweep_early_reports(run)))

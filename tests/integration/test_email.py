@@ -222,14 +222,28 @@ def test_no_header_can_be_written_by_a_user():
 
 
 def test_without_a_relay_or_a_sender_the_thread_says_why_and_sends_once_set():
-    s, admin, h = server(None)
-    with s:
-        conversation = thread_with(admin, h)
-        mid = send(admin, h, conversation, "Hello", subject="Hello")["id"]
-        waiting = until_status(admin, h, conversation, mid, ("queued",))
-        assert wait_for(lambda: (until_status(admin, h, conversation, mid, ("queued",))["status_reason"]
-                                 or "").startswith("no e-mail relay is set up"), 10, 0.05)
-        assert admin.get("/api/email/settings", headers=h).json()["relay"] is None, waiting
+    with Relay() as relay:
+        s, admin, h = server(None)
+        with s:
+            assert admin.request("PUT", "/api/email/settings", SENDER, headers=h).status == 200
+            conversation = thread_with(admin, h)
+            mid = send(admin, h, conversation, "Hello", subject="Hello")["id"]
+            waiting = until_status(admin, h, conversation, mid, ("queued",))
+            assert wait_for(lambda: (until_status(admin, h, conversation, mid, ("queued",))
+                                     ["status_reason"] or "").startswith("no e-mail relay is set up"),
+                            10, 0.05)
+            assert admin.get("/api/email/settings", headers=h).json()["relay"] is None, waiting
+            # The operator sets the relay and starts the server again: what
+            # waited leaves, with nothing else asked of anyone.
+            s.stop()
+            with open(os.path.join(s.plugins_dir, "email.conf"), "w") as f:
+                f.write("smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (
+                    relay.url, relay.user, relay.cert))
+            s.env["PGHL_SMTP_PASSWORD"] = relay.password
+            s.start()
+            admin = s.login(*ADMIN)
+            until_status(admin, h, conversation, mid, ("sent",))
+            assert len(relay.wait_for(1)) == 1
     with Relay() as relay:
         s, admin, h = server(relay)
         with s:
