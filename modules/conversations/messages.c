@@ -160,7 +160,7 @@ static int read_attachments(struct hl_req *req, const char *channel, const char 
 /* An e-mail's Markdown as its reader sees it, in the arena: what the
  * thread shows. cmark renders it as the email module does (a line break
  * is a break), leaving raw HTML and unsafe links out; NULL for another
- * channel, or when memory ran out (the thread then shows the text). */
+ * channel (the thread then shows the text). */
 static const char *rendered(struct hl_req *req, const char *channel, const char *body)
 {
 	if (strcmp(channel, "email"))

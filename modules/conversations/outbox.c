@@ -29,11 +29,12 @@
 #include <time.h>
 
 #define DAY_MS (24 * 3600 * 1000LL)
-/* When a message whose channel is not set up is due: when the provider
- * says it is (channel.ready), or the server starts again (a module or a
- * relay enabled), never by the clock: 10,000 of them looked at again
- * each minute kept the writer busy for nothing. */
-#define WHEN_SET_UP INT64_MAX
+/* A message whose channel is not set up is due again when the provider
+ * says it is (channel.ready), when the server starts again (a module or
+ * a relay enabled), or an hour later, in case that event was lost (they
+ * are kept in memory, at most once): 10,000 of them looked at each
+ * minute kept the writer busy for nothing. */
+#define SET_UP_RECHECK_MS (3600 * 1000LL)
 #define PER_LOCATION 8                /* messages of one sub-account per turn, at least */
 #define BATCH 256                     /* messages a slice looks at, at most */
 #define CHANNEL_SIZE 17               /* a channel's name (16 bytes at most) and its NUL */
@@ -95,8 +96,8 @@ static int publish_status(struct hl_job_run *run, int64_t location, int64_t mess
 
 /* Set message `id`'s status and reason (NULL: none), and its reference
  * when one is given; then publish it, when that changed anything (a
- * message still waiting for its channel after a restart: its watchers
- * need not hear the same words again). */
+ * message still waiting for its channel when looked at again: its
+ * watchers need not hear the same words again). */
 static int set_status(struct hl_job_run *run, int64_t location, int64_t id, const char *status,
 		      const char *reason, const char *reference)
 {
@@ -358,7 +359,7 @@ static int hand_over(struct hl_job_run *run, const struct due *d)
 	if (rc == HL_ENOENT && !why[0])
 		snprintf(why, sizeof(why), "no %s provider is set up", conv_channel_label(d->channel));
 	if (rc == HL_ENOENT) /* waits, saying why */
-		return reschedule(run, d->location, d->id, WHEN_SET_UP, 0) ? HL_EDB
+		return reschedule(run, d->location, d->id, now_ms() + SET_UP_RECHECK_MS, 0) ? HL_EDB
 			: set_status(run, d->location, d->id, "queued", why, NULL);
 	if (rc == HL_EINVAL)
 		return leave_outbox(run, d->location, d->id) ? HL_EDB
@@ -475,18 +476,24 @@ static int find_due(struct hl_job_run *run, struct due *due, int want)
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? n : HL_EDB;
 }
 
-/* Once a run: what waited for a channel may go now (see WHEN_SET_UP). */
+/* At a run's start, what waited before it for its channel or its time
+ * (never a message tried already, which keeps its back-off) is due: a
+ * module or a relay may have been enabled. Again each slice until one
+ * finds none left, so that a slice rolled back wakes them again; those
+ * put back to wait in this run carry its boot mark. */
 static int wake_waiting(struct hl_job_run *run)
 {
 	static int woken;
 	if (woken)
 		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "UPDATE outbox SET due_at = 0"
-				   " WHERE due_at = :when_set_up");
-	hl_bind_int(st, ":when_set_up", WHEN_SET_UP);
-	if (hl_step_changes(st) < 0)
+				   " WHERE due_at > :now AND attempts = 0 AND boot IS NOT :boot");
+	hl_bind_int(st, ":now", now_ms());
+	hl_bind_int(st, ":boot", conv_boot);
+	int64_t changed = hl_step_changes(st);
+	if (changed < 0)
 		return HL_EDB;
-	woken = 1;
+	woken = !changed;
 	return 0;
 }
 
