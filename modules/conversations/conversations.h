@@ -80,10 +80,22 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 int conv_merge(struct hl_req *req, int64_t contact, const char *member, const char *text,
 	       const char **out);
 /* Add a message to conversation `cv` and bring the conversation's last
- * message, preview and (for an inbound one) unread count up to date;
- * *id is the new message's. 0 or HL_EDB. */
+ * message, preview (`preview`'s first 200 characters, or the body's when
+ * NULL) and (for an inbound one) unread count up to date; *id is the new
+ * message's. 0 or HL_EDB. */
 int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
-		     const char *channel, const char *body, int64_t *id);
+		     const char *channel, const char *body, const char *preview, int64_t *id);
+
+/* An e-mail written in the app as its reader sees it (markdown.c): the
+ * HTML of its Markdown and its words on one line, in the arena; both
+ * NULL for another channel, whose body is read as written. 0 or
+ * HL_ENOMEM. */
+struct conv_rendering {
+	const char *html;
+	const char *words;
+};
+int conv_render(struct hl_req *req, const char *channel, const char *body,
+		struct conv_rendering *out);
 /* The members "body" (required) and "channel" (optional, NULL when
  * absent) of the request's body: 0, or HL_EINVAL after a 422. */
 int conv_read_message(struct hl_req *req, const char **body, const char **channel);

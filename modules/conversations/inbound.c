@@ -104,7 +104,7 @@ int conv_inbound(struct hl_req *req)
 		return HL_EDB;
 	rc = conv_find_or_open(req, contact, in.channel, 0, &cv);
 	if (rc >= 0)
-		rc = conv_add_message(req, &cv, 1, in.channel, in.body, &message);
+		rc = conv_add_message(req, &cv, 1, in.channel, in.body, NULL, &message);
 	if (!rc)
 		rc = conv_publish(req, "message.received", message, contact, cv.id, message,
 				  in.channel);

@@ -8,8 +8,6 @@
  */
 #include "conversations.h"
 
-#include <cmark.h>
-#include <stdlib.h>
 #include <string.h>
 
 int conv_messages(struct hl_req *req)
@@ -63,17 +61,17 @@ static int insert_message(struct hl_req *req, const struct conversation *cv, int
 }
 
 int conv_add_message(struct hl_req *req, const struct conversation *cv, int inbound,
-		     const char *channel, const char *body, int64_t *id)
+		     const char *channel, const char *body, const char *preview, int64_t *id)
 {
 	const char *at;
 	int rc = insert_message(req, cv, inbound, channel, body, id, &at);
 	if (rc)
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET last_message_at = :at,"
-		" last_message_preview = substr(:body, 1, 200),"
+		" last_message_preview = substr(:preview, 1, 200),"
 		" unread_count = unread_count + :inbound WHERE id = :id AND location_id = :location");
 	hl_bind_text(st, ":at", at);
-	hl_bind_text(st, ":body", body);
+	hl_bind_text(st, ":preview", preview ? preview : body);
 	hl_bind_int(st, ":inbound", inbound);
 	hl_bind_int(st, ":id", cv->id);
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
@@ -157,20 +155,6 @@ static int read_attachments(struct hl_req *req, const char *channel, const char 
 	return 0;
 }
 
-/* An e-mail's Markdown as its reader sees it, in the arena: what the
- * thread shows. cmark renders it as the email module does (a line break
- * is a break), leaving raw HTML and unsafe links out; NULL for another
- * channel (the thread then shows the text). */
-static const char *rendered(struct hl_req *req, const char *channel, const char *body)
-{
-	if (strcmp(channel, "email"))
-		return NULL;
-	char *html = cmark_markdown_to_html(body, strlen(body), CMARK_OPT_HARDBREAKS);
-	const char *kept = html ? hl_strndup(req, html, strlen(html)) : NULL;
-	free(html);
-	return kept;
-}
-
 /* POST /api/conversations/:id/messages {"body", "channel", "subject",
  * "marketing", "attachments"}: 201 with the message, queued for a
  * provider; its merge fields filled (merge.c); a marketing text waits for
@@ -202,17 +186,18 @@ int conv_send(struct hl_req *req)
 	const char *why;
 	if ((rc = conv_opted_out(req, cv.contact, channel, &why)))
 		return rc < 0 ? rc : hl_reply_invalid(req, "channel", "%s", why);
-	if ((rc = conv_add_message(req, &cv, 0, channel, body, &message)))
+	struct conv_rendering seen;
+	if ((rc = conv_render(req, channel, body, &seen)) ||
+	    (rc = conv_add_message(req, &cv, 0, channel, body, seen.words, &message)))
 		return rc;
-	const char *html = rendered(req, channel, body);
-	if (marketing || subject || files || html) {
+	if (marketing || subject || files || seen.html) {
 		sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET marketing = :marketing,"
 			" subject = :subject, attachments = :files, html = :html"
 			" WHERE id = :id AND location_id = :location");
 		hl_bind_int(st, ":marketing", marketing);
 		hl_bind_text(st, ":subject", subject);
 		hl_bind_text(st, ":files", files);
-		hl_bind_text(st, ":html", html);
+		hl_bind_text(st, ":html", seen.html);
 		hl_bind_int(st, ":id", message);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;

@@ -90,7 +90,7 @@ int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 	if (rc < 0)
 		return rc;
 	const char *body = m->body && *m->body ? m->body : "(no text)";
-	if ((rc = conv_add_message(req, &cv, 1, m->channel, body, &message)))
+	if ((rc = conv_add_message(req, &cv, 1, m->channel, body, NULL, &message)))
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE messages SET subject = :subject,"
 		" reference = :reference, attachments = :files WHERE id = :id"

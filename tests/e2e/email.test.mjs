@@ -105,6 +105,9 @@ describe('email', () => {
 		await sent.getByText('Your plan for March').waitFor();
 		assert.equal(await sent.locator('.i-body strong').textContent(), 'your');
 		assert.equal((await sent.locator('.i-body').textContent()).includes('**'), false);
+		/* the inbox's preview reads the same words */
+		const row = page.locator('.i-item', { hasText: 'Odile Marchetti' }).locator('.i-preview');
+		assert.equal(await row.textContent(), 'Hi Odile, here is your plan.');
 		/* the file went with it, and can be downloaded from the thread by its name */
 		const link = sent.getByRole('link', { name: 'plan.pdf (1 KB)' });
 		const download = await Promise.all([page.waitForEvent('download'), link.click()]).then(([d]) => d);
@@ -113,6 +116,10 @@ describe('email', () => {
 		assert.equal(String(await readFile(await download.path())), '%PDF-1.4 the plan');
 		await until(async () => (await sent.locator('.i-status').textContent()) === 'Sent', 10000, 'Sent');
 		await shoot(page, 'email-thread');
+		/* and the server's, when the inbox is drawn again */
+		await page.reload();
+		await thread(page).waitFor();
+		assert.equal(await row.textContent(), 'Hi Odile, here is your plan.');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

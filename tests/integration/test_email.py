@@ -117,9 +117,12 @@ def test_a_message_leaves_from_the_sender_as_rfc_5322_and_mime_say_and_replies_t
         assert plain.replace("\r\n", "\n") == sent["body"] + "\n", (plain, sent["body"])
         assert "<strong>Bring</strong> a towel — and water." in html and "<li>one</li>" in html
         assert html.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in html
-        # The thread shows the same rendering as the one sent.
+        # The thread shows the same rendering as the one sent, and the inbox
+        # its words as the reader sees them.
         assert sent["html"] in html.replace("\r\n", "\n"), (sent["html"], html)
         assert "<strong>Bring</strong>" in sent["html"]
+        preview = admin.get("/api/conversations/%d" % conversation, headers=h).json()["last_message_preview"]
+        assert preview.startswith("Hi Ann, Bring a towel — and water. one two A line of"), preview
         # Every line of the wire is short and ASCII, each header's too.
         for line in got["raw"].split(b"\r\n"):
             assert len(line) <= 998 and max(line, default=0) < 128, line
