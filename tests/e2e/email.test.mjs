@@ -107,7 +107,7 @@ describe('email', () => {
 		assert.equal((await sent.locator('.i-body').textContent()).includes('**'), false);
 		/* the inbox's preview reads the same words */
 		const row = page.locator('.i-item', { hasText: 'Odile Marchetti' }).locator('.i-preview');
-		assert.equal(await row.textContent(), 'Hi Odile, here is your plan.');
+		await until(async () => (await row.textContent()) === 'Hi Odile, here is your plan.', 10000, 'the preview');
 		/* the file went with it, and can be downloaded from the thread by its name */
 		const link = sent.getByRole('link', { name: 'plan.pdf (1 KB)' });
 		const download = await Promise.all([page.waitForEvent('download'), link.click()]).then(([d]) => d);

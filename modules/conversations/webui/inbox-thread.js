@@ -58,18 +58,6 @@ function message(ctx, m) {
 	return li;
 }
 
-/* What the inbox's preview reads of a message sent: an e-mail's words as
- * its reader sees them, on one line, as the server's preview has them. */
-function previewOf(ctx, m) {
-	if (!m.html)
-		return m.body;
-	const box = document.createElement('div');
-	box.append(ctx.rendered(m.html));
-	for (const block of box.querySelectorAll('p, li, h1, h2, h3, h4, h5, h6, pre, br'))
-		block.after(' ');
-	return box.textContent.replace(/\s+/g, ' ').trim();
-}
-
 function frame(x, c) {
 	const { ctx } = x;
 	return ctx.html`
@@ -392,7 +380,6 @@ async function reply(t) {
 	form.elements.files.value = '';
 	form.elements.body.dispatchEvent(new Event('input'));
 	form.elements.body.focus();
-	const a = t.x.el.list.querySelector('[data-id="' + c.id + '"] .i-preview');
-	if (a)
-		a.textContent = previewOf(t.ctx, sent);
+	/* the inbox's entry, its preview the server's words, comes with the
+	 * live message.sent, as for a message sent elsewhere */
 }
