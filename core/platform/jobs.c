@@ -522,8 +522,9 @@ static void run_job(struct jobs *js, struct job *job)
  * the writer's cache is let go of and the heap given back once nothing is
  * due for LET_GO_IDLE_US. Not at the end of each pass: the outbox's ends
  * whenever its channels are full, and while 10,000 e-mails left, doing it
- * then (456 times) took an eighth of the scheduler's time, and another
- * sub-account's writes waited for it and read their pages again. */
+ * then (456 times) made 7 % of the scheduler's samples madvise calls
+ * alone, and another sub-account's writes waited for it and read their
+ * pages again. */
 #define LET_GO_IDLE_US 200000LL
 
 static void let_go(struct jobs *js)
