@@ -58,7 +58,8 @@ COUNTS = {
         "SELECT location_id, assignee, day, late FROM late_counts",
         "SELECT l.location_id, l.assignee, l.day, (SELECT count(*) FROM tasks t"
         " WHERE t.location_id = l.location_id AND coalesce(t.assignee_id, 0) = l.assignee"
-        " AND t.completed_at IS NULL AND unixepoch(t.due_at) / 86400 < l.day) FROM late_counts l"),
+        " AND t.completed_at IS NULL AND local_day(unixepoch(t.due_at),"
+        " (SELECT timezone FROM locations WHERE id = t.location_id)) < l.day) FROM late_counts l"),
     "tag_counts": (
         "SELECT tag_id, location_id, contacts FROM tag_counts WHERE contacts <> 0",
         "SELECT tag_id, location_id, count(*) FROM contact_tags WHERE contact_deleted = 0"
