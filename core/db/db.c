@@ -549,7 +549,7 @@ int db_open(struct db **out, const struct config *cfg)
 		db->readers[i].next_free = db->free_list;
 		db->free_list = &db->readers[i];
 	}
-	if ((rc = checkpointer_start(&db->checkpointer, db->path, db->writer->sql)))
+	if ((rc = checkpointer_start(&db->checkpointer, db->path, db, db->writer->sql)))
 		goto out;
 	*out = db;
 	db = NULL;
