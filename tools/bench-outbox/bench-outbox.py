@@ -22,6 +22,12 @@ sub-accounts: A sends, B is a client whose people keep using the app.
      a second, the rate the outbox must reach), a third sub-account, C,
      queues half as many of each, then sends them while B's people work
      as in step 1, beside B's quiet figure measured again just before.
+  4. The control: nothing is sent; processes that only burn the CPU
+     the sinks burned in step 1 (as large a share of a core, for as
+     long, one channel's after the other) run while B's people work as
+     in step 1, beside B's quiet figure measured just before. It is
+     the share of the other client's p95 that is the machine's, not the
+     server's: on a machine with the provider elsewhere it is not there.
 
 Each quiet figure is taken once the messages queued have all been looked
 at and put aside to wait for their channel, so that it is quiet.
@@ -239,12 +245,12 @@ def drain(client, pid, sinks, sender, n):
     for channel, path, body in senders(*sender):
         sink = sinks[channel]
         base = sink.ask("count")
-        cpu0, t0 = proc_cpu(pid), time.time()
+        cpu0, sink_cpu0, t0 = proc_cpu(pid), proc_cpu(sink.proc.pid), time.time()
         client.call("PUT", path, body)
         got = wait_count(sink, base + n, 900) - base
         last = max((at for at, _ in sink.ask("arrivals")[base:]), default=time.time())
         out[channel] = {"received": got, "per_s": got / (last - t0), "seconds": last - t0,
-                        "cpu_s": proc_cpu(pid) - cpu0}
+                        "cpu_s": proc_cpu(pid) - cpu0, "sink_cpu_s": proc_cpu(sink.proc.pid) - sink_cpu0}
     return out
 
 
@@ -271,6 +277,29 @@ def beside_b(s, admin, b_id, quiet, work):
     out["busy_over_quiet"] = out["busy_p95_ms"] / out["quiet_p95_ms"]
     out["busy_write_over_quiet"] = out["busy_write_p95_ms"] / out["quiet_write_p95_ms"]
     return out
+
+
+def burn(share, seconds):
+    """A sink's CPU without its work: busy `share` of every 2 ms."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t = time.perf_counter()
+        while time.perf_counter() - t < share * 0.002:
+            pass
+        time.sleep((1 - share) * 0.002)
+
+
+def control(drained):
+    """Step 4's work: for each channel drained in step 1, a process burning
+    the share of a core its sink burned, for as long."""
+    import multiprocessing
+    for channel in ("email", "sms"):
+        g = drained[channel]
+        p = multiprocessing.Process(target=burn, args=(min(1.0, g["sink_cpu_s"] / g["seconds"]),
+                                                       g["seconds"]))
+        p.start()
+        p.join()
+    return {}
 
 
 def latency(s, admin, a_id, sinks, convs, rate, seconds):
@@ -359,6 +388,8 @@ def main(argv):
         out["paced"] = beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
                                 lambda: drain(c, s.proc.pid, sinks, ("Pace", "+15550100001"), paced_n))
         out["paced"].update({"send_rate": args.pace, "messages": paced_n})
+        out["control"] = beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+                                  lambda: control(out))
     finally:
         s.stop()
         relay.close()
@@ -381,8 +412,8 @@ def report(out):
     def drained(f, step):
         for channel, what in (("email", "e-mails"), ("sms", "texts")):
             g = f[channel]
-            print("%s: %d %s in %.1f s, %.0f a second; server CPU %.1f s" % (
-                step, g["received"], what, g["seconds"], g["per_s"], g["cpu_s"]))
+            print("%s: %d %s in %.1f s, %.0f a second; server CPU %.1f s, its sink's %.1f s" % (
+                step, g["received"], what, g["seconds"], g["per_s"], g["cpu_s"], g["sink_cpu_s"]))
     drained(out, "drain")
     print("server RSS at the end %(rss_mb).1f MB, peak %(rss_peak_mb).1f MB" % out)
     shares(out, "during the drain")
@@ -392,6 +423,7 @@ def report(out):
     paced = out["paced"]
     drained(paced, "at send_rate %d" % paced["send_rate"])
     shares(paced, "while sending at %d a second" % paced["send_rate"])
+    shares(out["control"], "beside the sinks' CPU alone, nothing sent,")
 
 
 if __name__ == "__main__":
