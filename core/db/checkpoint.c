@@ -33,7 +33,6 @@
  * first, so the writers wait little. The WAL then stays near 16 MB.
  */
 #include "db/checkpoint.h"
-#include "db/db.h"
 #include "lib/log.h"
 
 #include <hyperlevel/hyperlevel.h>
@@ -47,8 +46,8 @@
 
 struct checkpointer {
 	sqlite3 *sql;
-	struct db *db;
 	sqlite3 *writer;
+	struct checkpoint_writers writers;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -75,9 +74,9 @@ static int on_commit(void *arg, sqlite3 *db, const char *name, int pages)
  * again from its beginning. */
 static int checkpoint_between_writes(struct checkpointer *cp, int *frames, int *copied)
 {
-	struct hl_db *w = db_write_lock(cp->db);
+	cp->writers.hold(cp->writers.arg);
 	int rc = sqlite3_wal_checkpoint_v2(cp->sql, NULL, SQLITE_CHECKPOINT_PASSIVE, frames, copied);
-	db_write_unlock(cp->db, w);
+	cp->writers.release(cp->writers.arg);
 	return rc;
 }
 
@@ -108,8 +107,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int checkpointer_start(struct checkpointer **out, const char *path, struct db *db,
-		       sqlite3 *writer)
+int checkpointer_start(struct checkpointer **out, const char *path, sqlite3 *writer,
+		       struct checkpoint_writers writers)
 {
 	struct checkpointer *cp = calloc(1, sizeof(*cp));
 	*out = NULL;
@@ -117,8 +116,8 @@ int checkpointer_start(struct checkpointer **out, const char *path, struct db *d
 		return HL_ENOMEM;
 	pthread_mutex_init(&cp->lock, NULL);
 	pthread_cond_init(&cp->wake, NULL);
-	cp->db = db;
 	cp->writer = writer;
+	cp->writers = writers;
 	cp->wake_at = CHECKPOINT_PAGES;
 	if (sqlite3_open_v2(path, &cp->sql, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK || sqlite3_busy_timeout(cp->sql, 10000) != SQLITE_OK ||

@@ -503,6 +503,19 @@ static int pool_size(const struct config *cfg)
 	return n < 2 ? 2 : n;
 }
 
+/* The checkpointer's moment between two writes (checkpoint.h): it takes
+ * its turn at the write lock as any writer does. */
+static void hold_writers(void *arg)
+{
+	db_write_lock(arg);
+}
+
+static void release_writers(void *arg)
+{
+	struct db *db = arg;
+	db_write_unlock(db, db->writer);
+}
+
 int db_open(struct db **out, const struct config *cfg)
 {
 	int rc = HL_ENOMEM;
@@ -549,7 +562,8 @@ int db_open(struct db **out, const struct config *cfg)
 		db->readers[i].next_free = db->free_list;
 		db->free_list = &db->readers[i];
 	}
-	if ((rc = checkpointer_start(&db->checkpointer, db->path, db, db->writer->sql)))
+	if ((rc = checkpointer_start(&db->checkpointer, db->path, db->writer->sql,
+				      (struct checkpoint_writers){ hold_writers, release_writers, db })))
 		goto out;
 	*out = db;
 	db = NULL;
