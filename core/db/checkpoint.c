@@ -30,7 +30,7 @@
  * every commit past it: 250 a second while messages were queued), and
  * once one leaves RESTART_PAGES, a second copies the rest between two
  * writes (checkpoint_between_writes): the frames committed since the
- * first, so the writers wait little. The WAL then stays near 16 MB.
+ * first, so the writers wait little. The WAL then stays near 20 MB.
  */
 #include "db/checkpoint.h"
 #include "lib/log.h"

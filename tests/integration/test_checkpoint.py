@@ -10,7 +10,7 @@ the start: 247 MB after these 4,000 messages."""
 import os
 import threading
 
-from harness import ADMIN, Server, headers
+from harness import ADMIN, agency, headers
 
 MESSAGES = 4000
 WORKERS = 4
@@ -20,12 +20,8 @@ MOST_MB = 24
 
 
 def test_the_wal_stays_small_under_steady_writes():
-    s = Server(modules=("contacts", "conversations"), env={"PGHL_BACKUPS": "0"})
+    s, admin, (location,) = agency(modules=("contacts", "conversations"), env={"PGHL_BACKUPS": "0"})
     with s:
-        s.create_admin(*ADMIN)
-        s.start()
-        admin = s.login(*ADMIN)
-        location = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
         h = headers(admin, location)
         conversations = []
         for i in range(WORKERS):
