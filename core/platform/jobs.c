@@ -73,6 +73,7 @@ struct jobs {
 	int wakers;            /* jobs with a wake_on (fixed at the start) */
 	struct job *publishing; /* whose slice's events are being handed over (the thread's own) */
 	int let_go;            /* a pass has ended since the last let_go (the thread's own) */
+	long long worked_us;   /* when the thread last ran a slice or delivered (its own) */
 	_Atomic long long contended_us; /* when a request last waited for a slice's lock */
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -519,12 +520,14 @@ static void run_job(struct jobs *js, struct job *job)
 
 /* What a pass of several slices walked through (the purge's first pass
  * left 30 MB resident) need not stay mapped and cached on an idle server:
- * the writer's cache is let go of and the heap given back once nothing is
- * due for LET_GO_IDLE_US. Not at the end of each pass: the outbox's ends
- * whenever its channels are full, and while 10,000 e-mails left, doing it
- * then (456 times) made 7 % of the scheduler's samples madvise calls
- * alone, and another sub-account's writes waited for it and read their
- * pages again. */
+ * the writer's cache is let go of and the heap given back once the thread
+ * has had nothing to do for LET_GO_IDLE_US and nothing is due for as long.
+ * Not at the end of each pass, nor whenever no slice is due by the clock:
+ * the outbox's passes end whenever its channels are full and its next is
+ * woken, not timed, so while 10,000 e-mails left either made the writer's
+ * cache dropped and the heap trimmed ten times a second (600 madvise
+ * calls, each stopping the other core to flush its TLB), another
+ * sub-account's writes waiting for it and reading their pages again. */
 #define LET_GO_IDLE_US 200000LL
 
 static void let_go(struct jobs *js)
@@ -553,12 +556,17 @@ static void *loop(void *arg)
 		struct job *job = next_due(js);
 		long long until = events && (!job || js->deliver_us < job->next_us) ? js->deliver_us
 				  : job ? job->next_us : LLONG_MAX;
-		if (events && js->deliver_us <= now)
+		long long idle_at = js->let_go ? js->worked_us + LET_GO_IDLE_US : LLONG_MAX;
+		if (events && js->deliver_us <= now) {
 			deliver_events(js);
-		else if (job && job->next_us <= now)
+			js->worked_us = now_us();
+		} else if (job && job->next_us <= now) {
 			run_job(js, job);
-		else if (js->let_go && until - now >= LET_GO_IDLE_US)
+			js->worked_us = now_us();
+		} else if (idle_at <= now && until - now >= LET_GO_IDLE_US)
 			let_go(js);
+		else if (idle_at > now && idle_at < until)
+			wait_until(js, idle_at);
 		else if (until < LLONG_MAX)
 			wait_until(js, until);
 		else
