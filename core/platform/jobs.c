@@ -47,6 +47,7 @@ struct job {
 	int recorded;          /* the last slice's outcome is in job_state (the thread's own) */
 	int walking;           /* its pass has taken more than one slice (the thread's own) */
 	int woken;             /* an event it wakes on came since its slice began (hl_job.wake_on) */
+	unsigned again_ms;     /* its last slice's hl_job_again_in, or 0 */
 	struct job_stat stat;  /* since the start; next_in_ms, backing_off unused */
 };
 
@@ -57,6 +58,7 @@ struct hl_job_run {
 	long long start_us;    /* when the slice took the write lock */
 	long long checked_us;  /* the last hl_job_over_budget call, or start_us */
 	_Atomic long long *contended_us; /* the scheduler's: when a request last waited */
+	unsigned again_ms;     /* hl_job_again_in, or 0 */
 	struct event_list events; /* published, handed over after the commit */
 	struct sender *sender;    /* NULL: nothing is sent */
 	struct send_list sends;   /* prepared, handed over after the commit */
@@ -93,6 +95,12 @@ HL_API int64_t hl_job_cursor(const struct hl_job_run *run)
 HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor)
 {
 	run->cursor = cursor;
+}
+
+HL_API void hl_job_again_in(struct hl_job_run *run, unsigned ms)
+{
+	if (ms && (!run->again_ms || ms < run->again_ms))
+		run->again_ms = ms;
 }
 
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
@@ -284,6 +292,7 @@ static int run_slice(struct jobs *js, struct job *job, long long *ms)
 	/* A pass of several slices has walked through its table: what it
 	 * mapped and cached is let go once the thread is idle (let_go). */
 	js->let_go |= rc == HL_JOB_DONE && job->walking;
+	job->again_ms = rc == HL_JOB_DONE ? run.again_ms : 0;
 	job->walking = rc == HL_JOB_MORE || (job->walking && rc < 0);
 	/* Handed over before the lock goes: in the order of the commits. */
 	js->publishing = job;
@@ -473,6 +482,8 @@ static void schedule(struct job *job, int rc, long long now)
 			  hl_strerror(rc), (double)period / 1000);
 	} else {
 		job->failures = 0;
+		if (job->again_ms && job->again_ms < period)
+			period = job->again_ms; /* hl_job_again_in */
 	}
 	job->next_us = now + period * 1000;
 }

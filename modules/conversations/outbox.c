@@ -81,6 +81,18 @@ static int take_token(int64_t location, int64_t now)
 	return 1;
 }
 
+/* When `location`'s bucket will hold a turn's worth of tokens (or a
+ * second's, at a rate below that), in ms from the last take_token: the
+ * next slice then, not at the period (a sub-account at send_rate 500
+ * sent 445 a second, its slices a second apart). */
+static unsigned token_wait_ms(int64_t location)
+{
+	const struct bucket *b = &buckets[(uint64_t)location % BUCKETS];
+	double rate = (double)conv_send_rate;
+	double want = rate < PER_LOCATION ? rate : PER_LOCATION;
+	return b->tokens >= want ? 1 : (unsigned)((want - b->tokens) * 1000 / rate) + 1;
+}
+
 /* ---- recording a message's state ---------------------------------------- */
 
 /* Tell the conversation's watchers: message.status, for whom the
@@ -522,8 +534,10 @@ int outbox_slice(struct hl_job_run *run)
 	for (; i < n && !hl_job_over_budget(run); i++) {
 		if (is_full(&full, due[i].channel))
 			continue;
-		if (!take_token(due[i].location, now))
+		if (!take_token(due[i].location, now)) {
+			hl_job_again_in(run, token_wait_ms(due[i].location));
 			continue; /* its sub-account's rate: a later slice */
+		}
 		if ((rc = send_one(run, &due[i], &full)))
 			return rc;
 		handed++;

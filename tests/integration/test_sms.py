@@ -21,11 +21,12 @@ FROM = "+15550100000"
 MODULES = ("contacts", "conversations", "sms")
 
 
-def server(double, modules=MODULES):
+def server(double, modules=MODULES, outbox=""):
     """A server whose sms module talks to `double`, trying again after a
-    second, reached at its public_url by the double's callbacks; its
-    admin's client, the headers of sub-account A's writes."""
-    plugins = {"conversations": "retry_first_s = 1\n"}
+    second (and the conversations module's `outbox` settings), reached at
+    its public_url by the double's callbacks; its admin's client, the
+    headers of sub-account A's writes."""
+    plugins = {"conversations": "retry_first_s = 1\n" + outbox}
     if double:
         plugins["sms"] = "twilio_base_url = %s\n" % double.url
     s = Server(modules=modules, plugins=plugins)
@@ -231,6 +232,33 @@ def channels(admin, h):
     r = admin.get("/api/channels", headers=h)
     assert r.status == 200, r.body
     return {c["channel"]: (c["label"], c["provider"]) for c in r.json()["data"]}
+
+
+def test_each_sub_account_sends_at_its_rate_and_one_clients_blast_does_not_hold_up_another():
+    rate, blast = 10, 40
+    with TwilioDouble({SID: TOKEN}) as double:
+        s, admin, a = server(double, outbox="send_rate = %d\n" % rate)
+        with s:
+            b = headers(admin, admin.post("/api/admin/locations", {"name": "Client B"}).json()["id"])
+            set_up_account(admin, b)
+            b_thread = thread_with(admin, b)
+            # A's blast waits for its account, then goes at once.
+            a_thread = thread_with(admin, a)
+            for i in range(blast):
+                send(admin, a, a_thread, "Spring sale %d" % i)
+            set_up_account(admin, a)
+            double.wait_for(1)
+            b_mid = send(admin, b, b_thread, "Your table is ready")
+            until_status(admin, b, b_thread, b_mid, LEFT)
+            texts = double.wait_for(blast + 1, 60)
+            a_times = sorted(t["at"] for t in texts if t["form"]["Body"].startswith("Spring sale"))
+            b_at = next(t["at"] for t in texts if t["form"]["Body"] == "Your table is ready")
+            # B's text did not wait for A's blast to be gone ...
+            assert b_at < a_times[-1], (b_at, a_times)
+            # ... which left at A's rate: a second's worth at once, then
+            # `rate` a second, never faster.
+            assert a_times[-1] - a_times[0] >= (blast - 2 * rate) / rate, a_times
+            assert max(sum(1 for t in a_times if t0 <= t < t0 + 1) for t0 in a_times) <= 2 * rate
 
 
 def test_without_a_provider_the_thread_says_so():

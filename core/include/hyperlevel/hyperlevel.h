@@ -82,6 +82,7 @@
  *   1.20 struct hl_incoming grows: answers (the messages a received one
  *        replies to) and files (what came with it), read by the size of
  *        the minor its provider was built with.
+ *   1.21 hl_job_again_in: a slice's next one sooner than the period.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -97,7 +98,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 20
+#define HL_ABI_MINOR 21
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -279,6 +280,11 @@ HL_API void hl_job_set_cursor(struct hl_job_run *run, int64_t cursor);
  *             process(++row);
  */
 HL_API int hl_job_over_budget(struct hl_job_run *run);
+/* ABI 1.21. The next slice no later than `ms` from now, though this one
+ * returns HL_JOB_DONE: work that waits for a time sooner than the period
+ * (a rate's next token). The earliest of several calls counts; a slice
+ * that fails, or returns HL_JOB_MORE, is scheduled as before. */
+HL_API void hl_job_again_in(struct hl_job_run *run, unsigned ms);
 /* The module's setting `key` from its conf, or NULL when the conf does not
  * set it (a module reads its settings in init; see hl_setting). */
 HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key);
