@@ -11,8 +11,8 @@ sub-accounts: A sends, B is a client whose people keep using the app.
      delivered per second (from the moment the channel was set to the last
      arrival at the sink) and the server's CPU time; the server's RSS; and
      B's API p95 (GET /api/contacts every 5 ms, and a contact changed
-     every tenth time) over both drains beside its quiet figure measured
-     just before (4,000 reads, 400 writes). The sinks run in processes of
+     every tenth time) over both drains beside its quiet figure (4,000
+     reads and 400 writes, half just before, half just after). The sinks run in processes of
      their own and use CPU too: on a 2-core machine they share it with
      the server.
   2. Latency: A offers e-mails and texts at a steady rate (default 100 a
@@ -21,15 +21,15 @@ sub-accounts: A sends, B is a client whose people keep using the app.
   3. At a set pace: the server restarted with send_rate at --pace (500
      a second, the rate the outbox must reach), a third sub-account, C,
      queues half as many of each, then sends them while B's people work
-     as in step 1, beside B's quiet figure measured again just before.
+     as in step 1, beside B's quiet figure measured again around it.
   4. The control: nothing is sent; processes that only burn the CPU
      the sinks burned in step 1 (as large a share of a core, for as
      long, one channel's after the other) run while B's people work as
-     in step 1, beside B's quiet figure measured just before. It is
+     in step 1, beside B's quiet figure measured around it. It is
      the share of the other client's p95 that is the machine's, not the
      server's: on a machine with the provider elsewhere it is not there.
 
-Each quiet figure is taken once the messages queued have all been looked
+Each quiet figure is begun once the messages queued have all been looked
 at and put aside to wait for their channel, so that it is quiet.
 
     bench-outbox [--messages 10000] [--rate 100] [--seconds 10] [--pace 500] [--json out.json]
@@ -254,9 +254,13 @@ def drain(client, pid, sinks, sender, n):
     return out
 
 
-def beside_b(s, admin, b_id, quiet, work):
+def beside_b(s, admin, b_id, b, work):
     """work() while B's people keep at it (api_times); B's p95s then, beside
-    `quiet` (its reads' and writes' times before), with work()'s figures."""
+    its quiet figure (through client `b`), with work()'s figures. Half the
+    quiet samples are taken just before, half just after: this machine's
+    speed drifts from one minute to the next, and a figure taken on one
+    side only stood for whichever minute it fell in."""
+    before = api_times(b, count=QUIET_READS // 2)
     stop = threading.Event()
     busy = ([], [])
 
@@ -271,6 +275,8 @@ def beside_b(s, admin, b_id, quiet, work):
     finally:
         stop.set()
         watcher.join()
+    after = api_times(b, count=QUIET_READS // 2)
+    quiet = (before[0] + after[0], before[1] + after[1])
     out.update({"quiet_p95_ms": pct(quiet[0], 95), "quiet_write_p95_ms": pct(quiet[1], 95),
                 "busy_p95_ms": pct(busy[0], 95), "busy_requests": len(busy[0]),
                 "busy_write_p95_ms": pct(busy[1], 95), "busy_writes": len(busy[1])})
@@ -375,7 +381,7 @@ def main(argv):
         contacts(b, 500, "b")
         convs = queue(s, admin, a, a_id, "a", args.messages)
 
-        out.update(beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+        out.update(beside_b(s, admin, b_id, b,
                             lambda: drain(a, s.proc.pid, sinks, ("Bench", "+15550100000"), args.messages)))
         out.update({"messages": args.messages, "rss_peak_mb": proc_mem(s.proc.pid, "VmHWM"),
                     "rss_mb": proc_mem(s.proc.pid, "VmRSS")})
@@ -385,10 +391,10 @@ def main(argv):
         WRITE_HEADERS.update({i: headers(admin, i) for i in ids})
         b, c = new_client(s, admin, b_id), new_client(s, admin, c_id)
         queue(s, admin, c, c_id, "c", paced_n)
-        out["paced"] = beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+        out["paced"] = beside_b(s, admin, b_id, b,
                                 lambda: drain(c, s.proc.pid, sinks, ("Pace", "+15550100001"), paced_n))
         out["paced"].update({"send_rate": args.pace, "messages": paced_n})
-        out["control"] = beside_b(s, admin, b_id, api_times(b, count=QUIET_READS),
+        out["control"] = beside_b(s, admin, b_id, b,
                                   lambda: control(out))
     finally:
         s.stop()
