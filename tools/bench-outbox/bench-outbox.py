@@ -161,10 +161,11 @@ def outbox_conf(rate):
 
 
 def set_up(args):
+    # Before harness is first imported: it reads the build folder then.
+    os.environ["HL_BUILD"] = os.path.relpath(args.build, ROOT)
     from harness import Server
     relay, double = Sink("email"), Sink("sms")
     r = relay.info
-    os.environ["HL_BUILD"] = os.path.relpath(args.build, ROOT)
     s = Server(modules=("contacts", "conversations", "email", "sms"), plugins={
         "conversations": outbox_conf(5000),
         "email": "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (r["url"], r["user"], r["cert"]),
