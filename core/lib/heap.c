@@ -56,6 +56,15 @@ void heap_restart_without_thread_caches(char **argv)
 	snprintf(value, sizeof(value), "%s%s%s", before, *before ? ":" : "", THREAD_CACHES);
 	if (setenv("GLIBC_TUNABLES", value, 1))
 		return;
+	/* By the program's own path, so that ps and top name it as before
+	 * (started through /proc/self/exe, it is "exe"); through the link
+	 * when the file has gone (an upgrade meanwhile). */
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		execv(self, argv);
+	}
 	execv("/proc/self/exe", argv);
 	/* No /proc (a bare chroot): the caches stay on; the server works
 	 * the same, with a little more memory. The variable is put back so

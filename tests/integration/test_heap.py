@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The server's glibc settings (core/lib/heap.c): it runs with the per-thread
-caches of freed blocks off, in the same process it was started as, and an
-operator's GLIBC_TUNABLES is kept."""
+caches of freed blocks off, in the same process it was started as (and
+under its own name), and an operator's GLIBC_TUNABLES is kept."""
 
 from harness import Server
 
@@ -16,6 +16,9 @@ def heap_line(log):
 def started(env):
     with Server(env=env).start() as s:
         assert s.get("/api/health").status == 200
+        # As ps and top name it: the program's, not "exe".
+        with open("/proc/%d/comm" % s.proc.pid) as f:
+            assert f.read().strip() == "hyperlevel"
         assert s.stop() == 0
     assert s.log.count(" starting") == 1, s.log
     return heap_line(s.log)
