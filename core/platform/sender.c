@@ -5,7 +5,11 @@
  *
  * One thread drives every transfer through one libcurl multi handle:
  * many requests at once without a thread each, and connections to a
- * relay or an API kept and used again. A send's memory (what the provider
+ * relay or an API kept and used again. It waits in epoll on the sockets
+ * libcurl names (its multi_socket API) and hands libcurl only the ones
+ * that are ready: curl_multi_perform and curl_multi_poll walked all 32
+ * transfers on every wake-up, and poll alone was a tenth of the server's
+ * time while 10,000 e-mails left. An eventfd wakes it for new sends. A send's memory (what the provider
  * wrote, its copies of the message) is an arena of its own, freed with
  * it; the answer's body is kept up to ANSWER_MAX. The scheduler thread
  * prepares sends and takes settled ones; the sending thread alone touches
@@ -18,12 +22,16 @@
 #include "lib/log.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #define ANSWER_MAX (64 * 1024)   /* bytes of an answer's body kept */
 #define CONNECT_TIMEOUT_MS 10000
@@ -68,6 +76,9 @@ struct sender {
 	struct lane *lanes;
 	int nlanes;
 	CURLM *multi;
+	int epoll;          /* the transfers' sockets and `wake` */
+	int wake_fd;        /* an eventfd: new sends, or stop */
+	long long timer_us; /* libcurl's next timeout (CLOCK_MONOTONIC), or -1 */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	struct hl_send *incoming, *incoming_tail; /* committed, not yet on their way */
@@ -460,6 +471,14 @@ void send_list_move(struct send_list *to, struct send_list *from)
 	from->head = from->tail = NULL;
 }
 
+/* The sending thread, from another: it looks at what came. */
+static void wake_sender(struct sender *s)
+{
+	uint64_t one = 1;
+	if (write(s->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_error("[send] could not wake the sending thread: %s", strerror(errno));
+}
+
 void sender_commit(struct sender *s, struct send_list *l)
 {
 	if (!l->head)
@@ -478,7 +497,7 @@ void sender_commit(struct sender *s, struct send_list *l)
 	s->incoming_tail = l->tail;
 	pthread_mutex_unlock(&s->lock);
 	l->head = l->tail = NULL;
-	curl_multi_wakeup(s->multi);
+	wake_sender(s);
 }
 
 /* ---- the sending thread --------------------------------------------------- */
@@ -596,6 +615,63 @@ static void abandon(struct sender *s)
 	}
 }
 
+/* libcurl's CURLMOPT_SOCKETFUNCTION: what it waits for on `fd`. */
+static int watch_socket(CURL *easy, curl_socket_t fd, int what, void *arg, void *socket_arg)
+{
+	(void)easy, (void)socket_arg;
+	struct sender *s = arg;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(s->epoll, EPOLL_CTL_DEL, fd, NULL); /* gone already when closed */
+		return 0;
+	}
+	struct epoll_event ev = { .data.fd = fd };
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	if (epoll_ctl(s->epoll, EPOLL_CTL_MOD, fd, &ev) && errno == ENOENT &&
+	    epoll_ctl(s->epoll, EPOLL_CTL_ADD, fd, &ev)) {
+		log_error("[send] could not watch a transfer's socket: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* libcurl's CURLMOPT_TIMERFUNCTION: when to call it back (-1: never). */
+static int set_timer(CURLM *multi, long ms, void *arg)
+{
+	(void)multi;
+	struct sender *s = arg;
+	s->timer_us = ms < 0 ? -1 : now_us() + ms * 1000LL;
+	return 0;
+}
+
+/* Until libcurl's timer or a socket's event, POLL_MS at most; libcurl
+ * told of what happened. */
+static void wait_and_drive(struct sender *s)
+{
+	struct epoll_event ev[64];
+	int wait = POLL_MS, running;
+	if (s->timer_us >= 0) {
+		long long left = (s->timer_us - now_us() + 999) / 1000;
+		wait = left <= 0 ? 0 : left < POLL_MS ? (int)left : POLL_MS;
+	}
+	int n = epoll_wait(s->epoll, ev, 64, wait);
+	for (int i = 0; i < n; i++) {
+		if (ev[i].data.fd == s->wake_fd) {
+			uint64_t count;
+			if (read(s->wake_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+				log_error("[send] the wake-up could not be read: %s", strerror(errno));
+			continue;
+		}
+		int e = ev[i].events;
+		int flags = (e & EPOLLIN ? CURL_CSELECT_IN : 0) | (e & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+			    (e & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+		curl_multi_socket_action(s->multi, ev[i].data.fd, flags, &running);
+	}
+	if (s->timer_us >= 0 && now_us() >= s->timer_us) {
+		s->timer_us = -1; /* set again by libcurl, as it needs */
+		curl_multi_socket_action(s->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	}
+}
+
 static void *loop(void *arg)
 {
 	struct sender *s = arg;
@@ -607,11 +683,9 @@ static void *loop(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
-		int still;
-		curl_multi_perform(s->multi, &still);
+		wait_and_drive(s);
 		if (settled + reap(s))
 			wake_scheduler(s);
-		curl_multi_poll(s->multi, NULL, 0, POLL_MS, NULL);
 	}
 	abandon(s);
 	return NULL;
@@ -619,25 +693,50 @@ static void *loop(void *arg)
 
 /* ---- start, stop ----------------------------------------------------------- */
 
+/* What sender_start took, given back (a start that failed, or the end). */
+static void sender_close(struct sender *s)
+{
+	if (s->multi)
+		curl_multi_cleanup(s->multi); /* before the epoll its callback uses */
+	if (s->epoll >= 0)
+		close(s->epoll);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	free(s->lanes);
+	free(s);
+}
+
 int sender_start(struct sender **out, const struct mod_channel *channels, int n)
 {
 	struct sender *s = calloc(1, sizeof(*s));
 	*out = NULL;
-	if (!s || (n && !(s->lanes = calloc((size_t)n, sizeof(*s->lanes)))) ||
+	if (!s)
+		return HL_ENOMEM;
+	s->epoll = epoll_create1(EPOLL_CLOEXEC);
+	s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	s->timer_us = -1;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = s->wake_fd };
+	if ((n && !(s->lanes = calloc((size_t)n, sizeof(*s->lanes)))) ||
 	    !(s->multi = curl_multi_init())) {
-		if (s)
-			free(s->lanes);
-		free(s);
+		sender_close(s);
 		return HL_ENOMEM;
 	}
+	if (s->epoll < 0 || s->wake_fd < 0 ||
+	    epoll_ctl(s->epoll, EPOLL_CTL_ADD, s->wake_fd, &ev)) {
+		log_error("[send] the sending thread's epoll could not be set up: %s", strerror(errno));
+		sender_close(s);
+		return HL_EIO;
+	}
+	curl_multi_setopt(s->multi, CURLMOPT_SOCKETFUNCTION, watch_socket);
+	curl_multi_setopt(s->multi, CURLMOPT_SOCKETDATA, s);
+	curl_multi_setopt(s->multi, CURLMOPT_TIMERFUNCTION, set_timer);
+	curl_multi_setopt(s->multi, CURLMOPT_TIMERDATA, s);
 	for (int i = 0; i < n; i++)
 		s->lanes[s->nlanes++].c = &channels[i];
 	pthread_mutex_init(&s->lock, NULL);
 	if (pthread_create(&s->thread, NULL, loop, s)) {
 		pthread_mutex_destroy(&s->lock);
-		curl_multi_cleanup(s->multi);
-		free(s->lanes);
-		free(s);
+		sender_close(s);
 		return HL_EIO;
 	}
 	*out = s;
@@ -652,7 +751,7 @@ void sender_stop(struct sender *s, int grace_ms)
 	s->stopping = s->stop = 1;
 	s->deadline_us = now_us() + grace_ms * 1000LL;
 	pthread_mutex_unlock(&s->lock);
-	curl_multi_wakeup(s->multi);
+	wake_sender(s);
 	pthread_join(s->thread, NULL);
 }
 
@@ -672,10 +771,8 @@ void sender_free(struct sender *s)
 	sender_stop(s, 0);
 	free_chain(s->incoming);
 	free_chain(s->settled);
-	curl_multi_cleanup(s->multi);
 	pthread_mutex_destroy(&s->lock);
-	free(s->lanes);
-	free(s);
+	sender_close(s);
 }
 
 /* ---- settled sends, for the scheduler --------------------------------------- */
