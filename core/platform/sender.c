@@ -626,11 +626,11 @@ static int watch_socket(CURL *easy, curl_socket_t fd, int what, void *arg, void 
 	}
 	struct epoll_event ev = { .data.fd = fd };
 	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
-	if (epoll_ctl(s->epoll, EPOLL_CTL_MOD, fd, &ev) && errno == ENOENT &&
-	    epoll_ctl(s->epoll, EPOLL_CTL_ADD, fd, &ev)) {
+	if (epoll_ctl(s->epoll, EPOLL_CTL_MOD, fd, &ev) &&
+	    (errno != ENOENT || epoll_ctl(s->epoll, EPOLL_CTL_ADD, fd, &ev)))
+		/* Not -1, which would end every transfer: this one ends at
+		 * its time-out, to be tried again. */
 		log_error("[send] could not watch a transfer's socket: %s", strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
@@ -677,14 +677,15 @@ static void *loop(void *arg)
 	struct sender *s = arg;
 	background_thread("hl-send");
 	for (;;) {
-		int settled = start_incoming(s);
+		if (start_incoming(s)) /* some could not start: settled at once */
+			wake_scheduler(s);
 		pthread_mutex_lock(&s->lock);
 		int stop = s->stop && (!s->on_way || now_us() >= s->deadline_us);
 		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
 		wait_and_drive(s);
-		if (settled + reap(s))
+		if (reap(s))
 			wake_scheduler(s);
 	}
 	abandon(s);

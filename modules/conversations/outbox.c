@@ -492,6 +492,7 @@ static int find_due(struct hl_job_run *run, struct due *due, int want)
  * scheduler thread's own). */
 #define WAKE_PIECE 256
 #define READIED_MAX 32
+#define READIED_AGAIN_MS 10
 struct readied {
 	int64_t location;
 	char channel[CHANNEL_SIZE];
@@ -505,20 +506,15 @@ static int nreadied;
 	"  WHERE o.location_id = :location AND o.due_at > 0 AND m.channel = :channel" \
 	"  AND m.status = 'queued'" limit ")"
 
-/* Make `r`'s waiting messages due, a piece at a time while the budget
- * lasts: 1 when some are left, 0 when none is, or HL_EDB. */
-static int wake_readied(struct hl_job_run *run, const struct readied *r)
+/* Make up to WAKE_PIECE of `r`'s waiting messages due: how many, or
+ * HL_EDB. */
+static int64_t wake_piece(struct hl_job_run *run, const struct readied *r)
 {
 	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), r->location,
 					  READIED_SQL(" LIMIT :piece"));
-	int64_t changed;
-	do {
-		hl_bind_text(st, ":channel", r->channel);
-		hl_bind_int(st, ":piece", WAKE_PIECE);
-		if ((changed = hl_step_changes(st)) < 0)
-			return HL_EDB;
-	} while (changed == WAKE_PIECE && !hl_job_over_budget(run));
-	return changed == WAKE_PIECE;
+	hl_bind_text(st, ":channel", r->channel);
+	hl_bind_int(st, ":piece", WAKE_PIECE);
+	return hl_step_changes(st);
 }
 
 static int wake_readied_all(struct hl_job_run *run, const struct readied *r)
@@ -528,17 +524,20 @@ static int wake_readied_all(struct hl_job_run *run, const struct readied *r)
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
-/* The rest of what channels set up made due, oldest first. */
+/* A piece of the oldest channel set up, each slice, the rest of its
+ * budget left for sending. A channel leaves the list only once a piece
+ * finds none left, so that a slice rolled back does its piece again. */
 static int wake_readied_left(struct hl_job_run *run)
 {
-	while (nreadied && !hl_job_over_budget(run)) {
-		int rc = wake_readied(run, &readied[0]);
-		if (rc < 0)
-			return rc;
-		if (rc)
-			break; /* the budget is spent */
+	if (!nreadied)
+		return 0;
+	int64_t changed = wake_piece(run, &readied[0]);
+	if (changed < 0)
+		return HL_EDB;
+	if (!changed)
 		memmove(readied, readied + 1, (size_t)--nreadied * sizeof(readied[0]));
-	}
+	if (nreadied)
+		hl_job_again_in(run, READIED_AGAIN_MS);
 	return 0;
 }
 
@@ -659,11 +658,11 @@ int conv_queue(struct hl_req *req, int64_t message)
 }
 
 /* channel.ready, published by a provider when a sub-account has set its
- * channel up ({"channel": "sms"}): what waited for it is due now, made so
- * WAKE_PIECE at a time while the budget lasts; what is left, by the
- * outbox's next slices (wake_readied). In one statement, 10,000 texts
- * waiting held the writer 124 ms, and another sub-account's writes with
- * it. Kept in memory: after a restart wake_waiting finds them. */
+ * channel up ({"channel": "sms"}): what waited for it is made due by the
+ * outbox's next slices, a piece each (wake_readied_left). In one
+ * statement, 10,000 texts waiting held the writer 124 ms, and another
+ * sub-account's writes with it. Kept in memory: after a restart
+ * wake_waiting finds them. */
 int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev)
 {
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run), "SELECT json_extract(:data, '$.channel')");
@@ -678,9 +677,6 @@ int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev)
 	const char *channel = (const char *)sqlite3_column_text(st, 0);
 	snprintf(r.channel, sizeof(r.channel), "%s", channel ? channel : "");
 	sqlite3_reset(st);
-	int rc = wake_readied(run, &r);
-	if (rc <= 0)
-		return rc;
 	if (nreadied == READIED_MAX)
 		return wake_readied_all(run, &r); /* rare: many set up at once */
 	readied[nreadied++] = r;
