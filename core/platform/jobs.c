@@ -535,10 +535,10 @@ static void run_job(struct jobs *js, struct job *job)
  * has had nothing to do for LET_GO_IDLE_US and nothing is due for as long.
  * Not at the end of each pass, nor whenever no slice is due by the clock:
  * the outbox's passes end whenever its channels are full and its next is
- * woken, not timed, so while 10,000 e-mails left either made the writer's
- * cache dropped and the heap trimmed ten times a second (600 madvise
- * calls, each stopping the other core to flush its TLB), another
- * sub-account's writes waiting for it and reading their pages again. */
+ * woken, not timed. While 10,000 e-mails left, either dropped the
+ * writer's cache and trimmed the heap ten times a second (600 madvise
+ * calls, each stopping the other core to flush its TLB), and another
+ * sub-account's writes waited for it and read their pages again. */
 #define LET_GO_IDLE_US 200000LL
 
 static void let_go(struct jobs *js)

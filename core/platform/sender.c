@@ -9,11 +9,12 @@
  * libcurl names (its multi_socket API) and hands libcurl only the ones
  * that are ready: curl_multi_perform and curl_multi_poll walked all 32
  * transfers on every wake-up, and poll alone was a tenth of the server's
- * time while 10,000 e-mails left. An eventfd wakes it for new sends. A send's memory (what the provider
- * wrote, its copies of the message) is an arena of its own, freed with
- * it; the answer's body is kept up to ANSWER_MAX. The scheduler thread
- * prepares sends and takes settled ones; the sending thread alone touches
- * the multi handle. The two lists between them (incoming, settled) and
+ * time while 10,000 e-mails left. An eventfd wakes it for new sends.
+ *
+ * A send's memory (what the provider wrote, its copies of the message)
+ * is an arena of its own, freed with it; the answer's body is kept up to
+ * ANSWER_MAX. The scheduler thread prepares sends and takes settled ones;
+ * the sending thread alone touches the multi handle. The two lists between them (incoming, settled) and
  * the figures are guarded by s->lock.
  */
 #include "platform/sender.h"

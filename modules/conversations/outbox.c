@@ -83,8 +83,8 @@ static int take_token(int64_t location, int64_t now)
 
 /* When `location`'s bucket will hold a turn's worth of tokens (or a
  * second's, at a rate below that), in ms from the last take_token: the
- * next slice then, not at the period (a sub-account at send_rate 500
- * sent 445 a second, its slices a second apart). */
+ * next slice then, not at the period (a sub-account's e-mails at
+ * send_rate 500 left at 460 a second, its slices a second apart). */
 static unsigned token_wait_ms(int64_t location)
 {
 	const struct bucket *b = &buckets[(uint64_t)location % BUCKETS];
@@ -500,28 +500,18 @@ struct readied {
 static struct readied readied[READIED_MAX];
 static int nreadied;
 
-#define READIED_SQL(limit) \
-	"UPDATE outbox SET due_at = 0 WHERE location_id = :location AND message_id IN" \
-	" (SELECT o.message_id FROM outbox o JOIN messages m ON m.id = o.message_id" \
-	"  WHERE o.location_id = :location AND o.due_at > 0 AND m.channel = :channel" \
-	"  AND m.status = 'queued'" limit ")"
-
-/* Make up to WAKE_PIECE of `r`'s waiting messages due: how many, or
- * HL_EDB. */
-static int64_t wake_piece(struct hl_job_run *run, const struct readied *r)
+/* Make up to `piece` of `r`'s waiting messages due (-1: all of them, as
+ * SQLite reads a negative LIMIT): how many, or HL_EDB. */
+static int64_t wake_piece(struct hl_job_run *run, const struct readied *r, int piece)
 {
 	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), r->location,
-					  READIED_SQL(" LIMIT :piece"));
+		"UPDATE outbox SET due_at = 0 WHERE location_id = :location AND message_id IN"
+		" (SELECT o.message_id FROM outbox o JOIN messages m ON m.id = o.message_id"
+		"  WHERE o.location_id = :location AND o.due_at > 0 AND m.channel = :channel"
+		"  AND m.status = 'queued' LIMIT :piece)");
 	hl_bind_text(st, ":channel", r->channel);
-	hl_bind_int(st, ":piece", WAKE_PIECE);
+	hl_bind_int(st, ":piece", piece);
 	return hl_step_changes(st);
-}
-
-static int wake_readied_all(struct hl_job_run *run, const struct readied *r)
-{
-	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), r->location, READIED_SQL(""));
-	hl_bind_text(st, ":channel", r->channel);
-	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
 /* A piece of the oldest channel set up, each slice, the rest of its
@@ -531,7 +521,7 @@ static int wake_readied_left(struct hl_job_run *run)
 {
 	if (!nreadied)
 		return 0;
-	int64_t changed = wake_piece(run, &readied[0]);
+	int64_t changed = wake_piece(run, &readied[0], WAKE_PIECE);
 	if (changed < 0)
 		return HL_EDB;
 	if (!changed)
@@ -678,7 +668,7 @@ int outbox_channel_ready(struct hl_job_run *run, const struct hl_event *ev)
 	snprintf(r.channel, sizeof(r.channel), "%s", channel ? channel : "");
 	sqlite3_reset(st);
 	if (nreadied == READIED_MAX)
-		return wake_readied_all(run, &r); /* rare: many set up at once */
+		return wake_piece(run, &r, -1) < 0 ? HL_EDB : 0; /* rare: many set up at once */
 	readied[nreadied++] = r;
 	return 0;
 }
