@@ -733,8 +733,17 @@ int sender_start(struct sender **out, const struct mod_channel *channels, int n)
 	curl_multi_setopt(s->multi, CURLMOPT_SOCKETDATA, s);
 	curl_multi_setopt(s->multi, CURLMOPT_TIMERFUNCTION, set_timer);
 	curl_multi_setopt(s->multi, CURLMOPT_TIMERDATA, s);
-	for (int i = 0; i < n; i++)
+	long connections = 0;
+	for (int i = 0; i < n; i++) {
 		s->lanes[s->nlanes++].c = &channels[i];
+		connections += channels[i].c.max_in_flight ? channels[i].c.max_in_flight : DEFAULT_IN_FLIGHT;
+	}
+	/* Room to keep a connection for every send a lane may have on its
+	 * way. libcurl's own limit is four per transfer added at the time:
+	 * when few were on their way it closed the rest, and the next burst
+	 * opened them again (213 connections, each a TLS handshake, for
+	 * 3,000 e-mails). */
+	curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, connections);
 	pthread_mutex_init(&s->lock, NULL);
 	if (pthread_create(&s->thread, NULL, loop, s)) {
 		pthread_mutex_destroy(&s->lock);

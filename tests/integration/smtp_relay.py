@@ -56,6 +56,7 @@ class Relay(Kept):
         self.cert, key = make_certificate(self.folder)
         # self.messages: each accepted, {"from", "to", "raw", "at", "parsed"}
         self.sessions = 0     # every DATA begun
+        self.logins = 0       # every AUTH that passed: one per connection
         self.failures = []    # what to answer the next DATA commands
         tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         tls.load_cert_chain(self.cert, key)
@@ -67,6 +68,8 @@ class Relay(Kept):
 
         def authenticate(server, session, envelope, mechanism, auth_data):
             ok = auth_data.login.decode() == relay.user and auth_data.password.decode() == relay.password
+            with relay.lock:
+                relay.logins += ok
             return AuthResult(success=ok, handled=False)  # aiosmtpd answers 535
 
         # aiosmtpd 1.4 checks it is up by connecting to its port: it needs one.

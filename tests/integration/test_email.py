@@ -23,11 +23,11 @@ SENDER = {"from_name": "Zoë's Studio", "from_address": "hello@studio.example.te
           "reply_to": "desk@studio.example.test"}
 
 
-def server(relay, ca_file=None, password=None, public=False):
+def server(relay, ca_file=None, password=None, public=False, outbox=""):
     """A server whose email module sends through `relay` (None: no relay
-    set), trying again after a second; its admin and sub-account A's
-    headers."""
-    plugins = {"conversations": "retry_first_s = 1\n"}
+    set), trying again after a second (and the conversations module's
+    `outbox` settings); its admin and sub-account A's headers."""
+    plugins = {"conversations": "retry_first_s = 1\n" + outbox}
     if relay:
         plugins["email"] = "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n" % (
             relay.url, relay.user, relay.cert if ca_file is None else ca_file)
@@ -263,6 +263,30 @@ def test_without_a_relay_or_a_sender_the_thread_says_why_and_sends_once_set():
             # The relay's password is never answered, nor written to the log.
             assert relay.password not in admin.get("/api/email/settings", headers=h).body.decode()
             assert relay.password not in s.read_log()
+
+
+def test_the_relay_sees_a_few_connections_used_again_not_one_per_burst():
+    """Four sub-accounts' e-mails wait for their sender, 100 each, and
+    leave one sub-account's at a time: the relay is logged in to once per
+    connection, and the server keeps at most as many as it sends at once
+    (32). It closed a few as each burst ended (fewer on their way), and
+    opened them again, with a TLS handshake and a login each, for the
+    next; a relay that limits how often a client connects refuses that."""
+    with Relay() as relay:
+        s, admin, h = server(relay, outbox="send_rate = 1000\n")
+        with s:
+            for n in range(4):
+                if n:
+                    h = headers(admin, admin.post("/api/admin/locations",
+                                                  {"name": "Client %d" % n}).json()["id"])
+                conversation = thread_with(admin, h)
+                for i in range(100):
+                    send(admin, h, conversation, "Offer %d" % i, subject="Offer %d" % i)
+                sender = dict(SENDER, from_address="hello%d@studio.example.test" % n,
+                              reply_to="desk%d@studio.example.test" % n)
+                assert admin.request("PUT", "/api/email/settings", sender, headers=h).status == 200
+                assert len(relay.wait_for(100 * (n + 1), 60)) == 100 * (n + 1)
+            assert 1 <= relay.logins <= 32, relay.logins
 
 
 def test_a_test_message_reports_the_relays_answer():
