@@ -559,7 +559,7 @@ static void let_go(struct jobs *js)
 static void *loop(void *arg)
 {
 	struct jobs *js = arg;
-	background_thread("hl-jobs", GIVE_WAY_ON_WAKING);
+	background_thread("hl-jobs");
 	pthread_mutex_lock(&js->lock);
 	while (!js->stop) {
 		long long now = now_us();

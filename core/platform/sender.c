@@ -14,14 +14,8 @@
  * A send's memory (what the provider wrote, its copies of the message)
  * is an arena of its own, freed with it; the answer's body is kept up to
  * ANSWER_MAX. The scheduler thread prepares sends and takes settled ones;
- * the sending thread alone touches the multi handle.
- *
- * The sending thread runs at SCHED_IDLE (background.h): a request
- * worker that wakes takes its core at once. So it holds no lock: were it
- * put aside holding one, the scheduler, waiting for it with the writer
- * held, would hold up every write. The lists between the two threads
- * (incoming, settled) are stacks that one side pushes onto and the other
- * takes whole with an atomic exchange, and the figures are atomic.
+ * the sending thread alone touches the multi handle. The two lists between them (incoming, settled) and
+ * the figures are guarded by s->lock.
  */
 #include "platform/sender.h"
 #include "lib/arena.h"
@@ -87,17 +81,17 @@ struct sender {
 	int wake_fd;        /* an eventfd: new sends, or stop */
 	long long timer_us; /* libcurl's next timeout (CLOCK_MONOTONIC), or -1 */
 	pthread_t thread;
-	_Atomic(struct hl_send *) incoming; /* committed, not yet on their way: newest first */
-	_Atomic(struct hl_send *) settled;  /* settled, not yet taken: newest first */
-	_Atomic int nsettled;               /* settled and taken, not yet released */
-	struct hl_send *taken, *taken_tail; /* settled, oldest first: the scheduler's own */
+	pthread_mutex_t lock;
+	struct hl_send *incoming, *incoming_tail; /* committed, not yet on their way */
+	struct hl_send *settled, *settled_tail;
+	_Atomic int nsettled;
 	struct hl_send *on_way; /* on their way (the thread's own) */
 	_Atomic int stopping; /* no new sends */
-	_Atomic int stop;   /* the thread ends once `deadline_us` passes or none runs */
-	long long deadline_us; /* written before `stop` */
-	void (*_Atomic wake)(void *);
-	void *_Atomic wake_arg;
-	_Atomic long long prepared, sent, later, failed; /* struct sender_stat's */
+	int stop;           /* the thread ends once `deadline_us` passes or none runs */
+	long long deadline_us;
+	void (*wake)(void *);
+	void *wake_arg;
+	struct sender_stat stat;
 };
 
 /* ---- a send's memory and request (the provider's prepare) ---------------- */
@@ -478,33 +472,6 @@ void send_list_move(struct send_list *to, struct send_list *from)
 	from->head = from->tail = NULL;
 }
 
-/* `t` onto `stack`, which another thread takes whole (take_all): the
- * node is never popped alone, so a compare-and-swap cannot mistake it. */
-static void push(struct hl_send *_Atomic *stack, struct hl_send *t)
-{
-	struct hl_send *head = atomic_load_explicit(stack, memory_order_relaxed);
-	do
-		t->next = head;
-	while (!atomic_compare_exchange_weak_explicit(stack, &head, t, memory_order_release,
-						      memory_order_relaxed));
-}
-
-/* All that `stack` holds, oldest first; its newest in *newest. */
-static struct hl_send *take_all(struct hl_send *_Atomic *stack, struct hl_send **newest)
-{
-	struct hl_send *t = atomic_exchange_explicit(stack, NULL, memory_order_acquire);
-	struct hl_send *oldest = NULL;
-	if (newest)
-		*newest = t;
-	while (t) {
-		struct hl_send *next = t->next;
-		t->next = oldest;
-		oldest = t;
-		t = next;
-	}
-	return oldest;
-}
-
 /* The sending thread, from another: it looks at what came. */
 static void wake_sender(struct sender *s)
 {
@@ -521,11 +488,15 @@ void sender_commit(struct sender *s, struct send_list *l)
 		send_list_clear(l);
 		return;
 	}
-	for (struct hl_send *t = l->head, *next; t; t = next) {
-		next = t->next;
-		push(&s->incoming, t);
-		atomic_fetch_add(&s->prepared, 1);
-	}
+	pthread_mutex_lock(&s->lock);
+	for (struct hl_send *t = l->head; t; t = t->next)
+		s->stat.prepared++;
+	if (s->incoming_tail)
+		s->incoming_tail->next = l->head;
+	else
+		s->incoming = l->head;
+	s->incoming_tail = l->tail;
+	pthread_mutex_unlock(&s->lock);
 	l->head = l->tail = NULL;
 	wake_sender(s);
 }
@@ -544,19 +515,30 @@ static void settle(struct sender *s, struct hl_send *t, CURLcode code)
 	if (!t->kind)
 		conclude_by_default(t);
 	atomic_fetch_sub(&t->lane->in_flight, 1);
-	atomic_fetch_add(t->kind == HL_SENT ? &s->sent : t->kind == HL_SEND_LATER ? &s->later
-										   : &s->failed, 1);
-	push(&s->settled, t);
+	t->next = NULL;
+	pthread_mutex_lock(&s->lock);
+	s->stat.sent += t->kind == HL_SENT;
+	s->stat.later += t->kind == HL_SEND_LATER;
+	s->stat.failed += t->kind == HL_SEND_FAILED;
+	if (s->settled_tail)
+		s->settled_tail->next = t;
+	else
+		s->settled = t;
+	s->settled_tail = t;
 	atomic_fetch_add(&s->nsettled, 1);
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Tell the scheduler once for all that settled in a round: woken per
  * send, it took them a few at a time, a transaction each. */
 static void wake_scheduler(struct sender *s)
 {
-	void (*wake)(void *) = atomic_load_explicit(&s->wake, memory_order_acquire);
+	pthread_mutex_lock(&s->lock);
+	void (*wake)(void *) = s->wake;
+	void *arg = s->wake_arg;
+	pthread_mutex_unlock(&s->lock);
 	if (wake)
-		wake(atomic_load_explicit(&s->wake_arg, memory_order_relaxed));
+		wake(arg);
 }
 
 static void on_the_way(struct sender *s, struct hl_send *t)
@@ -582,7 +564,10 @@ static void off_the_way(struct sender *s, struct hl_send *t)
 static int start_incoming(struct sender *s)
 {
 	int settled = 0;
-	struct hl_send *t = take_all(&s->incoming, NULL);
+	pthread_mutex_lock(&s->lock);
+	struct hl_send *t = s->incoming;
+	s->incoming = s->incoming_tail = NULL;
+	pthread_mutex_unlock(&s->lock);
 	while (t) {
 		struct hl_send *next = t->next;
 		t->next = NULL;
@@ -691,12 +676,13 @@ static void wait_and_drive(struct sender *s)
 static void *loop(void *arg)
 {
 	struct sender *s = arg;
-	background_thread("hl-send", GIVE_WAY_ALWAYS);
+	background_thread("hl-send");
 	for (;;) {
 		if (start_incoming(s)) /* some could not start: settled at once */
 			wake_scheduler(s);
-		int stop = atomic_load_explicit(&s->stop, memory_order_acquire) &&
-			   (!s->on_way || now_us() >= s->deadline_us);
+		pthread_mutex_lock(&s->lock);
+		int stop = s->stop && (!s->on_way || now_us() >= s->deadline_us);
+		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
 		wait_and_drive(s);
@@ -758,7 +744,9 @@ int sender_start(struct sender **out, const struct mod_channel *channels, int n)
 	 * opened them again (213 connections, each a TLS handshake, for
 	 * 3,000 e-mails). */
 	curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, connections);
+	pthread_mutex_init(&s->lock, NULL);
 	if (pthread_create(&s->thread, NULL, loop, s)) {
+		pthread_mutex_destroy(&s->lock);
 		sender_close(s);
 		return HL_EIO;
 	}
@@ -768,11 +756,12 @@ int sender_start(struct sender **out, const struct mod_channel *channels, int n)
 
 void sender_stop(struct sender *s, int grace_ms)
 {
-	if (!s || atomic_load(&s->stop))
+	if (!s || s->stop)
 		return;
-	atomic_store(&s->stopping, 1);
+	pthread_mutex_lock(&s->lock);
+	s->stopping = s->stop = 1;
 	s->deadline_us = now_us() + grace_ms * 1000LL;
-	atomic_store_explicit(&s->stop, 1, memory_order_release);
+	pthread_mutex_unlock(&s->lock);
 	wake_sender(s);
 	pthread_join(s->thread, NULL);
 }
@@ -791,9 +780,9 @@ void sender_free(struct sender *s)
 	if (!s)
 		return;
 	sender_stop(s, 0);
-	free_chain(take_all(&s->incoming, NULL));
-	free_chain(take_all(&s->settled, NULL));
-	free_chain(s->taken);
+	free_chain(s->incoming);
+	free_chain(s->settled);
+	pthread_mutex_destroy(&s->lock);
 	sender_close(s);
 }
 
@@ -801,11 +790,10 @@ void sender_free(struct sender *s)
 
 void sender_on_settled(struct sender *s, void (*wake)(void *arg), void *arg)
 {
-	/* The argument stays when the wake-up goes: the sending thread may
-	 * have read the one and not yet the other. */
-	if (wake)
-		atomic_store_explicit(&s->wake_arg, arg, memory_order_relaxed);
-	atomic_store_explicit(&s->wake, wake, memory_order_release);
+	pthread_mutex_lock(&s->lock);
+	s->wake = wake;
+	s->wake_arg = arg;
+	pthread_mutex_unlock(&s->lock);
 }
 
 int sender_settled(const struct sender *s)
@@ -815,25 +803,19 @@ int sender_settled(const struct sender *s)
 
 struct hl_send *sender_take(struct sender *s, int max)
 {
-	struct hl_send *newest, *more = take_all(&s->settled, &newest);
-	if (more) {
-		if (s->taken_tail)
-			s->taken_tail->next = more;
-		else
-			s->taken = more;
-		s->taken_tail = newest;
-	}
-	struct hl_send *head = s->taken, *last = NULL;
+	pthread_mutex_lock(&s->lock);
+	struct hl_send *head = s->settled, *last = NULL;
 	int n = 0;
 	for (struct hl_send *t = head; t && n < max; t = t->next, n++)
 		last = t;
 	if (last) {
-		s->taken = last->next;
+		s->settled = last->next;
 		last->next = NULL;
-		if (!s->taken)
-			s->taken_tail = NULL;
+		if (!s->settled)
+			s->settled_tail = NULL;
 		atomic_fetch_sub(&s->nsettled, n);
 	}
+	pthread_mutex_unlock(&s->lock);
 	return last ? head : NULL;
 }
 
@@ -865,11 +847,13 @@ void sender_put_back(struct sender *s, struct hl_send *chain)
 	struct hl_send *last = chain;
 	for (; last->next; last = last->next)
 		n++;
-	last->next = s->taken;
-	s->taken = chain;
-	if (!s->taken_tail)
-		s->taken_tail = last;
+	pthread_mutex_lock(&s->lock);
+	last->next = s->settled;
+	s->settled = chain;
+	if (!s->settled_tail)
+		s->settled_tail = last;
 	atomic_fetch_add(&s->nsettled, n);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void sender_snapshot(struct sender *s, struct sender_stat *out)
@@ -877,10 +861,9 @@ void sender_snapshot(struct sender *s, struct sender_stat *out)
 	memset(out, 0, sizeof(*out));
 	if (!s)
 		return;
-	out->prepared = atomic_load(&s->prepared);
-	out->sent = atomic_load(&s->sent);
-	out->later = atomic_load(&s->later);
-	out->failed = atomic_load(&s->failed);
+	pthread_mutex_lock(&s->lock);
+	*out = s->stat;
+	pthread_mutex_unlock(&s->lock);
 	for (int i = 0; i < s->nlanes; i++)
 		out->in_flight += atomic_load(&s->lanes[i].in_flight);
 }

@@ -59,10 +59,9 @@ void send_list_move(struct send_list *to, struct send_list *from);
 /* For the scheduler: `wake(arg)` is called on the sending thread after a
  * send settled; NULL stops the calls. */
 void sender_on_settled(struct sender *s, void (*wake)(void *arg), void *arg);
-/* How many settled sends wait (from any thread). */
+/* How many settled sends wait (read without the lock). */
 int sender_settled(const struct sender *s);
-/* Take up to `max` settled sends, oldest first, as a chain (NULL: none).
- * One thread takes, puts back and releases: the scheduler's. */
+/* Take up to `max` settled sends, oldest first, as a chain (NULL: none). */
 struct hl_send *sender_take(struct sender *s, int max);
 /* One settled send of a chain: the next, its outcome, and its owner and
  * settle function. */
