@@ -269,7 +269,8 @@ def test_the_relay_sees_a_few_connections_used_again_not_one_per_burst():
     """Four sub-accounts' e-mails wait for their sender, 100 each, and
     leave one sub-account's at a time: the relay is logged in to once per
     connection, and the server keeps at most as many as it sends at once
-    (32). It closed a few as each burst ended (fewer on their way), and
+    (32, the core's default for a channel that sets no max_in_flight).
+    It closed a few as each burst ended (fewer on their way), and
     opened them again, with a TLS handshake and a login each, for the
     next; a relay that limits how often a client connects refuses that."""
     with Relay() as relay:
