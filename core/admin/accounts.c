@@ -295,11 +295,15 @@ static int me(struct hl_req *req)
 
 /* ---- API tokens ---------------------------------------------------------- */
 
+/* A token's end is kept in Unix seconds, as a session's, for the
+ * comparison each request makes; it is answered as every other time is. */
+#define TOKEN_EXPIRES "strftime('%Y-%m-%dT%H:%M:%SZ', expires_at, 'unixepoch') AS expires_at"
+
 static int list_tokens(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_stmt(hl_read(req),
-		"SELECT id, name, location_id, expires_at, last_used_at, created_at FROM api_tokens"
-		" WHERE user_id = :user AND revoked_at IS NULL ORDER BY id");
+		"SELECT id, name, location_id, " TOKEN_EXPIRES ", last_used_at, created_at"
+		" FROM api_tokens WHERE user_id = :user AND revoked_at IS NULL ORDER BY id");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":user", req->who.user_id);
@@ -344,7 +348,7 @@ static int create_token(struct hl_req *req)
 		"INSERT INTO api_tokens (token_hash, user_id, name, location_id, expires_at)"
 		" VALUES (:token_hash, :user, :name, NULLIF(:token_location, 0),"
 		" CASE WHEN :days > 0 THEN :now + :days * 86400 END)"
-		" RETURNING id, name, location_id, expires_at, created_at");
+		" RETURNING id, name, location_id, " TOKEN_EXPIRES ", created_at");
 	if (!st)
 		return HL_EDB;
 	hl_bind_blob(st, ":token_hash", hash, sizeof(hash));

@@ -2,9 +2,9 @@
 /*
  * The Settings page (webui/settings.js), as the server serves it: a
  * sub-account user made in People signs in and sees only their own; an
- * API token made is shown once, works, and once revoked is refused; a
- * sub-account added and renamed; the audit log filtered by person; a
- * location user sees their tokens only.
+ * API token made is shown once, works, ends when it was made to, and
+ * once revoked is refused; a sub-account added and renamed; the audit
+ * log filtered by person; a location user sees their tokens only.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -115,6 +115,7 @@ describe('settings', () => {
 		await h1(page, 'Settings').waitFor();
 		const form = page.getByRole('form', { name: 'New API token' });
 		await form.getByLabel('Name').fill('Reporting script');
+		await form.getByLabel('Expires after (days)').fill('90');
 		await form.getByRole('button', { name: 'Make token' }).click();
 		const value = page.getByLabel('The token');
 		await value.waitFor();
@@ -126,6 +127,12 @@ describe('settings', () => {
 		await page.reload();
 		await h1(page, 'Settings').waitFor();
 		assert.equal(await page.getByLabel('The token').count(), 0, 'shown once');
+		// It ends 90 days from now (it read "Jan 21, 1970": seconds taken for ms).
+		const ends = (await page.getByRole('row', { name: /^Reporting script / }).getByRole('cell').nth(4)
+			.textContent()).trim();
+		const days = await page.evaluate(() => [89, 90, 91].map((n) => new Intl.DateTimeFormat(undefined,
+			{ year: 'numeric', month: 'short', day: 'numeric' }).format(Date.now() + n * 864e5)));
+		assert.ok(days.includes(ends), ends + ' is not one of ' + days.join(', '));
 		await page.getByRole('button', { name: 'Revoke Reporting script' }).click();
 		await page.getByText('Token revoked: it no longer works.').waitFor();
 		assert.equal((await use()).status, 401, 'refused once revoked');

@@ -3,9 +3,11 @@
 them: who may sign in, what each role may open, and that a sub-account
 never sees another's records."""
 
+import datetime
 import hashlib
 import re
 import subprocess
+import time
 
 from harness import Server
 
@@ -182,7 +184,15 @@ def test_expired_and_foreign_tokens_are_refused():
     with s:
         anna = s.login("anna@example.test", "anna-pass-1")
         assert anna.post("/api/auth/tokens", {"name": "x", "location_id": b}).status == 404
-        token = anna.post("/api/auth/tokens", {"name": "x", "expires_days": 1}).json()["token"]
+        made = anna.post("/api/auth/tokens", {"name": "x", "expires_days": 1}).json()
+        # Its end is a time as every other is: a day from now (it was
+        # answered in seconds, which the page read as milliseconds: 1970).
+        ends = datetime.datetime.strptime(made["expires_at"], "%Y-%m-%dT%H:%M:%SZ")
+        left = ends.replace(tzinfo=datetime.timezone.utc).timestamp() - time.time()
+        assert 86400 - 120 < left <= 86400, made
+        assert [t["expires_at"] for t in anna.get("/api/auth/tokens").json()["data"]] == \
+            [made["expires_at"]]
+        token = made["token"]
         bearer = s.client(headers={"Authorization": "Bearer " + token})
         assert names(bearer.get("/api/contacts")) == ["in A"]
         s.accounts_sql("UPDATE api_tokens SET expires_at = 1")
