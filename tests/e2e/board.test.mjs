@@ -239,11 +239,20 @@ describe('opportunities', () => {
 		const renewals = page.getByRole('region', { name: 'Renewals', exact: true });
 		await renewals.waitFor();
 		const stageNames = () => renewals.locator('.p-stage-name').evaluateAll((l) => l.map((i) => i.value));
+		const box = renewals.getByLabel('New stage');
 		for (const name of ['Asked', 'Agreed']) {
-			await renewals.getByLabel('New stage').fill(name);
-			await renewals.getByRole('button', { name: 'Add stage' }).click();
+			await box.fill(name);
+			if (name === 'Asked')
+				await renewals.getByRole('button', { name: 'Add stage' }).click();
+			else
+				await box.press('Enter');
 			await until(async () => (await stageNames()).includes(name), 10000, 'the stage ' + name);
+			assert.equal(await box.inputValue(), '', 'the box is cleared once ' + name + ' is added');
 		}
+		/* Enter again on the emptied box adds nothing (it added a second
+		 * stage of the same name) */
+		await box.press('Enter');
+		await renewals.getByText(/a name is needed/i).waitFor();
 		assert.deepEqual((await stageNames()).slice(-2), ['Asked', 'Agreed']);
 		await renewals.getByRole('button', { name: 'Move Agreed up' }).click();
 		await until(async () => (await stageNames()).slice(-2).join() === 'Agreed,Asked', 10000, 'the new order');

@@ -44,8 +44,10 @@ function keyOf(view, el) {
 
 /* Runs `work` (a request); on success draws the page again from the
  * server and says `done`. The focus, and what is being typed where it
- * is, stay where they were (or go to `refocus`, when that is gone). */
-async function save(s, work, done, refocus) {
+ * is, stay where they were (or go to `refocus`, when that is gone); what
+ * the form `sent` held was saved, and is not typed again (a stage's name
+ * left in its box was added twice by a second Enter). */
+async function save(s, work, done, refocus, sent) {
 	const { ctx, view } = s;
 	const { api, ui } = ctx;
 	try {
@@ -61,7 +63,7 @@ async function save(s, work, done, refocus) {
 	const active = document.activeElement;
 	const key = keyOf(view, active);
 	const typing = key && active.value !== undefined && active.tagName !== 'BUTTON' &&
-		active.value !== active.defaultValue ? active.value : null;
+		!(sent && sent.contains(active)) && active.value !== active.defaultValue ? active.value : null;
 	draw(s);
 	ui.toast(done, { kind: 'success' });
 	const found = key && view.querySelector(key);
@@ -148,12 +150,12 @@ function submitted(s, e) {
 	}
 	const card = form.closest('[data-pipeline]');
 	if (form.classList.contains('p-new'))
-		save(s, () => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name');
+		save(s, () => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name', form);
 	else if (form.classList.contains('p-rename'))
-		save(s, () => api.patch('/api/pipelines/' + card.dataset.pipeline, { name }), 'Pipeline renamed.');
+		save(s, () => api.patch('/api/pipelines/' + card.dataset.pipeline, { name }), 'Pipeline renamed.', null, form);
 	else if (form.classList.contains('p-add-stage'))
 		save(s, () => api.post('/api/pipelines/' + card.dataset.pipeline + '/stages', { name }),
-			'Stage “' + name + '” added.', '#p-new-stage-' + card.dataset.pipeline);
+			'Stage “' + name + '” added.', '#p-new-stage-' + card.dataset.pipeline, form);
 }
 
 /* A stage's field left: its name or its win probability saved. */
