@@ -10,7 +10,8 @@
  * shows as text. The reader (csv.c) takes one quote off text of that
  * form, so an export reads back exactly as stored, a value that truly
  * began with '= included. Numbers are not guarded: SQLite's text of a
- * negative number is a number to a spreadsheet too.
+ * negative number is a number to a spreadsheet too, and so is text that
+ * is a sign and a number or a phone ("+1 512 555 0199", csv_formula).
  *
  * Otherwise text is written as it is (the reader refuses a NUL byte or
  * invalid UTF-8, which our tables do not hold); numbers as SQLite's text

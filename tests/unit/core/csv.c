@@ -321,22 +321,28 @@ static void formulas_are_guarded(void)
 {
 	CHECK_STR(quoted("=1+2", 4), "\"'=1+2\"");
 	CHECK_STR(quoted("=cmd|' /C calc'!A0", 18), "\"'=cmd|' /C calc'!A0\"");
-	CHECK_STR(quoted("+1 555 0100", 11), "\"'+1 555 0100\"");
 	CHECK_STR(quoted("-2+3", 4), "\"'-2+3\"");
 	CHECK_STR(quoted("@HYPERLINK(\"x\")", 15), "\"'@HYPERLINK(\"\"x\"\")\"");
 	CHECK_STR(quoted("\tx", 2), "\"'\tx\"");
 	CHECK_STR(quoted("\rx", 2), "\"'\rx\"");
 	CHECK_STR(quoted("'=x", 3), "\"''=x\"");
 	CHECK_STR(quoted("''-", 3), "\"'''-\"");
-	/* Not formulas: a quote alone, one later in the text, a trigger not first. */
+	CHECK_STR(quoted("+", 1), "\"'+\"");
+	CHECK_STR(quoted("-1e3", 4), "\"'-1e3\"");
+	/* Not formulas: a quote alone, one later in the text, a trigger not
+	 * first; a sign before a number or a phone, which calls nothing. */
 	CHECK_STR(quoted("'", 1), "'");
 	CHECK_STR(quoted("''", 2), "''");
 	CHECK_STR(quoted("O'Brien", 7), "O'Brien");
 	CHECK_STR(quoted("a=b", 3), "a=b");
 	CHECK_STR(quoted(" =1", 3), " =1");
+	CHECK_STR(quoted("+1 555 0100", 11), "+1 555 0100");
+	CHECK_STR(quoted("+1 (512) 555-0199", 17), "+1 (512) 555-0199");
+	CHECK_STR(quoted("-7.5", 4), "-7.5");
 	/* The reader takes one quote off exactly those, and nothing else. */
-	CHECK_STR(read_csv("'=1,''=2,'''+3,'@,'-\r\n"), "1:=1|'=2|''+3|@|-;");
+	CHECK_STR(read_csv("'=1,''=2,'''+x,'@,'-\r\n"), "1:=1|'=2|''+x|@|-;");
 	CHECK_STR(read_csv("',O'Brien,'x,'',' =1,\"'\t\"\r\n"), "1:'|O'Brien|'x|''|' =1|\t;");
+	CHECK_STR(read_csv("'+1 555 0100,'-7\r\n"), "1:'+1 555 0100|'-7;");
 }
 
 static void rows_from_sqlite(void)
@@ -355,7 +361,7 @@ static void rows_from_sqlite(void)
 	csv_row(&out, st);
 	/* A number is not guarded; text that looks like one is. */
 	CHECK_STR(out.data, "id,\"a,b\",big,n,blob,t,e,neg,text_neg\r\n"
-			    "42,-2.5,1.0e+300,,,\"x\"\"y\",,-7,\"'-7\"\r\n");
+			    "42,-2.5,1.0e+300,,,\"x\"\"y\",,-7,-7\r\n");
 	sqlite3_finalize(st);
 
 	/* A row of one empty field must not read back as a blank line. */
