@@ -2,8 +2,9 @@
 /*
  * import.c: reading a CSV file of contacts into a location (RFC 4180,
  * UTF-8, a byte order mark or not) whose header row names the columns:
- * the contact's own fields, owner_id, tags (comma-separated) and the keys
- * of the location's custom fields; other columns are listed as ignored.
+ * the contact's own fields, owner_id, tags (separated by commas or
+ * semicolons) and the keys of the location's custom fields; other
+ * columns are listed as ignored.
  * Each row creates a contact or changes the one it matches (by e-mail,
  * then phone, as an upsert does); an empty cell leaves a field as it is.
  * A row that fails a check is skipped and reported with its line number
@@ -150,12 +151,13 @@ static int reject(struct import *im, const char *fmt, const char *a, const char 
 	return 1;
 }
 
-/* Each name of a tags cell, trimmed: checked, and when `id` is not 0 put
+/* Each name of a tags cell (separated by commas or semicolons, as
+ * spreadsheets' lists are), trimmed: checked, and when `id` is not 0 put
  * on that contact. 0, 1 with im->why for a bad name, HL_EDB. */
 static int each_tag(struct import *im, const char *cell, int64_t id)
 {
 	for (const char *p = cell; *p;) {
-		const char *end = strchr(p, ','), *stop = end ? end : p + strlen(p);
+		const char *end = strpbrk(p, ",;"), *stop = end ? end : p + strlen(p);
 		const char *a = p, *b = stop;
 		char name[TAG_NAME_MAX * 4 + 1];
 		while (a < b && *a == ' ')

@@ -130,7 +130,7 @@ def test_import_maps_headers_and_reports_each_rejected_row():
         known = new_contact(admin, h, first_name="Known", last_name="Person", email="known@example.test",
                      source="fair")
         text = ("\ufeffFirst Name,E-mail,Phone Number,Tier,Tags,Favourite Colour\r\n"
-                "Ada,ada-import@example.test,,gold,\"a, b\",blue\r\n"
+                "Ada,ada-import@example.test,,gold,\"a, b;patient; new-2026\",blue\r\n"
                 ",KNOWN@example.test,+1 555 000 3333,,,\r\n"       # updates; empty cells keep
                 "Bad,not-an-address,,,,\r\n"                          # line 4
                 "\"Multi\nline\",ml@example.test,,bronze,,\r\n"      # line 5-6: bad option
@@ -148,7 +148,10 @@ def test_import_maps_headers_and_reports_each_rejected_row():
         # A rejected row writes nothing, not even its half that was fine.
         assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ml@example.test'") == [(0,)]
         ada = admin.get("/api/contacts?location_id=1&q=ada-import").json()["data"][0]
-        assert sorted(ada["tags"]) == ["a", "b"]
+        # Tags split on semicolons as on commas ("patient;new-2026" was one).
+        assert sorted(ada["tags"]) == ["a", "b", "new-2026", "patient"]
+        r = admin.post("/api/contacts", {"first_name": "Semi", "tags": ["a;b"]}, headers=h)
+        assert r.status == 422 and "semicolons" in r.body.decode(), r.body
         assert admin.get("/api/contacts/%d?location_id=1" % ada["id"]).json()["custom_fields"] == \
             {"tier": "gold"}
         after = admin.get("/api/contacts/%d?location_id=1" % known["id"]).json()
