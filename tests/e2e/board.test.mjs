@@ -283,6 +283,20 @@ describe('opportunities', () => {
 		await context.close();
 	});
 
+	test('a new sub-account\'s board says it has no pipeline, and leads to where one is made', async () => {
+		const place = await admin.post('/api/admin/locations', { name: 'Harbour Dental' });
+		const { page, context, problems } = await opened('/app/opportunities?location=' + place.id);
+		await h1(page, 'Opportunities').waitFor();
+		const board = page.getByRole('region', { name: 'Board' });
+		await board.getByText('No pipeline yet.').waitFor();
+		assert.equal(await board.getByText('no stages').count(), 0, 'not "This pipeline has no stages yet"');
+		await shoot(page, 'board-no-pipeline');
+		await board.getByRole('link', { name: 'Add the first one' }).click();
+		await h1(page, 'Pipelines').waitFor();
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('at phone width the board scrolls inside itself, the page never sideways', async () => {
 		const { page, context, problems } = await opened(undefined, { viewport: PHONE });
 		await h1(page, 'Opportunities').waitFor();

@@ -30,8 +30,13 @@ export function draw(b) {
 	}
 	for (const stage of data.stages || [])
 		el.board.append(column(b, stage, byStage.get(stage.id)));
-	if (!(data.stages || []).length)
-		el.board.append(ctx.html`<p class="b-none">This pipeline has no stages yet.</p>`);
+	/* A new sub-account has no pipeline: it is told so, not that its
+	 * pipeline has no stages, and where to make one. */
+	const pipelines = ctx.href('/opportunities/pipelines');
+	if (!data.pipeline)
+		el.board.append(ctx.html`<p class="b-none">No pipeline yet. <a href="${pipelines}">Add the first one</a>, with its stages, and deals can go on it.</p>`);
+	else if (!(data.stages || []).length)
+		el.board.append(ctx.html`<p class="b-none">This pipeline has no stages yet. <a href="${pipelines}">Add its stages</a>.</p>`);
 	totals(b);
 	const first = el.board.querySelector('.b-card');
 	if (first)
