@@ -21,10 +21,10 @@
  * sharing: a GET asked for after it is sent again.
  *
  * A failure is an ApiError {status, code, message, fields, retryAfter}:
- * the server's {"error": {"code", "message"}}; for a 422, `fields` maps
- * the member the message names to what is wrong with it ("first_name:
- * text of 1 to 100 characters" gives {first_name: "text of 1 to 100
- * characters"}); retryAfter is Retry-After in seconds (429, 503). No
+ * the server's {"error": {"code", "message"}}; for a 422 (and a 409
+ * "duplicate", which names its field too), `fields` maps the member the
+ * message names to what is wrong with it ("first_name: text of 1 to 100
+ * characters" gives {first_name: "text of 1 to 100 characters"}); retryAfter is Retry-After in seconds (429, 503). No
  * answer at all is status 0, code "network". A 401 (the session ended)
  * also calls onUnauthorized, which shows the login page.
  */
@@ -66,7 +66,7 @@ function errorOf(response, text) {
 	} catch (ignored) {
 		/* not JSON: a proxy's page; the status says enough */
 	}
-	if (!fields && response.status === 422)
+	if (!fields && (response.status === 422 || code === 'duplicate'))
 		fields = fieldsOf(message);
 	const retry = parseInt(response.headers.get('Retry-After') || '', 10);
 	return new ApiError(response.status, code, message, fields, retry >= 0 ? retry : undefined);

@@ -52,19 +52,31 @@ static int read_input(struct hl_req *req, struct contact_input *in, int whole)
 	return 0;
 }
 
-/* 409 for a contact whose e-mail (or phone) `twin` has; the twin is named
- * only to a caller who may open it. */
+/* 409 for a contact whose e-mail (or phone) `twin` has, naming the field
+ * first, as a 422 does, so that the app says it beside it; the twin is
+ * named, by its name and number, only to a caller who may open it. */
 static int duplicate(struct hl_req *req, int64_t twin, const struct contact_input *in)
 {
-	const char *what = in->text[CT_EMAIL] ? "e-mail address" : "phone";
-	int mine = contact_visible(req, twin, 1);
-	if (mine < 0)
-		return mine;
-	if (!mine)
-		return hl_reply_error(req, 409, "duplicate", "another contact already has this %s",
-				      what);
-	return hl_reply_error(req, 409, "duplicate", "contact %lld already has this %s",
-			      (long long)twin, what);
+	int email = in->text[CT_EMAIL] != NULL;
+	const char *field = email ? "email" : "phone", *what = email ? "e-mail address" : "phone";
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"SELECT trim(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))"
+		" FROM contacts WHERE id = :id AND location_id = :location AND deleted_at IS NULL"
+		CONTACT_MINE(""));
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", twin);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return HL_EDB;
+	if (rc == SQLITE_DONE)
+		return hl_reply_error(req, 409, "duplicate", "%s: another contact already has this %s",
+				      field, what);
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	return hl_reply_error(req, 409, "duplicate", "%s: %s%scontact %lld%s already has this %s",
+			      field, name && *name ? name : "", name && *name ? " (" : "",
+			      (long long)twin, name && *name ? ")" : "", what);
 }
 
 /* The JSON array of the given members' names, for contact.updated. */
