@@ -24,7 +24,8 @@
  * the server's {"error": {"code", "message"}}; for a 422 (and a 409
  * "duplicate", which names its field too), `fields` maps the member the
  * message names to what is wrong with it ("first_name: text of 1 to 100
- * characters" gives {first_name: "text of 1 to 100 characters"}); retryAfter is Retry-After in seconds (429, 503). No
+ * characters" gives {first_name: "text of 1 to 100 characters"});
+ * retryAfter is Retry-After in seconds (429, 503). No
  * answer at all is status 0, code "network". A 401 (the session ended)
  * also calls onUnauthorized, which shows the login page.
  */

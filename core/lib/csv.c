@@ -38,31 +38,12 @@ static const unsigned char formula[256] = {
 	['='] = 1, ['+'] = 1, ['-'] = 1, ['@'] = 1, ['\t'] = 1, ['\r'] = 1,
 };
 
-/* A + or - followed by digits, spaces and . ( ) - alone (a phone, "+1
- * (512) 555-0199", or a signed number) is not a formula: it calls no
- * function and reaches nothing outside the sheet, which is what the guard
- * keeps out, and a quote before every "+1" phone of an export was only
- * in the way. */
-static int looks_like_number(const char *s, size_t n)
-{
-	int digits = 0;
-	for (size_t i = 1; i < n; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			digits++;
-		else if (s[i] != ' ' && s[i] != '.' && s[i] != '(' && s[i] != ')' && s[i] != '-')
-			return 0;
-	}
-	return digits > 0;
-}
-
 int csv_formula(const char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n && s[i] == '\'')
 		i++;
-	if (i == n || !formula[(unsigned char)s[i]])
-		return 0;
-	return !((s[i] == '+' || s[i] == '-') && looks_like_number(s + i, n - i));
+	return i < n && formula[(unsigned char)s[i]];
 }
 
 #define CSV_MAX_FIELDS 1000

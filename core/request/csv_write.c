@@ -11,7 +11,10 @@
  * form, so an export reads back exactly as stored, a value that truly
  * began with '= included. Numbers are not guarded: SQLite's text of a
  * negative number is a number to a spreadsheet too, and so is text that
- * is a sign and a number or a phone ("+1 512 555 0199", csv_formula).
+ * is a sign and digits alone (a phone as stored, "+15125550199"), which
+ * no spreadsheet runs. Text that begins with a quote is always guarded
+ * when a trigger follows, so that the reader, which takes one quote off
+ * all of it (files of older builds and other tools too), gets it back.
  *
  * Otherwise text is written as it is (the reader refuses a NUL byte or
  * invalid UTF-8, which our tables do not hold); numbers as SQLite's text
@@ -25,13 +28,28 @@
 /* What makes a field need quotes (RFC 4180, 2.6). */
 static const unsigned char special[256] = { [','] = 1, ['"'] = 1, ['\r'] = 1, ['\n'] = 1 };
 
+/* A + or - and digits, perhaps with a decimal part: a number to a
+ * spreadsheet, not a formula. */
+static int signed_number(const char *s, size_t n)
+{
+	size_t i = 1, digits = 0;
+	if (n < 2 || (s[0] != '+' && s[0] != '-'))
+		return 0;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (digits && i + 1 < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+	return digits && i == n && s[n - 1] != '.';
+}
+
 /* Append s[0..n), quoted when it must be, and with a formula's guard
  * when `guard` is set. */
 static void field(struct buf *out, const char *str, size_t n, int guard)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
-	guard = guard && csv_formula(str, n);
+	guard = guard && csv_formula(str, n) && !signed_number(str, n);
 	while (i < n && !special[s[i]])
 		i++;
 	if (i == n && !guard && !(n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))) {

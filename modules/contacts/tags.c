@@ -43,12 +43,14 @@ static int tag_detach(struct hl_req *req, int64_t id, const char *name)
 	return taken < 0 ? (int)taken : taken > 0;
 }
 
-/* A tag name: 1 to TAG_NAME_MAX characters, no comma or semicolon (an
- * import's tags column separates names with either). */
+/* A tag name: 1 to TAG_NAME_MAX characters, no comma (an import's tags
+ * column separates names with commas). An import splits on semicolons
+ * too, but a name may hold one: older imports made such names, and a
+ * contact holding one must keep taking changes to its tags. */
 static int tag_name_ok(const char *s)
 {
 	size_t chars = hl_text_length(s);
-	return chars >= 1 && chars <= TAG_NAME_MAX && !strpbrk(s, ",;");
+	return chars >= 1 && chars <= TAG_NAME_MAX && !strchr(s, ',');
 }
 
 /* The array of tag names at member `key` of the root: HL_FIELD_ABSENT, or
@@ -66,7 +68,7 @@ static int read_names(struct hl_req *req, const char *key, const char ***out)
 		const char *s = hl_body_string(req, hl_body_index(req, arr, i));
 		if (!s || !tag_name_ok(s))
 			return hl_reply_invalid(req, key, "tag names are text of 1 to %d characters"
-						" without commas or semicolons", TAG_NAME_MAX);
+						" without commas", TAG_NAME_MAX);
 		names[i] = s;
 	}
 	*out = names;

@@ -60,7 +60,7 @@ static int duplicate(struct hl_req *req, int64_t twin, const struct contact_inpu
 	int email = in->text[CT_EMAIL] != NULL;
 	const char *field = email ? "email" : "phone", *what = email ? "e-mail address" : "phone";
 	sqlite3_stmt *st = hl_scoped_write(req,
-		"SELECT trim(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))"
+		"SELECT substr(trim(coalesce(first_name, '') || ' ' || coalesce(last_name, '')), 1, 80)"
 		" FROM contacts WHERE id = :id AND location_id = :location AND deleted_at IS NULL"
 		CONTACT_MINE(""));
 	if (!st)

@@ -44,9 +44,9 @@ function keyOf(view, el) {
 
 /* Runs `work` (a request); on success draws the page again from the
  * server and says `done`. The focus, and what is being typed where it
- * is, stay where they were (or go to `refocus`, when that is gone); what
- * the form `sent` held was saved, and is not typed again (a stage's name
- * left in its box was added twice by a second Enter). */
+ * is, stay where they were (or go to `refocus`, when that is gone), but
+ * for the `sent` text, which was saved and is not typed again (a stage's
+ * name left in its box was added twice by a second Enter). */
 async function save(s, work, done, refocus, sent) {
 	const { ctx, view } = s;
 	const { api, ui } = ctx;
@@ -63,7 +63,7 @@ async function save(s, work, done, refocus, sent) {
 	const active = document.activeElement;
 	const key = keyOf(view, active);
 	const typing = key && active.value !== undefined && active.tagName !== 'BUTTON' &&
-		!(sent && sent.contains(active)) && active.value !== active.defaultValue ? active.value : null;
+		active.value !== sent && active.value !== active.defaultValue ? active.value : null;
 	draw(s);
 	ui.toast(done, { kind: 'success' });
 	const found = key && view.querySelector(key);
@@ -149,13 +149,19 @@ function submitted(s, e) {
 		return;
 	}
 	const card = form.closest('[data-pipeline]');
+	/* One at a time: Enter again while it is sent would add it twice. */
+	if (form.getAttribute('aria-busy') === 'true')
+		return;
+	form.setAttribute('aria-busy', 'true');
+	let saved;
 	if (form.classList.contains('p-new'))
-		save(s, () => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name', form);
+		saved = save(s, () => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name', name);
 	else if (form.classList.contains('p-rename'))
-		save(s, () => api.patch('/api/pipelines/' + card.dataset.pipeline, { name }), 'Pipeline renamed.', null, form);
+		saved = save(s, () => api.patch('/api/pipelines/' + card.dataset.pipeline, { name }), 'Pipeline renamed.', null, name);
 	else if (form.classList.contains('p-add-stage'))
-		save(s, () => api.post('/api/pipelines/' + card.dataset.pipeline + '/stages', { name }),
-			'Stage “' + name + '” added.', '#p-new-stage-' + card.dataset.pipeline, form);
+		saved = save(s, () => api.post('/api/pipelines/' + card.dataset.pipeline + '/stages', { name }),
+			'Stage “' + name + '” added.', '#p-new-stage-' + card.dataset.pipeline, name);
+	Promise.resolve(saved).finally(() => form.removeAttribute('aria-busy'));
 }
 
 /* A stage's field left: its name or its win probability saved. */
