@@ -17,14 +17,15 @@
  * What is left of that p95 is the wait, not the server's work: a worker
  * that wakes waits for the end of the running thread's slice (Linux 6.6
  * on keeps a slice to its end; 1.4 ms here). Timed inside the server,
- * the other client's reads took 1.05x to 1.23x their quiet p95 while its
- * client saw 1.55x to 1.89x. SCHED_IDLE for the sending thread, which
- * gives way at once, brought the client's figure to 1.23x (seven runs of
- * 6,000 e-mails), but with two processes keeping both cores busy the
- * e-mails left at 33 a second instead of 1,004, and a thread put aside
- * holding a lock (malloc's arenas, the scheduler's wake-up) holds up the
- * writer's holder. A slice of 100 us for the workers (sched_setattr)
- * gave 1.31x, and only on Linux 6.12 and later.
+ * the other client's reads took 0.86x to 1.23x their quiet p95 while its
+ * client saw 1.07x to 1.89x (four runs). SCHED_IDLE for the sending
+ * thread, which gives way at once, brought the client's figure to 1.23x
+ * (seven runs of 6,000 e-mails), but with two processes keeping both
+ * cores busy the e-mails left at 33 and 40 a second instead of 1,004 and
+ * 887, and a thread put aside holding a lock (malloc's arenas, the
+ * scheduler's wake-up) holds up the writer's holder. A slice of 100 us
+ * for the workers (sched_setattr) gave 1.31x, and only on Linux 6.12 and
+ * later.
  */
 #include "lib/background.h"
 

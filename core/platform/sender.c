@@ -14,8 +14,9 @@
  * A send's memory (what the provider wrote, its copies of the message)
  * is an arena of its own, freed with it; the answer's body is kept up to
  * ANSWER_MAX. The scheduler thread prepares sends and takes settled ones;
- * the sending thread alone touches the multi handle. The two lists between them (incoming, settled) and
- * the figures are guarded by s->lock.
+ * the sending thread alone touches the multi handle. The two lists
+ * between them (incoming, settled) and the figures are guarded by
+ * s->lock.
  */
 #include "platform/sender.h"
 #include "lib/arena.h"

@@ -40,7 +40,7 @@ static int signed_number(const char *s, size_t n)
 	if (digits && i + 1 < n && s[i] == '.')
 		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
 			;
-	return digits && i == n && s[n - 1] != '.';
+	return digits && i == n;
 }
 
 /* Append s[0..n), quoted when it must be, and with a formula's guard

@@ -73,6 +73,10 @@ int contact_publish(struct hl_req *req, const char *event, int64_t id, const cha
  * of the request's reader, or with `write` of its writer (beginning the
  * write transaction), to act on the answer. */
 int contact_visible(struct hl_req *req, int64_t id, int write);
+/* The same, with the writer, and the contact's name (first and last, ""
+ * when it has none) in name[0..size), its first (size - 1) / 4
+ * characters: never cut inside one. */
+int contact_visible_name(struct hl_req *req, int64_t id, char *name, size_t size);
 /* The condition every statement taking a contact's id adds, so that an
  * "assigned only" caller meets only their own contacts and others are
  * 404 as another location's are (`c`: the table's alias and a dot, or

@@ -9,6 +9,7 @@
  */
 #include "contacts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *const contact_text_names[CT_COUNT] = {
@@ -160,13 +161,36 @@ int contact_publish(struct hl_req *req, const char *event, int64_t id, const cha
 	return owner < 0 ? (int)owner : hl_publish_assigned(req, event, id, owner, data);
 }
 
+/* The live contact `id` of the request's location, as the caller may
+ * open it: the one rule of contact_visible and contact_visible_name. */
+#define VISIBLE_CONTACT \
+	" FROM contacts WHERE id = :id AND location_id = :location AND deleted_at IS NULL" \
+	CONTACT_MINE("")
+
 int contact_visible(struct hl_req *req, int64_t id, int write)
 {
-	static const char sql[] = "SELECT 1 FROM contacts WHERE id = :id AND location_id = :location"
-				  " AND deleted_at IS NULL" CONTACT_MINE("");
+	static const char sql[] = "SELECT 1" VISIBLE_CONTACT;
 	sqlite3_stmt *st = write ? hl_scoped_write(req, sql) : hl_scoped_read(req, sql);
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":me", hl_assigned_user(req));
 	int64_t one;
 	return hl_step_int(st, &one);
+}
+
+int contact_visible_name(struct hl_req *req, int64_t id, char *name, size_t size)
+{
+	sqlite3_stmt *st = hl_scoped_write(req,
+		"SELECT substr(trim(coalesce(first_name, '') || ' ' || coalesce(last_name, '')),"
+		" 1, :chars)" VISIBLE_CONTACT);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
+	hl_bind_int(st, ":chars", (int64_t)(size - 1) / 4); /* UTF-8: 4 bytes at most each */
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	const char *text = (const char *)sqlite3_column_text(st, 0);
+	snprintf(name, size, "%s", text ? text : "");
+	return 1;
 }

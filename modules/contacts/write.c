@@ -13,6 +13,7 @@
  */
 #include "contacts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const contact_keys[] = {
@@ -59,24 +60,17 @@ static int duplicate(struct hl_req *req, int64_t twin, const struct contact_inpu
 {
 	int email = in->text[CT_EMAIL] != NULL;
 	const char *field = email ? "email" : "phone", *what = email ? "e-mail address" : "phone";
-	sqlite3_stmt *st = hl_scoped_write(req,
-		"SELECT substr(trim(coalesce(first_name, '') || ' ' || coalesce(last_name, '')), 1, 80)"
-		" FROM contacts WHERE id = :id AND location_id = :location AND deleted_at IS NULL"
-		CONTACT_MINE(""));
-	if (!st)
-		return HL_EDB;
-	hl_bind_int(st, ":id", twin);
-	hl_bind_int(st, ":me", hl_assigned_user(req));
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return HL_EDB;
-	if (rc == SQLITE_DONE)
-		return hl_reply_error(req, 409, "duplicate", "%s: another contact already has this %s",
-				      field, what);
-	const char *name = (const char *)sqlite3_column_text(st, 0);
-	return hl_reply_error(req, 409, "duplicate", "%s: %s%scontact %lld%s already has this %s",
-			      field, name && *name ? name : "", name && *name ? " (" : "",
-			      (long long)twin, name && *name ? ")" : "", what);
+	char name[256], who[300];
+	int mine = contact_visible_name(req, twin, name, sizeof(name));
+	if (mine < 0)
+		return mine;
+	if (!mine)
+		snprintf(who, sizeof(who), "another contact");
+	else if (*name)
+		snprintf(who, sizeof(who), "%s (contact %lld)", name, (long long)twin);
+	else
+		snprintf(who, sizeof(who), "contact %lld", (long long)twin);
+	return hl_reply_error(req, 409, "duplicate", "%s: %s already has this %s", field, who, what);
 }
 
 /* The JSON array of the given members' names, for contact.updated. */

@@ -149,19 +149,18 @@ function submitted(s, e) {
 		return;
 	}
 	const card = form.closest('[data-pipeline]');
+	const id = card && card.dataset.pipeline;
+	const [work, done, refocus] = form.classList.contains('p-new')
+		? [() => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name']
+		: form.classList.contains('p-rename')
+			? [() => api.patch('/api/pipelines/' + id, { name }), 'Pipeline renamed.', null]
+			: [() => api.post('/api/pipelines/' + id + '/stages', { name }), 'Stage “' + name + '” added.',
+				'#p-new-stage-' + id];
 	/* One at a time: Enter again while it is sent would add it twice. */
 	if (form.getAttribute('aria-busy') === 'true')
 		return;
 	form.setAttribute('aria-busy', 'true');
-	let saved;
-	if (form.classList.contains('p-new'))
-		saved = save(s, () => api.post('/api/pipelines', { name }), 'Pipeline “' + name + '” added.', '#p-new-name', name);
-	else if (form.classList.contains('p-rename'))
-		saved = save(s, () => api.patch('/api/pipelines/' + card.dataset.pipeline, { name }), 'Pipeline renamed.', null, name);
-	else if (form.classList.contains('p-add-stage'))
-		saved = save(s, () => api.post('/api/pipelines/' + card.dataset.pipeline + '/stages', { name }),
-			'Stage “' + name + '” added.', '#p-new-stage-' + card.dataset.pipeline, name);
-	Promise.resolve(saved).finally(() => form.removeAttribute('aria-busy'));
+	save(s, work, done, refocus, name).finally(() => form.removeAttribute('aria-busy'));
 }
 
 /* A stage's field left: its name or its win probability saved. */
