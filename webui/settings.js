@@ -95,13 +95,14 @@ async function tokens(s, part) {
 <button type="submit" class="btn btn-primary">Make token</button>
 </form>
 <div class="s-new-token" hidden role="status"></div>
-<table class="table s-table"><thead><tr><th scope="col">Name</th><th scope="col">Sub-account</th>
+<table class="table s-table s-tokens"><thead><tr><th scope="col">Name</th><th scope="col">Sub-account</th>
 <th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th>
 <th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
 <tbody>${(list.data || []).map((t) => html`<tr><td>${t.name}</td>
-<td>${t.location_id ? places.get(t.location_id) || 'Sub-account ' + t.location_id : 'All'}</td>
-<td>${ctx.format.day(t.created_at)}</td><td>${t.last_used_at ? ctx.format.moment(t.last_used_at) : 'Never'}</td>
-<td>${t.expires_at ? ctx.format.day(t.expires_at) : 'Never'}</td>
+<td data-label="Sub-account">${t.location_id ? places.get(t.location_id) || 'Sub-account ' + t.location_id : 'All'}</td>
+<td data-label="Made">${ctx.format.day(t.created_at)}</td>
+<td data-label="Last used">${t.last_used_at ? ctx.format.moment(t.last_used_at) : 'Never'}</td>
+<td data-label="Expires">${t.expires_at ? ctx.format.day(t.expires_at) : 'Never'}</td>
 <td><button type="button" class="btn btn-small btn-danger" data-revoke="${t.id}">Revoke<span class="visually-hidden">${' ' + t.name}</span></button></td></tr>`)}</tbody></table>
 ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 	const form = part.querySelector('form');

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, DESKTOP, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
 	from './lib.mjs';
 
 describe('settings', () => {
