@@ -35,11 +35,20 @@ static const struct hl_route routes[] = {
 	  .cache_ms = 60000, .reads = INBOX_READS },
 	{ .method = "PATCH", .pattern = "/api/conversations/:id", .handler = conv_change },
 	{ .method = "POST", .pattern = "/api/conversations/:id/read", .handler = conv_read },
+	{ .method = "POST", .pattern = "/api/conversations/:id/unread", .handler = conv_unread },
 	{ .method = "GET", .pattern = "/api/conversations/:id/messages", .handler = conv_messages,
 	  .cache_ms = 60000, .reads = "conversations messages" },
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages", .handler = conv_send },
 	{ .method = "POST", .pattern = "/api/conversations/:id/messages/:message/retry",
 	  .handler = conv_retry },
+	{ .method = "GET", .pattern = "/api/saved-replies", .handler = replies_list,
+	  .cache_ms = 60000, .reads = "saved_replies" },
+	{ .method = "POST", .pattern = "/api/saved-replies", .handler = replies_create,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "PATCH", .pattern = "/api/saved-replies/:id", .handler = replies_change,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "DELETE", .pattern = "/api/saved-replies/:id", .handler = replies_delete,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "GET", .pattern = "/api/channels", .handler = conv_channels_list },
 	{ .method = "GET", .pattern = "/api/quiet-hours", .handler = conv_quiet_hours_get },
 	{ .method = "PUT", .pattern = "/api/quiet-hours", .handler = conv_quiet_hours_put,
@@ -81,7 +90,10 @@ static int init(struct hl_mod *mod)
 
 /* The browser pages (webui/inbox.js): the inbox, in the menu, opening
  * with its first page; a thread beside it. */
-static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", "segments.js", NULL };
+static const char *const inbox_uses[] = { "inbox.css", "inbox-thread.js", "segments.js",
+					    "merge-fields.js", NULL };
+/* Saved replies (webui/saved-replies.js), opened from the inbox. */
+static const char *const replies_uses[] = { "inbox.css", "merge-fields.js", NULL };
 /* The Channels page, for the sub-account's admins: each channel and the
  * module that delivers it, whose page (/channels/NAME) sets it up. */
 static const char *const channels_uses[] = { "channels.css", NULL };
@@ -90,6 +102,8 @@ static const struct hl_page pages[] = {
 	{ .path = "/conversations", .script = "inbox.js", .label = "Conversations", .order = 25,
 	  .data = "/api/conversations", .uses = inbox_uses },
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
+	{ .path = "/saved-replies", .script = "saved-replies.js", .order = 25,
+	  .data = "/api/saved-replies", .uses = replies_uses },
 	{ .path = "/channels", .script = "channels.js", .label = "Channels", .order = 90,
 	  .access = HL_ACCESS_LOCATION_ADMIN, .data = "/api/channels", .uses = channels_uses },
 };

@@ -76,7 +76,8 @@ int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
 /* `text` with its merge fields ("{{contact.first_name|there}}") filled
  * from contact `contact`, into *out (`text` itself when it has none): 0,
  * or HL_EINVAL after a 422 naming `member`, or HL_EDB, HL_ENOMEM
- * (merge.c). */
+ * (merge.c). Contact 0 only checks that each field is one, and fills
+ * none (a saved reply, written for whoever it will be sent to). */
 int conv_merge(struct hl_req *req, int64_t contact, const char *member, const char *text,
 	       const char **out);
 /* Add a message to conversation `cv` and bring the conversation's last
@@ -146,5 +147,10 @@ extern int64_t conv_boot;
 int conv_open(struct hl_req *req);                 /* write.c */
 int conv_change(struct hl_req *req);
 int conv_read(struct hl_req *req);
+int conv_unread(struct hl_req *req);
+int replies_list(struct hl_req *req);              /* replies.c */
+int replies_create(struct hl_req *req);
+int replies_change(struct hl_req *req);
+int replies_delete(struct hl_req *req);
 
 #endif

@@ -71,6 +71,8 @@ static int merge_one(struct hl_req *req, int64_t contact, struct values *vals, F
 		return hl_reply_invalid(req, member, "{{%.*s}} is not a merge field; the fields are"
 					" contact.first_name, last_name, name, email, phone and"
 					" company_name", (int)(nlen > 64 ? 64 : nlen), name);
+	if (!contact) /* only checking (a saved reply): no contact, no value */
+		return 0;
 	int rc = vals->read ? 0 : read_values(req, contact, vals);
 	if (rc)
 		return rc;

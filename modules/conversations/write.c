@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * write.c: opening a conversation with a contact on a channel, changing
- * its star and assignee, and marking it read. Bodies are checked member by
- * member (422 naming the member, unknown members refused): the contact
- * must be a live one of the location, the assignee a user who can open
- * it. Marking a read conversation read changes nothing and publishes
- * nothing.
+ * its star and assignee, and marking it read or unread. Bodies are
+ * checked member by member (422 naming the member, unknown members
+ * refused): the contact must be a live one of the location, the assignee
+ * a user who can open it. Marking a read conversation read (or an unread
+ * one unread) changes nothing and publishes nothing.
  */
 #include "conversations.h"
 
@@ -137,9 +137,10 @@ int conv_change(struct hl_req *req)
 	return rc ? rc : conv_reply_record(req, 200, id);
 }
 
-/* POST /api/conversations/:id/read: no unread messages left; 200 with
- * the conversation. */
-int conv_read(struct hl_req *req)
+/* The path's conversation read (`unread` 0) or unread again: `sql`
+ * changes it when it is not so already, and only then is `event`
+ * published. 200 with the conversation. */
+static int mark(struct hl_req *req, const char *sql, const char *event)
 {
 	int64_t id;
 	struct conversation cv;
@@ -150,13 +151,29 @@ int conv_read(struct hl_req *req)
 	int rc = conv_find(req, id, &cv);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
-	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET unread_count = 0"
-		" WHERE id = :id AND location_id = :location AND unread_count > 0");
+	sqlite3_stmt *st = hl_scoped_write(req, sql);
 	hl_bind_int(st, ":id", id);
 	int64_t changed = hl_step_changes(st);
 	if (changed < 0)
 		return (int)changed;
-	if (changed && (rc = conv_publish(req, "conversation.read", id, cv.contact, id, 0, NULL)))
+	if (changed && (rc = conv_publish(req, event, id, cv.contact, id, 0, NULL)))
 		return rc;
 	return conv_reply_record(req, 200, id);
+}
+
+/* POST /api/conversations/:id/read: no unread messages left. */
+int conv_read(struct hl_req *req)
+{
+	return mark(req, "UPDATE conversations SET unread_count = 0"
+		    " WHERE id = :id AND location_id = :location AND unread_count > 0",
+		    "conversation.read");
+}
+
+/* POST /api/conversations/:id/unread: marked unread, as one message to
+ * read, for whoever opens it next; one unread already stays as it is. */
+int conv_unread(struct hl_req *req)
+{
+	return mark(req, "UPDATE conversations SET unread_count = 1"
+		    " WHERE id = :id AND location_id = :location AND unread_count = 0",
+		    "conversation.unread");
 }

@@ -92,11 +92,11 @@ describe('email', () => {
 		assert.equal(await subject.isVisible(), false);
 		await page.getByLabel('Send as').selectOption('email');
 		await subject.fill('Your plan for March');
-		await page.getByLabel('Reply').fill('Hi ');
+		await page.getByLabel('Reply', { exact: true }).fill('Hi ');
 		await page.getByLabel('Insert').selectOption({ label: 'First name' });
-		await page.getByLabel('Reply').press('End');
-		await page.getByLabel('Reply').pressSequentially(', here is **your** plan.');
-		assert.equal(await page.getByLabel('Reply').inputValue(), 'Hi {{contact.first_name}}, here is **your** plan.');
+		await page.getByLabel('Reply', { exact: true }).press('End');
+		await page.getByLabel('Reply', { exact: true }).pressSequentially(', here is **your** plan.');
+		assert.equal(await page.getByLabel('Reply', { exact: true }).inputValue(), 'Hi {{contact.first_name}}, here is **your** plan.');
 		await page.getByLabel('Attach files').setInputFiles({ name: 'plan.pdf', mimeType: 'application/pdf',
 			buffer: Buffer.from('%PDF-1.4 the plan') });
 		await page.getByRole('button', { name: 'Send' }).click();

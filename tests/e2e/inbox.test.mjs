@@ -3,12 +3,14 @@
  * The conversations pages (modules/conversations/webui/), as the server
  * serves them: a thread opened from the inbox is read; a reply sent shows
  * in the thread and is still there after a reload; starring and the
- * unread filter, kept in the URL; a new conversation from a contact; at
- * phone width the inbox and the thread show one at a time.
+ * unread filter, kept in the URL; a new conversation from a contact;
+ * assigning and marking unread from the thread; a saved reply kept on its
+ * page and put into a reply; at phone width the inbox and the thread show
+ * one at a time.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PHONE, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
+import { PHONE, provoked, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
 
 describe('conversations', () => {
 	let server, browser, admin, loc, open, contact, other;
@@ -45,10 +47,10 @@ describe('conversations', () => {
 		await until(async () => (await conversationOf(contact.id)).unread_count === 0, 10000, 'read');
 		assert.doesNotMatch(await entry.textContent(), /unread/);
 
-		await page.getByLabel('Reply').fill('Yes, until Friday.');
+		await page.getByLabel('Reply', { exact: true }).fill('Yes, until Friday.');
 		await page.getByRole('button', { name: 'Send' }).click();
 		await thread(page).getByText('Yes, until Friday.').waitFor();
-		assert.equal(await page.getByLabel('Reply').inputValue(), '', 'the box is empty again');
+		assert.equal(await page.getByLabel('Reply', { exact: true }).inputValue(), '', 'the box is empty again');
 		await shoot(page, 'conversation');
 		await page.reload();
 		await thread(page).getByText('Yes, until Friday.').waitFor();
@@ -120,13 +122,86 @@ describe('conversations', () => {
 		const theirs = page.getByRole('region', { name: 'Bartholomew Quince', exact: true });
 		await theirs.waitFor();
 		assert.equal(await theirs.locator('.i-channel').textContent(), 'E-mail');
-		await page.getByLabel('Reply').fill('Welcome aboard!');
+		await page.getByLabel('Reply', { exact: true }).fill('Welcome aboard!');
 		await page.getByLabel('Subject').fill('Welcome to the studio');
-		await page.getByLabel('Reply').press('Control+Enter');
+		await page.getByLabel('Reply', { exact: true }).press('Control+Enter');
 		await theirs.getByText('Welcome aboard!').waitFor();
 		await theirs.getByText('Welcome to the studio').waitFor();
 		assert.equal((await conversationOf(other.id)).channel, 'email');
 		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('assigned from the thread, then to no one; marked unread, it waits bold in the inbox', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		await page.getByRole('link', { name: /^Wilhelmina Ostrava/ }).click();
+		const who = thread(page).getByLabel('Assigned to');
+		await who.waitFor();
+		const me = admin.me.user;
+		await until(async () => (await who.locator('option').count()) > 1, 10000, 'the people offered');
+		await who.selectOption({ label: me.name + ' (me)' });
+		await page.getByText('Assigned to ' + me.name + '.').waitFor();
+		await until(async () => (await conversationOf(contact.id)).assigned_to === me.id, 10000, 'assigned');
+		await who.selectOption({ label: 'No one' });
+		await until(async () => (await conversationOf(contact.id)).assigned_to === null, 10000, 'unassigned');
+		await until(async () => (await conversationOf(contact.id)).unread_count === 0, 10000, 'read when opened');
+		await thread(page).getByRole('button', { name: 'Mark unread' }).click();
+		await page.getByText('Pick a conversation to read it and reply.').waitFor();
+		assert.equal(new URL(page.url()).pathname, '/app/conversations', 'back to the inbox');
+		assert.equal((await conversationOf(contact.id)).unread_count, 1);
+		const entry = page.getByRole('link', { name: /^Wilhelmina Ostrava/ });
+		await until(async () => /1 unread/.test(await entry.textContent()), 10000, 'shown unread');
+		assert.match(await entry.getAttribute('class'), /is-unread/);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a saved reply: added on its page with a field, put into a reply, sent with the name filled', async () => {
+		const { page, context, problems } = await opened();
+		await h1(page, 'Conversations').waitFor();
+		await page.getByRole('link', { name: 'Saved replies' }).click();
+		await h1(page, 'Saved replies').waitFor();
+		await page.getByText('No saved replies yet.').waitFor();
+		const add = page.getByRole('region', { name: 'New saved reply' });
+		await add.getByRole('button', { name: 'Add saved reply' }).click();
+		assert.equal(await add.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true', 'a name is needed');
+		await add.getByLabel('Name', { exact: true }).fill('Offer still on');
+		await add.getByLabel('Words').fill('Hi ');
+		await add.getByLabel('Insert').selectOption({ label: 'First name' });
+		await add.getByLabel('Words').press('End');
+		await add.getByLabel('Words').pressSequentially(', the offer runs {{contact.nickname}}');
+		await add.getByRole('button', { name: 'Add saved reply' }).click();
+		await until(async () => await add.getByLabel('Words').getAttribute('aria-invalid') === 'true', 10000,
+			'an unknown field refused beside the words');
+		await add.getByLabel('Words').fill('Hi {{contact.first_name}}, the offer runs until Friday.');
+		await add.getByRole('button', { name: 'Add saved reply' }).click();
+		const listed = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Offer still on' }) });
+		await listed.waitFor();
+		assert.equal(await add.getByLabel('Name', { exact: true }).inputValue(), '', 'the form is empty again');
+		await listed.getByRole('button', { name: 'Edit Offer still on' }).click();
+		const edit = page.getByRole('form', { name: 'Edit Offer still on' });
+		await edit.getByLabel('Name', { exact: true }).fill('Offer: until Friday');
+		await edit.getByRole('button', { name: 'Save changes' }).click();
+		await page.getByRole('heading', { name: 'Offer: until Friday' }).waitFor();
+		await shoot(page, 'saved-replies');
+
+		await page.goto(server.url + '/app/conversations?location=' + loc.id);
+		await page.getByRole('link', { name: /^Wilhelmina Ostrava/ }).click();
+		const saved = thread(page).getByLabel('Saved reply');
+		await until(async () => (await saved.locator('option').count()) === 2, 10000, 'the saved reply offered');
+		await saved.selectOption({ label: 'Offer: until Friday' });
+		assert.equal(await page.getByLabel('Reply', { exact: true }).inputValue(), 'Hi {{contact.first_name}}, the offer runs until Friday.');
+		await page.getByRole('button', { name: 'Send' }).click();
+		await thread(page).getByText('Hi Wilhelmina, the offer runs until Friday.').waitFor();
+
+		await page.goto(server.url + '/app/saved-replies?location=' + loc.id);
+		const item = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Offer: until Friday' }) });
+		await item.getByRole('button', { name: 'Delete Offer: until Friday' }).click();
+		await item.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+		await page.getByText('No saved replies yet.').waitFor();
+		assert.deepEqual((await admin.get('/api/saved-replies', loc.id)).data, []);
+		assert.deepEqual(provoked(problems, /^422 POST \/api\/saved-replies$/), []);
 		await context.close();
 	});
 

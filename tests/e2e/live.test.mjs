@@ -91,7 +91,7 @@ describe('live updates', () => {
 
 		/* Marc sends a message from the thread. */
 		const text = 'Retainer moved to the next stage, call you at 3';
-		await marcThread.page.getByLabel('Reply').fill(text);
+		await marcThread.page.getByLabel('Reply', { exact: true }).fill(text);
 		const sent = marcThread.page.waitForResponse((r) => r.request().method() === 'POST' && /\/messages$/.test(r.url()));
 		await marcThread.page.getByRole('button', { name: 'Send' }).click();
 		assert.equal((await sent).status(), 201);

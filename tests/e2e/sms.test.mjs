@@ -86,11 +86,11 @@ describe('sms', () => {
 		await thread(page).waitFor();
 		/* the composer counts a text's segments as a carrier will */
 		const segments = thread(page).locator('.i-segments');
-		await page.getByLabel('Reply').fill('x'.repeat(155) + '{curly}');
+		await page.getByLabel('Reply', { exact: true }).fill('x'.repeat(155) + '{curly}');
 		assert.equal(await segments.textContent(), '2 segments (GSM-7, 164 characters)');
-		await page.getByLabel('Reply').fill('Thanks 🙏');
+		await page.getByLabel('Reply', { exact: true }).fill('Thanks 🙏');
 		assert.equal(await segments.textContent(), '1 segment (Unicode because of “🙏”, 9 units)');
-		await page.getByLabel('Reply').fill('Your table for four is booked for 8 pm.');
+		await page.getByLabel('Reply', { exact: true }).fill('Your table for four is booked for 8 pm.');
 		await page.getByRole('button', { name: 'Send' }).click();
 		const first = messageOf(page, 'Your table for four');
 		await until(async () => (await first.locator('.i-status').textContent()) === 'Sent', 10000, 'Sent');
@@ -100,7 +100,7 @@ describe('sms', () => {
 
 		await double.ask('/double/fail', { status: 400, code: 21610,
 			message: 'Attempt to send to unsubscribed recipient', times: 1 });
-		await page.getByLabel('Reply').fill('Shall we keep it?');
+		await page.getByLabel('Reply', { exact: true }).fill('Shall we keep it?');
 		await page.getByRole('button', { name: 'Send' }).click();
 		const second = messageOf(page, 'Shall we keep it?');
 		await second.getByText('Twilio error 21610: Attempt to send to unsubscribed recipient').waitFor();

@@ -11,7 +11,7 @@ table."""
 import re
 import time
 
-from harness import error, every_page, headers, ids, seeded_server
+from harness import error, every_page, headers, ids, seeded_server, wait_for
 
 
 ROW_KEYS = {"id", "contact_id", "contact_name", "channel", "assigned_to", "starred", "unread_count",
@@ -209,6 +209,86 @@ def test_opening_starring_and_assigning():
         changed = admin.patch(path, {"assigned_to": None}, headers=h).json()
         assert (changed["starred"], changed["assigned_to"]) == (True, None)
         assert admin.patch(path, {"starred": False}, headers=h).json()["starred"] is False
+
+
+def test_marking_unread_brings_a_conversation_back_to_the_unread_list():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 2)
+        cid = want(s, "unread_count = 0")[0]
+        path = "/api/conversations/%d" % cid
+        contact = admin.get(path + "?location_id=2").json()["contact_id"]
+        before = activity(admin, contact).get("conversation.unread", 0)
+        unread_before = s.sql("SELECT unread FROM conversation_counts WHERE location_id = 2")[0][0]
+        for _ in range(2):  # twice: still one to read, one event
+            r = admin.post(path + "/unread", {}, headers=h)
+            assert r.status == 200 and r.json()["unread_count"] == 1, r.body
+        assert cid in ids(every_page(admin, "/api/conversations?location_id=2&unread=1", limit=1000))
+        assert s.sql("SELECT unread FROM conversation_counts WHERE location_id = 2")[0][0] == unread_before + 1
+        assert wait_for(lambda: activity(admin, contact).get("conversation.unread", 0) == before + 1)
+        # A conversation with messages to read keeps their number.
+        busy = want(s, "unread_count > 1")[0]
+        n = s.sql("SELECT unread_count FROM conversations WHERE id = ?", busy)[0][0]
+        assert admin.post("/api/conversations/%d/unread" % busy, {}, headers=h).json()["unread_count"] == n
+        assert admin.post(path + "/read", {}, headers=h).json()["unread_count"] == 0
+        error(admin.post("/api/conversations/999999999/unread", {}, headers=h), 404, "no such conversation")
+        other = want(s, "1", location=3)[0]
+        assert admin.post("/api/conversations/%d/unread" % other, {}, headers=h).status == 404
+
+
+REPLY_KEYS = {"id", "name", "subject", "body", "created_at", "updated_at"}
+
+
+def test_saved_replies_are_kept_by_admins_and_sent_with_their_fields_filled():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 2)
+        made = admin.post("/api/saved-replies", {"name": "Confirmed", "subject": "See you soon",
+                                                "body": "Hi {{contact.first_name|there}}, you are booked."},
+                          headers=h)
+        assert made.status == 201, made.body
+        r = made.json()
+        assert set(r) == REPLY_KEYS and (r["name"], r["subject"]) == ("Confirmed", "See you soon")
+        path = "/api/saved-replies/%d" % r["id"]
+        assert admin.post("/api/saved-replies", {"name": "address", "body": "We are at 1 Main St."},
+                          headers=h).json()["subject"] is None
+        listed = admin.get("/api/saved-replies?location_id=2").json()["data"]
+        assert [x["name"] for x in listed] == ["address", "Confirmed"]  # by name, whatever the case
+        assert admin.get("/api/saved-replies?location_id=3").json()["data"] == []
+        # Refused, naming the member; nothing written.
+        error(admin.post("/api/saved-replies", {"name": "CONFIRMED", "body": "x"}, headers=h), 409,
+              'name: this sub-account has a saved reply called "CONFIRMED"')
+        error(admin.post("/api/saved-replies", {"name": "Bad", "body": "Hi {{contact.nickname}}"}, headers=h),
+              422, "body: {{contact.nickname}} is not a merge field")
+        error(admin.post("/api/saved-replies", {"name": "Open", "body": "x", "subject": "Hi {{contact.name"},
+                         headers=h), 422, "subject: a merge field is opened")
+        error(admin.post("/api/saved-replies", {"name": "Empty", "body": "  "}, headers=h), 422, "body: required")
+        error(admin.post("/api/saved-replies", {"body": "x"}, headers=h), 422, "name: required")
+        error(admin.post("/api/saved-replies", {"name": "x", "body": "x", "tone": "warm"}, headers=h), 422, "tone")
+        error(admin.patch(path, {"name": "Address"}, headers=h), 409, "saved reply called")
+        assert len(admin.get("/api/saved-replies?location_id=2").json()["data"]) == 2
+        # Changed: only what is sent; a subject taken away with null.
+        changed = admin.patch(path, {"subject": None}, headers=h).json()
+        assert (changed["name"], changed["subject"], changed["body"]) == ("Confirmed", None, r["body"])
+        assert changed["updated_at"] >= r["updated_at"]
+        assert admin.get("/api/saved-replies?location_id=2").json()["data"][1]["subject"] is None
+        # Sent from a conversation: the contact's own name.
+        contact = a_contact(s)[0]
+        first = s.sql("SELECT first_name FROM contacts WHERE id = ?", contact)[0][0]
+        cid = admin.post("/api/conversations", {"contact_id": contact, "channel": "webchat"}, headers=h).json()["id"]
+        sent = admin.post("/api/conversations/%d/messages" % cid, {"body": changed["body"]}, headers=h).json()
+        assert sent["body"] == "Hi %s, you are booked." % (first or "there")
+        # Another sub-account's, and a user who is not an admin.
+        h3 = headers(admin, 3)
+        assert admin.patch(path, {"name": "Mine"}, headers=h3).status == 404
+        assert admin.delete(path, headers=h3).status == 404
+        user = s.login("location-2@example.test", "perf-pass-123")
+        assert [x["name"] for x in user.get("/api/saved-replies").json()["data"]] == ["address", "Confirmed"]
+        assert user.post("/api/saved-replies", {"name": "Mine", "body": "x"}, headers=headers(user, 2)).status == 403
+        assert user.delete(path, headers=headers(user, 2)).status == 403
+        assert admin.delete(path, headers=h).status == 204
+        assert admin.delete(path, headers=h).status == 404
+        assert [x["name"] for x in admin.get("/api/saved-replies?location_id=2").json()["data"]] == ["address"]
 
 
 def test_bad_input_is_refused_naming_the_field():

@@ -10,23 +10,22 @@
  * channel or another one a person picks (SMS and e-mail, each with a
  * contact's own address); an e-mail has a subject (the thread's, "Re:",
  * when left empty) and may take files (uploaded to the email module
- * first); a text counts its segments (segments.js); merge
- * fields ({{contact.first_name|there}}) are inserted from a list and
- * filled by the server when it is sent. openThread() returns what the thread does when
- * others change it: messages sent or received elsewhere join it at the
- * bottom, and those shown take their new status.
+ * first); a text counts its segments (segments.js); merge fields
+ * ({{contact.first_name|there}}, merge-fields.js) and saved replies are
+ * inserted from lists and filled by the server when it is sent. The head
+ * of the thread assigns it and marks it unread. openThread() returns what
+ * the thread does when others change it: messages sent or received
+ * elsewhere join it at the bottom, and those shown take their new status.
  */
 
 import { segmentsNote } from './segments.js';
+import { FIELDS, fieldPicker, insertAt } from './merge-fields.js';
 
 export const CHANNELS = [['sms', 'SMS'], ['email', 'E-mail'], ['whatsapp', 'WhatsApp'], ['facebook', 'Facebook'],
 	['instagram', 'Instagram'], ['webchat', 'Web chat'], ['phone', 'Phone']];
 const BODY_MAX = 5000;
-/* The channels a person may pick in the composer, and the merge fields. */
+/* The channels a person may pick in the composer. */
 const PICKABLE = ['sms', 'email'];
-const FIELDS = [['contact.first_name', 'First name'], ['contact.last_name', 'Last name'],
-	['contact.name', 'Full name'], ['contact.email', 'E-mail'], ['contact.phone', 'Phone'],
-	['contact.company_name', 'Company']];
 
 export const channelName = (c) => (CHANNELS.find((x) => x[0] === c) || [c, c])[1];
 
@@ -67,6 +66,9 @@ function frame(x, c) {
 	<span class="i-channel">${channelName(c.channel)}</span>
 	<button type="button" class="btn btn-small" data-star aria-pressed="${String(!!c.starred)}">${c.starred ? 'Starred' : 'Star'}</button>
 	<a class="btn btn-small" href="${ctx.href('/contacts/' + c.contact_id)}">Contact</a>
+	<button type="button" class="btn btn-small" data-unread>Mark unread</button>
+	${ctx.user.assigned_only ? null : ctx.html`<label class="i-assignee">Assigned to
+		<select name="assigned_to"><option value="">No one</option></select></label>`}
 </header>
 <div class="i-scroll" tabindex="0" aria-label="Messages">
 	<p class="i-older-note muted" hidden>Loading older messages…</p>
@@ -80,6 +82,7 @@ function frame(x, c) {
 			ctx.html`<option value="${k}" selected="${k === c.channel}">${channelName(k)}</option>`)}</select></label>` : null}
 		<label class="i-pick"><span class="i-pick-word">Insert</span> <select name="field"><option value="">a field…</option>${FIELDS.map(([k, label]) =>
 			ctx.html`<option value="${k}">${label}</option>`)}</select></label>
+		<label class="i-pick"><span class="i-pick-word">Saved reply</span> <select name="saved"><option value="">a saved reply…</option></select></label>
 		<label class="i-pick i-files-field" hidden><span class="i-pick-word">Attach files</span> <input name="files" type="file" multiple></label>
 	</div>
 	<div class="field i-subject-field" hidden><label for="i-subject">Subject</label>
@@ -102,7 +105,7 @@ export function openThread(x, c, page1) {
 	const t = {
 		x, ctx, c, shown: new Map(), files: new Map(), unnamed: new Set(),
 		el: { scroll: q('.i-scroll'), list: q('.i-messages'), note: q('.i-older-note'), form: q('.i-compose'),
-			star: q('[data-star]') },
+			star: q('[data-star]'), unread: q('[data-unread]'), assignee: q('[name="assigned_to"]') },
 	};
 	for (const m of (page1.data || []).slice().reverse())
 		t.el.list.append(show(t, m));
@@ -111,7 +114,10 @@ export function openThread(x, c, page1) {
 	if (c.unread_count)
 		read(t);
 	starring(t);
+	unreading(t);
+	assigning(t);
 	replying(t);
+	savedReplies(t);
 	retrying(t);
 	return (events) => heard(t, events);
 }
@@ -305,6 +311,85 @@ function starring(t) {
 	});
 }
 
+/* Mark unread: the conversation waits in the inbox, bold, for whoever
+ * opens it next; the thread closes, as it would be read again if kept. */
+function unreading(t) {
+	const { ctx, c, x } = t;
+	t.el.unread.addEventListener('click', async () => {
+		t.el.unread.disabled = true;
+		try {
+			await ctx.api.post('/api/conversations/' + c.id + '/unread');
+		} catch (e) {
+			t.el.unread.disabled = false;
+			if (!ctx.signal.aborted)
+				ctx.ui.toast('The conversation could not be marked unread: ' + e.message, { kind: 'error' });
+			return;
+		}
+		ctx.ui.toast('Marked unread.');
+		ctx.navigate(x.hrefKeeping('/conversations'));
+	});
+}
+
+/* Who answers it: anyone of the sub-account, or no one; saved as it is
+ * chosen. Not offered to those who see only their own conversations. */
+async function assigning(t) {
+	const { ctx, c } = t;
+	const select = t.el.assignee;
+	if (!select)
+		return;
+	const people = await ctx.ui.people(ctx.api);
+	if (ctx.signal.aborted)
+		return;
+	for (const u of people ? people.values() : [])
+		select.append(ctx.html`<option value="${u.id}">${u.id === ctx.user.id ? u.name + ' (me)' : u.name}</option>`);
+	let now = c.assigned_to ? String(c.assigned_to) : '';
+	if (now && !select.querySelector('option[value="' + now + '"]'))
+		select.append(ctx.html`<option value="${now}">${'User ' + now}</option>`);
+	select.value = now;
+	select.addEventListener('change', async () => {
+		const to = select.value;
+		try {
+			await ctx.api.patch('/api/conversations/' + c.id, { assigned_to: to ? Number(to) : null });
+		} catch (e) {
+			select.value = now;
+			if (!ctx.signal.aborted)
+				ctx.ui.toast('The conversation could not be assigned: ' + e.message, { kind: 'error' });
+			return;
+		}
+		now = to;
+		const who = people && people.get(Number(to));
+		ctx.ui.toast(!to ? 'Nobody is assigned now.' : 'Assigned to ' + (who ? who.name : 'user ' + to) + '.');
+	});
+}
+
+/* The sub-account's saved replies, offered in the composer: one chosen
+ * goes in where the caret is (its merge fields filled when it is sent),
+ * and its subject into an e-mail's empty subject. */
+async function savedReplies(t) {
+	const { ctx } = t;
+	const f = t.el.form.elements;
+	let replies = [];
+	try {
+		replies = (await ctx.api.get('/api/saved-replies')).data || [];
+	} catch (e) {
+		/* none offered: the composer works without them */
+	}
+	if (ctx.signal.aborted)
+		return;
+	f.saved.append(...replies.map((r) => ctx.html`<option value="${String(r.id)}">${r.name}</option>`));
+	if (!replies.length)
+		f.saved.append(ctx.html`<option value="" disabled>None saved yet</option>`);
+	f.saved.addEventListener('change', () => {
+		const r = replies.find((x) => String(x.id) === f.saved.value);
+		f.saved.value = '';
+		if (!r)
+			return;
+		if (r.subject && !f.subject.value.trim())
+			f.subject.value = r.subject;
+		insertAt(f.body, r.body);
+	});
+}
+
 /* The channel the composer sends on. */
 const picked = (t) => (t.el.form.elements.channel ? t.el.form.elements.channel.value : t.c.channel);
 
@@ -322,14 +407,7 @@ function replying(t) {
 	f.body.addEventListener('input', fit);
 	if (f.channel)
 		f.channel.addEventListener('change', fit);
-	f.field.addEventListener('change', () => {
-		const at = f.body.selectionStart ?? f.body.value.length;
-		const field = '{{' + f.field.value + '}}';
-		f.body.setRangeText(field, at, f.body.selectionEnd ?? at, 'end');
-		f.field.value = '';
-		f.body.focus();
-		fit();
-	});
+	fieldPicker(f.field, f.body);
 	form.addEventListener('keydown', (e) => {
 		if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
 			e.preventDefault();

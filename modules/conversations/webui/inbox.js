@@ -89,6 +89,7 @@ function frame(view, x) {
 	view.append(html`
 <div class="page-head">
 	<h1>Conversations</h1>
+	<a class="btn" href="${ctx.href('/saved-replies')}">Saved replies</a>
 	<button type="button" class="btn btn-primary" data-new aria-expanded="false" aria-controls="i-new">New conversation</button>
 </div>
 <form class="card i-new" id="i-new" hidden novalidate aria-label="New conversation">
