@@ -3,6 +3,8 @@
  * settings.js: the Settings page (/app/settings; the core registers it in
  * core/http/pages.c). Its sections, each shown only to whom the API allows:
  *
+ *   Your account   everyone's own: the password changed, the devices
+ *                  signed in listed and signed out (settings-account.js);
  *   API tokens     everyone's own: made (shown once, to copy), revoked;
  *   People         agency admins: who works here, their role and
  *                  sub-accounts; a person added, disabled or enabled;
@@ -17,6 +19,7 @@
  * open(name, focus, query)}) and the section's element to fill. Every
  * name is put in as text (ctx.html, textContent).
  */
+import { account } from './settings-account.js';
 
 const ROLES = [['location_user', 'Sub-account user'], ['location_admin', 'Sub-account admin'],
 	['agency_user', 'Agency user'], ['agency_admin', 'Agency admin']];
@@ -26,12 +29,12 @@ const roleName = (r) => (ROLES.find((x) => x[0] === r) || [r, r])[1];
 const asShown = (name) => name && name.replace(/^location(?=\.|$)/, 'sub-account');
 const asStored = (name) => name.replace(/^sub-account(?=\.|$)/, 'location');
 
-const draws = { tokens, people, locations, modules, audit };
+const draws = { account, tokens, people, locations, modules, audit };
 
 export default async function page(view, ctx) {
 	const { html, ui } = ctx;
 	const admin = ctx.user.role === 'agency_admin';
-	const sections = [['tokens', 'API tokens']].concat(admin
+	const sections = [['account', 'Your account'], ['tokens', 'API tokens']].concat(admin
 		? [['people', 'People'], ['locations', 'Sub-accounts'], ['modules', 'Modules'], ['audit', 'Audit log']] : []);
 	const section = sections.some((x) => x[0] === ctx.query.get('section')) ? ctx.query.get('section') : sections[0][0];
 	await ui.stylesheet(new URL('./settings.css', import.meta.url));
@@ -95,7 +98,7 @@ async function tokens(s, part) {
 <button type="submit" class="btn btn-primary">Make token</button>
 </form>
 <div class="s-new-token" hidden role="status"></div>
-<table class="table s-table s-tokens"><thead><tr><th scope="col">Name</th><th scope="col">Sub-account</th>
+<table class="table s-table s-tokens s-cards"><thead><tr><th scope="col">Name</th><th scope="col">Sub-account</th>
 <th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th>
 <th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead>
 <tbody>${(list.data || []).map((t) => html`<tr><td>${t.name}</td>

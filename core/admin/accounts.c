@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * accounts.c: the core's routes for signing in and out, the caller's own
- * account, and their API tokens. Users and locations are managed in
+ * account, their password and their API tokens (their sessions:
+ * sessions.c). Users and locations are managed in
  * users.c; who may open what is decided in auth.c.
  */
 #include "admin/admin.h"
@@ -24,6 +25,7 @@ static int me(struct hl_req *req);
 static int list_tokens(struct hl_req *req);
 static int create_token(struct hl_req *req);
 static int revoke_token(struct hl_req *req);
+static int change_password(struct hl_req *req);
 
 static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/auth/login", .handler = login,
@@ -37,6 +39,8 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/auth/tokens", .handler = create_token,
 	  .flags = HL_ROUTE_NO_LOCATION },
 	{ .method = "DELETE", .pattern = "/api/auth/tokens/:id", .handler = revoke_token,
+	  .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "POST", .pattern = "/api/auth/password", .handler = change_password,
 	  .flags = HL_ROUTE_NO_LOCATION },
 };
 
@@ -85,12 +89,14 @@ static int start_session(struct hl_req *req, int64_t user)
 	auth_token_new("", token, req->who.session);
 	int64_t now = (int64_t)time(NULL), lifetime = CONFIG_LIVE(req->srv->cfg, session_days) * 86400;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at)"
-		" VALUES (:session, :user, :expires_at, :now)");
+		"INSERT INTO sessions (token_hash, user_id, expires_at, renewed_at, client, user_agent)"
+		" VALUES (:session, :user, :expires_at, :now, :client, substr(:user_agent, 1, 200))");
 	hl_bind_blob(st, ":session", req->who.session, 32);
 	hl_bind_int(st, ":user", user);
 	hl_bind_int(st, ":expires_at", now + lifetime);
 	hl_bind_int(st, ":now", now);
+	hl_bind_text(st, ":client", auth_client(req));
+	hl_bind_text(st, ":user_agent", hl_header(req, "User-Agent"));
 	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	auth_set_cookie(req, token, lifetime);
@@ -398,4 +404,82 @@ static int revoke_token(struct hl_req *req)
 	if (audit_note(req, 0, "token.revoked", "api_token", id))
 		return HL_EDB;
 	return hl_reply_raw(req, 204, "text/plain", "", 0);
+}
+
+/* ---- the caller's password ----------------------------------------------- */
+
+/* The password hash of signed-in user `user`, or NULL (answered). The
+ * reader goes back to the pool before the slow check, as at sign-in. */
+static const char *own_hash(struct hl_req *req, int64_t user)
+{
+	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT password_hash FROM users WHERE id = :user");
+	hl_bind_int(st, ":user", user);
+	const char *h = st && sqlite3_step(st) == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0)
+							      : NULL;
+	const char *hash = h ? hl_strndup(req, h, strlen(h)) : NULL;
+	if (st)
+		sqlite3_reset(st);
+	request_return_reader(req);
+	if (!hash)
+		hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
+	return hash;
+}
+
+/* The new hash stored, and every other session of the user ended. */
+static int store_password(struct hl_req *req, int64_t user, const char *password)
+{
+	char hash[crypto_pwhash_STRBYTES];
+	if (password_hash(password, hash))
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
+	struct hl_db *w = hl_write_begin(req);
+	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET password_hash = :password_hash,"
+				      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = :user");
+	hl_bind_text(st, ":password_hash", hash);
+	hl_bind_int(st, ":user", user);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	st = hl_stmt(w, "DELETE FROM sessions WHERE user_id = :user AND token_hash <> :session");
+	hl_bind_int(st, ":user", user);
+	hl_bind_blob(st, ":session", req->who.session, 32);
+	if (hl_step_changes(st) < 0 || audit_note(req, 0, "password.changed", "user", user))
+		return HL_EDB;
+	auth_rights_changed(req, user, 0);
+	return hl_reply_empty(req);
+}
+
+/* POST /api/auth/password {"current_password", "new_password"}: 204. The
+ * caller's other sessions end (whoever else was signed in as them); their
+ * API tokens stay. A wrong current password is 422 on that member, and
+ * counts as a failed sign-in, so this is no way round their limits. Only
+ * from a signed-in browser: an API token cannot change it. */
+static int change_password(struct hl_req *req)
+{
+	static const char *const keys[] = { "current_password", "new_password", NULL };
+	const char *current = NULL, *fresh = NULL, *hash;
+	struct attempt a;
+	if (req->who.token_id)
+		return hl_reply_error(req, 403, "forbidden", "sign in to change your password:"
+				      " an API token cannot");
+	if (hl_fields_only(req, 0, keys) ||
+	    hl_field_text(req, 0, "current_password", PASSWORD_MAX, &current) < 0 ||
+	    hl_field_text(req, 0, "new_password", PASSWORD_MAX, &fresh) < 0)
+		return 0;
+	if (!current || !*current)
+		return hl_reply_invalid(req, "current_password", "required");
+	if (!fresh || strlen(fresh) < PASSWORD_MIN)
+		return hl_reply_invalid(req, "new_password", "at least %d characters", PASSWORD_MIN);
+	int64_t user = req->who.user_id;
+	if (count_client(req, &a) || !(hash = own_hash(req, user)) ||
+	    count_account(req, user, "", &a))
+		return 0;
+	int ok = password_verify(hash, current);
+	if (ok < 0) {
+		refund_attempt(req, &a);
+		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
+	}
+	if (!ok)
+		return audit_note(req, user, "password.change_failed", "user", user) ? HL_EDB
+			: hl_reply_invalid(req, "current_password", "not your current password");
+	refund_attempt(req, &a);
+	return store_password(req, user, fresh);
 }

@@ -16,6 +16,8 @@ struct router;
 int health_register(struct router *r);
 /* Signing in and out, sessions, API keys: the caller's own account. */
 int accounts_register(struct router *r);
+/* The caller's own sessions: listed, signed out. */
+int sessions_register(struct router *r);
 /* The agency's users, for agency admins. */
 int users_register(struct router *r);
 /* GET /api/admin/audit, for agency admins. */

@@ -55,7 +55,7 @@ describe('contacts', () => {
 			await opened.page.getByLabel('E-mail').fill(DEMO.email);
 			await opened.page.getByLabel('Password').fill(DEMO.password);
 			await opened.page.getByLabel('Password').press('Enter');
-			await opened.page.getByRole('button', { name: 'Sign out' }).waitFor();
+			await opened.page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 			session = await opened.context.cookies();
 		}
 		return opened;

@@ -232,7 +232,7 @@ export async function signIn(page, email, password) {
 	await page.getByLabel('E-mail').fill(email);
 	await page.getByLabel('Password').fill(password);
 	await page.getByRole('button', { name: 'Sign in' }).click();
-	await page.getByRole('button', { name: 'Sign out' }).waitFor();
+	await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 }
 
 /* A test file's usual start: a seeded server (options as startServer's),

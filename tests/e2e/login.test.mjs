@@ -120,10 +120,10 @@ describe('login', () => {
 		await page.getByRole('heading', { level: 1, name: heading }).waitFor();
 		assert.equal(await page.getByRole('heading', { name: 'Sign in' }).isVisible(), false);
 
-		await page.getByRole('button', { name: 'Sign out' }).click();
+		await page.getByRole('button', { name: 'Sign out', exact: true }).click();
 		await page.getByRole('heading', { name: 'Sign in' }).waitFor();
 		assert.equal(new URL(page.url()).pathname, '/');
-		assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+		assert.equal(await page.getByRole('button', { name: 'Sign out', exact: true }).count(), 0);
 		await page.reload();
 		await page.getByRole('heading', { name: 'Sign in' }).waitFor();
 		await page.getByLabel('E-mail').waitFor();

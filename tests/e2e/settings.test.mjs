@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, DESKTOP, PHONE, apiAs, launch, newPage, scrollsSideways, shoot, signIn, startServer, until }
+import { DEMO, DESKTOP, PHONE, apiAs, launch, newPage, provoked, scrollsSideways, shoot, signIn, startServer, until }
 	from './lib.mjs';
 
 describe('settings', () => {
@@ -63,7 +63,7 @@ describe('settings', () => {
 		await theirs.page.goto('/app/settings');
 		await h1(theirs.page, 'Settings').waitFor();
 		assert.deepEqual(await theirs.page.getByRole('navigation', { name: 'Settings' }).getByRole('link').allTextContents(),
-			['API tokens'], 'their own tokens only');
+			['Your account', 'API tokens'], 'their own account and tokens only');
 		await theirs.context.close();
 	});
 
@@ -111,7 +111,7 @@ describe('settings', () => {
 	});
 
 	test('an API token is shown once, works, and once revoked is refused', async () => {
-		const { page, context, problems } = await signedIn(DEMO, '/app/settings?location=' + locations[0].id);
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=tokens&location=' + locations[0].id);
 		await h1(page, 'Settings').waitFor();
 		const form = page.getByRole('form', { name: 'New API token' });
 		await form.getByLabel('Name').fill('Reporting script');
@@ -179,6 +179,41 @@ describe('settings', () => {
 		assert.equal(await scrollsSideways(page), false);
 		assert.deepEqual(problems, []);
 		await context.close();
+	});
+
+	test('your account: another device signed out, the password changed with the old one', async () => {
+		const person = { name: 'Zdenka Prochazkova', email: 'zdenka@example.test', password: 'zdenka-pass-123' };
+		await admin.post('/api/admin/users', { name: person.name, email: person.email, password: person.password,
+			role: 'location_user', location_ids: [locations[0].id] });
+		const phone = await signedIn(person, '/app/settings', { viewport: PHONE });
+		await h1(phone.page, 'Settings').waitFor();
+		const { page, context, problems } = await signedIn(person, '/app/settings');
+		await page.getByRole('heading', { level: 2, name: 'Your account' }).waitFor();
+		const rows = page.locator('.s-sessions tbody tr');
+		assert.equal(await rows.count(), 2);
+		assert.match(await rows.first().textContent(), /Chrome on Linux \(this device\)/);
+		await shoot(page, 'settings-account');
+		await page.getByRole('button', { name: /^Sign out Chrome on Linux/ }).click();
+		await page.getByText('That device is signed out.').waitFor();
+		assert.equal(await rows.count(), 1);
+		assert.equal((await phone.page.request.get('/api/auth/sessions')).status(), 401, 'the other one is out');
+
+		const form = page.getByRole('form', { name: 'Change your password' });
+		await form.getByLabel('Current password').fill('not-my-password');
+		await form.getByLabel('New password').fill('zdenka-new-456');
+		await form.getByRole('button', { name: 'Change password' }).click();
+		await until(async () => await form.getByLabel('Current password').getAttribute('aria-invalid') === 'true',
+			10000, 'the wrong password refused beside its field');
+		assert.match(await page.locator('#' + await form.getByLabel('Current password').getAttribute('aria-describedby'))
+			.textContent(), /^Not your current password/);
+		await form.getByLabel('Current password').fill(person.password);
+		await form.getByRole('button', { name: 'Change password' }).click();
+		await page.getByText('Password changed. Your other devices are signed out.').waitFor();
+		await apiAs(server, person.email, 'zdenka-new-456');
+		assert.equal((await page.request.get('/api/auth/sessions')).status(), 200, 'this device stays signed in');
+		assert.deepEqual(provoked(problems, /^422 POST \/api\/auth\/password$/), []);
+		await context.close();
+		await phone.context.close();
 	});
 
 	test('at phone width nothing scrolls sideways', async () => {

@@ -106,7 +106,7 @@ describe('shell', () => {
 			const text = (await page.locator('body').innerText()).replace(/\/api\/\S*/g, '');
 			assert.doesNotMatch(text, /\b(locations?|projects?)\b/i, 'the words at ' + path);
 		}
-		await page.getByRole('button', { name: 'Sign out' }).click();
+		await page.getByRole('button', { name: 'Sign out', exact: true }).click();
 		await page.getByLabel('E-mail').waitFor();
 		await page.reload();
 		await page.getByLabel('E-mail').waitFor();

@@ -224,6 +224,81 @@ def test_password_reset_ends_old_sessions():
         s.login("anna@example.test", "new-anna-pass")
 
 
+def test_a_user_changes_their_own_password_and_their_other_sessions_end():
+    s, admin, a, b = agency(env={"PGHL_LOGIN_ATTEMPTS": "3"})
+    with s:
+        here = s.login("anna@example.test", "anna-pass-1", headers={"User-Agent": "Laptop browser"})
+        there = s.login("anna@example.test", "anna-pass-1", headers={"User-Agent": "Phone browser"})
+        path = "/api/auth/password"
+        for body, member in (({"current_password": "anna-pass-1", "new_password": "short"}, "new_password"),
+                             ({"new_password": "a-new-pass-1"}, "current_password"),
+                             ({"current_password": "anna-pass-1", "new_password": "a-new-pass-1", "x": 1}, "x")):
+            r = here.post(path, body)
+            assert r.status == 422 and r.json()["error"]["message"].startswith(member), r.body
+        r = here.post(path, {"current_password": "not-it-1", "new_password": "a-new-pass-1"})
+        assert r.status == 422 and r.json()["error"]["message"] == "current_password: not your current password"
+        assert s.sql("SELECT count(*) FROM audit_log WHERE action = 'password.change_failed'")[0][0] == 1
+        assert there.get("/api/contacts").status == 200  # nothing changed
+        assert here.post(path, {"current_password": "anna-pass-1", "new_password": "a-new-pass-1"}).status == 204
+        assert here.get("/api/contacts").status == 200  # this one stays signed in
+        assert there.get("/api/contacts").status == 401  # the other is signed out
+        assert s.post("/api/auth/login", {"email": "anna@example.test", "password": "anna-pass-1"}).status == 401
+        s.login("anna@example.test", "a-new-pass-1")
+        assert s.sql("SELECT count(*) FROM audit_log WHERE action = 'password.changed'")[0][0] == 1
+        # Guesses of the current password count as failed sign-ins.
+        # (one wrong above, one sign-in with the old password: the third is the last)
+        assert here.post(path, {"current_password": "guess-1234", "new_password": "b-new-pass-1"}).status == 422
+        r = here.post(path, {"current_password": "a-new-pass-1", "new_password": "b-new-pass-1"})
+        assert r.status == 429, r.body
+        # An API token cannot change it.
+        token = admin.post("/api/auth/tokens", {"name": "script"}).json()["token"]
+        bearer = s.client({"Authorization": "Bearer " + token})
+        assert bearer.post(path, {"current_password": ADMIN[1], "new_password": "c-new-pass-1"}).status == 403
+
+
+def csrf(client):
+    return {"X-CSRF-Token": client.get("/api/auth/me").json()["csrf_token"]}
+
+
+def test_a_user_lists_their_sessions_and_signs_one_or_the_others_out():
+    s, admin, a, b = agency()
+    with s:
+        laptop = s.login("anna@example.test", "anna-pass-1", headers={"User-Agent": "Laptop browser"})
+        phone = s.login("anna@example.test", "anna-pass-1", headers={"User-Agent": "Phone browser"})
+        tablet = s.login("anna@example.test", "anna-pass-1", headers={"User-Agent": "Tablet " + "x" * 300})
+        r = laptop.get("/api/auth/sessions")
+        assert r.status == 200, r.body
+        rows = r.json()["data"]
+        assert len(rows) == 3 and set(rows[0]) == {"id", "current", "client", "user_agent", "created_at",
+                                                   "active_at", "expires_at"}
+        assert [x["current"] for x in rows] == [True, False, False]
+        assert rows[0]["user_agent"] == "Laptop browser" and rows[0]["client"] == "127.0.0.1"
+        assert {x["user_agent"][:6] for x in rows[1:]} == {"Phone ", "Tablet"}
+        assert max(len(x["user_agent"]) for x in rows) == 200
+        assert all(re.fullmatch(r"[0-9a-f]{16}", x["id"]) for x in rows)
+        # Another user's list holds none of them, nor can they end one.
+        others = admin.get("/api/auth/sessions").json()["data"]
+        assert not {x["id"] for x in others} & {x["id"] for x in rows}
+        phone_id = next(x["id"] for x in rows if x["user_agent"] == "Phone browser")
+        r = admin.delete("/api/auth/sessions/" + phone_id, headers=csrf(admin))
+        assert r.status == 404, r.body
+        assert phone.get("/api/contacts").status == 200
+        for bad in ("nothex", "ABCDEF0123456789", phone_id + "00"):
+            assert laptop.delete("/api/auth/sessions/" + bad, headers=csrf(laptop)).status == 404
+        assert laptop.delete("/api/auth/sessions/" + phone_id, headers=csrf(laptop)).status == 204
+        assert phone.get("/api/contacts").status == 401
+        assert laptop.delete("/api/auth/sessions/" + phone_id, headers=csrf(laptop)).status == 404
+        assert len(laptop.get("/api/auth/sessions").json()["data"]) == 2
+        assert laptop.delete("/api/auth/sessions", headers=csrf(laptop)).status == 204  # every other one
+        assert tablet.get("/api/contacts").status == 401
+        assert [x["current"] for x in laptop.get("/api/auth/sessions").json()["data"]] == [True]
+        # Its own: a sign-out, the cookie cleared.
+        me = laptop.get("/api/auth/sessions").json()["data"][0]["id"]
+        r = laptop.delete("/api/auth/sessions/" + me, headers=csrf(laptop))
+        assert r.status == 204 and "Max-Age=0" in r.header("set-cookie"), r.headers
+        assert laptop.get("/api/contacts").status == 401
+
+
 def test_user_management_validates_input():
     s, admin, a, b = agency()
     with s:

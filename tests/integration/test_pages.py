@@ -261,8 +261,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                             "uses": ["/modules/contacts/contacts-list.js",
                                                      "/modules/contacts/contacts-select.js"]}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields",
-                                "/conversations",
-                                "/conversations/:id", "/opportunities", "/opportunities/:id",
+                                "/conversations", "/conversations/:id", "/saved-replies", "/opportunities", "/opportunities/:id",
                                 "/tasks", "/invoices", "/invoices/:id", "/reports", "/system",
                                 "/channels", "/settings"}
             etag = r.header("etag")
