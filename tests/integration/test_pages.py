@@ -63,6 +63,8 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
              "script": "/modules/conversations/inbox.js", "order": 25},
             {"module": "conversations", "path": "/conversations/:id", "label": None,
              "script": "/modules/conversations/inbox.js", "order": 25},
+            {"module": "conversations", "path": "/saved-replies", "label": None,
+             "script": "/modules/conversations/saved-replies.js", "order": 25},
             {"module": "opportunities", "path": "/opportunities", "label": "Opportunities",
              "script": "/modules/opportunities/board.js", "order": 30},
             {"module": "opportunities", "path": "/opportunities/:id", "label": None,
@@ -80,7 +82,8 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
         ]
         assert paths(user, {"X-Location-Id": str(a)}) == ["/dashboard", "/contacts",
                                                           "/contacts/:id", "/conversations",
-                                                          "/conversations/:id", "/opportunities",
+                                                          "/conversations/:id", "/saved-replies",
+                                                          "/opportunities",
                                                           "/opportunities/:id", "/tasks",
                                                           "/invoices", "/invoices/:id", "/reports",
                                                           "/settings"]
@@ -89,7 +92,7 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
                                             "/contacts/fields", "/conversations",
-                                            "/conversations/:id",
+                                            "/conversations/:id", "/saved-replies",
                                             "/opportunities", "/opportunities/:id", "/tasks",
                                             "/invoices", "/invoices/:id", "/reports", "/system",
                                             "/channels", "/settings"]
@@ -194,6 +197,7 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/tasks": "/modules/tasks/tasks.js",
                            "/conversations": "/modules/conversations/inbox.js",
                            "/conversations/:id": "/modules/conversations/inbox.js",
+                           "/saved-replies": "/modules/conversations/saved-replies.js",
                            "/channels": "/modules/conversations/channels.js",
                            "/invoices": "/modules/invoices/invoices.js",
                            "/invoices/:id": "/modules/invoices/invoices.js",
