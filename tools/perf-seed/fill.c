@@ -7,6 +7,10 @@
  * Counts per location come from fixed weights: location 1 takes about
  * 7.9 % of the contacts and 7.5 % of the deals, the others shrink gently
  * with their number; totals are apportioned so that they add up exactly.
+ *
+ * With --demo, demo.c writes the deals, conversations, tasks and invoices
+ * in place of this file's, and every time is set from today (s->now)
+ * instead of SEED_NOW; nothing else changes.
  */
 #include "seed.h"
 #include "words.h"
@@ -16,70 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DAY 86400LL
-
-/* What one location has, for the rows that refer to it. */
-struct place {
-	int64_t id;
-	int64_t user;             /* the location's own user */
-	int64_t contacts, first_contact;
-	int64_t companies, first_company;
-	int64_t first_tag, first_field;
-	int64_t pipeline, first_stage;
-	int64_t deals, messages, tasks, invoices;
-	struct activity *activity; /* per contact, while the location is written */
-};
-
-/* The contacts module's activity counts: what the other modules' events
- * leave on each contact, counted here as the rows are written. In the
- * order of their names, the order of the table's key. */
-enum activity_kind { A_INVOICE, A_RECEIVED, A_SENT, A_DEAL, A_TASK, A_KINDS };
-
-static const char *const activity_names[A_KINDS] = {
-	"invoice.created", "message.received", "message.sent", "opportunity.created", "task.created",
-};
-
-struct activity {
-	int64_t count[A_KINDS], last[A_KINDS];
-};
-
-static void note_activity(const struct place *p, int64_t contact, enum activity_kind kind,
-			  int64_t when)
-{
-	if (!contact)
-		return;
-	struct activity *a = &p->activity[contact - p->first_contact];
-	a->count[kind]++;
-	if (when > a->last[kind])
-		a->last[kind] = when;
-}
-
-static void bind_int(sqlite3_stmt *st, int i, int64_t v)
-{
-	sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_ref(sqlite3_stmt *st, int i, int64_t id)
-{
-	if (id)
-		sqlite3_bind_int64(st, i, id);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static int64_t next_id(struct seed *s, enum table_id t)
-{
-	return s->table[t].rows + 1;
-}
 
 /* Split `total` over n locations in proportion to weight[0..n), exactly
  * (largest remainders, ties to the lower index). */
@@ -136,13 +76,17 @@ static void lower_copy(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
+static const char *const activity_names[A_KINDS] = {
+	"invoice.created", "message.received", "message.sent", "opportunity.created", "task.created",
+};
+
 /* ---- the agency and its people ------------------------------------------ */
 
 static void add_agency(struct seed *s)
 {
 	char t[32];
 	sqlite3_stmt *st = s->table[T_AGENCIES].st;
-	iso_time(SEED_NOW - 800 * DAY, t);
+	iso_time(s->now - 800 * DAY, t);
 	bind_int(st, 1, 1);
 	bind_text(st, 2, "Northwind Growth Agency");
 	bind_text(st, 3, t);
@@ -154,7 +98,7 @@ static void add_user(struct seed *s, int64_t id, const char *email, const char *
 {
 	char t[32];
 	sqlite3_stmt *st = s->table[T_USERS].st;
-	iso_time(SEED_NOW - 700 * DAY + id * 3600, t);
+	iso_time(s->now - 700 * DAY + id * 3600, t);
 	bind_int(st, 1, id);
 	bind_text(st, 2, email);
 	bind_text(st, 3, name);
@@ -173,7 +117,7 @@ static void add_location(struct seed *s, struct place *p)
 	sqlite3_stmt *st = s->table[T_LOCATIONS].st;
 	snprintf(name, sizeof(name), "%s %s %s", company_words[(p->id * 7) % COUNT(company_words)],
 		 company_kinds[p->id % COUNT(company_kinds)], cities[(p->id * 3) % COUNT(cities)]);
-	iso_time(SEED_NOW - 700 * DAY + p->id * DAY, t);
+	iso_time(s->now - 700 * DAY + p->id * DAY, t);
 	bind_int(st, 1, p->id);
 	bind_text(st, 2, name);
 	bind_text(st, 3, zones[p->id % COUNT(zones)]);
@@ -193,7 +137,7 @@ static void add_location(struct seed *s, struct place *p)
 }
 
 /* The location's user, the agency admin, or nobody. */
-static int64_t someone(struct seed *s, const struct place *p, int nobody_percent)
+int64_t someone(struct seed *s, const struct place *p, int nobody_percent)
 {
 	if (rng_percent(&s->rng, nobody_percent))
 		return 0;
@@ -225,7 +169,7 @@ static void add_companies(struct seed *s, struct place *p)
 		int64_t n = p->id * 131 + i;
 		company_name(n, name, sizeof(name));
 		company_domain(n, domain, sizeof(domain));
-		iso_time(SEED_NOW - 600 * DAY + rng_below(&s->rng, 500 * DAY), t);
+		iso_time(s->now - 600 * DAY + rng_below(&s->rng, 500 * DAY), t);
 		bind_int(st, 1, p->first_company + i);
 		bind_int(st, 2, p->id);
 		bind_text(st, 3, name);
@@ -249,7 +193,7 @@ static void add_tags_and_fields(struct seed *s, struct place *p)
 		{ "referrer", "Referred by", "text", NULL },
 	};
 	char t[32];
-	iso_time(SEED_NOW - 650 * DAY + p->id * 3600, t);
+	iso_time(s->now - 650 * DAY + p->id * 3600, t);
 	sqlite3_stmt *st = s->table[T_TAGS].st;
 	p->first_tag = next_id(s, T_TAGS);
 	for (int i = 0; i < COUNT(tag_names); i++) {
@@ -311,7 +255,7 @@ static void fill_fields(struct seed *s, const struct place *p, int64_t contact)
 	static const char *const industries[] = { "Health", "Retail", "Trades", "Food", "Services" };
 	char v[48];
 	if (rng_percent(&s->rng, 40)) {
-		iso_time(SEED_NOW - (20 + rng_below(&s->rng, 50)) * 365 * DAY, v);
+		iso_time(s->now - (20 + rng_below(&s->rng, 50)) * 365 * DAY, v);
 		v[10] = '\0';
 		set_value(s, p, contact, 0, v);
 	}
@@ -339,7 +283,7 @@ static void add_note(struct seed *s, const struct place *p, int64_t contact, int
 	};
 	char t[32];
 	sqlite3_stmt *st = s->table[T_NOTES].st;
-	iso_time(after + rng_below(&s->rng, SEED_NOW - after), t);
+	iso_time(after + rng_below(&s->rng, s->now - after), t);
 	bind_int(st, 1, next_id(s, T_NOTES));
 	bind_int(st, 2, p->id);
 	bind_int(st, 3, contact);
@@ -370,12 +314,12 @@ static void add_contact(struct seed *s, struct place *p, int64_t id)
 	snprintf(email, sizeof(email), "%s.%s%lld@%s", first, last, (long long)id, domain);
 	snprintf(phone, sizeof(phone), "+1555%03lld%04lld", (long long)rng_below(&s->rng, 1000),
 		 (long long)rng_below(&s->rng, 10000));
-	int64_t born = SEED_NOW - rng_below(&s->rng, 730 * DAY);
+	int64_t born = s->now - rng_below(&s->rng, 730 * DAY);
 	iso_time(born, created);
-	iso_time(born + rng_below(&s->rng, SEED_NOW - born), updated);
+	iso_time(born + rng_below(&s->rng, s->now - born), updated);
 	int deleted_too = rng_percent(&s->rng, 2);
 	if (deleted_too)
-		iso_time(SEED_NOW - rng_below(&s->rng, 60 * DAY), deleted);
+		iso_time(s->now - rng_below(&s->rng, 60 * DAY), deleted);
 	bind_int(st, 1, id);
 	bind_int(st, 2, p->id);
 	bind_text(st, 3, fn);
@@ -413,18 +357,18 @@ static void add_contacts(struct seed *s, struct place *p)
 }
 
 /* A contact of the location, or none when it has none. */
-static int64_t some_contact(struct seed *s, const struct place *p)
+int64_t some_contact(struct seed *s, const struct place *p)
 {
 	return p->contacts ? p->first_contact + rng_below(&s->rng, p->contacts) : 0;
 }
 
 /* ---- deals -------------------------------------------------------------------- */
 
-static void add_pipeline(struct seed *s, struct place *p)
+void add_pipeline(struct seed *s, struct place *p)
 {
 	char t[32];
 	sqlite3_stmt *st = s->table[T_PIPELINES].st;
-	iso_time(SEED_NOW - 640 * DAY + p->id * 3600, t);
+	iso_time(s->now - 640 * DAY + p->id * 3600, t);
 	p->pipeline = next_id(s, T_PIPELINES);
 	bind_int(st, 1, p->pipeline);
 	bind_int(st, 2, p->id);
@@ -461,9 +405,9 @@ static void add_deals(struct seed *s, struct place *p)
 		int open = !strcmp(status, "open");
 		int stage = open ? rng_skewed(&s->rng, COUNT(stage_names)) : COUNT(stage_names) - 1;
 		int64_t contact = rng_percent(&s->rng, 95) ? some_contact(s, p) : 0;
-		int64_t born = SEED_NOW - rng_below(&s->rng, 365 * DAY);
+		int64_t born = s->now - rng_below(&s->rng, 365 * DAY);
 		note_activity(p, contact, A_DEAL, born);
-		int64_t touched = born + rng_below(&s->rng, SEED_NOW - born);
+		int64_t touched = born + rng_below(&s->rng, s->now - born);
 		snprintf(name, sizeof(name), "%s #%lld", deal_kinds[rng_below(&s->rng, COUNT(deal_kinds))],
 			 (long long)(i + 1));
 		iso_time(born, created);
@@ -495,7 +439,7 @@ static void add_messages(struct seed *s, const struct place *p, int64_t conversa
 	static const char *const outbound_status[] = { "sent", "delivered", "read", "read", "failed" };
 	char t[32];
 	sqlite3_stmt *st = s->table[T_MESSAGES].st;
-	int64_t when = SEED_NOW - rng_below(&s->rng, 300 * DAY) - n * 3600;
+	int64_t when = s->now - rng_below(&s->rng, 300 * DAY) - n * 3600;
 	for (int64_t k = 0; k < n; k++) {
 		int inbound = k % 2 == 0 || rng_percent(&s->rng, 20);
 		const char *body = inbound ? inbound_texts[rng_below(&s->rng, COUNT(inbound_texts))]
@@ -547,7 +491,7 @@ static void add_conversations(struct seed *s, struct place *p)
 		count = p->messages;
 	sqlite3_stmt *st = s->table[T_CONVERSATIONS].st;
 	for (int64_t k = 0; k < count; k++) {
-		int64_t id = next_id(s, T_CONVERSATIONS), last = SEED_NOW;
+		int64_t id = next_id(s, T_CONVERSATIONS), last = s->now;
 		int64_t n = p->messages / count + (k < p->messages % count);
 		int64_t contact = p->first_contact + (k * 7) % p->contacts;
 		const char *channel = channels[rng_skewed(&s->rng, COUNT(channels))], *preview = NULL;
@@ -576,12 +520,12 @@ static void add_tasks(struct seed *s, struct place *p)
 	char due[32], done[32], created[32];
 	sqlite3_stmt *st = s->table[T_TASKS].st;
 	for (int64_t i = 0; i < p->tasks; i++) {
-		int64_t due_at = SEED_NOW - 60 * DAY + rng_below(&s->rng, 120 * DAY);
+		int64_t due_at = s->now - 60 * DAY + rng_below(&s->rng, 120 * DAY);
 		int64_t born = due_at - DAY - rng_below(&s->rng, 30 * DAY);
 		int completed = rng_percent(&s->rng, 40);
 		iso_time(due_at, due);
 		iso_time(born, created);
-		iso_time(born + rng_below(&s->rng, SEED_NOW - born), done);
+		iso_time(born + rng_below(&s->rng, s->now - born), done);
 		bind_int(st, 1, next_id(s, T_TASKS));
 		bind_int(st, 2, p->id);
 		int64_t contact = rng_percent(&s->rng, 80) ? some_contact(s, p) : 0;
@@ -607,7 +551,7 @@ static const char *invoice_status(struct seed *s)
 }
 
 /* The lines of one invoice; returns their sum in cents. */
-static int64_t add_lines(struct seed *s, const struct place *p, int64_t invoice)
+int64_t add_lines(struct seed *s, const struct place *p, int64_t invoice)
 {
 	sqlite3_stmt *st = s->table[T_INVOICE_ITEMS].st;
 	int n = 1 + (int)rng_below(&s->rng, 5);
@@ -629,7 +573,7 @@ static int64_t add_lines(struct seed *s, const struct place *p, int64_t invoice)
 	return sum;
 }
 
-static void add_payment(struct seed *s, const struct place *p, int64_t invoice, int64_t cents,
+void add_payment(struct seed *s, const struct place *p, int64_t invoice, int64_t cents,
 			const char *when)
 {
 	sqlite3_stmt *st = s->table[T_PAYMENTS].st;
@@ -650,7 +594,7 @@ static void add_invoices(struct seed *s, struct place *p)
 	for (int64_t i = 0; i < p->invoices; i++) {
 		int64_t id = next_id(s, T_INVOICES);
 		const char *status = invoice_status(s);
-		int64_t issued_at = SEED_NOW - rng_below(&s->rng, 365 * DAY);
+		int64_t issued_at = s->now - rng_below(&s->rng, 365 * DAY);
 		int64_t subtotal = add_lines(s, p, id);
 		int64_t tax = rng_percent(&s->rng, 70) ? subtotal / 10 : 0, total = subtotal + tax;
 		int64_t paid_cents = !strcmp(status, "paid") ? total
@@ -689,7 +633,7 @@ static void add_dashboard(struct seed *s, const struct place *p)
 	char t[32];
 	int64_t id = next_id(s, T_DASHBOARDS);
 	sqlite3_stmt *st = s->table[T_DASHBOARDS].st;
-	iso_time(SEED_NOW - 500 * DAY + p->id * 3600, t);
+	iso_time(s->now - 500 * DAY + p->id * 3600, t);
 	bind_int(st, 1, id);
 	bind_int(st, 2, p->id);
 	bind_text(st, 3, "Overview");
@@ -769,10 +713,17 @@ void fill(struct seed *s)
 		}
 		add_location(s, p);
 		add_contacts(s, p);
-		add_deals(s, p);
-		add_conversations(s, p);
-		add_tasks(s, p);
-		add_invoices(s, p);
+		if (s->demo) {
+			demo_deals(s, p);
+			demo_conversations(s, p);
+			demo_tasks(s, p);
+			demo_invoices(s, p);
+		} else {
+			add_deals(s, p);
+			add_conversations(s, p);
+			add_tasks(s, p);
+			add_invoices(s, p);
+		}
 		add_dashboard(s, p);
 		add_activity(s, p);
 		free(p->activity);

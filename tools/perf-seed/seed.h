@@ -26,7 +26,8 @@
 
 #define SEED_PASSWORD "perf-pass-123"
 #define SEED_ADMIN "perf@example.test"
-/* Every time is set from this one, so the same seed gives the same file. */
+/* The benchmark's times are set from this one, so the same seed gives the
+ * same file; the demo's (--demo) from the time it is made. */
 #define SEED_NOW 1796083200LL /* 2026-12-01T00:00:00Z */
 
 struct rng {
@@ -82,6 +83,8 @@ int search_finish(struct search *x, sqlite3 *db);
 void search_close(struct search *x, sqlite3 *db);
 
 struct seed {
+	int demo;    /* --demo: a healthy agency, dated from today (demo.c) */
+	int64_t now; /* every time is set from this one: SEED_NOW, or today */
 	double scale;
 	int locations;
 	uint64_t seed;
@@ -109,6 +112,81 @@ void insert(struct seed *s, enum table_id t);
 void progress(struct seed *s, int final);
 /* sqlite3_exec, with one line on stderr when it fails; 0 or -1. */
 int run_sql(sqlite3 *db, const char *sql);
+
+#define DAY 86400LL
+
+/* What one location has, for the rows that refer to it. */
+struct place {
+	int64_t id;
+	int64_t user;             /* the location's own user */
+	int64_t contacts, first_contact;
+	int64_t companies, first_company;
+	int64_t first_tag, first_field;
+	int64_t pipeline, first_stage;
+	int64_t deals, messages, tasks, invoices;
+	struct activity *activity; /* per contact, while the location is written */
+};
+
+/* The contacts module's activity counts: what the other modules' events
+ * leave on each contact, counted here as the rows are written. In the
+ * order of their names, the order of the table's key. */
+enum activity_kind { A_INVOICE, A_RECEIVED, A_SENT, A_DEAL, A_TASK, A_KINDS };
+
+struct activity {
+	int64_t count[A_KINDS], last[A_KINDS];
+};
+
+static inline void note_activity(const struct place *p, int64_t contact,
+				 enum activity_kind kind, int64_t when)
+{
+	if (!contact)
+		return;
+	struct activity *a = &p->activity[contact - p->first_contact];
+	a->count[kind]++;
+	if (when > a->last[kind])
+		a->last[kind] = when;
+}
+
+static inline void bind_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	sqlite3_bind_int64(st, i, v);
+}
+
+static inline void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static inline void bind_ref(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static inline int64_t next_id(struct seed *s, enum table_id t)
+{
+	return s->table[t].rows + 1;
+}
+
+/* fill.c's parts that demo.c shares. */
+int64_t someone(struct seed *s, const struct place *p, int nobody_percent);
+int64_t some_contact(struct seed *s, const struct place *p);
+void add_pipeline(struct seed *s, struct place *p);
+int64_t add_lines(struct seed *s, const struct place *p, int64_t invoice);
+void add_payment(struct seed *s, const struct place *p, int64_t invoice, int64_t cents,
+		 const char *when);
+
+/* demo.c: the demo's deals, conversations, tasks and invoices, in place
+ * of the benchmark's. */
+void demo_deals(struct seed *s, struct place *p);
+void demo_conversations(struct seed *s, struct place *p);
+void demo_tasks(struct seed *s, struct place *p);
+void demo_invoices(struct seed *s, struct place *p);
 
 /* Write the whole data set. */
 void fill(struct seed *s);
