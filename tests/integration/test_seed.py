@@ -86,14 +86,17 @@ def test_the_same_seed_gives_the_same_data():
 # The benchmark's figures are comparable across versions only while its
 # data set stays the same: the digest of `--scale 0.01 --locations 7`'s
 # rows (the password's hash aside: its work depends on the environment).
-# Change it only with a change to the data set meant for the benchmark.
-BENCHMARK_DIGEST = "c631cb35cae4a6327a7357aa0eddcc291c0a3b446ad8ac74d5d575f114832e5b"
+# The schema is not in it, nor the rows that count the migrations: a new
+# migration changes those, not the data. Change it only with a change to
+# the data set meant for the benchmark.
+BENCHMARK_DIGEST = "ac6ff3fd51ffdd80fe1497601088f31feb8f6129ace2d9f958e7e5a042aaa90f"
 
 
 def digest(folder):
     h = hashlib.sha256()
     for line in dump(folder):
-        h.update(re.sub(r"\$argon2id\$[^']*", "HASH", line).encode() + b"\n")
+        if line.startswith("INSERT INTO") and "schema_migrations" not in line:
+            h.update(re.sub(r"\$argon2id\$[^']*", "HASH", line).encode() + b"\n")
     return h.hexdigest()
 
 
