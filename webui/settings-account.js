@@ -74,9 +74,10 @@ function changing(s, form) {
 		} finally {
 			form.removeAttribute('aria-busy');
 		}
-		await s.open('account');
+		if (ctx.signal.aborted)
+			return null;
 		ui.toast('Password changed. Your other devices are signed out.', { kind: 'success' });
-		return null;
+		return s.open('account').catch(() => {});
 	});
 }
 
@@ -95,6 +96,8 @@ async function ending(s, e) {
 			ctx.ui.toast('Not signed out: ' + err.message, { kind: 'error' });
 		return;
 	}
-	await s.open('account', true);
+	if (ctx.signal.aborted)
+		return;
 	ctx.ui.toast(b.dataset.end ? 'That device is signed out.' : 'Every other device is signed out.', { kind: 'success' });
+	await s.open('account', true).catch(() => {});
 }

@@ -469,8 +469,13 @@ static int change_password(struct hl_req *req)
 	if (!fresh || strlen(fresh) < PASSWORD_MIN)
 		return hl_reply_invalid(req, "new_password", "at least %d characters", PASSWORD_MIN);
 	int64_t user = req->who.user_id;
-	if (count_client(req, &a) || !(hash = own_hash(req, user)) ||
-	    count_account(req, user, "", &a))
+	if (count_client(req, &a))
+		return 0;
+	if (!(hash = own_hash(req, user))) { /* the server's failing: no try counted */
+		refund_attempt(req, &a); /* only the address's so far */
+		return 0;
+	}
+	if (count_account(req, user, "", &a))
 		return 0;
 	int ok = password_verify(hash, current);
 	if (ok < 0) {

@@ -3,10 +3,10 @@
  * replies.c: saved replies, the words a sub-account's team sends again
  * and again. Everyone of the sub-account lists them (the composer inserts
  * one); its admins add, change and delete them. A reply's merge fields
- * are checked when it is saved (merge.c, with no contact) and filled when
- * a message written from it is sent, so a saved reply never holds a field
- * that would be refused later. Names are one per sub-account, whatever
- * their case: a second is 409.
+ * are checked when it is saved (merge.c, with no contact: each must be
+ * one) and filled when a message written from it is sent; there, as for
+ * any message, a field the contact has no value for needs its fallback.
+ * Names are one per sub-account, whatever their case: a second is 409.
  */
 #include "conversations.h"
 

@@ -169,6 +169,7 @@ describe('conversations', () => {
 		await add.getByLabel('Name', { exact: true }).fill('Offer still on');
 		await add.getByLabel('Words').fill('Hi ');
 		await add.getByLabel('Insert').selectOption({ label: 'First name' });
+		assert.equal(await add.getByLabel('Words').inputValue(), 'Hi {{contact.first_name}}', 'the field at the caret');
 		await add.getByLabel('Words').press('End');
 		await add.getByLabel('Words').pressSequentially(', the offer runs {{contact.nickname}}');
 		await add.getByRole('button', { name: 'Add saved reply' }).click();

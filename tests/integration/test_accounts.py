@@ -292,6 +292,13 @@ def test_a_user_lists_their_sessions_and_signs_one_or_the_others_out():
         assert laptop.delete("/api/auth/sessions", headers=csrf(laptop)).status == 204  # every other one
         assert tablet.get("/api/contacts").status == 401
         assert [x["current"] for x in laptop.get("/api/auth/sessions").json()["data"]] == [True]
+        # Not for an API token: it neither sees them nor signs them out.
+        token = laptop.post("/api/auth/tokens", {"name": "script"}, headers=csrf(laptop)).json()["token"]
+        bearer = s.client({"Authorization": "Bearer " + token})
+        assert bearer.get("/api/auth/sessions").status == 403
+        assert bearer.delete("/api/auth/sessions").status == 403
+        assert bearer.delete("/api/auth/sessions/" + laptop.get("/api/auth/sessions").json()["data"][0]["id"]).status == 403
+        assert len(laptop.get("/api/auth/sessions").json()["data"]) == 1
         # Its own: a sign-out, the cookie cleared.
         me = laptop.get("/api/auth/sessions").json()["data"][0]["id"]
         r = laptop.delete("/api/auth/sessions/" + me, headers=csrf(laptop))

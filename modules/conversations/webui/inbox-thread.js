@@ -325,6 +325,8 @@ function unreading(t) {
 				ctx.ui.toast('The conversation could not be marked unread: ' + e.message, { kind: 'error' });
 			return;
 		}
+		if (ctx.signal.aborted) /* gone elsewhere meanwhile: not pulled back */
+			return;
 		ctx.ui.toast('Marked unread.');
 		ctx.navigate(x.hrefKeeping('/conversations'));
 	});

@@ -76,10 +76,15 @@ function item(s, r) {
 </li>`;
 }
 
-function draw(s) {
+/* The list drawn again; a reply being changed keeps its form and what is
+ * typed in it, but reply `done` (just saved, or its change cancelled). */
+function draw(s, done) {
 	const { ctx, el, replies } = s;
+	const open = new Map(Array.from(el.list.querySelectorAll('[data-reply]'))
+		.filter((li) => li.querySelector('.r-form') && li.dataset.reply !== String(done))
+		.map((li) => [li.dataset.reply, li]));
 	el.list.textContent = '';
-	el.list.append(...replies.map((r) => item(s, r)));
+	el.list.append(...replies.map((r) => open.get(String(r.id)) || item(s, r)));
 	if (!replies.length)
 		el.list.append(ctx.html`<li class="muted">No saved replies yet.${s.admin ? ' Add the first one above.' : ''}</li>`);
 }
@@ -90,8 +95,8 @@ async function reload(s) {
 	} catch (e) {
 		return;
 	}
-	if (!s.ctx.signal.aborted && !s.el.list.querySelector('.r-form'))
-		draw(s); /* not while one is being changed: drawn when it is saved */
+	if (!s.ctx.signal.aborted)
+		draw(s);
 }
 
 /* `f` sent: a reply added, or reply `r` changed; drawn again from the
@@ -127,7 +132,7 @@ function editing(s, f, r) {
 		}
 		if (!r)
 			f.reset();
-		draw(s);
+		draw(s, r && r.id);
 		ctx.ui.toast(r ? 'Saved reply changed.' : 'Saved reply “' + body.name + '” added.', { kind: 'success' });
 		const again = r && s.el.list.querySelector('[data-reply="' + r.id + '"] [data-edit]');
 		(again || f.elements.name).focus();
@@ -146,10 +151,11 @@ async function clicked(s, e) {
 	if (b.hasAttribute('data-edit') && r) {
 		const f = form(ctx, 'r-' + r.id, r);
 		li.replaceChildren(f);
+		li.removeAttribute('aria-labelledby'); /* its heading is gone; the form is named */
 		editing(s, f, r);
 		f.elements.name.focus();
 	} else if (b.hasAttribute('data-cancel')) {
-		draw(s);
+		draw(s, li.dataset.reply);
 		const again = s.el.list.querySelector('[data-reply="' + li.dataset.reply + '"] [data-edit]');
 		if (again)
 			again.focus();
