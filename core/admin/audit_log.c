@@ -1,20 +1,60 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * audit_log.c: GET /api/admin/audit, the audit log as agency admins read
- * it. The entries are written by auth/audit.c.
+ * it: "Ana Ruiz changed invoice INV-00001", and the choices of its
+ * filters. The entries are written by auth/audit.c; nothing here writes.
  */
 #include "admin/admin.h"
+#include "auth/audit.h"
 #include "request/request.h"
 #include "request/router.h"
 #include "server.h"
 
 #include <stdint.h>
 
+/* What each stored action reads as: "Ana Ruiz changed invoice INV-1". An
+ * action not here reads as itself, its dots as spaces. */
+static const char actions_shown[] =
+	"{\"insert\":\"created\",\"update\":\"changed\",\"delete\":\"deleted\","
+	"\"more_changes\":\"changed\",\"login\":\"signed in\","
+	"\"login.failed\":\"failed to sign in\",\"logout\":\"signed out\","
+	"\"user.created\":\"created\",\"user.updated\":\"changed\","
+	"\"user.disabled\":\"disabled\",\"user.password_reset\":\"reset the password of\","
+	"\"location.created\":\"created\",\"location.updated\":\"changed\","
+	"\"location.disabled\":\"disabled\",\"token.created\":\"created\","
+	"\"token.revoked\":\"revoked\"}";
+
+/* An entry as people read it: who (a name), in which sub-account, did
+ * what (`did`) to which kind of record (`kind`) named how (`label`, read
+ * when the entry was made; for older entries the core's records are
+ * named as they are now, a module's by "#id" on the page). A sign-in's
+ * record is its person: no kind then. The stored action and entity stay,
+ * for scripts. */
+#define READABLE_ENTRY                                                                  \
+	"SELECT a.id, a.at, a.user_id, u.name AS who, a.location_id, l.name AS location,"     \
+	" a.action, COALESCE(json_extract(:actions, '$.\"' || a.action || '\"'),"             \
+	"  replace(a.action, '.', ' ')) AS did,"                                           \
+	" a.entity, CASE WHEN a.action IN ('login', 'login.failed', 'logout') THEN NULL"      \
+	"  ELSE COALESCE(json_extract(:kinds, '$.\"' || a.entity || '\"'),"                   \
+	"  replace(a.entity, '_', ' ')) END AS kind, a.entity_id,"                           \
+	" CASE WHEN a.action IN ('login', 'login.failed', 'logout') THEN NULL"                \
+	"  WHEN a.action = 'more_changes' THEN a.entity_id || ' more rows'"                   \
+	"  ELSE COALESCE(a.label, CASE a.entity"                                              \
+	"  WHEN 'user' THEN (SELECT name FROM users WHERE id = a.entity_id)"                  \
+	"  WHEN 'location' THEN (SELECT name FROM locations WHERE id = a.entity_id)"          \
+	"  WHEN 'api_token' THEN (SELECT name FROM api_tokens WHERE id = a.entity_id) END)"   \
+	" END AS label, a.client"                                                             \
+	" FROM audit_log a LEFT JOIN users u ON u.id = a.user_id"                             \
+	" LEFT JOIN locations l ON l.id = a.location_id"
+
 /* GET /api/admin/audit?limit=N&cursor=C[&location=L][&user=U]
- * [&action=A][&entity=E]: the agency's entries, newest first; those of
- * one sub-account, one person, one action or one kind of record when
- * asked. The whole agency's unless `location` says otherwise: the
- * browser's current sub-account does not narrow it. */
+ * [&action=A][&entity=E]: the agency's entries, newest first, as people
+ * read them (READABLE_ENTRY); those of one sub-account, one person, one
+ * action (as read, "created", or as stored, "user.created") or one kind
+ * of record (as read, "invoice", or as stored) when asked. The whole
+ * agency's unless `location` says otherwise: the browser's current
+ * sub-account does not narrow it. The choices are at
+ * /api/admin/audit/choices. */
 static int list_audit(struct hl_req *r)
 {
 	int64_t limit, cursor, user, location;
@@ -23,14 +63,13 @@ static int list_audit(struct hl_req *r)
 	    hl_query_int(r, "location", 0, 1, INT64_MAX, &location) ||
 	    hl_query_int(r, "user", 0, 1, INT64_MAX, &user))
 		return 0;
-	sqlite3_stmt *st = hl_stmt(hl_read(r),
-		"SELECT id, at, user_id, location_id, action, entity, entity_id, client FROM audit_log"
-		" WHERE agency_id = :agency AND id < :cursor"
-		" AND (:only_location = 0 OR location_id = :only_location)"
-		" AND (:user = 0 OR user_id = :user)"
-		" AND (:action IS NULL OR action = :action)"
-		" AND (:entity IS NULL OR entity = :entity)"
-		" ORDER BY id DESC LIMIT :limit");
+	sqlite3_stmt *st = hl_stmt(hl_read(r), READABLE_ENTRY
+		" WHERE a.agency_id = :agency AND a.id < :cursor"
+		" AND (:only_location = 0 OR a.location_id = :only_location)"
+		" AND (:user = 0 OR a.user_id = :user)"
+		" AND (:action IS NULL OR a.action = :action OR did = :action)"
+		" AND (:entity IS NULL OR a.entity = :entity OR kind = :entity)"
+		" ORDER BY a.id DESC LIMIT :limit");
 	if (!st)
 		return HL_EDB;
 	hl_bind_int(st, ":agency", r->who.agency_id);
@@ -40,11 +79,51 @@ static int list_audit(struct hl_req *r)
 	hl_bind_int(st, ":user", user);
 	hl_bind_text(st, ":action", hl_query(r, "action"));
 	hl_bind_text(st, ":entity", hl_query(r, "entity"));
+	hl_bind_text(st, ":actions", actions_shown);
+	hl_bind_text(st, ":kinds", audit_kind_names(r->srv->audit_kinds));
 	return hl_reply_page(r, st, limit, 0);
+}
+
+/* GET /api/admin/audit/choices: what the log's filters offer, as select
+ * lists: the actions and kinds of record as people read them ({name},
+ * each also the filter's value), the agency's people and sub-accounts
+ * ({id, name}). From these lists, not from the log: bounded, whatever
+ * its length. */
+static int audit_choices(struct hl_req *r)
+{
+	struct hl_db *db = hl_read(r);
+	sqlite3_stmt *actions = hl_stmt(db,
+		"SELECT DISTINCT value AS name FROM json_each(:actions) ORDER BY 1");
+	sqlite3_stmt *kinds = hl_stmt(db,
+		"SELECT DISTINCT value AS name FROM json_each(:kinds) ORDER BY 1");
+	sqlite3_stmt *people = hl_stmt(db,
+		"SELECT id, name FROM users WHERE agency_id = :agency ORDER BY name, id LIMIT 1000");
+	sqlite3_stmt *places = hl_stmt(db,
+		"SELECT id, name FROM locations WHERE agency_id = :agency ORDER BY name, id LIMIT 1000");
+	if (!actions || !kinds || !people || !places)
+		return HL_EDB;
+	hl_bind_text(actions, ":actions", actions_shown);
+	hl_bind_text(kinds, ":kinds", audit_kind_names(r->srv->audit_kinds));
+	hl_bind_int(people, ":agency", r->who.agency_id);
+	hl_bind_int(places, ":agency", r->who.agency_id);
+	struct hl_json *j = hl_reply_json(r, 200);
+	hl_json_object(j);
+	hl_json_key(j, "actions");
+	int rc = hl_json_rows(j, actions);
+	hl_json_key(j, "kinds");
+	rc = rc ? rc : hl_json_rows(j, kinds);
+	hl_json_key(j, "people");
+	rc = rc ? rc : hl_json_rows(j, people);
+	hl_json_key(j, "locations");
+	rc = rc ? rc : hl_json_rows(j, places);
+	hl_json_object_end(j);
+	return rc;
 }
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/admin/audit", .handler = list_audit,
+	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "GET", .pattern = "/api/admin/audit/choices", .handler = audit_choices,
 	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
 };
 

@@ -483,7 +483,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         assert code == 0, err
         backup = re.search(r"^backup: (\S+)$", out, re.M).group(1)
         assert os.path.dirname(backup) == backups and os.path.getsize(backup) > 0
-        assert "probe purged: 3 schema objects dropped, 2 migration records and 2 job states" \
+        assert "probe purged: 5 schema objects dropped, 3 migration records and 2 job states" \
             " deleted" in out, out
         assert tables() == []
         assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(0,)]
