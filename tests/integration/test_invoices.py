@@ -396,3 +396,23 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         for line in plans:
             assert not re.search(r"SCAN (i|c|invoices|invoice_items|payments|contacts)\b(?! USING)",
                                  line), line
+
+
+def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        inv = create(admin, h, [item("Website audit"), item("Hosting")], contact_id=a_contact(s))
+        r = admin.patch("/api/invoices/%d" % inv["id"], {"due_at": "2031-01-31"}, headers=h)
+        assert r.status == 200, r.body
+        assert admin.delete("/api/invoices/%d" % inv["id"], headers=h).status == 204
+        log = admin.get("/api/admin/audit?limit=3").json()["data"]
+        # Its lines, counters and the location's unpaid count are not noted:
+        # one entry a step, the invoice by its number.
+        assert [(e["who"], e["did"], e["kind"], e["label"]) for e in log] == [
+            (log[0]["who"], "deleted", "invoice", inv["number"]),
+            (log[0]["who"], "changed", "invoice", inv["number"]),
+            (log[0]["who"], "created", "invoice", inv["number"])], log
+        assert log[0]["who"] and log[0]["location"] and log[0]["entity_id"] == inv["id"]
+    # Every shipped module's records can be named, deleted or not.
+    assert "audit log cannot name" not in s.log, s.log

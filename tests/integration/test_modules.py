@@ -263,6 +263,9 @@ def test_modules_built_before_a_member_was_added_load_and_work():
         r = s.post("/api/probe/items", {"name": "grown"})  # its migration's table
         assert r.status == 201, r.body
         assert s.get("/api/probe/items/%d" % r.json()["id"]).json()["name"] == "grown"
+        # its records, read by their size: the audit log names the item
+        assert s.sql("SELECT entity, label FROM audit_log WHERE action = 'insert'") == \
+            [("item", "grown")]
         assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'probe.tick'"))
         r = admin.post("/api/events_probe/publish", {"events": [{"name": "thing.created"}]},
                        {"X-Location-Id": str(loc)})
@@ -464,7 +467,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         def tables():
             return [r[0] for r in s.sql("SELECT name FROM sqlite_schema WHERE type = 'table'"
                                         " AND name LIKE 'probe%' ORDER BY name")]
-        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+        assert tables() == ["probe_item_counts", "probe_items", "probe_ticks", "probe_work"]
         contacts_tables = s.sql("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'contact%'")
 
         with open(os.path.join(s.plugins_dir, "contacts.conf"), "w") as f:
@@ -499,7 +502,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         assert s.run("modules", "enable", "probe")[0] == 0
         s.start()
         assert s.get("/api/probe/hello").status == 200
-        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+        assert tables() == ["probe_item_counts", "probe_items", "probe_ticks", "probe_work"]
 
 
 def built_module(folder, name, steps):
