@@ -242,6 +242,13 @@ def test_migrations_apply_once():
 
 
 
+def test_a_module_naming_another_modules_records_is_refused():
+    with Server(modules=("contacts", "probe_bad_records")) as s:
+        line = s.refusal()
+        assert re.match(r"error: .*/probe_bad_records\.so: refused: init failed: table 'contacts'"
+                        r" is a record of module 'contacts' already", line), line
+
+
 class GrownServer(Server):
     """The core built with one more member at the end of every table a
     module hands over (build/tests/grown), as a later minor would have it."""

@@ -144,6 +144,10 @@ static const char *const requires[] = { PROBE_REQUIRES, NULL };
 static const struct hl_record_kind records[] = {
 	{ .table = "probe_items", .noun = "item",
 	  .name_sql = "SELECT name FROM probe_items WHERE id = :id" },
+#ifdef PROBE_BAD_RECORDS
+	/* the contacts module's already */
+	{ .table = "contacts", .noun = "person", .name_sql = "SELECT email FROM contacts WHERE id = :id" },
+#endif
 };
 #endif
 
