@@ -11,18 +11,51 @@
 #include "server.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* What each stored action reads as: "Ana Ruiz changed invoice INV-1". An
  * action not here reads as itself, its dots as spaces. */
-static const char actions_shown[] =
-	"{\"insert\":\"created\",\"update\":\"changed\",\"delete\":\"deleted\","
-	"\"more_changes\":\"changed\",\"login\":\"signed in\","
-	"\"login.failed\":\"failed to sign in\",\"logout\":\"signed out\","
-	"\"user.created\":\"created\",\"user.updated\":\"changed\","
-	"\"user.disabled\":\"disabled\",\"user.password_reset\":\"reset the password of\","
-	"\"location.created\":\"created\",\"location.updated\":\"changed\","
-	"\"location.disabled\":\"disabled\",\"token.created\":\"created\","
-	"\"token.revoked\":\"revoked\"}";
+#define ACTIONS(X)                                                                    \
+	X("insert", "created") X("update", "changed") X("delete", "deleted")          \
+	X("more_changes", "changed") X("login", "signed in")                          \
+	X("login.failed", "failed to sign in") X("logout", "signed out")              \
+	X("user.created", "created") X("user.updated", "changed")                     \
+	X("user.disabled", "disabled") X("user.password_reset", "reset the password of") \
+	X("location.created", "created") X("location.updated", "changed")             \
+	X("location.disabled", "disabled") X("token.created", "created")              \
+	X("token.revoked", "revoked")
+#define AS_JSON(stored, shown) "\"" stored "\":\"" shown "\","
+#define AS_ENTRY(stored, shown) { stored, shown },
+
+static const char actions_shown[] = "{" ACTIONS(AS_JSON) "\"\":\"\"}";
+static const struct {
+	const char *stored, *shown;
+} actions[] = { ACTIONS(AS_ENTRY) };
+
+/* A filter names an action or a kind as read ("created") or as stored
+ * ("user.created"); it matches these many stored values at most. */
+#define MATCHES 6
+
+static void bind_matches(sqlite3_stmt *st, const char *prefix, const char *const *v, int n)
+{
+	for (int i = 0; i < MATCHES; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), ":%s%d", prefix, i);
+		hl_bind_text(st, name, i < n ? v[i] : NULL);
+	}
+}
+
+/* The stored actions `asked` stands for: itself, and those read so. */
+static int action_matches(const char *asked, const char **out)
+{
+	int n = 0;
+	out[n++] = asked;
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]) && n < MATCHES; i++)
+		if (!strcmp(actions[i].shown, asked))
+			out[n++] = actions[i].stored;
+	return n;
+}
 
 /* An entry as people read it: who (a name), in which sub-account, did
  * what (`did`) to which kind of record (`kind`) named how (`label`, read
@@ -67,8 +100,8 @@ static int list_audit(struct hl_req *r)
 		" WHERE a.agency_id = :agency AND a.id < :cursor"
 		" AND (:only_location = 0 OR a.location_id = :only_location)"
 		" AND (:user = 0 OR a.user_id = :user)"
-		" AND (:action IS NULL OR a.action = :action OR did = :action)"
-		" AND (:entity IS NULL OR a.entity = :entity OR kind = :entity)"
+		" AND (:a0 IS NULL OR a.action IN (:a0, :a1, :a2, :a3, :a4, :a5))"
+		" AND (:e0 IS NULL OR a.entity IN (:e0, :e1, :e2, :e3, :e4, :e5))"
 		" ORDER BY a.id DESC LIMIT :limit");
 	if (!st)
 		return HL_EDB;
@@ -77,8 +110,15 @@ static int list_audit(struct hl_req *r)
 	hl_bind_int(st, ":only_location", location);
 	hl_bind_int(st, ":limit", limit + 1);
 	hl_bind_int(st, ":user", user);
-	hl_bind_text(st, ":action", hl_query(r, "action"));
-	hl_bind_text(st, ":entity", hl_query(r, "entity"));
+	const char *action = hl_query(r, "action"), *entity = hl_query(r, "entity");
+	const char *match[MATCHES];
+	if (action)
+		bind_matches(st, "a", match, action_matches(action, match));
+	if (entity) {
+		match[0] = entity;
+		bind_matches(st, "e", match, 1 + audit_kind_entities(r->srv->audit_kinds, entity,
+								     match + 1, MATCHES - 1));
+	}
 	hl_bind_text(st, ":actions", actions_shown);
 	hl_bind_text(st, ":kinds", audit_kind_names(r->srv->audit_kinds));
 	return hl_reply_page(r, st, limit, 0);
@@ -92,24 +132,24 @@ static int list_audit(struct hl_req *r)
 static int audit_choices(struct hl_req *r)
 {
 	struct hl_db *db = hl_read(r);
-	sqlite3_stmt *actions = hl_stmt(db,
-		"SELECT DISTINCT value AS name FROM json_each(:actions) ORDER BY 1");
+	sqlite3_stmt *done = hl_stmt(db,
+		"SELECT DISTINCT value AS name FROM json_each(:actions) WHERE key <> '' ORDER BY 1");
 	sqlite3_stmt *kinds = hl_stmt(db,
 		"SELECT DISTINCT value AS name FROM json_each(:kinds) ORDER BY 1");
 	sqlite3_stmt *people = hl_stmt(db,
 		"SELECT id, name FROM users WHERE agency_id = :agency ORDER BY name, id LIMIT 1000");
 	sqlite3_stmt *places = hl_stmt(db,
 		"SELECT id, name FROM locations WHERE agency_id = :agency ORDER BY name, id LIMIT 1000");
-	if (!actions || !kinds || !people || !places)
+	if (!done || !kinds || !people || !places)
 		return HL_EDB;
-	hl_bind_text(actions, ":actions", actions_shown);
+	hl_bind_text(done, ":actions", actions_shown);
 	hl_bind_text(kinds, ":kinds", audit_kind_names(r->srv->audit_kinds));
 	hl_bind_int(people, ":agency", r->who.agency_id);
 	hl_bind_int(places, ":agency", r->who.agency_id);
 	struct hl_json *j = hl_reply_json(r, 200);
 	hl_json_object(j);
 	hl_json_key(j, "actions");
-	int rc = hl_json_rows(j, actions);
+	int rc = hl_json_rows(j, done);
 	hl_json_key(j, "kinds");
 	rc = rc ? rc : hl_json_rows(j, kinds);
 	hl_json_key(j, "people");

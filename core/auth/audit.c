@@ -235,10 +235,16 @@ static int check_kind(struct hl_db *w, struct kind *k)
 	return 0;
 }
 
+/* The core's entities, and how people call them. */
+static const char *const core_kinds[][2] = {
+	{ "user", "person" }, { "location", "sub-account" }, { "api_token", "API token" },
+};
+#define CORE_KINDS "{\"user\":\"person\",\"location\":\"sub-account\",\"api_token\":\"API token\""
+
 static char *kind_names(const struct audit_kinds *k)
 {
 	struct buf b = BUF_INIT;
-	buf_puts(&b, "{\"user\":\"person\",\"location\":\"sub-account\",\"api_token\":\"API token\"");
+	buf_puts(&b, CORE_KINDS);
 	for (int i = 0; i < k->n; i++) {
 		buf_putc(&b, ',');
 		json_quote(&b, k->list[i].table, strlen(k->list[i].table));
@@ -308,8 +314,24 @@ void audit_kinds_free(struct audit_kinds *k)
 	free(k);
 }
 
+int audit_kind_entities(const struct audit_kinds *k, const char *kind, const char **out, int max)
+{
+	int n = 0, noun = 0;
+	for (size_t i = 0; i < sizeof(core_kinds) / sizeof(core_kinds[0]) && n < max; i++)
+		if (!strcmp(core_kinds[i][1], kind))
+			out[n++] = core_kinds[i][0];
+	for (int i = 0; k && i < k->n && n < max; i++) {
+		if (strcmp(k->list[i].noun, kind))
+			continue;
+		if (!noun++)
+			out[n++] = k->list[i].noun;
+		if (n < max)
+			out[n++] = k->list[i].table;
+	}
+	return n;
+}
+
 const char *audit_kind_names(const struct audit_kinds *k)
 {
-	return k && k->names ? k->names : "{\"user\":\"person\",\"location\":\"sub-account\","
-					  "\"api_token\":\"API token\"}";
+	return k && k->names ? k->names : CORE_KINDS "}";
 }

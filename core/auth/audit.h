@@ -44,5 +44,10 @@ void audit_kinds_free(struct audit_kinds *k);
  * declared noun, and each declared table (entries made before labels
  * named the table). Never NULL. */
 const char *audit_kind_names(const struct audit_kinds *k);
+/* What an entry's `entity` may hold for `kind` as people read it: the
+ * core's entity ("person": "user"), or the noun and the tables declared
+ * with it ("invoice": "invoice", "invoices"). At most `max` in out (the
+ * strings are k's); how many, 0 for a kind no one declares. */
+int audit_kind_entities(const struct audit_kinds *k, const char *kind, const char **out, int max);
 
 #endif

@@ -53,8 +53,8 @@ struct hl_db {
 	int recording;
 	char **watch;              /* the tables recorded (db_watch), the db's */
 	int nwatch;
-	const char *watch_name;    /* the hook's last table name, and whether */
-	int watch_hit;             /* it is watched */
+	const char *watch_name;    /* the hook's last table name, and its */
+	int watch_hit;             /* index in watch (-1: not watched) */
 	struct changes *tables;    /* the writer's: what commits changed, for the cache */
 	struct change_set pending; /* tables and locations of the open transaction */
 	struct cached_stmt *slots; /* open addressing, power-of-two size */
@@ -106,13 +106,15 @@ static int watched(struct hl_db *w, const char *table)
 {
 	/* SQLite passes the same name pointer for every row of a table; the
 	 * name is compared too, as a schema reload may reuse the pointer. */
-	if (table == w->watch_name && w->watch_hit)
+	int i = w->watch_hit;
+	if (table == w->watch_name && i >= 0 && !strcmp(w->watch[i], table))
 		return 1;
 	w->watch_name = table;
-	w->watch_hit = 0;
-	for (int i = 0; i < w->nwatch && !w->watch_hit; i++)
-		w->watch_hit = !strcmp(w->watch[i], table);
-	return w->watch_hit;
+	for (i = 0; i < w->nwatch; i++)
+		if (!strcmp(w->watch[i], table))
+			break;
+	w->watch_hit = i < w->nwatch ? i : -1;
+	return w->watch_hit >= 0;
 }
 
 /* A deleted row's columns, copied out of the hook (no use of the
@@ -175,6 +177,7 @@ int db_watch(struct db *db, const char *const *tables, int n)
 	db->watch = db->writer->watch = names;
 	db->nwatch = db->writer->nwatch = n;
 	db->writer->watch_name = NULL;
+	db->writer->watch_hit = -1;
 	return 0;
 }
 

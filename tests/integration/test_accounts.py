@@ -368,6 +368,9 @@ def test_the_audit_log_names_records_as_people_know_them():
         choices = admin.get("/api/admin/audit/choices").json()
         names = lambda k: [c["name"] for c in choices[k]]
         assert {"created", "changed", "deleted", "signed in"} <= set(names("actions"))
+        assert "" not in names("actions") and len(set(names("actions"))) == len(names("actions"))
+        assert [e["action"] for e in admin.get("/api/admin/audit?action=created").json()["data"]] \
+            == ["insert", "location.created", "user.created"]
         assert {"item", "person", "sub-account", "API token"} <= set(names("kinds"))
         assert not any("_" in k for k in names("kinds"))
         assert choices["people"] == [{"id": 1, "name": "Ada Admin"}]

@@ -10,7 +10,7 @@ import re
 import threading
 import time
 
-from harness import error, every_page, headers, ids, seeded_server
+from harness import error, every_page, headers, ids, seeded_server, is_plan
 
 
 ROW_KEYS = {"id", "number", "contact_id", "contact_name", "status", "currency", "subtotal_cents",
@@ -390,7 +390,7 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert admin.post("/api/invoices/%d/void" % other, {}, headers=h).status == 200
         assert admin.delete("/api/invoices/%d" % create(admin, h)["id"], headers=h).status == 204
         s.stop()
-        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
                  re.search(r"\b(invoices|invoice_items|payments|invoice_counters)\b", l.split("=>")[0])]
         assert len(plans) >= len(queries) + 10, plans
         for line in plans:
