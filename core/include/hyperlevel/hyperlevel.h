@@ -736,7 +736,8 @@ struct hl_module {
 };
 
 /* ABI 1.22. A kind of record people know, as the audit log names it.
- * When a route of the module writes, the audit log notes each row added,
+ * When a module's route writes (this module's or another's: the agency
+ * module edits contacts too), the audit log notes each row added,
  * changed or deleted in `table` as "<noun> <name>", the name read by
  * `name_sql` at that moment, in the write's transaction: one statement
  * with :id, the row's id, answering one text column (an invoice's
@@ -750,7 +751,8 @@ struct hl_module {
  *     { .table = "invoices", .noun = "invoice",
  *       .name_sql = "SELECT number FROM invoices WHERE id = :id" }
  * A table is named by one module only (HL_EEXIST); `table`, `noun` (a
- * lower-case word or two) and `name_sql` are required (HL_EINVAL). A
+ * word or two as they read mid-sentence: "invoice", "SMS account") and
+ * `name_sql` are required (HL_EINVAL). A
  * `name_sql` that does not prepare is logged at start and the rows of
  * its table are noted without a name. */
 struct hl_record_kind {
