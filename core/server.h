@@ -41,6 +41,7 @@ struct server {
 	struct events *events;       /* published events on their way to handlers */
 	struct live *live;           /* the live channel (live.h), or NULL when off */
 	struct guard *guard;         /* bounds on a worker's slow reads (guard.h) */
+	struct audit_kinds *audit_kinds; /* the records the audit log names (audit.h) */
 	_Atomic int inflight; /* requests inside dispatch */
 	_Atomic int large_bodies; /* bodies over max_body_kb being read or held */
 	_Atomic int draining; /* stopping: finish what runs, refuse the rest */

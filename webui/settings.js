@@ -11,7 +11,8 @@
  *   Sub-accounts   agency admins: added, renamed, their time zone, currency and
  *                  country (phone numbers without a country code are its);
  *   Modules        agency admins: what the server runs, and what not, why;
- *   Audit log      agency admins: what was done, by whom, filtered.
+ *   Audit log      agency admins: who did what to which record, filtered
+ *                  (settings-audit.js).
  *
  * The section is kept in the URL (?section=). The modules' own settings
  * (pipelines, custom fields) live on their pages. Each section is a
@@ -21,13 +22,11 @@
  */
 import { account } from './settings-account.js';
 
+import { audit } from './settings-audit.js';
+
 const ROLES = [['location_user', 'Sub-account user'], ['location_admin', 'Sub-account admin'],
 	['agency_user', 'Agency user'], ['agency_admin', 'Agency admin']];
 const roleName = (r) => (ROLES.find((x) => x[0] === r) || [r, r])[1];
-/* The log names a sub-account as the API does, "location"; a person
- * reads and types "sub-account". */
-const asShown = (name) => name && name.replace(/^location(?=\.|$)/, 'sub-account');
-const asStored = (name) => name.replace(/^sub-account(?=\.|$)/, 'location');
 
 const draws = { account, tokens, people, locations, modules, audit };
 
@@ -347,42 +346,4 @@ plugins.d folder; the server reads it when it starts.</p>
 <tbody>${list.map((m) => html`<tr><th scope="row">${m.name}</th><td>${m.version || '—'}</td>
 <td><span class="${'s-state s-state-' + m.state}">${states[m.state] || m.state}</span></td>
 <td>${m.reason || m.summary || ''}</td><td>${(m.requires || []).join(', ') || '—'}</td></tr>`)}</tbody></table>`);
-}
-
-async function audit(s, part) {
-	const { ctx } = s;
-	const { html, api, ui } = ctx;
-	const filters = { location: ctx.query.get('in') || '', user: ctx.query.get('user') || '',
-		action: ctx.query.get('action') || '' };
-	const shownAction = asShown(filters.action);
-	const [log, users] = await Promise.all([api.get('/api/admin/audit', filters), api.get('/api/admin/users')]);
-	const who = new Map((users.data || []).map((u) => [u.id, u.name]));
-	part.append(html`<h2 tabindex="-1">Audit log</h2>
-<form class="s-audit-filters" role="search" aria-label="Filter the audit log">
-<div><label for="s-a-in">Sub-account</label><select id="s-a-in" name="in"><option value="">All, and the agency's own</option>
-	${(ctx.user.locations || []).map((l) => html`<option value="${l.id}" selected="${String(l.id) === filters.location}">${l.name}</option>`)}</select></div>
-<div><label for="s-a-user">Who</label><select id="s-a-user" name="user"><option value="">Anyone</option>
-	${(users.data || []).map((u) => html`<option value="${u.id}" selected="${String(u.id) === filters.user}">${u.name}</option>`)}</select></div>
-<div><label for="s-a-action">Action</label><input id="s-a-action" name="action" value="${shownAction}"
-	autocomplete="off" placeholder="login, create, update…"></div>
-<button type="submit" class="btn">Filter</button>
-</form>
-<table class="table s-table"><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th>
-<th scope="col">What</th><th scope="col">From</th></tr></thead><tbody></tbody></table>
-<p><button type="button" class="btn" data-more hidden>Older entries</button></p>`);
-	const rows = part.querySelector('tbody');
-	const row = (a) => html`<tr><td>${ctx.format.moment(a.at)}</td><td>${a.user_id ? who.get(a.user_id) || 'User ' + a.user_id : '—'}</td>
-		<td>${asShown(a.action)}</td><td>${[asShown(a.entity), a.entity_id].filter((x) => x != null).join(' ')}</td><td>${a.client || ''}</td></tr>`;
-	const pages = ui.paged({
-		more: part.querySelector('[data-more]'), what: 'The audit log', signal: ctx.signal, scroll: false,
-		open: () => api.list('/api/admin/audit', filters),
-		draw: (entries) => rows.append(html`${entries.map(row)}`),
-	});
-	pages.begin(api.list('/api/admin/audit', filters, log), log.data || []);
-	part.querySelector('form').addEventListener('submit', (e) => {
-		e.preventDefault();
-		const f = e.target.elements;
-		s.open('audit', false, { in: f.in.value, user: f.user.value, action: asStored(f.action.value.trim()) })
-			.catch((err) => ui.toast(err.message, { kind: 'error' }));
-	});
 }

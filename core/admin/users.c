@@ -525,8 +525,8 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 	}
 	if (!rc)
 		rc = hl_exec(w, "INSERT INTO audit_log (agency_id, user_id, action, entity,"
-			     " entity_id, client) SELECT agency_id, id, 'user.created', 'user', id,"
-			     " 'command line' FROM users WHERE id = last_insert_rowid()");
+			     " entity_id, label, client) SELECT agency_id, id, 'user.created', 'user',"
+			     " id, name, 'command line' FROM users WHERE id = last_insert_rowid()");
 	if (rc || db_commit(w)) {
 		db_rollback(w);
 		rc = rc ? rc : HL_EDB;

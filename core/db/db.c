@@ -51,6 +51,10 @@ struct hl_db {
 	sqlite3 *sql;
 	struct db_changes changes; /* rows written while recording (writer only) */
 	int recording;
+	char **watch;              /* the tables recorded (db_watch), the db's */
+	int nwatch;
+	const char *watch_name;    /* the hook's last table name, and its */
+	int watch_hit;             /* index in watch (-1: not watched) */
 	struct changes *tables;    /* the writer's: what commits changed, for the cache */
 	struct change_set pending; /* tables and locations of the open transaction */
 	struct cached_stmt *slots; /* open addressing, power-of-two size */
@@ -93,16 +97,53 @@ struct db {
 	struct pool_waiter *waiters;  /* the first to come first */
 	struct pool_waiter **waiters_end;
 	struct changes *changes;
+	char **watch;          /* db_watch's names, owned */
+	int nwatch;
 	struct checkpointer *checkpointer; /* the WAL's checkpoints, off the writer */
 };
 
-/* SQLite's update hook: note the row. It must not use the connection. */
-static void on_change(void *arg, int op, const char *database, const char *table, sqlite3_int64 rowid)
+static int watched(struct hl_db *w, const char *table)
 {
-	struct hl_db *c = arg;
-	struct db_changes *ch = &c->changes;
-	(void)database;
-	if (!c->recording)
+	/* SQLite passes the same name pointer for every row of a table; the
+	 * name is compared too, as a schema reload may reuse the pointer. */
+	int i = w->watch_hit;
+	if (table == w->watch_name && i >= 0 && !strcmp(w->watch[i], table))
+		return 1;
+	w->watch_name = table;
+	for (i = 0; i < w->nwatch; i++)
+		if (!strcmp(w->watch[i], table))
+			break;
+	w->watch_hit = i < w->nwatch ? i : -1;
+	return w->watch_hit >= 0;
+}
+
+/* A deleted row's columns, copied out of the hook (no use of the
+ * connection: sqlite3_preupdate_old and sqlite3_value_dup only). */
+static void keep_old(sqlite3 *sql, struct db_change *x)
+{
+	int n = sqlite3_preupdate_count(sql);
+	if (n <= 0 || !(x->old = sqlite3_malloc64((sqlite3_uint64)n * sizeof(*x->old))))
+		return;
+	for (int i = 0; i < n; i++) {
+		sqlite3_value *v = NULL;
+		x->old[i] = NULL;
+		if (sqlite3_preupdate_old(sql, i, &v) != SQLITE_OK || !v)
+			continue;
+		int type = sqlite3_value_type(v);
+		if ((type == SQLITE_TEXT || type == SQLITE_BLOB) &&
+		    sqlite3_value_bytes(v) > DB_CHANGE_VALUE_MAX)
+			continue;
+		x->old[i] = sqlite3_value_dup(v);
+	}
+	x->nold = n;
+}
+
+/* Note a row of a watched table while recording. */
+static void record(struct hl_db *w, sqlite3 *sql, int op, const char *table,
+		   sqlite3_int64 old_rowid, sqlite3_int64 new_rowid)
+{
+	struct db_changes *ch = &w->changes;
+	if (!w->recording || !watched(w, table))
 		return;
 	if (ch->n == DB_CHANGES_KEPT) {
 		ch->more++;
@@ -111,14 +152,54 @@ static void on_change(void *arg, int op, const char *database, const char *table
 	struct db_change *x = &ch->list[ch->n++];
 	snprintf(x->table, sizeof(x->table), "%s", table);
 	x->op = op == SQLITE_INSERT ? "insert" : op == SQLITE_DELETE ? "delete" : "update";
-	x->rowid = rowid;
+	x->rowid = op == SQLITE_DELETE ? old_rowid : new_rowid;
+	x->old = NULL;
+	x->nold = 0;
+	if (op == SQLITE_DELETE)
+		keep_old(sql, x);
+}
+
+int db_watch(struct db *db, const char *const *tables, int n)
+{
+	char **names = n > 0 ? calloc((size_t)n, sizeof(*names)) : NULL;
+	if (n > 0 && !names)
+		return HL_ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (!(names[i] = strdup(tables[i]))) {
+			while (i--)
+				free(names[i]);
+			free(names);
+			return HL_ENOMEM;
+		}
+	for (int i = 0; i < db->nwatch; i++)
+		free(db->watch[i]);
+	free(db->watch);
+	db->watch = db->writer->watch = names;
+	db->nwatch = db->writer->nwatch = n;
+	db->writer->watch_name = NULL;
+	db->writer->watch_hit = -1;
+	return 0;
+}
+
+void db_forget_changes(struct hl_db *w)
+{
+	struct db_changes *ch = &w->changes;
+	w->recording = 0;
+	for (size_t i = 0; i < ch->n; i++) {
+		for (int k = 0; k < ch->list[i].nold; k++)
+			sqlite3_value_free(ch->list[i].old[k]);
+		sqlite3_free(ch->list[i].old);
+		ch->list[i].old = NULL;
+		ch->list[i].nold = 0;
+	}
+	ch->n = ch->more = 0;
 }
 
 void db_record_changes(struct hl_db *w, int on)
 {
-	w->recording = on;
 	if (on)
-		w->changes.n = w->changes.more = 0;
+		db_forget_changes(w);
+	w->recording = on;
 }
 
 const struct db_changes *db_recorded_changes(const struct hl_db *w)
@@ -127,15 +208,16 @@ const struct db_changes *db_recorded_changes(const struct hl_db *w)
 }
 
 /* SQLite's pre-update hook: note the table and location of every row
- * written, whoever writes it, for the read cache (changes.h). */
+ * written, whoever writes it, for the read cache (changes.h); and while
+ * recording, the row itself. It must not use the connection. */
 static void before_change(void *arg, sqlite3 *sql, int op, const char *database,
 			  const char *table, sqlite3_int64 old_rowid, sqlite3_int64 new_rowid)
 {
 	struct hl_db *w = arg;
-	(void)old_rowid;
-	(void)new_rowid;
-	if (!strcmp(database, "main"))
-		changes_note(w->tables, &w->pending, sql, op, table);
+	if (strcmp(database, "main"))
+		return;
+	changes_note(w->tables, &w->pending, sql, op, table);
+	record(w, sql, op, table, old_rowid, new_rowid);
 }
 
 struct changes *db_changes(const struct db *db)
@@ -547,7 +629,6 @@ int db_open(struct db **out, const struct config *cfg)
 		goto out;
 	if ((rc = conn_open(db->writer, db->path, cfg, 1)))
 		goto out;
-	sqlite3_update_hook(db->writer->sql, on_change, db->writer);
 	rc = HL_ENOMEM;
 	if (!(db->changes = db->writer->tables = changes_new()))
 		goto out;
@@ -582,9 +663,13 @@ void db_close(struct db *db)
 		conn_close(&db->readers[i]);
 	free(db->readers);
 	if (db->writer) {
+		db_forget_changes(db->writer);
 		conn_close(db->writer);
 		free(db->writer);
 	}
+	for (int i = 0; i < db->nwatch; i++)
+		free(db->watch[i]);
+	free(db->watch);
 	changes_free(db->changes);
 	pthread_mutex_destroy(&db->write_lock);
 	pthread_cond_destroy(&db->write_turn);

@@ -82,15 +82,22 @@ void db_rollback(struct hl_db *w);
  * HL_EDB. */
 int db_let_go(struct hl_db *c);
 
-/* The rows the write connection changed while recording, as SQLite's
- * update hook reports them (tables WITHOUT ROWID are not reported). The
- * first DB_CHANGES_KEPT are kept; the rest are only counted. */
+/* The rows the write connection changed while recording, in the tables
+ * it was told to watch (db_watch), as SQLite's pre-update hook reports
+ * them (tables WITHOUT ROWID and virtual tables are not reported). The
+ * first DB_CHANGES_KEPT are kept; the rest are only counted. A deleted
+ * row keeps its old values, so that what it was can still be read once
+ * it is gone; a text or blob over DB_CHANGE_VALUE_MAX bytes is kept as
+ * NULL (a name is never that long, and the list stays small). */
 #define DB_CHANGES_KEPT 100
+#define DB_CHANGE_VALUE_MAX 1024
 
 struct db_change {
 	char table[64];
 	const char *op; /* "insert", "update" or "delete" */
 	int64_t rowid;
+	sqlite3_value **old; /* a deletion's columns in table order, or NULL */
+	int nold;
 };
 
 struct db_changes {
@@ -99,9 +106,16 @@ struct db_changes {
 	size_t more;
 };
 
-/* Start (clearing what was noted) or stop recording on the writer. */
+/* The tables whose rows are recorded: `n` names, copied. Called on the
+ * main thread before serving; again, it replaces the list. 0 or
+ * HL_ENOMEM. */
+int db_watch(struct db *db, const char *const *tables, int n);
+/* Start recording on the writer, what was noted forgotten (on = 1), or
+ * stop, what was noted kept for db_recorded_changes (on = 0). */
 void db_record_changes(struct hl_db *w, int on);
 const struct db_changes *db_recorded_changes(const struct hl_db *w);
+/* Stop recording and let go of what was noted (the deleted rows' values). */
+void db_forget_changes(struct hl_db *w);
 
 /* What commits changed, per table and location (changes.h); learn the
  * tables once migrations are done. */

@@ -97,7 +97,7 @@ static int finish(struct hl_req *r)
 		int keep = r->status > 0 && r->status < 400;
 		if (keep && module && audit_module_writes(r))
 			keep = 0, rc = HL_EDB;
-		db_record_changes(r->writer, 0);
+		db_forget_changes(r->writer);
 		r->statements += db_conn_reset(r->writer);
 		if (keep)
 			rc = db_commit(r->writer);

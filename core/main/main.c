@@ -168,6 +168,12 @@ static int open_and_migrate(struct core *c)
 	db_write_unlock(c->srv.db, w);
 	if (!rc)
 		rc = db_learn_tables(c->srv.db);
+	if (!rc) {
+		int n = 0;
+		const struct hl_record_kind *kinds = c->srv.modules
+			? modules_records(c->srv.modules, &n) : NULL;
+		rc = audit_kinds_new(&c->srv.audit_kinds, c->srv.db, kinds, n);
+	}
 	if (!rc)
 		step("migrations", NULL);
 	return rc;
@@ -305,6 +311,7 @@ static void core_release(struct core *c)
 	sender_free(c->srv.sender);
 	stop_live(c);
 	events_free(c->srv.events);
+	audit_kinds_free(c->srv.audit_kinds);
 	db_close(c->srv.db);
 	modules_free(c->srv.modules);
 	router_free(c->srv.router);

@@ -63,6 +63,8 @@ struct hl_mod {
 	int has_inbox;
 	struct hl_service *services;
 	int nservices;
+	struct hl_record_kind *records;
+	int nrecords;
 	struct modules *set;
 };
 
@@ -77,6 +79,8 @@ struct modules {
 	int nhandlers;
 	struct mod_channel *channels;
 	int nchannels;
+	struct hl_record_kind *records; /* every loaded module's, load order */
+	int nrecords;
 	const struct hl_mod *inbox; /* the loaded module that keeps messages, or NULL */
 	struct router *router;
 };
@@ -613,6 +617,9 @@ static void undo(struct hl_mod *m)
 	free(m->services);
 	m->services = NULL;
 	m->nservices = 0;
+	free(m->records);
+	m->records = NULL;
+	m->nrecords = 0;
 }
 
 /* Whether `name` may name a channel: [a-z0-9_], 1 to 16 bytes. */
@@ -716,6 +723,42 @@ static int add_services(struct hl_mod *m, const struct hl_table *t)
 	return 0;
 }
 
+/* The module that declares table `table` a record among those loaded so
+ * far and `m` (NULL: none). */
+static const char *record_owner(const struct modules *set, const struct hl_mod *m,
+				const char *table)
+{
+	for (int i = 0; i <= set->norder; i++) {
+		const struct hl_mod *o = i < set->norder ? set->order[i] : m;
+		for (int k = 0; o && k < o->nrecords; k++)
+			if (!strcmp(o->records[k].table, table))
+				return o->name;
+	}
+	return NULL;
+}
+
+/* The descriptor's records (ABI 1.22), checked. */
+static int add_records(struct hl_mod *m, const struct hl_table *t)
+{
+	if (t->size < HL_RECORD_KIND_SIZE_1_22)
+		return registration_failed(m, HL_EABI, "record table entries are too small");
+	if (!(m->records = calloc(t->count, sizeof(*m->records))))
+		return registration_failed(m, HL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->count; i++) {
+		struct hl_record_kind k;
+		const char *other;
+		copy_entry(&k, sizeof(k), t->entries, i, t->size);
+		if (!k.table || !*k.table || !k.noun || !*k.noun || !k.name_sql)
+			return registration_failed(m, HL_EINVAL, "record %zu needs a table, a noun"
+						   " and a name_sql", i + 1);
+		if ((other = record_owner(m->set, m, k.table)))
+			return registration_failed(m, HL_EEXIST, "table '%s' is a record of module"
+						   " '%s' already", k.table, other);
+		m->records[m->nrecords++] = k;
+	}
+	return 0;
+}
+
 /* The descriptor's tables, as init would add them, before it runs. */
 static int add_tables(struct hl_mod *m)
 {
@@ -739,6 +782,8 @@ static int add_tables(struct hl_mod *m)
 		rc = add_inbox(m, &d->inbox);
 	if (!rc && d->services.count)
 		rc = add_services(m, &d->services);
+	if (!rc && d->records.count)
+		rc = add_records(m, &d->records);
 	return rc;
 }
 
@@ -935,6 +980,19 @@ static int collect_channels(struct modules *set)
 	return 0;
 }
 
+static int collect_records(struct modules *set)
+{
+	int n = 0;
+	for (int i = 0; i < set->norder; i++)
+		n += set->order[i]->nrecords;
+	if (n && !(set->records = calloc((size_t)n, sizeof(*set->records))))
+		return HL_ENOMEM;
+	for (int i = 0; i < set->norder; i++)
+		for (int k = 0; k < set->order[i]->nrecords; k++)
+			set->records[set->nrecords++] = set->order[i]->records[k];
+	return 0;
+}
+
 int modules_load(struct modules **out, const struct config *cfg, struct router *r)
 {
 	struct modules *set = calloc(1, sizeof(*set));
@@ -958,7 +1016,8 @@ int modules_load(struct modules **out, const struct config *cfg, struct router *
 	}
 	for (int i = 0; i < set->n; i++)
 		visit(set->mods[i]);
-	if ((rc = collect_jobs(set)) || (rc = collect_handlers(set)) || (rc = collect_channels(set)))
+	if ((rc = collect_jobs(set)) || (rc = collect_handlers(set)) || (rc = collect_channels(set)) ||
+	    (rc = collect_records(set)))
 		return rc;
 	for (int i = 0; i < set->n; i++)
 		if (set->mods[i]->state == MOD_REFUSED)
@@ -984,6 +1043,7 @@ void modules_free(struct modules *set)
 		free(m->pages);
 		free(m->channels);
 		free(m->services);
+		free(m->records);
 		free(m->reason);
 		free(m->path);
 		free(m->conf_path);
@@ -996,6 +1056,7 @@ void modules_free(struct modules *set)
 	free(set->jobs);
 	free(set->handlers);
 	free(set->channels);
+	free(set->records);
 	free(set->order);
 	free(set->mods);
 	free(set);
@@ -1044,6 +1105,12 @@ int modules_recount(const struct modules *set, struct hl_db *w, int64_t location
 		}
 	}
 	return 0;
+}
+
+const struct hl_record_kind *modules_records(const struct modules *set, int *n)
+{
+	*n = set->nrecords;
+	return set->records;
 }
 
 const struct mod_channel *modules_channels(const struct modules *set, int *n)

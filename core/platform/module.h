@@ -73,6 +73,10 @@ int modules_recount(const struct modules *set, struct hl_db *w, int64_t location
 /* The jobs of all loaded modules; count in *n. */
 struct mod_job *modules_jobs(struct modules *set, int *n);
 
+/* The kinds of record the loaded modules declare (hl_module.records),
+ * in load order; count in *n. Owned by the set; fixed once loaded. */
+const struct hl_record_kind *modules_records(const struct modules *set, int *n);
+
 /* The channels the loaded modules deliver, one provider each; count in
  * *n. */
 const struct mod_channel *modules_channels(const struct modules *set, int *n);

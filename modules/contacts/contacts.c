@@ -112,11 +112,29 @@ static const struct hl_service services[] = {
 	{ "contacts.find_or_add", contacts_find_or_add },
 };
 
+/* The records people know, as the audit log names them (a contact put in
+ * the bin is changed, not deleted: it says so). */
+static const struct hl_record_kind records[] = {
+	{ .table = "contacts", .noun = "contact",
+	  .name_sql = "SELECT COALESCE(NULLIF(trim(first_name || ' ' || last_name), ''), email, phone)"
+		      " || CASE WHEN deleted_at IS NULL THEN '' ELSE ' (in the bin)' END"
+		      " FROM contacts WHERE id = :id" },
+	{ .table = "companies", .noun = "company",
+	  .name_sql = "SELECT name FROM companies WHERE id = :id" },
+	{ .table = "tags", .noun = "tag", .name_sql = "SELECT name FROM tags WHERE id = :id" },
+	{ .table = "custom_fields", .noun = "custom field",
+	  .name_sql = "SELECT name FROM custom_fields WHERE id = :id" },
+	{ .table = "notes", .noun = "note",
+	  .name_sql = "SELECT 'on ' || COALESCE(NULLIF(trim(c.first_name || ' ' || c.last_name), ''),"
+		      " c.email, c.phone) FROM notes n JOIN contacts c ON c.id = n.contact_id"
+		      " WHERE n.id = :id" },
+};
+
 HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
 	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .services = HL_TABLE(services));
+	  .recounts = HL_TABLE(recounts), .services = HL_TABLE(services), .records = HL_TABLE(records));
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact

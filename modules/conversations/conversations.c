@@ -120,11 +120,25 @@ static const struct hl_service services[] = {
 	{ "conversations.opt_out", conv_opt_out_service },
 };
 
+/* The records people know, as the audit log names them: a conversation
+ * and a message by the contact they are with. */
+static const struct hl_record_kind records[] = {
+	{ .table = "conversations", .noun = "conversation",
+	  .name_sql = "SELECT 'with ' || COALESCE(NULLIF(trim(c.first_name || ' ' || c.last_name), ''),"
+		      " c.email, c.phone) FROM conversations v JOIN contacts c ON c.id = v.contact_id"
+		      " WHERE v.id = :id" },
+	{ .table = "messages", .noun = "message",
+	  .name_sql = "SELECT CASE m.direction WHEN 'inbound' THEN 'from ' ELSE 'to ' END"
+		      " || COALESCE(NULLIF(trim(c.first_name || ' ' || c.last_name), ''), c.email, c.phone)"
+		      " FROM messages m JOIN conversations v ON v.id = m.conversation_id"
+		      " JOIN contacts c ON c.id = v.contact_id WHERE m.id = :id" },
+};
+
 HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers),
 	  .pages = HL_TABLE(pages), .inbox = HL_TABLE(inbox), .services = HL_TABLE(services),
-	  .recounts = HL_TABLE(recounts));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
 
 /* As the CHECK of migration 001 lists them, and how a person calls each. */
 const struct conv_channel conv_channels[CONV_CHANNELS] = {

@@ -94,7 +94,14 @@ static int init(struct hl_mod *mod)
 	return 0;
 }
 
+/* The records people know, as the audit log names them: a sub-account's
+ * sender, by its address. */
+static const struct hl_record_kind records[] = {
+	{ .table = "email_senders", .noun = "e-mail sender",
+	  .name_sql = "SELECT from_address FROM email_senders WHERE location_id = :id" },
+};
+
 HL_MODULE(.name = "email", .version = "0.1.0", .init = init,
 	  .summary = "e-mail through the server's SMTP relay",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels), .jobs = HL_TABLE(jobs));
+	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels), .jobs = HL_TABLE(jobs), .records = HL_TABLE(records));

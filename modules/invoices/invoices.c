@@ -46,7 +46,17 @@ static const struct hl_recount recounts[] = {
 	  " FROM payments WHERE location_id = :location AND paid_at IS NOT NULL" },
 };
 
+/* The records people know, as the audit log names them: an invoice by
+ * its number, a payment by its invoice's (its lines change the invoice). */
+static const struct hl_record_kind records[] = {
+	{ .table = "invoices", .noun = "invoice",
+	  .name_sql = "SELECT number FROM invoices WHERE id = :id" },
+	{ .table = "payments", .noun = "payment",
+	  .name_sql = "SELECT 'on ' || i.number FROM payments p JOIN invoices i ON i.id = p.invoice_id"
+		      " WHERE p.id = :id" },
+};
+
 HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));

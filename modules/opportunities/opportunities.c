@@ -58,7 +58,16 @@ static const struct hl_recount recounts[] = {
 	  " AND status IN ('won', 'lost') AND closed_at IS NOT NULL" },
 };
 
+/* The records people know, as the audit log names them. */
+static const struct hl_record_kind records[] = {
+	{ .table = "pipelines", .noun = "pipeline",
+	  .name_sql = "SELECT name FROM pipelines WHERE id = :id" },
+	{ .table = "stages", .noun = "stage", .name_sql = "SELECT name FROM stages WHERE id = :id" },
+	{ .table = "opportunities", .noun = "deal",
+	  .name_sql = "SELECT name FROM opportunities WHERE id = :id" },
+};
+
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires,
 	  .summary = "pipelines, their stages and deals", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));

@@ -75,8 +75,15 @@ static int init(struct hl_mod *mod)
 	return 0;
 }
 
+/* The records people know, as the audit log names them. */
+static const struct hl_record_kind records[] = {
+	{ .table = "dashboards", .noun = "dashboard",
+	  .name_sql = "SELECT name FROM dashboards WHERE id = :id" },
+	{ .table = "widgets", .noun = "widget", .name_sql = "SELECT title FROM widgets WHERE id = :id" },
+};
+
 HL_MODULE(.name = "reports", .version = "0.4.0", .requires = requires, .wants = wants,
 	  .init = init,
 	  .summary = "the dashboard, the project overview, dashboards and widgets",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .pages = HL_TABLE(pages));
+	  .pages = HL_TABLE(pages), .records = HL_TABLE(records));

@@ -66,7 +66,15 @@ static int init(struct hl_mod *mod)
 	return 0;
 }
 
+/* The records people know, as the audit log names them: a sub-account's
+ * SMS account, by the number it sends from (never its token). */
+static const struct hl_record_kind records[] = {
+	{ .table = "sms_accounts", .noun = "SMS account",
+	  .name_sql = "SELECT COALESCE(from_number, messaging_service_sid) FROM sms_accounts"
+		      " WHERE location_id = :id" },
+};
+
 HL_MODULE(.name = "sms", .version = "0.1.0", .init = init,
 	  .summary = "text messages through Twilio or a provider that speaks its API",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
-	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels), .jobs = HL_TABLE(jobs));
+	  .pages = HL_TABLE(pages), .channels = HL_TABLE(channels), .jobs = HL_TABLE(jobs), .records = HL_TABLE(records));

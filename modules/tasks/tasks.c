@@ -50,8 +50,13 @@ static const struct hl_recount recounts[] = {
 	  " WHERE location_id = :location AND completed_at IS NULL" },
 };
 
+/* The records people know, as the audit log names them. */
+static const struct hl_record_kind records[] = {
+	{ .table = "tasks", .noun = "task", .name_sql = "SELECT title FROM tasks WHERE id = :id" },
+};
+
 HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires,
 	  .summary = "tasks for a person, about a contact", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
 

@@ -149,6 +149,8 @@ export async function apiAs(server, email, password) {
 	const me = await r.json();
 	async function call(method, path, body, location) {
 		const headers = { Cookie: cookie, Accept: 'application/json' };
+		if (me.csrf_token)
+			headers['X-CSRF-Token'] = me.csrf_token;
 		if (body !== undefined)
 			headers['Content-Type'] = 'application/json';
 		if (location)
@@ -166,6 +168,7 @@ export async function apiAs(server, email, password) {
 		get: (path, location) => call('GET', path, undefined, location),
 		post: (path, body, location) => call('POST', path, body, location),
 		patch: (path, body, location) => call('PATCH', path, body, location),
+		delete: (path, location) => call('DELETE', path, undefined, location),
 	};
 }
 

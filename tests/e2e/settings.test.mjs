@@ -166,14 +166,14 @@ describe('settings', () => {
 		await page.getByRole('link', { name: 'Audit log' }).click();
 		await page.getByRole('heading', { level: 2, name: 'Audit log' }).waitFor();
 		await page.getByLabel('Who').selectOption({ label: 'Perf Admin' });
-		await page.getByLabel('Action').fill('login');
+		await page.getByLabel('Action').selectOption({ label: 'signed in' });
 		await page.getByRole('button', { name: 'Filter' }).click();
-		await until(() => new URL(page.url()).searchParams.get('action') === 'login', 10000, 'the filter in the URL');
+		await until(() => new URL(page.url()).searchParams.get('action') === 'signed in', 10000, 'the filter in the URL');
 		/* The filtered list takes the place of the whole one: wait for it. */
 		const rows = page.locator('.s-section tbody tr');
 		await until(async () => {
 			const texts = await rows.allTextContents();
-			return texts.length > 0 && texts.every((t) => /Perf Admin\s*login/.test(t));
+			return texts.length > 0 && texts.every((t) => /Perf Admin.*signed in$/s.test(t.trim()));
 		}, 10000, 'only her sign-ins');
 		await shoot(page, 'settings-audit');
 		assert.equal(await scrollsSideways(page), false);
@@ -214,6 +214,40 @@ describe('settings', () => {
 		assert.deepEqual(provoked(problems, /^422 POST \/api\/auth\/password$/), []);
 		await context.close();
 		await phone.context.close();
+	});
+
+	test('the audit log reads who did what to which record, by its number, on a desktop and a phone', async () => {
+		const here = locations[0].id;
+		const contact = (await admin.get('/api/contacts?limit=1', here)).data[0];
+		const invoice = await admin.post('/api/invoices', { contact_id: contact.id, items: [
+			{ description: 'Logo refresh', quantity: 1, unit_price_cents: 50000 }] }, here);
+		await admin.delete('/api/invoices/' + invoice.id, here);
+		for (const viewport of [DESKTOP, PHONE]) {
+			const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=audit&location=' + here,
+				{ viewport });
+			await page.getByRole('heading', { level: 2, name: 'Audit log' }).waitFor();
+			const filters = page.getByRole('search', { name: 'Filter the audit log' });
+			/* Filters are lists of what there is, not boxes to type in. */
+			assert.ok((await filters.getByLabel('Kind of record').locator('option').allTextContents()).includes('invoice'));
+			assert.ok((await filters.getByLabel('Action').locator('option').allTextContents()).includes('deleted'));
+			await filters.getByLabel('Kind of record').selectOption({ label: 'invoice' });
+			await filters.getByRole('button', { name: 'Filter' }).click();
+			await until(() => new URL(page.url()).searchParams.get('kind') === 'invoice', 10000, 'the filter in the URL');
+			const rows = page.locator('.s-section tbody tr');
+			await until(async () => (await rows.count()) >= 2, 10000, 'the invoice\'s entries');
+			const [deleted, created] = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+			assert.match(deleted, new RegExp('Perf Admin.*deleted invoice ' + invoice.number));
+			assert.match(created, new RegExp('created invoice ' + invoice.number));
+			assert.ok(deleted.includes(locations[0].name), deleted);
+			/* No table's name is left for a person to read. */
+			const all = await page.locator('.s-section').innerText();
+			assert.doesNotMatch(all, /invoice_items|unpaid_counts|payment_days|\binsert\b|\bupdate\b/);
+			if (viewport === DESKTOP)
+				await shoot(page, 'settings-audit-records'); /* at both widths */
+			assert.equal(await scrollsSideways(page), false);
+			assert.deepEqual(problems, []);
+			await context.close();
+		}
 	});
 
 	test('at phone width nothing scrolls sideways', async () => {

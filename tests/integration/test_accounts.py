@@ -399,21 +399,91 @@ def test_module_writes_are_audited_with_the_caller():
         assert len(page["data"]) == 1 and page["next_cursor"]
         first = page["data"][0]
         assert (first["action"], first["entity"], first["entity_id"], first["user_id"]) == \
-            ("insert", "probe_items", item["id"], 1)
+            ("insert", "item", item["id"], 1)
         rest = admin.get("/api/admin/audit?cursor=" + page["next_cursor"]).json()["data"]
         assert [e["action"] for e in rest] == ["login", "user.created"]
         assert rest[1]["client"] == "command line"
-        assert not any(e["entity"] == "probe_items" and e["action"] != "insert" for e in rest)
-        assert s.sql("SELECT count(*) FROM audit_log WHERE entity = 'probe_items'") == [(1,)]
+        assert s.sql("SELECT count(*) FROM audit_log WHERE entity = 'item'") == [(1,)]
         # filtered by person, action and kind of record
         actions = lambda q: [e["action"] for e in admin.get("/api/admin/audit?" + q).json()["data"]]
         assert actions("action=login") == ["login"], admin.get("/api/admin/audit?action=login").body
-        assert actions("entity=probe_items") == ["insert"]
+        assert actions("entity=item") == ["insert"]
         assert actions("user=1&action=insert") == ["insert"]
         assert actions("user=999") == []
         assert actions("location=999") == []
         assert actions("action=login&location_id=999") == ["login"]  # not the current one's
         assert admin.get("/api/admin/audit?user=x").status == 400
+
+
+def read(entries):
+    """Each entry as the page reads it: who, did, kind, label."""
+    return [(e["who"], e["did"], e["kind"], e["label"]) for e in entries]
+
+
+def test_the_audit_log_names_records_as_people_know_them():
+    s = Server(modules=("contacts", "probe"))
+    s.create_admin(*ADMIN)
+    with s.start():
+        admin = s.login(*ADMIN)
+        loc = admin.post("/api/admin/locations", {"name": "Quarry Yoga"}).json()["id"]
+        item = admin.post("/api/probe/items", {"name": "Blue kettle"}).json()
+        assert admin.delete("/api/probe/items/%d" % item["id"]).status == 204
+        log = admin.get("/api/admin/audit").json()["data"]
+        # The deleted item keeps its name; the trigger's count is not noted;
+        # no raw table name is left in what a person reads.
+        assert read(log) == [
+            ("Ada Admin", "deleted", "item", "Blue kettle"),
+            ("Ada Admin", "created", "item", "Blue kettle"),
+            ("Ada Admin", "created", "sub-account", "Quarry Yoga"),
+            ("Ada Admin", "signed in", None, None),
+            ("Ada Admin", "created", "person", "Ada Admin")], log
+        assert s.sql("SELECT n FROM probe_item_counts") == [(1,)]
+        assert not any("probe_" in str(v) for e in log for v in e.values())
+        # The name was read then: renaming the sub-account leaves it.
+        r = admin.patch("/api/admin/locations/%d" % loc, {"name": "Quarry Yoga Dover"},
+                        {"X-Location-Id": str(loc)})
+        assert r.status == 200, r.body
+        log = admin.get("/api/admin/audit?entity=sub-account").json()["data"]
+        assert [(e["did"], e["label"]) for e in log] == \
+            [("changed", "Quarry Yoga Dover"), ("created", "Quarry Yoga")]
+        # The filters are lists: actions and kinds as read, people, sub-accounts.
+        choices = admin.get("/api/admin/audit/choices").json()
+        names = lambda k: [c["name"] for c in choices[k]]
+        assert {"created", "changed", "deleted", "signed in"} <= set(names("actions"))
+        assert "" not in names("actions") and len(set(names("actions"))) == len(names("actions"))
+        assert [e["action"] for e in admin.get("/api/admin/audit?action=created").json()["data"]] \
+            == ["insert", "location.created", "user.created"]
+        assert {"item", "person", "sub-account", "API token"} <= set(names("kinds"))
+        assert not any("_" in k for k in names("kinds"))
+        assert choices["people"] == [{"id": 1, "name": "Ada Admin"}]
+        assert choices["locations"] == [{"id": loc, "name": "Quarry Yoga Dover"}]
+        assert read(admin.get("/api/admin/audit?action=deleted").json()["data"]) == \
+            [("Ada Admin", "deleted", "item", "Blue kettle")]
+        assert [e["label"] for e in admin.get("/api/admin/audit?entity=item").json()["data"]] == \
+            ["Blue kettle", "Blue kettle"]
+        assert admin.get("/api/admin/audit/choices", headers={}).status == 200
+
+
+def test_old_audit_entries_still_read_sensibly():
+    s = Server(modules=("contacts", "probe"))
+    s.create_admin(*ADMIN)
+    with s.start():
+        admin = s.login(*ADMIN)
+        item = admin.post("/api/probe/items", {"name": "Old kettle"}).json()
+        # As entries were written before labels: the table, no name.
+        s.accounts_sql("UPDATE audit_log SET label = NULL")
+        s.accounts_sql("UPDATE audit_log SET entity = 'probe_items' WHERE entity = 'item'")
+        s.accounts_sql("INSERT INTO audit_log (agency_id, user_id, action, entity, entity_id)"
+                       " VALUES (1, 1, 'update', 'unpaid_counts', 11)")
+        log = admin.get("/api/admin/audit").json()["data"]
+        assert read(log) == [
+            ("Ada Admin", "changed", "unpaid counts", None),
+            ("Ada Admin", "created", "item", None),
+            ("Ada Admin", "signed in", None, None),
+            ("Ada Admin", "created", "person", "Ada Admin")], log
+        assert log[1]["entity_id"] == item["id"]
+        assert [e["entity_id"] for e in admin.get("/api/admin/audit?entity=item").json()["data"]] \
+            == [item["id"]]
 
 
 def test_failed_sign_ins_are_limited_per_account():

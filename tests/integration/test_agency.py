@@ -13,6 +13,7 @@ import functools
 import re
 import time
 
+from harness import is_plan
 from harness import (cache_checks, connect, error, every_page, headers, iso, local_date, now_iso, one,
                      seeded_server)
 
@@ -645,7 +646,7 @@ def test_no_statement_scans_a_big_table():
             page = client.get("/api/mobile/inbox?limit=2").json()
             assert client.get("/api/mobile/inbox?cursor=" + page["next_cursor"]).status == 200
         s.stop()
-        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
                  re.search(r":agency\b|:user\b|WITH loc AS", l.split("=>")[0])]
         assert len(plans) >= 16, plans
         assert any("stage_counts" in l for l in plans) and any(":per_stage" in l for l in plans)

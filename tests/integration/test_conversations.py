@@ -11,7 +11,7 @@ table."""
 import re
 import time
 
-from harness import error, every_page, headers, ids, seeded_server, wait_for
+from harness import error, every_page, headers, ids, is_plan, seeded_server, wait_for
 
 
 ROW_KEYS = {"id", "contact_id", "contact_name", "channel", "assigned_to", "starred", "unread_count",
@@ -490,7 +490,7 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert admin.post(path + "/read", {}, headers=h).status == 200
         assert admin.patch(path, {"starred": False, "assigned_to": None}, headers=h).status == 200
         s.stop()
-        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
                  re.search(r"\b(conversations|messages)\b|:email|:phone", l.split("=>")[0])]
         assert len(plans) >= len(queries) + 12
         for line in plans:

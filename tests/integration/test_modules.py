@@ -242,6 +242,13 @@ def test_migrations_apply_once():
 
 
 
+def test_a_module_naming_another_modules_records_is_refused():
+    with Server(modules=("contacts", "probe_bad_records")) as s:
+        line = s.refusal()
+        assert re.match(r"error: .*/probe_bad_records\.so: refused: init failed: table 'contacts'"
+                        r" is a record of module 'contacts' already", line), line
+
+
 class GrownServer(Server):
     """The core built with one more member at the end of every table a
     module hands over (build/tests/grown), as a later minor would have it."""
@@ -263,6 +270,9 @@ def test_modules_built_before_a_member_was_added_load_and_work():
         r = s.post("/api/probe/items", {"name": "grown"})  # its migration's table
         assert r.status == 201, r.body
         assert s.get("/api/probe/items/%d" % r.json()["id"]).json()["name"] == "grown"
+        # its records, read by their size: the audit log names the item
+        assert s.sql("SELECT entity, label FROM audit_log WHERE action = 'insert'") == \
+            [("item", "grown")]
         assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'probe.tick'"))
         r = admin.post("/api/events_probe/publish", {"events": [{"name": "thing.created"}]},
                        {"X-Location-Id": str(loc)})
@@ -464,7 +474,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         def tables():
             return [r[0] for r in s.sql("SELECT name FROM sqlite_schema WHERE type = 'table'"
                                         " AND name LIKE 'probe%' ORDER BY name")]
-        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+        assert tables() == ["probe_item_counts", "probe_items", "probe_ticks", "probe_work"]
         contacts_tables = s.sql("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'contact%'")
 
         with open(os.path.join(s.plugins_dir, "contacts.conf"), "w") as f:
@@ -483,7 +493,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         assert code == 0, err
         backup = re.search(r"^backup: (\S+)$", out, re.M).group(1)
         assert os.path.dirname(backup) == backups and os.path.getsize(backup) > 0
-        assert "probe purged: 3 schema objects dropped, 2 migration records and 2 job states" \
+        assert "probe purged: 5 schema objects dropped, 3 migration records and 2 job states" \
             " deleted" in out, out
         assert tables() == []
         assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(0,)]
@@ -499,7 +509,7 @@ def test_purge_drops_a_disabled_modules_tables_records_and_job_state_after_a_bac
         assert s.run("modules", "enable", "probe")[0] == 0
         s.start()
         assert s.get("/api/probe/hello").status == 200
-        assert tables() == ["probe_items", "probe_ticks", "probe_work"]
+        assert tables() == ["probe_item_counts", "probe_items", "probe_ticks", "probe_work"]
 
 
 def built_module(folder, name, steps):

@@ -10,7 +10,7 @@ no statement scanning a whole table."""
 import re
 import time
 
-from harness import error, headers, ids, seeded_server
+from harness import error, headers, ids, seeded_server, is_plan
 
 
 DEAL_KEYS = {"id", "name", "value_cents", "currency", "stage_id", "position", "contact_id",
@@ -517,7 +517,7 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert admin.delete("/api/stages/%d" % st["id"], headers=h).status == 204
         assert admin.delete("/api/pipelines/%d" % p["id"], headers=h).status == 204
         s.stop()
-        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
                  re.search(r"\b(opportunities|stages|pipelines)\b", l.split("=>")[0])]
         assert len(plans) >= len(queries) + 15
         for line in plans:

@@ -12,6 +12,7 @@ import json
 import re
 
 from harness import cache_checks, error, headers, iso, local_bounds, local_date, one, seeded_server, zone_of
+from harness import is_plan
 
 
 def bounds(s, days, location=1):
@@ -188,7 +189,7 @@ BIG = r"(contacts|opportunities|conversations|messages|tasks|invoices|payments|d
 
 def reports_plans(s):
     """The plan lines of the statements the reports module prepared."""
-    return [l for l in s.log.splitlines() if l.startswith("[plan]") and
+    return [l for l in s.log.splitlines() if is_plan(l) and
             re.search(r"julianday|conversation_totals|GROUP BY stage_id|location_users|timezone"
                       r"|\bdashboards\b|\bwidgets\b",
                       l.split("=>")[0])]

@@ -11,7 +11,7 @@ import re
 import time
 
 import harness
-from harness import error, every_page, headers, ids, seeded_server
+from harness import error, every_page, headers, ids, seeded_server, is_plan
 
 
 ROW_KEYS = {"id", "title", "body", "due_at", "completed_at", "status", "contact_id", "contact_name",
@@ -336,7 +336,7 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert admin.post(path + "/reopen", {}, headers=h).status == 200
         assert admin.delete(path, headers=h).status == 204
         s.stop()
-        plans = [l for l in s.log.splitlines() if l.startswith("[plan]") and
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
                  re.search(r"\btasks\b", l.split("=>")[0])]
         assert len(plans) >= len(queries) + 6
         for line in plans:

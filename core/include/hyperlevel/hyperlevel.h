@@ -83,6 +83,8 @@
  *        replies to) and files (what came with it), read by the size of
  *        the minor its provider was built with.
  *   1.21 hl_job_again_in: a slice's next one sooner than the period.
+ *   1.22 the descriptor's records (struct hl_record_kind): the records
+ *        people know, which the audit log names.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -98,7 +100,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 21
+#define HL_ABI_MINOR 22
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -728,6 +730,35 @@ struct hl_module {
 	/* ABI 1.18. struct hl_service entries: what it offers other
 	 * modules by name (see "Services"). */
 	struct hl_table services;
+	/* ABI 1.22. struct hl_record_kind entries: the records people know
+	 * (see below). */
+	struct hl_table records;
+};
+
+/* ABI 1.22. A kind of record people know, as the audit log names it.
+ * When a module's route writes (this module's or another's: the agency
+ * module edits contacts too), the audit log notes each row added,
+ * changed or deleted in `table` as "<noun> <name>", the name read by
+ * `name_sql` at that moment, in the write's transaction: one statement
+ * with :id, the row's id, answering one text column (an invoice's
+ * number, a contact's name), or no row or NULL (then the log says
+ * "<noun> #<id>"). Rows of tables no entry names (counts, caches, search
+ * indexes) are not noted. A deleted row is read as it was just before:
+ * `name_sql` then runs with `table` standing for a one-row table of the
+ * old values, so it must name `table` unqualified and its key by its
+ * column name (id), not rowid; other tables it reads are as they are
+ * after the write. For example:
+ *     { .table = "invoices", .noun = "invoice",
+ *       .name_sql = "SELECT number FROM invoices WHERE id = :id" }
+ * A table is named by one module only (HL_EEXIST); `table`, `noun` (a
+ * word or two as they read mid-sentence: "invoice", "SMS account") and
+ * `name_sql` are required (HL_EINVAL). A
+ * `name_sql` that does not prepare is logged at start and the rows of
+ * its table are noted without a name. */
+struct hl_record_kind {
+	const char *table;
+	const char *noun;
+	const char *name_sql;
 };
 
 /* ABI 1.15. Counts kept by the sub-account's days (local_day, below) are
@@ -784,6 +815,7 @@ struct hl_recount {
 	(offsetof(struct hl_incoming, consent) + sizeof(enum hl_consent_change))
 #define HL_INBOX_SIZE_1_18 (offsetof(struct hl_inbox, report) + sizeof(void (*)(void)))
 #define HL_SERVICE_SIZE_1_18 (offsetof(struct hl_service, call) + sizeof(void (*)(void)))
+#define HL_RECORD_KIND_SIZE_1_22 (offsetof(struct hl_record_kind, name_sql) + sizeof(const char *))
 
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.

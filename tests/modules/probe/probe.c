@@ -139,6 +139,18 @@ static int init(struct hl_mod *mod)
 
 static const char *const requires[] = { PROBE_REQUIRES, NULL };
 
+#ifdef PROBE_RECORDS
+/* Its items are records people know, by name; its counts are not. */
+static const struct hl_record_kind records[] = {
+	{ .table = "probe_items", .noun = "item",
+	  .name_sql = "SELECT name FROM probe_items WHERE id = :id" },
+#ifdef PROBE_BAD_RECORDS
+	/* the contacts module's already */
+	{ .table = "contacts", .noun = "person", .name_sql = "SELECT email FROM contacts WHERE id = :id" },
+#endif
+};
+#endif
+
 #ifndef PROBE_NO_DESCRIPTOR
 HL_API const struct hl_module hl_module = {
 	.abi_major = PROBE_ABI_MAJOR,
@@ -149,6 +161,9 @@ HL_API const struct hl_module hl_module = {
 	.requires = requires,
 	.init = init,
 	.summary = "exercises the module API for the tests",
+#ifdef PROBE_RECORDS
+	.records = HL_TABLE(records),
+#endif
 };
 #else
 HL_API const void *not_a_descriptor = requires;
