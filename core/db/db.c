@@ -20,6 +20,7 @@
 #include "db/checkpoint.h"
 #include "db/slowsql.h"
 #include "db/sqlalloc.h"
+#include "db/fold_sql.h"
 #include "db/phone_sql.h"
 #include "db/zone_sql.h"
 #include "lib/hash.h"
@@ -534,7 +535,7 @@ static int conn_open(struct hl_db *c, const char *path, const struct config *cfg
 		 "PRAGMA query_only = %d;",
 		 cfg->sqlite_cache_mb * 1024, cfg->sqlite_mmap_mb * 1024 * 1024, !writer);
 	if (hl_exec(c, pragmas) || cache_grow(c) || zone_sql_register(c->sql) != SQLITE_OK ||
-	    phone_sql_register(c->sql) != SQLITE_OK) {
+	    phone_sql_register(c->sql) != SQLITE_OK || fold_sql_register(c->sql) != SQLITE_OK) {
 		log_error("%s: cannot set up the database connection", path);
 		return HL_EDB;
 	}

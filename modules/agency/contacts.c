@@ -9,10 +9,10 @@
  * contacts module's (location_id, created_at, id) index, and SQLite merges
  * the ranges, stopping each once the page is full, so a page costs about a
  * page per sub-account, whatever their size. A search of 3 characters or
- * more asks the contacts' trigram index (contact_search) for candidates
- * and keeps those whose searched text (the contacts module's
- * contact_search_text view) holds it; a shorter one is a prefix of a name
- * or the e-mail.
+ * more asks the contacts' trigram index (contact_search), whose lines
+ * are folded (hl_fold), with the search folded alike: its matches are the
+ * contacts whose text holds it, whatever the case and accents. A shorter
+ * one is a prefix of a name or the e-mail.
  */
 #include "agency.h"
 
@@ -28,12 +28,10 @@ static const char page_sql[] =
 	" AND c.deleted_at IS NULL%s%s%s ORDER BY c.created_at DESC, c.id DESC LIMIT :limit) page"
 	" JOIN locations l ON l.id = page.location_id ORDER BY page.created_at DESC, page.id DESC";
 
-/* The words as one phrase of the index, then kept where the text holds
- * them (instr: the words are plain text, without LIKE's wildcards). */
+/* The words as one phrase of the index. */
 static const char by_search[] =
 	" AND c.id IN (SELECT rowid FROM contact_search"
-	" WHERE contact_search MATCH '\"' || replace(:q, '\"', '\"\"') || '\"')"
-	" AND instr(lower((SELECT text FROM contact_search_text t WHERE t.id = c.id)), lower(:q))";
+	" WHERE contact_search MATCH '\"' || replace(:q, '\"', '\"\"') || '\"')";
 
 /* Ranges the NOCASE indexes of the names and the e-mail can read. */
 static const char by_prefix[] =
@@ -48,14 +46,18 @@ static const char by_tag[] =
 static const char after[] =
 	" AND (c.created_at, c.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))";
 
-/* The search without % and _, as the contact list reads it (a person
- * does not type LIKE's wildcards), in the request's memory. */
+/* The search folded as the index's lines are, without % and _, as the
+ * contact list reads it (a person does not type LIKE's wildcards), in the
+ * request's memory; NULL for text that is not UTF-8. */
 static const char *plain(struct hl_req *req, const char *q)
 {
-	char *out = hl_strndup(req, q, strlen(q)), *w = out;
-	for (; *q; q++)
-		if (!strchr("%_", *q))
-			*w++ = *q;
+	size_t size = strlen(q) * 4 + 64;
+	char *out = hl_alloc(req, size), *w = out;
+	if (!out || hl_fold(q, out, size) < 0)
+		return NULL;
+	for (const char *p = out; *p; p++)
+		if (!strchr("%_", *p))
+			*w++ = *p;
 	*w = '\0';
 	return out;
 }
@@ -67,7 +69,9 @@ int agency_contacts(struct hl_req *req)
 	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (q && !*(q = plain(req, q)))
+	if (q && !(q = plain(req, q)))
+		return hl_reply_error(req, 400, "bad_request", "q is text to search for");
+	if (q && !*q)
 		q = NULL;
 	/* Without a search or a tag, walking the ranges in time order is the
 	 * plan; with one, SQLite weighs the matches against the walk. */

@@ -124,7 +124,9 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f, int64_t 
 	if (!(f->sort = find_sort(sort ? sort : "-created")))
 		return bad(req, "sort is one of created, -created, updated, -updated, name, -name");
 	const char *q = hl_query(req, "q");
-	if (q && *(q = search_text(req, q)))
+	if (q && !(q = search_text(req, q)))
+		return bad(req, "q is text to search for");
+	if (q && *q)
 		f->q = q;
 	if (f->q && hl_text_length(f->q) >= 3 && plan_search(req, f, page))
 		return HL_EDB;
@@ -154,13 +156,14 @@ static void add_tag_ids(struct sql *q, const struct contact_filters *f)
 
 /* A search of 3 characters or more asks the trigram index with a phrase
  * MATCH, which it answers from the index alone, where its LIKE reads every
- * candidate's text (7 times slower on the full data set); LIKE then runs
- * on the contacts found, so the result is exactly LIKE's (MATCH also folds
- * the case of non-ASCII letters). With few matches (fts_first) the rows
- * are taken from the index's matches; with more, the sort order's index
- * is walked and each contact checked against them, which stops early;
- * with so many that the set of them costs more than the page
- * (like_walk, plan_search), each contact walked is checked by LIKE alone. */
+ * candidate's text (7 times slower on the full data set): the index and
+ * :q being folded alike (search.h), its matches are exactly the contacts
+ * whose folded text holds :q. With few matches (fts_first) the rows are
+ * taken from the index's matches; with more, the sort order's index is
+ * walked and each contact checked against them, which stops early; with
+ * so many that the set of them costs more than the page (like_walk,
+ * plan_search), each contact walked is checked by LIKE alone, on its
+ * text folded as the index's is. */
 static void where(struct sql *q, const struct contact_filters *f, int assigned_only)
 {
 	if (f->fts_first)
@@ -170,10 +173,11 @@ static void where(struct sql *q, const struct contact_filters *f, int assigned_o
 		add(q, " FROM contacts c WHERE");
 	add(q, " c.location_id = :location AND c.deleted_at IS NULL");
 	if (f->q && hl_text_length(f->q) >= 3) {
-		if (!f->fts_first && !f->like_walk)
+		if (f->like_walk)
+			add(q, " AND fold(" SEARCH_TEXT ") LIKE '%' || :q || '%'");
+		else if (!f->fts_first)
 			add(q, " AND c.id IN (SELECT rowid FROM contact_search"
 			       " WHERE contact_search MATCH " PHRASE ")");
-		add(q, " AND " SEARCH_TEXT " LIKE '%' || :q || '%'");
 	} else if (f->q) { /* too short for trigrams: a prefix of a name or the e-mail */
 		add(q, " AND " SEARCH_PREFIX);
 	}

@@ -86,8 +86,10 @@ int contact_searchable(unsigned given)
 }
 
 /* The stored row's name, e-mail, phone and company, joined as list.c's
- * SEARCH_TEXT (search.h) joins them, are bound as a value (not selected: see
- * contacts.h on why an INSERT ... SELECT would cost a segment). */
+ * SEARCH_TEXT (search.h) joins them and folded (hl_fold: "José" is
+ * "jose"), are bound as a value (not selected: see contacts.h on why an
+ * INSERT ... SELECT would cost a segment). A line that would not fold
+ * (none a person types) is kept as it is. */
 int contact_index(struct hl_db *db, int64_t id, int fresh)
 {
 	sqlite3_stmt *row = hl_stmt(db, "SELECT first_name, last_name, email, phone, company_name"
@@ -109,11 +111,15 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 		line[n++] = ' ';
 	}
 	line[n - 1] = '\0'; /* in place of the last space (no field holds a NUL) */
+	char folded[sizeof(line) * 2];
+	int fold_rc = hl_fold(line, folded, sizeof(folded));
+	if (fold_rc == HL_ENOMEM)
+		return HL_ENOMEM;
 	sqlite3_stmt *st = fresh
 		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (:id, :text)")
 		: hl_stmt(db, "UPDATE contact_search SET text = :text WHERE rowid = :id");
 	hl_bind_int(st, ":id", id);
-	hl_bind_text(st, ":text", line);
+	hl_bind_text(st, ":text", fold_rc >= 0 ? folded : line);
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 

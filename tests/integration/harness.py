@@ -24,6 +24,7 @@ import sqlite3
 import subprocess
 import tempfile
 import time
+import unicodedata
 import zoneinfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -573,6 +574,14 @@ def is_plan(line):
 
 
 # ---- helpers of the API's conventions -----------------------------------------------
+
+def fold(text):
+    """Text as a search compares it (hl_fold), as Unicode has it:
+    compatibility forms, case and marks aside. The server's utf8proc
+    agrees with it on what the tests hold."""
+    text = unicodedata.normalize("NFKD", text.casefold().replace("\u2019", "'"))
+    return "".join(c for c in text if not unicodedata.combining(c)).casefold()
+
 
 def ids(rows):
     return [r["id"] for r in rows]

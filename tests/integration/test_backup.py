@@ -196,28 +196,29 @@ def test_migrations_on_a_database_in_use_are_preceded_by_a_backup():
         assert backups(s) == []
         code, _, err = s.run("migrate")
         assert code == 0 and backups(s) == [], err  # nothing pending
-        # The next version (here: a module more) brings two migrations.
+        # The next version (here: a module more) brings three migrations.
         shutil.copy(harness.module_file("probe"), os.path.join(s.modules_dir, "probe.so"))
         code, _, err = s.run("migrate")
         assert code == 0, err
         [copy] = backups(s)
-        assert re.search(r"^  backup +[\d.]+ ms  %s, before 2 migrations$"
+        assert re.search(r"^  backup +[\d.]+ ms  %s, before 3 migrations$"
                          % re.escape(os.path.join(backup_folder(s), copy)), err, re.M), err
         with sqlite3.connect(os.path.join(backup_folder(s), copy)) as db:  # the schema before
             assert db.execute("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'"
                               ).fetchall() == [(0,)]
-        assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(2,)]
+        assert s.sql("SELECT count(*) FROM schema_migrations WHERE owner = 'probe'") == [(3,)]
         # A start that fails after its copy (here: a step whose table is
         # in the way) copies once, not on every retry.
         time.sleep(1.1)
-        s.sql("DELETE FROM schema_migrations WHERE owner = 'probe' AND seq = 2")
+        s.sql("DELETE FROM schema_migrations WHERE owner = 'probe' AND seq = 3")
         for attempt in range(2):
             code, _, err = s.run("migrate")
-            assert code == 1 and "table probe_work already exists" in err, err
+            assert code == 1 and "table probe_item_counts already exists" in err, err
         assert len(backups(s)) == 2, (backups(s), err)
         assert "backup" in err and "the newest is newer than the database" in err, err
         # With backups turned off, the administrator is told none is made.
-        s.sql("DROP TABLE probe_work")
+        s.sql("DROP TRIGGER probe_items_counted")
+        s.sql("DROP TABLE probe_item_counts")
         time.sleep(1.1)
         code, _, err = s.run("migrate", "--backups", "no")
         assert code == 0 and len(backups(s)) == 2, err

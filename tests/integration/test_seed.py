@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 
 import harness
-from harness import Server
+from harness import Server, fold
 
 HEADLINE = {"contacts": 100000, "opportunities": 20000, "messages": 200000, "tasks": 50000,
             "invoices": 5000}
@@ -89,7 +89,9 @@ def test_the_same_seed_gives_the_same_data():
 # The schema is not in it, nor the rows that count the migrations: a new
 # migration changes those, not the data. Change it only with a change to
 # the data set meant for the benchmark.
-BENCHMARK_DIGEST = "ac6ff3fd51ffdd80fe1497601088f31feb8f6129ace2d9f958e7e5a042aaa90f"
+# (Last changed when the search index's lines were folded: only the text
+# the index keeps changed, its rows and terms stayed as they were.)
+BENCHMARK_DIGEST = "3ff313b1250d9d2785933ccde5b52daef2b1ed8513e4f825e7e53b5117e86648"
 
 
 def digest(folder):
@@ -140,13 +142,14 @@ def sound_file(*flags):
             assert crossing == [(0,)], (table, column, parent)
             checked += 1
     assert checked >= 15
-    # The search index holds what the contacts module writes, for the live
-    # contacts only.
-    assert query(d, "SELECT count(*) FROM contacts c JOIN contact_search s ON s.rowid = c.id"
-                    " WHERE s.text = c.first_name || ' ' || c.last_name || ' ' ||"
-                    " coalesce(c.email, '') || ' ' || coalesce(c.phone, '') || ' ' ||"
-                    " coalesce(c.company_name, '') AND c.deleted_at IS NULL") == \
-        query(d, "SELECT count(*) FROM contacts WHERE deleted_at IS NULL") == \
+    # The search index holds what the contacts module writes (the line,
+    # folded), for the live contacts only.
+    lines = query(d, "SELECT s.text, c.first_name || ' ' || c.last_name || ' ' ||"
+                     " coalesce(c.email, '') || ' ' || coalesce(c.phone, '') || ' ' ||"
+                     " coalesce(c.company_name, '') FROM contacts c JOIN contact_search s"
+                     " ON s.rowid = c.id WHERE c.deleted_at IS NULL")
+    assert [l for l in lines if l[0] != fold(l[1])] == []
+    assert [(len(lines),)] == query(d, "SELECT count(*) FROM contacts WHERE deleted_at IS NULL") == \
         query(d, "SELECT count(*) FROM contact_search")
     assert query(d, "PRAGMA journal_mode") == [("wal",)]
 

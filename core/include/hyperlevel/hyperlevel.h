@@ -85,6 +85,7 @@
  *   1.21 hl_job_again_in: a slice's next one sooner than the period.
  *   1.22 the descriptor's records (struct hl_record_kind): the records
  *        people know, which the audit log names.
+ *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -100,7 +101,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 22
+#define HL_ABI_MINOR 23
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -962,6 +963,16 @@ HL_API int64_t hl_day_start(struct hl_req *req, int64_t day);
 #define HL_PHONE_MAX 17
 HL_API const char *hl_location_country(struct hl_req *req);
 HL_API int hl_phone_e164(const char *typed, const char *country, char out[HL_PHONE_MAX]);
+/* ABI 1.23. `text` (UTF-8) as a search compares it, into `out` (`size`
+ * bytes, its NUL included): case folded, accents taken off, look-alike
+ * punctuation and compatibility forms made one ("José" and "JOSE" are
+ * "jose", "Straße" is "strasse", "O’Brien" is "o'brien"). A search index
+ * holds its text folded and a query is folded the same way, so each finds
+ * the other however it was typed. Its length; HL_ETOOBIG when it does not
+ * fit (a text folds to about its own length, but a few rare signs fold to
+ * many letters), HL_EINVAL for what is not UTF-8, HL_ENOMEM. Any thread.
+ * In SQL, on every connection: fold(text), NULL for NULL. */
+HL_API int hl_fold(const char *text, char *out, size_t size);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
