@@ -356,7 +356,7 @@ function contactLabel(c) {
  * for the text: suggest()); returns chosen(), suggest's. */
 export function pickContact(input, api) {
 	return suggest(input, async (q) => {
-		const answer = await api.get('/api/contacts', { q, limit: 8 });
+		const answer = await api.get('/api/contacts', { q, limit: 8, sort: 'best' });
 		return (answer.data || []).map((c) => ({ label: contactLabel(c), value: c.id }));
 	});
 }

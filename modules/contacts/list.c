@@ -31,16 +31,29 @@ struct contact_sort {
 	const char *columns; /* the ORDER BY key, without the id */
 	int n;               /* columns in it */
 	int descending;
+	int best;            /* the best matches of a search first (BEST_FIRST) */
 };
 
 static const struct contact_sort sorts[] = {
-	{ "-created", "c.created_at", 1, 1 },
-	{ "created", "c.created_at", 1, 0 },
-	{ "-updated", "c.updated_at", 1, 1 },
-	{ "updated", "c.updated_at", 1, 0 },
-	{ "name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 0 },
-	{ "-name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 1 },
+	{ "-created", "c.created_at", 1, 1, 0 },
+	{ "created", "c.created_at", 1, 0, 0 },
+	{ "-updated", "c.updated_at", 1, 1, 0 },
+	{ "updated", "c.updated_at", 1, 0, 0 },
+	{ "name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 0, 0 },
+	{ "-name", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 1, 0 },
+	{ "best", "c.last_name COLLATE NOCASE, c.first_name COLLATE NOCASE", 2, 0, 1 },
 };
+
+/* How well contact `c` answers the search :q (folded), best first, as a
+ * person picking a contact expects: its name starting with it ("liam w"
+ * for Liam Walker), then a word of it (Mary Liam, liam.fan@...), then the
+ * rest (the middle of a word: "liam" in Williams). Read from the index's
+ * line (s.text, folded, the name first), which the search has at hand;
+ * a search too short for the index asks the names, by their prefixes. */
+#define BEST_FIRST "CASE WHEN s.text LIKE :q || '%' THEN 0" \
+	" WHEN ' ' || s.text LIKE '% ' || :q || '%' THEN 1 ELSE 2 END"
+#define BEST_FIRST_SHORT "CASE WHEN c.first_name LIKE :q || '%' THEN 0" \
+	" WHEN c.last_name LIKE :q || '%' THEN 1 ELSE 2 END"
 
 /* The SQL being put together, in the request's memory. */
 struct sql {
@@ -122,7 +135,7 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f, int64_t 
 	const char *sort = hl_query(req, "sort"), *mode = hl_query(req, "tag_mode");
 	memset(f, 0, sizeof(*f));
 	if (!(f->sort = find_sort(sort ? sort : "-created")))
-		return bad(req, "sort is one of created, -created, updated, -updated, name, -name");
+		return bad(req, "sort is one of created, -created, updated, -updated, name, -name, best");
 	const char *q = hl_query(req, "q");
 	if (q && !(q = search_text(req, q)))
 		return bad(req, "q is text to search for");
@@ -130,6 +143,12 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f, int64_t 
 		f->q = q;
 	if (f->q && hl_text_length(f->q) >= 3 && plan_search(req, f, page))
 		return HL_EDB;
+	if (f->sort->best) { /* every match ranked: read from the index's matches */
+		if (!f->q)
+			return bad(req, "sort=best ranks the contacts a search (q) finds: give q");
+		f->fts_first = hl_text_length(f->q) >= 3;
+		f->like_walk = 0;
+	}
 	f->ntags = hl_query_all(req, "tag", &f->tags);
 	f->tags_first = 1;
 	if (f->ntags > MAX_TAGS)
@@ -284,6 +303,19 @@ static int read_tags_first(struct hl_req *req, const struct contact_filters *f, 
 	return tagged * tagged <= (double)page * live;
 }
 
+/* The page's order: the sort's key and the id, a search's best matches
+ * first for sort=best. */
+static void order_by(struct sql *q, const struct contact_filters *f)
+{
+	const struct contact_sort *s = f->sort;
+	const char *best = !s->best ? "" : f->fts_first ? BEST_FIRST ", " : BEST_FIRST_SHORT ", ";
+	add(q, hl_sprintf(q->req, " ORDER BY %s%s%s, c.id%s LIMIT :limit", best,
+			  s->descending && s->n == 2
+				  ? "c.last_name COLLATE NOCASE DESC, c.first_name COLLATE NOCASE"
+				  : s->columns,
+			  s->descending ? " DESC" : "", s->descending ? " DESC" : ""));
+}
+
 int contacts_list(struct hl_req *req)
 {
 	struct contact_filters f;
@@ -296,6 +328,8 @@ int contacts_list(struct hl_req *req)
 		return rc;
 	if (hl_query_keyset(req, "cursor", f.sort->n == 1 ? "si" : "ssi", &f.cursor))
 		return 0;
+	if (f.sort->best && f.cursor)
+		return bad(req, "sort=best is one page, the best matches: it takes no cursor");
 	if (want_count && (total = count(req, &f)) < 0)
 		return HL_EDB;
 	if (f.ntags && !f.q && (f.tags_first = read_tags_first(req, &f, limit + 1)) < 0)
@@ -309,15 +343,11 @@ int contacts_list(struct hl_req *req)
 	where(&q, &f, hl_assigned_only(req));
 	if (f.cursor)
 		after_cursor(&q, f.sort);
-	add(&q, hl_sprintf(req, " ORDER BY %s%s, c.id%s LIMIT :limit",
-			   f.sort->descending && f.sort->n == 2
-				   ? "c.last_name COLLATE NOCASE DESC, c.first_name COLLATE NOCASE"
-				   : f.sort->columns,
-			   f.sort->descending ? " DESC" : "", f.sort->descending ? " DESC" : ""));
+	order_by(&q, &f);
 	sqlite3_stmt *st = hl_scoped_read(req, q.text);
 	if (!st)
 		return HL_EDB;
 	contact_filters_bind(req, st, &f);
-	hl_bind_int(st, ":limit", limit + 1);
+	hl_bind_int(st, ":limit", f.sort->best ? limit : limit + 1); /* best: no next page */
 	return hl_reply_page_total(req, st, limit, 12, total);
 }

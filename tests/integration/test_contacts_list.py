@@ -122,6 +122,50 @@ def test_a_phone_number_is_found_however_it_is_written_and_the_agency_search_fol
         assert bad.status == 400 and bad.json()["error"]["code"] == "bad_request", bad.body
 
 
+def rank(c, q):
+    """How well a contact answers `q`, as sort=best ranks it: its name
+    starting with it, a word of its line starting with it, the rest."""
+    line = fold(" ".join(c[k] or "" for k in ("first_name", "last_name", "email", "phone", "company_name")))
+    if line.startswith(q):
+        return 0
+    return 1 if (" " + line).find(" " + q) >= 0 else 2
+
+
+def short_rank(c, q):
+    """sort=best for a search too short for the index: by the names'
+    prefixes."""
+    return 0 if c["first_name"].lower().startswith(q) else 1 if c["last_name"].lower().startswith(q) else 2
+
+
+def test_sort_best_puts_the_names_that_start_with_the_search_first():
+    s, admin = seeded_server()
+    with s:
+        h = {"X-Location-Id": "1", "X-CSRF-Token": admin.get("/api/auth/me").json()["csrf_token"]}
+        made = {}
+        for first, last, email in (("Zoey", "Williams", None), ("Amélie", "Liamsson", None),
+                                   ("Ann", "Kiliam", None), ("Líam", "Ó Walker", None),
+                                   ("Noor", "Haddad", "liam.fan@example.test"), ("Mary", "Liam", None)):
+            r = admin.post("/api/contacts", {"first_name": first, "last_name": last, "email": email}, headers=h)
+            assert r.status == 201, r.body
+            made[first] = r.json()["id"]
+        everyone = ids(every_page(admin, "/api/contacts?location_id=1&q=liam"))
+        page = admin.get("/api/contacts?location_id=1&q=liam&sort=best&limit=1000").json()
+        assert sorted(ids(page["data"])) == sorted(everyone) and page["next_cursor"] is None
+        # The name starting with it first, then a word starting with it (a
+        # last name, an e-mail), then the rest (Williams, Kiliam).
+        ranks = [rank(c, "liam") for c in page["data"]]
+        assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 2, ranks
+        where = {c["id"]: rank(c, "liam") for c in page["data"]}
+        assert [where[made[n]] for n in ("Líam", "Mary", "Amélie", "Noor", "Zoey", "Ann")] == [0, 1, 1, 1, 2, 2]
+        short = admin.get("/api/contacts?location_id=1&q=li&sort=best&limit=20").json()["data"]
+        ranks = [short_rank(c, "li") for c in short]
+        assert short and ranks == sorted(ranks), ranks
+        cursor = admin.get("/api/contacts?location_id=1&q=liam&sort=name&limit=1").json()["next_cursor"]
+        for query, words in (("sort=best", "give q"), ("sort=best&q=liam&cursor=" + cursor, "no cursor")):
+            r = admin.get("/api/contacts?location_id=1&" + query)
+            assert r.status == 400 and words in r.json()["error"]["message"], r.body
+
+
 def tag_widely(s):
     """Tags on most of location 1's contacts ("wide": all, "broad": every
     other one), written as SQL (the tag counts' triggers follow): a page
@@ -235,7 +279,8 @@ def no_statement_scans_a_whole_table(plugins):
     with s:
         tag_widely(s)
         queries = ["", "sort=name", "sort=-name", "sort=updated", "sort=-updated", "sort=created",
-                   "q=berg", "q=b", "q=Ka", "q=.test", "count=1&q=.test", "tag=vip", "tag=vip&tag=hot&tag_mode=all", "tag=wide",
+                   "q=berg", "q=b", "q=Ka", "q=.test", "count=1&q=.test", "q=ann&sort=best", "q=an&sort=best",
+                   "tag=vip", "tag=vip&tag=hot&tag_mode=all", "tag=wide",
                    "tag=wide&tag=broad&tag_mode=all", "owner=2",
                    "created_after=2026-06-01", "created_before=2026-06-01", "count=1&q=berg&tag=lead",
                    "q=berg&tag=lead&owner=1&sort=name&created_after=2025-01-01"]
