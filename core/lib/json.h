@@ -71,6 +71,11 @@ int json_index(struct json_doc *d, int arr, int i);
 /* The unescaped string at `tok`, allocated from `a`; NULL if not a string. */
 char *json_string(const struct json_doc *d, int tok, struct arena *a);
 int json_int(const struct json_doc *d, int tok, int64_t *out);
+/* A number with at most `places` (0 to 18) digits after its point and no
+ * exponent, as an integer in units of 10^-places: "1.5" at 3 places is
+ * 1500. Exact: no floating point on the way. HL_EINVAL for anything else,
+ * or past int64. */
+int json_decimal(const struct json_doc *d, int tok, int places, int64_t *out);
 int json_bool(const struct json_doc *d, int tok, int *out);
 
 #endif

@@ -556,6 +556,34 @@ int json_int(const struct json_doc *d, int tok, int64_t *out)
 	return 0;
 }
 
+int json_decimal(const struct json_doc *d, int tok, int places, int64_t *out)
+{
+	if (json_type(d, tok) != HL_JSON_NUMBER || places < 0 || places > 18)
+		return HL_EINVAL;
+	const char *p = d->src + d->tok[tok].t.start, *end = d->src + d->tok[tok].t.end;
+	int negative = p < end && *p == '-', after = -1; /* digits after the point */
+	int64_t v = 0;
+	for (p += negative; p < end; p++) {
+		if (*p == '.' && after < 0) {
+			after = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || (after >= 0 && ++after > places) ||
+		    v > (INT64_MAX - (*p - '0')) / 10)
+			return HL_EINVAL; /* an exponent, too many places, too big */
+		v = v * 10 + (*p - '0');
+	}
+	if (p == d->src + d->tok[tok].t.start + negative || after == 0)
+		return HL_EINVAL; /* no digit, or none after the point */
+	for (int i = after < 0 ? 0 : after; i < places; i++) {
+		if (v > INT64_MAX / 10)
+			return HL_EINVAL;
+		v *= 10;
+	}
+	*out = negative ? -v : v;
+	return 0;
+}
+
 int json_bool(const struct json_doc *d, int tok, int *out)
 {
 	if (json_type(d, tok) != HL_JSON_BOOL)

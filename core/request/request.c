@@ -459,6 +459,11 @@ HL_API int hl_body_int(struct hl_req *r, int tok, int64_t *out)
 	return json_int(doc(r), tok, out);
 }
 
+HL_API int hl_body_decimal(struct hl_req *r, int tok, int places, int64_t *out)
+{
+	return json_decimal(doc(r), tok, places, out);
+}
+
 HL_API int hl_body_bool(struct hl_req *r, int tok, int *out)
 {
 	return json_bool(doc(r), tok, out);

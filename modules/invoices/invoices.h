@@ -18,12 +18,18 @@
 #define MONEY_MAX 10000000000000LL
 #define ITEMS_MAX 200
 #define DESCRIPTION_MAX 500
+/* A line's quantity has at most 3 decimals (1.5 hours, 0.125 kg): it is
+ * kept in thousandths; at most a billion. */
+#define QUANTITY_PLACES 3
+#define QUANTITY_SCALE 1000
+#define QUANTITY_MAX (1000000000LL * QUANTITY_SCALE)
 
 /* ---- money (money.c) ------------------------------------------------------- */
 
 struct line {
 	const char *description;
-	int64_t quantity, unit_price_cents, tax_rate_bp, discount_cents;
+	int64_t quantity_milli; /* the quantity in thousandths */
+	int64_t unit_price_cents, tax_rate_bp, discount_cents;
 	int64_t amount_cents, tax_cents; /* computed */
 };
 

@@ -33,6 +33,20 @@ static int item_int(struct hl_req *req, int item, int i, const char *key, int64_
 	return 0;
 }
 
+/* The item's quantity, required: a number from 0.001 up, with at most 3
+ * decimals, into l->quantity_milli. */
+static int item_quantity(struct hl_req *req, int item, int i, struct line *l, int *known)
+{
+	int tok = hl_body_find(req, item, "quantity");
+	if (tok >= 0)
+		++*known;
+	if (tok < 0 || hl_body_decimal(req, tok, QUANTITY_PLACES, &l->quantity_milli) ||
+	    l->quantity_milli < 1 || l->quantity_milli > QUANTITY_MAX)
+		return hl_reply_invalid(req, member(req, i, "quantity"), "a number from 0.001 to"
+					" 1000000000, with at most 3 decimals");
+	return 0;
+}
+
 static int item_read(struct hl_req *req, int item, int i, struct line *l)
 {
 	if (hl_body_type(req, item) != HL_JSON_OBJECT)
@@ -45,7 +59,7 @@ static int item_read(struct hl_req *req, int item, int i, struct line *l)
 	if (!l->description || !*l->description || hl_text_length(l->description) > DESCRIPTION_MAX)
 		return hl_reply_invalid(req, member(req, i, "description"),
 					"text of 1 to 500 characters");
-	int rc = item_int(req, item, i, "quantity", 1, MONEY_MAX, -1, &l->quantity, &known);
+	int rc = item_quantity(req, item, i, l, &known);
 	if (!rc)
 		rc = item_int(req, item, i, "unit_price_cents", 0, MONEY_MAX, -1,
 			      &l->unit_price_cents, &known);
@@ -91,7 +105,13 @@ static int line_insert(struct hl_req *req, int64_t id, int position, const struc
 	hl_bind_int(st, ":invoice_id", id);
 	hl_bind_int(st, ":position", position);
 	hl_bind_text(st, ":description", l->description);
-	hl_bind_int(st, ":quantity", l->quantity);
+	/* A whole quantity stays an integer; another is a REAL of at most 3
+	 * decimals, which the column keeps as it is and JSON prints short. */
+	if (l->quantity_milli % QUANTITY_SCALE)
+		sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, ":quantity"),
+				    (double)l->quantity_milli / QUANTITY_SCALE);
+	else
+		hl_bind_int(st, ":quantity", l->quantity_milli / QUANTITY_SCALE);
 	hl_bind_int(st, ":unit_price_cents", l->unit_price_cents);
 	hl_bind_int(st, ":tax_rate_bp", l->tax_rate_bp);
 	hl_bind_int(st, ":discount_cents", l->discount_cents);

@@ -2,7 +2,9 @@
 /*
  * money.c: the arithmetic of an invoice, in integer cents only.
  *
- * A line's amount is quantity × unit price − its discount. Its tax is
+ * A line's amount is quantity × unit price − its discount, the product
+ * rounded half up to a whole cent (the quantity may have 3 decimals:
+ * 1.5 hours at $95.99 is $143.985, so $143.99). Its tax is
  * amount × rate / 10000 (the rate in basis points), rounded half up to a
  * whole cent, per line: 1,005 cents at 5 % is 50.25 → 50, 1,010 cents is
  * 50.5 → 51. The invoice's subtotal is the sum of the amounts, its tax the
@@ -21,9 +23,11 @@ static int64_t tax_of(int64_t amount, int64_t rate_bp)
 
 const char *line_compute(struct line *l)
 {
-	if (l->unit_price_cents && l->quantity > MONEY_MAX / l->unit_price_cents)
+	/* quantity_milli × price ≤ MONEY_MAX × QUANTITY_SCALE (10^16), checked
+	 * before it is multiplied. */
+	if (l->unit_price_cents && l->quantity_milli > MONEY_MAX * QUANTITY_SCALE / l->unit_price_cents)
 		return "quantity × unit_price_cents is over 10000000000000 cents";
-	int64_t gross = l->quantity * l->unit_price_cents;
+	int64_t gross = (l->quantity_milli * l->unit_price_cents + QUANTITY_SCALE / 2) / QUANTITY_SCALE;
 	if (l->discount_cents > gross)
 		return "discount_cents is more than quantity × unit_price_cents";
 	l->amount_cents = gross - l->discount_cents;

@@ -12,7 +12,8 @@ int invoices_reply_record(struct hl_req *req, int status, int64_t id)
 	return hl_reply_record(req, status, id, "invoice",
 		"SELECT i.id, i.number, i.contact_id," INVOICE_CONTACT_NAME ", i.status, i.currency,"
 		" i.subtotal_cents, i.tax_cents, i.total_cents, i.paid_cents,"
-		" i.total_cents - i.paid_cents AS balance_cents, i.issued_at, i.due_at, i.paid_at,"
+		" iif(i.status IN ('sent', 'partially_paid'), i.total_cents - i.paid_cents, 0)"
+		" AS balance_cents, i.issued_at, i.due_at, i.paid_at,"
 		" i.created_at, i.updated_at,"
 		" (SELECT json_group_array(json_object('id', l.id, 'position', l.position,"
 		"   'description', l.description, 'quantity', l.quantity,"

@@ -45,8 +45,9 @@ describe('invoices', () => {
 		await line(0).getByLabel('Unit price').fill('450');
 		await line(0).getByLabel('Tax %').fill('10');
 		await page.getByRole('button', { name: 'Add a line' }).click();
-		await line(1).getByLabel('Qty').fill('1');
-		await line(1).getByLabel('Unit price').fill('120.50');
+		/* an hour and a half: 1.5 × $80.33 is $120.495, $120.50 to the cent */
+		await line(1).getByLabel('Qty').fill('1.5');
+		await line(1).getByLabel('Unit price').fill('80.33');
 		/* as typed, before the server has seen them */
 		assert.equal(await line(0).locator('[data-amount]').textContent(), '$900');
 		assert.equal(await figure(page, 'Subtotal'), '$1,020.50');
@@ -63,9 +64,13 @@ describe('invoices', () => {
 		await page.getByRole('button', { name: 'Create draft' }).click();
 		await page.getByText('Draft', { exact: true }).waitFor();
 		assert.equal(await figure(page, 'Total'), '$1,110.50', 'the server\'s total');
+		assert.equal(await figure(page, 'Balance due'), 'Nothing until it is sent', 'a draft is not owed');
 
-		await page.getByRole('button', { name: 'Send' }).click();
+		/* nothing leaves by e-mail yet, and the page says so */
+		await page.getByRole('button', { name: 'Mark as sent' }).click();
 		await page.locator('.v-status', { hasText: 'Sent' }).waitFor();
+		await page.getByText('Marked as sent. Nothing was e-mailed', { exact: false }).waitFor();
+		assert.equal(await figure(page, 'Balance due'), '$1,110.50');
 		const number = (await page.getByRole('heading', { level: 1 }).textContent()).trim();
 		assert.match(number, /^INV-\d+$/);
 		await page.getByLabel('Amount').fill('500');

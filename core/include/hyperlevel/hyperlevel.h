@@ -86,6 +86,7 @@
  *   1.22 the descriptor's records (struct hl_record_kind): the records
  *        people know, which the audit log names.
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
+ *   1.24 hl_body_decimal: a number with decimals, read exactly.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -101,7 +102,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 23
+#define HL_ABI_MINOR 24
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -1027,6 +1028,11 @@ HL_API int hl_body_index(struct hl_req *req, int arr, int i);
 HL_API const char *hl_body_string(struct hl_req *req, int tok);
 /* An integer value; HL_EINVAL if not a number or not an integer in range. */
 HL_API int hl_body_int(struct hl_req *req, int tok, int64_t *out);
+/* ABI 1.24. A number with at most `places` (0 to 18) decimals and no
+ * exponent, read exactly as an integer in units of 10^-places: 1.5 at 3
+ * places is 1500 (a quantity of 1.5 hours, in thousandths). HL_EINVAL for
+ * anything else or past int64. */
+HL_API int hl_body_decimal(struct hl_req *req, int tok, int places, int64_t *out);
 HL_API int hl_body_bool(struct hl_req *req, int tok, int *out);
 
 /* Checking the members of an object in the body (`obj`: a token, 0 for

@@ -23,9 +23,11 @@ function basisPoints(text) {
 	return Math.round(Number(t) * 100);
 }
 
-/* A line's amount and tax as the server computes them (money.c). */
+/* A line's amount and tax as the server computes them (money.c): the
+ * quantity in thousandths, the product rounded half up to a cent. */
 function lineFigures(l) {
-	const amount = l.quantity * l.unit_price_cents - l.discount_cents;
+	const milli = Math.round(l.quantity * 1000);
+	const amount = Math.floor((milli * l.unit_price_cents + 500) / 1000) - l.discount_cents;
 	return { amount, tax: Math.floor((amount * l.tax_rate_bp + 5000) / 10000) };
 }
 
@@ -107,7 +109,7 @@ function addLine(v, l) {
 	const name = (k) => 'items[' + n + '].' + k;
 	const tr = v.ctx.html`<tr class="v-line">
 		<td data-label="Description"><input name="${name('description')}" aria-labelledby="v-h-desc" maxlength="500" value="${l.description || ''}"></td>
-		<td data-label="Qty"><input name="${name('quantity')}" aria-labelledby="v-h-qty" inputmode="numeric" value="${String(l.quantity || 1)}"></td>
+		<td data-label="Qty"><input name="${name('quantity')}" aria-labelledby="v-h-qty" inputmode="decimal" value="${String(l.quantity || 1)}"></td>
 		<td data-label="Unit price"><input name="${name('unit_price_cents')}" aria-labelledby="v-h-price" inputmode="decimal" value="${l.unit_price_cents ? amount(l.unit_price_cents) : ''}"></td>
 		<td data-label="Discount"><input name="${name('discount_cents')}" aria-labelledby="v-h-disc" inputmode="decimal" value="${l.discount_cents ? amount(l.discount_cents) : ''}"></td>
 		<td data-label="Tax %"><input name="${name('tax_rate_bp')}" aria-labelledby="v-h-tax" inputmode="decimal" value="${l.tax_rate_bp ? String(l.tax_rate_bp / 100) : ''}"></td>
@@ -127,7 +129,7 @@ function lines(v) {
 		return {
 			tr,
 			description: f('description').value.trim(),
-			quantity: /^\d+$/.test(qty) ? Number(qty) : NaN,
+			quantity: /^\d{1,10}(\.\d{1,3})?$/.test(qty) && Number(qty) > 0 ? Number(qty) : NaN,
 			unit_price_cents: minor(f('unit_price_cents').value || '0'),
 			discount_cents: minor(f('discount_cents').value || '0'),
 			tax_rate_bp: basisPoints(f('tax_rate_bp').value),
@@ -164,7 +166,7 @@ function items(v) {
 		const name = (k) => l.tr.querySelector('[name$=".' + k + '"]').name;
 		for (const k of ['quantity', 'unit_price_cents', 'discount_cents', 'tax_rate_bp']) {
 			if (isNaN(l[k]))
-				return { error: [name(k), k === 'quantity' ? 'a whole number' : k === 'tax_rate_bp'
+				return { error: [name(k), k === 'quantity' ? 'a number, like 2 or 1.5 (3 decimals at most)' : k === 'tax_rate_bp'
 					? 'a percentage, like 7.5' : 'an amount, like 250 or 250.50'] };
 		}
 		return { description: l.description, quantity: l.quantity, unit_price_cents: l.unit_price_cents,

@@ -50,7 +50,7 @@ function sheet(s) {
 	${lib.badge(ctx, inv)}
 	<div class="v-actions no-print">
 		${status === 'draft' ? html`<a class="btn" href="${ctx.href('/invoices/new?draft=' + inv.id)}">Edit</a>
-			<button type="button" class="btn btn-primary" data-send>Send</button>
+			<button type="button" class="btn btn-primary" data-send>Mark as sent</button>
 			<button type="button" class="btn btn-danger" data-delete>Delete</button>` : ''}
 		${open || status === 'draft' ? html`<button type="button" class="btn" data-void>Void</button>` : ''}
 		<button type="button" class="btn" data-print>Print</button>
@@ -78,7 +78,8 @@ function sheet(s) {
 		<dt>Tax</dt><dd>${m(inv.tax_cents)}</dd>
 		<dt class="v-total">Total</dt><dd class="v-total">${m(inv.total_cents)}</dd>
 		<dt>Paid</dt><dd>${m(inv.paid_cents)}</dd>
-		<dt class="v-balance">Balance due</dt><dd class="v-balance">${m(inv.balance_cents)}</dd>
+		<dt class="v-balance">Balance due</dt><dd class="v-balance">${status === 'void' ? 'Nothing: it is void'
+			: status === 'draft' ? 'Nothing until it is sent' : m(inv.balance_cents)}</dd>
 	</dl>
 </div>
 <section class="card v-payments" aria-labelledby="v-pay-h">
@@ -130,7 +131,9 @@ function wire(s) {
 			b.addEventListener('click', fn);
 	};
 	on('[data-print]', () => window.print());
-	on('[data-send]', () => act(s, () => api.post(path + '/send'), 'Sent.'));
+	/* Nothing is e-mailed yet: the person sends the printout themselves. */
+	on('[data-send]', () => act(s, () => api.post(path + '/send'),
+		'Marked as sent. Nothing was e-mailed: print it or save it as a PDF for the client.'));
 	on('[data-void]', () => confirmFirst(s, 'Void ' + (s.inv.number || 'this draft') + '? It stays on file, marked void.',
 		'Void invoice', () => act(s, () => api.post(path + '/void'), 'Voided.')));
 	on('[data-delete]', () => confirmFirst(s, 'Delete this draft for good?', 'Delete draft', async () => {

@@ -16,6 +16,10 @@ const STATUSES = [['', 'All'], ['draft', 'Drafts'], ['sent', 'Sent'], ['overdue'
 	['partially_paid', 'Part paid'], ['paid', 'Paid'], ['void', 'Void']];
 const LABELS = { draft: 'Draft', sent: 'Sent', partially_paid: 'Part paid', paid: 'Paid', void: 'Void' };
 
+/* What is owed: only on a sent invoice not paid in full (a draft is not
+ * owed yet, a void one never), as the agency's figures count it. */
+const DUE = new Set(['sent', 'partially_paid']);
+
 /* An open invoice past its due date is overdue, whatever it was sent as. */
 function statusOf(inv) {
 	const open = inv.status === 'sent' || inv.status === 'partially_paid';
@@ -128,7 +132,7 @@ function row(ctx, inv) {
 		<td class="v-date">${f.day(inv.issued_at)}</td>
 		<td class="v-date">${f.day(inv.due_at)}</td>
 		<td class="v-num">${f.money(inv.total_cents)}</td>
-		<td class="v-num">${f.money(inv.total_cents - inv.paid_cents)}</td></tr>`;
+		<td class="v-num">${DUE.has(inv.status) ? f.money(inv.total_cents - inv.paid_cents) : '—'}</td></tr>`;
 }
 
 /* How many are shown, what they total and what is due on them. */
@@ -137,7 +141,7 @@ function summary(ctx, shown, pager, status) {
 	if (!shown.length)
 		return 'No invoices' + (status ? ' with this status.' : ' yet.');
 	const total = shown.reduce((s, i) => s + i.total_cents, 0);
-	const due = shown.reduce((s, i) => s + (i.status === 'void' ? 0 : i.total_cents - i.paid_cents), 0);
+	const due = shown.reduce((s, i) => s + (DUE.has(i.status) ? i.total_cents - i.paid_cents : 0), 0);
 	return shown.length + (pager.done ? '' : '+') + (shown.length === 1 ? ' invoice' : ' invoices') +
 		' · total ' + f.money(total) + ' · due ' + f.money(due);
 }

@@ -352,6 +352,30 @@ static void valid_document_lookups(void)
 	arena_reset(&arena);
 }
 
+static void decimals_are_read_exactly_in_their_units(void)
+{
+	struct json_doc d;
+	CHECK_INT(parse(&d, "[1.5, 2, 0.125, -0.5, 1.2345, 1e3, 9223372036854775.807, \"1\", 0.10,"
+			    " 9223372036854775.808, 1.0]"), 0);
+	static const int64_t want[] = { 1500, 2000, 125, -500, -1, -1, INT64_MAX, -1, 100, -1, 1000 };
+	for (int i = 0; i < (int)(sizeof(want) / sizeof(want[0])); i++) {
+		int64_t v = 0;
+		int rc = json_decimal(&d, json_index(&d, 0, i), 3, &v);
+		if (want[i] == -1 && i != 3) {
+			CHECK_INT(rc, HL_EINVAL); /* too many places, an exponent, text, too big */
+		} else {
+			CHECK_INT(rc, 0);
+			CHECK(v == want[i]);
+		}
+	}
+	int64_t v = 0;
+	CHECK_INT(json_decimal(&d, json_index(&d, 0, 1), 0, &v), 0);
+	CHECK(v == 2);
+	CHECK_INT(json_decimal(&d, json_index(&d, 0, 0), 0, &v), HL_EINVAL);
+	CHECK_INT(json_decimal(&d, json_index(&d, 0, 0), 19, &v), HL_EINVAL);
+	arena_reset(&arena);
+}
+
 static void a_value_after_a_nested_one_is_found(void)
 {
 	struct json_doc d;
@@ -676,6 +700,7 @@ TEST_MAIN(commas_in_nested_objects_and_arrays,
 	  rows_of_statements_in_turn_keep_their_keys,
 	  long_names_and_many_columns,
 	  valid_document_lookups,
+	  decimals_are_read_exactly_in_their_units,
 	  a_value_after_a_nested_one_is_found,
 	  escaped_strings_are_decoded,
 	  escaped_key_is_found_by_plain_name,
