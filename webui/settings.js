@@ -6,6 +6,9 @@
  *   Your account   everyone's own: the password changed, the devices
  *                  signed in listed and signed out (settings-account.js);
  *   API tokens     everyone's own: made (shown once, to copy), revoked;
+ *   Agency         agency admins: its name, and the time zone, currency
+ *                  and country new sub-accounts start with
+ *                  (settings-agency.js);
  *   People         agency admins: who works here, their role and
  *                  sub-accounts; a person added, disabled or enabled;
  *   Sub-accounts   agency admins: added, renamed, their time zone, currency and
@@ -21,6 +24,8 @@
  * name is put in as text (ctx.html, textContent).
  */
 import { account } from './settings-account.js';
+import { agency } from './settings-agency.js';
+import { placeFields, placeLists, placeOf } from './settings-places.js';
 
 import { audit } from './settings-audit.js';
 
@@ -28,13 +33,14 @@ const ROLES = [['location_user', 'Sub-account user'], ['location_admin', 'Sub-ac
 	['agency_user', 'Agency user'], ['agency_admin', 'Agency admin']];
 const roleName = (r) => (ROLES.find((x) => x[0] === r) || [r, r])[1];
 
-const draws = { account, tokens, people, locations, modules, audit };
+const draws = { account, tokens, agency, people, locations, modules, audit };
 
 export default async function page(view, ctx) {
 	const { html, ui } = ctx;
 	const admin = ctx.user.role === 'agency_admin';
 	const sections = [['account', 'Your account'], ['tokens', 'API tokens']].concat(admin
-		? [['people', 'People'], ['locations', 'Sub-accounts'], ['modules', 'Modules'], ['audit', 'Audit log']] : []);
+		? [['agency', 'Agency'], ['people', 'People'], ['locations', 'Sub-accounts'], ['modules', 'Modules'],
+			['audit', 'Audit log']] : []);
 	const section = sections.some((x) => x[0] === ctx.query.get('section')) ? ctx.query.get('section') : sections[0][0];
 	await ui.stylesheet(new URL('./settings.css', import.meta.url));
 
@@ -257,56 +263,21 @@ ${fields('s-p')}
 	});
 }
 
-/* The regions the browser can name, as [code, name]: the server says
- * which of them phone numbers can be read in. */
-function countries() {
-	if (typeof Intl.DisplayNames !== 'function')
-		return [];
-	const names = new Intl.DisplayNames(undefined, { type: 'region' });
-	const list = [];
-	for (let a = 65; a <= 90; a++)
-		for (let b = 65; b <= 90; b++) {
-			const code = String.fromCharCode(a, b);
-			const name = names.of(code);
-			if (name && name !== code && !/\d|Unknown|Outlying|Union|Nations|Pseudo/.test(name))
-				list.push([code, name]);
-		}
-	return list.sort((x, y) => x[1].localeCompare(y[1]));
-}
-
-/* The browser's own country, when its language names one ("en-GB"). */
-function homeCountry() {
-	const region = (navigator.language || '').split('-')[1];
-	return region && /^[A-Z]{2}$/.test(region) ? region : 'US';
-}
-
 async function locations(s, part) {
 	const { ctx } = s;
 	const { html, api, ui } = ctx;
-	const list = await api.get('/api/admin/locations');
-	const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+	const [list, agency] = await Promise.all([api.get('/api/admin/locations'), api.get('/api/admin/agency')]);
 	part.append(html`<h2 tabindex="-1">Sub-accounts</h2>
-<datalist id="s-zones">${zones.map((z) => html`<option value="${z}"></option>`)}</datalist>
-<datalist id="s-countries">${countries().map(([code, name]) => html`<option value="${code}" label="${name}"></option>`)}</datalist>
+${placeLists()}
 <form class="card s-form" novalidate aria-label="Add a sub-account">
 <div class="field"><label for="s-l-name">Name</label><input id="s-l-name" name="name" maxlength="100" required autocomplete="off"></div>
-<div class="field"><label for="s-l-zone">Time zone</label><input id="s-l-zone" name="timezone" list="s-zones" maxlength="64"
-	autocomplete="off" value="${Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'}"></div>
-<div class="field"><label for="s-l-cur">Currency</label><input id="s-l-cur" name="currency" maxlength="3" size="4"
-	autocomplete="off" spellcheck="false" value="USD"></div>
-<div class="field"><label for="s-l-country">Country</label><input id="s-l-country" name="country" list="s-countries"
-	maxlength="2" size="4" autocomplete="off" spellcheck="false" value="${homeCountry()}"
-	aria-describedby="s-l-country-note"><small id="s-l-country-note" class="muted">for phone numbers typed without +</small></div>
+${placeFields('s-l', agency, true)}
 <button type="submit" class="btn btn-primary">Add sub-account</button>
 </form>
 <ul class="s-places-list">${(list.data || []).map((l) => html`<li class="card">
 <form class="s-place" data-id="${l.id}" novalidate aria-label="${'Sub-account ' + l.name}">
 	<div class="field"><label for="${'s-ln-' + l.id}">Name</label><input id="${'s-ln-' + l.id}" name="name" value="${l.name}" maxlength="100"></div>
-	<div class="field"><label for="${'s-lz-' + l.id}">Time zone</label><input id="${'s-lz-' + l.id}" name="timezone" list="s-zones" value="${l.timezone}" maxlength="64"></div>
-	<div class="field"><label for="${'s-lc-' + l.id}">Currency</label><input id="${'s-lc-' + l.id}" name="currency" value="${l.currency || 'USD'}"
-		maxlength="3" size="4" autocomplete="off" spellcheck="false"></div>
-	<div class="field"><label for="${'s-lk-' + l.id}">Country</label><input id="${'s-lk-' + l.id}" name="country" list="s-countries"
-		value="${l.country || 'US'}" maxlength="2" size="4" autocomplete="off" spellcheck="false"></div>
+	${placeFields('s-l' + l.id, l, false)}
 	<button type="submit" class="btn">Save<span class="visually-hidden">${' ' + l.name}</span></button>
 	${l.disabled_at ? html`<span class="muted">Disabled</span>` : ''}
 </form></li>`)}</ul>`);
@@ -314,9 +285,7 @@ async function locations(s, part) {
 		e.preventDefault();
 		const form = e.target;
 		ui.clearErrors(form);
-		const place = { name: form.elements.name.value.trim(), timezone: form.elements.timezone.value.trim(),
-			currency: form.elements.currency.value.trim().toUpperCase(),
-			country: form.elements.country.value.trim().toUpperCase() };
+		const place = Object.assign({ name: form.elements.name.value.trim() }, placeOf(form));
 		if (!place.name)
 			return ui.formErrors(form, { fields: { name: 'a sub-account needs a name' } });
 		try {

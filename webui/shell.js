@@ -38,7 +38,9 @@
  * ctx.format, its currency and time zone, and ctx.href for links), the
  * route's params and query, the user, ctx.location ({id, name, timezone,
  * currency}; UTC and USD when the server names none), navigate, title,
- * setQuery, queryOf, a signal aborted when the page is left, and onLive.
+ * setQuery, queryOf, a signal aborted when the page is left, onLive, and
+ * accountChanged (the person's or the agency's name changed: the top bar
+ * says the new ones).
  *
  * One session's state lives in `s` (null when signed out); `seq` numbers
  * navigations, and work that finishes after a newer one began is dropped.
@@ -219,6 +221,8 @@ function frame() {
 	const app = document.getElementById('app');
 	app.textContent = '';
 	app.append(html`
+<a class="skip-link" href="#main" data-skip="main">Skip to the page</a>
+<a class="skip-link" href="#side" data-skip="menu">Skip to the menu</a>
 <header class="top">
 	<button type="button" class="btn menu-button" aria-expanded="false" aria-controls="side">${bars()}Menu</button>
 	<a class="brand" href="${APP}">${logo()}<span>HyperLevel</span></a>
@@ -236,7 +240,7 @@ function frame() {
 		</nav>
 	</aside>
 	<div class="scrim" hidden></div>
-	<main class="main" id="main"></main>
+	<main class="main" id="main" tabindex="-1"></main>
 </div>`);
 	const el = s.el;
 	el.app = app;
@@ -287,6 +291,11 @@ function onClick(e) {
 	const a = e.target.closest && e.target.closest('a[href]');
 	if (!a || a.target || a.hasAttribute('download'))
 		return;
+	if (a.dataset.skip) {
+		e.preventDefault();
+		skip(a.dataset.skip);
+		return;
+	}
 	const u = new URL(a.href, location.href);
 	if (u.origin !== location.origin || !isApp(u.pathname))
 		return;
@@ -294,6 +303,21 @@ function onClick(e) {
 		return; /* a place on this page: the browser's own */
 	e.preventDefault();
 	navigate(u.pathname + u.search + u.hash);
+}
+
+/* A skip link followed: the focus on the page (its content), or on the
+ * menu's first entry (on a phone, in the drawer opened for it). The URL
+ * keeps no #fragment for it. */
+function skip(where) {
+	if (where !== 'menu') {
+		s.el.main.focus();
+		return;
+	}
+	if (getComputedStyle(s.el.menuButton).display !== 'none')
+		drawer(true); /* a phone's menu is in the drawer */
+	const first = s.el.menu.querySelector('a');
+	if (first)
+		first.focus();
 }
 
 function onPopState() {
@@ -420,6 +444,17 @@ async function refreshMe() {
 		if (s === mine && me && Array.isArray(me.locations))
 			mine.me = me;
 	} catch (e) { /* the list we have stays */ }
+}
+
+/* The signed-in person's or the agency's name changed (Settings): asked
+ * again, and the top bar shows the new ones. */
+async function accountChanged() {
+	await refreshMe();
+	const who = s && s.el.app && s.el.app.querySelector('.who');
+	if (!who)
+		return;
+	who.querySelector('.who-name').textContent = s.me.user.name;
+	who.querySelector('.who-org').textContent = s.me.agency ? s.me.agency.name : '';
 }
 
 async function chooseLocation(url, live) {
@@ -779,6 +814,7 @@ async function openPage(m, live) {
 		queryOf,
 		signal: controller.signal,
 		onLive: (patterns, fn) => mine.live.on(patterns, fn, controller.signal),
+		accountChanged,
 	};
 	let leave;
 	try {

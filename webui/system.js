@@ -125,7 +125,7 @@ function frame(view, html) {
 	<h2 id="sys-routes">Routes</h2>
 	<label class="sys-check"><input type="checkbox" name="idle"> Show routes without requests</label>
 </div>
-<div class="sys-scroll">
+<div class="sys-scroll" tabindex="0" role="region" aria-labelledby="sys-routes">
 	<table class="table sys-routes" aria-labelledby="sys-routes">
 		<thead><tr>${COLUMNS.map((c) => html`<th scope="col" class="${c.text ? '' : 'num'}"
 			data-key="${c.key}"><button type="button" class="sort" title="${c.title || null}">${c.name}</button></th>`)}</tr></thead>
@@ -133,7 +133,7 @@ function frame(view, html) {
 	</table>
 </div>
 <h2 id="sys-jobs">Jobs</h2>
-<div class="sys-scroll">
+<div class="sys-scroll" tabindex="0" role="region" aria-labelledby="sys-jobs">
 	<table class="table" aria-labelledby="sys-jobs">
 		<thead><tr><th scope="col">Job</th><th scope="col" class="num">Runs</th><th scope="col" class="num">Failures</th>
 			<th scope="col" class="num">Overruns</th><th scope="col" class="num">Last run took</th>

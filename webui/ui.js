@@ -230,9 +230,13 @@ export function formErrors(form, error) {
 }
 
 let toasts = null;
+/* Notices shown at once: more would cover the page they speak of. */
+const TOASTS_SHOWN = 2;
 
 /* options: kind "info" (default), "success" or "error" (announced at
- * once, stays until dismissed or 10 s), timeout in ms. */
+ * once, stays until dismissed or 10 s), timeout in ms. The same words
+ * again take the place of the notice that said them; past
+ * TOASTS_SHOWN, the oldest goes, an error last. */
 export function toast(text, options) {
 	const o = options || {};
 	if (!toasts || !toasts.isConnected) {
@@ -244,6 +248,11 @@ export function toast(text, options) {
 		<p>${text}</p><button type="button" class="toast-close">Dismiss</button></div>`.firstElementChild;
 	const close = () => item.remove();
 	item.querySelector('button').addEventListener('click', close);
+	for (const old of Array.from(toasts.children))
+		if (old.querySelector('p').textContent === text)
+			old.remove();
+	while (toasts.children.length >= TOASTS_SHOWN)
+		(toasts.querySelector('.toast:not(.toast-error)') || toasts.firstElementChild).remove();
 	toasts.append(item);
 	setTimeout(close, o.timeout || (error ? 10000 : 5000));
 	return close;

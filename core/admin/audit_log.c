@@ -24,7 +24,9 @@
 	X("user.disabled", "disabled") X("user.password_reset", "reset the password of") \
 	X("location.created", "created") X("location.updated", "changed")             \
 	X("location.disabled", "disabled") X("token.created", "created")              \
-	X("token.revoked", "revoked")
+	X("token.revoked", "revoked") X("agency.updated", "changed")                  \
+	X("password.changed", "changed their password") X("password.change_failed",    \
+	"failed to change their password") X("sessions.ended", "signed out a device")
 #define AS_JSON(stored, shown) "\"" stored "\":\"" shown "\","
 #define AS_ENTRY(stored, shown) { stored, shown },
 
@@ -57,25 +59,30 @@ static int action_matches(const char *asked, const char **out)
 	return n;
 }
 
+/* What a person does to their own account, read without a record:
+ * "Ana Ruiz signed in". */
+#define SELF_ACTIONS "'login', 'login.failed', 'logout', 'password.changed'," \
+	" 'password.change_failed', 'sessions.ended'"
 /* An entry as people read it: who (a name), in which sub-account, did
  * what (`did`) to which kind of record (`kind`) named how (`label`, read
  * when the entry was made; for older entries the core's records are
- * named as they are now, a module's by "#id" on the page). A sign-in's
- * record is its person: no kind then. The stored action and entity stay,
- * for scripts. */
+ * named as they are now, a module's by "#id" on the page). What a person
+ * does to their own account (SELF_ACTIONS) names no record. The stored
+ * action and entity stay, for scripts. */
 #define READABLE_ENTRY                                                                  \
 	"SELECT a.id, a.at, a.user_id, u.name AS who, a.location_id, l.name AS location,"     \
 	" a.action, COALESCE(json_extract(:actions, '$.\"' || a.action || '\"'),"             \
 	"  replace(a.action, '.', ' ')) AS did,"                                           \
-	" a.entity, CASE WHEN a.action IN ('login', 'login.failed', 'logout') THEN NULL"      \
+	" a.entity, CASE WHEN a.action IN (" SELF_ACTIONS ") THEN NULL"                       \
 	"  ELSE COALESCE(json_extract(:kinds, '$.\"' || a.entity || '\"'),"                   \
 	"  replace(a.entity, '_', ' ')) END AS kind, a.entity_id,"                           \
-	" CASE WHEN a.action IN ('login', 'login.failed', 'logout') THEN NULL"                \
+	" CASE WHEN a.action IN (" SELF_ACTIONS ") THEN NULL"                                 \
 	"  WHEN a.action = 'more_changes' THEN a.entity_id || ' more rows'"                   \
 	"  ELSE COALESCE(a.label, CASE a.entity"                                              \
 	"  WHEN 'user' THEN (SELECT name FROM users WHERE id = a.entity_id)"                  \
 	"  WHEN 'location' THEN (SELECT name FROM locations WHERE id = a.entity_id)"          \
-	"  WHEN 'api_token' THEN (SELECT name FROM api_tokens WHERE id = a.entity_id) END)"   \
+	"  WHEN 'api_token' THEN (SELECT name FROM api_tokens WHERE id = a.entity_id)"        \
+	"  WHEN 'agency' THEN (SELECT name FROM agencies WHERE id = a.entity_id) END)"       \
 	" END AS label, a.client"                                                             \
 	" FROM audit_log a LEFT JOIN users u ON u.id = a.user_id"                             \
 	" LEFT JOIN locations l ON l.id = a.location_id"

@@ -2,8 +2,9 @@
 /*
  * users.c: agency administrators manage their people and sub-accounts:
  * users (create, list, update, disable, reset a password, choose their
- * locations) and locations (create, list, update, disable). Everything is
- * scoped to the administrator's agency. The first administrator is made on
+ * locations), locations (create, list, update, disable) and the agency's
+ * own name and the time zone, currency and country its new locations start
+ * with. Everything is scoped to the administrator's agency. The first administrator is made on
  * the command line (`hyperlevel create-admin`), by users_create_admin.
  * Anyone who may open a location reads its people's names (GET
  * /api/users), for owners, assignees and the filters by them.
@@ -31,6 +32,8 @@ static int reset_password(struct hl_req *req);
 static int list_locations(struct hl_req *req);
 static int create_location(struct hl_req *req);
 static int update_location(struct hl_req *req);
+static int get_agency(struct hl_req *req);
+static int update_agency(struct hl_req *req);
 
 #define ADMIN .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION
 
@@ -45,6 +48,8 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/admin/locations", .handler = create_location, ADMIN },
 	{ .method = "PATCH", .pattern = "/api/admin/locations/:id", .handler = update_location,
 	  ADMIN },
+	{ .method = "GET", .pattern = "/api/admin/agency", .handler = get_agency, ADMIN },
+	{ .method = "PATCH", .pattern = "/api/admin/agency", .handler = update_agency, ADMIN },
 };
 
 int users_register(struct router *r)
@@ -397,8 +402,8 @@ static int create_location(struct hl_req *req)
 		return hl_reply_error(req, 422, "validation", "name is required");
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO locations (agency_id, name, timezone, currency, country)"
-		" VALUES (:agency, :name, COALESCE(:timezone, 'UTC'), COALESCE(:currency, 'USD'),"
-		" COALESCE(:country, 'US')) RETURNING id");
+		" SELECT :agency, :name, COALESCE(:timezone, timezone), COALESCE(:currency, currency),"
+		" COALESCE(:country, country) FROM agencies WHERE id = :agency RETURNING id");
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":timezone", timezone);
@@ -533,4 +538,48 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 	}
 	db_write_unlock(db, w);
 	return rc;
+}
+
+/* ---- the agency ---------------------------------------------------------- */
+
+static int answer_agency(struct hl_req *req, int status)
+{
+	sqlite3_stmt *st = agency_query(req, "SELECT id, name, timezone, currency, country, created_at"
+				       " FROM agencies WHERE id = :agency", 0);
+	return st ? hl_reply_row(req, status, st, "agency") : HL_EDB;
+}
+
+/* GET /api/admin/agency: its name, and the time zone, currency and
+ * country new sub-accounts start with. */
+static int get_agency(struct hl_req *req)
+{
+	return answer_agency(req, 200);
+}
+
+/* PATCH /api/admin/agency {"name", "timezone", "currency", "country"}:
+ * what is sent changes; the sub-accounts there are keep their own. */
+static int update_agency(struct hl_req *req)
+{
+	static const char *const keys[] = { "name", "timezone", "currency", "country", NULL };
+	int bad = 0;
+	if (hl_fields_only(req, 0, keys))
+		return 0;
+	const char *name = text_field(req, "name", 200, &bad);
+	const char *timezone = text_field(req, "timezone", 64, &bad);
+	const char *currency = text_field(req, "currency", 3, &bad);
+	const char *country = text_field(req, "country", 2, &bad);
+	if (bad || bad_place(req, timezone, currency, country))
+		return 0;
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "UPDATE agencies SET"
+		" name = COALESCE(:name, name), timezone = COALESCE(:timezone, timezone),"
+		" currency = COALESCE(:currency, currency), country = COALESCE(:country, country)"
+		" WHERE id = :agency");
+	hl_bind_int(st, ":agency", req->who.agency_id);
+	hl_bind_text(st, ":name", name);
+	hl_bind_text(st, ":timezone", timezone);
+	hl_bind_text(st, ":currency", currency);
+	hl_bind_text(st, ":country", country);
+	if (hl_step_changes(st) < 0 || audit_note(req, 0, "agency.updated", "agency", req->who.agency_id))
+		return HL_EDB;
+	return answer_agency(req, 200);
 }

@@ -53,6 +53,7 @@ static int insert(struct hl_req *r, struct hl_db *w, int64_t user, const char *a
 		"  WHEN 'user' THEN (SELECT name FROM users WHERE id = :entity_id)"
 		"  WHEN 'location' THEN (SELECT name FROM locations WHERE id = :entity_id)"
 		"  WHEN 'api_token' THEN (SELECT name FROM api_tokens WHERE id = :entity_id)"
+		"  WHEN 'agency' THEN (SELECT name FROM agencies WHERE id = :entity_id)"
 		" END), 1, :label_max), :client)");
 	hl_bind_int(st, ":agency", r->who.agency_id);
 	hl_bind_int(st, ":user", r->who.user_id ? r->who.user_id : user);
@@ -238,8 +239,10 @@ static int check_kind(struct hl_db *w, struct kind *k)
 /* The core's entities, and how people call them. */
 static const char *const core_kinds[][2] = {
 	{ "user", "person" }, { "location", "sub-account" }, { "api_token", "API token" },
+	{ "agency", "agency" },
 };
-#define CORE_KINDS "{\"user\":\"person\",\"location\":\"sub-account\",\"api_token\":\"API token\""
+#define CORE_KINDS "{\"user\":\"person\",\"location\":\"sub-account\",\"api_token\":\"API token\"," \
+	"\"agency\":\"agency\""
 
 static char *kind_names(const struct audit_kinds *k)
 {

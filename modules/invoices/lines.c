@@ -100,18 +100,16 @@ static int line_insert(struct hl_req *req, int64_t id, int position, const struc
 	sqlite3_stmt *st = hl_scoped_write(req,
 		"INSERT INTO invoice_items (location_id, invoice_id, position, description,"
 		" quantity, unit_price_cents, tax_rate_bp, discount_cents, amount_cents, tax_cents)"
-		" VALUES (:location, :invoice_id, :position, :description, :quantity,"
+		" VALUES (:location, :invoice_id, :position, :description,"
+		" iif(:quantity_milli % 1000, :quantity_milli / 1000.0, :quantity_milli / 1000),"  /* QUANTITY_SCALE */
 		" :unit_price_cents, :tax_rate_bp, :discount_cents, :amount_cents, :tax_cents)");
 	hl_bind_int(st, ":invoice_id", id);
 	hl_bind_int(st, ":position", position);
 	hl_bind_text(st, ":description", l->description);
-	/* A whole quantity stays an integer; another is a REAL of at most 3
-	 * decimals, which the column keeps as it is and JSON prints short. */
-	if (l->quantity_milli % QUANTITY_SCALE)
-		sqlite3_bind_double(st, sqlite3_bind_parameter_index(st, ":quantity"),
-				    (double)l->quantity_milli / QUANTITY_SCALE);
-	else
-		hl_bind_int(st, ":quantity", l->quantity_milli / QUANTITY_SCALE);
+	/* A whole quantity stays an integer (the statement above); another is
+	 * a REAL of at most 3 decimals, which the column keeps as it is and
+	 * JSON prints short. */
+	hl_bind_int(st, ":quantity_milli", l->quantity_milli);
 	hl_bind_int(st, ":unit_price_cents", l->unit_price_cents);
 	hl_bind_int(st, ":tax_rate_bp", l->tax_rate_bp);
 	hl_bind_int(st, ":discount_cents", l->discount_cents);

@@ -254,8 +254,16 @@ describe('opportunities', () => {
 		await box.press('Enter');
 		await renewals.getByText(/a name is needed/i).waitFor();
 		assert.deepEqual((await stageNames()).slice(-2), ['Asked', 'Agreed']);
-		await renewals.getByRole('button', { name: 'Move Agreed up' }).click();
-		await until(async () => (await stageNames()).slice(-2).join() === 'Agreed,Asked', 10000, 'the new order');
+		/* moved down and up again and again: the notices do not pile up
+		 * over the page (five of them covered the buttons) */
+		for (const way of ['up', 'down', 'up', 'down', 'up']) {
+			await renewals.getByRole('button', { name: 'Move Agreed ' + way }).click();
+			const want = way === 'up' ? 'Agreed,Asked' : 'Asked,Agreed';
+			await until(async () => (await stageNames()).slice(-2).join() === want, 10000, 'the order ' + want);
+		}
+		const notices = await page.locator('.toast p').allTextContents();
+		assert.ok(notices.length <= 2, 'at most two notices: ' + notices.join(' | '));
+		assert.equal(new Set(notices).size, notices.length, 'the same words once: ' + notices.join(' | '));
 		const asked = renewals.locator('.p-stage-name').last();
 		await asked.fill('Asked twice');
 		await asked.press('Enter');

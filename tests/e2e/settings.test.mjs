@@ -254,6 +254,30 @@ describe('settings', () => {
 		}
 	});
 
+	test('the agency\'s name and what a new sub-account starts with', async () => {
+		const before = await admin.get('/api/admin/agency');
+		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=agency&location=' + locations[0].id);
+		await page.getByRole('heading', { level: 2, name: 'Agency' }).waitFor();
+		const form = page.getByRole('form', { name: 'The agency' });
+		await form.getByLabel('Currency').fill('ZZZ');
+		await form.getByRole('button', { name: 'Save' }).click();
+		await until(async () => await form.getByLabel('Currency').getAttribute('aria-invalid') === 'true', 10000,
+			'the currency refused beside it');
+		await form.getByLabel('Name').fill('Northwind & Partners');
+		await form.getByLabel('Time zone').fill('Europe/Dublin');
+		await form.getByLabel('Currency').fill('eur');
+		await form.getByRole('button', { name: 'Save' }).click();
+		await page.getByText('Saved.').waitFor();
+		await until(async () => (await page.locator('.who-org').textContent()) === 'Northwind & Partners', 10000,
+			'the top bar says the new name');
+		await shoot(page, 'settings-agency');
+		const made = await admin.post('/api/admin/locations', { name: 'Dublin Dental' });
+		assert.deepEqual([made.timezone, made.currency], ['Europe/Dublin', 'EUR']);
+		assert.deepEqual(provoked(problems, /^422 PATCH \/api\/admin\/agency$/), []);
+		await context.close();
+		await admin.patch('/api/admin/agency', { name: before.name, timezone: before.timezone, currency: before.currency });
+	});
+
 	test('at phone width nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, '/app/settings?section=people&location=' + locations[0].id,
 			{ viewport: PHONE });

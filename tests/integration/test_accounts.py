@@ -306,6 +306,33 @@ def test_a_user_lists_their_sessions_and_signs_one_or_the_others_out():
         assert laptop.get("/api/contacts").status == 401
 
 
+def test_the_agency_sets_its_name_and_what_new_sub_accounts_start_with():
+    s, admin, a, b = agency()
+    with s:
+        got = admin.get("/api/admin/agency").json()
+        assert (got["timezone"], got["currency"], got["country"]) == ("UTC", "USD", "US")
+        for body, words in (({"timezone": "Mars/Olympus"}, "timezone:"), ({"currency": "EURO"}, "currency"),
+                            ({"country": "XX"}, "country:"), ({"name": ""}, "name:"), ({"logo": 1}, "logo")):
+            r = admin.patch("/api/admin/agency", body)
+            assert r.status == 422 and words in r.json()["error"]["message"], (body, r.body)
+        r = admin.patch("/api/admin/agency", {"name": "Ruiz & Co.", "timezone": "Europe/Berlin",
+                                              "currency": "EUR", "country": "DE"})
+        assert r.status == 200, r.body
+        assert (r.json()["name"], r.json()["currency"]) == ("Ruiz & Co.", "EUR")
+        assert admin.get("/api/auth/me").json()["agency"]["name"] == "Ruiz & Co."
+        made = admin.post("/api/admin/locations", {"name": "Client C"}).json()
+        assert (made["timezone"], made["currency"], made["country"]) == ("Europe/Berlin", "EUR", "DE")
+        own = admin.post("/api/admin/locations", {"name": "Client D", "currency": "GBP"}).json()
+        assert (own["timezone"], own["currency"]) == ("Europe/Berlin", "GBP")
+        # The sub-accounts there were keep their own.
+        assert s.sql("SELECT currency FROM locations WHERE id = ?", a) == [("USD",)]
+        anna = s.login("anna@example.test", "anna-pass-1")
+        assert anna.get("/api/admin/agency").status == 403
+        assert anna.patch("/api/admin/agency", {"name": "Mine"}, headers=csrf(anna)).status == 403
+        entry = admin.get("/api/admin/audit?limit=1&action=agency.updated").json()["data"][0]
+        assert (entry["did"], entry["kind"], entry["label"]) == ("changed", "agency", "Ruiz & Co.")
+
+
 def test_user_management_validates_input():
     s, admin, a, b = agency()
     with s:
