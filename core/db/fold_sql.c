@@ -30,6 +30,8 @@ static void fold(sqlite3_context *cx, int argc, sqlite3_value **argv)
 	sqlite3_free(big);
 	if (n == HL_ENOMEM || (n == HL_ETOOBIG && !big))
 		sqlite3_result_error_nomem(cx);
+	else /* not UTF-8: compared as it is, as the index keeps such a line */
+		sqlite3_result_value(cx, argv[0]);
 }
 
 int fold_sql_register(sqlite3 *db)

@@ -6,7 +6,7 @@
  * walks:
  *
  *   fold(text)   `text` case folded, accents taken off ("José" is
- *                "jose"); NULL for NULL or what is not UTF-8
+ *                "jose"); NULL for NULL; what is not UTF-8 as it is
  *
  * Deterministic and harmless, so the schema may use it.
  */

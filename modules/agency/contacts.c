@@ -46,22 +46,6 @@ static const char by_tag[] =
 static const char after[] =
 	" AND (c.created_at, c.id) < (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'))";
 
-/* The search folded as the index's lines are, without % and _, as the
- * contact list reads it (a person does not type LIKE's wildcards), in the
- * request's memory; NULL for text that is not UTF-8. */
-static const char *plain(struct hl_req *req, const char *q)
-{
-	size_t size = strlen(q) * 4 + 64;
-	char *out = hl_alloc(req, size), *w = out;
-	if (!out || hl_fold(q, out, size) < 0)
-		return NULL;
-	for (const char *p = out; *p; p++)
-		if (!strchr("%_", *p))
-			*w++ = *p;
-	*w = '\0';
-	return out;
-}
-
 int agency_contacts(struct hl_req *req)
 {
 	struct agency_list list;
@@ -69,7 +53,7 @@ int agency_contacts(struct hl_req *req)
 	int rc = agency_list_read(req, &list, "si");
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (q && !(q = plain(req, q)))
+	if (q && !(q = hl_search_text(req, q)))
 		return hl_reply_error(req, 400, "bad_request", "q is text to search for");
 	if (q && !*q)
 		q = NULL;

@@ -137,7 +137,7 @@ int contact_filters_read(struct hl_req *req, struct contact_filters *f, int64_t 
 	if (!(f->sort = find_sort(sort ? sort : "-created")))
 		return bad(req, "sort is one of created, -created, updated, -updated, name, -name, best");
 	const char *q = hl_query(req, "q");
-	if (q && !(q = search_text(req, q)))
+	if (q && !(q = hl_search_text(req, q)))
 		return bad(req, "q is text to search for");
 	if (q && *q)
 		f->q = q;

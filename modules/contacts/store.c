@@ -10,6 +10,7 @@
 #include "contacts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const contact_text_names[CT_COUNT] = {
@@ -88,7 +89,7 @@ int contact_searchable(unsigned given)
 /* The stored row's name, e-mail, phone and company, joined as list.c's
  * SEARCH_TEXT (search.h) joins them and folded (hl_fold: "José" is
  * "jose"), are bound as a value (not selected: see contacts.h on why an
- * INSERT ... SELECT would cost a segment). A line that would not fold
+ * INSERT ... SELECT would cost a segment). A line that is not UTF-8
  * (none a person types) is kept as it is. */
 int contact_index(struct hl_db *db, int64_t id, int fresh)
 {
@@ -111,16 +112,26 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 		line[n++] = ' ';
 	}
 	line[n - 1] = '\0'; /* in place of the last space (no field holds a NUL) */
-	char folded[sizeof(line) * 2];
+	char folded[sizeof(line) * 2], *big = NULL;
 	int fold_rc = hl_fold(line, folded, sizeof(folded));
-	if (fold_rc == HL_ENOMEM)
+	if (fold_rc == HL_ETOOBIG) { /* rare signs that fold to many letters */
+		size_t size = strlen(line) * 18 + 1; /* U+FDFA's eighteen, the most */
+		if (!(big = malloc(size)))
+			return HL_ENOMEM;
+		fold_rc = hl_fold(line, big, size);
+	}
+	if (fold_rc == HL_ENOMEM) {
+		free(big);
 		return HL_ENOMEM;
+	}
 	sqlite3_stmt *st = fresh
 		? hl_stmt(db, "INSERT INTO contact_search (rowid, text) VALUES (:id, :text)")
 		: hl_stmt(db, "UPDATE contact_search SET text = :text WHERE rowid = :id");
 	hl_bind_int(st, ":id", id);
-	hl_bind_text(st, ":text", fold_rc >= 0 ? folded : line);
-	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+	hl_bind_text(st, ":text", fold_rc < 0 ? line : big ? big : folded);
+	int rc = hl_step_changes(st) < 0 ? HL_EDB : 0;
+	free(big);
+	return rc;
 }
 
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in)

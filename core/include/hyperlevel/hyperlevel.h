@@ -86,7 +86,8 @@
  *   1.22 the descriptor's records (struct hl_record_kind): the records
  *        people know, which the audit log names.
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
- *   1.24 hl_body_decimal: a number with decimals, read exactly.
+ *   1.24 hl_body_decimal: a number with decimals, read exactly;
+ *        hl_search_text: the words of a search, as folded lines hold them.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -974,6 +975,14 @@ HL_API int hl_phone_e164(const char *typed, const char *country, char out[HL_PHO
  * many letters), HL_EINVAL for what is not UTF-8, HL_ENOMEM. Any thread.
  * In SQL, on every connection: fold(text), NULL for NULL. */
 HL_API int hl_fold(const char *text, char *out, size_t size);
+/* ABI 1.24. What a person typed into a search, as an index of folded
+ * lines (hl_fold) is asked: folded from 3 characters on (a shorter one is
+ * a prefix of names, kept as typed); LIKE's % and _ taken out (a person
+ * does not mean them); a phone number written with spaces, dashes, dots
+ * or brackets, 7 digits or more, as its digits ("(512) 867-5309" is
+ * "5128675309", which "+15128675309" holds). In the request's memory;
+ * NULL for text that is not UTF-8. */
+HL_API const char *hl_search_text(struct hl_req *req, const char *typed);
 /* Whether the user may see only records assigned to them (modules with
  * an owner or assignee column filter by hl_user_id when this is set). */
 HL_API int hl_assigned_only(const struct hl_req *req);
