@@ -385,30 +385,47 @@ static int bad_place(struct hl_req *req, const char *timezone, const char *curre
 	return 0;
 }
 
+/* A sub-account's or the agency's name and place in a body, each NULL
+ * when absent. */
+struct place {
+	const char *name, *timezone, *currency, *country;
+};
+
+/* Reads `p` (after any member read into *bad before): 0, or 1 after a
+ * 422 (bad_place). */
+static int read_place(struct hl_req *req, struct place *p, int *bad)
+{
+	p->name = text_field(req, "name", 200, bad);
+	p->timezone = text_field(req, "timezone", 64, bad);
+	p->currency = text_field(req, "currency", 3, bad);
+	p->country = text_field(req, "country", 2, bad);
+	return *bad || bad_place(req, p->timezone, p->currency, p->country);
+}
+
+static void bind_place(sqlite3_stmt *st, const struct place *p)
+{
+	hl_bind_text(st, ":name", p->name);
+	hl_bind_text(st, ":timezone", p->timezone);
+	hl_bind_text(st, ":currency", p->currency);
+	hl_bind_text(st, ":country", p->country);
+}
+
 /* POST /api/admin/locations {"name", "timezone"?, "currency"?, "country"?} */
 static int create_location(struct hl_req *req)
 {
 	static const char *const keys[] = { "name", "timezone", "currency", "country", NULL };
+	struct place p;
 	int bad = 0;
-	if (hl_fields_only(req, 0, keys))
+	if (hl_fields_only(req, 0, keys) || read_place(req, &p, &bad))
 		return 0;
-	const char *name = text_field(req, "name", 200, &bad);
-	const char *timezone = text_field(req, "timezone", 64, &bad);
-	const char *currency = text_field(req, "currency", 3, &bad);
-	const char *country = text_field(req, "country", 2, &bad);
-	if (bad || bad_place(req, timezone, currency, country))
-		return 0;
-	if (!name)
+	if (!p.name)
 		return hl_reply_error(req, 422, "validation", "name is required");
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
 		"INSERT INTO locations (agency_id, name, timezone, currency, country)"
 		" SELECT :agency, :name, COALESCE(:timezone, timezone), COALESCE(:currency, currency),"
 		" COALESCE(:country, country) FROM agencies WHERE id = :agency RETURNING id");
 	hl_bind_int(st, ":agency", req->who.agency_id);
-	hl_bind_text(st, ":name", name);
-	hl_bind_text(st, ":timezone", timezone);
-	hl_bind_text(st, ":currency", currency);
-	hl_bind_text(st, ":country", country);
+	bind_place(st, &p);
 	int64_t id;
 	if (hl_step_int(st, &id) != 1)
 		return HL_EDB;
@@ -448,19 +465,16 @@ static int update_location(struct hl_req *req)
 {
 	static const char *const keys[] = { "name", "timezone", "currency", "country", "disabled",
 					    NULL };
+	struct place p;
 	int64_t id;
 	int bad = 0;
 	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, keys))
 		return 0;
-	const char *name = text_field(req, "name", 200, &bad);
-	const char *timezone = text_field(req, "timezone", 64, &bad);
-	const char *currency = text_field(req, "currency", 3, &bad);
-	const char *country = text_field(req, "country", 2, &bad);
 	int disabled = bool_field(req, "disabled", &bad);
-	if (bad || bad_place(req, timezone, currency, country))
+	if (read_place(req, &p, &bad))
 		return 0;
 	struct hl_db *w = hl_write_begin(req);
-	if (w && bad_currency_change(req, w, id, currency))
+	if (w && bad_currency_change(req, w, id, p.currency))
 		return 0;
 	sqlite3_stmt *st = hl_stmt(w,
 		"UPDATE locations SET name = COALESCE(:name, name),"
@@ -474,17 +488,14 @@ static int update_location(struct hl_req *req)
 		" WHERE id = :id AND agency_id = :agency");
 	hl_bind_int(st, ":id", id);
 	hl_bind_int(st, ":agency", req->who.agency_id);
-	hl_bind_text(st, ":name", name);
-	hl_bind_text(st, ":timezone", timezone);
-	hl_bind_text(st, ":currency", currency);
-	hl_bind_text(st, ":country", country);
+	bind_place(st, &p);
 	hl_bind_int(st, ":disabled", disabled);
 	int64_t changed = hl_step_changes(st);
 	if (changed < 0)
 		return HL_EDB;
 	if (!changed)
 		return hl_reply_error(req, 404, "not_found", "no such sub-account");
-	if (timezone && modules_recount(req->srv->modules, w, id))
+	if (p.timezone && modules_recount(req->srv->modules, w, id))
 		return HL_EDB;
 	if (audit_note(req, 0, disabled > 0 ? "location.disabled" : "location.updated", "location", id))
 		return HL_EDB;
@@ -561,24 +572,16 @@ static int get_agency(struct hl_req *req)
 static int update_agency(struct hl_req *req)
 {
 	static const char *const keys[] = { "name", "timezone", "currency", "country", NULL };
+	struct place p;
 	int bad = 0;
-	if (hl_fields_only(req, 0, keys))
-		return 0;
-	const char *name = text_field(req, "name", 200, &bad);
-	const char *timezone = text_field(req, "timezone", 64, &bad);
-	const char *currency = text_field(req, "currency", 3, &bad);
-	const char *country = text_field(req, "country", 2, &bad);
-	if (bad || bad_place(req, timezone, currency, country))
+	if (hl_fields_only(req, 0, keys) || read_place(req, &p, &bad))
 		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "UPDATE agencies SET"
 		" name = COALESCE(:name, name), timezone = COALESCE(:timezone, timezone),"
 		" currency = COALESCE(:currency, currency), country = COALESCE(:country, country)"
 		" WHERE id = :agency");
 	hl_bind_int(st, ":agency", req->who.agency_id);
-	hl_bind_text(st, ":name", name);
-	hl_bind_text(st, ":timezone", timezone);
-	hl_bind_text(st, ":currency", currency);
-	hl_bind_text(st, ":country", country);
+	bind_place(st, &p);
 	if (hl_step_changes(st) < 0 || audit_note(req, 0, "agency.updated", "agency", req->who.agency_id))
 		return HL_EDB;
 	return answer_agency(req, 200);
