@@ -14,7 +14,7 @@ from harness import Server, wait_for
 
 def hyperlevel(*args, env=None):
     p = subprocess.run([os.path.join(harness.BUILD, "hyperlevel")] + list(args),
-                       env=dict(os.environ, **(env or {})), capture_output=True, text=True,
+                       env=dict(os.environ, **harness.ONE_SHOT, **(env or {})), capture_output=True, text=True,
                        timeout=60)
     harness.check_sanitizers(p.stderr)
     return p.returncode, p.stdout, p.stderr

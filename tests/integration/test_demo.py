@@ -27,7 +27,7 @@ def demo_copy():
         atexit.register(shutil.rmtree, d, True)
         p = subprocess.run([os.path.join(harness.BUILD, "perf-seed"), "--demo", "--data-dir", d]
                            + list(FLAGS), capture_output=True, text=True, timeout=300,
-                           env=dict(os.environ, PGHL_PASSWORD_LEAST_WORK="yes"))
+                           env=dict(os.environ, PGHL_PASSWORD_LEAST_WORK="yes", **harness.ONE_SHOT))
         harness.check_sanitizers(p.stderr)
         assert p.returncode == 0, p.stderr
         _seeded.append(d)

@@ -101,13 +101,6 @@ def test_the_server_starts_with_any_shipped_module_disabled():
             assert s.get("/api/health").status == 200
             s.stop()
             assert not error_lines(s.log), (off, s.log)
-            # GCC 12's LeakSanitizer dies at the exit of `modules` with
-            # some modules disabled ("Tracer caught signal 11", reading a
-            # dynamic TLS block of the libraries the e-mail module loads);
-            # valgrind finds nothing wrong with the command. AddressSanitizer
-            # still watches it; leaks are the other tests' business.
-            if harness.SANITIZED:
-                s.env["ASAN_OPTIONS"] = "detect_leaks=0"
             code, out, _ = s.run("modules")
             assert code == 0 and re.search(r"^%s +- +disabled" % off, out, re.M), out
 

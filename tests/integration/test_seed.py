@@ -21,7 +21,7 @@ HEADLINE = {"contacts": 100000, "opportunities": 20000, "messages": 200000, "tas
 
 def seed(folder, *args):
     p = subprocess.run([os.path.join(harness.BUILD, "perf-seed"), "--data-dir", folder] + list(args),
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, **harness.ONE_SHOT))
     harness.check_sanitizers(p.stderr)
     return p
 
