@@ -339,7 +339,7 @@ async function assigning(t) {
 	const select = t.el.assignee;
 	if (!select)
 		return;
-	const people = await ctx.ui.people(ctx.api);
+	const people = await t.x.people;
 	if (ctx.signal.aborted)
 		return;
 	for (const u of people ? people.values() : [])

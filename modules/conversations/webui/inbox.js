@@ -14,7 +14,8 @@
  *
  * The page's state `x`: {ctx, el, id (the thread's, or undefined),
  * filters, list (the pager), threadHears (the open thread's part of a
- * live update)}. Every name and message is put in as text (ctx.html,
+ * live update), people (the sub-account's, as ui.people gives them: one
+ * request for the filter and the thread's assignee)}. Every name and message is put in as text (ctx.html,
  * textContent).
  */
 import { CHANNELS, channelName, openThread } from './inbox-thread.js';
@@ -40,7 +41,7 @@ export default async function page(view, ctx) {
 	const styled = ui.stylesheet(new URL('./inbox.css', import.meta.url));
 	const kept = lastInbox && lastInbox.key === keyOf(ctx, filters) ? lastInbox.answer : null;
 	const [inbox, thread] = await Promise.all([kept || inboxComing, threadComing, styled]);
-	const x = { ctx, id, filters, threadHears: null };
+	const x = { ctx, id, filters, threadHears: null, people: peopleComing };
 	x.hrefKeeping = (path) => hrefKeeping(x, path);
 	ctx.title(thread ? thread[0].contact_name || 'Conversation' : 'Conversations');
 	view.classList.add('inbox-page');
