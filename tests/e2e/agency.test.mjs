@@ -28,6 +28,21 @@ describe('agency', () => {
 	const h1 = (page, name) => page.getByRole('heading', { level: 1, name, exact: true });
 	const table = (page) => page.getByRole('table', { name: 'Sub-accounts' });
 	const firstColumn = (page) => table(page).locator('tbody th a').allTextContents();
+	/* Whether the page's table shows all its columns at this width (at
+	 * 1280 px it must; on a phone it scrolls inside itself). */
+	const tableFits = (page) => page.locator('.ag-table-wrap').first().evaluate((w) => w.scrollWidth <= w.clientWidth);
+	/* The headings whose level skips one (an h3 straight under an h1). */
+	const skippedHeadings = (page) => page.evaluate(() => {
+		let last = 0;
+		const out = [];
+		for (const h of document.querySelectorAll('#main h1, #main h2, #main h3, #main h4')) {
+			const level = Number(h.tagName[1]);
+			if (level > last + 1)
+				out.push(h.tagName + ' ' + h.textContent.trim());
+			last = level;
+		}
+		return out;
+	});
 
 	test('the overview shows the agency\'s figures; the table sorts, searches and opens a sub-account', async () => {
 		const { page, context, problems } = await open('/app/dashboard');
@@ -43,6 +58,7 @@ describe('agency', () => {
 		await until(async () => (await firstColumn(page)).length === byName.length, 10000, 'every sub-account');
 		assert.deepEqual(await firstColumn(page), byName.map((p) => p.name));
 		assert.equal(await table(page).locator('th[data-sort="name"]').getAttribute('aria-sort'), 'ascending');
+		assert.equal(await tableFits(page), true, 'every column in view at 1280 px');
 		await shoot(page, 'agency');
 
 		/* the most contacts first, then the fewest */
@@ -84,6 +100,9 @@ describe('agency', () => {
 		await link.waitFor();
 		const row = page.getByRole('row').filter({ has: link });
 		assert.equal(await row.getByRole('link', { name: loc.name, exact: true }).count(), 1, 'its sub-account');
+		await page.getByLabel('Search contacts').fill('');
+		await until(async () => await page.locator('.ag-table tbody tr').count() > 1, 10000, 'every contact again');
+		assert.equal(await tableFits(page), true, 'every column in view at 1280 px');
 		await shoot(page, 'agency-contacts');
 		await link.click();
 		await h1(page, 'Quintessa Marlowe').waitFor();
@@ -107,6 +126,7 @@ describe('agency', () => {
 			await row.getByText(stage.name, { exact: true }).waitFor();
 		assert.equal(await page.getByRole('article', { name: 'Won', exact: true }).locator('.figure-value').textContent(),
 			won.totals.won.count.toLocaleString('en-US'));
+		assert.deepEqual(await skippedHeadings(page), []);
 		await shoot(page, 'agency-deals');
 		await fitsAt(page, PHONE);
 		assert.deepEqual(problems, []);
@@ -127,6 +147,8 @@ describe('agency', () => {
 			10000, 'only their tasks');
 		await page.getByRole('radio', { name: 'Overdue' }).check();
 		await until(() => new URL(page.url()).searchParams.get('status') === 'overdue', 10000, 'overdue in the URL');
+		assert.equal(await tasks.evaluate((t) => t.closest('.ag-table-wrap').scrollWidth <= t.closest('.ag-table-wrap').clientWidth),
+			true, 'every column in view at 1280 px');
 		await shoot(page, 'agency-tasks');
 		assert.deepEqual(problems, []);
 		await context.close();

@@ -64,8 +64,21 @@ describe('opportunities', () => {
 			assert.equal((await names(col)).length, Math.min(want.count, 25), 'the first page');
 		}
 		const all = board.stages.reduce((n, s) => n + s.count, 0);
-		assert.match(await page.getByRole('status').filter({ hasText: /deals/ }).textContent(),
-			new RegExp('^' + all + ' deals · \\$'));
+		const sum = await page.getByRole('status').filter({ hasText: /deals/ }).textContent();
+		assert.match(sum, new RegExp('^' + all + ' deals · \\$'));
+		/* the forecast: each stage's value by its win probability */
+		const weighted = board.stages.reduce((n, s) => n + s.value_cents * s.probability / 100, 0);
+		const shown = /· \$([\d,]+(?:\.\d\d)?) weighted$/.exec(sum);
+		assert.ok(shown, 'a weighted forecast in "' + sum + '"');
+		assert.equal(Math.round(Number(shown[1].replace(/,/g, '')) * 100), Math.round(weighted));
+		/* four columns whole at 1280 px, the fifth's edge showing */
+		assert.ok(stages.length > 4, 'a pipeline longer than the screen');
+		const edge = (await page.getByRole('region', { name: 'Board' }).boundingBox());
+		for (const i of [0, 1, 2, 3]) {
+			const box = await column(page, i).boundingBox();
+			assert.ok(box.x + box.width <= edge.x + edge.width, stages[i].name + ' whole');
+		}
+		assert.ok((await column(page, 4).boundingBox()).x < edge.x + edge.width, 'the next column shows');
 		/* the owner's initials, named for a screen reader, once the names are in */
 		await card(page, 'Gamma deal').getByText('Owner: ' + admin.me.user.name + ' (you)').waitFor({ state: 'attached' });
 		assert.equal(await card(page, 'Gamma deal').locator('.b-card-owner [aria-hidden]').textContent(), 'PA');

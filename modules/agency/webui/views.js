@@ -45,7 +45,7 @@ export async function contacts(body, ctx, lib) {
 		return html`<tr><th scope="row"><a href="${ctx.href('/contacts/' + c.id, c.location_id)}">${name}</a></th>
 			<td><a href="${ctx.href('/', c.location_id)}">${c.location_name}</a></td>
 			<td class="ag-wide">${c.email}</td><td class="ag-wide">${c.phone}</td><td class="ag-wide">${c.company_name}</td>
-			<td>${ctx.format.day(c.created_at) || '–'}</td></tr>`;
+			<td class="ag-nowrap">${ctx.format.day(c.created_at) || '–'}</td></tr>`;
 	}
 
 	const list = lib.paged(ctx, body, 'The contacts', '/api/agency/contacts',
@@ -86,7 +86,9 @@ export async function deals(body, ctx, lib) {
 	${STATUSES.map((s) => html`<label><input type="radio" name="status" value="${s[0]}"
 		checked="${s[0] === status}"><span>${s[1]}</span></label>`)}
 </fieldset>
+<h2 class="visually-hidden">Totals by status</h2>
 <div class="figures ag-totals"></div>
+<h2 class="visually-hidden">By sub-account</h2>
 <div class="ag-table-wrap">
 	<table class="table ag-table ag-deals">
 		<caption class="visually-hidden"></caption>
@@ -202,7 +204,7 @@ export async function tasks(body, ctx, lib) {
 		const late = t.due_at && new Date(t.due_at).getTime() < now;
 		return html`<tr><th scope="row">${t.title}</th>
 			<td><a href="${ctx.href('/tasks', t.location_id)}">${t.location_name}</a></td>
-			<td class="${late ? 'is-bad' : null}">${t.due_at ? ctx.format.day(t.due_at) : 'No date'}</td>
+			<td class="${'ag-nowrap' + (late ? ' is-bad' : '')}">${t.due_at ? ctx.format.day(t.due_at) : 'No date'}</td>
 			<td>${t.assignee_id == null ? 'Unassigned' : names.get(String(t.assignee_id)) || 'User ' + t.assignee_id}</td></tr>`;
 	}
 

@@ -161,15 +161,20 @@ function card(b, d) {
 }
 
 /* Each column's count and value as the server counts them (moved by the
- * moves made here), and the board's. */
+ * moves made here), and the board's; for open deals also the forecast,
+ * each stage's value weighted by its win probability. */
 export function totals(b) {
 	const f = b.ctx.format;
 	let n = 0;
 	let value = 0;
+	let weighted = 0;
 	for (const col of b.columns.values()) {
 		col.sum.textContent = f.plural(col.count, 'deal', 'deals') + ' · ' + f.money(col.value);
 		n += col.count;
 		value += col.value;
+		weighted += col.value * col.stage.probability / 100;
 	}
-	b.el.sum.textContent = f.plural(n, 'deal', 'deals') + ' · ' + f.money(value);
+	const open = (b.el.status.value || 'open') === 'open';
+	b.el.sum.textContent = f.plural(n, 'deal', 'deals') + ' · ' + f.money(value) +
+		(open ? ' · ' + f.money(Math.round(weighted)) + ' weighted' : '');
 }
