@@ -5,7 +5,8 @@
  * upserts and deletes through store.c, which imports share; custom.c keeps
  * the custom fields and checks their values; tags.c and notes.c the tags
  * and notes of a contact; export.c and import.c move contacts as CSV,
- * import_job.c runs imports (import.h);
+ * import_map.c maps an upload's columns, import_job.c runs imports
+ * (import.h);
  * activity.c counts what other modules report about a contact; upkeep.c
  * keeps health scores and company links.
  */
@@ -161,6 +162,9 @@ int notes_add(struct hl_req *req);
 int notes_delete(struct hl_req *req);
 int contacts_export(struct hl_req *req);           /* export.c */
 int contacts_import(struct hl_req *req);           /* import_job.c */
+int contacts_import_upload(struct hl_req *req);
+int contacts_import_preview(struct hl_req *req);
+int contacts_import_run(struct hl_req *req);
 int contacts_import_status(struct hl_req *req);
 int contacts_import_cancel(struct hl_req *req);
 int import_slice(struct hl_job_run *run);

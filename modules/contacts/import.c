@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * import.c: reading a CSV file of contacts into a location (RFC 4180,
- * UTF-8, a byte order mark or not) whose header row names the columns:
- * the contact's own fields, owner_id, tags (separated by commas or
- * semicolons) and the keys of the location's custom fields; other
- * columns are listed as ignored.
- * Each row creates a contact or changes the one it matches (by e-mail,
- * then phone, as an upsert does); an empty cell leaves a field as it is.
+ * UTF-8, a byte order mark or not). Its columns go where the import's
+ * mapping says (import_map.c), or, without one, where the header row's
+ * names say: the contact's own fields (or the names other tools export
+ * them under: "Email Address", "Mobile Phone Number", "Business Name"),
+ * owner_id, tags (separated by commas or semicolons) and the keys of the
+ * location's custom fields; other columns are listed as ignored.
+ * A row that matches a contact (by e-mail, then phone, as an upsert does)
+ * changes it, is skipped or is added anyway, as the import's duplicates
+ * choice says; the report names each line merged or skipped and why (the
+ * line of this file that added the contact, when one did). An empty cell
+ * leaves a field as it is.
  * A row that fails a check is skipped and reported with its line number
  * and the reason, before anything of it is written. A file that is not
  * UTF-8 (Excel's plain "CSV" is Latin-1 or Windows-1252) is refused whole,
@@ -25,17 +30,8 @@
 
 #define ERRORS_KEPT 1000
 #define INDEX_BATCH 64 /* contacts a job slice indexes for search at a time */
-#define HEADER_NAME_MAX 64
 
-enum { T_IGNORE = -1, T_OWNER = CT_COUNT, T_TAGS, T_CUSTOM };
-
-struct column {
-	int target;      /* a contact_text, or T_ */
-	int64_t field;   /* T_CUSTOM: the custom field */
-	char *type, *options, *key;
-	char room[32];   /* the row's canonical custom value */
-	const char *value;
-};
+const char *const import_duplicates[DUP_COUNT] = { "update", "skip", "create" };
 
 /* ---- the header ----------------------------------------------------------- */
 
@@ -52,13 +48,28 @@ static void normalize(const char *in, char *out, size_t cap)
 	out[n] = '\0';
 }
 
+/* A field by its name, or by a header other tools write for it (the
+ * exports of GoHighLevel, HubSpot, Pipedrive, Google and Outlook). */
 static int builtin_target(const char *name)
 {
 	static const struct { const char *alias; int target; } aliases[] = {
-		{ "firstname", CT_FIRST_NAME }, { "lastname", CT_LAST_NAME },
-		{ "e_mail", CT_EMAIL }, { "email_address", CT_EMAIL },
-		{ "phone_number", CT_PHONE }, { "mobile", CT_PHONE },
-		{ "company", CT_COMPANY_NAME }, { "owner_id", T_OWNER }, { "tags", T_TAGS },
+		{ "firstname", CT_FIRST_NAME }, { "first", CT_FIRST_NAME },
+		{ "given_name", CT_FIRST_NAME }, { "lastname", CT_LAST_NAME },
+		{ "last", CT_LAST_NAME }, { "surname", CT_LAST_NAME },
+		{ "family_name", CT_LAST_NAME }, { "e_mail", CT_EMAIL },
+		{ "email_address", CT_EMAIL }, { "e_mail_address", CT_EMAIL },
+		{ "email_1", CT_EMAIL }, { "primary_email", CT_EMAIL },
+		{ "work_email", CT_EMAIL }, { "phone_number", CT_PHONE },
+		{ "mobile", CT_PHONE }, { "mobile_phone", CT_PHONE },
+		{ "mobile_phone_number", CT_PHONE }, { "mobile_number", CT_PHONE },
+		{ "cell", CT_PHONE }, { "cell_phone", CT_PHONE }, { "telephone", CT_PHONE },
+		{ "phone_1", CT_PHONE }, { "primary_phone", CT_PHONE },
+		{ "company", CT_COMPANY_NAME }, { "business_name", CT_COMPANY_NAME },
+		{ "organization", CT_COMPANY_NAME }, { "organisation", CT_COMPANY_NAME },
+		{ "associated_company", CT_COMPANY_NAME }, { "lead_source", CT_SOURCE },
+		{ "original_source", CT_SOURCE }, { "contact_source", CT_SOURCE },
+		{ "owner_id", T_OWNER }, { "tags", T_TAGS }, { "tag", T_TAGS },
+		{ "labels", T_TAGS },
 	};
 	for (int t = 0; t < CT_COUNT; t++)
 		if (!strcmp(name, contact_text_names[t]))
@@ -67,6 +78,34 @@ static int builtin_target(const char *name)
 		if (!strcmp(name, aliases[i].alias))
 			return aliases[i].target;
 	return T_IGNORE;
+}
+
+void import_header_key(const char *header, char key[HEADER_NAME_MAX + 1])
+{
+	normalize(header, key, HEADER_NAME_MAX + 1);
+}
+
+int import_guess(struct import *im, const char *header, char key[HEADER_NAME_MAX + 1])
+{
+	normalize(header, key, HEADER_NAME_MAX + 1);
+	int t = builtin_target(key);
+	if (t != T_IGNORE)
+		return snprintf(key, HEADER_NAME_MAX + 1, "%s", t == T_OWNER ? "owner_id" :
+				t == T_TAGS ? "tags" : contact_text_names[t]), 1;
+	return import_field_exists(im, key);
+}
+
+int import_field_exists(struct import *im, const char *key)
+{
+	if (builtin_target(key) != T_IGNORE)
+		return 1;
+	sqlite3_stmt *st = hl_stmt_scoped(im->db, im->location, "SELECT 1 FROM custom_fields"
+					  " WHERE location_id = :location AND key = :key");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":key", key);
+	int64_t one;
+	return hl_step_int(st, &one);
 }
 
 /* Look `name` up among the location's custom fields. 1, 0, HL_EDB. */
@@ -99,12 +138,38 @@ static int note_ignored(struct import *im, const char *name)
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
+/* Column `i`'s target by the mapping: 0, HL_EINVAL (im->why) for a key
+ * that names no field, HL_EDB, HL_ENOMEM. */
+static int mapped_target(struct import *im, struct column *c, int i)
+{
+	const char *key = im->map[i];
+	c->target = key ? builtin_target(key) : T_IGNORE;
+	if (!key || c->target != T_IGNORE)
+		return 0;
+	int rc = custom_target(im, c, key);
+	if (!rc)
+		return snprintf(im->why, sizeof(im->why), "column %d: no field '%.64s' to put it"
+				" in", i + 1, key), HL_EINVAL;
+	return rc < 0 ? rc : 0;
+}
+
+/* Column `i`'s target guessed from its name `name` (normalised). */
+static int guessed_target(struct import *im, struct column *c, const char *name)
+{
+	c->target = builtin_target(name);
+	int rc = c->target == T_IGNORE ? custom_target(im, c, name) : 0;
+	return rc < 0 ? rc : 0;
+}
+
 int import_read_header(struct import *im, int first)
 {
 	int n = hl_csv_next(im->csv);
 	if (n <= 0)
 		return snprintf(im->why, sizeof(im->why), "%s", n ? hl_csv_error(im->csv)
 				: "the file is empty: it needs a header row"), HL_EINVAL;
+	if (im->map && im->nmap != n)
+		return snprintf(im->why, sizeof(im->why), "the mapping names %d columns where"
+				" the file has %d", im->nmap, n), HL_EINVAL;
 	if (!(im->cols = calloc((size_t)n, sizeof(*im->cols))))
 		return HL_ENOMEM;
 	im->ncols = n;
@@ -113,21 +178,55 @@ int import_read_header(struct import *im, int first)
 		char name[HEADER_NAME_MAX + 1];
 		struct column *c = &im->cols[i];
 		normalize(hl_csv_field(im->csv, i, NULL), name, sizeof(name));
-		c->target = builtin_target(name);
-		int rc = c->target == T_IGNORE ? custom_target(im, c, name) : 0;
+		int rc = im->map ? mapped_target(im, c, i) : guessed_target(im, c, name);
 		if (rc < 0 || (first && c->target == T_IGNORE && (rc = note_ignored(im,
 				hl_csv_field(im->csv, i, NULL)))))
 			return rc;
 		for (int j = 0; j < i && c->target != T_IGNORE; j++)
 			if (im->cols[j].target == c->target && im->cols[j].field == c->field)
-				return snprintf(im->why, sizeof(im->why), "the column '%s' appears"
-						" twice in the header", name), HL_EINVAL;
+				return snprintf(im->why, sizeof(im->why), "the columns %d and %d both"
+						" go to '%s'", j + 1, i + 1, import_target_name(im, i)),
+				       HL_EINVAL;
 		known += c->target != T_IGNORE;
 	}
 	if (!known)
-		return snprintf(im->why, sizeof(im->why), "the header row names none of a"
-				" contact's fields (first_name, last_name, email, phone, ...)"), HL_EINVAL;
+		return snprintf(im->why, sizeof(im->why), im->map ? "the mapping puts no column"
+				" in a contact's field" : "the header row names none of a contact's"
+				" fields (first_name, last_name, email, phone, ...)"), HL_EINVAL;
 	return 0;
+}
+
+const char *import_target_name(const struct import *im, int i)
+{
+	const struct column *c = &im->cols[i];
+	switch (c->target) {
+	case T_IGNORE: return NULL;
+	case T_OWNER: return "owner_id";
+	case T_TAGS: return "tags";
+	case T_CUSTOM: return c->key;
+	default: return contact_text_names[c->target];
+	}
+}
+
+int import_map_read(struct import *im, const char *json)
+{
+	sqlite3_stmt *st = hl_stmt(im->db, "SELECT value, (SELECT json_array_length(:map))"
+				   " FROM json_each(:map) ORDER BY key");
+	if (!st)
+		return HL_EDB;
+	hl_bind_text(st, ":map", json);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!im->map && !(im->map = calloc((size_t)sqlite3_column_int(st, 1),
+						   sizeof(*im->map))))
+			break;
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		if (key && !(im->map[im->nmap] = strdup(key)))
+			break;
+		im->nmap++;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : rc == SQLITE_ROW ? HL_ENOMEM : HL_EDB;
 }
 
 void import_free(struct import *im)
@@ -138,6 +237,10 @@ void import_free(struct import *im)
 		free(im->cols[i].key);
 	}
 	free(im->cols);
+	for (int i = 0; i < im->nmap; i++)
+		free(im->map[i]);
+	free(im->map);
+	free(im->made);
 	free(im->index);
 	hl_csv_close(im->csv);
 }
@@ -151,33 +254,44 @@ static int reject(struct import *im, const char *fmt, const char *a, const char 
 	return 1;
 }
 
-/* Each name of a tags cell (separated by commas or semicolons, as
- * spreadsheets' lists are), trimmed: checked, and when `id` is not 0 put
- * on that contact. 0, 1 with im->why for a bad name, HL_EDB. */
+/* The next name of a tags cell at *p (names are separated by commas or
+ * semicolons, as spreadsheets' lists are), trimmed, into name[TAG_NAME_MAX
+ * * 4 + 1]: its length (0 for an empty one), -1 at the end of the cell,
+ * -2 for a name too long. */
+static int next_tag(const char **p, char *name)
+{
+	if (!**p)
+		return -1;
+	const char *end = strpbrk(*p, ",;"), *stop = end ? end : *p + strlen(*p);
+	const char *a = *p, *b = stop;
+	while (a < b && *a == ' ')
+		a++;
+	while (b > a && b[-1] == ' ')
+		b--;
+	*p = end ? end + 1 : stop;
+	size_t n = (size_t)(b - a);
+	if (n > TAG_NAME_MAX * 4)
+		return -2;
+	memcpy(name, a, n);
+	name[n] = '\0';
+	return hl_text_length(name) > TAG_NAME_MAX ? -2 : (int)n;
+}
+
+/* Each name of a tags cell: checked, and when `id` is not 0 put on that
+ * contact. 0, 1 with im->why for a bad name, HL_EDB. */
 static int each_tag(struct import *im, const char *cell, int64_t id)
 {
-	for (const char *p = cell; *p;) {
-		const char *end = strpbrk(p, ",;"), *stop = end ? end : p + strlen(p);
-		const char *a = p, *b = stop;
-		char name[TAG_NAME_MAX * 4 + 1];
-		while (a < b && *a == ' ')
-			a++;
-		while (b > a && b[-1] == ' ')
-			b--;
-		size_t n = (size_t)(b - a);
-		if (n >= sizeof(name) || (memcpy(name, a, n), name[n] = '\0',
-					  hl_text_length(name) > TAG_NAME_MAX))
+	char name[TAG_NAME_MAX * 4 + 1];
+	for (int n; (n = next_tag(&cell, name)) != -1;) {
+		if (n == -2)
 			return reject(im, "tags: a tag name longer than %s characters%s", "64", "");
 		if (n && id && tag_attach(im->db, im->location, id, name) < 0)
 			return HL_EDB;
-		p = end ? end + 1 : stop;
 	}
 	return 0;
 }
 
-/* Read and check the current row into `in` and the columns' values: 0, 1
- * with im->why to skip it, HL_EDB. */
-static int check_row(struct import *im, int nfields, struct contact_input *in)
+int import_check_row(struct import *im, int nfields, struct contact_input *in)
 {
 	char num[32];
 	memset(in, 0, sizeof(*in));
@@ -241,15 +355,98 @@ static int index_later(struct import *im, int64_t id, int fresh)
 	return 0;
 }
 
-/* Write the checked row, counting it as created or updated: 0, HL_EDB. */
+/* The line of this file that added contact `id`, or 0. */
+static long made_line(const struct import *im, int64_t id)
+{
+	size_t lo = 0, hi = im->nmade;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->made[mid].id == id)
+			return im->made[mid].line;
+		if (im->made[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Note that `line` added contact `id`. 0, HL_ENOMEM. */
+static int note_made(struct import *im, int64_t id, long line)
+{
+	if (im->nmade && im->made[im->nmade - 1].id >= id)
+		return 0; /* not in order: the search needs them sorted */
+	if (im->nmade == im->made_cap) {
+		size_t cap = im->made_cap ? 2 * im->made_cap : 1024;
+		void *bigger = realloc(im->made, cap * sizeof(*im->made));
+		if (!bigger)
+			return HL_ENOMEM;
+		im->made = bigger;
+		im->made_cap = cap;
+	}
+	im->made[im->nmade].id = id;
+	im->made[im->nmade++].line = line;
+	return 0;
+}
+
+int64_t import_match(struct import *im, const struct contact_input *in, long *line)
+{
+	*line = 0;
+	if (im->duplicates == DUP_CREATE)
+		return 0;
+	int64_t id = contact_match(im->db, im->location, in, 0);
+	if (id > 0)
+		*line = made_line(im, id);
+	return id;
+}
+
+void import_dup_reason(struct import *im, const struct contact_input *in, long line)
+{
+	int by_email = in->text[CT_EMAIL] && *in->text[CT_EMAIL];
+	char same[240], whose[48] = "a contact already here";
+	snprintf(same, sizeof(same), "the same %s, %.200s", by_email ? "e-mail" : "phone",
+		 in->text[by_email ? CT_EMAIL : CT_PHONE]);
+	if (line)
+		snprintf(whose, sizeof(whose), "line %ld's contact", line);
+	if (im->duplicates == DUP_SKIP)
+		snprintf(im->why, sizeof(im->why), "a duplicate of %s (%s)", whose, same);
+	else
+		snprintf(im->why, sizeof(im->why), "merged into %s (%s)", whose, same);
+}
+
+/* Name a merged line in the report (the first ERRORS_KEPT of them). */
+static int note_merged(struct import *im, long line, int64_t id)
+{
+	if (im->merges_kept >= ERRORS_KEPT)
+		return 0;
+	im->merges_kept++;
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET merged = json_insert(merged,"
+		" '$[#]', json_object('line', :line, 'contact_id', :contact, 'reason', :reason))"
+		" WHERE id = :id");
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_int(st, ":line", line);
+	hl_bind_int(st, ":contact", id);
+	hl_bind_text(st, ":reason", im->why);
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+/* Write the checked row, counting it as created or updated: 0, 1 with
+ * im->why when it is a duplicate to skip, HL_EDB. */
 static int write_row(struct import *im, const struct contact_input *in)
 {
-	int64_t id = contact_match(im->db, im->location, in, 0);
+	long line = hl_csv_record_line(im->csv), of;
+	int64_t id = import_match(im, in, &of);
 	int found = id > 0, rc = id < 0 ? (int)id : 0;
-	if (!rc && found)
-		rc = contact_update(im->db, im->location, id, in);
-	else if (!rc && (id = contact_insert(im->db, im->location, in)) < 0)
+	if (found)
+		import_dup_reason(im, in, of);
+	if (!rc && found && im->duplicates == DUP_SKIP)
+		return 1;
+	if (!rc && found && !(rc = contact_update(im->db, im->location, id, in)))
+		rc = note_merged(im, line, id);
+	else if (!rc && !found && (id = contact_insert(im->db, im->location, in)) < 0)
 		rc = (int)id;
+	else if (!rc && !found)
+		rc = note_made(im, id, line);
 	for (int i = 0; !rc && i < im->ncols; i++) {
 		struct column *c = &im->cols[i];
 		if (c->value && c->target == T_CUSTOM)
@@ -263,6 +460,38 @@ static int write_row(struct import *im, const struct contact_input *in)
 		return rc;
 	*(found ? &im->updated : &im->created) += 1;
 	return publish(im, found ? "contact.updated" : "contact.created", id);
+}
+
+void import_row_json(struct import *im, struct hl_json *j, const struct contact_input *in)
+{
+	hl_json_object(j);
+	for (int t = 0; t < CT_COUNT; t++)
+		if (in->given & (1u << t)) {
+			hl_json_key(j, contact_text_names[t]);
+			hl_json_string(j, in->text[t]);
+		}
+	if (in->given & OWNER_GIVEN) {
+		hl_json_key(j, "owner_id");
+		hl_json_int(j, in->owner_id);
+	}
+	for (int i = 0; i < im->ncols; i++) {
+		const struct column *c = &im->cols[i];
+		if (!c->value)
+			continue;
+		hl_json_key(j, import_target_name(im, i));
+		if (c->target == T_CUSTOM) {
+			hl_json_string(j, c->value);
+			continue;
+		}
+		char name[TAG_NAME_MAX * 4 + 1];
+		const char *cell = c->value;
+		hl_json_array(j);
+		for (int n; (n = next_tag(&cell, name)) != -1;)
+			if (n > 0)
+				hl_json_string(j, name);
+		hl_json_array_end(j);
+	}
+	hl_json_object_end(j);
 }
 
 /* Index the batch's contacts for search, last. 0, HL_EDB. */
@@ -318,13 +547,11 @@ int import_rows(struct import *im)
 		if (n < 0) {
 			snprintf(im->why, sizeof(im->why), "%s", hl_csv_error(im->csv));
 			rc = 1;
-		} else {
-			rc = check_row(im, n, &in);
+		} else if (!(rc = import_check_row(im, n, &in))) {
+			rc = write_row(im, &in);
 		}
 		if (rc == 1)
 			rc = note_error(im, hl_csv_record_line(im->csv));
-		else if (!rc)
-			rc = write_row(im, &in);
 		/* Index in batches inside the loop, so that the budget sees
 		 * their cost: all of it at the end made slices overrun. */
 		if (rc >= 0 && im->run && im->nindex >= INDEX_BATCH)
