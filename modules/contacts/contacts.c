@@ -46,6 +46,12 @@ static const struct hl_route routes[] = {
 	{ .method = "POST", .pattern = "/api/tags/bulk", .handler = tags_bulk },
 	{ .method = "GET", .pattern = "/api/tags", .handler = tags_list,
 	  .cache_ms = 60000, .reads = "tags tag_counts" },
+	{ .method = "PATCH", .pattern = "/api/tags/:id", .handler = tags_rename,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "POST", .pattern = "/api/tags/:id/merge", .handler = tags_merge,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
+	{ .method = "DELETE", .pattern = "/api/tags/:id", .handler = tags_delete,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "GET", .pattern = "/api/contacts/:id/notes", .handler = notes_list,
 	  .cache_ms = 60000, .reads = "notes contacts" },
 	{ .method = "POST", .pattern = "/api/contacts/:id/notes", .handler = notes_add },
@@ -76,6 +82,8 @@ static const struct hl_page pages[] = {
 	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20, .uses = contacts_uses },
 	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20, .uses = contacts_uses },
 	{ .path = "/contacts/fields", .script = "fields.js", .access = HL_ACCESS_LOCATION_ADMIN,
+	  .order = 20 },
+	{ .path = "/contacts/tags", .script = "tags.js", .access = HL_ACCESS_LOCATION_ADMIN,
 	  .order = 20 },
 };
 

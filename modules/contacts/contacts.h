@@ -157,6 +157,9 @@ int tags_list(struct hl_req *req);                 /* tags.c */
 int tags_add(struct hl_req *req);
 int tags_remove(struct hl_req *req);
 int tags_bulk(struct hl_req *req);
+int tags_rename(struct hl_req *req);
+int tags_merge(struct hl_req *req);
+int tags_delete(struct hl_req *req);
 int notes_list(struct hl_req *req);                /* notes.c */
 int notes_add(struct hl_req *req);
 int notes_delete(struct hl_req *req);

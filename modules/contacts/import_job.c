@@ -200,15 +200,15 @@ static int upload_check(struct hl_req *req, const char **body, size_t *len)
 				      " sub-account; it needs a user who sees every contact");
 	if (type && !strncasecmp(type, "multipart/", 10))
 		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
-				      " as the body (Content-Type: text/csv)");
+				      " as the body (Content-Type: text/csv)"), HL_EINVAL;
 	if (!*len)
-		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
+		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row"), HL_EINVAL;
 	long line;
 	const char *not_text = hl_csv_check(*body, *len, &line);
 	if (not_text && line)
-		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text);
+		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text), HL_EINVAL;
 	if (not_text)
-		return hl_reply_error(req, 422, "validation", "%s", not_text);
+		return hl_reply_error(req, 422, "validation", "%s", not_text), HL_EINVAL;
 	return 0;
 }
 
@@ -295,9 +295,9 @@ static int open_upload(struct hl_req *req, struct import *im, int64_t id, char *
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return HL_EDB;
 	if (rc == SQLITE_DONE || hl_assigned_only(req))
-		return hl_reply_error(req, 404, "not_found", "no such import");
+		return hl_reply_error(req, 404, "not_found", "no such import"), HL_EINVAL;
 	if (!waiting)
-		return hl_reply_error(req, 409, "conflict", "the import has already run");
+		return hl_reply_error(req, 409, "conflict", "the import has already run"), HL_EINVAL;
 	im->id = id;
 	im->location = hl_location_id(req);
 	snprintf(im->country, sizeof(im->country), "%s", hl_location_country(req));

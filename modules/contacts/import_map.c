@@ -208,9 +208,13 @@ static int json_fields(struct import *im, struct hl_json *j)
 	}
 	sqlite3_stmt *st = hl_stmt_scoped(im->db, im->location, "SELECT key, name FROM custom_fields"
 					  " WHERE location_id = :location ORDER BY position, id");
-	int rc = st ? hl_json_rows(j, st) : HL_EDB;
+	int rc = st ? SQLITE_ROW : SQLITE_ERROR;
+	while (rc == SQLITE_ROW && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		hl_json_row(j, st);
+	if (st)
+		sqlite3_reset(st);
 	hl_json_array_end(j);
-	return rc < 0 ? HL_EDB : 0;
+	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
 /* The first rows of the file, each {line, cells}. */

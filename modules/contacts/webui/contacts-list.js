@@ -65,7 +65,8 @@ function frame(c) {
 	<div class="c-actions">
 		<button type="button" class="btn" data-import aria-expanded="false" aria-controls="c-import">Import CSV</button>
 		<a class="btn" data-export download="contacts.csv" href="#">Export CSV</a>
-		${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${ctx.href('/contacts/fields')}">Custom fields</a>` : null}
+		${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${ctx.href('/contacts/fields')}">Custom fields</a>
+			<a class="btn" href="${ctx.href('/contacts/tags')}">Tags</a>` : null}
 		<a class="btn btn-primary" href="${ctx.href('/contacts/new')}">New contact</a>
 	</div>
 </div>
