@@ -312,7 +312,7 @@ def test_bad_uploads_are_refused_whole():
         before = s.sql(live)[0][0]
         for text, status, words in (("", 422, "empty"),
                                     ("colour,size\r\nred,9\r\n", 422, "none of a contact's fields"),
-                                    ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "twice"),
+                                    ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "columns 1 and 2 both go to"),
                                     ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 422,
                                      "line 2: the file is not UTF-8"),
                                     # As Excel's plain "CSV" saves it: refused whole, saying
