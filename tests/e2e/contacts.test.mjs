@@ -335,6 +335,29 @@ describe('contacts', () => {
 		await context.close();
 	});
 
+	test('the tags page: rename a tag, merge two, delete one', async () => {
+		const tagged = await admin.post('/api/contacts', { first_name: 'Tagpage', email: 'tagpage@tags.test' }, loc.id);
+		await admin.post('/api/contacts/' + tagged.id + '/tags', { tags: ['tp-patient', 'tp-patients', 'tp-old'] }, loc.id);
+		const { page, context, problems } = await signedIn();
+		await page.getByRole('link', { name: 'Tags', exact: true }).click();
+		await h1(page, 'Tags').waitFor();
+		const tag = (name) => page.getByRole('form', { name: 'Tag ' + name, exact: true });
+		await tag('tp-old').getByLabel('Name').fill('tp-retired');
+		await tag('tp-old').getByRole('button', { name: 'Rename tp-old' }).click();
+		await page.getByText('Renamed to “tp-retired”.').waitFor();
+		await tag('tp-patient').getByLabel('Merge into').selectOption({ label: 'tp-patients' });
+		await tag('tp-patient').getByRole('button', { name: 'Merge tp-patient' }).click();
+		await page.getByText('“tp-patient” merged into “tp-patients”.').waitFor();
+		await tag('tp-retired').getByRole('button', { name: 'Delete tp-retired' }).click();
+		await page.getByRole('alertdialog').getByRole('button', { name: 'Delete tag' }).click();
+		await page.getByText('Tag “tp-retired” deleted.').waitFor();
+		await shoot(page, 'contacts-tags');
+		const names = (await admin.get('/api/contacts/' + tagged.id, loc.id)).tags.map((t) => t.name);
+		assert.deepEqual(names, ['tp-patients']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('at phone width the list is cards and nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn({ viewport: PHONE });
 		await h1(page, 'Contacts').waitFor();

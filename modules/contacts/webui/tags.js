@@ -15,12 +15,11 @@ function row(ctx, t, all) {
 	const { html } = ctx;
 	const id = 't-' + t.id;
 	const count = ctx.format.number(Number(t.contacts || 0));
-	return html`<li class="card f-field" data-tag="${String(t.id)}">
+	return html`<li class="card t-tag" data-tag="${String(t.id)}">
 <form class="t-edit" novalidate aria-label="${'Tag ' + t.name}">
-	<div class="field"><label for="${id + '-name'}">Name</label>
+	<div class="field"><label for="${id + '-name'}">Name <span class="muted">${'· ' + count + (Number(t.contacts) === 1 ? ' contact' : ' contacts')}</span></label>
 		<input id="${id + '-name'}" name="name" value="${t.name}" maxlength="64" required autocomplete="off"></div>
-	<p class="f-meta muted">${count + (Number(t.contacts) === 1 ? ' contact' : ' contacts')}</p>
-	<div class="field t-into"><label for="${id + '-into'}">Merge into</label>
+	<div class="field"><label for="${id + '-into'}">Merge into</label>
 		<select id="${id + '-into'}" name="into"><option value="">Choose a tag</option>
 		${all.filter((o) => o.id !== t.id).map((o) => html`<option value="${String(o.id)}">${o.name}</option>`)}</select></div>
 	<div class="f-actions">
@@ -28,7 +27,7 @@ function row(ctx, t, all) {
 		<button type="button" class="btn btn-small" data-merge aria-label="${'Merge ' + t.name}">Merge</button>
 		<button type="button" class="btn btn-small btn-danger" data-delete aria-label="${'Delete ' + t.name}">Delete</button>
 	</div>
-</form></li>`;
+</form><div class="t-confirm"></div></li>`;
 }
 
 export default async function page(view, ctx) {
@@ -42,8 +41,7 @@ export default async function page(view, ctx) {
 <div class="page-head"><h1>Tags</h1></div>
 <p class="muted f-intro">The tags of this sub-account's contacts. Rename one, merge two that mean the same
 	(the contacts of the first get the second), or delete one: it comes off every contact.</p>
-<div class="f-confirm"></div>
-<ul class="f-list"></ul>`);
+<ul class="f-list t-list"></ul>`);
 	const listEl = view.querySelector('.f-list');
 
 	function draw(focus) {
@@ -101,7 +99,7 @@ export default async function page(view, ctx) {
 				'“' + t.name + '” merged into “' + into.name + '”.', '#t-' + into.id + '-name', form);
 			return;
 		}
-		const yes = await ui.confirm(view.querySelector('.f-confirm'), 'Delete the tag ' + t.name +
+		const yes = await ui.confirm(b.closest('[data-tag]').querySelector('.t-confirm'), 'Delete the tag ' + t.name +
 			' from ' + ctx.format.number(Number(t.contacts || 0)) + ' contacts?', 'Delete tag');
 		if (yes)
 			save(() => api.del('/api/tags/' + id), 'Tag “' + t.name + '” deleted.');
