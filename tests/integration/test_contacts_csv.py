@@ -265,6 +265,20 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert admin.post(url + "preview", {"mapping": mapping}, headers=headers(admin, 1)).status \
             == 404
 
+        # A large file runs in the job with its mapping and its choice:
+        # a duplicate far down names the line that added the contact.
+        rows = ["Correo,Nombre"] + ["big-map%d@example.test,Row%d" % (i, i) for i in range(3000)]
+        rows.append("BIG-MAP7@example.test,Again")
+        up3 = upload_for_mapping(admin, h, "\r\n".join(rows) + "\r\n")
+        assert up3["mapping"] == [None, None]
+        r = admin.post("/api/contacts/imports/%d/run" % up3["id"],
+                       {"mapping": ["email", "first_name"], "duplicates": "skip"}, headers=h)
+        assert r.status == 202, r.body
+        done = wait_import(admin, 3, up3["id"])
+        assert (done["status"], done["created"], done["skipped"]) == ("done", 3000, 1), done
+        assert done["errors"] == [{"line": 3002, "reason": "a duplicate of line 9's contact"
+                                   " (the same e-mail, BIG-MAP7@example.test)"}]
+
 
 def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
     s, admin = seeded_server()
