@@ -197,7 +197,7 @@ static int upload_check(struct hl_req *req, const char **body, size_t *len)
 	*body = hl_body(req, len);
 	if (hl_assigned_only(req))
 		return hl_reply_error(req, 403, "forbidden", "an import matches any contact of the"
-				      " sub-account; it needs a user who sees every contact");
+				      " sub-account; it needs a user who sees every contact"), HL_EINVAL;
 	if (type && !strncasecmp(type, "multipart/", 10))
 		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
 				      " as the body (Content-Type: text/csv)"), HL_EINVAL;

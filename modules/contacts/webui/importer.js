@@ -82,6 +82,39 @@ function report(ctx, el, im) {
 		el.errors.append(html`<p class="muted">${'Ignored columns: ' + im.ignored_columns.join(', ')}</p>`);
 }
 
+const STATES = {
+	queued: 'Waiting to start…',
+	running: 'Importing…',
+	done: 'Import finished.',
+	failed: 'The import failed.',
+	cancelled: 'The import was cancelled; the rows before it stopped are in.',
+};
+
+/* The chosen file sent to POST /api/contacts/imports: the upload's
+ * answer, or null once what went wrong is shown by the file field. */
+async function sendFile(ctx, el) {
+	const { api, ui } = ctx;
+	ui.clearErrors(el.form);
+	const file = el.file.files && el.file.files[0];
+	if (!file) {
+		ui.formErrors(el.form, { fields: { file: 'choose a CSV file to import' } });
+		return null;
+	}
+	const button = el.form.querySelector('button[type="submit"]');
+	button.disabled = true;
+	button.textContent = 'Uploading…';
+	try {
+		return await api.post('/api/contacts/imports', new Blob([file], { type: 'text/csv' }));
+	} catch (err) {
+		ui.formErrors(el.form, err.status === 422 || err.status === 413 || err.status === 415
+			? { fields: { file: err.message } } : err);
+		return null;
+	} finally {
+		button.disabled = false;
+		button.textContent = 'Upload';
+	}
+}
+
 export default function importer(panel, ctx, lib, hooks) {
 	const { html, api, ui } = ctx;
 	let job = null;    /* the import under way: its id */
@@ -89,14 +122,6 @@ export default function importer(panel, ctx, lib, hooks) {
 	let left = false;
 
 	const el = frame(panel, html);
-
-	const STATES = {
-		queued: 'Waiting to start…',
-		running: 'Importing…',
-		done: 'Import finished.',
-		failed: 'The import failed.',
-		cancelled: 'The import was cancelled; the rows before it stopped are in.',
-	};
 
 	function finished(status) {
 		return status === 'done' || status === 'failed' || status === 'cancelled';
@@ -138,28 +163,8 @@ export default function importer(panel, ctx, lib, hooks) {
 	/* Step 1: the file, uploaded; its answer opens the mapping step. */
 	el.form.addEventListener('submit', async (e) => {
 		e.preventDefault();
-		ui.clearErrors(el.form);
-		const file = el.file.files && el.file.files[0];
-		if (!file) {
-			ui.formErrors(el.form, { fields: { file: 'choose a CSV file to import' } });
-			return;
-		}
-		const button = el.form.querySelector('button[type="submit"]');
-		button.disabled = true;
-		button.textContent = 'Uploading…';
-		let upload;
-		try {
-			upload = await api.post('/api/contacts/imports', new Blob([file], { type: 'text/csv' }));
-		} catch (err) {
-			if (!left)
-				ui.formErrors(el.form, err.status === 422 || err.status === 413 || err.status === 415
-					? { fields: { file: err.message } } : err);
-			return;
-		} finally {
-			button.disabled = false;
-			button.textContent = 'Upload';
-		}
-		if (left)
+		const upload = await sendFile(ctx, el);
+		if (left || !upload)
 			return;
 		const { mapStep } = await import('./import-map.js');
 		el.form.hidden = true;
