@@ -34,6 +34,7 @@ struct contact_input {
 	unsigned given;       /* bit (1 << CT_...) per text field, OWNER_GIVEN */
 	int64_t owner_id;     /* 0: nobody */
 	char phone[HL_PHONE_MAX]; /* text[CT_PHONE] in E.164, once checked */
+	const char *phone_typed;  /* the phone as typed, when that is not E.164 */
 };
 #define OWNER_GIVEN (1u << CT_COUNT)
 
@@ -41,7 +42,8 @@ struct contact_input {
  * sets *member to (a 422 message is "member: what"), or NULL. `whole`: a
  * new contact (it needs a name, an e-mail or a phone). A phone is kept in
  * E.164, read as a number of `country` (the sub-account's) when it has
- * no country code: text[CT_PHONE] is that, after. */
+ * no country code: text[CT_PHONE] is that, after, and phone_typed what
+ * was typed (NULL when the same), to be shown. */
 const char *contact_input_problem(struct contact_input *in, int whole, const char *country,
 				  const char **member);
 /* The live contact of the location that `in` would duplicate: the same

@@ -225,8 +225,11 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert lines[4] == "a duplicate of line 2's contact (the same e-mail, ANN-map@example.test)"
         assert "a contact already here" in lines[5] and "email" in lines[3]
         assert rep["duplicates"] == "skip" and rep["merged"] == []
-        ann = s.sql("SELECT last_name, phone FROM contacts WHERE email = 'ann-map@example.test'")
-        assert ann == [("Lee", "+15125550199")]
+        # The phone is kept in E.164 and shown as it was typed.
+        ann = s.sql("SELECT id, last_name, phone FROM contacts WHERE email = 'ann-map@example.test'")
+        assert ann[0][1:] == ("Lee", "+15125550199")
+        back = admin.get("/api/contacts/%d?location_id=3" % ann[0][0]).json()
+        assert (back["phone"], back["phone_typed"]) == ("+15125550199", "(512) 555-0199")
         error(admin.post(url + "run", {"mapping": mapping}, headers=h), 409, "already run")
         # Phones are searched by their digits however they were typed.
         for q in ("5125550199", "512-555-0199", "(512)%20555-01", "555-0199"):
