@@ -168,14 +168,12 @@ int import_map_from_body(struct hl_req *req, struct import *im)
 	if (arr < 0 || hl_body_type(req, arr) != HL_JSON_ARRAY || n < 1)
 		return hl_reply_invalid(req, "mapping", "an array with a field's key or null for"
 					" each column");
-	const char *dup = NULL;
 	int at = hl_body_find(req, 0, "duplicates");
-	im->duplicates = DUP_UPDATE;
-	if (at >= 0 && (dup = hl_body_string(req, at)))
-		for (im->duplicates = 0; im->duplicates < DUP_COUNT &&
-		     strcmp(dup, import_duplicates[im->duplicates]); im->duplicates++)
-			;
-	if (at >= 0 && im->duplicates == DUP_COUNT)
+	const char *dup = at >= 0 ? hl_body_string(req, at) : import_duplicates[DUP_UPDATE];
+	for (im->duplicates = 0; dup && im->duplicates < DUP_COUNT &&
+	     strcmp(dup, import_duplicates[im->duplicates]); im->duplicates++)
+		;
+	if (!dup || im->duplicates == DUP_COUNT)
 		return hl_reply_invalid(req, "duplicates", "skip, update or create");
 	if (!(im->map = calloc((size_t)n, sizeof(*im->map))))
 		return HL_ENOMEM;
