@@ -241,6 +241,7 @@ void import_free(struct import *im)
 		free(im->map[i]);
 	free(im->map);
 	free(im->made);
+	free(im->merged);
 	free(im->index);
 	hl_csv_close(im->csv);
 }
@@ -414,19 +415,48 @@ void import_dup_reason(struct import *im, const struct contact_input *in, long l
 		snprintf(im->why, sizeof(im->why), "merged into %s (%s)", whose, same);
 }
 
-/* Name a merged line in the report (the first ERRORS_KEPT of them). */
+/* Name a merged line in the report (the first ERRORS_KEPT of them), in
+ * im->merged until end_batch writes the batch's: one statement a batch,
+ * not one a row rewriting a growing list. 0, HL_ENOMEM. */
 static int note_merged(struct import *im, long line, int64_t id)
 {
 	if (im->merges_kept >= ERRORS_KEPT)
 		return 0;
 	im->merges_kept++;
-	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET merged = json_insert(merged,"
-		" '$[#]', json_object('line', :line, 'contact_id', :contact, 'reason', :reason))"
-		" WHERE id = :id");
+	size_t need = im->merged_len + 2 * strlen(im->why) + 96;
+	if (need > im->merged_cap) {
+		size_t cap = need > 2 * im->merged_cap ? need : 2 * im->merged_cap;
+		char *bigger = realloc(im->merged, cap);
+		if (!bigger)
+			return HL_ENOMEM;
+		im->merged = bigger;
+		im->merged_cap = cap;
+	}
+	char *at = im->merged + im->merged_len;
+	at += sprintf(at, "%s{\"line\":%ld,\"contact_id\":%lld,\"reason\":\"",
+		      im->merged_len ? "," : "", line, (long long)id);
+	for (const unsigned char *p = (const unsigned char *)im->why; *p; p++)
+		if (*p == '"' || *p == '\\')
+			*at++ = '\\', *at++ = (char)*p;
+		else if (*p >= 0x20)
+			*at++ = (char)*p; /* a reason holds no control characters but by a typo */
+	at += sprintf(at, "\"}");
+	im->merged_len = (size_t)(at - im->merged);
+	return 0;
+}
+
+/* Write the merged lines noted (note_merged). 0, HL_EDB. */
+static int write_merged(struct import *im)
+{
+	if (!im->merged_len)
+		return 0;
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET merged ="
+		" CASE merged WHEN '[]' THEN '[' || :more || ']'"
+		" ELSE substr(merged, 1, length(merged) - 1) || ',' || :more || ']' END WHERE id = :id");
 	hl_bind_int(st, ":id", im->id);
-	hl_bind_int(st, ":line", line);
-	hl_bind_int(st, ":contact", id);
-	hl_bind_text(st, ":reason", im->why);
+	im->merged[im->merged_len] = '\0';
+	hl_bind_text(st, ":more", im->merged);
+	im->merged_len = 0;
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
@@ -494,14 +524,15 @@ void import_row_json(struct import *im, struct hl_json *j, const struct contact_
 	hl_json_object_end(j);
 }
 
-/* Index the batch's contacts for search, last. 0, HL_EDB. */
+/* Index the batch's contacts for search, last, and write its merged
+ * lines. 0, HL_EDB. */
 static int index_batch(struct import *im)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < im->nindex; i++)
 		rc = contact_index(im->db, im->index[i].id, im->index[i].fresh);
 	im->nindex = 0;
-	return rc;
+	return rc ? rc : write_merged(im);
 }
 
 /* Keep the reason of a skipped row (the first ERRORS_KEPT of them). */

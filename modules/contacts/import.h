@@ -59,6 +59,10 @@ struct import {
 	 * as they are added): a later row matching one names its line. */
 	struct { int64_t id; long line; } *made;
 	size_t nmade, made_cap;
+	/* The batch's merged lines for the report, as JSON objects joined by
+	 * commas (room kept for a NUL). */
+	char *merged;
+	size_t merged_len, merged_cap;
 	/* The contacts to index for search once the batch's other writes are
 	 * done (see contact_index), and whether each is new. */
 	struct { int64_t id; int fresh; } *index;

@@ -119,6 +119,10 @@ def test_tricky_values_survive_export_and_import():
         # Importing the same file again updates instead of duplicating.
         again = upload(admin, h3, raw).json()
         assert (again["created"], again["updated"]) == (0, len(TRICKY))
+        # Each line merged is named, with the contact and why.
+        assert len(again["merged"]) == len(TRICKY)
+        assert again["merged"][0]["reason"].startswith("merged into a contact already here"
+                                                       " (the same e-mail, ")
 
 
 def test_import_maps_headers_and_reports_each_rejected_row():
