@@ -5,8 +5,9 @@
  * mapping says (import_map.c), or, without one, where the header row's
  * names say: the contact's own fields (or the names other tools export
  * them under: "Email Address", "Mobile Phone Number", "Business Name"),
- * owner_id, tags (separated by commas or semicolons) and the keys of the
- * location's custom fields; other columns are listed as ignored.
+ * owner_id, tags (separated by commas or semicolons), the keys of the
+ * location's custom fields, and a full name (split in first and last
+ * name); other columns are listed as ignored.
  * A row that matches a contact (by e-mail, then phone, as an upsert does)
  * changes it, is skipped or is added anyway, as the import's duplicates
  * choice says; the report names each line merged or skipped and why (the
@@ -35,49 +36,89 @@ const char *const import_duplicates[DUP_COUNT] = { "update", "skip", "create" };
 
 /* ---- the header ----------------------------------------------------------- */
 
-/* "E-mail Address " -> "e_mail_address": lower case, spaces and dashes as _. */
+/* "E-mail Address " -> "e_mail_address", "Person - Email" -> "person_email":
+ * lower case, spaces and dashes as one _, trimmed. */
 static void normalize(const char *in, char *out, size_t cap)
 {
 	size_t n = 0;
 	while (*in == ' ')
 		in++;
-	for (; *in && n + 1 < cap; in++)
-		out[n++] = *in == ' ' || *in == '-' ? '_' : *in >= 'A' && *in <= 'Z' ? *in + 32 : *in;
+	for (; *in && n + 1 < cap; in++) {
+		char ch = *in == ' ' || *in == '-' ? '_' : *in >= 'A' && *in <= 'Z' ? *in + 32 : *in;
+		if (ch != '_' || !n || out[n - 1] != '_')
+			out[n++] = ch;
+	}
 	while (n && out[n - 1] == '_')
 		n--;
 	out[n] = '\0';
 }
 
-/* A field by its name, or by a header other tools write for it (the
- * exports of GoHighLevel, HubSpot, Pipedrive, Google and Outlook). */
-static int builtin_target(const char *name)
+/* A field by the key a mapping names it with: the contact's own text
+ * fields, owner_id and tags (full_name comes after the custom fields,
+ * which may have that key from before it existed). */
+static int own_target(const char *key)
+{
+	for (int t = 0; t < CT_COUNT; t++)
+		if (!strcmp(key, contact_text_names[t]))
+			return t;
+	return !strcmp(key, "owner_id") ? T_OWNER : !strcmp(key, "tags") ? T_TAGS : T_IGNORE;
+}
+
+/* A field by a header other tools write for it (the exports of
+ * GoHighLevel, HubSpot, Pipedrive, Google and Outlook), normalised. */
+static int alias_target(const char *name)
 {
 	static const struct { const char *alias; int target; } aliases[] = {
 		{ "firstname", CT_FIRST_NAME }, { "first", CT_FIRST_NAME },
 		{ "given_name", CT_FIRST_NAME }, { "lastname", CT_LAST_NAME },
 		{ "last", CT_LAST_NAME }, { "surname", CT_LAST_NAME },
-		{ "family_name", CT_LAST_NAME }, { "e_mail", CT_EMAIL },
+		{ "family_name", CT_LAST_NAME }, { "name", T_NAME }, { "full_name", T_NAME },
+		{ "contact_name", T_NAME }, { "person_name", T_NAME }, { "e_mail", CT_EMAIL },
 		{ "email_address", CT_EMAIL }, { "e_mail_address", CT_EMAIL },
 		{ "email_1", CT_EMAIL }, { "primary_email", CT_EMAIL },
-		{ "work_email", CT_EMAIL }, { "phone_number", CT_PHONE },
-		{ "mobile", CT_PHONE }, { "mobile_phone", CT_PHONE },
+		{ "work_email", CT_EMAIL }, { "person_email", CT_EMAIL },
+		{ "person_email_work", CT_EMAIL }, { "person_email_home", CT_EMAIL },
+		{ "phone_number", CT_PHONE }, { "mobile", CT_PHONE }, { "mobile_phone", CT_PHONE },
 		{ "mobile_phone_number", CT_PHONE }, { "mobile_number", CT_PHONE },
 		{ "cell", CT_PHONE }, { "cell_phone", CT_PHONE }, { "telephone", CT_PHONE },
 		{ "phone_1", CT_PHONE }, { "primary_phone", CT_PHONE },
-		{ "company", CT_COMPANY_NAME }, { "business_name", CT_COMPANY_NAME },
-		{ "organization", CT_COMPANY_NAME }, { "organisation", CT_COMPANY_NAME },
+		{ "person_phone", CT_PHONE }, { "person_phone_mobile", CT_PHONE },
+		{ "person_phone_work", CT_PHONE }, { "company", CT_COMPANY_NAME },
+		{ "business_name", CT_COMPANY_NAME }, { "organization", CT_COMPANY_NAME },
+		{ "organisation", CT_COMPANY_NAME }, { "organization_name", CT_COMPANY_NAME },
+		{ "person_organization", CT_COMPANY_NAME },
 		{ "associated_company", CT_COMPANY_NAME }, { "lead_source", CT_SOURCE },
 		{ "original_source", CT_SOURCE }, { "contact_source", CT_SOURCE },
-		{ "owner_id", T_OWNER }, { "tags", T_TAGS }, { "tag", T_TAGS },
-		{ "labels", T_TAGS },
+		{ "tag", T_TAGS }, { "labels", T_TAGS }, { "person_labels", T_TAGS },
 	};
-	for (int t = 0; t < CT_COUNT; t++)
-		if (!strcmp(name, contact_text_names[t]))
-			return t;
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (!strcmp(name, aliases[i].alias))
 			return aliases[i].target;
 	return T_IGNORE;
+}
+
+static int custom_target(struct import *im, struct column *c, const char *name);
+
+/* Column `c`'s target by `key` (a mapping's, or a header's name as a
+ * key): one of the contact's own fields, else a custom field, else
+ * full_name, and when `guess`, else what the name is an alias of. 1, 0
+ * for none, HL_EDB, HL_ENOMEM. */
+static int resolve(struct import *im, struct column *c, const char *key, int guess)
+{
+	if ((c->target = own_target(key)) != T_IGNORE)
+		return 1;
+	int rc = custom_target(im, c, key);
+	if (rc)
+		return rc;
+	c->target = !strcmp(key, "full_name") ? T_NAME : guess ? alias_target(key) : T_IGNORE;
+	return c->target != T_IGNORE;
+}
+
+static void column_free(struct column *c)
+{
+	free(c->type);
+	free(c->options);
+	free(c->key);
 }
 
 void import_header_key(const char *header, char key[HEADER_NAME_MAX + 1])
@@ -87,25 +128,23 @@ void import_header_key(const char *header, char key[HEADER_NAME_MAX + 1])
 
 int import_guess(struct import *im, const char *header, char key[HEADER_NAME_MAX + 1])
 {
+	struct column c = { .target = T_IGNORE };
 	normalize(header, key, HEADER_NAME_MAX + 1);
-	int t = builtin_target(key);
-	if (t != T_IGNORE)
-		return snprintf(key, HEADER_NAME_MAX + 1, "%s", t == T_OWNER ? "owner_id" :
-				t == T_TAGS ? "tags" : contact_text_names[t]), 1;
-	return import_field_exists(im, key);
+	int rc = resolve(im, &c, key, 1);
+	if (rc > 0 && c.target != T_CUSTOM)
+		snprintf(key, HEADER_NAME_MAX + 1, "%s", c.target == T_OWNER ? "owner_id" :
+			 c.target == T_TAGS ? "tags" : c.target == T_NAME ? "full_name" :
+			 contact_text_names[c.target]);
+	column_free(&c);
+	return rc;
 }
 
 int import_field_exists(struct import *im, const char *key)
 {
-	if (builtin_target(key) != T_IGNORE)
-		return 1;
-	sqlite3_stmt *st = hl_stmt_scoped(im->db, im->location, "SELECT 1 FROM custom_fields"
-					  " WHERE location_id = :location AND key = :key");
-	if (!st)
-		return HL_EDB;
-	hl_bind_text(st, ":key", key);
-	int64_t one;
-	return hl_step_int(st, &one);
+	struct column c = { .target = T_IGNORE };
+	int rc = resolve(im, &c, key, 0);
+	column_free(&c);
+	return rc;
 }
 
 /* Look `name` up among the location's custom fields. 1, 0, HL_EDB. */
@@ -143,10 +182,7 @@ static int note_ignored(struct import *im, const char *name)
 static int mapped_target(struct import *im, struct column *c, int i)
 {
 	const char *key = im->map[i];
-	c->target = key ? builtin_target(key) : T_IGNORE;
-	if (!key || c->target != T_IGNORE)
-		return 0;
-	int rc = custom_target(im, c, key);
+	int rc = key ? resolve(im, c, key, 0) : (c->target = T_IGNORE, 1);
 	if (!rc)
 		return snprintf(im->why, sizeof(im->why), "column %d: no field '%.64s' to put it"
 				" in", i + 1, key), HL_EINVAL;
@@ -156,8 +192,7 @@ static int mapped_target(struct import *im, struct column *c, int i)
 /* Column `i`'s target guessed from its name `name` (normalised). */
 static int guessed_target(struct import *im, struct column *c, const char *name)
 {
-	c->target = builtin_target(name);
-	int rc = c->target == T_IGNORE ? custom_target(im, c, name) : 0;
+	int rc = resolve(im, c, name, 1);
 	return rc < 0 ? rc : 0;
 }
 
@@ -203,6 +238,7 @@ const char *import_target_name(const struct import *im, int i)
 	case T_IGNORE: return NULL;
 	case T_OWNER: return "owner_id";
 	case T_TAGS: return "tags";
+	case T_NAME: return "full_name";
 	case T_CUSTOM: return c->key;
 	default: return contact_text_names[c->target];
 	}
@@ -231,11 +267,8 @@ int import_map_read(struct import *im, const char *json)
 
 void import_free(struct import *im)
 {
-	for (int i = 0; i < im->ncols; i++) {
-		free(im->cols[i].type);
-		free(im->cols[i].options);
-		free(im->cols[i].key);
-	}
+	for (int i = 0; i < im->ncols; i++)
+		column_free(&im->cols[i]);
 	free(im->cols);
 	for (int i = 0; i < im->nmap; i++)
 		free(im->map[i]);
@@ -292,9 +325,33 @@ static int each_tag(struct import *im, const char *cell, int64_t id)
 	return 0;
 }
 
+/* A full name as first and last: the first word and the rest ("Mary Ann
+ * Lee" is Mary and Ann Lee), each where the row gives no column of its
+ * own. The first word is copied (im->first): the cell goes on. */
+static void split_name(struct import *im, const char *full, struct contact_input *in)
+{
+	while (*full == ' ')
+		full++;
+	size_t n = strcspn(full, " ");
+	const char *rest = full + n;
+	while (*rest == ' ')
+		rest++;
+	if (!(in->given & (1u << CT_FIRST_NAME)) && n) {
+		memcpy(im->first, full, n);
+		im->first[n] = '\0';
+		in->text[CT_FIRST_NAME] = im->first;
+		in->given |= 1u << CT_FIRST_NAME;
+	}
+	if (!(in->given & (1u << CT_LAST_NAME)) && *rest) {
+		in->text[CT_LAST_NAME] = rest;
+		in->given |= 1u << CT_LAST_NAME;
+	}
+}
+
 int import_check_row(struct import *im, int nfields, struct contact_input *in)
 {
 	char num[32];
+	const char *full_name = NULL;
 	memset(in, 0, sizeof(*in));
 	if (nfields > im->ncols)
 		return snprintf(num, sizeof(num), "%d", nfields),
@@ -305,10 +362,13 @@ int import_check_row(struct import *im, int nfields, struct contact_input *in)
 		c->value = NULL;
 		if (!*v || c->target == T_IGNORE)
 			continue;
-		if (c->target < CT_COUNT && hl_text_length(v) > CONTACT_TEXT_MAX)
+		if ((c->target < CT_COUNT || c->target == T_NAME) &&
+		    hl_text_length(v) > CONTACT_TEXT_MAX)
 			return reject(im, "%s: text of at most 200 characters%s",
-				      contact_text_names[c->target], "");
-		if (c->target < CT_COUNT) {
+				      import_target_name(im, i), "");
+		if (c->target == T_NAME) {
+			full_name = v;
+		} else if (c->target < CT_COUNT) {
 			in->text[c->target] = v;
 			in->given |= 1u << c->target;
 		} else if (c->target == T_OWNER) {
@@ -330,6 +390,8 @@ int import_check_row(struct import *im, int nfields, struct contact_input *in)
 			return reject(im, "%s: %s", c->key, why);
 		}
 	}
+	if (full_name)
+		split_name(im, full_name, in);
 	const char *member, *problem = contact_input_problem(in, 1, im->country, &member);
 	return problem ? reject(im, "%s: %s", member, problem) : 0;
 }

@@ -23,7 +23,7 @@ enum { DUP_UPDATE, DUP_SKIP, DUP_CREATE, DUP_COUNT };
 extern const char *const import_duplicates[DUP_COUNT];
 
 /* Where a column goes: a contact_text, or one of these. */
-enum { T_IGNORE = -1, T_OWNER = CT_COUNT, T_TAGS, T_CUSTOM };
+enum { T_IGNORE = -1, T_OWNER = CT_COUNT, T_TAGS, T_CUSTOM, T_NAME };
 
 struct column {
 	int target;      /* a contact_text, or T_ */
@@ -55,6 +55,7 @@ struct import {
 	int duplicates;           /* DUP_ */
 	int64_t created, updated, skipped, errors_kept, merges_kept;
 	char why[320];            /* the current row's reason to be skipped */
+	char first[CONTACT_TEXT_MAX * 4 + 1]; /* the row's first name, from a full name */
 	/* The contacts this import added, with their lines, by id (ids grow
 	 * as they are added): a later row matching one names its line. */
 	struct { int64_t id; long line; } *made;

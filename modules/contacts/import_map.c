@@ -26,7 +26,8 @@
 /* The contact's own fields a column may go to, with what people call
  * them; the custom fields follow. */
 static const struct { const char *key, *name; } own_fields[] = {
-	{ "first_name", "First name" }, { "last_name", "Last name" }, { "email", "E-mail" },
+	{ "first_name", "First name" }, { "last_name", "Last name" },
+	{ "full_name", "Full name (first and last)" }, { "email", "E-mail" },
 	{ "phone", "Phone" }, { "company_name", "Company" }, { "source", "Source" },
 	{ "tags", "Tags" }, { "owner_id", "Owner (user id)" },
 };

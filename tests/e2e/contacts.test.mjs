@@ -314,14 +314,15 @@ describe('contacts', () => {
 				'Bowalk,walk-bo@walk.test,,\n'),
 		});
 		await page.getByRole('button', { name: 'Upload', exact: true }).click();
-		/* guessed from the names: e-mail and phone; "Name" is left out */
+		/* guessed from the names; "Lead Status" is left out */
+		assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'full_name');
 		assert.equal(await page.getByLabel('E-mail Address').inputValue(), 'email');
 		assert.equal(await page.getByLabel('Mobile').inputValue(), 'phone');
-		assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), '');
+		assert.equal(await page.getByLabel('Lead Status').inputValue(), '');
 		const preview = page.getByRole('table', { name: 'What the first rows become' });
-		await preview.getByText('Phone: +15125550101').waitFor();
-		await page.getByLabel('Name', { exact: true }).selectOption({ label: 'First name' });
-		await preview.getByText('First name: Walker', { exact: false }).first().waitFor();
+		await preview.getByText('Phone: +15125550101', { exact: false }).waitFor();
+		await page.getByLabel('Lead Status').selectOption({ label: 'Source' });
+		await preview.getByText('Source: gold', { exact: false }).waitFor();
 		await page.getByLabel('Skip the row').check();
 		await preview.getByRole('row').filter({ hasText: 'a duplicate of line 2\'s contact' }).getByText('Skipped').waitFor();
 		await shoot(page, 'contacts-import-map');

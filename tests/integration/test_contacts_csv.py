@@ -272,6 +272,16 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert admin.post(url + "preview", {"mapping": mapping}, headers=headers(admin, 1)).status \
             == 404
 
+        # A Pipedrive export: a full name is split in first and last.
+        up4 = upload_for_mapping(admin, h, "Person - Name,Person - Email - Work,"
+                                 "Organization - Name\nMary Ann Lee,mal@example.test,Lee & Co\n")
+        assert up4["mapping"] == ["full_name", "email", "company_name"]
+        r = admin.post("/api/contacts/imports/%d/preview" % up4["id"], {"mapping": up4["mapping"]},
+                       headers=h)
+        assert r.json()["rows"][0]["values"] == {"first_name": "Mary", "last_name": "Ann Lee",
+                                                 "email": "mal@example.test",
+                                                 "company_name": "Lee & Co"}, r.body
+
         # A large file runs in the job with its mapping and its choice:
         # a duplicate far down names the line that added the contact.
         rows = ["Correo,Nombre"] + ["big-map%d@example.test,Row%d" % (i, i) for i in range(3000)]
