@@ -297,7 +297,8 @@ static int open_upload(struct hl_req *req, struct import *im, int64_t id, char *
 	if (rc == SQLITE_DONE || hl_assigned_only(req))
 		return hl_reply_error(req, 404, "not_found", "no such import"), HL_EINVAL;
 	if (!waiting)
-		return hl_reply_error(req, 409, "conflict", "the import has already run"), HL_EINVAL;
+		return hl_reply_error(req, 409, "conflict", "the import has already run, or was"
+				      " cancelled"), HL_EINVAL;
 	im->id = id;
 	im->location = hl_location_id(req);
 	snprintf(im->country, sizeof(im->country), "%s", hl_location_country(req));
@@ -387,7 +388,8 @@ int contacts_import_status(struct hl_req *req)
 }
 
 /* DELETE /api/contacts/imports/:id: stop an import the job has not
- * finished; what it imported so far stays. 409 once it has finished. */
+ * finished (or drop an upload not run); what it imported so far stays.
+ * 409 once it has finished. */
 int contacts_import_cancel(struct hl_req *req)
 {
 	int64_t id;
@@ -396,7 +398,7 @@ int contacts_import_cancel(struct hl_req *req)
 	if (hl_assigned_only(req))
 		return hl_reply_error(req, 404, "not_found", "no such import");
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE contact_imports SET status = 'failed',"
-		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
+		" waiting = 0, cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = :id AND location_id = :location"
 		" AND status IN ('queued', 'running') RETURNING id");
 	hl_bind_int(st, ":id", id);

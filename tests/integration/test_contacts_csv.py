@@ -281,6 +281,13 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert r.json()["rows"][0]["values"] == {"first_name": "Mary", "last_name": "Ann Lee",
                                                  "email": "mal@example.test",
                                                  "company_name": "Lee & Co"}, r.body
+        # An upload not wanted is dropped, and cannot run after.
+        r = admin.request("DELETE", "/api/contacts/imports/%d" % up4["id"], headers=h)
+        assert r.json()["status"] == "cancelled", r.body
+        error(admin.post("/api/contacts/imports/%d/run" % up4["id"], {"mapping": up4["mapping"]},
+                         headers=h), 409, "cancelled")
+        assert s.sql("SELECT count(*) FROM contact_import_parts WHERE import_id = ?",
+                     up4["id"]) == [(0,)]
 
         # A large file runs in the job with its mapping and its choice:
         # a duplicate far down names the line that added the contact.

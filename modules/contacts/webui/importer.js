@@ -169,8 +169,14 @@ export default function importer(panel, ctx, lib, hooks) {
 		const { mapStep } = await import('./import-map.js');
 		el.form.hidden = true;
 		el.map.hidden = false;
-		mapStep(el.map, ctx, upload, { run: (choice, form) => run(upload, choice, form), back: again }).focus();
+		mapStep(el.map, ctx, upload, { run: (choice, form) => run(upload, choice, form), back: () => drop(upload) }).focus();
 	});
+
+	/* Another file instead: the server forgets this one. */
+	function drop(upload) {
+		api.del('/api/contacts/imports/' + encodeURIComponent(upload.id)).catch(() => {});
+		again();
+	}
 
 	/* Step 2 done: run it with the mapping chosen. */
 	async function run(upload, choice, form) {
