@@ -336,7 +336,7 @@ def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
         assert "patient" not in names and "VIP client" not in names and "Patients" in names
         t2 = admin.get("/api/contacts?location_id=3&q=t2@tags.test").json()["data"][0]
         assert t2["tags"] == ["Patients"]
-        # Another sub-account's tag is not found; a user who is not an admin may not.
+        # Another sub-account's tag is not found.
         assert admin.request("DELETE", "/api/tags/%d" % patients, headers=headers(admin, 1)).status \
             == 404
 
