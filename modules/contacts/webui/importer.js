@@ -29,7 +29,7 @@ function frame(panel, html) {
 <form class="i-form" aria-labelledby="i-title">
 	<p class="muted">The first row names the columns; you match them to contact fields next,
 	and see what the first rows become before anything is imported. Exports of GoHighLevel,
-	HubSpot and spreadsheets work as they are; save from a spreadsheet as “CSV UTF-8”.</p>
+	HubSpot, Pipedrive and spreadsheets work as they are; save from a spreadsheet as “CSV UTF-8”.</p>
 	<div class="field">
 		<label for="i-file">CSV file</label>
 		<input id="i-file" name="file" type="file" accept=".csv,text/csv" required>
