@@ -5,7 +5,8 @@
  * upserts and deletes through store.c, which imports share; custom.c keeps
  * the custom fields and checks their values; tags.c and notes.c the tags
  * and notes of a contact; export.c and import.c move contacts as CSV,
- * import_job.c runs imports (import.h);
+ * import_map.c maps an upload's columns, import_job.c runs imports
+ * (import.h);
  * activity.c counts what other modules report about a contact; upkeep.c
  * keeps health scores and company links.
  */
@@ -33,6 +34,7 @@ struct contact_input {
 	unsigned given;       /* bit (1 << CT_...) per text field, OWNER_GIVEN */
 	int64_t owner_id;     /* 0: nobody */
 	char phone[HL_PHONE_MAX]; /* text[CT_PHONE] in E.164, once checked */
+	const char *phone_typed;  /* the phone as typed, when that is not E.164 */
 };
 #define OWNER_GIVEN (1u << CT_COUNT)
 
@@ -40,7 +42,8 @@ struct contact_input {
  * sets *member to (a 422 message is "member: what"), or NULL. `whole`: a
  * new contact (it needs a name, an e-mail or a phone). A phone is kept in
  * E.164, read as a number of `country` (the sub-account's) when it has
- * no country code: text[CT_PHONE] is that, after. */
+ * no country code: text[CT_PHONE] is that, after, and phone_typed what
+ * was typed (NULL when the same), to be shown. */
 const char *contact_input_problem(struct contact_input *in, int whole, const char *country,
 				  const char **member);
 /* The live contact of the location that `in` would duplicate: the same
@@ -156,11 +159,17 @@ int tags_list(struct hl_req *req);                 /* tags.c */
 int tags_add(struct hl_req *req);
 int tags_remove(struct hl_req *req);
 int tags_bulk(struct hl_req *req);
+int tags_rename(struct hl_req *req);
+int tags_merge(struct hl_req *req);
+int tags_delete(struct hl_req *req);
 int notes_list(struct hl_req *req);                /* notes.c */
 int notes_add(struct hl_req *req);
 int notes_delete(struct hl_req *req);
 int contacts_export(struct hl_req *req);           /* export.c */
 int contacts_import(struct hl_req *req);           /* import_job.c */
+int contacts_import_upload(struct hl_req *req);
+int contacts_import_preview(struct hl_req *req);
+int contacts_import_run(struct hl_req *req);
 int contacts_import_status(struct hl_req *req);
 int contacts_import_cancel(struct hl_req *req);
 int import_slice(struct hl_job_run *run);

@@ -157,7 +157,8 @@ static const char *type_named(const char *type)
 static int key_ok(const char *key)
 {
 	static const char *const taken[] = { "id", "owner_id", "tags", "created_at",
-					      "updated_at", "company_id", "health_score" };
+					      "updated_at", "company_id", "health_score",
+					      "full_name" };
 	if (!key || !*key || strlen(key) > KEY_MAX || *key < 'a' || *key > 'z')
 		return 0;
 	for (const char *p = key; *p; p++)

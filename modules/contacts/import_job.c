@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * import_job.c: an import's life. POST /api/contacts/import runs a file
- * up to INLINE_MAX inside its request, all of it in the request's
- * transaction. A larger one is recorded in contact_imports, its upload
- * stored in parts of PART_BYTES, and run by the import job in slices:
- * each slice a transaction that also records how far it got, so a batch
- * is never half written and progress can be read (GET
- * /api/contacts/imports/:id) while it runs; DELETE on it cancels it.
+ * import_job.c: an import's life, as a person walks it: POST
+ * /api/contacts/imports uploads the file, kept in parts of PART_BYTES
+ * while it waits for its mapping (answered with its header and first
+ * rows, import_map.c); .../:id/preview shows what rows become; .../:id/run
+ * starts it with the mapping and the duplicates choice. A file up to
+ * INLINE_MAX runs inside that request, all in its transaction; a larger
+ * one is run by the import job in slices: each slice a transaction that
+ * also records how far it got, so a batch is never half written and
+ * progress can be read (GET /api/contacts/imports/:id) while it runs;
+ * DELETE on it cancels it. POST /api/contacts/import does it all in one
+ * go, the mapping guessed from the header (for scripts and integrations).
  * A row changes whichever contact of the sub-account it matches, so a
  * user who sees only their own contacts ("assigned only") may not import
- * (403), and sees no one else's imports.
+ * (403), and sees no one else's imports. An upload left unrun for a day
+ * is dropped when the sub-account uploads the next.
  *
  * What keeps one tenant's big file from slowing everyone's writes: a
  * slice reads only the part it resumes in and the next (a row may cross
@@ -153,55 +158,78 @@ static int import_fail(struct import *im)
 static int reply_import(struct hl_req *req, int status, int64_t id)
 {
 	return hl_reply_record(req, status, id, "import",
-		"SELECT id, CASE WHEN cancelled_at IS NOT NULL THEN 'cancelled' ELSE status END"
+		"SELECT id, CASE WHEN cancelled_at IS NOT NULL THEN 'cancelled'"
+		" WHEN waiting THEN 'uploaded' ELSE status END"
 		" AS status, bytes, CASE status WHEN 'done' THEN 1.0"
 		" ELSE round(offset * 1.0 / bytes, 3) END AS progress, created, updated, skipped,"
-		" errors AS json_errors, ignored_columns AS json_ignored_columns, created_at,"
-		" finished_at, cancelled_at FROM contact_imports"
+		" errors AS json_errors, merged AS json_merged,"
+		" ignored_columns AS json_ignored_columns, json(mapping) AS json_mapping,"
+		" duplicates, created_at, finished_at, cancelled_at FROM contact_imports"
 		" WHERE id = :id AND location_id = :location AND (:me = 0 OR user_id = :me)");
 }
 
 /* A new import of `len` bytes in the request's location: its id, or
- * HL_EDB. A large one keeps the file for the job. */
-static int64_t import_create(struct import *im, const char *body, size_t len, int large)
+ * HL_EDB. A large one, or one `waiting` for its mapping, keeps the file;
+ * a large one not waiting is queued for the job. */
+static int64_t import_create(struct import *im, const char *body, size_t len, int large,
+			     int waiting)
 {
 	sqlite3_stmt *st = hl_scoped_write(im->req, "INSERT INTO contact_imports (location_id,"
-					   " user_id, status, bytes) VALUES (:location, :user, :status,"
-					   " :bytes)");
+					   " user_id, status, bytes, waiting, duplicates) VALUES"
+					   " (:location, :user, :status, :bytes, :waiting, :duplicates)");
 	hl_bind_int(st, ":user", hl_user_id(im->req));
-	hl_bind_text(st, ":status", large ? "queued" : "running");
+	hl_bind_text(st, ":status", large || waiting ? "queued" : "running");
 	hl_bind_int(st, ":bytes", (int64_t)len);
+	hl_bind_int(st, ":waiting", waiting);
+	hl_bind_text(st, ":duplicates", import_duplicates[im->duplicates]);
 	int64_t id = hl_step_last_id(st);
-	if (id < 0 || (large && store_parts(im->db, id, body, len)))
+	if (id < 0 || ((large || waiting) && store_parts(im->db, id, body, len)))
 		return HL_EDB;
-	int rc = large ? hl_publish(im->req, IMPORT_QUEUED, id, NULL) : 0;
+	int rc = large && !waiting ? hl_publish(im->req, IMPORT_QUEUED, id, NULL) : 0;
 	return rc < 0 ? rc : id;
 }
 
-/* POST /api/contacts/import: 200 with the report, or 202 for a large
- * file the job imports (follow it at /api/contacts/imports/:id). */
+/* The checks every upload passes, the body in *body and *len: 0, or
+ * HL_EINVAL after answering 403, 415 or 422. */
+static int upload_check(struct hl_req *req, const char **body, size_t *len)
+{
+	const char *type = hl_header(req, "Content-Type");
+	*body = hl_body(req, len);
+	if (hl_assigned_only(req))
+		return hl_reply_error(req, 403, "forbidden", "an import matches any contact of the"
+				      " sub-account; it needs a user who sees every contact"), HL_EINVAL;
+	if (type && !strncasecmp(type, "multipart/", 10))
+		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
+				      " as the body (Content-Type: text/csv)"), HL_EINVAL;
+	if (!*len)
+		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row"), HL_EINVAL;
+	long line;
+	const char *not_text = hl_csv_check(*body, *len, &line);
+	if (not_text && line)
+		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text), HL_EINVAL;
+	if (not_text)
+		return hl_reply_error(req, 422, "validation", "%s", not_text), HL_EINVAL;
+	return 0;
+}
+
+/* POST /api/contacts/import[?duplicates=skip|update|create]: the file
+ * imported in one go, its mapping guessed from the header: 200 with the
+ * report, or 202 for a large file the job imports (follow it at
+ * /api/contacts/imports/:id). */
 int contacts_import(struct hl_req *req)
 {
 	size_t len;
-	const char *body = hl_body(req, &len), *type = hl_header(req, "Content-Type");
-	if (hl_assigned_only(req))
-		return hl_reply_error(req, 403, "forbidden", "an import matches any contact of the"
-				      " sub-account; it needs a user who sees every contact");
-	if (type && !strncasecmp(type, "multipart/", 10))
-		return hl_reply_error(req, 415, "unsupported_media_type", "send the CSV file itself"
-				      " as the body (Content-Type: text/csv)");
-	if (!len)
-		return hl_reply_error(req, 422, "validation", "the file is empty: it needs a header row");
-	long line;
-	const char *not_text = hl_csv_check(body, len, &line);
-	if (not_text && line)
-		return hl_reply_error(req, 422, "validation", "line %ld: %s", line, not_text);
-	if (not_text)
-		return hl_reply_error(req, 422, "validation", "%s", not_text);
+	const char *body, *dup = hl_query(req, "duplicates");
+	if (upload_check(req, &body, &len))
+		return HL_EINVAL;
 	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
+	while (dup && im.duplicates < DUP_COUNT && strcmp(dup, import_duplicates[im.duplicates]))
+		im.duplicates++;
+	if (im.duplicates == DUP_COUNT)
+		return hl_reply_error(req, 400, "bad_request", "duplicates: skip, update or create");
 	snprintf(im.country, sizeof(im.country), "%s", hl_location_country(req));
 	int large = len > INLINE_MAX;
-	int64_t id = im.db ? import_create(&im, body, len, large) : HL_EDB;
+	int64_t id = im.db ? import_create(&im, body, len, large, 0) : HL_EDB;
 	if (id < 0)
 		return (int)id;
 	im.id = id;
@@ -215,6 +243,141 @@ int contacts_import(struct hl_req *req)
 	return rc < 0 ? rc : reply_import(req, large ? 202 : 200, id);
 }
 
+/* Drop the sub-account's uploads left unrun for a day. 0, HL_EDB. */
+static int drop_stale_uploads(struct hl_req *req)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_import_parts WHERE import_id IN"
+		" (SELECT id FROM contact_imports WHERE location_id = :location AND waiting"
+		" AND status = 'queued' AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day'))");
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	st = hl_scoped_write(req, "UPDATE contact_imports SET waiting = 0, status = 'failed',"
+		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
+		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE location_id = :location AND waiting"
+		" AND status = 'queued' AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day')");
+	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+/* POST /api/contacts/imports: keep the file for its mapping; 201 with
+ * its header, first rows and a mapping to start from. */
+int contacts_import_upload(struct hl_req *req)
+{
+	size_t len;
+	const char *body;
+	if (upload_check(req, &body, &len))
+		return HL_EINVAL;
+	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
+	int64_t id = im.db && !drop_stale_uploads(req) ? import_create(&im, body, len, 1, 1) : HL_EDB;
+	if (id < 0)
+		return (int)id;
+	im.id = id;
+	im.csv = hl_csv_open(body, len, 0, 1);
+	int rc = im.csv ? import_map_reply(req, &im) : HL_ENOMEM;
+	import_free(&im);
+	return rc;
+}
+
+/* Open the first part(s) of upload `id` of the request's location, still
+ * waiting for its run, with im->db set: 0 with im->csv at its start, or
+ * HL_EINVAL after answering 404 or 409, HL_EDB, HL_ENOMEM. */
+static int open_upload(struct hl_req *req, struct import *im, int64_t id, char **window,
+		       size_t *size)
+{
+	sqlite3_stmt *st = hl_stmt_scoped(im->db, hl_location_id(req), "SELECT bytes, waiting"
+		" FROM contact_imports WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	int rc = sqlite3_step(st);
+	size_t bytes = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
+	int waiting = rc == SQLITE_ROW && sqlite3_column_int(st, 1);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return HL_EDB;
+	if (rc == SQLITE_DONE || hl_assigned_only(req))
+		return hl_reply_error(req, 404, "not_found", "no such import"), HL_EINVAL;
+	if (!waiting)
+		return hl_reply_error(req, 409, "conflict", "the import has already run, or was"
+				      " cancelled"), HL_EINVAL;
+	im->id = id;
+	im->location = hl_location_id(req);
+	snprintf(im->country, sizeof(im->country), "%s", hl_location_country(req));
+	*size = bytes;
+	if ((rc = read_window(im, 0, 2, bytes, window)))
+		return rc == HL_ENOENT ? HL_EDB : rc;
+	return (im->csv = hl_csv_open(*window, im->end, 0, 1)) ? 0 : HL_ENOMEM;
+}
+
+/* POST /api/contacts/imports/:id/preview {"mapping", "duplicates"}: what
+ * the first rows become; nothing is written. */
+int contacts_import_preview(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	struct import im = { .req = req, .db = hl_read(req) };
+	char *window = NULL;
+	size_t bytes;
+	int rc = im.db ? import_map_from_body(req, &im) : HL_EDB;
+	if (!rc)
+		rc = open_upload(req, &im, id, &window, &bytes);
+	if (!rc)
+		rc = import_preview_reply(req, &im);
+	import_free(&im);
+	free(window);
+	return rc;
+}
+
+/* Start upload im->id with its mapping: run it now when it is small (1),
+ * or queue it for the job (0). HL_EINVAL (im->why), HL_EDB. */
+static int run_upload(struct hl_req *req, struct import *im, size_t bytes)
+{
+	int rc = import_read_header(im, 1);
+	if (!rc)
+		rc = import_map_save(req, im);
+	if (rc)
+		return rc;
+	int large = bytes > INLINE_MAX;
+	sqlite3_stmt *st = hl_stmt(im->db, "UPDATE contact_imports SET waiting = 0,"
+				   " status = :status WHERE id = :id");
+	hl_bind_int(st, ":id", im->id);
+	hl_bind_text(st, ":status", large ? "queued" : "running");
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	if (large)
+		return hl_publish(req, IMPORT_QUEUED, im->id, NULL);
+	if ((rc = import_rows(im)) == 1)
+		rc = save_progress(im, 1);
+	return rc < 0 ? rc : 1;
+}
+
+/* POST /api/contacts/imports/:id/run {"mapping", "duplicates"}: 200 with
+ * the report of a small file, 202 for a large one the job imports; 422
+ * for a mapping that does not fit, and nothing is imported. */
+int contacts_import_run(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	struct import im = { .req = req, .db = hl_write_begin(req) };
+	char *window = NULL;
+	size_t bytes;
+	int rc = im.db ? import_map_from_body(req, &im) : HL_EDB;
+	if (!rc)
+		rc = open_upload(req, &im, id, &window, &bytes);
+	if (rc) {
+		import_free(&im);
+		free(window);
+		return rc;
+	}
+	rc = run_upload(req, &im, bytes);
+	import_free(&im);
+	free(window);
+	if (rc == HL_EINVAL)
+		return hl_reply_invalid(req, "mapping", "%s", im.why);
+	return rc < 0 ? rc : reply_import(req, rc ? 200 : 202, id);
+}
+
 /* GET /api/contacts/imports/:id */
 int contacts_import_status(struct hl_req *req)
 {
@@ -225,7 +388,8 @@ int contacts_import_status(struct hl_req *req)
 }
 
 /* DELETE /api/contacts/imports/:id: stop an import the job has not
- * finished; what it imported so far stays. 409 once it has finished. */
+ * finished (or drop an upload not run); what it imported so far stays.
+ * 409 once it has finished. */
 int contacts_import_cancel(struct hl_req *req)
 {
 	int64_t id;
@@ -234,7 +398,7 @@ int contacts_import_cancel(struct hl_req *req)
 	if (hl_assigned_only(req))
 		return hl_reply_error(req, 404, "not_found", "no such import");
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE contact_imports SET status = 'failed',"
-		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
+		" waiting = 0, cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
 		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = :id AND location_id = :location"
 		" AND status IN ('queued', 'running') RETURNING id");
 	hl_bind_int(st, ":id", id);
@@ -265,8 +429,9 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 {
 	sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, offset, line,"
 		" json_array_length(errors), bytes,"
-		" (SELECT country FROM locations WHERE id = location_id) FROM contact_imports"
-		" WHERE status IN ('queued', 'running') AND location_id > :after"
+		" (SELECT country FROM locations WHERE id = location_id), mapping, duplicates,"
+		" json_array_length(merged) FROM contact_imports"
+		" WHERE status IN ('queued', 'running') AND NOT waiting AND location_id > :after"
 		" ORDER BY location_id, id LIMIT 1");
 	if (!st)
 		return HL_EDB;
@@ -283,8 +448,14 @@ static int next_import(struct hl_db *db, int64_t after, struct import *im, size_
 	im->errors_kept = sqlite3_column_int64(st, 4);
 	*bytes = (size_t)sqlite3_column_int64(st, 5);
 	snprintf(im->country, sizeof(im->country), "%s", (const char *)sqlite3_column_text(st, 6));
+	const char *mapping = (const char *)sqlite3_column_text(st, 7);
+	const char *dup = (const char *)sqlite3_column_text(st, 8);
+	while (im->duplicates < DUP_COUNT - 1 && strcmp(dup, import_duplicates[im->duplicates]))
+		im->duplicates++;
+	im->merges_kept = sqlite3_column_int64(st, 9);
+	rc = mapping ? import_map_read(im, mapping) : 0;
 	sqlite3_reset(st);
-	return 1;
+	return rc < 0 ? rc : 1;
 }
 
 /* What the job read of the upload it worked on last, kept between its
@@ -298,12 +469,16 @@ static struct {
 	size_t first_len;
 	size_t base, end, stop;  /* the window's, as in struct import */
 	int partial;
+	/* the contacts it added so far, as struct import's made */
+	void *made;
+	size_t nmade, made_cap;
 } kept;
 
 static void forget_kept(void)
 {
 	free(kept.first);
 	free(kept.window);
+	free(kept.made);
 	memset(&kept, 0, sizeof(kept));
 }
 
@@ -368,8 +543,12 @@ int import_slice(struct hl_job_run *run)
 			     ? 0 : HL_ENOMEM;
 	if (!rc && !offset)
 		hl_csv_next(im.csv); /* the header, read above */
-	if (!rc)
+	if (!rc) {
+		im.made = kept.made, im.nmade = kept.nmade, im.made_cap = kept.made_cap;
 		rc = import_rows(&im);
+		kept.made = im.made, kept.nmade = im.nmade, kept.made_cap = im.made_cap;
+		im.made = NULL;
+	}
 	if (rc >= 0)
 		rc = save_progress(&im, rc);
 	else if (rc == HL_EINVAL || rc == HL_ENOENT)

@@ -335,7 +335,7 @@ int contacts_list(struct hl_req *req)
 	if (f.ntags && !f.q && (f.tags_first = read_tags_first(req, &f, limit + 1)) < 0)
 		return HL_EDB;
 	struct sql q = { req, "SELECT c.id, c.first_name, c.last_name, c.email, c.phone,"
-			      " c.company_id, c.company_name, c.source, c.owner_id, c.created_at,"
+			      " c.phone_typed, c.company_id, c.company_name, c.source, c.owner_id, c.created_at,"
 			      " c.updated_at, (SELECT json_group_array(t.name) FROM contact_tags ct"
 			      " JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id) AS json_tags" };
 	add(&q, hl_sprintf(req, ", hex(json_array(%s, c.id)) AS _cursor",
@@ -349,5 +349,5 @@ int contacts_list(struct hl_req *req)
 		return HL_EDB;
 	contact_filters_bind(req, st, &f);
 	hl_bind_int(st, ":limit", f.sort->best ? limit : limit + 1); /* best: no next page */
-	return hl_reply_page_total(req, st, limit, 12, total);
+	return hl_reply_page_total(req, st, limit, 13, total); /* _cursor, after json_tags */
 }

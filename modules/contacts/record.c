@@ -14,7 +14,7 @@ _Static_assert(HL_EVERYONE == -1, "ACTIVITY_MINE names everyone's activity -1");
 int contacts_reply_record(struct hl_req *req, int status, int64_t id)
 {
 	return hl_reply_record(req, status, id, "contact",
-		"SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.company_id,"
+		"SELECT c.id, c.first_name, c.last_name, c.email, c.phone, c.phone_typed, c.company_id,"
 		" c.company_name, c.source, c.owner_id, c.health_score, c.created_at, c.updated_at,"
 		" (SELECT json_group_array(json_object('id', t.id, 'name', t.name, 'color', t.color))"
 		"  FROM contact_tags ct JOIN tags t ON t.id = ct.tag_id WHERE ct.contact_id = c.id)"

@@ -32,6 +32,7 @@ const char *contact_input_problem(struct contact_input *in, int whole, const cha
 		if (hl_phone_e164(phone, country, in->phone))
 			return *member = "phone", "not a phone number (one from abroad starts with +"
 						  " and its country code)";
+		in->phone_typed = strcmp(phone, in->phone) ? phone : NULL;
 		in->text[CT_PHONE] = in->phone;
 	}
 	if (!whole)
@@ -76,6 +77,7 @@ static void bind_input(sqlite3_stmt *st, const struct contact_input *in)
 		const char *v = in->text[f];
 		hl_bind_text(st, text_params[f], v && *v ? v : NULL);
 	}
+	hl_bind_text(st, ":phone_typed", in->phone_typed);
 	if (in->owner_id)
 		hl_bind_int(st, ":owner_id", in->owner_id);
 }
@@ -137,9 +139,10 @@ int contact_index(struct hl_db *db, int64_t id, int fresh)
 int64_t contact_insert(struct hl_db *db, int64_t location, const struct contact_input *in)
 {
 	sqlite3_stmt *st = hl_stmt_scoped(db, location,
-		"INSERT INTO contacts (location_id, first_name, last_name, email, phone, company_name,"
-		" source, owner_id) VALUES (:location, coalesce(:first_name, ''),"
-		" coalesce(:last_name, ''), :email, :phone, :company_name, :source, :owner_id)");
+		"INSERT INTO contacts (location_id, first_name, last_name, email, phone, phone_typed,"
+		" company_name, source, owner_id) VALUES (:location, coalesce(:first_name, ''),"
+		" coalesce(:last_name, ''), :email, :phone, :phone_typed, :company_name, :source,"
+		" :owner_id)");
 	if (!st)
 		return HL_EDB;
 	bind_input(st, in);
@@ -157,6 +160,7 @@ int contact_update(struct hl_db *db, int64_t location, int64_t id,
 		" last_name = CASE WHEN :given & 2 THEN coalesce(:last_name, '') ELSE last_name END,"
 		" email = CASE WHEN :given & 4 THEN :email ELSE email END,"
 		" phone = CASE WHEN :given & 8 THEN :phone ELSE phone END,"
+		" phone_typed = CASE WHEN :given & 8 THEN :phone_typed ELSE phone_typed END,"
 		" company_name = CASE WHEN :given & 16 THEN :company_name ELSE company_name END,"
 		" source = CASE WHEN :given & 32 THEN :source ELSE source END,"
 		" owner_id = CASE WHEN :given & 64 THEN :owner_id ELSE owner_id END,"

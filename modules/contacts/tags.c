@@ -5,6 +5,12 @@
  * a contact, or taking it off, one contact at a time or up to BULK_MAX in
  * one request, publishes contact.tagged / contact.untagged with the tag
  * ids. GET /api/tags lists them with the number of live contacts each.
+ * A location admin renames a tag (PATCH /api/tags/:id), merges it into
+ * another (POST /api/tags/:id/merge: its contacts get the other, and it
+ * goes) or deletes it (DELETE /api/tags/:id: off every contact). These
+ * publish no contact.tagged or contact.untagged: nothing about a contact
+ * changed but the tag's name, and a merge or delete of a tag on
+ * thousands of contacts is one act, in the audit log as such.
  */
 #include "contacts.h"
 
@@ -264,4 +270,110 @@ int tags_list(struct hl_req *req)
 		hl_answer_uncached(req);
 	}
 	return hl_reply_page(req, st, 10000, 0);
+}
+
+/* ---- the tags themselves (a location admin's) ------------------------------ */
+
+#define TAG_SQL "SELECT t.id, t.name, t.color, coalesce(n.contacts, 0) AS contacts" \
+	" FROM tags t LEFT JOIN tag_counts n ON n.tag_id = t.id" \
+	" WHERE t.id = :id AND t.location_id = :location"
+
+/* Whether tag `id` is one of the location's: 1, 0 after answering 404,
+ * HL_EDB. */
+static int tag_here(struct hl_req *req, int64_t id, const char *what)
+{
+	int64_t found = hl_scoped_write_int(req, "SELECT id FROM tags WHERE id = :id"
+					    " AND location_id = :location", id);
+	if (found < 0)
+		return (int)found;
+	return found ? 1 : (hl_reply_error(req, 404, "not_found", "%s", what), 0);
+}
+
+static const char *const rename_keys[] = { "name", NULL };
+
+/* PATCH /api/tags/:id {"name"}: 200 with the tag; 409 when another tag
+ * has the name (merge them instead). */
+int tags_rename(struct hl_req *req)
+{
+	int64_t id;
+	const char *name = NULL;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, rename_keys) ||
+	    hl_field_text(req, 0, "name", TAG_NAME_MAX, &name) < 0)
+		return 0;
+	if (!name || !tag_name_ok(name) || strchr(name, ';'))
+		return hl_reply_invalid(req, "name", "text of 1 to %d characters without commas"
+					" or semicolons", TAG_NAME_MAX);
+	int rc = tag_here(req, id, "no such tag");
+	if (rc <= 0)
+		return rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT id FROM tags WHERE location_id = :location"
+					   " AND name = :name COLLATE NOCASE AND id <> :id");
+	hl_bind_int(st, ":id", id);
+	hl_bind_text(st, ":name", name);
+	int64_t other;
+	if ((rc = hl_step_int(st, &other)) != 0)
+		return rc < 0 ? rc : hl_reply_error(req, 409, "conflict", "another tag is named"
+						    " '%s': merge this one into it instead", name);
+	st = hl_scoped_write(req, "UPDATE tags SET name = :name WHERE id = :id"
+			     " AND location_id = :location");
+	hl_bind_int(st, ":id", id);
+	hl_bind_text(st, ":name", name);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	return hl_reply_record(req, 200, id, "tag", TAG_SQL);
+}
+
+static const char *const merge_keys[] = { "into", NULL };
+
+/* POST /api/tags/:id/merge {"into": other}: the tag's contacts carry
+ * `other` instead, and the tag goes; 200 with `other`. */
+int tags_merge(struct hl_req *req)
+{
+	int64_t id, into;
+	if (hl_param_id(req, "id", &id) || hl_fields_only(req, 0, merge_keys))
+		return 0;
+	int at = hl_body_find(req, 0, "into");
+	if (at < 0 || hl_body_int(req, at, &into))
+		return hl_reply_invalid(req, "into", "the id of the tag to merge it into");
+	if (into == id)
+		return hl_reply_invalid(req, "into", "another tag than this one");
+	int rc = tag_here(req, id, "no such tag");
+	if (rc > 0)
+		rc = tag_here(req, into, "into: no such tag");
+	if (rc <= 0)
+		return rc;
+	static const char *const steps[] = {
+		/* a contact carrying both keeps one */
+		"UPDATE OR IGNORE contact_tags SET tag_id = :into WHERE tag_id = :id"
+		" AND location_id = :location",
+		"DELETE FROM contact_tags WHERE tag_id = :id AND location_id = :location",
+		"DELETE FROM tags WHERE id = :id AND location_id = :location",
+	};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		sqlite3_stmt *st = hl_scoped_write(req, steps[i]);
+		hl_bind_int(st, ":id", id);
+		hl_bind_int(st, ":into", into);
+		if (hl_step_changes(st) < 0)
+			return HL_EDB;
+	}
+	return hl_reply_record(req, 200, into, "tag", TAG_SQL);
+}
+
+/* DELETE /api/tags/:id: off every contact, and gone; 204. */
+int tags_delete(struct hl_req *req)
+{
+	int64_t id;
+	if (hl_param_id(req, "id", &id))
+		return 0;
+	int rc = tag_here(req, id, "no such tag");
+	if (rc <= 0)
+		return rc;
+	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_tags WHERE tag_id = :id"
+					   " AND location_id = :location");
+	hl_bind_int(st, ":id", id);
+	if (hl_step_changes(st) < 0)
+		return HL_EDB;
+	st = hl_scoped_write(req, "DELETE FROM tags WHERE id = :id AND location_id = :location");
+	hl_bind_int(st, ":id", id);
+	return hl_step_changes(st) < 0 ? HL_EDB : hl_reply_empty(req);
 }

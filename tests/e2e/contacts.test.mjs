@@ -267,7 +267,7 @@ describe('contacts', () => {
 			name: 'few.csv', mimeType: 'text/csv',
 			buffer: Buffer.from('first_name,last_name,email\nAda,Okafor,ada@okafor.test\nBo,Lind,bo@lind.test\nCy,,not-mail\n'),
 		});
-		await shoot(page, 'contacts-import');
+		await page.getByRole('button', { name: 'Upload', exact: true }).click();
 		await page.getByRole('button', { name: 'Import', exact: true }).click();
 		await page.getByText('Import finished.').waitFor();
 		const counts = page.locator('.i-counts');
@@ -283,6 +283,7 @@ describe('contacts', () => {
 		assert.ok(big.length > 64 * 1024);
 		await page.getByRole('button', { name: 'Import another file' }).click();
 		await page.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'many.csv', mimeType: 'text/csv', buffer: Buffer.from(big) });
+		await page.getByRole('button', { name: 'Upload', exact: true }).click();
 		await page.getByRole('button', { name: 'Import', exact: true }).click();
 		await page.getByText('Import finished.').waitFor({ timeout: 30000 });
 		assert.equal(await counts.locator('div').filter({ hasText: 'Added' }).locator('dd').textContent(), '800');
@@ -297,6 +298,63 @@ describe('contacts', () => {
 		const before = await rows(page).count();
 		await page.keyboard.press('Enter');
 		await until(async () => await rows(page).count() > before, 10000, 'a page by the button');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('import step by step: match a column, preview, skip duplicates, the report names the line', async () => {
+		const { page, context, problems } = await signedIn();
+		await h1(page, 'Contacts').waitFor();
+		await page.getByRole('button', { name: 'Import CSV' }).first().click();
+		await page.getByLabel('CSV file', { exact: true }).setInputFiles({
+			name: 'hubspot.csv', mimeType: 'text/csv',
+			buffer: Buffer.from('Name,E-mail Address,Mobile,Lead Status\n' +
+				'Walker,walk-ada@walk.test,(512) 555-0101,gold\n' +
+				'Walker Again,WALK-ADA@walk.test,,silver\n' +
+				'Bowalk,walk-bo@walk.test,,\n'),
+		});
+		await page.getByRole('button', { name: 'Upload', exact: true }).click();
+		/* guessed from the names; "Lead Status" is left out */
+		assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'full_name');
+		assert.equal(await page.getByLabel('E-mail Address').inputValue(), 'email');
+		assert.equal(await page.getByLabel('Mobile').inputValue(), 'phone');
+		assert.equal(await page.getByLabel('Lead Status').inputValue(), '');
+		const preview = page.getByRole('table', { name: 'What the first rows become' });
+		await preview.getByText('Phone: +15125550101', { exact: false }).waitFor();
+		await page.getByLabel('Lead Status').selectOption({ label: 'Source' });
+		await preview.getByText('Source: gold', { exact: false }).waitFor();
+		await page.getByLabel('Skip the row').check();
+		await preview.getByRole('row').filter({ hasText: 'a duplicate of line 2\'s contact' }).getByText('Skipped').waitFor();
+		await shoot(page, 'contacts-import-map');
+		await page.getByRole('button', { name: 'Import', exact: true }).click();
+		await page.getByText('Import finished.').waitFor();
+		const counts = page.locator('.i-counts');
+		assert.equal(await counts.locator('div').filter({ hasText: 'Added' }).locator('dd').textContent(), '2');
+		await page.getByText('Line 3: a duplicate of line 2\'s contact (the same e-mail, WALK-ADA@walk.test)').waitFor();
+		await shoot(page, 'contacts-import-report');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('the tags page: rename a tag, merge two, delete one', async () => {
+		const tagged = await admin.post('/api/contacts', { first_name: 'Tagpage', email: 'tagpage@tags.test' }, loc.id);
+		await admin.post('/api/contacts/' + tagged.id + '/tags', { tags: ['tp-patient', 'tp-patients', 'tp-old'] }, loc.id);
+		const { page, context, problems } = await signedIn();
+		await page.getByRole('link', { name: 'Tags', exact: true }).click();
+		await h1(page, 'Tags').waitFor();
+		const tag = (name) => page.getByRole('form', { name: 'Tag ' + name, exact: true });
+		await tag('tp-old').getByLabel('Name').fill('tp-retired');
+		await tag('tp-old').getByRole('button', { name: 'Rename tp-old' }).click();
+		await page.getByText('Renamed to “tp-retired”.').waitFor();
+		await tag('tp-patient').getByLabel('Merge into').selectOption({ label: 'tp-patients' });
+		await tag('tp-patient').getByRole('button', { name: 'Merge tp-patient' }).click();
+		await page.getByText('“tp-patient” merged into “tp-patients”.').waitFor();
+		await tag('tp-retired').getByRole('button', { name: 'Delete tp-retired' }).click();
+		await page.getByRole('alertdialog').getByRole('button', { name: 'Delete tag' }).click();
+		await page.getByText('Tag “tp-retired” deleted.').waitFor();
+		await shoot(page, 'contacts-tags');
+		const names = (await admin.get('/api/contacts/' + tagged.id, loc.id)).tags.map((t) => t.name);
+		assert.deepEqual(names, ['tp-patients']);
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

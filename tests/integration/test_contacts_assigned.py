@@ -95,6 +95,12 @@ def test_someone_elses_contact_is_404_and_unchanged():
         r = olga.request("POST", "/api/contacts/import", b"email,first_name\nsecret@example.test,Hijack\n",
                          headers={"Content-Type": "text/csv"})
         expect("import", r, 403)
+        r = olga.request("POST", "/api/contacts/imports", b"email,first_name\nsecret@example.test,Hijack\n",
+                         {"Content-Type": "text/csv"})
+        expect("upload", r, 403)
+        # Tags are the sub-account's: renamed, merged and deleted by its admins.
+        expect("rename a tag", olga.request("PATCH", "/api/tags/1", {"name": "Mine"}), 403)
+        expect("delete a tag", olga.request("DELETE", "/api/tags/1"), 403)
         # The export has theirs only.
         r = olga.get("/api/contacts/export.csv")
         expect("export", r, 200, b"mine@example.test" in r.body and b"nobody@" not in r.body)

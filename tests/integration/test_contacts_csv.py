@@ -119,6 +119,10 @@ def test_tricky_values_survive_export_and_import():
         # Importing the same file again updates instead of duplicating.
         again = upload(admin, h3, raw).json()
         assert (again["created"], again["updated"]) == (0, len(TRICKY))
+        # Each line merged is named, with the contact and why.
+        assert len(again["merged"]) == len(TRICKY)
+        assert again["merged"][0]["reason"].startswith("merged into a contact already here"
+                                                       " (the same e-mail, ")
 
 
 def test_import_maps_headers_and_reports_each_rejected_row():
@@ -160,6 +164,183 @@ def test_import_maps_headers_and_reports_each_rejected_row():
         assert admin.get("/api/contacts/imports/%d?location_id=2" % rep["id"]).status == 404
 
 
+def upload_for_mapping(client, h, text):
+    r = client.request("POST", "/api/contacts/imports", body=text.encode(),
+                       headers=dict(h, **{"Content-Type": "text/csv"}))
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 3)
+        admin.post("/api/custom-fields", {"key": "plan", "name": "Plan", "type": "text"}, headers=h)
+        new_contact(admin, h, first_name="Old", email="old-map@example.test")
+        # A HubSpot export: its headers are guessed; "Notes" is left out.
+        text = ("First Name,Last Name,Email,Mobile Phone Number,Company Name,Lead Status,Notes\r\n"
+                "Ann,Lee,ann-map@example.test,(512) 555-0199,Acme,gold,hi\r\n"      # line 2
+                "Bob,Ray,not-mail,,,,\r\n"                                          # line 3
+                "Ann,Again,ANN-map@example.test,,,silver,\r\n"                      # line 4
+                "Old,Timer,old-map@example.test,,,,\r\n")                           # line 5
+        up = upload_for_mapping(admin, h, text)
+        assert up["status"] == "uploaded" and up["saved"] is False
+        assert up["headers"][3] == "Mobile Phone Number"
+        assert up["mapping"] == ["first_name", "last_name", "email", "phone", "company_name",
+                                 None, None]
+        assert up["rows"][0] == {"line": 2, "cells": ["Ann", "Lee", "ann-map@example.test",
+                                                      "(512) 555-0199", "Acme", "gold", "hi"]}
+        assert {"key": "plan", "name": "Plan"} in up["fields"]
+        # Nothing is imported before it runs; the job leaves it alone.
+        assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ann-map@example.test'") == [(0,)]
+        assert admin.get("/api/contacts/imports/%d?location_id=3" % up["id"]).json()["status"] \
+            == "uploaded"
+
+        # The person puts "Lead Status" in the custom field and previews.
+        mapping = up["mapping"][:5] + ["plan", None]
+        url = "/api/contacts/imports/%d/" % up["id"]
+        r = admin.post(url + "preview", {"mapping": mapping, "duplicates": "skip"}, headers=h)
+        assert r.status == 200, r.body
+        rows = {row["line"]: row for row in r.json()["rows"]}
+        assert rows[2]["action"] == "create"
+        # The phone as stored (E.164), the custom value under its key.
+        assert rows[2]["values"] == {"first_name": "Ann", "last_name": "Lee",
+                                     "email": "ann-map@example.test", "phone": "+15125550199",
+                                     "company_name": "Acme", "plan": "gold"}
+        assert rows[3]["action"] == "skip" and "email" in rows[3]["reason"]
+        assert rows[4]["action"] == "skip" and "line 2" in rows[4]["reason"]
+        assert rows[5]["action"] == "skip" and "already here" in rows[5]["reason"]
+        assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ann-map@example.test'") == [(0,)]
+
+        # A mapping that does not fit is refused, and nothing is imported.
+        for bad, words in (([None] * 7, "no column"), (mapping[:3], "names 3 columns"),
+                           (["email"] * 2 + [None] * 5, "both go to"),
+                           (mapping[:6] + ["colour"], "no field 'colour'")):
+            error(admin.post(url + "run", {"mapping": bad}, headers=h), 422, words)
+        error(admin.post(url + "run", {"mapping": mapping, "duplicates": "merge"}, headers=h),
+              422, "skip, update or create")
+        assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ann-map@example.test'") == [(0,)]
+
+        r = admin.post(url + "run", {"mapping": mapping, "duplicates": "skip"}, headers=h)
+        assert r.status == 200, r.body
+        rep = r.json()
+        assert (rep["status"], rep["created"], rep["updated"], rep["skipped"]) == ("done", 1, 0, 3)
+        lines = {e["line"]: e["reason"] for e in rep["errors"]}
+        assert lines[4] == "a duplicate of line 2's contact (the same e-mail, ANN-map@example.test)"
+        assert "a contact already here" in lines[5] and "email" in lines[3]
+        assert rep["duplicates"] == "skip" and rep["merged"] == []
+        # The phone is kept in E.164 and shown as it was typed.
+        ann = s.sql("SELECT id, last_name, phone FROM contacts WHERE email = 'ann-map@example.test'")
+        assert ann[0][1:] == ("Lee", "+15125550199")
+        back = admin.get("/api/contacts/%d?location_id=3" % ann[0][0]).json()
+        assert (back["phone"], back["phone_typed"]) == ("+15125550199", "(512) 555-0199")
+        error(admin.post(url + "run", {"mapping": mapping}, headers=h), 409, "already run")
+        # Phones are searched by their digits however they were typed.
+        for q in ("5125550199", "512-555-0199", "(512)%20555-01", "555-0199"):
+            found = admin.get("/api/contacts?location_id=3&q=" + q).json()["data"]
+            assert [c["email"] for c in found] == ["ann-map@example.test"], q
+
+        # The same shape (columns in another order) maps itself as saved;
+        # "update" merges, and the report names each merged line.
+        text2 = ("Lead Status,Notes,Email,First Name,Last Name,Mobile Phone Number,Company Name\r\n"
+                 "platinum,,ann-map@example.test,Ann,Lee-Smith,,\r\n"
+                 "bronze,,ann-map@example.test,,,,Acme Two\r\n")
+        up2 = upload_for_mapping(admin, h, text2)
+        assert up2["saved"] is True
+        assert up2["mapping"] == ["plan", None, "email", "first_name", "last_name", "phone",
+                                  "company_name"]
+        r = admin.post("/api/contacts/imports/%d/run" % up2["id"],
+                       {"mapping": up2["mapping"], "duplicates": "update"}, headers=h)
+        rep = r.json()
+        assert (rep["created"], rep["updated"], rep["skipped"]) == (0, 2, 0), rep
+        assert [(m["line"], m["reason"]) for m in rep["merged"]] == [
+            (2, "merged into a contact already here (the same e-mail, ann-map@example.test)"),
+            (3, "merged into a contact already here (the same e-mail, ann-map@example.test)")]
+        ann = s.sql("SELECT last_name, company_name FROM contacts"
+                    " WHERE email = 'ann-map@example.test'")
+        assert ann == [("Lee-Smith", "Acme Two")]
+        # "create" adds a row that matches anyway.
+        r = upload(admin, h, "email,first_name\nann-map@example.test,Twin\n")
+        assert r.json()["updated"] == 1
+        r = admin.request("POST", "/api/contacts/import?duplicates=create",
+                          body=b"email,first_name\nann-map@example.test,Twin\n",
+                          headers=dict(h, **{"Content-Type": "text/csv"}))
+        assert r.json()["created"] == 1, r.body
+        assert s.sql("SELECT count(*) FROM contacts WHERE email = 'ann-map@example.test'"
+                     " AND deleted_at IS NULL") == [(2,)]
+        # Another sub-account neither sees nor runs the upload.
+        assert admin.post(url + "preview", {"mapping": mapping}, headers=headers(admin, 1)).status \
+            == 404
+
+        # A Pipedrive export: a full name is split in first and last.
+        up4 = upload_for_mapping(admin, h, "Person - Name,Person - Email - Work,"
+                                 "Organization - Name\nMary Ann Lee,mal@example.test,Lee & Co\n")
+        assert up4["mapping"] == ["full_name", "email", "company_name"]
+        r = admin.post("/api/contacts/imports/%d/preview" % up4["id"], {"mapping": up4["mapping"]},
+                       headers=h)
+        assert r.json()["rows"][0]["values"] == {"first_name": "Mary", "last_name": "Ann Lee",
+                                                 "email": "mal@example.test",
+                                                 "company_name": "Lee & Co"}, r.body
+        # An upload not wanted is dropped, and cannot run after.
+        r = admin.request("DELETE", "/api/contacts/imports/%d" % up4["id"], headers=h)
+        assert r.json()["status"] == "cancelled", r.body
+        error(admin.post("/api/contacts/imports/%d/run" % up4["id"], {"mapping": up4["mapping"]},
+                         headers=h), 409, "cancelled")
+        assert s.sql("SELECT count(*) FROM contact_import_parts WHERE import_id = ?",
+                     up4["id"]) == [(0,)]
+
+        # A large file runs in the job with its mapping and its choice:
+        # a duplicate far down names the line that added the contact.
+        rows = ["Correo,Nombre"] + ["big-map%d@example.test,Row%d" % (i, i) for i in range(3000)]
+        rows.append("BIG-MAP7@example.test,Again")
+        up3 = upload_for_mapping(admin, h, "\r\n".join(rows) + "\r\n")
+        assert up3["mapping"] == [None, None]
+        r = admin.post("/api/contacts/imports/%d/run" % up3["id"],
+                       {"mapping": ["email", "first_name"], "duplicates": "skip"}, headers=h)
+        assert r.status == 202, r.body
+        done = wait_import(admin, 3, up3["id"])
+        assert (done["status"], done["created"], done["skipped"]) == ("done", 3000, 1), done
+        assert done["errors"] == [{"line": 3002, "reason": "a duplicate of line 9's contact"
+                                   " (the same e-mail, BIG-MAP7@example.test)"}]
+
+
+def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 3)
+        r = upload(admin, h, "email,tags\nt1@tags.test,\"patient;new-2026, Patients\"\n"
+                             "t2@tags.test,patients;vip\n")
+        assert r.json()["created"] == 2, r.body
+        tags = {t["name"]: t for t in admin.get("/api/tags?location_id=3").json()["data"]}
+        # Names are unique regardless of case: "patients" is "Patients".
+        assert {"patient", "new-2026", "Patients", "vip"} <= set(tags), tags
+        assert tags["Patients"]["contacts"] == 2
+        patient, patients, vip = tags["patient"]["id"], tags["Patients"]["id"], tags["vip"]["id"]
+
+        r = admin.request("PATCH", "/api/tags/%d" % vip, {"name": "VIP client"}, headers=h)
+        assert r.status == 200 and r.json()["name"] == "VIP client", r.body
+        error(admin.request("PATCH", "/api/tags/%d" % patient, {"name": "PATIENTS"}, headers=h),
+              409, "merge")
+        error(admin.request("PATCH", "/api/tags/%d" % patient, {"name": "a;b"}, headers=h),
+              422, "semicolons")
+        # Merging: t1 carried both, t2 only the second; each keeps one.
+        r = admin.post("/api/tags/%d/merge" % patient, {"into": patients}, headers=h)
+        assert r.status == 200 and r.json()["contacts"] == 2, r.body
+        error(admin.post("/api/tags/%d/merge" % patients, {"into": patients}, headers=h),
+              422, "another tag")
+        assert admin.post("/api/tags/%d/merge" % patients, {"into": 999999}, headers=h).status == 404
+        found = admin.get("/api/contacts?location_id=3&tag=Patients").json()["data"]
+        assert sorted(c["email"] for c in found) == ["t1@tags.test", "t2@tags.test"]
+        assert admin.request("DELETE", "/api/tags/%d" % vip, headers=h).status == 204
+        names = {t["name"] for t in admin.get("/api/tags?location_id=3").json()["data"]}
+        assert "patient" not in names and "VIP client" not in names and "Patients" in names
+        t2 = admin.get("/api/contacts?location_id=3&q=t2@tags.test").json()["data"][0]
+        assert t2["tags"] == ["Patients"]
+        # Another sub-account's tag is not found.
+        assert admin.request("DELETE", "/api/tags/%d" % patients, headers=headers(admin, 1)).status \
+            == 404
+
+
 def test_bad_uploads_are_refused_whole():
     s, admin = seeded_server()
     with s:
@@ -169,7 +350,7 @@ def test_bad_uploads_are_refused_whole():
         before = s.sql(live)[0][0]
         for text, status, words in (("", 422, "empty"),
                                     ("colour,size\r\nred,9\r\n", 422, "none of a contact's fields"),
-                                    ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "twice"),
+                                    ("email,E-Mail\r\na@b.test,c@d.test\r\n", 422, "columns 1 and 2 both go to"),
                                     ("first_name\r\n\xff\xfe\r\n".encode("latin-1"), 422,
                                      "line 2: the file is not UTF-8"),
                                     # As Excel's plain "CSV" saves it: refused whole, saying

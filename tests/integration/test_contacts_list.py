@@ -48,8 +48,9 @@ def test_every_sort_order_pages_through_all_contacts():
         first = admin.get("/api/contacts?location_id=1&limit=1").json()
         assert set(first) == {"data", "next_cursor"}  # no total unless asked
         row = first["data"][0]
-        assert set(row) == {"id", "first_name", "last_name", "email", "phone", "company_id",
-                            "company_name", "source", "owner_id", "created_at", "updated_at", "tags"}
+        assert set(row) == {"id", "first_name", "last_name", "email", "phone", "phone_typed",
+                            "company_id", "company_name", "source", "owner_id", "created_at",
+                            "updated_at", "tags"}
 
 
 def test_each_row_carries_its_tags():

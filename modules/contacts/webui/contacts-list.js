@@ -65,7 +65,8 @@ function frame(c) {
 	<div class="c-actions">
 		<button type="button" class="btn" data-import aria-expanded="false" aria-controls="c-import">Import CSV</button>
 		<a class="btn" data-export download="contacts.csv" href="#">Export CSV</a>
-		${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${ctx.href('/contacts/fields')}">Custom fields</a>` : null}
+		${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${ctx.href('/contacts/fields')}">Custom fields</a>
+			<a class="btn" href="${ctx.href('/contacts/tags')}">Tags</a>` : null}
 		<a class="btn btn-primary" href="${ctx.href('/contacts/new')}">New contact</a>
 	</div>
 </div>
@@ -174,9 +175,9 @@ function row(c, contact) {
 		<td class="c-check"><label class="c-box"><input type="checkbox" value="${contact.id}"
 			checked="${c.selected.has(String(contact.id))}"><span class="visually-hidden">${'Select ' + name}</span></label></td>
 		<td class="c-name"><a href="${ctx.href('/contacts/' + contact.id)}" title="${name}"><span class="avatar" aria-hidden="true">${lib.initials(contact)}</span><span class="c-name-text">${name}</span></a>
-			<span class="c-sub">${contact.email || contact.phone || ''}</span></td>
+			<span class="c-sub">${contact.email || contact.phone_typed || contact.phone || ''}</span></td>
 		<td class="c-email" title="${contact.email}">${contact.email ? html`<a href="${'mailto:' + contact.email}">${contact.email}</a>` : ''}</td>
-		<td class="c-phone">${contact.phone}</td>
+		<td class="c-phone">${contact.phone_typed || contact.phone}</td>
 		<td class="c-company" title="${contact.company_name}">${contact.company_name}</td>
 		<td class="c-tags">${lib.rowTags(ctx, contact.tags || [], c.state.tag)}</td>
 		<td class="c-created">${ctx.format.day(contact.created_at)}</td>

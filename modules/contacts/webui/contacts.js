@@ -45,7 +45,7 @@ function styles(ctx) {
  * e-mail or phone. */
 function fullName(c) {
 	const name = [c.first_name, c.last_name].filter(Boolean).join(' ').trim();
-	return name || c.email || c.phone || 'Contact ' + c.id;
+	return name || c.email || c.phone_typed || c.phone || 'Contact ' + c.id;
 }
 
 function initials(c) {

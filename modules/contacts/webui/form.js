@@ -42,6 +42,13 @@ function customInput(html, f, value) {
 }
 
 /* A <form> for `contact` (null: a new one) with the custom `fields`. */
+/* Field `key` of contact `c` as the form shows it: a phone as it was
+ * typed ("(512) 555-0199"), not as it is kept (+15125550199). */
+function shown(c, key) {
+	const v = key === 'phone' ? c.phone_typed || c.phone : c[key];
+	return v == null ? '' : String(v);
+}
+
 export function contactForm(ctx, contact, fields, submitLabel) {
 	const { html } = ctx;
 	const c = contact || {};
@@ -50,7 +57,7 @@ export function contactForm(ctx, contact, fields, submitLabel) {
 		<div class="c-form-grid">${OWN.map((f) => html`<div class="field">
 			<label for="${'f-' + f[0]}">${f[1]}</label>
 			<input id="${'f-' + f[0]}" name="${f[0]}" type="${f[2]}" autocomplete="${f[3]}"
-				maxlength="500" value="${c[f[0]] == null ? '' : c[f[0]]}"></div>`)}</div>
+				maxlength="500" value="${shown(c, f[0])}"></div>`)}</div>
 		${fields.length ? html`<fieldset class="c-custom"><legend>Custom fields</legend>
 			<div class="c-form-grid">${fields.map((f) => customInput(html, f, custom[f.key]))}</div></fieldset>` : null}
 		<div class="c-form-actions">
@@ -80,7 +87,7 @@ export function formBody(form, contact, fields) {
 	const before = contact || {};
 	for (const f of OWN) {
 		const v = form.elements.namedItem(f[0]).value.trim();
-		const was = before[f[0]] == null ? '' : String(before[f[0]]);
+		const was = shown(before, f[0]);
 		if (contact ? v !== was : v)
 			body[f[0]] = v || null;
 	}

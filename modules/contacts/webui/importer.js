@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * importer.js: the "Import CSV" panel of the contacts list. The file goes
- * to POST /api/contacts/import as the body; a small file's answer is the
- * finished report, a large one's (202) a job whose progress is asked of
+ * importer.js: the "Import CSV" panel of the contacts list, in three
+ * steps. The file goes to POST /api/contacts/imports as the body; its
+ * answer (the header, the first rows, a mapping) opens the mapping step
+ * (import-map.js), which previews what rows become; Import runs it
+ * (POST .../:id/run): a small file's answer is the finished report, a
+ * large one's (202) a job whose progress is asked of
  * /api/contacts/imports/:id every second until it is done, failed or
  * cancelled (Cancel asks the server to stop it: what it imported stays).
- * The report: created, updated and skipped rows, each skipped line with
- * its reason, and the columns that were ignored.
+ * The report: created, updated and skipped rows, each line skipped or
+ * merged with its reason, and the columns that were ignored.
  *
  * Loaded by contacts.js when the panel is first opened. default(panel,
  * ctx, lib, hooks) returns {focus, close, leave}; hooks.close() hides the
@@ -24,16 +27,16 @@ function frame(panel, html) {
 	<button type="button" class="btn btn-quiet" data-close>Close</button>
 </div>
 <form class="i-form" aria-labelledby="i-title">
-	<p class="muted">The first row names the columns: first_name, last_name, email, phone,
-	company_name, source, tags, or a custom field's key (“E-mail” and “Phone Number” work too).
-	A row with the e-mail (or phone) of a contact updates it; the others are added. Save from
-	a spreadsheet as “CSV UTF-8”.</p>
+	<p class="muted">The first row names the columns; you match them to contact fields next,
+	and see what the first rows become before anything is imported. Exports of GoHighLevel,
+	HubSpot, Pipedrive and spreadsheets work as they are; save from a spreadsheet as “CSV UTF-8”.</p>
 	<div class="field">
 		<label for="i-file">CSV file</label>
 		<input id="i-file" name="file" type="file" accept=".csv,text/csv" required>
 	</div>
-	<button type="submit" class="btn btn-primary">Import</button>
+	<button type="submit" class="btn btn-primary">Upload</button>
 </form>
+<div class="i-map" hidden></div>
 <div class="i-status" hidden>
 	<p class="i-state" role="status" aria-live="polite"></p>
 	<progress class="i-progress" max="1" value="0" aria-label="Import progress"></progress>
@@ -44,6 +47,7 @@ function frame(panel, html) {
 </div>`);
 	return {
 		form: panel.querySelector('.i-form'),
+		map: panel.querySelector('.i-map'),
 		file: panel.querySelector('#i-file'),
 		status: panel.querySelector('.i-status'),
 		state: panel.querySelector('.i-state'),
@@ -65,14 +69,50 @@ function report(ctx, el, im) {
 		<div><dt>Updated</dt><dd>${n(im.updated)}</dd></div>
 		<div><dt>Skipped</dt><dd>${n(im.skipped)}</dd></div>`);
 	el.errors.textContent = '';
-	const errors = im.errors || [];
-	if (errors.length) {
-		el.errors.append(html`<h3>Skipped rows</h3><ul>${errors.slice(0, ERRORS_SHOWN).map((e) =>
-			html`<li>${'Line ' + e.line + ': ' + e.reason}</li>`)}</ul>
-			${errors.length > ERRORS_SHOWN ? html`<p class="muted">${'And ' + (errors.length - ERRORS_SHOWN) + ' more.'}</p>` : null}`);
-	}
+	const lines = (title, list) => {
+		if (list.length) {
+			el.errors.append(html`<h3>${title}</h3><ul>${list.slice(0, ERRORS_SHOWN).map((e) =>
+				html`<li>${'Line ' + e.line + ': ' + e.reason}</li>`)}</ul>
+				${list.length > ERRORS_SHOWN ? html`<p class="muted">${'And ' + (list.length - ERRORS_SHOWN) + ' more.'}</p>` : null}`);
+		}
+	};
+	lines('Skipped rows', im.errors || []);
+	lines('Merged rows', im.merged || []);
 	if ((im.ignored_columns || []).length)
 		el.errors.append(html`<p class="muted">${'Ignored columns: ' + im.ignored_columns.join(', ')}</p>`);
+}
+
+const STATES = {
+	queued: 'Waiting to start…',
+	running: 'Importing…',
+	done: 'Import finished.',
+	failed: 'The import failed.',
+	cancelled: 'The import was cancelled; the rows before it stopped are in.',
+};
+
+/* The chosen file sent to POST /api/contacts/imports: the upload's
+ * answer, or null once what went wrong is shown by the file field. */
+async function sendFile(ctx, el) {
+	const { api, ui } = ctx;
+	ui.clearErrors(el.form);
+	const file = el.file.files && el.file.files[0];
+	if (!file) {
+		ui.formErrors(el.form, { fields: { file: 'choose a CSV file to import' } });
+		return null;
+	}
+	const button = el.form.querySelector('button[type="submit"]');
+	button.disabled = true;
+	button.textContent = 'Uploading…';
+	try {
+		return await api.post('/api/contacts/imports', new Blob([file], { type: 'text/csv' }));
+	} catch (err) {
+		ui.formErrors(el.form, err.status === 422 || err.status === 413 || err.status === 415
+			? { fields: { file: err.message } } : err);
+		return null;
+	} finally {
+		button.disabled = false;
+		button.textContent = 'Upload';
+	}
 }
 
 export default function importer(panel, ctx, lib, hooks) {
@@ -82,14 +122,6 @@ export default function importer(panel, ctx, lib, hooks) {
 	let left = false;
 
 	const el = frame(panel, html);
-
-	const STATES = {
-		queued: 'Waiting to start…',
-		running: 'Importing…',
-		done: 'Import finished.',
-		failed: 'The import failed.',
-		cancelled: 'The import was cancelled; the rows before it stopped are in.',
-	};
 
 	function finished(status) {
 		return status === 'done' || status === 'failed' || status === 'cancelled';
@@ -128,38 +160,48 @@ export default function importer(panel, ctx, lib, hooks) {
 			timer = setTimeout(poll, POLL_MS);
 	}
 
+	/* Step 1: the file, uploaded; its answer opens the mapping step. */
 	el.form.addEventListener('submit', async (e) => {
 		e.preventDefault();
-		ui.clearErrors(el.form);
-		const file = el.file.files && el.file.files[0];
-		if (!file) {
-			ui.formErrors(el.form, { fields: { file: 'choose a CSV file to import' } });
+		const upload = await sendFile(ctx, el);
+		if (left || !upload)
 			return;
-		}
-		const button = el.form.querySelector('button[type="submit"]');
+		const { mapStep } = await import('./import-map.js');
+		el.form.hidden = true;
+		el.map.hidden = false;
+		mapStep(el.map, ctx, upload, { run: (choice, form) => run(upload, choice, form), back: () => drop(upload) }).focus();
+	});
+
+	/* Another file instead: the server forgets this one. */
+	function drop(upload) {
+		api.del('/api/contacts/imports/' + encodeURIComponent(upload.id)).catch(() => {});
+		again();
+	}
+
+	/* Step 2 done: run it with the mapping chosen. */
+	async function run(upload, choice, form) {
+		const button = form.querySelector('button[type="submit"]');
 		button.disabled = true;
-		button.textContent = 'Uploading…';
 		let im;
 		try {
-			im = await api.post('/api/contacts/import',
-				new Blob([file], { type: 'text/csv' }));
+			im = await api.post('/api/contacts/imports/' + encodeURIComponent(upload.id) + '/run', choice);
 		} catch (err) {
 			if (!left)
-				ui.formErrors(el.form, err.status === 422 || err.status === 413 || err.status === 415
-					? { fields: { file: err.message } } : err);
+				ui.toast('The import could not start: ' + err.message, { kind: 'error' });
 			return;
 		} finally {
 			button.disabled = false;
-			button.textContent = 'Import';
 		}
 		if (left)
 			return;
+		el.map.hidden = true;
+		el.map.textContent = '';
 		job = im.id;
 		show(im);
 		if (job)
 			timer = setTimeout(poll, POLL_MS);
 		el.state.focus();
-	});
+	}
 
 	el.cancel.addEventListener('click', async () => {
 		if (!job)
@@ -182,12 +224,15 @@ export default function importer(panel, ctx, lib, hooks) {
 		el.cancel.disabled = false;
 	});
 
-	el.again.addEventListener('click', () => {
+	function again() {
 		el.status.hidden = true;
+		el.map.hidden = true;
+		el.map.textContent = '';
 		el.form.hidden = false;
 		el.form.reset();
 		el.file.focus();
-	});
+	}
+	el.again.addEventListener('click', again);
 
 	const close = () => hooks.close();
 	panel.querySelector('[data-close]').addEventListener('click', close);
@@ -199,7 +244,7 @@ export default function importer(panel, ctx, lib, hooks) {
 
 	return {
 		focus() {
-			(el.form.hidden ? el.state : el.file).focus();
+			(el.form.hidden ? (el.map.hidden ? el.state : el.map.querySelector('select') || el.state) : el.file).focus();
 		},
 		close,
 		leave() {

@@ -153,7 +153,7 @@ function details(r) {
 	el.details.textContent = '';
 	el.details.append(html`<dl class="r-dl">
 		${row('E-mail', c.email ? html`<a href="${'mailto:' + c.email}">${c.email}</a>` : null)}
-		${row('Phone', c.phone ? html`<a href="${'tel:' + c.phone.replace(/[^\d+]/g, '')}">${c.phone}</a>` : null)}
+		${row('Phone', c.phone ? html`<a href="${'tel:' + c.phone.replace(/[^\d+]/g, '')}">${c.phone_typed || c.phone}</a>` : null)}
 		${row('First name', c.first_name)}
 		${row('Last name', c.last_name)}
 		${row('Company', c.company_name)}
