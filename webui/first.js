@@ -268,6 +268,35 @@ form.addEventListener('submit', async (event) => {
 	password.focus();
 });
 
+/* Forgot password: the server's answer is the same words whether the
+ * address is anyone's (core/admin/links.c); they are shown as they come. */
+const forgot = document.getElementById('forgot-form');
+forgot.addEventListener('submit', async (event) => {
+	event.preventDefault();
+	const said = document.getElementById('forgot-said');
+	const send = forgot.querySelector('button');
+	said.textContent = '';
+	send.disabled = true;
+	let r = null;
+	let body = null;
+	try {
+		r = await fetch('/api/auth/forgot', {
+			method: 'POST',
+			credentials: 'same-origin',
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+			body: JSON.stringify({ email: forgot.elements.email.value.trim() }),
+		});
+		body = await r.json().catch(() => null);
+	} catch (e) {
+		r = null;
+	}
+	send.disabled = false;
+	said.textContent = r && r.ok && body ? body.message
+		: r && r.status === 422 ? 'Enter your e-mail address.'
+			: r && r.status === 429 ? 'Too many requests. Try again ' + when(parseInt(r.headers.get('Retry-After'), 10)) + '.'
+				: problem(r, body);
+});
+
 /* Asked first: the browser opens six connections to a server, and all the
  * rest waits for this answer, so it must not wait for a free one. */
 const me = carried('/api/auth/me', null) ||

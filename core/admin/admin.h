@@ -44,6 +44,7 @@ int accounts_start_session(struct hl_req *req, int64_t user);
 /* A one-time link just made (links.c): its address, in the request's
  * arena, when it ends (Unix seconds), and whether an e-mail carries it. */
 struct link_made {
+	int64_t id;
 	const char *url;
 	int64_t expires_at;
 	int emailed;
@@ -54,8 +55,9 @@ struct link_made {
  * after a 422 (no address to make it from); HL_EDB. */
 int links_make(struct hl_req *req, struct hl_db *w, int64_t user, const char *kind,
 	       struct link_made *made);
-/* `made` as a JSON object (link, expires_at, emailed, and a sentence for
- * the admin saying whether it was e-mailed to `email`). */
+/* `made` as a JSON object (id, link, expires_at, emailed, and a sentence
+ * for the admin saying whether it is being e-mailed to `email`; how that
+ * ends is the person's "link" in the list of users). */
 void links_write(struct hl_req *req, struct hl_json *j, const char *email,
 		 const struct link_made *made);
 /* The core's job that hands the links' e-mails to the channel "email". */

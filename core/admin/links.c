@@ -126,7 +126,7 @@ static int link_new(struct hl_req *req, struct hl_db *w, int64_t user, const cha
 	hl_bind_int(st, ":made_by", req->who.user_id);
 	hl_bind_int(st, ":mail", mail);
 	hl_bind_text(st, ":mail_link", made->url);
-	if (hl_step_changes(st) != 1)
+	if ((made->id = hl_step_last_id(st)) <= 0)
 		return HL_EDB;
 	return mail ? hl_publish(req, "account.mail", 0, NULL) : 0;
 }
@@ -145,6 +145,8 @@ void links_write(struct hl_req *req, struct hl_json *j, const char *email,
 		 const struct link_made *made)
 {
 	hl_json_object(j);
+	hl_json_key(j, "id");
+	hl_json_int(j, made->id);
 	hl_json_key(j, "link");
 	hl_json_string(j, made->url);
 	char expires[32];
@@ -155,7 +157,7 @@ void links_write(struct hl_req *req, struct hl_json *j, const char *email,
 	hl_json_bool(j, made->emailed);
 	hl_json_key(j, "message");
 	hl_json_string(j, made->emailed
-		? hl_sprintf(req, "An e-mail with this link is on its way to %s.", email)
+		? hl_sprintf(req, "An e-mail with this link is being sent to %s.", email)
 		: "No e-mail provider is set up, so nothing was e-mailed: hand this link over"
 		  " yourself.");
 	hl_json_object_end(j);
