@@ -268,12 +268,27 @@ form.addEventListener('submit', async (event) => {
 	password.focus();
 });
 
-/* Forgot password: the server's answer is the same words whether the
- * address is anyone's (core/admin/links.c); they are shown as they come. */
-const forgot = document.getElementById('forgot-form');
-forgot.addEventListener('submit', async (event) => {
-	event.preventDefault();
-	const said = document.getElementById('forgot-said');
+/* Forgot password: its form takes the sign-in form's place (kept in a
+ * template until then, so that the page has one field called E-mail);
+ * the server's answer is the same words whether the address is anyone's
+ * (core/admin/links.c), shown as they come. */
+document.getElementById('forgot-open').addEventListener('click', () => {
+	const opener = document.getElementById('forgot-open');
+	const forgot = document.getElementById('forgot-template').content.firstElementChild.cloneNode(true);
+	form.hidden = true;
+	opener.parentNode.hidden = true;
+	form.after(forgot);
+	login.querySelector('h1').textContent = 'Forgot your password?';
+	forgot.elements.email.value = email.value;
+	forgot.elements.email.focus();
+	forgot.addEventListener('submit', (event) => {
+		event.preventDefault();
+		askReset(forgot);
+	});
+});
+
+async function askReset(forgot) {
+	const said = forgot.querySelector('.login-said');
 	const send = forgot.querySelector('button');
 	said.textContent = '';
 	send.disabled = true;
@@ -295,7 +310,7 @@ forgot.addEventListener('submit', async (event) => {
 		: r && r.status === 422 ? 'Enter your e-mail address.'
 			: r && r.status === 429 ? 'Too many requests. Try again ' + when(parseInt(r.headers.get('Retry-After'), 10)) + '.'
 				: problem(r, body);
-});
+}
 
 /* Asked first: the browser opens six connections to a server, and all the
  * rest waits for this answer, so it must not wait for a free one. */

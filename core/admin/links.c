@@ -37,10 +37,12 @@
 #include "auth/password.h"
 #include "lib/ratelimit.h"
 #include "platform/module.h"
+#include "request/answer.h"
 #include "server.h"
 
 #include <civetweb.h>
 #include <ctype.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -78,8 +80,34 @@ static const struct hl_route routes[] = {
 	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY },
 };
 
+/* The link page's look: small and inline, allowed by its hash alone
+ * (page_csp, made at start), as the first page's is. */
+static const char style[] =
+	":root{color-scheme:light dark;font:16px/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,"
+	"Arial,sans-serif}body{margin:0;padding:48px 16px;background:#f4f5f7;color:#1d2330}"
+	"main{max-width:384px;margin:0 auto;padding:32px;background:#fff;border:1px solid #d9dde3;"
+	"border-radius:8px}h1{font-size:22px;line-height:1.3;margin:0 0 16px}p{margin:0 0 16px}"
+	"label{display:block;font-weight:600;margin:0 0 4px}input{box-sizing:border-box;width:100%;"
+	"min-height:40px;padding:8px 12px;font:inherit;color:inherit;background:transparent;"
+	"border:1px solid #8a93a3;border-radius:6px}button{width:100%;min-height:40px;font:inherit;"
+	"font-weight:600;color:#fff;background:#2f5bd3;border:0;border-radius:6px;cursor:pointer}"
+	"[role=alert]{padding:8px 12px;border-radius:6px;background:#fcebea;color:#b3261e;"
+	"font-weight:600}a{color:#2f5bd3}"
+	"@media (prefers-color-scheme:dark){body{background:#121418;color:#e5e7eb}"
+	"main{background:#1b1e23;border-color:#363b44}button{background:#7ea3ff;color:#0d1424}"
+	"a{color:#7ea3ff}[role=alert]{background:#3b1f1d;color:#ff8f87}}"
+	"@media (max-width:480px){body{padding:24px 8px}main{padding:24px 16px}}";
+static char page_csp[512];
+
 int links_register(struct router *r)
 {
+	unsigned char sum[crypto_hash_sha256_BYTES];
+	char b64[sodium_base64_ENCODED_LEN(crypto_hash_sha256_BYTES, sodium_base64_VARIANT_ORIGINAL)];
+	crypto_hash_sha256(sum, (const unsigned char *)style, sizeof(style) - 1);
+	sodium_bin2base64(b64, sizeof(b64), sum, sizeof(sum), sodium_base64_VARIANT_ORIGINAL);
+	if (snprintf(page_csp, sizeof(page_csp), "%s; style-src 'sha256-%s'", answer_csp, b64) >=
+	    (int)sizeof(page_csp))
+		return HL_ENOMEM;
 	return router_add_table(r, routes, sizeof(routes) / sizeof(routes[0]), "core");
 }
 
@@ -406,10 +434,12 @@ static int page(struct hl_req *req, int status, const char *title, const char *t
 {
 	const char *html = hl_sprintf(req, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset="
 		"\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-		"<meta name=\"referrer\" content=\"no-referrer\"><title>%s</title></head><body><main>"
-		"<h1>%s</h1>%s%s</main></body></html>\n", title, title, text, form);
-	request_add_header(req, "Referrer-Policy: no-referrer");
-	return hl_reply_raw(req, status, "text/html; charset=utf-8", html, strlen(html));
+		"<meta name=\"referrer\" content=\"no-referrer\"><title>%s · HyperLevel</title>"
+		"<style>%s</style></head><body><main><h1>%s</h1>%s%s</main></body></html>\n", title,
+		style, title, text, form);
+	int rc = hl_reply_raw(req, status, "text/html; charset=utf-8", html, strlen(html));
+	req->csp = page_csp; /* after the answer began, which resets it */
+	return rc;
 }
 
 static int gone(struct hl_req *req)
@@ -431,10 +461,10 @@ static int form(struct hl_req *req, int status, const struct live_link *k, const
 			     " signed out.</p>", k->email);
 	const char *f = hl_sprintf(req, "%s<form method=\"post\">"
 		"<input type=\"hidden\" name=\"username\" autocomplete=\"username\" value=\"%s\">"
-		"<p><label for=\"password\">New password</label><br>"
+		"<p><label for=\"password\">New password</label>"
 		"<input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"new-password\""
 		" minlength=\"%d\" required></p>"
-		"<p><label for=\"confirm\">New password again</label><br>"
+		"<p><label for=\"confirm\">New password again</label>"
 		"<input id=\"confirm\" name=\"confirm\" type=\"password\" autocomplete=\"new-password\""
 		" minlength=\"%d\" required></p>"
 		"<p><button type=\"submit\">Set password and sign in</button></p></form>",

@@ -648,6 +648,8 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         page = s.client().get(urllib.parse.urlparse(invitation["link"]).path)
         assert b"Bo &lt;b&gt;" in page.body and b"Bo <b>" not in page.body
         assert page.header("Content-Security-Policy").startswith("default-src 'self'")
+        assert "style-src 'sha256-" in page.header("Content-Security-Policy")
+        assert page.header("Cache-Control") == "no-store" and not page.header("Set-Cookie")
         # Sent again: the first link no longer works.
         again = admin.post("/api/admin/users/%d/invitation" % made["id"], {}).json()
         _, r = choose_password(s, again["link"], "bo-pass-123", "bo-pass-124")
