@@ -262,16 +262,20 @@ static int create_user(struct hl_req *req)
 	return password ? answer_user(req, 201, id) : answer_invited(req, id, email, &made);
 }
 
-/* End every way the user is signed in, sessions and API tokens alike:
- * after a disable or a new password (re-enabling revives neither). */
+/* End every way the user is signed in, sessions and API tokens alike,
+ * and their one-time links: after a disable or a new password
+ * (re-enabling revives none). */
 static int sign_out_everywhere(struct hl_db *w, int64_t user)
 {
 	static const char *const sql[] = {
 		"DELETE FROM sessions WHERE user_id = :user",
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE user_id = :user AND revoked_at IS NULL",
+		/* nor may a link made before set another password */
+		"UPDATE account_links SET used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
+		" mail_link = NULL WHERE user_id = :user AND used_at IS NULL",
 	};
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		hl_bind_int(st, ":user", user);
 		if (hl_step_changes(st) < 0)

@@ -639,6 +639,8 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         assert made["invited"] is True and invitation["emailed"] is False
         assert "nothing was e-mailed" in invitation["message"]
         assert s.sql("SELECT count(*) FROM account_links WHERE mail_link IS NOT NULL") == [(0,)]
+        entry = admin.get("/api/admin/audit?limit=1&action=user.invited").json()["data"][0]
+        assert (entry["did"], entry["kind"], entry["label"]) == ("invited", "person", "Bo <b>"), entry
         listed = admin.get("/api/admin/users").json()["data"][-1]
         assert listed["invited"] is True and listed["link"]["mail"] is None, listed
         assert listed["link"]["id"] == invitation["id"] and listed["link"]["kind"] == "invite"
@@ -673,6 +675,12 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         assert s.client().post("/api/auth/login", {"email": "bo@example.test",
                                                     "password": "bo-pass-123"}).status == 401
         s.login("bo@example.test", "bo-new-pass-1")
+        entry = admin.get("/api/admin/audit?limit=1&action=password.reset").json()["data"][0]
+        assert (entry["who"], entry["did"], entry["label"]) == ("Bo <b>", "chose a new password by link", None)
+        # A password the admin sets ends the links made before.
+        stale = admin.post("/api/admin/users/%d/reset-link" % made["id"], {}).json()
+        assert admin.post("/api/admin/users/%d/password" % made["id"], {"password": "bo-set-pass-1"}).status == 204
+        assert s.client().get(urllib.parse.urlparse(stale["link"]).path).status == 404
         # A revoked invitation: its link ends and the person is disabled.
         cy = admin.post("/api/admin/users", {"email": "cy@example.test", "name": "Cy",
                                              "role": "agency_user"}).json()
