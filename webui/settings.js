@@ -197,8 +197,8 @@ ${u ? null : html`<div class="field"><label for="${id + '-email'}">E-mail</label
 <label class="s-check"><input type="checkbox" name="assigned_only" checked="${!!u && u.assigned_only}"><span>Sees only what is assigned to them</span></label>`;
 	const named = (u) => html`<span class="visually-hidden">${' ' + u.name}</span>`;
 	const actions = (u) => html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit${named(u)}</button>
-	${u.invited ? html`<button type="button" class="btn btn-small" data-link="invitation" data-id="${u.id}">Send invitation again${named(u)}</button>
-		${u.disabled_at ? '' : html`<button type="button" class="btn btn-small" data-revoke-invitation="${u.id}">Revoke invitation${named(u)}</button>`}`
+	${u.invited ? html`<button type="button" class="btn btn-small" data-link="invitation" data-id="${u.id}">Resend invite${named(u)}</button>
+		${u.disabled_at ? '' : html`<button type="button" class="btn btn-small" data-revoke-invitation="${u.id}">Revoke invite${named(u)}</button>`}`
 		: html`<button type="button" class="btn btn-small" data-link="reset-link" data-id="${u.id}">Reset password${named(u)}</button>
 	<button type="button" class="btn btn-small" data-user="${u.id}"
 	data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}${named(u)}</button>`}`;
@@ -212,7 +212,7 @@ ${fields('s-p')}
 <th scope="col">Sub-accounts</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead>
 <tbody>${(users.data || []).map((u) => html`<tr data-row="${u.id}"><td>${u.name}</td><td>${u.email}</td><td>${roleName(u.role)}${u.assigned_only ? ', assigned only' : ''}</td>
 <td>${/^agency/.test(u.role) ? 'All' : (u.location_ids || []).map((id) => placeName.get(id) || '#' + id).join(', ')}</td>
-<td>${state(u)}</td>
+<td class="s-person-state">${state(u)}</td>
 <td class="s-row-actions">${u.id === ctx.user.id ? '' : actions(u)}</td></tr>`)}</tbody></table>`);
 	const form = part.querySelector('form');
 	form.addEventListener('submit', async (e) => {

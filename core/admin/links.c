@@ -163,9 +163,11 @@ int links_make(struct hl_req *req, struct hl_db *w, int64_t user, const char *ki
 	       struct link_made *made)
 {
 	const char *base = link_base(req, 1);
-	if (!base)
-		return hl_reply_error(req, 422, "validation", "the server's address is not known:"
-				      " set public_url, or open this page by its address"), HL_EINVAL;
+	if (!base) {
+		hl_reply_error(req, 422, "validation", "the server's address is not known: set"
+			       " public_url, or open this page by its address");
+		return HL_EINVAL;
+	}
 	return link_new(req, w, user, kind, base, hl_channel_provider(req, "email") != NULL, made);
 }
 
