@@ -268,6 +268,50 @@ form.addEventListener('submit', async (event) => {
 	password.focus();
 });
 
+/* Forgot password: its form takes the sign-in form's place (kept in a
+ * template until then, so that the page has one field called E-mail);
+ * the server's answer is the same words whether the address is anyone's
+ * (core/admin/links.c), shown as they come. */
+document.getElementById('forgot-open').addEventListener('click', () => {
+	const opener = document.getElementById('forgot-open');
+	const forgot = document.getElementById('forgot-template').content.firstElementChild.cloneNode(true);
+	form.hidden = true;
+	opener.parentNode.hidden = true;
+	form.after(forgot);
+	login.querySelector('h1').textContent = 'Forgot your password?';
+	forgot.elements.email.value = email.value;
+	forgot.elements.email.focus();
+	forgot.addEventListener('submit', (event) => {
+		event.preventDefault();
+		askReset(forgot);
+	});
+});
+
+async function askReset(forgot) {
+	const said = forgot.querySelector('.login-said');
+	const send = forgot.querySelector('button');
+	said.textContent = '';
+	send.disabled = true;
+	let r = null;
+	let body = null;
+	try {
+		r = await fetch('/api/auth/forgot', {
+			method: 'POST',
+			credentials: 'same-origin',
+			headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+			body: JSON.stringify({ email: forgot.elements.email.value.trim() }),
+		});
+		body = await r.json().catch(() => null);
+	} catch (e) {
+		r = null;
+	}
+	send.disabled = false;
+	said.textContent = r && r.ok && body ? body.message
+		: r && r.status === 422 ? 'Enter your e-mail address.'
+			: r && r.status === 429 ? 'Too many requests. Try again ' + when(parseInt(r.headers.get('Retry-After'), 10)) + '.'
+				: problem(r, body);
+}
+
 /* Asked first: the browser opens six connections to a server, and all the
  * rest waits for this answer, so it must not wait for a free one. */
 const me = carried('/api/auth/me', null) ||

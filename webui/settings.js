@@ -10,7 +10,10 @@
  *                  and country new sub-accounts start with
  *                  (settings-agency.js);
  *   People         agency admins: who works here, their role and
- *                  sub-accounts; a person added, disabled or enabled;
+ *                  sub-accounts; a person added (with a password, or
+ *                  invited by a one-time link), disabled or enabled; an
+ *                  invitation sent again or revoked; a password reset link
+ *                  made (settings-links.js);
  *   Sub-accounts   agency admins: added, renamed, their time zone, currency and
  *                  country (phone numbers without a country code are its);
  *   Modules        agency admins: what the server runs, and what not, why;
@@ -25,6 +28,7 @@
  */
 import { account } from './settings-account.js';
 import { agency } from './settings-agency.js';
+import { showLink } from './settings-links.js';
 import { placeFields, placeLists, placeOf } from './settings-places.js';
 
 import { audit } from './settings-audit.js';
@@ -158,6 +162,20 @@ ${(list.data || []).length ? '' : html`<p class="muted">No tokens yet.</p>`}`);
 	});
 }
 
+/* A person's state in People: an invitation not yet accepted says so,
+ * and why its e-mail did not leave. */
+function state(u) {
+	if (u.disabled_at)
+		return 'Disabled';
+	if (!u.invited)
+		return 'Active';
+	const k = u.link;
+	if (!k || k.used_at || Date.parse(k.expires_at) < Date.now())
+		return 'Invited (the link has ended: send it again)';
+	return k.mail === 'failed' ? 'Invited (not e-mailed: ' + k.mail_error + ')'
+		: k.mail === 'sent' ? 'Invited (e-mailed)' : 'Invited';
+}
+
 async function people(s, part) {
 	const { ctx, view } = s;
 	const { html, api, ui } = ctx;
@@ -169,13 +187,21 @@ async function people(s, part) {
 <div class="field"><label for="${id + '-name'}">Name</label><input id="${id + '-name'}" name="name" maxlength="100" required
 	autocomplete="off" value="${u ? u.name : null}"></div>
 ${u ? null : html`<div class="field"><label for="${id + '-email'}">E-mail</label><input id="${id + '-email'}" name="email" type="email" maxlength="254" required autocomplete="off"></div>
-<div class="field"><label for="${id + '-password'}">Password</label><input id="${id + '-password'}" name="password" type="password" minlength="10" required autocomplete="new-password"></div>`}
+<div class="field"><label for="${id + '-password'}">Password (optional)</label><input id="${id + '-password'}" name="password" type="password" minlength="8"
+	autocomplete="new-password" aria-describedby="${id + '-password-hint'}"><span class="muted" id="${id + '-password-hint'}">Leave it empty to invite them: they get a link to choose their own.</span></div>`}
 <div class="field"><label for="${id + '-role'}">Role</label><select id="${id + '-role'}" name="role">
 	${ROLES.map((r) => html`<option value="${r[0]}" selected="${!!u && u.role === r[0]}">${r[1]}</option>`)}</select></div>
 <fieldset class="field s-places"><legend>Sub-accounts (for sub-account roles)</legend>
 	${(places.data || []).map((l) => html`<label class="s-check"><input type="checkbox" name="location_ids" value="${l.id}"
 		checked="${!!u && (u.location_ids || []).includes(l.id)}"><span>${l.name}</span></label>`)}</fieldset>
 <label class="s-check"><input type="checkbox" name="assigned_only" checked="${!!u && u.assigned_only}"><span>Sees only what is assigned to them</span></label>`;
+	const named = (u) => html`<span class="visually-hidden">${' ' + u.name}</span>`;
+	const actions = (u) => html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit${named(u)}</button>
+	${u.invited ? html`<button type="button" class="btn btn-small" data-link="invitation" data-id="${u.id}">Resend invite${named(u)}</button>
+		${u.disabled_at ? '' : html`<button type="button" class="btn btn-small" data-revoke-invitation="${u.id}">Revoke invite${named(u)}</button>`}`
+		: html`<button type="button" class="btn btn-small" data-link="reset-link" data-id="${u.id}">Reset password${named(u)}</button>
+	<button type="button" class="btn btn-small" data-user="${u.id}"
+	data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}${named(u)}</button>`}`;
 	const chosen = (form) => Array.from(form.querySelectorAll('[name="location_ids"]:checked'), (c) => Number(c.value));
 	part.append(html`<h2 tabindex="-1">People</h2>
 <form class="card s-form s-person" novalidate aria-label="Add a person">
@@ -186,27 +212,46 @@ ${fields('s-p')}
 <th scope="col">Sub-accounts</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead>
 <tbody>${(users.data || []).map((u) => html`<tr data-row="${u.id}"><td>${u.name}</td><td>${u.email}</td><td>${roleName(u.role)}${u.assigned_only ? ', assigned only' : ''}</td>
 <td>${/^agency/.test(u.role) ? 'All' : (u.location_ids || []).map((id) => placeName.get(id) || '#' + id).join(', ')}</td>
-<td>${u.disabled_at ? 'Disabled' : 'Active'}</td>
-<td class="s-row-actions">${u.id === ctx.user.id ? '' : html`<button type="button" class="btn btn-small" data-edit="${u.id}">Edit<span class="visually-hidden">${' ' + u.name}</span></button>
-	<button type="button" class="btn btn-small" data-user="${u.id}"
-	data-disable="${u.disabled_at ? '' : '1'}">${u.disabled_at ? 'Enable' : 'Disable'}<span class="visually-hidden">${' ' + u.name}</span></button>`}</td></tr>`)}</tbody></table>`);
+<td class="s-person-state">${state(u)}</td>
+<td class="s-row-actions">${u.id === ctx.user.id ? '' : actions(u)}</td></tr>`)}</tbody></table>`);
 	const form = part.querySelector('form');
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();
 		ui.clearErrors(form);
 		const f = form.elements;
 		const person = {
-			name: f.name.value.trim(), email: f.email.value.trim(), password: f.password.value,
-			role: f.role.value, assigned_only: f.assigned_only.checked, location_ids: chosen(form),
+			name: f.name.value.trim(), email: f.email.value.trim(), role: f.role.value,
+			assigned_only: f.assigned_only.checked, location_ids: chosen(form),
 		};
+		if (f.password.value)
+			person.password = f.password.value;
+		let made;
 		try {
-			await api.post('/api/admin/users', person);
+			made = await api.post('/api/admin/users', person);
 		} catch (err) {
 			return ctx.signal.aborted ? null : ui.formErrors(form, err);
 		}
-		await s.open('people', true);
-		ui.toast(person.name + ' can now sign in as ' + person.email + '.', { kind: 'success' });
+		await s.open('people', !made.invitation);
+		if (made.invitation)
+			showLink(ctx, s.body.querySelector('h2'), person.name + ' is invited.', made.invitation, made.id);
+		else
+			ui.toast(person.name + ' can now sign in as ' + person.email + '.', { kind: 'success' });
 	});
+
+	/* A new invitation or reset link for a person, shown to hand over. */
+	async function link(b) {
+		const u = (users.data || []).find((x) => String(x.id) === b.dataset.id);
+		let made;
+		try {
+			made = await api.post('/api/admin/users/' + u.id + '/' + b.dataset.link, {});
+		} catch (err) {
+			return ctx.signal.aborted ? null : ui.toast(err.message, { kind: 'error' });
+		}
+		await s.open('people');
+		showLink(ctx, s.body.querySelector('h2'), b.dataset.link === 'invitation'
+			? 'A new invitation for ' + u.name + ': the earlier link no longer works.'
+			: 'A password reset link for ' + u.name + ': their password stays until it is used.', made, u.id);
+	}
 
 	/* A person changed in a form in place of their row. */
 	function edit(u) {
@@ -249,6 +294,19 @@ ${fields('s-p')}
 		const editing = e.target.closest('[data-edit]');
 		if (editing)
 			return edit((users.data || []).find((u) => String(u.id) === editing.dataset.edit));
+		const linking = e.target.closest('[data-link]');
+		if (linking)
+			return link(linking);
+		const revoking = e.target.closest('[data-revoke-invitation]');
+		if (revoking) {
+			try {
+				await api.del('/api/admin/users/' + revoking.dataset.revokeInvitation + '/invitation');
+			} catch (err) {
+				return ctx.signal.aborted ? null : ui.toast(err.message, { kind: 'error' });
+			}
+			await s.open('people');
+			return ui.toast('Invitation revoked: its link no longer works.', { kind: 'success' });
+		}
 		const b = e.target.closest('[data-user]');
 		if (!b)
 			return;

@@ -83,7 +83,7 @@ static int64_t find_account(struct hl_req *req, const char *email, const char **
 	return step == SQLITE_ROW || step == SQLITE_DONE ? id : -1;
 }
 
-static int start_session(struct hl_req *req, int64_t user)
+int accounts_start_session(struct hl_req *req, int64_t user)
 {
 	char token[TOKEN_TEXT];
 	auth_token_new("", token, req->who.session);
@@ -184,7 +184,7 @@ static int login(struct hl_req *req)
 		return hl_reply_error(req, 401, "invalid_credentials", "wrong e-mail or password");
 	}
 	refund_attempt(req, &a);
-	int rc = start_session(req, user);
+	int rc = accounts_start_session(req, user);
 	if (rc)
 		return rc;
 	req->who.user_id = user;

@@ -26,7 +26,13 @@
 	X("location.disabled", "disabled") X("token.created", "created")              \
 	X("token.revoked", "revoked") X("agency.updated", "changed")                  \
 	X("password.changed", "changed their password") X("password.change_failed",    \
-	"failed to change their password") X("sessions.ended", "signed out a device")
+	"failed to change their password") X("sessions.ended", "signed out a device")      \
+	X("user.invited", "invited") X("user.invitation_revoked", "revoked the invitation of") \
+	X("user.reset_link", "made a password reset link for")                          \
+	X("invitation.accepted", "accepted their invitation")                           \
+	X("password.reset", "chose a new password by link")                             \
+	X("password.reset_asked", "asked for a new password")                           \
+	X("password.reset_refused", "asked for a new password")
 #define AS_JSON(stored, shown) "\"" stored "\":\"" shown "\","
 #define AS_ENTRY(stored, shown) { stored, shown },
 
@@ -62,7 +68,8 @@ static int action_matches(const char *asked, const char **out)
 /* What a person does to their own account, read without a record:
  * "Ana Ruiz signed in". */
 #define SELF_ACTIONS "'login', 'login.failed', 'logout', 'password.changed'," \
-	" 'password.change_failed', 'sessions.ended'"
+	" 'password.change_failed', 'sessions.ended', 'invitation.accepted', 'password.reset'," \
+	" 'password.reset_asked', 'password.reset_refused'"
 /* An entry as people read it: who (a name), in which sub-account, did
  * what (`did`) to which kind of record (`kind`) named how (`label`, read
  * when the entry was made; for older entries the core's records are

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * users.c: agency administrators manage their people and sub-accounts:
- * users (create, list, update, disable, reset a password, choose their
- * locations), locations (create, list, update, disable) and the agency's
+ * users (create, or invite by a one-time link (links.c), list, update,
+ * disable, reset a password, choose their locations), locations (create, list, update, disable) and the agency's
  * own name and the time zone, currency and country its new locations start
  * with. Everything is scoped to the administrator's agency. The first administrator is made on
  * the command line (`hyperlevel create-admin`), by users_create_admin.
@@ -111,6 +111,12 @@ static sqlite3_stmt *user_query(struct hl_req *req, int64_t id)
 		"SELECT u.id, u.email, u.name, u.role,"
 		" CASE WHEN u.assigned_only THEN 'true' ELSE 'false' END AS json_assigned_only,"
 		" u.disabled_at, u.created_at,"
+		" CASE WHEN u.password_hash IS NULL THEN 'true' ELSE 'false' END AS json_invited,"
+		" (SELECT json_object('id', k.id, 'kind', k.kind, 'expires_at',"
+		"  strftime('%Y-%m-%dT%H:%M:%SZ', k.expires_at, 'unixepoch'), 'used_at', k.used_at,"
+		"  'mail', k.mail_state, 'mail_error', k.mail_error)"
+		"  FROM account_links k WHERE k.user_id = u.id ORDER BY k.id DESC LIMIT 1)"
+		"  AS json_link,"
 		" (SELECT json_group_array(location_id) FROM (SELECT location_id FROM user_locations"
 		"  WHERE user_id = u.id ORDER BY location_id)) AS json_location_ids"
 		" FROM users u WHERE u.agency_id = :agency AND (:id = 0 OR u.id = :id)"
@@ -183,8 +189,26 @@ static int answer_user(struct hl_req *req, int status, int64_t id)
 	return st ? hl_reply_row(req, status, st, "user") : HL_EDB;
 }
 
-/* POST /api/admin/users {"email", "name", "role", "password",
- * "location_ids"?, "assigned_only"?} */
+/* The answer to an invitation: the user, and the link made. */
+static int answer_invited(struct hl_req *req, int64_t id, const char *email,
+			  const struct link_made *made)
+{
+	sqlite3_stmt *st = user_query(req, id);
+	if (!st || sqlite3_step(st) != SQLITE_ROW)
+		return HL_EDB;
+	struct hl_json *j = hl_reply_json(req, 201);
+	hl_json_object(j);
+	hl_json_columns(j, st);
+	sqlite3_reset(st);
+	hl_json_key(j, "invitation");
+	links_write(req, j, email, made);
+	hl_json_object_end(j);
+	return 0;
+}
+
+/* POST /api/admin/users {"email", "name", "role", "password"?,
+ * "location_ids"?, "assigned_only"?}: without a password, the person is
+ * invited: a one-time link lets them choose it (links.c). */
 static int create_user(struct hl_req *req)
 {
 	static const char *const keys[] = { "email", "name", "role", "password", "location_ids",
@@ -204,11 +228,11 @@ static int create_user(struct hl_req *req)
 	if (!name || !role_parse(role))
 		return hl_reply_error(req, 422, "validation", "name and a role (agency_admin,"
 				      " agency_user, location_admin, location_user) are required");
-	if (!password || strlen(password) < PASSWORD_MIN)
+	if (password && strlen(password) < PASSWORD_MIN)
 		return hl_reply_error(req, 422, "validation", "password must have at least %d"
 				      " characters", PASSWORD_MIN);
 	char hash[crypto_pwhash_STRBYTES];
-	if (password_hash(password, hash))
+	if (password && password_hash(password, hash))
 		return hl_reply_error(req, 503, "busy", "the server is busy; try again in a moment");
 	struct hl_db *w = hl_write_begin(req);
 	sqlite3_stmt *st = hl_stmt(w,
@@ -220,31 +244,38 @@ static int create_user(struct hl_req *req)
 	hl_bind_text(st, ":name", name);
 	hl_bind_text(st, ":role", role);
 	hl_bind_int(st, ":assigned_only", assigned_only > 0);
-	hl_bind_text(st, ":password_hash", hash);
+	hl_bind_text(st, ":password_hash", password ? hash : NULL);
 	int64_t id;
 	int added = hl_step_int(st, &id);
 	if (added < 0)
 		return HL_EDB;
 	if (!added)
 		return hl_reply_error(req, 409, "conflict", "a user with this e-mail exists");
+	struct link_made made;
 	int rc = set_locations(req, w, id);
+	if (!rc && !password)
+		rc = links_make(req, w, id, "invite", &made);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
-	if (audit_note(req, 0, "user.created", "user", id))
+	if (audit_note(req, 0, password ? "user.created" : "user.invited", "user", id))
 		return HL_EDB;
-	return answer_user(req, 201, id);
+	return password ? answer_user(req, 201, id) : answer_invited(req, id, email, &made);
 }
 
-/* End every way the user is signed in, sessions and API tokens alike:
- * after a disable or a new password (re-enabling revives neither). */
+/* End every way the user is signed in, sessions and API tokens alike,
+ * and their one-time links: after a disable or a new password
+ * (re-enabling revives none). */
 static int sign_out_everywhere(struct hl_db *w, int64_t user)
 {
 	static const char *const sql[] = {
 		"DELETE FROM sessions WHERE user_id = :user",
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE user_id = :user AND revoked_at IS NULL",
+		/* nor may a link made before set another password */
+		"UPDATE account_links SET used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
+		" mail_link = NULL WHERE user_id = :user AND used_at IS NULL",
 	};
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		hl_bind_int(st, ":user", user);
 		if (hl_step_changes(st) < 0)

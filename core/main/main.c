@@ -95,6 +95,7 @@ struct core {
 	struct config cfg;
 	struct server srv;
 	struct jobs *jobs;
+	struct mod_job *job_list; /* what the scheduler runs besides its own */
 	int force;      /* new-module --force */
 };
 
@@ -102,7 +103,8 @@ static int load_modules(struct core *c)
 {
 	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
 	    accounts_register(c->srv.router) || sessions_register(c->srv.router) ||
-	    users_register(c->srv.router) || audit_log_register(c->srv.router) ||
+	    users_register(c->srv.router) || links_register(c->srv.router) ||
+	    audit_log_register(c->srv.router) ||
 	    doctor_register(c->srv.router) ||
 	    metrics_register(c->srv.router) || modules_report_register(c->srv.router) ||
 	    pages_register(c->srv.router) || live_register(c->srv.router))
@@ -218,7 +220,16 @@ static int start_jobs(struct core *c)
 {
 	char detail[64];
 	int njobs, nhandlers;
-	struct mod_job *jobs = modules_jobs(c->srv.modules, &njobs);
+	struct mod_job *mods = modules_jobs(c->srv.modules, &njobs);
+	/* The core's jobs above the scheduler's layer first (the account
+	 * links' mail), then the modules'. */
+	struct mod_job *jobs = c->job_list = calloc((size_t)njobs + 1, sizeof(*jobs));
+	if (!jobs)
+		return HL_ENOMEM;
+	jobs[0] = links_mail_job;
+	if (njobs)
+		memcpy(jobs + 1, mods, (size_t)njobs * sizeof(*jobs));
+	njobs++;
 	struct mod_handler *handlers = modules_handlers(c->srv.modules, &nhandlers);
 	if (!c->cfg.jobs && nhandlers)
 		log_warn("jobs = no: %d event handler%s will not run", nhandlers,
@@ -308,6 +319,7 @@ static void core_release(struct core *c)
 	http_stop(&c->srv);
 	backup_stop(c->srv.backup);
 	jobs_stop(c->jobs, 0);
+	free(c->job_list);
 	sender_free(c->srv.sender);
 	stop_live(c);
 	events_free(c->srv.events);

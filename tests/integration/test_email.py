@@ -9,6 +9,7 @@ connection dropped during DATA is tried again; no header can be made by
 what a user writes; and without a relay or a sender, the thread says so."""
 
 import contextlib
+import urllib.parse
 import email.utils
 import json
 import os
@@ -602,3 +603,130 @@ def test_files_attached_to_an_email_leave_with_it():
         again = send(admin, h, conversation, "Again", attachments=[first])
         failed = until_status(admin, h, conversation, again["id"], ("failed",))
         assert failed["status_reason"] == "a file attached to it is no longer kept", failed
+
+
+def link_in(message):
+    """The one-time link in a mail's text."""
+    text = message["parsed"].get_body(("plain",)).get_content()
+    return re.search(r"https?://\S+/api/auth/link/[A-Za-z0-9_-]+", text).group(0)
+
+
+def choose_password(s, link, password, confirm=None):
+    """The link's page as a browser without JavaScript uses it: its form
+    posted; the fresh client and the answer."""
+    path = link.split("/", 3)[3]
+    browser = s.client()
+    page = browser.get("/" + path)
+    assert page.status == 200 and b'name="password"' in page.body, page.body
+    form = urllib.parse.urlencode({"password": password, "confirm": confirm or password})
+    r = browser.request("POST", "/" + path, body=form.encode(),
+                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    return browser, r
+
+
+def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once():
+    s = Server(modules=("contacts",))
+    s.create_admin(*ADMIN)
+    s.start()
+    with s:
+        admin = s.login(*ADMIN)
+        a = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
+        r = admin.post("/api/admin/users", {"email": "bo@example.test", "name": "Bo <b>",
+                                            "role": "location_user", "location_ids": [a]})
+        assert r.status == 201, r.body
+        made = r.json()
+        invitation = made["invitation"]
+        assert made["invited"] is True and invitation["emailed"] is False
+        assert "nothing was e-mailed" in invitation["message"]
+        assert s.sql("SELECT count(*) FROM account_links WHERE mail_link IS NOT NULL") == [(0,)]
+        entry = admin.get("/api/admin/audit?limit=1&action=user.invited").json()["data"][0]
+        assert (entry["did"], entry["kind"], entry["label"]) == ("invited", "person", "Bo <b>"), entry
+        listed = admin.get("/api/admin/users").json()["data"][-1]
+        assert listed["invited"] is True and listed["link"]["mail"] is None, listed
+        assert listed["link"]["id"] == invitation["id"] and listed["link"]["kind"] == "invite"
+        assert invitation["link"].split("/")[-1] not in json.dumps(listed)
+        # Not yet a password anyone can sign in with.
+        assert s.client().post("/api/auth/login", {"email": "bo@example.test", "password": "x"}).status == 401
+        page = s.client().get(urllib.parse.urlparse(invitation["link"]).path)
+        assert b"Bo &lt;b&gt;" in page.body and b"Bo <b>" not in page.body
+        assert page.header("Content-Security-Policy").startswith("default-src 'self'")
+        assert "style-src 'sha256-" in page.header("Content-Security-Policy")
+        assert page.header("Cache-Control") == "no-store" and not page.header("Set-Cookie")
+        # Sent again: the first link no longer works.
+        again = admin.post("/api/admin/users/%d/invitation" % made["id"], {}).json()
+        _, r = choose_password(s, again["link"], "bo-pass-123", "bo-pass-124")
+        assert r.status == 422 and b"differ" in r.body
+        assert s.client().get(urllib.parse.urlparse(invitation["link"]).path).status == 404
+        bo, r = choose_password(s, again["link"], "bo-pass-123")
+        assert r.status == 303 and r.header("Location") == "/", r.body
+        me = bo.get("/api/auth/me").json()
+        assert me["user"]["email"] == "bo@example.test" and [l["id"] for l in me["locations"]] == [a]
+        assert s.client().get(urllib.parse.urlparse(again["link"]).path).status == 404, "used once"
+        assert admin.get("/api/admin/users").json()["data"][-1]["invited"] is False
+        error(admin.post("/api/admin/users/%d/invitation" % made["id"], {}), 409, "accepted")
+        # An admin's reset link: the old password works until it is used,
+        # then every session of the person ends.
+        reset = admin.post("/api/admin/users/%d/reset-link" % made["id"], {}).json()
+        assert reset["emailed"] is False
+        s.login("bo@example.test", "bo-pass-123")
+        _, r = choose_password(s, reset["link"], "bo-new-pass-1")
+        assert r.status == 303
+        assert bo.get("/api/auth/me").status == 401
+        assert s.client().post("/api/auth/login", {"email": "bo@example.test",
+                                                    "password": "bo-pass-123"}).status == 401
+        s.login("bo@example.test", "bo-new-pass-1")
+        entry = admin.get("/api/admin/audit?limit=1&action=password.reset").json()["data"][0]
+        assert (entry["who"], entry["did"], entry["label"]) == ("Bo <b>", "chose a new password by link", None)
+        # A password the admin sets ends the links made before.
+        stale = admin.post("/api/admin/users/%d/reset-link" % made["id"], {}).json()
+        assert admin.post("/api/admin/users/%d/password" % made["id"], {"password": "bo-set-pass-1"}).status == 204
+        assert s.client().get(urllib.parse.urlparse(stale["link"]).path).status == 404
+        # A revoked invitation: its link ends and the person is disabled.
+        cy = admin.post("/api/admin/users", {"email": "cy@example.test", "name": "Cy",
+                                             "role": "agency_user"}).json()
+        csrf = {"X-CSRF-Token": admin.get("/api/auth/me").json()["csrf_token"]}
+        assert admin.request("DELETE", "/api/admin/users/%d/invitation" % cy["id"],
+                             headers=csrf).status == 204
+        assert s.client().get(urllib.parse.urlparse(cy["invitation"]["link"]).path).status == 404
+        assert admin.get("/api/admin/users").json()["data"][-1]["disabled_at"]
+        # Forgot password with no e-mail: the same words, nothing made.
+        known = s.client().post("/api/auth/forgot", {"email": "bo@example.test"})
+        unknown = s.client().post("/api/auth/forgot", {"email": "nobody@example.test"})
+        assert known.status == unknown.status == 202 and known.json() == unknown.json()
+        assert s.sql("SELECT count(*) FROM account_links WHERE used_at IS NULL") == [(0,)]
+
+
+def test_accounts_invitations_and_forgotten_passwords_are_emailed_with_a_one_time_link():
+    with mailing(public=True) as (relay, s, admin, h):
+        a = admin.get("/api/admin/locations").json()["data"][0]["id"]
+        made = admin.post("/api/admin/users", {"email": "di@example.test", "name": "Di Ruiz",
+                                               "role": "location_admin", "location_ids": [a]}).json()
+        assert made["invitation"]["emailed"] is True
+        assert "being sent to di@example.test" in made["invitation"]["message"]
+        (mail,) = relay.wait_for(1)
+        assert mail["to"] == ["di@example.test"] and mail["from"] == SENDER["from_address"]
+        assert "invited" in str(mail["parsed"]["Subject"])
+        link = link_in(mail)
+        assert link == made["invitation"]["link"]
+        assert s.sql("SELECT count(*) FROM account_links WHERE mail_link IS NOT NULL") == [(0,)]
+        assert wait_for(lambda: admin.get("/api/admin/users").json()["data"][-1]["link"]["mail"]
+                        == "sent")
+        di, r = choose_password(s, link, "di-pass-123")
+        assert r.status == 303 and di.get("/api/auth/me").json()["user"]["name"] == "Di Ruiz"
+        # Forgot password: the same answer for a known and an unknown
+        # address; only the known one gets a mail, with a link for an hour.
+        known = s.client().post("/api/auth/forgot", {"email": "DI@example.test"})
+        unknown = s.client().post("/api/auth/forgot", {"email": "nobody@example.test"})
+        assert known.status == unknown.status == 202 and known.body == unknown.body
+        (_, reset) = relay.wait_for(2)
+        assert reset["to"] == ["di@example.test"]
+        (left,) = s.sql("SELECT expires_at - strftime('%s','now') FROM account_links"
+                        " ORDER BY id DESC LIMIT 1")[0]
+        assert 3500 < left <= 3600
+        _, r = choose_password(s, link_in(reset), "di-new-pass-1")
+        assert r.status == 303 and di.get("/api/auth/me").status == 401
+        # Three a quarter-hour per address; then the same words, no mail.
+        for _ in range(3):
+            assert s.client().post("/api/auth/forgot", {"email": "di@example.test"}).status == 202
+        relay.wait_for(4)
+        assert s.sql("SELECT count(*) FROM account_links WHERE kind = 'reset'") == [(3,)]
