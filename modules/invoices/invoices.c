@@ -56,7 +56,22 @@ static const struct hl_record_kind records[] = {
 		      " WHERE p.id = :id" },
 };
 
+/* How an invoice's events read on its contact's timeline. */
+#define INVOICE_LINE(what) "SELECT 'Invoice ' || number || " what ", '/invoices/' || id" \
+	" FROM invoices WHERE id = :subject AND location_id = :location"
+#define INVOICE_TOTAL "printf('%.2f', total_cents / 100.0) || ' ' || currency"
+
+static const struct hl_event_line event_lines[] = {
+	{ "invoice.created", INVOICE_LINE("' created, ' || " INVOICE_TOTAL) },
+	{ "invoice.sent", INVOICE_LINE("' sent, ' || " INVOICE_TOTAL) },
+	{ "invoice.payment_recorded", INVOICE_LINE("': payment recorded, '"
+	  " || printf('%.2f', paid_cents / 100.0) || ' ' || currency || ' paid so far'") },
+	{ "invoice.paid", INVOICE_LINE("' paid in full'") },
+	{ "invoice.voided", INVOICE_LINE("' voided'") },
+};
+
 HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));

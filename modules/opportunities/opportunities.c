@@ -67,7 +67,24 @@ static const struct hl_record_kind records[] = {
 	  .name_sql = "SELECT name FROM opportunities WHERE id = :id" },
 };
 
+/* How a deal's events read on its contact's timeline (and its history). */
+#define DEAL_LINE(what) "SELECT 'Deal ' || name || " what ", '/opportunities/' || id" \
+	" FROM opportunities WHERE id = :subject AND location_id = :location"
+#define STAGE_NAME(which) "(SELECT name FROM stages WHERE id = json_extract(:data, '$." which "'))"
+
+static const struct hl_event_line event_lines[] = {
+	{ "opportunity.created", DEAL_LINE("' created in '"
+	  " || (SELECT s.name FROM stages s WHERE s.id = opportunities.stage_id)") },
+	{ "opportunity.stage_changed", DEAL_LINE("' moved from ' || ifnull(" STAGE_NAME("from")
+	  ", 'a stage since deleted') || ' to ' || ifnull(" STAGE_NAME("to") ", 'a stage since deleted')") },
+	{ "opportunity.won", DEAL_LINE("' won'") },
+	{ "opportunity.lost", DEAL_LINE("' lost'") },
+	{ "opportunity.abandoned", DEAL_LINE("' abandoned'") },
+	{ "opportunity.reopened", DEAL_LINE("' reopened'") },
+};
+
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires,
 	  .summary = "pipelines, their stages and deals", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));

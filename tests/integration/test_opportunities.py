@@ -440,6 +440,24 @@ def test_events_reach_the_contacts_activity():
                      {"status": "abandoned"}, {"status": "open"}):
             assert admin.patch(path, body, headers=h).status == 200
         error(admin.patch(path, {"status": "gone"}, headers=h), 422, "status")  # refused: none
+        # The contact's timeline reads each move as a line linking to the deal,
+        # newest first; a change of the value alone is no line.
+        names = dict(s.sql("SELECT id, name FROM stages WHERE id IN (?, ?)", stages[0], stages[1]))
+        lines = ["Deal Busy reopened", "Deal Busy abandoned", "Deal Busy lost", "Deal Busy won",
+                 "Deal Busy moved from %s to %s" % (names[stages[0]], names[stages[1]]),
+                 "Deal Busy created in %s" % names[stages[0]]]
+        timeline = "/api/contacts/%d/timeline?location_id=1&limit=6" % contact
+        deadline = time.time() + 10
+        while [t["line"] for t in admin.get(timeline).json()["data"]] != lines and time.time() < deadline:
+            time.sleep(0.02)
+        page = admin.get(timeline).json()
+        assert [t["line"] for t in page["data"]] == lines
+        assert {t["link"] for t in page["data"]} == {"/opportunities/%d" % d}
+        assert page["data"][4]["kind"] == "opportunity.stage_changed"
+        # Another sub-account's user cannot read it.
+        other = s.login("location-2@example.test", "perf-pass-123")
+        assert other.get(timeline).status == 404
+        assert other.get("/api/contacts/%d/timeline" % contact).status == 404
         assert admin.delete(path, headers=h).status == 204
         expected = dict(before)
         counts = {"opportunity.created": 1, "opportunity.updated": 6, "opportunity.stage_changed": 1,

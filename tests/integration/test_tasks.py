@@ -276,6 +276,15 @@ def test_events_reach_the_contacts_activity():
         for step in ("complete", "complete", "reopen", "reopen"):  # twice: no second event
             assert admin.post("/api/tasks/%d/%s" % (t, step), {}, headers=h).status == 200
         assert admin.post("/api/tasks", {"title": ""}, headers=h).status == 422  # refused: none
+        # The contact's timeline: made, done, reopened, each linking to the contact's tasks.
+        lines = ["Task Busy reopened", "Task Busy done", "Task Busy"]
+        timeline = "/api/contacts/%d/timeline?location_id=1&limit=3" % contact
+        deadline = time.time() + 10
+        while [x["line"] for x in admin.get(timeline).json()["data"]] != lines and time.time() < deadline:
+            time.sleep(0.02)
+        page = admin.get(timeline).json()["data"]
+        assert [x["line"] for x in page] == lines
+        assert {x["link"] for x in page} == {"/tasks?contact=%d" % contact}
         assert admin.delete("/api/tasks/%d" % t, headers=h).status == 204
         expected = dict(before)
         for kind in ("task.created", "task.updated", "task.completed", "task.reopened", "task.deleted"):
