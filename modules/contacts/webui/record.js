@@ -63,14 +63,14 @@ function frame(view, ctx) {
 <div class="r-confirm"></div>
 <div class="r-grid">
 	<div class="r-main">
-		<section class="card" aria-labelledby="r-details-h">
-			<h2 id="r-details-h">Details</h2>
-			<div class="r-details"></div>
-		</section>
 		<section class="card" aria-labelledby="r-timeline-h">
 			<h2 id="r-timeline-h">Timeline</h2>
 			<ol class="r-timeline" aria-label="What happened, newest first"></ol>
 			<p class="r-notes-more"><button type="button" class="btn" data-timeline-more hidden>Show older</button></p>
+		</section>
+		<section class="card" aria-labelledby="r-details-h">
+			<h2 id="r-details-h">Details</h2>
+			<div class="r-details"></div>
 		</section>
 		<section class="card" aria-labelledby="r-notes-h">
 			<h2 id="r-notes-h">Notes</h2>
