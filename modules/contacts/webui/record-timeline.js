@@ -74,7 +74,7 @@ export function quickActions(r) {
 		['/invoices/new', '/invoices/new?contact=' + id, 'New invoice'],
 	].filter((a) => ctx.offers(a[0]));
 	el.quick.replaceChildren(html`${links.map((a) => html`<a class="btn btn-small" href="${ctx.href(a[1])}">${a[2]}</a>`)}
-		<button type="button" class="btn btn-small" data-quick-note>Add note</button>`);
+		<button type="button" class="btn btn-small" data-quick-note>Write a note</button>`);
 	el.quick.querySelector('[data-quick-note]').addEventListener('click', () => {
 		const area = el.noteForm.elements.namedItem('body');
 		area.scrollIntoView({ block: 'center' });
