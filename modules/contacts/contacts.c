@@ -99,6 +99,7 @@ static const struct hl_event_handler handlers[] = {
 	{ .event = "form.*", .handle = timeline_add },
 	{ .event = "contact.note_added", .handle = timeline_add },
 	{ .event = "contact.note_deleted", .handle = timeline_note_gone },
+	{ .event = "opportunity.note_deleted", .handle = timeline_note_gone },
 };
 
 /* How its own events read on a contact's timeline. */

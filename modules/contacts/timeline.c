@@ -6,7 +6,7 @@
  * kept as a line of contact_timeline when it is handled; an event nobody
  * describes, or of a module that is not loaded, makes no line. So this
  * file never reads another module's tables. Each line added is published
- * as contact.timeline, for the open record to show it.
+ * as contact_timeline.added, for the open record to show it.
  */
 #include "contacts.h"
 
@@ -48,23 +48,28 @@ int timeline_add(struct hl_job_run *run, const struct hl_event *ev)
 	int64_t added = hl_step_changes(st);
 	if (added <= 0)
 		return (int)added;
-	return hl_job_publish_assigned(run, "contact.timeline", ev->location_id, contact,
+	return hl_job_publish_assigned(run, "contact_timeline.added", ev->location_id, contact,
 				       ev->assigned_to, "{}");
 }
 
-/* A note deleted takes its line with it. */
+/* A note deleted (NOUN.note_deleted, a contact's or a deal's) takes the
+ * line of its NOUN.note_added with it. */
 int timeline_note_gone(struct hl_job_run *run, const struct hl_event *ev)
 {
+	int64_t contact = contact_of(run, ev);
+	if (contact <= 0)
+		return (int)contact;
 	sqlite3_stmt *st = hl_stmt_scoped(hl_job_db(run), ev->location_id,
 		"DELETE FROM contact_timeline WHERE contact_id = :contact"
-		" AND location_id = :location AND kind = 'contact.note_added'"
+		" AND location_id = :location AND kind = replace(:kind, '.note_deleted', '.note_added')"
 		" AND json_extract(data, '$.note_id') = json_extract(:data, '$.note_id')");
-	hl_bind_int(st, ":contact", ev->subject_id);
+	hl_bind_int(st, ":contact", contact);
+	hl_bind_text(st, ":kind", ev->name);
 	hl_bind_text(st, ":data", ev->data);
 	int64_t gone = hl_step_changes(st);
 	if (gone <= 0)
 		return (int)gone;
-	return hl_job_publish_assigned(run, "contact.timeline", ev->location_id, ev->subject_id,
+	return hl_job_publish_assigned(run, "contact_timeline.added", ev->location_id, contact,
 				       ev->assigned_to, "{}");
 }
 

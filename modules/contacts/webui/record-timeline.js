@@ -4,7 +4,7 @@
  * passed in), what happened around the contact, newest first: each line
  * as the module it came from wrote it (a deal moved, a task done, an
  * invoice paid, a note), its time, and a link to the record; older lines
- * a page at a time. A line added while the page is open (contact.timeline
+ * a page at a time. A line added while the page is open (contact_timeline.added
  * on the live channel) shows at once. And the quick actions of the head:
  * a message, a note, a task, a deal or an invoice for this contact, each
  * opening its form with the contact filled in, shown only when the
@@ -46,7 +46,7 @@ export function timeline(r, first) {
 		pages.begin(first.pager, first.rows);
 	else
 		el.timeline.append(ctx.html`<li class="muted">The timeline could not be loaded.</li>`);
-	ctx.onLive(['contact.timeline'], (events) => {
+	ctx.onLive(['contact_timeline.added'], (events) => {
 		if (events.some((e) => e.type === 'reload' || String(e.id) === String(r.c.id)))
 			pages.restart();
 	});
