@@ -302,7 +302,7 @@ describe('contacts', () => {
 		await context.close();
 	});
 
-	test('the contact is the hub: its timeline links to the deal, New task starts with it, a deal changes contact', async () => {
+	test('the contact is the hub: its timeline links to the deal, New task starts with it, a deal changes contact and has notes', async () => {
 		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
 		const [first, second] = pipeline.stages;
 		const deal = await admin.post('/api/opportunities', { name: 'Harbour website', stage_id: first.id,
@@ -358,6 +358,16 @@ describe('contacts', () => {
 		await page.getByRole('button', { name: 'Save changes' }).click();
 		await page.getByText('Changes saved.').waitFor();
 		assert.ok(await page.getByRole('link', { name: XSS + ' Tester' }).isVisible(), 'the new contact');
+		await until(async () => await page.getByRole('link', { name: 'Send the Harbour quote' }).count() === 0,
+			10000, 'the tasks of the new contact, not the old one\'s');
+
+		/* a note on the deal; its history says what happened to it */
+		await page.getByLabel('New note').fill('Budget approved by <b>Zeb</b>');
+		await page.getByRole('button', { name: 'Add note' }).click();
+		await page.getByRole('list', { name: 'Notes on this deal' }).getByText('Budget approved by <b>Zeb</b>').waitFor();
+		await page.getByRole('list', { name: 'What happened to this deal, newest first' }).getByText(moved).waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		await shoot(page, 'deal-notes');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

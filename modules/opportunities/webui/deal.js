@@ -10,7 +10,9 @@
  * answer is the truth after each change; a refusal shows next to the
  * field it names. A deal's contact is picked by typing part of a name; a
  * new deal's starts as the contact of ?contact= (a contact's "New deal").
+ * Below: its notes, its contact's tasks and its history (deal-notes.js).
  */
+import { dealMore } from './deal-notes.js';
 
 const MAX_CENTS = 1e15; /* the largest value the server takes */
 
@@ -65,6 +67,8 @@ export default async function deal(view, ctx, lib) {
 		boardHref: ctx.href('/opportunities?pipeline=' + d.pipeline_id) };
 	view.classList.add('deal-page');
 	render(s);
+	s.more = dealMore(s);
+	view.append(s.more);
 }
 
 /* The people by id; none when they could not be had. */
@@ -104,6 +108,11 @@ function render(s) {
 		<button type="button" class="btn" data-cancel>Cancel</button></div>
 </form>
 <div class="d-grid">${facts(s)}${progress(s)}</div>`);
+	if (s.more) { /* kept: its notes and history are not the change's */
+		view.append(s.more);
+		if (s.tasksOf !== d.contact_id)
+			s.tasks();
+	}
 	wireEdit(s);
 	wireDelete(s);
 	wireProgress(s);
