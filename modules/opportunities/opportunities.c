@@ -77,14 +77,17 @@ static const struct hl_record_kind records[] = {
 		      " ON o.id = n.opportunity_id WHERE n.id = :id" },
 };
 
-/* How a deal's events read on its contact's timeline (and its history). */
+/* How a deal's events read on its contact's timeline and its history. A
+ * line is read when the event is handled, after its request: what may
+ * have changed by then (the stage it was made in, the stages it moved
+ * between) comes from the event's data, not from the deal. */
 #define DEAL_LINE(what) "SELECT 'Deal ' || name || " what ", '/opportunities/' || id" \
 	" FROM opportunities WHERE id = :subject AND location_id = :location"
 #define STAGE_NAME(which) "(SELECT name FROM stages WHERE id = json_extract(:data, '$." which "'))"
 
 static const struct hl_event_line event_lines[] = {
-	{ "opportunity.created", DEAL_LINE("' created in '"
-	  " || (SELECT s.name FROM stages s WHERE s.id = opportunities.stage_id)") },
+	{ "opportunity.created", DEAL_LINE("' created in ' || ifnull(" STAGE_NAME("stage")
+	  ", 'a stage since deleted')") },
 	{ "opportunity.stage_changed", DEAL_LINE("' moved from ' || ifnull(" STAGE_NAME("from")
 	  ", 'a stage since deleted') || ' to ' || ifnull(" STAGE_NAME("to") ", 'a stage since deleted')") },
 	{ "opportunity.won", DEAL_LINE("' won'") },
