@@ -73,9 +73,11 @@ def timeline_lines(admin, path, want):
 
 
 def test_notes_show_on_the_timeline_newest_first_a_page_at_a_time():
-    s, admin = seeded_server()
+    # With the deals module off, the timeline holds what the others say.
+    s, admin = seeded_server(plugins={"opportunities": "enabled = no\n"})
     with s:
         h = headers(admin)
+        assert admin.get("/api/opportunities", headers=h).status == 404
         cid = new_contact(admin, h, first_name="Tim", email="tim@timeline.test")["id"]
         path = "/api/contacts/%d/timeline" % cid
         assert admin.get(path, headers=h).json() == {"data": [], "next_cursor": None}
@@ -87,6 +89,9 @@ def test_notes_show_on_the_timeline_newest_first_a_page_at_a_time():
         assert admin.delete(path[:-8] + "notes/%d" % notes[1], headers=h).status == 204
         assert timeline_lines(admin, path + "?location_id=1", ["Note: Note 2", "Note: Note 0"]) \
             == ["Note: Note 2", "Note: Note 0"]
+        assert admin.post("/api/tasks", {"title": "Call Tim", "contact_id": cid}, headers=h).status == 201
+        want = ["Task Call Tim", "Note: Note 2", "Note: Note 0"]
+        assert timeline_lines(admin, path + "?location_id=1", want) == want
         for bad in ("cursor=abc", "limit=0", "limit=1001"):
             assert admin.get(path + "?" + bad, headers=h).status == 400
         # Another sub-account's user, and the admin looking from it, read nothing.
