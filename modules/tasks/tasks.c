@@ -61,7 +61,7 @@ static const struct hl_record_kind records[] = {
 	" WHERE id = :subject AND location_id = :location"
 
 static const struct hl_event_line event_lines[] = {
-	{ "task.created", TASK_LINE("'Task ' || title || ifnull(' due ' || substr(due_at, 1, 10), '')") },
+	{ "task.created", TASK_LINE("'Task ' || title || ' created'") },
 	{ "task.completed", TASK_LINE("'Task ' || title || ' done'") },
 	{ "task.reopened", TASK_LINE("'Task ' || title || ' reopened'") },
 };

@@ -343,7 +343,7 @@ describe('contacts', () => {
 		assert.equal(task && task.contact_id, other.id, 'the task is the contact\'s');
 		await page.goBack();
 		await h1(page, 'Zebulon Quartermain').waitFor();
-		await timeline.getByText('Task Send the Harbour quote').waitFor();
+		await timeline.getByText('Task Send the Harbour quote created').waitFor();
 
 		/* the deal, from its line: its contact changed to another */
 		await timeline.getByRole('link', { name: moved }).click();

@@ -90,7 +90,7 @@ def test_notes_show_on_the_timeline_newest_first_a_page_at_a_time():
         assert timeline_lines(admin, path + "?location_id=1", ["Note: Note 2", "Note: Note 0"]) \
             == ["Note: Note 2", "Note: Note 0"]
         assert admin.post("/api/tasks", {"title": "Call Tim", "contact_id": cid}, headers=h).status == 201
-        want = ["Task Call Tim", "Note: Note 2", "Note: Note 0"]
+        want = ["Task Call Tim created", "Note: Note 2", "Note: Note 0"]
         assert timeline_lines(admin, path + "?location_id=1", want) == want
         for bad in ("cursor=abc", "limit=0", "limit=1001"):
             assert admin.get(path + "?" + bad, headers=h).status == 400

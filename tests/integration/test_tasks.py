@@ -277,7 +277,7 @@ def test_events_reach_the_contacts_activity():
             assert admin.post("/api/tasks/%d/%s" % (t, step), {}, headers=h).status == 200
         assert admin.post("/api/tasks", {"title": ""}, headers=h).status == 422  # refused: none
         # The contact's timeline: made, done, reopened, each linking to the contact's tasks.
-        lines = ["Task Busy reopened", "Task Busy done", "Task Busy"]
+        lines = ["Task Busy reopened", "Task Busy done", "Task Busy created"]
         timeline = "/api/contacts/%d/timeline?location_id=1&limit=3" % contact
         deadline = time.time() + 10
         while [x["line"] for x in admin.get(timeline).json()["data"]] != lines and time.time() < deadline:
