@@ -38,7 +38,9 @@
  * ctx.format, its currency and time zone, and ctx.href for links), the
  * route's params and query, the user, ctx.location ({id, name, timezone,
  * currency}; UTC and USD when the server names none), navigate, title,
- * setQuery, queryOf, a signal aborted when the page is left, onLive, and
+ * setQuery, queryOf, offers(path) (whether a page of an enabled module
+ * opens `path`, so a link to it is worth showing), a signal aborted when
+ * the page is left, onLive, and
  * accountChanged (the person's or the agency's name changed: the top bar
  * says the new ones).
  *
@@ -812,6 +814,7 @@ async function openPage(m, live) {
 		title,
 		setQuery: (query) => setQuery(query, live),
 		queryOf,
+		offers: (path) => !!match(path),
 		signal: controller.signal,
 		onLive: (patterns, fn) => mine.live.on(patterns, fn, controller.signal),
 		accountChanged,

@@ -11,7 +11,8 @@
  *   chart()               the chart widget (chart.js), fetched on first use
  *                         so that only pages that chart download it
  *   suggest(input, find)  offers what `find` answers as the field is typed in
- *   pickContact(input, api)  a field that picks a contact as it is typed in
+ *   pickContact(input, api, start)  a field that picks a contact as it is typed in
+ *   contactAsked(api, query)  the contact a form was opened for (?contact=)
  *   people(api)           the sub-account's people by id (null: not to be had)
  *   pickPerson(select, people, me, value)  a filter's choice of person:
  *                         anyone, me, or one of `people`
@@ -315,15 +316,20 @@ export function chart() {
  * <datalist>, which every browser we serve draws as a person expects);
  * an answer for an older text is dropped. Returns chosen(): the value
  * of the choice whose label the field holds now, or undefined (nothing
- * typed: null). */
+ * typed: null). `start` ({label, value}, optional): the choice the
+ * field holds to begin with. */
 let suggestSeq = 0;
 
-export function suggest(input, find) {
+export function suggest(input, find, start) {
 	const list = html`<datalist></datalist>`.firstElementChild;
 	list.id = 'suggest-' + (++suggestSeq);
 	input.setAttribute('list', list.id);
 	input.after(list);
 	const known = new Map(); /* label -> value */
+	if (start) {
+		known.set(start.label, start.value);
+		input.value = start.label;
+	}
 	let timer = 0;
 	let asked = 0;
 	input.addEventListener('input', () => {
@@ -361,13 +367,24 @@ function contactLabel(c) {
 	return c.email ? name + ' (' + c.email + ')' : name;
 }
 
+/* The contact a form was opened for (?contact=ID, as a contact's quick
+ * actions link), as the API has it; null when none is named or it
+ * cannot be read. */
+export async function contactAsked(api, query) {
+	const id = query.get('contact') || '';
+	if (!/^[1-9]\d{0,17}$/.test(id))
+		return null;
+	return api.get('/api/contacts/' + id).catch(() => null);
+}
+
 /* `input` picks a contact as it is typed in (the contacts the API finds
- * for the text: suggest()); returns chosen(), suggest's. */
-export function pickContact(input, api) {
+ * for the text: suggest()); returns chosen(), suggest's. `start`: the
+ * contact it holds to begin with (as the API has it), or nothing. */
+export function pickContact(input, api, start) {
 	return suggest(input, async (q) => {
 		const answer = await api.get('/api/contacts', { q, limit: 8, sort: 'best' });
 		return (answer.data || []).map((c) => ({ label: contactLabel(c), value: c.id }));
-	});
+	}, start && start.id ? { label: contactLabel(start), value: start.id } : undefined);
 }
 
 /* fn() each time `el` comes within `margin` px of the view (the end of a

@@ -108,6 +108,22 @@ HL_API const char *hl_job_setting(const struct hl_job_run *run, const char *key)
 	return run->mod ? mod_setting(run->mod, key) : NULL; /* the core's jobs have no conf */
 }
 
+HL_API sqlite3_stmt *hl_job_event_line(struct hl_job_run *run, const struct hl_event *ev)
+{
+	const char *sql = run && run->mod && ev ? mod_event_line(run->mod, ev->name) : NULL;
+	sqlite3_stmt *st = sql ? hl_stmt_scoped(run->db, ev->location_id, sql) : NULL;
+	if (!st)
+		return NULL;
+	hl_bind_int(st, ":subject", ev->subject_id);
+	hl_bind_text(st, ":data", ev->data);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return st;
+	if (rc != SQLITE_DONE)
+		log_warn("the line of event %s: %s", ev->name, sqlite3_errmsg(sqlite3_db_handle(st)));
+	return NULL;
+}
+
 HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
 				   int64_t location_id, int64_t subject_id, int64_t assigned_to,
 				   const char *data)

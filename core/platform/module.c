@@ -340,6 +340,24 @@ const char *mod_setting(const struct hl_mod *m, const char *key)
 	return kv ? kv->value : NULL;
 }
 
+const char *mod_event_line(const struct hl_mod *m, const char *name)
+{
+	const struct modules *set = m->set;
+	for (int i = 0; name && i < set->norder; i++) {
+		const struct hl_module *d = set->order[i]->desc;
+		const struct hl_table *t = d ? &d->event_lines : NULL;
+		if (!t || !t->count || t->size < HL_EVENT_LINE_SIZE_1_28)
+			continue;
+		for (size_t k = 0; k < t->count; k++) {
+			struct hl_event_line e;
+			copy_entry(&e, sizeof(e), t->entries, k, t->size);
+			if (e.event && e.sql && !strcmp(e.event, name))
+				return e.sql;
+		}
+	}
+	return NULL;
+}
+
 /* ---- discovery -------------------------------------------------------- */
 
 struct hl_mod *modules_find(const struct modules *set, const char *name)

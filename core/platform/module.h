@@ -160,5 +160,8 @@ int modules_purge(const struct modules *set, const struct config *cfg, const cha
 
 /* A module's setting after init (NULL when not set). */
 const char *mod_setting(const struct hl_mod *m, const char *key);
+/* The SQL of event `name`'s line (hl_event_line) among the modules loaded
+ * with `m`, the first in load order; NULL when none describes it. */
+const char *mod_event_line(const struct hl_mod *m, const char *name);
 
 #endif

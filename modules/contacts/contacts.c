@@ -56,6 +56,8 @@ static const struct hl_route routes[] = {
 	  .cache_ms = 60000, .reads = "notes contacts" },
 	{ .method = "POST", .pattern = "/api/contacts/:id/notes", .handler = notes_add },
 	{ .method = "DELETE", .pattern = "/api/contacts/:id/notes/:note", .handler = notes_delete },
+	{ .method = "GET", .pattern = "/api/contacts/:id/timeline", .handler = timeline_list,
+	  .cache_ms = 60000, .reads = "contact_timeline contacts" },
 	{ .method = "GET", .pattern = "/api/custom-fields", .handler = custom_fields_list,
 	  .cache_ms = 60000, .reads = "custom_fields" },
 	{ .method = "POST", .pattern = "/api/custom-fields", .handler = custom_fields_create,
@@ -87,7 +89,8 @@ static const struct hl_page pages[] = {
 	  .order = 20 },
 };
 
-/* What other modules report about a contact, counted on its record. */
+/* What other modules report about a contact, counted on its record and
+ * written on its timeline when they describe it (timeline.c). */
 static const struct hl_event_handler handlers[] = {
 	/* what was written and received; not a message's status moving on
 	 * (message.status), several per message sent */
@@ -99,6 +102,23 @@ static const struct hl_event_handler handlers[] = {
 	{ .event = "opportunity.*", .handle = activity_count },
 	{ .event = "invoice.*", .handle = activity_count },
 	{ .event = "appointment.*", .handle = activity_count },
+	{ .event = "message.sent", .handle = timeline_add },
+	{ .event = "message.received", .handle = timeline_add },
+	{ .event = "conversation.*", .handle = timeline_add },
+	{ .event = "task.*", .handle = timeline_add },
+	{ .event = "opportunity.*", .handle = timeline_add },
+	{ .event = "invoice.*", .handle = timeline_add },
+	{ .event = "appointment.*", .handle = timeline_add },
+	{ .event = "form.*", .handle = timeline_add },
+	{ .event = "contact.note_added", .handle = timeline_add },
+	{ .event = "contact.note_deleted", .handle = timeline_note_gone },
+	{ .event = "opportunity.note_deleted", .handle = timeline_note_gone },
+};
+
+/* How its own events read on a contact's timeline. */
+static const struct hl_event_line event_lines[] = {
+	{ "contact.note_added", "SELECT 'Note: ' || substr(body, 1, 300), NULL FROM notes"
+	  " WHERE id = json_extract(:data, '$.note_id') AND location_id = :location" },
 };
 
 static long long purge_after_days;
@@ -147,7 +167,8 @@ HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
 	  .summary = "contacts: list, search, tags, custom fields, notes, CSV",
 	  .migrations = HL_TABLE(migrations), .routes = HL_TABLE(routes),
 	  .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .services = HL_TABLE(services), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .services = HL_TABLE(services), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));
 
 /* Remove contacts deleted more than purge_after_days ago, the longest
  * deleted first, in batches while the slice's budget lasts: a contact

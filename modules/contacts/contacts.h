@@ -7,7 +7,8 @@
  * and notes of a contact; export.c and import.c move contacts as CSV,
  * import_map.c maps an upload's columns, import_job.c runs imports
  * (import.h);
- * activity.c counts what other modules report about a contact; upkeep.c
+ * activity.c counts what other modules report about a contact, timeline.c
+ * keeps it as readable lines; upkeep.c
  * keeps health scores and company links.
  */
 #ifndef CONTACTS_H
@@ -165,6 +166,7 @@ int tags_delete(struct hl_req *req);
 int notes_list(struct hl_req *req);                /* notes.c */
 int notes_add(struct hl_req *req);
 int notes_delete(struct hl_req *req);
+int timeline_list(struct hl_req *req);             /* timeline.c */
 int contacts_export(struct hl_req *req);           /* export.c */
 int contacts_import(struct hl_req *req);           /* import_job.c */
 int contacts_import_upload(struct hl_req *req);
@@ -182,6 +184,11 @@ int companies_slice(struct hl_job_run *run);
 
 /* Count an event about a contact as its activity (activity.c). */
 int activity_count(struct hl_job_run *run, const struct hl_event *ev);
+
+/* Write an event about a contact on its timeline; a deleted note's line
+ * goes (timeline.c). */
+int timeline_add(struct hl_job_run *run, const struct hl_event *ev);
+int timeline_note_gone(struct hl_job_run *run, const struct hl_event *ev);
 
 /* The service contacts.find_or_add (intake.c). */
 int contacts_find_or_add(struct hl_req *req, const char *in, const char **out);

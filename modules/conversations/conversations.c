@@ -134,11 +134,25 @@ static const struct hl_record_kind records[] = {
 		      " JOIN contacts c ON c.id = v.contact_id WHERE m.id = :id" },
 };
 
+/* How a message reads on its contact's timeline: its channel, its way and
+ * the start of its text, linking to its conversation. */
+#define MESSAGE_LINE(way) "SELECT CASE channel WHEN 'sms' THEN 'SMS' WHEN 'email' THEN 'E-mail'" \
+	" WHEN 'whatsapp' THEN 'WhatsApp' WHEN 'webchat' THEN 'Web chat'" \
+	" ELSE upper(substr(channel, 1, 1)) || substr(channel, 2) END || ' " way ": '" \
+	" || substr(body, 1, 140), '/conversations/' || conversation_id FROM messages" \
+	" WHERE id = :subject AND location_id = :location"
+
+static const struct hl_event_line event_lines[] = {
+	{ "message.sent", MESSAGE_LINE("sent") },
+	{ "message.received", MESSAGE_LINE("received") },
+};
+
 HL_MODULE(.name = "conversations", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "conversations and their messages", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .handlers = HL_TABLE(handlers),
 	  .pages = HL_TABLE(pages), .inbox = HL_TABLE(inbox), .services = HL_TABLE(services),
-	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));
 
 /* As the CHECK of migration 001 lists them, and how a person calls each. */
 const struct conv_channel conv_channels[CONV_CHANNELS] = {

@@ -56,7 +56,23 @@ static const struct hl_record_kind records[] = {
 		      " WHERE p.id = :id" },
 };
 
+/* How an invoice's events read on its contact's timeline. A line is read
+ * when the event is handled, after its request: only a sent invoice's
+ * total is sure not to have changed by then. */
+#define INVOICE_LINE(what) "SELECT 'Invoice ' || number || " what ", '/invoices/' || id" \
+	" FROM invoices WHERE id = :subject AND location_id = :location"
+#define INVOICE_TOTAL "printf('%.2f', total_cents / 100.0) || ' ' || currency"
+
+static const struct hl_event_line event_lines[] = {
+	{ "invoice.created", INVOICE_LINE("' created'") },
+	{ "invoice.sent", INVOICE_LINE("' sent, ' || " INVOICE_TOTAL) },
+	{ "invoice.payment_recorded", INVOICE_LINE("': payment recorded'") },
+	{ "invoice.paid", INVOICE_LINE("' paid in full'") },
+	{ "invoice.voided", INVOICE_LINE("' voided'") },
+};
+
 HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));

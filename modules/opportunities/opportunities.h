@@ -4,7 +4,8 @@
  * registers them (one deal's GET as data: DEAL_RECORD_SQL); board.c
  * answers the board; input.c
  * reads and checks a deal's body, write.c creates, changes and deletes
- * deals; pipelines.c and stages.c keep the boards themselves.
+ * deals; notes.c keeps a deal's notes and history; pipelines.c and
+ * stages.c keep the boards themselves.
  */
 #ifndef OPPORTUNITIES_H
 #define OPPORTUNITIES_H
@@ -58,6 +59,12 @@ int pipelines_change(struct hl_req *req);
 int pipelines_delete(struct hl_req *req);
 int opp_delete_unless_held(struct hl_req *req, const char *what, const char *count_sql,
 			   const char *const *deletes);
+int deal_notes_list(struct hl_req *req);           /* notes.c */
+int deal_notes_add(struct hl_req *req);
+int deal_notes_delete(struct hl_req *req);
+int deal_history_list(struct hl_req *req);
+/* Keep a deal's event as a line of its history. */
+int history_add(struct hl_job_run *run, const struct hl_event *ev);
 int stages_create(struct hl_req *req);             /* stages.c */
 int stages_change(struct hl_req *req);
 int stages_delete(struct hl_req *req);

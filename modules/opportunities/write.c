@@ -137,7 +137,10 @@ int opp_create(struct hl_req *req)
 	int64_t id = hl_step_last_id(st);
 	if (id < 0 || (rc = place(req, &in, id)))
 		return id < 0 ? (int)id : rc;
-	rc = publish(req, "opportunity.created", id, in.contact, "");
+	/* the stage it was made in: its line is read later, when it may
+	 * have moved on */
+	rc = publish(req, "opportunity.created", id, in.contact,
+		     hl_sprintf(req, "\"stage\":%lld", (long long)in.stage));
 	return rc ? rc : opp_reply_record(req, 201, id);
 }
 

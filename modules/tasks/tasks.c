@@ -55,8 +55,20 @@ static const struct hl_record_kind records[] = {
 	{ .table = "tasks", .noun = "task", .name_sql = "SELECT title FROM tasks WHERE id = :id" },
 };
 
+/* How a task's events read on its contact's timeline. The task list
+ * shows the contact's tasks. */
+#define TASK_LINE(what) "SELECT " what ", '/tasks?contact=' || contact_id FROM tasks" \
+	" WHERE id = :subject AND location_id = :location"
+
+static const struct hl_event_line event_lines[] = {
+	{ "task.created", TASK_LINE("'Task ' || title || ' created'") },
+	{ "task.completed", TASK_LINE("'Task ' || title || ' done'") },
+	{ "task.reopened", TASK_LINE("'Task ' || title || ' reopened'") },
+};
+
 HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires,
 	  .summary = "tasks for a person, about a contact", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages),
-	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));
+	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
+	  .event_lines = HL_TABLE(event_lines));
 

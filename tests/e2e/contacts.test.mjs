@@ -3,7 +3,8 @@
  * The contacts pages (modules/contacts/webui/), as the server serves them:
  * the list (search as you type, tag filter, selection and tags on many,
  * export, import with the job's progress, pages on scroll), a contact's
- * page (edit with the server's errors by the field, tags, notes, delete),
+ * page (edit with the server's errors by the field, tags, notes, delete;
+ * its timeline, quick actions and a deal's contact changed from there),
  * names shown as text, real URLs, and only this page's files fetched.
  * Nothing is stood in for: /api/pages and the page modules are the
  * server's own.
@@ -11,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { DEMO, PHONE, apiAs, launch, newPage, provoked, scrollsSideways, shoot, startServer, until }
+import { DEMO, DESKTOP, PHONE, apiAs, launch, newPage, provoked, scrollsSideways, shoot, startServer, until }
 	from './lib.mjs';
 
 const XSS = '<img src=x onerror=alert(1)>';
@@ -355,6 +356,76 @@ describe('contacts', () => {
 		await shoot(page, 'contacts-tags');
 		const names = (await admin.get('/api/contacts/' + tagged.id, loc.id)).tags.map((t) => t.name);
 		assert.deepEqual(names, ['tp-patients']);
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('the contact is the hub: its timeline links to the deal, New task starts with it, a deal changes contact and has notes', async () => {
+		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
+		const [first, second] = pipeline.stages;
+		const deal = await admin.post('/api/opportunities', { name: 'Harbour website', stage_id: first.id,
+			contact_id: other.id }, loc.id);
+		await admin.patch('/api/opportunities/' + deal.id, { stage_id: second.id }, loc.id);
+		await admin.post('/api/contacts/' + other.id + '/notes', { body: 'Wants a quote by Friday' }, loc.id);
+		const moved = 'Deal Harbour website moved from ' + first.name + ' to ' + second.name;
+		const { page, context, problems } = await signedIn({ at: '/app/contacts/' + other.id + '?location=' + loc.id });
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		const timeline = page.getByRole('list', { name: 'What happened, newest first' });
+		/* the lines come as the events are handled: a reload shows them once written */
+		await until(async () => {
+			if (await timeline.getByRole('link', { name: moved }).count())
+				return true;
+			await page.reload();
+			await h1(page, 'Zebulon Quartermain').waitFor();
+			return false;
+		}, 10000, 'the deal\'s move on the timeline');
+		await timeline.getByText('Note: Wants a quote by Friday').waitFor();
+		assert.equal(await timeline.getByRole('link', { name: moved }).getAttribute('href'),
+			'/app/opportunities/' + deal.id + '?location=' + loc.id);
+		assert.equal(await scrollsSideways(page), false, 'nothing scrolls sideways at 1280 px');
+		await shoot(page, 'contact-hub');
+		await page.setViewportSize(PHONE);
+		assert.equal(await scrollsSideways(page), false, 'nor at phone width');
+		await page.setViewportSize(DESKTOP);
+
+		/* New task, from the contact: the form opens with the contact in it */
+		await page.getByRole('group', { name: 'Quick actions' }).getByRole('link', { name: 'New task' }).click();
+		const form = page.getByRole('form', { name: 'New task' });
+		await form.getByLabel('Title').waitFor();
+		assert.equal(await form.getByLabel('Contact').inputValue(), 'Zebulon Quartermain (zeb@quartermain.test)');
+		await form.getByLabel('Title').fill('Send the Harbour quote');
+		await form.getByRole('button', { name: 'Add task' }).click();
+		await page.getByText('Task “Send the Harbour quote” added.').waitFor();
+		const task = (await admin.get('/api/tasks?contact=' + other.id, loc.id)).data
+			.find((t) => t.title === 'Send the Harbour quote');
+		assert.equal(task && task.contact_id, other.id, 'the task is the contact\'s');
+		await page.goBack();
+		await h1(page, 'Zebulon Quartermain').waitFor();
+		await timeline.getByText('Task Send the Harbour quote created').waitFor();
+
+		/* the deal, from its line: its contact changed to another */
+		await timeline.getByRole('link', { name: moved }).click();
+		await h1(page, 'Harbour website').waitFor();
+		await page.getByRole('button', { name: 'Edit' }).click();
+		const who = page.getByLabel('Contact');
+		assert.equal(await who.inputValue(), 'Zebulon Quartermain');
+		await who.fill('Tester');
+		const option = page.locator('datalist option');
+		await until(async () => (await option.count()) === 1, 10000, 'the contact offered');
+		await who.fill(await option.getAttribute('value'));
+		await page.getByRole('button', { name: 'Save changes' }).click();
+		await page.getByText('Changes saved.').waitFor();
+		assert.ok(await page.getByRole('link', { name: XSS + ' Tester' }).isVisible(), 'the new contact');
+		await until(async () => await page.getByRole('link', { name: 'Send the Harbour quote' }).count() === 0,
+			10000, 'the tasks of the new contact, not the old one\'s');
+
+		/* a note on the deal; its history says what happened to it */
+		await page.getByLabel('New note').fill('Budget approved by <b>Zeb</b>');
+		await page.getByRole('button', { name: 'Add note' }).click();
+		await page.getByRole('list', { name: 'Notes on this deal' }).getByText('Budget approved by <b>Zeb</b>').waitFor();
+		await page.getByRole('list', { name: 'What happened to this deal, newest first' }).getByText(moved).waitFor();
+		assert.equal(await scrollsSideways(page), false);
+		await shoot(page, 'deal-notes');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

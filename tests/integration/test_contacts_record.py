@@ -3,8 +3,9 @@
 whole (tags, typed custom fields, recent notes), and the tags with their
 counts, never another sub-account's."""
 
+import time
 
-from harness import SEED_PASSWORD, seeded_server
+from harness import SEED_PASSWORD, every_page, headers, new_contact, seeded_server
 
 
 def test_a_contact_comes_whole():
@@ -59,6 +60,44 @@ def test_a_contact_of_another_location_or_deleted_is_404():
             assert admin.get("/api/contacts/%s?location_id=1" % bad).status == 404
         user = s.login("location-1@example.test", SEED_PASSWORD)
         assert user.get("/api/contacts/%d" % other).status == 404
+        assert user.get("/api/contacts/%d/timeline" % other).status == 404
+
+
+def timeline_lines(admin, path, want):
+    deadline = time.time() + 10
+    while True:
+        got = [t["line"] for t in every_page(admin, path, limit=2)]
+        if got == want or time.time() > deadline:
+            return got
+        time.sleep(0.02)
+
+
+def test_notes_show_on_the_timeline_newest_first_a_page_at_a_time():
+    # With the deals module off, the timeline holds what the others say.
+    s, admin = seeded_server(plugins={"opportunities": "enabled = no\n"})
+    with s:
+        h = headers(admin)
+        assert admin.get("/api/opportunities", headers=h).status == 404
+        cid = new_contact(admin, h, first_name="Tim", email="tim@timeline.test")["id"]
+        path = "/api/contacts/%d/timeline" % cid
+        assert admin.get(path, headers=h).json() == {"data": [], "next_cursor": None}
+        notes = [admin.post(path[:-8] + "notes", {"body": "Note %d" % i}, headers=h).json()["id"]
+                 for i in range(3)]
+        assert timeline_lines(admin, path + "?location_id=1", ["Note: Note 2", "Note: Note 1",
+                                                               "Note: Note 0"]) \
+            == ["Note: Note 2", "Note: Note 1", "Note: Note 0"]
+        assert admin.delete(path[:-8] + "notes/%d" % notes[1], headers=h).status == 204
+        assert timeline_lines(admin, path + "?location_id=1", ["Note: Note 2", "Note: Note 0"]) \
+            == ["Note: Note 2", "Note: Note 0"]
+        assert admin.post("/api/tasks", {"title": "Call Tim", "contact_id": cid}, headers=h).status == 201
+        want = ["Task Call Tim created", "Note: Note 2", "Note: Note 0"]
+        assert timeline_lines(admin, path + "?location_id=1", want) == want
+        for bad in ("cursor=abc", "limit=0", "limit=1001"):
+            assert admin.get(path + "?" + bad, headers=h).status == 400
+        # Another sub-account's user, and the admin looking from it, read nothing.
+        assert admin.get(path + "?location_id=2").status == 404
+        other = s.login("location-2@example.test", SEED_PASSWORD)
+        assert other.get(path).status == 404
 
 
 def test_tags_come_with_their_live_contacts():

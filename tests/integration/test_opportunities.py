@@ -10,7 +10,7 @@ no statement scanning a whole table."""
 import re
 import time
 
-from harness import error, headers, ids, seeded_server, is_plan
+from harness import error, every_page, headers, ids, new_contact, seeded_server, is_plan
 
 
 DEAL_KEYS = {"id", "name", "value_cents", "currency", "stage_id", "position", "contact_id",
@@ -440,6 +440,24 @@ def test_events_reach_the_contacts_activity():
                      {"status": "abandoned"}, {"status": "open"}):
             assert admin.patch(path, body, headers=h).status == 200
         error(admin.patch(path, {"status": "gone"}, headers=h), 422, "status")  # refused: none
+        # The contact's timeline reads each move as a line linking to the deal,
+        # newest first; a change of the value alone is no line.
+        names = dict(s.sql("SELECT id, name FROM stages WHERE id IN (?, ?)", stages[0], stages[1]))
+        lines = ["Deal Busy reopened", "Deal Busy abandoned", "Deal Busy lost", "Deal Busy won",
+                 "Deal Busy moved from %s to %s" % (names[stages[0]], names[stages[1]]),
+                 "Deal Busy created in %s" % names[stages[0]]]
+        timeline = "/api/contacts/%d/timeline?location_id=1&limit=6" % contact
+        deadline = time.time() + 10
+        while [t["line"] for t in admin.get(timeline).json()["data"]] != lines and time.time() < deadline:
+            time.sleep(0.02)
+        page = admin.get(timeline).json()
+        assert [t["line"] for t in page["data"]] == lines
+        assert {t["link"] for t in page["data"]} == {"/opportunities/%d" % d}
+        assert page["data"][4]["kind"] == "opportunity.stage_changed"
+        # Another sub-account's user cannot read it.
+        other = s.login("location-2@example.test", "perf-pass-123")
+        assert other.get(timeline).status == 404
+        assert other.get("/api/contacts/%d/timeline" % contact).status == 404
         assert admin.delete(path, headers=h).status == 204
         expected = dict(before)
         counts = {"opportunity.created": 1, "opportunity.updated": 6, "opportunity.stage_changed": 1,
@@ -452,6 +470,64 @@ def test_events_reach_the_contacts_activity():
             time.sleep(0.02)
         assert activity(admin, contact) == expected
         assert s.sql("SELECT sum(count) FROM contact_activity")[0][0] == total + sum(counts.values())
+
+
+def lines_of(admin, path, want):
+    """The lines of a history or timeline once they are `want` (they are
+    written as the events are handled), or as they are after 10 s."""
+    deadline = time.time() + 10
+    while True:
+        got = [x["line"] for x in admin.get(path).json()["data"]]
+        if got == want or time.time() > deadline:
+            return got
+        time.sleep(0.02)
+
+
+def test_a_deal_has_notes_and_a_history_and_its_notes_reach_its_contact():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        stages = stage_ids(s, first_pipeline(s))
+        names = dict(s.sql("SELECT id, name FROM stages WHERE id IN (?, ?)", stages[0], stages[1]))
+        contact = new_contact(admin, h, first_name="Noted")["id"]
+        d = make(admin, h, name="Retainer", stage_id=stages[0], contact_id=contact)["id"]
+        path = "/api/opportunities/%d" % d
+        admin.patch(path, {"stage_id": stages[1]}, headers=h)
+        admin.patch(path, {"status": "won"}, headers=h)
+        history = lines_of(admin, path + "/history?location_id=1", [
+            "Deal Retainer won", "Deal Retainer moved from %s to %s" % (names[stages[0]], names[stages[1]]),
+            "Deal Retainer created in %s" % names[stages[0]]])
+        assert history == ["Deal Retainer won",
+                           "Deal Retainer moved from %s to %s" % (names[stages[0]], names[stages[1]]),
+                           "Deal Retainer created in %s" % names[stages[0]]], history
+        error(admin.post(path + "/notes", {"body": ""}, headers=h), 422, "body")
+        error(admin.post(path + "/notes", {"text": "x"}, headers=h), 422, "text")
+        note = admin.post(path + "/notes", {"body": "Signed for a year"}, headers=h)
+        assert note.status == 201 and note.json()["body"] == "Signed for a year"
+        second = admin.post(path + "/notes", {"body": "Invoice in March"}, headers=h).json()["id"]
+        assert [n["body"] for n in every_page(admin, path + "/notes?location_id=1", limit=1)] \
+            == ["Invoice in March", "Signed for a year"]
+        # The contact's timeline has the deal's notes, linking to the deal; a
+        # note deleted leaves it.
+        timeline = "/api/contacts/%d/timeline?location_id=1" % contact
+        want = ["Note on deal Retainer: Invoice in March", "Note on deal Retainer: Signed for a year"]
+        assert lines_of(admin, timeline + "&limit=2", want) == want
+        assert admin.get(timeline + "&limit=1").json()["data"][0]["link"] == "/opportunities/%d" % d
+        assert admin.delete(path + "/notes/%d" % second, headers=h).status == 204
+        assert admin.delete(path + "/notes/%d" % second, headers=h).status == 404
+        assert lines_of(admin, timeline + "&limit=1", want[1:]) == want[1:]
+        # Another sub-account reads and writes none of it.
+        other = s.login("location-2@example.test", "perf-pass-123")
+        for sub in ("/notes", "/history"):
+            assert other.get(path + sub).status == 404
+            assert admin.get(path + sub + "?location_id=2").status == 404
+        assert other.post(path + "/notes", {"body": "x"}).status == 404
+        r = other.delete(path + "/notes/%d" % note.json()["id"], headers=headers(other, 2))
+        assert r.status == 404, (r.status, r.body)
+        # The deal takes its notes and history with it.
+        assert admin.delete(path, headers=h).status == 204
+        assert s.sql("SELECT count(*) FROM deal_notes WHERE opportunity_id = ?", d)[0][0] == 0
+        assert s.sql("SELECT count(*) FROM deal_history WHERE opportunity_id = ?", d)[0][0] == 0
 
 
 def test_writes_drop_the_cached_board():

@@ -11,7 +11,7 @@ import re
 import time
 
 import harness
-from harness import error, every_page, headers, ids, seeded_server, is_plan
+from harness import error, every_page, headers, ids, new_contact, seeded_server, is_plan
 
 
 ROW_KEYS = {"id", "title", "body", "due_at", "completed_at", "status", "contact_id", "contact_name",
@@ -253,6 +253,19 @@ def test_assigned_only_users_see_and_touch_only_their_tasks():
         assert made["assignee_id"] == me and made["id"] in ids(every_page(user, "/api/tasks", limit=1000))
         # Answers are kept per user for them: an admin's list stays whole.
         assert len(every_page(admin, "/api/tasks?location_id=2", limit=1000)) > len(mine) + 1
+        # On their contact's timeline they read the lines of their own tasks only.
+        ha = headers(admin, 2)
+        contact = new_contact(admin, ha, first_name="Hers", owner_id=me)["id"]
+        make(admin, ha, title="Nobody's", contact_id=contact)
+        make(user, h, title="Hers", contact_id=contact)
+        timeline = "/api/contacts/%d/timeline" % contact
+        lines = ["Task Hers created", "Task Nobody's created"]
+        deadline = time.time() + 10
+        while [x["line"] for x in admin.get(timeline + "?location_id=2").json()["data"]] != lines \
+                and time.time() < deadline:
+            time.sleep(0.02)
+        assert [x["line"] for x in admin.get(timeline + "?location_id=2").json()["data"]] == lines
+        assert [x["line"] for x in user.get(timeline).json()["data"]] == lines[:1]
 
 
 def activity(admin, contact):
@@ -276,6 +289,15 @@ def test_events_reach_the_contacts_activity():
         for step in ("complete", "complete", "reopen", "reopen"):  # twice: no second event
             assert admin.post("/api/tasks/%d/%s" % (t, step), {}, headers=h).status == 200
         assert admin.post("/api/tasks", {"title": ""}, headers=h).status == 422  # refused: none
+        # The contact's timeline: made, done, reopened, each linking to the contact's tasks.
+        lines = ["Task Busy reopened", "Task Busy done", "Task Busy created"]
+        timeline = "/api/contacts/%d/timeline?location_id=1&limit=3" % contact
+        deadline = time.time() + 10
+        while [x["line"] for x in admin.get(timeline).json()["data"]] != lines and time.time() < deadline:
+            time.sleep(0.02)
+        page = admin.get(timeline).json()["data"]
+        assert [x["line"] for x in page] == lines
+        assert {x["link"] for x in page} == {"/tasks?contact=%d" % contact}
         assert admin.delete("/api/tasks/%d" % t, headers=h).status == 204
         expected = dict(before)
         for kind in ("task.created", "task.updated", "task.completed", "task.reopened", "task.deleted"):

@@ -88,6 +88,8 @@
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  *   1.24 hl_body_decimal: a number with decimals, read exactly;
  *        hl_search_text: the words of a search, as folded lines hold them.
+ *   1.28 the descriptor's event lines (struct hl_event_line): how a
+ *        module's events read on a contact's timeline; hl_job_event_line.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -103,7 +105,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 24
+#define HL_ABI_MINOR 28
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -350,6 +352,13 @@ HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id,
 		      const char *data);
 HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
 			  int64_t subject_id, const char *data);
+/* ABI 1.28. The line a person reads for `ev` (struct hl_event_line), in
+ * an event handler or slice: its statement, run on hl_job_db(run) and
+ * stepped to its row (column 0 the line, 1 the link); the connection
+ * owns it and it holds until the next hl_stmt of the same text. NULL
+ * when no loaded module describes the event, its SQL answers no row or
+ * fails (logged). */
+HL_API sqlite3_stmt *hl_job_event_line(struct hl_job_run *run, const struct hl_event *ev);
 /* ABI 1.8. As hl_publish and hl_job_publish, for a record assigned to
  * user `assigned_to` (HL_EVERYONE: a thing every user of the location
  * sees, a pipeline or a dashboard; 0: nobody's). Plain hl_publish and
@@ -736,6 +745,29 @@ struct hl_module {
 	/* ABI 1.22. struct hl_record_kind entries: the records people know
 	 * (see below). */
 	struct hl_table records;
+	/* ABI 1.28. struct hl_event_line entries: how this module's events
+	 * read to a person (see below). */
+	struct hl_table event_lines;
+};
+
+/* ABI 1.28. How an event of this module reads to a person, on the
+ * timeline of the contact it is about ("Deal Website moved to Won"), and
+ * which page it links to, so that a module that shows others' events
+ * never reads their tables: `sql`, one statement with :location (it is
+ * refused without), :subject (hl_event.subject_id) and :data (its data,
+ * for json_extract), answering the line (text) and the link (an app
+ * path such as '/opportunities/' || :subject, or NULL), or no row when
+ * the event is not worth a line. It runs in the transaction of the
+ * handler that asks (hl_job_event_line), so it reads the record as it is
+ * when the event is handled. `event` is a full event name; an event two
+ * entries name reads by the first loaded. Entries without both are
+ * passed over. For example:
+ *     { "invoice.paid", "SELECT 'Invoice ' || number || ' paid',"
+ *       " '/invoices/' || id FROM invoices WHERE id = :subject"
+ *       " AND location_id = :location" } */
+struct hl_event_line {
+	const char *event;
+	const char *sql;
 };
 
 /* ABI 1.22. A kind of record people know, as the audit log names it.
@@ -819,6 +851,7 @@ struct hl_recount {
 #define HL_INBOX_SIZE_1_18 (offsetof(struct hl_inbox, report) + sizeof(void (*)(void)))
 #define HL_SERVICE_SIZE_1_18 (offsetof(struct hl_service, call) + sizeof(void (*)(void)))
 #define HL_RECORD_KIND_SIZE_1_22 (offsetof(struct hl_record_kind, name_sql) + sizeof(const char *))
+#define HL_EVENT_LINE_SIZE_1_28 (offsetof(struct hl_event_line, sql) + sizeof(const char *))
 
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.

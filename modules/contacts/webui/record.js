@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.js: a contact's page, /app/contacts/:id. Its name and details,
- * custom fields, tags (add, remove), notes (list, add, delete) and the
- * activity other modules report; Edit turns the details into the form of
- * form.js, Delete asks in place and goes back to the list.
+ * quick actions, custom fields, tags (add, remove), its timeline, notes
+ * (list, add, delete) and when it was last active; Edit turns the
+ * details into the form of form.js, Delete asks in place and goes back
+ * to the list.
  *
  * A contact that does not exist (or is another sub-account's) makes the
  * page function throw the API's 404, and the shell says "Not found".
  * Loaded by contacts.js; gets its helpers as `lib`. The page's state `r`
  * ({ctx, lib, path, c (the contact as last read), fields, el, left}) is
  * passed to its parts: this file (the head, details, editing, deleting,
- * activity) and record-notes.js (the tags and the notes).
+ * activity), record-notes.js (the tags and the notes) and
+ * record-timeline.js (the timeline and the quick actions).
  */
 import { notes, tags } from './record-notes.js';
+import { firstLines, quickActions, timeline } from './record-timeline.js';
 
 const NOTES_PAGE = 20;
-
-const KINDS = {
-	message: 'Messages', conversation: 'Conversations', task: 'Tasks',
-	opportunity: 'Deals', invoice: 'Invoices', appointment: 'Appointments',
-};
 
 export default async function record(view, ctx, lib) {
 	const { api } = ctx;
@@ -29,7 +27,7 @@ export default async function record(view, ctx, lib) {
 		api.get('/api/custom-fields', { limit: 1000 }).catch(() => null),
 	]);
 	const pager = api.list(path + '/notes', { limit: NOTES_PAGE });
-	const firstNotes = await pager.next().catch(() => null);
+	const [firstNotes, lines] = await Promise.all([pager.next().catch(() => null), firstLines(ctx, path)]);
 	view.classList.add('contacts', 'c-record');
 	const r = { ctx, lib, path, c: contact, fields: (fieldList && fieldList.data) || [], left: false,
 		el: frame(view, ctx) };
@@ -38,9 +36,11 @@ export default async function record(view, ctx, lib) {
 	details(r);
 	editing(r);
 	deleting(r);
+	quickActions(r);
 	tags(r);
 	activity(r);
 	consent(r);
+	timeline(r, lines);
 	notes(r, pager, firstNotes);
 	return () => {
 		r.left = true;
@@ -59,9 +59,15 @@ function frame(view, ctx) {
 		<button type="button" class="btn btn-danger" data-delete>Delete</button>
 	</div>
 </div>
+<div class="r-quick" role="group" aria-label="Quick actions"></div>
 <div class="r-confirm"></div>
 <div class="r-grid">
 	<div class="r-main">
+		<section class="card" aria-labelledby="r-timeline-h">
+			<h2 id="r-timeline-h">Timeline</h2>
+			<ol class="r-timeline" aria-label="What happened, newest first"></ol>
+			<p class="r-notes-more"><button type="button" class="btn" data-timeline-more hidden>Show older</button></p>
+		</section>
 		<section class="card" aria-labelledby="r-details-h">
 			<h2 id="r-details-h">Details</h2>
 			<div class="r-details"></div>
@@ -109,6 +115,9 @@ function frame(view, ctx) {
 		edit: view.querySelector('[data-edit]'),
 		del: view.querySelector('[data-delete]'),
 		confirm: view.querySelector('.r-confirm'),
+		quick: view.querySelector('.r-quick'),
+		timeline: view.querySelector('.r-timeline'),
+		timelineMore: view.querySelector('[data-timeline-more]'),
 		details: view.querySelector('.r-details'),
 		noteForm: view.querySelector('.r-note-form'),
 		notes: view.querySelector('.r-notes'),
@@ -245,19 +254,12 @@ function deleting(r) {
 
 /* ---- activity ---- */
 
+/* When the contact was last active (what happened is the timeline's). */
 function activity(r) {
 	const { ctx, c, el } = r;
 	const { html } = ctx;
-	/* counted by event ("message.sent") or, in data written before, by
-	 * noun ("message"): shown by noun */
-	const counts = {};
-	for (const [k, n] of Object.entries(c.activity || {}))
-		counts[k.split('.')[0]] = (counts[k.split('.')[0]] || 0) + Number(n);
-	const kinds = Object.keys(counts).filter((k) => counts[k] > 0);
 	el.activity.textContent = '';
 	el.activity.append(html`
-		${kinds.length ? html`<ul class="r-counts">${kinds.map((k) => html`<li><span class="r-count-n">${ctx.format.number(Number(counts[k]))}</span> ${KINDS[k] || k}</li>`)}</ul>`
-		: html`<p class="muted">No messages, tasks, deals or invoices yet.</p>`}
 		<dl class="r-dl r-dl-tight">
 			<div class="r-row"><dt>Last activity</dt><dd>${c.last_activity_at ? ctx.format.moment(c.last_activity_at) : 'None yet'}</dd></div>
 			<div class="r-row"><dt>Notes</dt><dd>${String(c.notes_count || 0)}</dd></div>

@@ -216,17 +216,22 @@ function following(x) {
 
 /* ---- a new conversation ---- */
 
-function starting(x) {
+/* A contact's "Send message" opens the form with the contact in it. */
+async function starting(x) {
 	const { ctx, el } = x;
 	const { ui } = ctx;
 	const form = el.newForm;
-	const chosen = ui.pickContact(form.elements.contact_id, ctx.api);
-	el.newButton.addEventListener('click', () => {
+	const about = await ui.contactAsked(ctx.api, ctx.query);
+	const chosen = ui.pickContact(form.elements.contact_id, ctx.api, about);
+	const toggle = () => {
 		form.hidden = !form.hidden;
 		el.newButton.setAttribute('aria-expanded', String(!form.hidden));
 		if (!form.hidden)
-			form.elements.contact_id.focus();
-	});
+			(about ? form.elements.channel : form.elements.contact_id).focus();
+	};
+	el.newButton.addEventListener('click', toggle);
+	if (about)
+		toggle();
 	form.querySelector('[data-cancel]').addEventListener('click', () => {
 		form.hidden = true;
 		el.newButton.setAttribute('aria-expanded', 'false');

@@ -35,6 +35,8 @@ export async function newInvoice(view, ctx) {
 	const { api, ui } = ctx;
 	const draftId = /^[1-9]\d{0,17}$/.test(ctx.query.get('draft') || '') ? ctx.query.get('draft') : null;
 	const draft = draftId ? await api.get('/api/invoices/' + draftId) : null;
+	/* a contact's "New invoice": billed to them */
+	const about = draft ? null : await ui.contactAsked(api, ctx.query);
 	if (draft && draft.status !== 'draft') {
 		ctx.navigate(ctx.href('/invoices/' + draft.id));
 		return;
@@ -46,7 +48,7 @@ export async function newInvoice(view, ctx) {
 	const v = {
 		ctx, form, draft, body: form.querySelector('tbody'), lineSeq: 0,
 		known: draft && draft.contact_id ? { label: draft.contact_name, value: draft.contact_id } : null,
-		chosen: ui.pickContact(form.elements.contact_id, api),
+		chosen: ui.pickContact(form.elements.contact_id, api, about),
 	};
 	if (draft && draft.due_at)
 		form.elements.due_at.value = ctx.format.dayKey(draft.due_at);

@@ -6,10 +6,13 @@
  *
  * The page shows the deal's facts and what can be done with it: move it
  * to another stage, mark it won, lost or abandoned (with a reason), reopen
- * it, edit its name, value and owner, delete it. The server's answer is
- * the truth after each change; a refusal shows next to the field it
- * names. A new deal's contact is picked by typing part of a name.
+ * it, edit its name, value, owner and contact, delete it. The server's
+ * answer is the truth after each change; a refusal shows next to the
+ * field it names. A deal's contact is picked by typing part of a name; a
+ * new deal's starts as the contact of ?contact= (a contact's "New deal").
+ * Below: its notes, its contact's tasks and its history (deal-notes.js).
  */
+import { dealMore } from './deal-notes.js';
 
 const MAX_CENTS = 1e15; /* the largest value the server takes */
 
@@ -64,6 +67,8 @@ export default async function deal(view, ctx, lib) {
 		boardHref: ctx.href('/opportunities?pipeline=' + d.pipeline_id) };
 	view.classList.add('deal-page');
 	render(s);
+	s.more = dealMore(s);
+	view.append(s.more);
 }
 
 /* The people by id; none when they could not be had. */
@@ -97,10 +102,17 @@ function render(s) {
 </div>
 <form class="d-form card" id="d-edit" hidden aria-label="Edit deal" novalidate>
 	${fieldsOf(ctx, d, s.users)}
+	<div class="field"><label for="d-contact">Contact</label>
+		<input id="d-contact" name="contact_id" type="search" autocomplete="off" placeholder="Type a name"></div>
 	<div class="d-form-actions"><button type="submit" class="btn btn-primary">Save changes</button>
 		<button type="button" class="btn" data-cancel>Cancel</button></div>
 </form>
 <div class="d-grid">${facts(s)}${progress(s)}</div>`);
+	if (s.more) { /* kept: its notes and history are not the change's */
+		view.append(s.more);
+		if (s.tasksOf !== d.contact_id)
+			s.tasks();
+	}
 	wireEdit(s);
 	wireDelete(s);
 	wireProgress(s);
@@ -167,12 +179,14 @@ async function change(s, body, what) {
 	}
 }
 
-/* Its name, value and owner, edited in place. */
+/* Its name, value, owner and contact, edited in place. */
 function wireEdit(s) {
-	const { ctx, view } = s;
+	const { ctx, view, d } = s;
 	const { ui } = ctx;
 	const q = (sel) => view.querySelector(sel);
 	const edit = q('#d-edit');
+	const chosen = ui.pickContact(edit.elements.contact_id, ctx.api,
+		d.contact_id ? { id: d.contact_id, first_name: d.contact_name } : null);
 	q('[data-edit]').addEventListener('click', (e) => {
 		edit.hidden = !edit.hidden;
 		e.currentTarget.setAttribute('aria-expanded', String(!edit.hidden));
@@ -190,6 +204,11 @@ function wireEdit(s) {
 		const body = readFields(ctx, edit);
 		if (!body)
 			return;
+		body.contact_id = chosen();
+		if (body.contact_id === undefined) {
+			ui.formErrors(edit, { fields: { contact_id: 'choose a contact from the list as you type' } });
+			return;
+		}
 		for (const k of Object.keys(body)) { /* what changed only */
 			if (body[k] === s.d[k])
 				delete body[k];
@@ -280,7 +299,8 @@ function wireProgress(s) {
  * and owner; made open, last in its stage. */
 export async function newDeal(view, ctx) {
 	const { html, api, ui } = ctx;
-	const [pipelines, users] = await Promise.all([api.get('/api/pipelines'), people(ctx)]);
+	const [pipelines, users, about] = await Promise.all([api.get('/api/pipelines'), people(ctx),
+		ui.contactAsked(api, ctx.query)]);
 	const wanted = Number(ctx.query.get('pipeline'));
 	const pipeline = (pipelines.data || []).find((p) => p.id === wanted) || (pipelines.data || [])[0];
 	const boardHref = ctx.href('/opportunities' + (pipeline ? '?pipeline=' + pipeline.id : ''));
@@ -304,7 +324,7 @@ export async function newDeal(view, ctx) {
 </form>`);
 	const form = view.querySelector('form');
 	const contact = form.elements.contact_id;
-	const chosen = ui.pickContact(contact, api);
+	const chosen = ui.pickContact(contact, api, about);
 
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();

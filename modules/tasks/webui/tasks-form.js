@@ -4,9 +4,14 @@
  * passed in): a new task, in the form at the top (yours unless said
  * otherwise, about the contact the list is filtered by), and a task
  * opened for editing in place by its title, saved or deleted there. The
- * due time is typed in the sub-account's time zone. The server's refusal
- * shows by the field it names.
+ * contact is picked by typing part of a name; a new task's starts as the
+ * one the list is filtered by (a contact's "New task" opens the form so,
+ * with ?new=1). The due time is typed in the sub-account's time zone. The
+ * server's refusal shows by the field it names.
  */
+
+/* Each open form's contact picker (ui.pickContact's chosen()). */
+const pickers = new WeakMap();
 
 /* The fields of a task's form, new (t.id undefined) or edited. */
 function fields(t, task) {
@@ -22,17 +27,32 @@ function fields(t, task) {
 		<select id="${id('who')}" name="assignee_id"><option value="">No one</option>
 			${Array.from(t.users.values()).map((u) => html`<option value="${u.id}" selected="${u.id === task.assignee_id}">${u.name}</option>`)}</select></div>
 </div>
+<div class="field"><label for="${id('contact')}">Contact</label>
+	<input id="${id('contact')}" name="contact_id" type="search" autocomplete="off" placeholder="Type a name"></div>
 <div class="field"><label for="${id('body')}">Notes</label>
 	<textarea id="${id('body')}" name="body" rows="3" maxlength="5000"></textarea></div>`;
 }
 
-/* The form's task as the API takes it. */
+/* The contact field of `form` picks one, starting with `contact` (as the
+ * API has it, or null). */
+function pickIn(t, form, contact) {
+	pickers.set(form, t.ctx.ui.pickContact(form.elements.contact_id, t.ctx.api, contact));
+}
+
+/* The form's task as the API takes it; undefined after saying the typed
+ * contact is none of those offered. */
 function bodyOf(t, form) {
 	const due = form.elements.due_at.value;
+	const contact = pickers.get(form)();
+	if (contact === undefined) {
+		t.ctx.ui.formErrors(form, { fields: { contact_id: 'choose a contact from the list as you type' } });
+		return undefined;
+	}
 	return {
 		title: form.elements.title.value.trim(),
 		due_at: due ? t.ctx.format.fromField(due) : null,
 		assignee_id: form.elements.assignee_id.value ? Number(form.elements.assignee_id.value) : null,
+		contact_id: contact,
 		body: form.elements.body.value.trim() || null,
 	};
 }
@@ -45,7 +65,7 @@ function closeNew(t) {
 /* The new task's form, opened and closed by the button at the top. */
 export function newTask(t) {
 	const { ctx, el } = t;
-	el.newButton.addEventListener('click', () => {
+	const toggle = () => {
 		const open = el.newForm.hidden;
 		el.newForm.hidden = !open;
 		el.newButton.setAttribute('aria-expanded', String(open));
@@ -55,8 +75,12 @@ export function newTask(t) {
 		el.newForm.append(fields(t, { assignee_id: t.me }), ctx.html`<div class="t-form-actions">
 			<button type="submit" class="btn btn-primary">Add task</button>
 			<button type="button" class="btn" data-cancel>Cancel</button></div>`);
+		pickIn(t, el.newForm, t.about && String(t.about.id) === t.filters.contact ? t.about : null);
 		el.newForm.elements.title.focus();
-	});
+	};
+	el.newButton.addEventListener('click', toggle);
+	if (ctx.query.get('new') === '1')
+		toggle();
 	el.newForm.addEventListener('click', (e) => {
 		if (e.target.closest('[data-cancel]')) {
 			closeNew(t);
@@ -71,14 +95,14 @@ export function newTask(t) {
 
 async function add(t) {
 	const { ctx, el } = t;
-	const body = bodyOf(t, el.newForm);
 	ctx.ui.clearErrors(el.newForm);
+	const body = bodyOf(t, el.newForm);
+	if (!body)
+		return;
 	if (!body.title) {
 		ctx.ui.formErrors(el.newForm, { fields: { title: 'a task needs a title' } });
 		return;
 	}
-	if (t.filters.contact)
-		body.contact_id = Number(t.filters.contact);
 	for (const k of Object.keys(body)) {
 		if (body[k] === null)
 			delete body[k];
@@ -124,6 +148,7 @@ function edit(t, li) {
 	form.elements.body.value = task.body || '';
 	li.querySelector('.t-title').setAttribute('aria-expanded', 'true');
 	li.append(form);
+	pickIn(t, form, task.contact_id ? { id: task.contact_id, first_name: task.contact_name } : null);
 	form.elements.title.focus();
 	form.addEventListener('click', (e) => {
 		if (e.target.closest('[data-cancel]')) {
@@ -138,9 +163,12 @@ function edit(t, li) {
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();
 		ctx.ui.clearErrors(form);
+		const body = bodyOf(t, form);
+		if (!body)
+			return;
 		let now;
 		try {
-			now = await ctx.api.patch('/api/tasks/' + task.id, bodyOf(t, form));
+			now = await ctx.api.patch('/api/tasks/' + task.id, body);
 		} catch (err) {
 			if (!ctx.signal.aborted)
 				ctx.ui.formErrors(form, err);

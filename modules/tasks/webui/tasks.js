@@ -29,12 +29,14 @@ export default async function page(view, ctx) {
 	const peopleComing = ui.people(api);
 	const filters = ctx.queryOf(FILTERS);
 	const first = api.list('/api/tasks', filters);
-	const [rows] = await Promise.all([first.next(), ui.stylesheet(new URL('./tasks.css', import.meta.url))]);
+	const [rows, , about] = await Promise.all([first.next(), ui.stylesheet(new URL('./tasks.css', import.meta.url)),
+		ui.contactAsked(api, ctx.query)]);
 	ctx.title('Tasks');
 	view.classList.add('tasks-page');
 	/* t: the page's state, which each part is given */
 	const t = {
 		ctx, view, filters, me: ctx.user.id,
+		about, /* the contact of ?contact=, for a new task's form */
 		el: frame(view, ctx, filters),
 		users: new Map(),
 		tasks: new Map(), /* id -> task */
