@@ -20,6 +20,8 @@ int accounts_register(struct router *r);
 int sessions_register(struct router *r);
 /* The agency's users, for agency admins. */
 int users_register(struct router *r);
+/* The agency's logo: uploaded by its admins, fetched by anyone by key. */
+int logo_register(struct router *r);
 /* GET /api/admin/audit, for agency admins. */
 int audit_log_register(struct router *r);
 /* GET /api/admin/metrics. */

@@ -88,6 +88,8 @@
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  *   1.24 hl_body_decimal: a number with decimals, read exactly;
  *        hl_search_text: the words of a search, as folded lines hold them.
+ *   1.26 the agency's business details a module may read (agencies,
+ *        agency_logos); hl_reply_download and hl_reply_csp.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -103,7 +105,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 24
+#define HL_ABI_MINOR 26
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -1127,6 +1129,17 @@ HL_API int hl_reply_empty(struct hl_req *req);
 HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type,
 			const void *body, size_t len);
 
+/* ABI 1.26. After hl_reply_raw: the answer is a file to save, not to
+ * show (Content-Disposition: attachment), named `name`, of letters,
+ * digits, ".", "_" and "-" only, at most 100 bytes ("INV-00042.pdf").
+ * 0, or HL_EINVAL (logged) for another name or before an answer. */
+HL_API int hl_reply_download(struct hl_req *req, const char *name);
+/* ABI 1.26. After hl_reply_raw: the answer's Content-Security-Policy
+ * instead of the app's, for a public page that carries its own style
+ * (allowed by its hash); `csp` must outlive the request (a literal, or
+ * made once in init) and hold no line break. 0, or HL_EINVAL (logged). */
+HL_API int hl_reply_csp(struct hl_req *req, const char *csp);
+
 /* Answer a list in the API's shape, {"data": [...], "next_cursor": ...}:
  * up to `limit` rows of `st` as hl_json_row objects. When a further row
  * exists, next_cursor is the text of column `cursor_col` of the last row
@@ -1319,6 +1332,11 @@ HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl
  *   location_users (location_id, user_id), a view: who may open which
  *       location, the rule hl_user_in_location checks. A cached route that
  *       reads it names "users user_locations locations" in its reads.
+ *   agencies (id, name, address, email, phone, tax_id) (1.26): the agency
+ *       a location belongs to (locations.agency_id) and the business
+ *       details it prints on invoices ("" for none)
+ *   agency_logos (agency_id, key) (1.26): an agency's logo, if it has one,
+ *       which anyone may fetch at /api/logos/KEY (a new key at each upload)
  */
 
 /* A read connection lent to this request until its answer is sent (or
