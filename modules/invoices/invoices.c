@@ -13,20 +13,42 @@
 
 #include "migrations.h"
 
+/* What the business an invoice comes from is read from (INVOICE_BUSINESS). */
+#define BUSINESS_READS "invoice_settings locations agencies agency_logos"
+
 static const char *const requires[] = { "contacts", NULL };
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/invoices", .handler = invoices_list,
 	  .cache_ms = 60000, .reads = "invoices contacts:lookup" },
 	{ .method = "GET", .pattern = "/api/invoices/:id", .handler = invoices_record,
-	  .cache_ms = 60000, .reads = "invoices invoice_items payments contacts:lookup" },
+	  .cache_ms = 60000, .reads = "invoices invoice_items payments invoice_mails contacts:lookup "
+	  BUSINESS_READS },
 	{ .method = "POST", .pattern = "/api/invoices", .handler = invoices_create },
 	{ .method = "PATCH", .pattern = "/api/invoices/:id", .handler = invoices_change },
 	{ .method = "DELETE", .pattern = "/api/invoices/:id", .handler = invoices_delete },
 	{ .method = "POST", .pattern = "/api/invoices/:id/send", .handler = invoices_send },
 	{ .method = "POST", .pattern = "/api/invoices/:id/void", .handler = invoices_void },
 	{ .method = "POST", .pattern = "/api/invoices/:id/payments", .handler = invoices_pay },
+	{ .method = "POST", .pattern = "/api/invoices/:id/email", .handler = invoices_email },
+	{ .method = "GET", .pattern = "/i/:key", .handler = invoices_view, .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = "/api/invoice-settings", .handler = invoices_settings_get,
+	  .cache_ms = 60000, .reads = BUSINESS_READS },
+	{ .method = "PUT", .pattern = "/api/invoice-settings", .handler = invoices_settings_put,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 };
+
+/* Mails queued (mail.c): woken by each; the period finds retries come due. */
+static const struct hl_job jobs[] = {
+	{ .name = "mail", .period_ms = 5000, .slice = invoices_mail_slice,
+	  .wake_on = "invoice.mail_queued" },
+};
+
+static int init(struct hl_mod *mod)
+{
+	(void)mod;
+	return invoices_view_init();
+}
 
 /* The browser pages (webui/invoices.js): the list, in the menu, opening
  * with its first page; an invoice and a draft's form, reached from it. */
@@ -56,7 +78,7 @@ static const struct hl_record_kind records[] = {
 		      " WHERE p.id = :id" },
 };
 
-HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
+HL_MODULE(.name = "invoices", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
-	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
+	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records));

@@ -430,3 +430,100 @@ def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
         assert log[0]["who"] and log[0]["location"] and log[0]["entity_id"] == inv["id"]
     # Every shipped module's records can be named, deleted or not.
     assert "audit log cannot name" not in s.log, s.log
+
+
+def png(width=2, height=1):
+    """A real PNG image of `width` x `height` red pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + b"\xff\0\0" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+AGENCY_DETAILS = {"name": "Northwind Agency", "address": "1 Main St\nAustin, TX 78701",
+                  "email": "billing@northwind.example.test", "phone": "+1 512 555 0100",
+                  "tax_id": "US-12-3456789"}
+
+
+def test_the_printout_names_the_business_the_client_and_the_terms():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        # The agency's details and logo, in Settings → Agency.
+        r = admin.patch("/api/admin/agency", AGENCY_DETAILS)
+        assert r.status == 200, r.body
+        assert {k: r.json()[k] for k in AGENCY_DETAILS} == AGENCY_DETAILS and r.json()["logo_url"] is None
+        error(admin.patch("/api/admin/agency", {"email": "not an address"}), 422, "email")
+        error(admin.request("PUT", "/api/admin/agency/logo", b"<svg xmlns='http://www.w3.org/2000/svg'>"
+                            b"<script>alert(1)</script></svg>", headers=dict(h, **{"Content-Type": "image/svg+xml"})),
+              415, "PNG, JPEG or WebP")
+        # The type is what the bytes say, not what the upload calls itself.
+        r = admin.request("PUT", "/api/admin/agency/logo", png(), headers=dict(h, **{"Content-Type": "image/gif"}))
+        assert r.status == 200, r.body
+        logo = r.json()["logo_url"]
+        assert re.fullmatch(r"/api/logos/[0-9a-f]{32}", logo), logo
+        assert admin.get("/api/admin/agency").json()["logo_url"] == logo
+        r = s.client().get(logo)  # no session: a client's mail program fetches it
+        assert r.status == 200 and r.body == png() and r.header("Content-Type") == "image/png"
+        assert "immutable" in r.header("Cache-Control") and "max-age=31536000" in r.header("Cache-Control")
+        assert s.client().get("/api/logos/" + "0" * 32).status == 404
+        r = admin.request("PUT", "/api/admin/agency/logo", b"\0" * 600 * 1024, headers=h)
+        assert r.status == 413, (r.status, r.body)
+
+        # The sub-account's defaults: a new invoice starts with its notes
+        # and terms; the client's address is the one its last invoice had.
+        r = admin.request("PUT", "/api/invoice-settings", {"notes": "Thank you for your business!",
+                                                          "terms": "Net 30. Late fee 1.5 % a month."},
+                          headers=h)
+        assert r.status == 200, r.body
+        assert r.json()["agency"]["name"] == "Northwind Agency" and r.json()["business_name"] == ""
+        error(admin.request("PUT", "/api/invoice-settings", {"address": "Somewhere"}, headers=h),
+              422, "business_name")
+        cid = a_contact(s)
+        first = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid,
+                       client_address="Dr. Ann Lee\n22 Elm Rd\nAustin <TX>")
+        assert first["notes"] == "Thank you for your business!"
+        assert first["terms"] == "Net 30. Late fee 1.5 % a month."
+        assert first["business"] == dict({k: AGENCY_DETAILS[k] for k in AGENCY_DETAILS}, logo_url=logo)
+        second = create(admin, h, contact_id=cid, notes="", terms="Due on receipt")
+        assert second["client_address"] == "Dr. Ann Lee\n22 Elm Rd\nAustin <TX>"
+        assert (second["notes"], second["terms"]) == ("", "Due on receipt")
+        r = admin.patch("/api/invoices/%d" % second["id"], {"client_address": None}, headers=h)
+        assert r.status == 200 and r.json()["client_address"] == ""
+        error(admin.patch("/api/invoices/%d" % second["id"], {"notes": "x" * 2001}, headers=h), 422, "notes")
+
+        # The public page: no session, the same printout, text escaped,
+        # a policy of its own that lets nothing run.
+        key = first["view_url"]
+        assert re.fullmatch(r"/i/[0-9a-f]{32}", key), key
+        r = s.client().get(key)
+        assert r.status == 200 and r.header("Content-Type").startswith("text/html"), r.status
+        page = r.body.decode()
+        for words in ("Northwind Agency", "1 Main St\nAustin, TX 78701", "billing@northwind.example.test",
+                      "US-12-3456789", 'src="%s"' % logo, "Austin &lt;TX&gt;", "Consulting", "1.5",
+                      "180.00 USD", "Thank you for your business!", "Late fee 1.5 % a month",
+                      first["number"], "Download PDF"):
+            assert words in page, (words, page)
+        assert "<script" not in page and "Set-Cookie" not in r.headers
+        csp = r.header("Content-Security-Policy")
+        assert "default-src 'none'" in csp and "style-src 'sha256-" in csp and "script-src" not in csp
+        gone = s.client().get("/i/" + "f" * 32)
+        assert gone.status == 404 and b"not found" in gone.body
+        assert s.client().get("/i/nothing").status == 404
+
+        # A sub-account with a business of its own prints it instead, whole.
+        r = admin.request("PUT", "/api/invoice-settings", {"business_name": "Smile Dental",
+                                                          "address": "9 Oak Ave", "terms": "Net 15"},
+                          headers=h)
+        assert r.status == 200, r.body
+        got = admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]
+        assert got == {"name": "Smile Dental", "address": "9 Oak Ave", "email": "", "phone": "",
+                       "tax_id": "", "logo_url": None}, got
+        page = s.client().get(key).body.decode()
+        assert "Smile Dental" in page and "Northwind" not in page and "/api/logos/" not in page
+        assert admin.request("DELETE", "/api/admin/agency/logo", headers=h).json() == {"logo_url": None}
+        assert s.client().get(logo).status == 404
