@@ -10,7 +10,7 @@ import re
 import threading
 import time
 
-from harness import error, every_page, headers, ids, seeded_server, is_plan
+from harness import error, every_page, headers, ids, seeded_server, is_plan, wait_for
 
 
 ROW_KEYS = {"id", "number", "contact_id", "contact_name", "status", "currency", "subtotal_cents",
@@ -525,5 +525,59 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
                        "tax_id": "", "logo_url": None}, got
         page = s.client().get(key).body.decode()
         assert "Smile Dental" in page and "Northwind" not in page and "/api/logos/" not in page
+        # Without an e-mail provider nothing is queued, and the answer says so.
+        error(admin.post("/api/invoices/%d/email" % first["id"], {"to": "ann@example.test"}, headers=h),
+              409, "nothing was e-mailed")
+        assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["status"] == "draft"
         assert admin.request("DELETE", "/api/admin/agency/logo", headers=h).json() == {"logo_url": None}
         assert s.client().get(logo).status == 404
+
+
+def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_left():
+    from smtp_relay import Relay
+    with Relay() as relay:
+        s, admin = seeded_server(extra_modules=("email",), env={"PGHL_SMTP_PASSWORD": relay.password},
+                                 plugins={"email": "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n"
+                                          % (relay.url, relay.user, relay.cert)})
+        with s:
+            site = "http://127.0.0.1:%d" % s.port
+            h = dict(headers(admin), Origin=site)  # no public_url: links lead where the app was opened
+            cid = a_contact(s)
+            admin.patch("/api/contacts/%d" % cid, {"email": "ann.lee@example.test"}, headers=h)
+            inv = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid, notes="See you soon")
+            url = "/api/invoices/%d" % inv["id"]
+
+            def mail_state(*states):
+                seen = {}
+
+                def reached():
+                    seen.update(admin.get(url, headers=h).json())
+                    return (seen["mail"] or {}).get("state") in states
+                assert wait_for(reached, 20, 0.05), seen
+                return seen
+            # The provider is there, the sub-account has no sender yet:
+            # nothing leaves, the mail says why, the invoice stays a draft.
+            r = admin.post(url + "/email", {}, headers=h)
+            assert r.status == 202 and r.json()["mail"]["to"] == "ann.lee@example.test", r.body
+            got = mail_state("failed")
+            assert got["status"] == "draft" and got["mail"]["reason"], got
+            error(admin.post(url + "/email", {"to": "not an address"}, headers=h), 422, "to")
+            r = admin.request("PUT", "/api/email/settings", {"from_name": "Northwind",
+                                                            "from_address": "hello@northwind.example.test"},
+                              headers=h)
+            assert r.status == 200, r.body
+            assert admin.post(url + "/email", {}, headers=h).status == 202
+            got = mail_state("sent")
+            assert got["status"] == "sent" and got["issued_at"] and got["balance_cents"] == 18000, got
+            (mail,) = relay.wait_for(1)
+            assert mail["to"] == ["ann.lee@example.test"]
+            m = mail["parsed"]
+            assert str(m["Subject"]).startswith("Invoice %s from " % inv["number"]), str(m["Subject"])
+            body = m.get_body(("plain",)).get_content()
+            link = site + got["view_url"]
+            assert link in body and "180.00 USD" in body, body
+            page = s.client().get(got["view_url"]).body.decode()
+            assert "See you soon" in page and "Due" in page and "180.00 USD" in page
+            # A void invoice is not sent.
+            assert admin.post(url + "/void", {}, headers=h).status == 200
+            error(admin.post(url + "/email", {}, headers=h), 409, "void")
