@@ -21,7 +21,7 @@ static const char style[] =
 	"body{margin:0;background:Canvas;color:CanvasText}"
 	"main{max-width:52rem;margin:0 auto;padding:1.5rem}"
 	".v-from{display:flex;gap:1rem;align-items:flex-start;justify-content:space-between}"
-	".v-from img{max-width:10rem;max-height:5rem}"
+	".v-from img{max-width:10rem;max-height:5rem}.v-from p{margin:0}"
 	".v-lines-text,.v-address{white-space:pre-line}"
 	"h1{font-size:1.6rem;margin:1rem 0 .25rem}h2{font-size:1rem;margin:1.25rem 0 .25rem}"
 	"dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}"
@@ -44,7 +44,7 @@ int invoices_view_init(void)
 	crypto_hash_sha256(hash, (const unsigned char *)style, sizeof(style) - 1);
 	sodium_bin2base64(b64, sizeof(b64), hash, sizeof(hash), sodium_base64_VARIANT_ORIGINAL);
 	int n = snprintf(policy, sizeof(policy), "default-src 'none'; style-src 'sha256-%s';"
-			 " img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+			 " img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 			 b64);
 	return n > 0 && (size_t)n < sizeof(policy) ? 0 : HL_ETOOBIG;
 }
@@ -169,7 +169,7 @@ static const char *status_words(const char *status)
 {
 	return !strcmp(status, "paid") ? "Paid" : !strcmp(status, "void") ? "Void"
 		: !strcmp(status, "partially_paid") ? "Partly paid" : !strcmp(status, "draft") ? "Draft"
-		: "Due";
+		: "Awaiting payment";
 }
 
 /* The business it comes from, and its logo. */
@@ -274,7 +274,8 @@ int invoices_view(struct hl_req *req)
 	struct page p = { .req = req };
 	raw(&p, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-	    "<meta name=\"robots\" content=\"noindex\"><title>Invoice ");
+	    "<meta name=\"robots\" content=\"noindex\"><link rel=\"icon\" href=\"data:,\">"
+	    "<title>Invoice ");
 	text(&p, d.number);
 	line(&p, " from ", d.texts[DOC_FROM_NAME], "");
 	raw(&p, "</title><style>");
