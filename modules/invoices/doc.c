@@ -22,9 +22,9 @@
 	" trim(c.first_name || ' ' || c.last_name), c.email, i.client_address, i.notes, i.terms," \
 	" iif(s.business_name <> '', s.business_name, a.name)," \
 	FROM("address") FROM("email") FROM("phone") FROM("tax_id") \
-	" iif(s.business_name <> '', NULL, g.key)" \
-	" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id" INVOICE_BUSINESS_JOIN \
-	" WHERE i.view_key = :key"
+	" iif(s.business_name <> '', NULL, g.key), lo.country," \
+	" iif(s.business_name <> '', NULL, g.content_type), iif(s.business_name <> '', NULL, g.content)" \
+	" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id" INVOICE_BUSINESS_JOIN
 
 static const char *col(struct hl_req *req, sqlite3_stmt *st, int i)
 {
@@ -57,15 +57,9 @@ static int read_lines(struct hl_req *req, struct invoice_doc *d)
 	return rc == SQLITE_DONE ? 0 : HL_EDB;
 }
 
-int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d)
+/* The row of `st` (DOC_SQL) into `d`, then its lines. */
+static int read_doc(struct hl_req *req, sqlite3_stmt *st, struct invoice_doc *d)
 {
-	memset(d, 0, sizeof(*d));
-	if (!key || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32)
-		return HL_ENOENT;
-	sqlite3_stmt *st = hl_stmt(hl_read(req), DOC_SQL);
-	hl_bind_text(st, ":key", key);
-	if (!st)
-		return HL_EDB;
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
@@ -80,6 +74,42 @@ int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d)
 		d->cents[i] = sqlite3_column_int64(st, 5 + i);
 	for (int i = 0; i < DOC_TEXTS; i++)
 		d->texts[i] = col(req, st, 10 + i);
+	d->letter = !strcmp(col(req, st, 10 + DOC_TEXTS), "US") ||
+		    !strcmp(col(req, st, 10 + DOC_TEXTS), "CA");
+	d->logo_type = col(req, st, 11 + DOC_TEXTS);
+	d->logo_len = (size_t)sqlite3_column_bytes(st, 12 + DOC_TEXTS);
+	if (d->logo_len) {
+		void *logo = hl_alloc(req, d->logo_len);
+		memcpy(logo, sqlite3_column_blob(st, 12 + DOC_TEXTS), d->logo_len);
+		d->logo = logo;
+	}
 	sqlite3_reset(st);
 	return read_lines(req, d);
+}
+
+int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!key || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32)
+		return HL_ENOENT;
+	sqlite3_stmt *st = hl_stmt(hl_read(req), DOC_SQL " WHERE i.view_key = :key");
+	hl_bind_text(st, ":key", key);
+	return st ? read_doc(req, st, d) : HL_EDB;
+}
+
+int invoice_doc_load_id(struct hl_req *req, int64_t id, struct invoice_doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	sqlite3_stmt *st = hl_scoped_read(req, DOC_SQL " WHERE i.id = :id AND i.location_id = :location"
+					  INVOICE_MINE);
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
+	return st ? read_doc(req, st, d) : HL_EDB;
+}
+
+const char *invoice_status_words(const char *status)
+{
+	return !strcmp(status, "paid") ? "Paid" : !strcmp(status, "void") ? "Void"
+		: !strcmp(status, "partially_paid") ? "Partly paid" : !strcmp(status, "draft") ? "Draft"
+		: "Awaiting payment";
 }

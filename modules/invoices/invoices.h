@@ -118,10 +118,22 @@ struct invoice_doc {
 	const char *texts[DOC_TEXTS]; /* DOC_ISSUED ... ("YYYY-MM-DD" days) */
 	struct invoice_doc_line *lines;
 	int nlines;
+	int letter;                  /* printed on US Letter (else A4) */
+	const char *logo_type;       /* "image/png" ..., "" without a logo */
+	const void *logo;            /* its bytes */
+	size_t logo_len;
 };
 
 /* The invoice whose view key is `key`: 0, HL_ENOENT, HL_EDB. */
 int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d);
+/* The same for invoice `id` of the request's sub-account, as the caller
+ * may see it (INVOICE_MINE). */
+int invoice_doc_load_id(struct hl_req *req, int64_t id, struct invoice_doc *d);
+/* The invoice as a PDF, the same as its printout, in the request's
+ * memory: 0, HL_ENOMEM, HL_EIO (cairo failed; logged). Any thread. */
+int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pdf, size_t *len);
+/* What a printout says of the invoice's state: "Awaiting payment", "Paid". */
+const char *invoice_status_words(const char *status);
 /* Invoice `id`'s view key, made when it has none, in the write
  * transaction: NULL on a database error. */
 const char *invoice_view_key(struct hl_req *req, int64_t id);
@@ -147,6 +159,8 @@ int invoices_pay(struct hl_req *req);
 int invoices_email(struct hl_req *req);       /* mail.c */
 int invoices_mail_slice(struct hl_job_run *run);
 int invoices_view(struct hl_req *req);        /* view.c */
+int invoices_pdf(struct hl_req *req);         /* pdf.c */
+int invoices_view_pdf(struct hl_req *req);
 int invoices_settings_get(struct hl_req *req); /* settings.c */
 int invoices_settings_put(struct hl_req *req);
 

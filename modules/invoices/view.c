@@ -165,13 +165,6 @@ void invoice_day(char *out, size_t size, const char *ymd)
 		snprintf(out, size, "%.3s %d, %d", months + (m - 1) * 3, d, y);
 }
 
-static const char *status_words(const char *status)
-{
-	return !strcmp(status, "paid") ? "Paid" : !strcmp(status, "void") ? "Void"
-		: !strcmp(status, "partially_paid") ? "Partly paid" : !strcmp(status, "draft") ? "Draft"
-		: "Awaiting payment";
-}
-
 /* The business it comes from, and its logo. */
 static void from(struct page *p, const struct invoice_doc *d)
 {
@@ -285,7 +278,7 @@ int invoices_view(struct hl_req *req)
 	raw(&p, "<h1>Invoice ");
 	text(&p, d.number);
 	raw(&p, "</h1><p><strong>");
-	raw(&p, status_words(d.status));
+	raw(&p, invoice_status_words(d.status));
 	raw(&p, "</strong></p>");
 	facts(&p, &d);
 	lines(&p, &d);

@@ -178,6 +178,9 @@ describe('invoices', () => {
 			assert.equal(await sheet.locator(sel).first().isVisible(), true, sel + ' printed');
 		assert.equal(await page.getByRole('button', { name: 'Send' }).isVisible(), false);
 		await page.emulateMedia({ media: 'screen' });
+		/* the same as a PDF, named by the number */
+		const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'PDF' }).click()]);
+		assert.match(pdf.suggestedFilename(), /^INV-\d+\.pdf$/);
 
 		/* Send: e-mailed through the relay, and sent once it has left */
 		await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -197,7 +200,9 @@ describe('invoices', () => {
 			'Payable within 14 days.', '180.00 USD'])
 			await view.getByText(words, { exact: false }).first().waitFor();
 		assert.equal(await view.locator('img').evaluate((i) => i.complete && i.naturalWidth === 1), true, 'the logo');
-		await view.getByRole('link', { name: 'Download PDF' }).waitFor();
+		const [theirs] = await Promise.all([view.waitForEvent('download'),
+			view.getByRole('link', { name: 'Download PDF' }).click()]);
+		assert.equal(theirs.suggestedFilename(), pdf.suggestedFilename());
 		assert.deepEqual(seen, [], 'nothing refused by the page\'s policy');
 		await shoot(view, 'invoice-public');
 		await stranger.close();

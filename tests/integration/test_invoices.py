@@ -432,6 +432,13 @@ def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
     assert "audit log cannot name" not in s.log, s.log
 
 
+def pdf_text(data):
+    """The text of a PDF, as poppler's pdftotext reads it."""
+    import subprocess
+    return subprocess.run(["pdftotext", "-layout", "-", "-"], input=data, capture_output=True,
+                          check=True).stdout.decode()
+
+
 def png(width=2, height=1):
     """A real PNG image of `width` x `height` red pixels."""
     import struct
@@ -511,6 +518,23 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         assert "<script" not in page and "Set-Cookie" not in r.headers
         csp = r.header("Content-Security-Policy")
         assert "default-src 'none'" in csp and "style-src 'sha256-" in csp and "script-src" not in csp
+        # The PDF: the same printout, a download named by the number, for
+        # the app and for the client's page; made in milliseconds.
+        started = time.monotonic()
+        r = admin.get("/api/invoices/%d/pdf" % first["id"], headers=h)
+        took = time.monotonic() - started
+        assert r.status == 200 and r.header("Content-Type") == "application/pdf", r.status
+        assert r.header("Content-Disposition") == 'attachment; filename="%s.pdf"' % first["number"]
+        text = pdf_text(r.body)
+        for words in ("Northwind Agency", "Austin, TX 78701", "Tax ID: US-12-3456789", "Invoice " + first["number"],
+                      "Dr. Ann Lee", "Austin <TX>", "Consulting", "1.5", "120.00 USD", "180.00 USD",
+                      "Thank you for your business!", "Late fee 1.5 % a month"):
+            assert words in text, (words, text)
+        public = s.client().get(key + "/pdf")
+        assert public.status == 200 and pdf_text(public.body) == text
+        assert s.client().get("/i/" + "f" * 32 + "/pdf").status == 404
+        assert admin.get("/api/invoices/%d/pdf" % first["id"], headers=headers(admin, 2)).status == 404
+        print("one invoice's PDF: %.1f ms, %d bytes" % (took * 1000, len(r.body)))
         gone = s.client().get("/i/" + "f" * 32)
         assert gone.status == 404 and b"not found" in gone.body
         assert s.client().get("/i/nothing").status == 404

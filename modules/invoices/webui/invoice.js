@@ -10,8 +10,9 @@
  * link to its public page; it is sent once the mail has left), marked as
  * sent by hand or deleted; a sent one takes a payment (part of the
  * balance or all of it), is e-mailed again or voided; any is printed (the
- * shell's print styles leave the sheet alone on the paper) and has its
- * public page, the client's view, whose link can be copied. The form shows each line's amount and the totals
+ * shell's print styles leave the sheet alone on the paper) or downloaded
+ * as a PDF of the same, and has its public page, the client's view,
+ * whose link can be copied. The form shows each line's amount and the totals
  * as they are typed, with the server's rules (an amount is quantity ×
  * unit price − discount; its tax rounded half up to the cent, per line);
  * once saved, the server's figures are the ones shown. The form is
@@ -60,6 +61,7 @@ function sheet(s) {
 			<button type="button" class="btn btn-danger" data-delete>Delete</button>` : ''}
 		${open || status === 'draft' ? html`<button type="button" class="btn" data-void>Void</button>` : ''}
 		<button type="button" class="btn" data-print>Print</button>
+		<a class="btn" href="${ctx.api.url(s.path + '/pdf', { location_id: ctx.location ? ctx.location.id : null })}" download>PDF</a>
 	</div>
 </div>
 ${mailLine(s)}
