@@ -571,6 +571,11 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             inv = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid, notes="See you soon")
             url = "/api/invoices/%d" % inv["id"]
 
+            def agency_due():  # what the agency's view says sub-account 1 is owed
+                (mine,) = [p for p in admin.get("/api/agency/projects?limit=100").json()["data"] if p["id"] == 1]
+                return mine["counts"]["invoices"]["outstanding"]["amount_due_cents"]
+            owed = agency_due()
+
             def mail_state(*states):
                 seen = {}
 
@@ -593,6 +598,8 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert admin.post(url + "/email", {}, headers=h).status == 202
             got = mail_state("sent")
             assert got["status"] == "sent" and got["issued_at"] and got["balance_cents"] == 18000, got
+            # Sent by the job, it is owed on every screen: the agency's too.
+            assert agency_due() == owed + 18000
             (mail,) = relay.wait_for(1)
             assert mail["to"] == ["ann.lee@example.test"]
             m = mail["parsed"]
@@ -601,7 +608,8 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             link = site + got["view_url"]
             assert link in body and "180.00 USD" in body, body
             page = s.client().get(got["view_url"]).body.decode()
-            assert "See you soon" in page and "Due" in page and "180.00 USD" in page
+            assert "See you soon" in page and "Awaiting payment" in page and "180.00 USD" in page
             # A void invoice is not sent.
             assert admin.post(url + "/void", {}, headers=h).status == 200
+            assert agency_due() == owed
             error(admin.post(url + "/email", {}, headers=h), 409, "void")
