@@ -15,7 +15,8 @@ export async function agency(s, part) {
 	const a = await api.get('/api/admin/agency');
 	part.append(html`<h2 tabindex="-1">Agency</h2>
 <p class="muted">Your agency's name is at the top of every page. A new sub-account starts with this time zone,
-	currency and country; each keeps its own after, in Sub-accounts.</p>
+	currency and country; each keeps its own after, in Sub-accounts. The name, address, e-mail, phone, tax ID and
+	logo are printed on invoices, unless a sub-account gives its own in Invoices, Invoice settings.</p>
 ${placeLists()}
 <form class="card s-form" novalidate aria-label="The agency">
 <div class="field"><label for="s-a-name">Name</label><input id="s-a-name" name="name" maxlength="200" required

@@ -81,7 +81,8 @@ static void put(struct page *p, const char *s, size_t n)
 		while (cap < p->len + n + 1)
 			cap *= 2;
 		char *grown = hl_alloc(p->req, cap);
-		memcpy(grown, p->data, p->len);
+		if (p->len)
+			memcpy(grown, p->data, p->len);
 		p->data = grown, p->cap = cap;
 	}
 	memcpy(p->data + p->len, s, n);

@@ -150,6 +150,16 @@ describe('invoices', () => {
 		await until(() => page.locator('.s-logo-img').evaluate((i) => i.complete && i.naturalWidth === 1), 10000, 'the logo shown');
 		await shoot(page, 'settings-agency-business');
 
+		/* a sub-account's own settings: what new invoices start with */
+		await page.goto('/app/invoices?location=' + loc.id);
+		await page.getByRole('link', { name: 'Invoice settings' }).click();
+		await h1(page, 'Invoice settings').waitFor();
+		await page.getByText('Left empty, invoices show the agency\'s: ' + before.name, { exact: false }).waitFor();
+		await page.getByLabel('Terms on new invoices').fill('Payable within 14 days.');
+		await page.getByRole('button', { name: 'Save' }).click();
+		await page.getByText('Saved.').first().waitFor();
+		await shoot(page, 'invoice-settings');
+
 		await page.goto('/app/invoices/new?location=' + loc.id);
 		await h1(page, 'New invoice').waitFor();
 		const who = page.getByLabel('Bill to');
@@ -163,7 +173,7 @@ describe('invoices', () => {
 		await line.getByLabel('Unit price').fill('120');
 		await page.getByLabel('Client\'s address').fill('Farrow Studio\n8 Quay St, Galway');
 		await page.getByLabel('Notes').fill('Thanks for a great kickoff!');
-		await page.getByLabel('Terms').fill('Payable within 14 days.');
+		assert.equal(await page.getByLabel('Terms').inputValue(), 'Payable within 14 days.', 'the sub-account\'s terms');
 		await page.getByRole('button', { name: 'Create draft' }).click();
 		await page.getByText('Draft', { exact: true }).waitFor();
 		const sheet = page.locator('.v-sheet');
