@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * logo.c: the agency's logo, which its invoices (and their public pages
- * and mail) show. An agency admin uploads it (PUT /api/admin/agency/logo,
- * the image as the body) or takes it away (DELETE); anyone may fetch it
- * by its key (GET /api/logos/:key), since a client opens an invoice
- * without signing in. Only PNG, JPEG and WebP are taken, told by their
+ * logo.c: the logos invoices (their public pages and PDFs) show: the
+ * agency's, which an agency admin uploads (PUT /api/admin/agency/logo,
+ * the image as the body) or takes away (DELETE), and a sub-account's own,
+ * which its admins upload the same way (PUT /api/location/logo, for the
+ * current sub-account). Anyone may fetch one by its key (GET
+ * /api/logos/:key), since a client opens an invoice without signing in. Only PNG, JPEG and WebP are taken, told by their
  * first bytes whatever the upload calls itself: an SVG may carry script
  * and is refused rather than cleaned. Each upload gets a new random key,
  * so an address names one image for good and is cached for a year.
@@ -20,16 +21,22 @@
 #define LOGO_MAX_KB 512
 #define IMMUTABLE "public, max-age=31536000, immutable"
 
-static int put_logo(struct hl_req *req);
-static int delete_logo(struct hl_req *req);
+static int put_agency_logo(struct hl_req *req);
+static int delete_agency_logo(struct hl_req *req);
+static int put_location_logo(struct hl_req *req);
+static int delete_location_logo(struct hl_req *req);
 static int get_logo(struct hl_req *req);
 
 static const struct hl_route routes[] = {
-	{ .method = "PUT", .pattern = "/api/admin/agency/logo", .handler = put_logo,
+	{ .method = "PUT", .pattern = "/api/admin/agency/logo", .handler = put_agency_logo,
 	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION | HL_ROUTE_RAW_BODY,
 	  .max_body_kb = LOGO_MAX_KB },
-	{ .method = "DELETE", .pattern = "/api/admin/agency/logo", .handler = delete_logo,
+	{ .method = "DELETE", .pattern = "/api/admin/agency/logo", .handler = delete_agency_logo,
 	  .access = HL_ACCESS_ADMIN, .flags = HL_ROUTE_NO_LOCATION },
+	{ .method = "PUT", .pattern = "/api/location/logo", .handler = put_location_logo,
+	  .access = HL_ACCESS_LOCATION_ADMIN, .flags = HL_ROUTE_RAW_BODY, .max_body_kb = LOGO_MAX_KB },
+	{ .method = "DELETE", .pattern = "/api/location/logo", .handler = delete_location_logo,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 	{ .method = "GET", .pattern = "/api/logos/:key", .handler = get_logo,
 	  .access = HL_ACCESS_PUBLIC },
 };
@@ -64,8 +71,25 @@ static int answer_key(struct hl_req *req, const char *key)
 	return 0;
 }
 
-/* PUT /api/admin/agency/logo: 200 {"logo_url"}. */
-static int put_logo(struct hl_req *req)
+/* Whose logo a route changes: the agency's (the caller's) or the current
+ * sub-account's, in its own table. */
+struct owner {
+	const char *table, *column, *entity;
+	int64_t id;
+};
+
+static struct owner agency_of(struct hl_req *req)
+{
+	return (struct owner){ "agency_logos", "agency_id", "agency", req->who.agency_id };
+}
+
+static struct owner location_of(struct hl_req *req)
+{
+	return (struct owner){ "location_logos", "location_id", "location", hl_location_id(req) };
+}
+
+/* PUT: 200 {"logo_url"}. */
+static int put_logo(struct hl_req *req, struct owner o)
 {
 	size_t len;
 	const unsigned char *body = (const unsigned char *)hl_body(req, &len);
@@ -82,33 +106,53 @@ static int put_logo(struct hl_req *req)
 	char key[sizeof(raw) * 2 + 1];
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(key, sizeof(key), raw, sizeof(raw));
-	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "INSERT INTO agency_logos (agency_id, key,"
-		" content_type, content) VALUES (:agency, :key, :type, :content)"
-		" ON CONFLICT (agency_id) DO UPDATE SET key = excluded.key,"
+	/* table and column are the literals of agency_of and location_of */
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), hl_sprintf(req, "INSERT INTO %s (%s, key,"
+		" content_type, content) VALUES (:owner, :key, :type, :content)"
+		" ON CONFLICT (%s) DO UPDATE SET key = excluded.key,"
 		" content_type = excluded.content_type, content = excluded.content,"
-		" updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')");
-	hl_bind_int(st, ":agency", req->who.agency_id);
+		" updated_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', 'now')", o.table, o.column, o.column));
+	hl_bind_int(st, ":owner", o.id);
 	hl_bind_text(st, ":key", key);
 	hl_bind_text(st, ":type", type);
 	hl_bind_blob(st, ":content", body, len);
 	if (hl_step_changes(st) < 0 ||
-	    audit_note(req, 0, "agency.logo_changed", "agency", req->who.agency_id))
+	    audit_note(req, 0, hl_sprintf(req, "%s.logo_changed", o.entity), o.entity, o.id))
 		return HL_EDB;
 	return answer_key(req, key);
 }
 
-/* DELETE /api/admin/agency/logo: 200 {"logo_url": null}, whether there
- * was one or not. */
-static int delete_logo(struct hl_req *req)
+/* DELETE: 200 {"logo_url": null}, whether there was one or not. */
+static int delete_logo(struct hl_req *req, struct owner o)
 {
-	sqlite3_stmt *st = hl_stmt(hl_write_begin(req),
-				   "DELETE FROM agency_logos WHERE agency_id = :agency");
-	hl_bind_int(st, ":agency", req->who.agency_id);
+	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), hl_sprintf(req, "DELETE FROM %s"
+				   " WHERE %s = :owner", o.table, o.column));
+	hl_bind_int(st, ":owner", o.id);
 	int64_t gone = hl_step_changes(st);
 	if (gone < 0 ||
-	    (gone && audit_note(req, 0, "agency.logo_removed", "agency", req->who.agency_id)))
+	    (gone && audit_note(req, 0, hl_sprintf(req, "%s.logo_removed", o.entity), o.entity, o.id)))
 		return HL_EDB;
 	return answer_key(req, NULL);
+}
+
+static int put_agency_logo(struct hl_req *req)
+{
+	return put_logo(req, agency_of(req));
+}
+
+static int delete_agency_logo(struct hl_req *req)
+{
+	return delete_logo(req, agency_of(req));
+}
+
+static int put_location_logo(struct hl_req *req)
+{
+	return put_logo(req, location_of(req));
+}
+
+static int delete_location_logo(struct hl_req *req)
+{
+	return delete_logo(req, location_of(req));
 }
 
 /* GET /api/logos/:key: the image, for a year. The key is random (32 hex
@@ -119,7 +163,8 @@ static int get_logo(struct hl_req *req)
 	if (!key || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32)
 		return hl_reply_error(req, 404, "not_found", "no such logo");
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT content_type, content FROM agency_logos"
-				   " WHERE key = :key");
+				   " WHERE key = :key UNION ALL SELECT content_type, content"
+				   " FROM location_logos WHERE key = :key");
 	hl_bind_text(st, ":key", key);
 	if (!st)
 		return HL_EDB;

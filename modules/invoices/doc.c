@@ -22,8 +22,9 @@
 	" trim(c.first_name || ' ' || c.last_name), c.email, i.client_address, i.notes, i.terms," \
 	" iif(s.business_name <> '', s.business_name, a.name)," \
 	FROM("address") FROM("email") FROM("phone") FROM("tax_id") \
-	" iif(s.business_name <> '', NULL, g.key), lo.country," \
-	" iif(s.business_name <> '', NULL, g.content_type), iif(s.business_name <> '', NULL, g.content)" \
+	" iif(s.business_name <> '', sl.key, g.key), lo.country," \
+	" iif(s.business_name <> '', sl.content_type, g.content_type)," \
+	" iif(s.business_name <> '', sl.content, g.content)" \
 	" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id" INVOICE_BUSINESS_JOIN
 
 static const char *col(struct hl_req *req, sqlite3_stmt *st, int i)

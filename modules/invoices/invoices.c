@@ -14,7 +14,7 @@
 #include "migrations.h"
 
 /* What the business an invoice comes from is read from (INVOICE_BUSINESS). */
-#define BUSINESS_READS "invoice_settings locations agencies agency_logos"
+#define BUSINESS_READS "invoice_settings locations agencies agency_logos location_logos"
 
 static const char *const requires[] = { "contacts", NULL };
 

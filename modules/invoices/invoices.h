@@ -73,16 +73,17 @@ const char *invoice_number_next(struct hl_req *req);
 #define INVOICE_CONTACT_NAME " trim(c.first_name || ' ' || c.last_name) AS contact_name"
 /* The business an invoice (as i) comes from, as a JSON object {"name",
  * "address", "email", "phone", "tax_id", "logo_url"}: the sub-account's
- * own when it gives a business name (invoice_settings as s), else the
- * agency's (as a, its logo as g) with its logo; joined by
- * INVOICE_BUSINESS_JOIN. */
+ * own with its logo (invoice_settings as s, location_logos as sl) when it
+ * gives a business name, else the agency's with its logo (agencies as a,
+ * agency_logos as g); joined by INVOICE_BUSINESS_JOIN. */
 #define INVOICE_BUSINESS "iif(s.business_name <> '', json_object('name', s.business_name," \
 	" 'address', s.address, 'email', s.email, 'phone', s.phone, 'tax_id', s.tax_id," \
-	" 'logo_url', NULL), json_object('name', a.name, 'address', a.address, 'email', a.email," \
-	" 'phone', a.phone, 'tax_id', a.tax_id, 'logo_url', '/api/logos/' || g.key))"
+	" 'logo_url', '/api/logos/' || sl.key), json_object('name', a.name, 'address', a.address," \
+	" 'email', a.email, 'phone', a.phone, 'tax_id', a.tax_id, 'logo_url', '/api/logos/' || g.key))"
 #define INVOICE_BUSINESS_JOIN " LEFT JOIN invoice_settings s ON s.location_id = i.location_id" \
 	" JOIN locations lo ON lo.id = i.location_id JOIN agencies a ON a.id = lo.agency_id" \
-	" LEFT JOIN agency_logos g ON g.agency_id = a.id"
+	" LEFT JOIN agency_logos g ON g.agency_id = a.id" \
+	" LEFT JOIN location_logos sl ON sl.location_id = i.location_id"
 /* Invoices have no owner of their own: an invoice is the user's who owns
  * its contact, and a caller who sees only what is assigned to them sees
  * the invoices of their own live contacts, and no other (the reports

@@ -25,16 +25,19 @@ static int answer(struct hl_req *req, int status)
 		" coalesce(s.address, '') AS address, coalesce(s.email, '') AS email,"
 		" coalesce(s.phone, '') AS phone, coalesce(s.tax_id, '') AS tax_id,"
 		" coalesce(s.notes, '') AS notes, coalesce(s.terms, '') AS terms,"
+		" '/api/logos/' || sl.key AS logo_url,"
 		" json_object('name', a.name, 'address', a.address, 'email', a.email, 'phone', a.phone,"
 		"  'tax_id', a.tax_id, 'logo_url', '/api/logos/' || g.key) AS json_agency"
 		" FROM locations lo JOIN agencies a ON a.id = lo.agency_id"
 		" LEFT JOIN agency_logos g ON g.agency_id = a.id"
-		" LEFT JOIN invoice_settings s ON s.location_id = lo.id WHERE lo.id = :location");
+		" LEFT JOIN invoice_settings s ON s.location_id = lo.id"
+		" LEFT JOIN location_logos sl ON sl.location_id = lo.id WHERE lo.id = :location");
 	return hl_reply_row(req, status, st, "sub-account");
 }
 
 /* GET /api/invoice-settings: {"business_name", "address", "email",
- * "phone", "tax_id", "notes", "terms", "agency": {...}}. */
+ * "phone", "tax_id", "notes", "terms", "logo_url" (the sub-account's own,
+ * which the core keeps: PUT /api/location/logo), "agency": {...}}. */
 int invoices_settings_get(struct hl_req *req)
 {
 	return answer(req, 200);

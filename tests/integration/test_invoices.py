@@ -546,6 +546,14 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
                        "tax_id": "", "logo_url": None}, got
         page = s.client().get(key).body.decode()
         assert "Smile Dental" in page and "Northwind" not in page and "/api/logos/" not in page
+        # with a logo of its own
+        r = admin.request("PUT", "/api/location/logo", png(3, 3), headers=h)
+        assert r.status == 200, r.body
+        own = r.json()["logo_url"]
+        assert own != logo and s.client().get(own).body == png(3, 3)
+        assert admin.get("/api/invoice-settings", headers=h).json()["logo_url"] == own
+        assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]["logo_url"] == own
+        assert 'src="%s"' % own in s.client().get(key).body.decode()
         # Without an e-mail provider nothing is queued, and the answer says so.
         error(admin.post("/api/invoices/%d/email" % first["id"], {"to": "ann@example.test"}, headers=h),
               409, "nothing was e-mailed")

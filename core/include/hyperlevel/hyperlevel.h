@@ -88,8 +88,8 @@
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  *   1.24 hl_body_decimal: a number with decimals, read exactly;
  *        hl_search_text: the words of a search, as folded lines hold them.
- *   1.26 the agency's business details a module may read (agencies,
- *        agency_logos); hl_reply_download and hl_reply_csp.
+ *   1.26 the business details a module may read (agencies, agency_logos,
+ *        location_logos); hl_reply_download and hl_reply_csp.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -1335,8 +1335,10 @@ HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl
  *   agencies (id, name, address, email, phone, tax_id) (1.26): the agency
  *       a location belongs to (locations.agency_id) and the business
  *       details it prints on invoices ("" for none)
- *   agency_logos (agency_id, key) (1.26): an agency's logo, if it has one,
- *       which anyone may fetch at /api/logos/KEY (a new key at each upload)
+ *   agency_logos (agency_id, key), location_logos (location_id, key)
+ *       (1.26): the logo of an agency, and of a sub-account that has its
+ *       own, which anyone may fetch at /api/logos/KEY (a new key at each
+ *       upload)
  */
 
 /* A read connection lent to this request until its answer is sent (or

@@ -4,8 +4,9 @@
  * (/app/invoices/settings, for its admins), opened by invoices.js. The
  * business its invoices come from when it is not the agency (a business
  * name given: its details are printed instead of the agency's, which the
- * page shows as they are set in Settings → Agency), and the notes and
- * terms a new invoice starts with.
+ * page shows as they are set in Settings → Agency) and its logo (the
+ * core keeps it: PUT /api/location/logo, uploaded as soon as it is
+ * chosen), and the notes and terms a new invoice starts with.
  */
 
 const DETAILS = [['business_name', 'Business name', 200, 'organization'], ['email', 'E-mail', 200, 'email'],
@@ -34,7 +35,17 @@ export default async function invoiceSettings(view, ctx) {
 	${TEXTS.map(([k, label, max]) => html`<div class="field"><label for="${'v-s-' + k}">${label}</label>
 		<textarea id="${'v-s-' + k}" name="${k}" rows="3" maxlength="${String(max)}"></textarea></div>`)}
 	<div class="v-actions"><button type="submit" class="btn btn-primary">Save</button></div>
+</form>
+<form class="card v-form v-logo-form" novalidate aria-label="The sub-account's logo">
+	<h2 class="v-sub">Logo</h2>
+	<p class="muted" id="v-s-logo-hint">Printed with this sub-account's business name. A PNG, JPEG or WebP image of at
+		most 512 KB.</p>
+	<img class="v-logo" alt="The sub-account's logo" hidden>
+	<div class="field"><label for="v-s-logo">Image</label><input id="v-s-logo" name="logo" type="file"
+		accept="image/png,image/jpeg,image/webp" aria-describedby="v-s-logo-hint"></div>
+	<button type="button" class="btn" data-remove-logo hidden>Remove logo</button>
 </form>`);
+	logo(ctx, view.querySelector('.v-logo-form'), now.logo_url);
 	const form = view.querySelector('form');
 	for (const [k] of TEXTS) /* html.js puts no value in a textarea */
 		form.elements[k].value = now[k] || '';
@@ -52,5 +63,44 @@ export default async function invoiceSettings(view, ctx) {
 			return;
 		}
 		ui.toast('Saved.', { kind: 'success' });
+	});
+}
+
+/* The logo: uploaded as soon as it is chosen, shown, or taken away. */
+function logo(ctx, form, url) {
+	const { api, ui } = ctx;
+	const img = form.querySelector('img');
+	const remove = form.querySelector('[data-remove-logo]');
+	const show = (u) => {
+		img.hidden = remove.hidden = !u;
+		if (u)
+			img.src = u;
+	};
+	show(url);
+	const input = form.elements.logo;
+	input.addEventListener('change', async () => {
+		ui.clearErrors(form);
+		if (!input.files[0])
+			return;
+		try {
+			show((await api.put('/api/location/logo', input.files[0])).logo_url);
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.formErrors(form, { fields: { logo: err.message.replace(/^logo: /, '') } });
+			return;
+		}
+		input.value = '';
+		ui.toast('Logo saved.', { kind: 'success' });
+	});
+	remove.addEventListener('click', async () => {
+		try {
+			show((await api.del('/api/location/logo')).logo_url);
+		} catch (err) {
+			if (!ctx.signal.aborted)
+				ui.toast('The logo could not be removed: ' + err.message, { kind: 'error' });
+			return;
+		}
+		input.focus();
+		ui.toast('Logo removed.', { kind: 'success' });
 	});
 }
