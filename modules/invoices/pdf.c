@@ -6,7 +6,8 @@
  * sub-account in the US or Canada, else A4. Drawn with cairo's PDF
  * surface and pango's text layout (any script, lines wrapped, fonts from
  * fontconfig), into the request's memory, within the request: a page
- * takes a few milliseconds. GET /api/invoices/:id/pdf for the app, GET
+ * takes a few milliseconds. A PNG or JPEG logo is drawn; a WebP one is
+ * left out (cairo reads none). GET /api/invoices/:id/pdf for the app, GET
  * /i/:key/pdf for the client; both are downloads named by the number.
  *
  * Pango's font map is made once and shared: PDFs are drawn one at a time
@@ -107,14 +108,46 @@ static cairo_status_t read_logo(void *closure, unsigned char *data, unsigned int
 	return CAIRO_STATUS_SUCCESS;
 }
 
-/* The logo at the top right, at most 140 x 70 points (PNG only: cairo
- * reads no other; a JPEG or WebP logo is left out of the PDF). */
+/* A JPEG's width and height, from its frame header (SOFn): 1, or 0. */
+static int jpeg_size(const unsigned char *b, size_t len, int *w, int *h)
+{
+	for (size_t i = 2; i + 9 < len && b[i] == 0xff;) {
+		unsigned m = b[i + 1];
+		if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+			*h = b[i + 5] << 8 | b[i + 6];
+			*w = b[i + 7] << 8 | b[i + 8];
+			return *w > 0 && *h > 0;
+		}
+		i += 2 + ((size_t)b[i + 2] << 8 | b[i + 3]);
+	}
+	return 0;
+}
+
+/* The logo as cairo reads it: a PNG decoded, a JPEG as its own bytes
+ * (the PDF embeds them as they are; the pixels are never drawn), NULL for
+ * a WebP (cairo reads none: left out of the PDF) or what fails. */
+static cairo_surface_t *logo_surface(const struct invoice_doc *d)
+{
+	int w, h;
+	if (!strcmp(d->logo_type, "image/png")) {
+		struct out in = { .data = (unsigned char *)d->logo, .len = d->logo_len };
+		return cairo_image_surface_create_from_png_stream(read_logo, &in);
+	}
+	if (strcmp(d->logo_type, "image/jpeg") || !jpeg_size(d->logo, d->logo_len, &w, &h) ||
+	    w > 4096 || h > 4096)
+		return NULL;
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	/* the bytes live in the request's memory, past the PDF's end */
+	cairo_surface_set_mime_data(img, CAIRO_MIME_TYPE_JPEG, d->logo, d->logo_len, NULL, NULL);
+	return img;
+}
+
+/* The logo at the top right, at most 140 x 70 points. */
 static void logo(struct pen *p, const struct invoice_doc *d)
 {
-	if (!d->logo_len || strcmp(d->logo_type, "image/png"))
+	cairo_surface_t *img = d->logo_len ? logo_surface(d) : NULL;
+	if (!img)
 		return;
-	struct out in = { .data = (unsigned char *)d->logo, .len = d->logo_len };
-	cairo_surface_t *img = cairo_image_surface_create_from_png_stream(read_logo, &in);
 	int w = cairo_image_surface_get_width(img), h = cairo_image_surface_get_height(img);
 	if (cairo_surface_status(img) == CAIRO_STATUS_SUCCESS && w > 0 && h > 0) {
 		double scale = 140.0 / w < 70.0 / h ? 140.0 / w : 70.0 / h;

@@ -6,6 +6,7 @@ the list's filters against the equivalent SQL and its pages, validation
 naming the member, tenancy, the read cache, the contact's activity, and no
 statement of the module scanning a whole table."""
 
+import base64
 import re
 import threading
 import time
@@ -439,6 +440,33 @@ def pdf_text(data):
                           check=True).stdout.decode()
 
 
+def pdf_images(data):
+    """The images of a PDF: (encoding, width, height), as pdfimages lists them."""
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run(["pdfimages", "-list", f.name], capture_output=True, check=True).stdout.decode()
+    rows = [l.split() for l in out.splitlines()[2:]]
+    return [(r[8], int(r[3]), int(r[4])) for r in rows]
+
+
+# An 8 x 4 blue JPEG, as Chromium's canvas writes one.
+JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABh"
+    "Y3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAAB"
+    "UAAAABRyVFJDAAABZAAAAChnVFJDAAABZAAAAChiVFJDAAABZAAAAChjcHJ0AAABjAAAADxtbHVjAAAAAAAAAAEAAAAMZW5VUwAA"
+    "AAgAAAAcAHMAUgBHAEJYWVogAAAAAAAAb6IAADj1AAADkFhZWiAAAAAAAABimQAAt4UAABjaWFlaIAAAAAAAACSgAAAPhAAAts9Y"
+    "WVogAAAAAAAA9tYAAQAAAADTLXBhcmEAAAAAAAQAAAACZmYAAPKnAAANWQAAE9AAAApbAAAAAAAAAABtbHVjAAAAAAAAAAEAAAAM"
+    "ZW5VUwAAACAAAAAcAEcAbwBvAGcAbABlACAASQBuAGMALgAgADIAMAAxADb/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0o"
+    "OjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2Nj"
+    "Y2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAEAAgDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAb/"
+    "xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABAb/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIR"
+    "AxEAPwCNAXgr/9k=")
+
+
 def png(width=2, height=1):
     """A real PNG image of `width` x `height` red pixels."""
     import struct
@@ -528,6 +556,7 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
                       "Dr. Ann Lee", "Austin <TX>", "Consulting", "1.5", "120.00 USD", "180.00 USD",
                       "Thank you for your business!", "Late fee 1.5 % a month"):
             assert words in text, (words, text)
+        assert [i[1:] for i in pdf_images(r.body)] == [(2, 1)], "the agency's logo"
         public = s.client().get(key + "/pdf")
         assert public.status == 200 and pdf_text(public.body) == text
         assert s.client().get("/i/" + "f" * 32 + "/pdf").status == 404
@@ -554,6 +583,9 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         assert admin.get("/api/invoice-settings", headers=h).json()["logo_url"] == own
         assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]["logo_url"] == own
         assert 'src="%s"' % own in s.client().get(key).body.decode()
+        # The PDF draws it, a JPEG as its own bytes.
+        assert admin.request("PUT", "/api/location/logo", JPEG, headers=h).status == 200
+        assert pdf_images(admin.get("/api/invoices/%d/pdf" % first["id"], headers=h).body) == [("jpeg", 8, 4)]
         # Without an e-mail provider nothing is queued, and the answer says so.
         error(admin.post("/api/invoices/%d/email" % first["id"], {"to": "ann@example.test"}, headers=h),
               409, "nothing was e-mailed")
