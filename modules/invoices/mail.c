@@ -45,7 +45,8 @@ static int compose(struct hl_req *req, int64_t id, const char *link, const char 
 		   const char **body)
 {
 	sqlite3_stmt *st = hl_scoped_write(req, "SELECT i.number, json_extract(" INVOICE_BUSINESS
-		", '$.name'), c.first_name, i.currency, i.total_cents, substr(i.due_at, 1, 10)"
+		", '$.name'), c.first_name, i.currency, i.total_cents,"
+		" date(local_day(unixepoch(i.due_at), lo.timezone) * 86400, 'unixepoch')"
 		" FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id" INVOICE_BUSINESS_JOIN
 		" WHERE i.id = :id AND i.location_id = :location");
 	hl_bind_int(st, ":id", id);
@@ -55,13 +56,15 @@ static int compose(struct hl_req *req, int64_t id, const char *link, const char 
 	const char *from = (const char *)sqlite3_column_text(st, 1);
 	const char *first = (const char *)sqlite3_column_text(st, 2);
 	const char *due = (const char *)sqlite3_column_text(st, 5);
-	long long cents = sqlite3_column_int64(st, 4);
+	char total[64], day[32];
+	invoice_money(total, sizeof(total), sqlite3_column_int64(st, 4),
+		      (const char *)sqlite3_column_text(st, 3));
+	invoice_day(day, sizeof(day), due);
 	*subject = hl_sprintf(req, "Invoice %s from %s", number, from && *from ? from : "us");
-	*body = hl_sprintf(req, "Hello%s%s,\n\nHere is invoice %s for %lld.%02lld %s%s%s.\n\n"
+	*body = hl_sprintf(req, "Hello%s%s,\n\nHere is invoice %s for %s%s%s.\n\n"
 		"View it, print it or save it as a PDF:\n%s\n\nThank you,\n%s\n",
-		first && *first ? " " : "", first ? first : "", number, cents / 100, cents % 100,
-		(const char *)sqlite3_column_text(st, 3), due ? ", due " : "", due ? due : "", link,
-		from && *from ? from : "");
+		first && *first ? " " : "", first ? first : "", number, total, *day ? ", due " : "", day,
+		link, from && *from ? from : "");
 	sqlite3_reset(st);
 	return 0;
 }

@@ -605,7 +605,8 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             h = dict(headers(admin), Origin=site)  # no public_url: links lead where the app was opened
             cid = a_contact(s)
             admin.patch("/api/contacts/%d" % cid, {"email": "ann.lee@example.test"}, headers=h)
-            inv = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid, notes="See you soon")
+            inv = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid, notes="See you soon",
+                         due_at="2027-01-15")
             url = "/api/invoices/%d" % inv["id"]
 
             def agency_due():  # what the agency's view says sub-account 1 is owed
@@ -643,7 +644,7 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert str(m["Subject"]).startswith("Invoice %s from " % inv["number"]), str(m["Subject"])
             body = m.get_body(("plain",)).get_content()
             link = site + got["view_url"]
-            assert link in body and "180.00 USD" in body, body
+            assert link in body and "180.00 USD, due Jan 15, 2027" in body, body
             page = s.client().get(got["view_url"]).body.decode()
             assert "See you soon" in page and "Awaiting payment" in page and "180.00 USD" in page
             # A void invoice is not sent.
