@@ -40,7 +40,9 @@ static const char *site(struct hl_req *req)
 	return hl_strndup(req, url, n && url[n - 1] == '/' ? n - 1 : n);
 }
 
-/* The mail's text, from what the invoice says of itself. */
+/* The mail's text, from what the invoice says of itself. The e-mail
+ * provider makes its HTML part as Markdown: the link is written <so>, a
+ * link there and the usual way to set one apart in plain text. */
 static int compose(struct hl_req *req, int64_t id, const char *link, const char **subject,
 		   const char **body)
 {
@@ -62,7 +64,7 @@ static int compose(struct hl_req *req, int64_t id, const char *link, const char 
 	invoice_day(day, sizeof(day), due);
 	*subject = hl_sprintf(req, "Invoice %s from %s", number, from && *from ? from : "us");
 	*body = hl_sprintf(req, "Hello%s%s,\n\nHere is invoice %s for %s%s%s.\n\n"
-		"View it, print it or save it as a PDF:\n%s\n\nThank you,\n%s\n",
+		"View it, print it or save it as a PDF:\n<%s>\n\nThank you,\n%s\n",
 		first && *first ? " " : "", first ? first : "", number, total, *day ? ", due " : "", day,
 		link, from && *from ? from : "");
 	sqlite3_reset(st);

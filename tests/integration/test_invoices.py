@@ -644,7 +644,8 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert str(m["Subject"]).startswith("Invoice %s from " % inv["number"]), str(m["Subject"])
             body = m.get_body(("plain",)).get_content()
             link = site + got["view_url"]
-            assert link in body and "180.00 USD, due Jan 15, 2027" in body, body
+            assert "<%s>" % link in body and "180.00 USD, due Jan 15, 2027" in body, body
+            assert '<a href="%s">' % link in m.get_body(("html",)).get_content()
             page = s.client().get(got["view_url"]).body.decode()
             assert "See you soon" in page and "Awaiting payment" in page and "180.00 USD" in page
             # A void invoice is not sent.
