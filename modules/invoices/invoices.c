@@ -72,13 +72,17 @@ static const struct hl_recount recounts[] = {
 };
 
 /* The records people know, as the audit log names them: an invoice by
- * its number, a payment by its invoice's (its lines change the invoice). */
+ * its number, a payment by its invoice's (its lines change the invoice),
+ * a sub-account's invoice settings by the sub-account (their row's id is
+ * its location's). */
 static const struct hl_record_kind records[] = {
 	{ .table = "invoices", .noun = "invoice",
 	  .name_sql = "SELECT number FROM invoices WHERE id = :id" },
 	{ .table = "payments", .noun = "payment",
 	  .name_sql = "SELECT 'on ' || i.number FROM payments p JOIN invoices i ON i.id = p.invoice_id"
 		      " WHERE p.id = :id" },
+	{ .table = "invoice_settings", .noun = "invoice settings",
+	  .name_sql = "SELECT 'of ' || name FROM locations WHERE id = :id" },
 };
 
 HL_MODULE(.name = "invoices", .version = "0.3.0", .requires = requires, .init = init,

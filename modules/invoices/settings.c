@@ -60,9 +60,12 @@ int invoices_settings_put(struct hl_req *req)
 	if (!*v[0] && (*v[1] || *v[2] || *v[3] || *v[4]))
 		return hl_reply_invalid(req, "business_name", "the name of the business these details"
 					" are of (without one, invoices show the agency's)");
-	sqlite3_stmt *st = hl_scoped_write(req, "INSERT OR REPLACE INTO invoice_settings (location_id,"
+	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO invoice_settings (location_id,"
 		" business_name, address, email, phone, tax_id, notes, terms) VALUES (:location,"
-		" :business_name, :address, :email, :phone, :tax_id, :notes, :terms)");
+		" :business_name, :address, :email, :phone, :tax_id, :notes, :terms)"
+		" ON CONFLICT (location_id) DO UPDATE SET business_name = excluded.business_name,"
+		" address = excluded.address, email = excluded.email, phone = excluded.phone,"
+		" tax_id = excluded.tax_id, notes = excluded.notes, terms = excluded.terms");
 	for (size_t i = 0; i < NFIELDS; i++)
 		hl_bind_text(st, hl_sprintf(req, ":%s", fields[i].key), v[i]);
 	if (hl_step_changes(st) < 0)

@@ -591,6 +591,14 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
               409, "nothing was e-mailed")
         assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["status"] == "draft"
         assert admin.request("DELETE", "/api/admin/agency/logo", headers=h).json() == {"logo_url": None}
+        # The audit log says it as people read it.
+        log = [(e["did"], e["kind"], e["label"]) for e in admin.get("/api/admin/audit?limit=20").json()["data"]]
+        place = admin.get("/api/admin/locations").json()["data"][0]["name"]
+        for entry in (("removed the logo of", "agency", "Northwind Agency"),
+                      ("changed the logo of", "sub-account", place),
+                      ("changed", "invoice settings", "of " + place),
+                      ("created", "invoice settings", "of " + place)):
+            assert entry in log, (entry, log)
         assert s.client().get(logo).status == 404
 
 
