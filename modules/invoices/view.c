@@ -25,7 +25,7 @@ static const char style[] =
 	".v-lines-text,.v-address{white-space:pre-line}"
 	"h1{font-size:1.6rem;margin:1rem 0 .25rem}h2{font-size:1rem;margin:1.25rem 0 .25rem}"
 	"dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}"
-	"dt{color:GrayText}dd{margin:0}"
+	"dt{font-weight:600}dd{margin:0}"
 	"table{width:100%;border-collapse:collapse;margin:1rem 0}"
 	"th,td{padding:.4rem .5rem;border-bottom:1px solid #8884;text-align:left;vertical-align:top}"
 	".n{text-align:right;white-space:nowrap}"
@@ -207,7 +207,8 @@ static void facts(struct page *p, const struct invoice_doc *d)
 static void lines(struct page *p, const struct invoice_doc *d)
 {
 	char tax[32];
-	raw(p, "<div class=\"v-wrap\"><table><thead><tr><th scope=\"col\">Description</th>"
+	raw(p, "<div class=\"v-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Lines\">"
+	    "<table><thead><tr><th scope=\"col\">Description</th>"
 	    "<th scope=\"col\" class=\"n\">Qty</th><th scope=\"col\" class=\"n\">Unit price</th>"
 	    "<th scope=\"col\" class=\"n\">Discount</th><th scope=\"col\" class=\"n\">Tax</th>"
 	    "<th scope=\"col\" class=\"n\">Amount</th></tr></thead><tbody>");

@@ -12,9 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PHONE, ROOT, provoked, scrollsSideways, setUp, shoot, tearDown, until } from './lib.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /* The relay (tests/integration/smtp_relay.py), serving until the file
  * ends: its port and certificate. */
@@ -214,6 +218,10 @@ describe('invoices', () => {
 			view.getByRole('link', { name: 'Download PDF' }).click()]);
 		assert.equal(theirs.suggestedFilename(), pdf.suggestedFilename());
 		assert.deepEqual(seen, [], 'nothing refused by the page\'s policy');
+		await view.evaluate(AXE); /* through the debugging protocol: the page's policy allows no script */
+		const axe = await view.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
+			.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id));
+		assert.deepEqual(axe, [], 'no serious or critical violation on the client\'s page');
 		await shoot(view, 'invoice-public');
 		await stranger.close();
 		assert.deepEqual(problems, []);
