@@ -138,7 +138,8 @@ const char *invoice_status_words(const char *status);
 /* Invoice `id`'s view key, made when it has none, in the write
  * transaction: NULL on a database error. */
 const char *invoice_view_key(struct hl_req *req, int64_t id);
-/* `minor` units of `currency` for people: "1,234.50 USD". */
+/* `minor` units of `currency` for people, as English prints them on a
+ * document: "$1,234.50", "€12.00", "CHF 7.50" (a no-break space). */
 void invoice_money(char *out, size_t size, int64_t minor, const char *currency);
 /* A "YYYY-MM-DD" day for people: "Dec 7, 2026"; "" for "". */
 void invoice_day(char *out, size_t size, const char *ymd);

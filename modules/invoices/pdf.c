@@ -194,8 +194,8 @@ static void head(struct pen *p, const struct invoice_doc *d)
 
 /* Columns of the lines: description, then five numbers set right. */
 static const struct { const char *name; double width; } cols[] = {
-	{ "Description", 0 }, { "Qty", 36 }, { "Unit price", 78 }, { "Discount", 66 },
-	{ "Tax", 40 }, { "Amount", 84 },
+	{ "Description", 0 }, { "Qty", 40 }, { "Unit price", 82 }, { "Discount", 70 },
+	{ "Tax", 48 }, { "Amount", 84 },
 };
 
 static double row(struct pen *p, const char *const cell[6], const char *font)
@@ -203,7 +203,9 @@ static double row(struct pen *p, const char *const cell[6], const char *font)
 	double right = p->width - MARGIN, h = 0;
 	for (int i = 5; i >= 1; i--) {
 		right -= cols[i].width;
-		double ch = put(p, right, cols[i].width, cell[i], font, PANGO_ALIGN_RIGHT);
+		/* the last column ends at the margin, the others 8 points short */
+		double ch = put(p, right, cols[i].width - (i < 5 ? 8 : 0), cell[i], font,
+				PANGO_ALIGN_RIGHT);
 		h = ch > h ? ch : h;
 	}
 	double ch = put(p, MARGIN, right - MARGIN - 8, cell[0], font, PANGO_ALIGN_LEFT);

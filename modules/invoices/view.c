@@ -128,12 +128,27 @@ static int whole_units(const char *currency)
 	return currency && strlen(currency) == 3 && strstr(zero, currency) != NULL;
 }
 
+/* The sign of a currency as English prints it ("$", "€"), or NULL: the
+ * code is printed instead, as browsers in English show amounts. */
+static const char *sign(const char *currency)
+{
+	static const char *const signs[][2] = {
+		{ "USD", "$" }, { "EUR", "€" }, { "GBP", "£" }, { "JPY", "¥" }, { "CAD", "CA$" },
+		{ "AUD", "A$" }, { "NZD", "NZ$" }, { "MXN", "MX$" }, { "BRL", "R$" }, { "INR", "₹" },
+		{ "CNY", "CN¥" }, { "KRW", "₩" }, { "ILS", "₪" }, { "VND", "₫" }, { "HKD", "HK$" },
+	};
+	for (size_t i = 0; currency && i < sizeof(signs) / sizeof(signs[0]); i++)
+		if (!strcmp(currency, signs[i][0]))
+			return signs[i][1];
+	return NULL;
+}
+
 void invoice_money(char *out, size_t size, int64_t minor, const char *currency)
 {
 	int whole = whole_units(currency);
 	unsigned long long v = (unsigned long long)(minor < 0 ? -minor : minor);
 	unsigned long long units = whole ? v : v / 100;
-	char digits[32], grouped[48];
+	char digits[32], grouped[48], cents[8] = "";
 	int n = snprintf(digits, sizeof(digits), "%llu", units), g = 0;
 	for (int i = 0; i < n; i++) {
 		if (i && (n - i) % 3 == 0)
@@ -141,11 +156,11 @@ void invoice_money(char *out, size_t size, int64_t minor, const char *currency)
 		grouped[g++] = digits[i];
 	}
 	grouped[g] = 0;
-	if (whole)
-		snprintf(out, size, "%s%s %s", minor < 0 ? "-" : "", grouped, currency);
-	else
-		snprintf(out, size, "%s%s.%02llu %s", minor < 0 ? "-" : "", grouped, v % 100,
-			 currency ? currency : "");
+	if (!whole)
+		snprintf(cents, sizeof(cents), ".%02llu", v % 100);
+	const char *s = sign(currency);
+	snprintf(out, size, "%s%s%s%s%s", minor < 0 ? "-" : "", s ? s : currency ? currency : "",
+		 s ? "" : "\u00a0", grouped, cents);
 }
 
 static void money(struct page *p, int64_t minor, const char *currency)

@@ -211,7 +211,7 @@ describe('invoices', () => {
 		view.on('console', (m) => seen.push(m.text()));
 		await view.goto(href);
 		for (const words of [before.name, 'Farrow Studio', 'Strategy session', 'Thanks for a great kickoff!',
-			'Payable within 14 days.', '180.00 USD'])
+			'Payable within 14 days.', '$180.00'])
 			await view.getByText(words, { exact: false }).first().waitFor();
 		assert.equal(await view.locator('img').evaluate((i) => i.complete && i.naturalWidth === 1), true, 'the logo');
 		const [theirs] = await Promise.all([view.waitForEvent('download'),
