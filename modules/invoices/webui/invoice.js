@@ -157,8 +157,10 @@ async function email(s) {
 	} catch (e) {
 		if (ctx.signal.aborted)
 			return;
-		const link = s.inv.view_url ? ' Its link: ' + publicLink(s) : '';
-		ctx.ui.toast(e.message + (e.code === 'no_provider' ? link : ''), { kind: 'error' });
+		/* nothing left: said plainly, with the link to hand over */
+		const why = e.fields && e.fields.to ? 'Nothing was e-mailed: ' + e.fields.to + '.' : e.message;
+		const link = s.inv.view_url && e.status < 500 ? ' Its link: ' + publicLink(s) : '';
+		ctx.ui.toast(why + link, { kind: 'error' });
 		return;
 	}
 	render(s);
