@@ -28,6 +28,8 @@ int sessions_register(struct router *r);
 int users_register(struct router *r);
 /* Invitations and password resets by one-time link, and the link's page. */
 int links_register(struct router *r);
+/* The agency's logo: uploaded by its admins, fetched by anyone by key. */
+int logo_register(struct router *r);
 /* GET /api/admin/audit, for agency admins. */
 int audit_log_register(struct router *r);
 /* GET /api/admin/metrics. */

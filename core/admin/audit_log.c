@@ -25,6 +25,10 @@
 	X("location.created", "created") X("location.updated", "changed")             \
 	X("location.disabled", "disabled") X("token.created", "created")              \
 	X("token.revoked", "revoked") X("agency.updated", "changed")                  \
+	X("agency.logo_changed", "changed the logo of")                               \
+	X("agency.logo_removed", "removed the logo of")                               \
+	X("location.logo_changed", "changed the logo of")                             \
+	X("location.logo_removed", "removed the logo of")                             \
 	X("password.changed", "changed their password") X("password.change_failed",    \
 	"failed to change their password") X("sessions.ended", "signed out a device")      \
 	X("user.invited", "invited") X("user.invitation_revoked", "revoked the invitation of") \

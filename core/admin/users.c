@@ -586,33 +586,71 @@ int users_create_admin(struct db *db, const char *email, const char *name, const
 
 static int answer_agency(struct hl_req *req, int status)
 {
-	sqlite3_stmt *st = agency_query(req, "SELECT id, name, timezone, currency, country, created_at"
-				       " FROM agencies WHERE id = :agency", 0);
+	sqlite3_stmt *st = agency_query(req, "SELECT a.id, a.name, a.timezone, a.currency, a.country,"
+		" a.address, a.email, a.phone, a.tax_id, '/api/logos/' || l.key AS logo_url, a.created_at"
+		" FROM agencies a LEFT JOIN agency_logos l ON l.agency_id = a.id WHERE a.id = :agency", 0);
 	return st ? hl_reply_row(req, status, st, "agency") : HL_EDB;
 }
 
-/* GET /api/admin/agency: its name, and the time zone, currency and
- * country new sub-accounts start with. */
+/* GET /api/admin/agency: its name, the time zone, currency and country
+ * new sub-accounts start with, the business details its invoices print
+ * (unless a sub-account gives its own) and its logo's address (logo.c). */
 static int get_agency(struct hl_req *req)
 {
 	return answer_agency(req, 200);
 }
 
-/* PATCH /api/admin/agency {"name", "timezone", "currency", "country"}:
- * what is sent changes; the sub-accounts there are keep their own. */
+/* The business details: text that may be cleared (""); NULL when absent.
+ * Sets *bad after an answer. */
+struct business {
+	const char *address, *email, *phone, *tax_id;
+};
+
+static const char *detail_field(struct hl_req *req, const char *key, size_t max, int *bad)
+{
+	const char *v = NULL;
+	int rc = *bad ? HL_FIELD_ABSENT : hl_field_text(req, 0, key, max, &v);
+	*bad = *bad || rc < 0;
+	return rc == HL_FIELD_SET ? v : rc == HL_FIELD_NULL ? "" : NULL;
+}
+
+static int read_business(struct hl_req *req, struct business *b, int *bad)
+{
+	b->address = detail_field(req, "address", 500, bad);
+	b->email = detail_field(req, "email", 200, bad);
+	b->phone = detail_field(req, "phone", 50, bad);
+	b->tax_id = detail_field(req, "tax_id", 50, bad);
+	if (!*bad && b->email && *b->email && !hl_is_email(b->email)) {
+		hl_reply_error(req, 422, "validation", "email: an e-mail address, like billing@example.com");
+		*bad = 1;
+	}
+	return *bad;
+}
+
+/* PATCH /api/admin/agency {"name", "timezone", "currency", "country",
+ * "address", "email", "phone", "tax_id"}: what is sent changes; the
+ * sub-accounts there are keep their own. */
 static int update_agency(struct hl_req *req)
 {
-	static const char *const keys[] = { "name", "timezone", "currency", "country", NULL };
+	static const char *const keys[] = { "name", "timezone", "currency", "country", "address",
+					     "email", "phone", "tax_id", NULL };
 	struct place p;
+	struct business b;
 	int bad = 0;
-	if (hl_fields_only(req, 0, keys) || read_place(req, &p, &bad))
+	if (hl_fields_only(req, 0, keys) || read_business(req, &b, &bad) || read_place(req, &p, &bad))
 		return 0;
 	sqlite3_stmt *st = hl_stmt(hl_write_begin(req), "UPDATE agencies SET"
 		" name = COALESCE(:name, name), timezone = COALESCE(:timezone, timezone),"
-		" currency = COALESCE(:currency, currency), country = COALESCE(:country, country)"
+		" currency = COALESCE(:currency, currency), country = COALESCE(:country, country),"
+		" address = COALESCE(:address, address), email = COALESCE(:email, email),"
+		" phone = COALESCE(:phone, phone), tax_id = COALESCE(:tax_id, tax_id)"
 		" WHERE id = :agency");
 	hl_bind_int(st, ":agency", req->who.agency_id);
 	bind_place(st, &p);
+	hl_bind_text(st, ":address", b.address);
+	hl_bind_text(st, ":email", b.email);
+	hl_bind_text(st, ":phone", b.phone);
+	hl_bind_text(st, ":tax_id", b.tax_id);
 	if (hl_step_changes(st) < 0 || audit_note(req, 0, "agency.updated", "agency", req->who.agency_id))
 		return HL_EDB;
 	return answer_agency(req, 200);

@@ -346,7 +346,7 @@ const char *mod_event_line(const struct hl_mod *m, const char *name)
 	for (int i = 0; name && i < set->norder; i++) {
 		const struct hl_module *d = set->order[i]->desc;
 		const struct hl_table *t = d ? &d->event_lines : NULL;
-		if (!t || !t->count || t->size < HL_EVENT_LINE_SIZE_1_28)
+		if (!t || !t->count || t->size < HL_EVENT_LINE_SIZE_1_25)
 			continue;
 		for (size_t k = 0; k < t->count; k++) {
 			struct hl_event_line e;

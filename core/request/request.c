@@ -528,6 +528,28 @@ HL_API int hl_reply_raw(struct hl_req *r, int status, const char *content_type,
 	return r->out.oom ? HL_ENOMEM : 0;
 }
 
+HL_API int hl_reply_download(struct hl_req *r, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (!r->replied || !n || n > 100 || name[0] == '.' ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") != n) {
+		log_error("hl_reply_download: no answer yet, or a name that is not plain");
+		return HL_EINVAL;
+	}
+	request_add_header(r, "Content-Disposition: attachment; filename=\"%s\"", name);
+	return 0;
+}
+
+HL_API int hl_reply_csp(struct hl_req *r, const char *csp)
+{
+	if (!r->replied || !csp || strpbrk(csp, "\r\n")) {
+		log_error("hl_reply_csp: no answer yet, or a policy with a line break");
+		return HL_EINVAL;
+	}
+	r->csp = csp;
+	return 0;
+}
+
 HL_API int hl_reply_page(struct hl_req *r, sqlite3_stmt *st, int64_t limit, int cursor_col)
 {
 	return hl_reply_page_total(r, st, limit, cursor_col, -1);

@@ -13,20 +13,45 @@
 
 #include "migrations.h"
 
+/* What the business an invoice comes from is read from (INVOICE_BUSINESS). */
+#define BUSINESS_READS "invoice_settings locations agencies agency_logos location_logos"
+
 static const char *const requires[] = { "contacts", NULL };
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/invoices", .handler = invoices_list,
 	  .cache_ms = 60000, .reads = "invoices contacts:lookup" },
 	{ .method = "GET", .pattern = "/api/invoices/:id", .handler = invoices_record,
-	  .cache_ms = 60000, .reads = "invoices invoice_items payments contacts:lookup" },
+	  .cache_ms = 60000, .reads = "invoices invoice_items payments invoice_mails contacts:lookup "
+	  BUSINESS_READS },
 	{ .method = "POST", .pattern = "/api/invoices", .handler = invoices_create },
 	{ .method = "PATCH", .pattern = "/api/invoices/:id", .handler = invoices_change },
 	{ .method = "DELETE", .pattern = "/api/invoices/:id", .handler = invoices_delete },
 	{ .method = "POST", .pattern = "/api/invoices/:id/send", .handler = invoices_send },
 	{ .method = "POST", .pattern = "/api/invoices/:id/void", .handler = invoices_void },
 	{ .method = "POST", .pattern = "/api/invoices/:id/payments", .handler = invoices_pay },
+	{ .method = "POST", .pattern = "/api/invoices/:id/email", .handler = invoices_email },
+	{ .method = "GET", .pattern = "/api/invoices/:id/pdf", .handler = invoices_pdf },
+	{ .method = "GET", .pattern = "/i/:key", .handler = invoices_view, .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = "/i/:key/pdf", .handler = invoices_view_pdf,
+	  .access = HL_ACCESS_PUBLIC },
+	{ .method = "GET", .pattern = "/api/invoice-settings", .handler = invoices_settings_get,
+	  .cache_ms = 60000, .reads = BUSINESS_READS },
+	{ .method = "PUT", .pattern = "/api/invoice-settings", .handler = invoices_settings_put,
+	  .access = HL_ACCESS_LOCATION_ADMIN },
 };
+
+/* Mails queued (mail.c): woken by each; the period finds retries come due. */
+static const struct hl_job jobs[] = {
+	{ .name = "mail", .period_ms = 5000, .slice = invoices_mail_slice,
+	  .wake_on = "invoice.mail_queued" },
+};
+
+static int init(struct hl_mod *mod)
+{
+	(void)mod;
+	return invoices_view_init();
+}
 
 /* The browser pages (webui/invoices.js): the list, in the menu, opening
  * with its first page; an invoice and a draft's form, reached from it. */
@@ -47,13 +72,17 @@ static const struct hl_recount recounts[] = {
 };
 
 /* The records people know, as the audit log names them: an invoice by
- * its number, a payment by its invoice's (its lines change the invoice). */
+ * its number, a payment by its invoice's (its lines change the invoice),
+ * a sub-account's invoice settings by the sub-account (their row's id is
+ * its location's). */
 static const struct hl_record_kind records[] = {
 	{ .table = "invoices", .noun = "invoice",
 	  .name_sql = "SELECT number FROM invoices WHERE id = :id" },
 	{ .table = "payments", .noun = "payment",
 	  .name_sql = "SELECT 'on ' || i.number FROM payments p JOIN invoices i ON i.id = p.invoice_id"
 		      " WHERE p.id = :id" },
+	{ .table = "invoice_settings", .noun = "invoice settings",
+	  .name_sql = "SELECT 'of ' || name FROM locations WHERE id = :id" },
 };
 
 /* How an invoice's events read on its contact's timeline. A line is read
@@ -71,8 +100,8 @@ static const struct hl_event_line event_lines[] = {
 	{ "invoice.voided", INVOICE_LINE("' voided'") },
 };
 
-HL_MODULE(.name = "invoices", .version = "0.2.0", .requires = requires,
+HL_MODULE(.name = "invoices", .version = "0.3.0", .requires = requires, .init = init,
 	  .summary = "invoices, their lines and payments", .migrations = HL_TABLE(migrations),
-	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
+	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
 	  .event_lines = HL_TABLE(event_lines));

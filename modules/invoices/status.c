@@ -52,7 +52,8 @@ static int finish(struct hl_req *req, const struct invoice_state *s, const char 
 	return rc ? rc : invoices_reply_record(req, 200, s->id);
 }
 
-/* POST /api/invoices/:id/send: a draft is issued now. */
+/* POST /api/invoices/:id/send: a draft is issued now ("Mark as sent":
+ * the person hands it over themselves; mail.c e-mails it). */
 int invoices_send(struct hl_req *req)
 {
 	struct invoice_state s;
@@ -62,6 +63,8 @@ int invoices_send(struct hl_req *req)
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be sent");
 	rc = set_status(req, &s, "sent", 1, NULL);
+	if (!rc && !invoice_view_key(req, s.id))
+		rc = HL_EDB;
 	return rc ? rc : finish(req, &s, "invoice.sent");
 }
 

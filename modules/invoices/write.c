@@ -10,13 +10,16 @@
 
 #include <string.h>
 
-static const char *const invoice_keys[] = { "contact_id", "currency", "due_at", "items", NULL };
+static const char *const invoice_keys[] = { "contact_id", "currency", "due_at", "items",
+					    "client_address", "notes", "terms", NULL };
 
 /* What a create or change says; a member whose bit is clear is left. */
 struct invoice_input {
 	int64_t contact_id;   /* 0: none */
 	const char *currency; /* three capital letters */
 	const char *due_at;   /* stored form, or NULL */
+	/* what the printout says beside the lines; NULL: absent ("" clears) */
+	const char *client_address, *notes, *terms;
 	struct line *lines;
 	int nlines;
 	struct totals totals;
@@ -53,6 +56,26 @@ static int read_contact(struct hl_req *req, struct invoice_input *in, int whole)
 					 : "no contact of this sub-account");
 }
 
+/* Text member `key` of at most `max` characters into *out: "" for null,
+ * NULL when absent. */
+static int printed_text(struct hl_req *req, const char *key, size_t max, const char **out)
+{
+	int rc = hl_field_text(req, 0, key, max, out);
+	if (rc == HL_FIELD_NULL)
+		*out = "";
+	return rc < 0 ? rc : 0;
+}
+
+static int read_printed(struct hl_req *req, struct invoice_input *in)
+{
+	int rc = printed_text(req, "client_address", ADDRESS_MAX, &in->client_address);
+	if (!rc)
+		rc = printed_text(req, "notes", NOTE_MAX, &in->notes);
+	if (!rc)
+		rc = printed_text(req, "terms", NOTE_MAX, &in->terms);
+	return rc;
+}
+
 /* The body; answers 422 itself (HL_EINVAL). `whole`: a new invoice. */
 static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 {
@@ -68,6 +91,8 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 	}
 	if (rc >= 0 && (rc = hl_field_time(req, 0, "due_at", &in->due_at)) > HL_FIELD_ABSENT)
 		in->given |= GIVEN_DUE;
+	if (rc >= 0)
+		rc = read_printed(req, in);
 	if (rc < 0)
 		return rc;
 	int items = hl_body_find(req, 0, "items");
@@ -80,8 +105,16 @@ static int read_input(struct hl_req *req, struct invoice_input *in, int whole)
 static int64_t insert(struct hl_req *req, const struct invoice_input *in, const char *number)
 {
 	sqlite3_stmt *st = hl_scoped_write(req,
-		"INSERT INTO invoices (location_id, number, contact_id, currency, due_at)"
-		" VALUES (:location, :number, :contact_id, :currency, :due_at)");
+		"INSERT INTO invoices (location_id, number, contact_id, currency, due_at,"
+		" client_address, notes, terms)"
+		" VALUES (:location, :number, :contact_id, :currency, :due_at,"
+		/* the address the contact's last invoice went to */
+		" coalesce(:client_address, (SELECT client_address FROM invoices"
+		"  WHERE location_id = :location AND contact_id = :contact_id AND client_address <> ''"
+		"  ORDER BY id DESC LIMIT 1), ''),"
+		/* the sub-account's defaults */
+		" coalesce(:notes, (SELECT notes FROM invoice_settings WHERE location_id = :location), ''),"
+		" coalesce(:terms, (SELECT terms FROM invoice_settings WHERE location_id = :location), ''))");
 	if (!st)
 		return HL_EDB;
 	hl_bind_text(st, ":number", number);
@@ -89,6 +122,9 @@ static int64_t insert(struct hl_req *req, const struct invoice_input *in, const 
 		hl_bind_int(st, ":contact_id", in->contact_id);
 	hl_bind_text(st, ":currency", in->currency ? in->currency : "USD");
 	hl_bind_text(st, ":due_at", in->due_at);
+	hl_bind_text(st, ":client_address", in->client_address);
+	hl_bind_text(st, ":notes", in->notes);
+	hl_bind_text(st, ":terms", in->terms);
 	return hl_step_last_id(st);
 }
 
@@ -103,6 +139,8 @@ int invoices_create(struct hl_req *req)
 	int64_t id = number ? insert(req, &in, number) : HL_EDB;
 	if (id < 0)
 		return (int)id;
+	if (!invoice_view_key(req, id))
+		return HL_EDB;
 	if ((rc = lines_store(req, id, in.lines, in.nlines, &in.totals)) ||
 	    (rc = invoice_publish(req, "invoice.created", id, in.contact_id)))
 		return rc;
@@ -117,6 +155,8 @@ static int update(struct hl_req *req, int64_t id, const struct invoice_input *in
 		" contact_id = CASE WHEN :given_contact THEN :contact_id ELSE contact_id END,"
 		" currency = CASE WHEN :given_currency THEN :currency ELSE currency END,"
 		" due_at = CASE WHEN :given_due THEN :due_at ELSE due_at END,"
+		" client_address = coalesce(:client_address, client_address),"
+		" notes = coalesce(:notes, notes), terms = coalesce(:terms, terms),"
 		" updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		" WHERE id = :id AND location_id = :location");
 	if (!st)
@@ -129,14 +169,17 @@ static int update(struct hl_req *req, int64_t id, const struct invoice_input *in
 	hl_bind_text(st, ":currency", in->currency);
 	hl_bind_int(st, ":given_due", !!(in->given & GIVEN_DUE));
 	hl_bind_text(st, ":due_at", in->due_at);
+	hl_bind_text(st, ":client_address", in->client_address);
+	hl_bind_text(st, ":notes", in->notes);
+	hl_bind_text(st, ":terms", in->terms);
 	int rc = hl_step_changes(st) < 0 ? HL_EDB : 0;
 	if (!rc && in->given & GIVEN_ITEMS)
 		rc = lines_store(req, id, in->lines, in->nlines, &in->totals);
 	return rc;
 }
 
-/* PATCH /api/invoices/:id: a draft's contact, currency, due date or lines
- * (the lines are replaced whole). */
+/* PATCH /api/invoices/:id: a draft's contact, currency, due date, lines
+ * (replaced whole), client's address, notes or terms. */
 int invoices_change(struct hl_req *req)
 {
 	int64_t id;
@@ -178,7 +221,9 @@ int invoices_delete(struct hl_req *req)
 		return rc;
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be deleted (void it instead)");
-	if ((rc = delete_where_id(req, "DELETE FROM invoice_items"
+	if ((rc = delete_where_id(req, "DELETE FROM invoice_mails"
+				  " WHERE invoice_id = :id AND location_id = :location", id)) ||
+	    (rc = delete_where_id(req, "DELETE FROM invoice_items"
 				  " WHERE invoice_id = :id AND location_id = :location", id)) ||
 	    (rc = delete_where_id(req, "DELETE FROM invoices"
 				  " WHERE id = :id AND location_id = :location", id)) ||

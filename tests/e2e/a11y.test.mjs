@@ -44,6 +44,7 @@ describe('accessibility', () => {
 			else if (ids[path])
 				out.push(path.replace(':id', ids[path]));
 		}
+		out.push('/invoices/settings');
 		for (const section of SETTINGS)
 			out.push('/settings?section=' + section);
 		return out;

@@ -168,6 +168,7 @@ export async function apiAs(server, email, password) {
 		get: (path, location) => call('GET', path, undefined, location),
 		post: (path, body, location) => call('POST', path, body, location),
 		patch: (path, body, location) => call('PATCH', path, body, location),
+		put: (path, body, location) => call('PUT', path, body, location),
 		delete: (path, location) => call('DELETE', path, undefined, location),
 	};
 }

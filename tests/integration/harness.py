@@ -202,6 +202,8 @@ class Server:
         self.port = free_port()
         self.env = dict(os.environ, **(env or {}))
         self.env.setdefault("ASAN_OPTIONS", "detect_leaks=1")
+        if SANITIZED:  # what fontconfig keeps for the process's life (tests/lsan.supp)
+            self.env.setdefault("LSAN_OPTIONS", "suppressions=" + os.path.join(ROOT, "tests", "lsan.supp"))
         # A test signs in hundreds of times: argon2id's least work, not 64 MB
         # and a fifth of a second of CPU a password (test_accounts: 115 s).
         self.env.setdefault("PGHL_PASSWORD_LEAST_WORK", "yes")

@@ -6,11 +6,12 @@ the list's filters against the equivalent SQL and its pages, validation
 naming the member, tenancy, the read cache, the contact's activity, and no
 statement of the module scanning a whole table."""
 
+import base64
 import re
 import threading
 import time
 
-from harness import error, every_page, headers, ids, seeded_server, is_plan
+from harness import error, every_page, headers, ids, seeded_server, is_plan, wait_for
 
 
 ROW_KEYS = {"id", "number", "contact_id", "contact_name", "status", "currency", "subtotal_cents",
@@ -430,3 +431,232 @@ def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
         assert log[0]["who"] and log[0]["location"] and log[0]["entity_id"] == inv["id"]
     # Every shipped module's records can be named, deleted or not.
     assert "audit log cannot name" not in s.log, s.log
+
+
+def pdf_text(data):
+    """The text of a PDF, as poppler's pdftotext reads it."""
+    import subprocess
+    return subprocess.run(["pdftotext", "-layout", "-", "-"], input=data, capture_output=True,
+                          check=True).stdout.decode()
+
+
+def pdf_images(data):
+    """The images of a PDF: (encoding, width, height), as pdfimages lists them."""
+    import subprocess
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".pdf") as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run(["pdfimages", "-list", f.name], capture_output=True, check=True).stdout.decode()
+    rows = [l.split() for l in out.splitlines()[2:]]
+    return [(r[8], int(r[3]), int(r[4])) for r in rows]
+
+
+# An 8 x 4 blue JPEG, as Chromium's canvas writes one.
+JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/4gHYSUNDX1BST0ZJTEUAAQEAAAHIAAAAAAQwAABtbnRyUkdCIFhZWiAH4AABAAEAAAAAAABh"
+    "Y3NwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAA9tYAAQAAAADTLQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+    "AAAAAAAAAAAAAAAAAAAAAAAAAAlkZXNjAAAA8AAAACRyWFlaAAABFAAAABRnWFlaAAABKAAAABRiWFlaAAABPAAAABR3dHB0AAAB"
+    "UAAAABRyVFJDAAABZAAAAChnVFJDAAABZAAAAChiVFJDAAABZAAAAChjcHJ0AAABjAAAADxtbHVjAAAAAAAAAAEAAAAMZW5VUwAA"
+    "AAgAAAAcAHMAUgBHAEJYWVogAAAAAAAAb6IAADj1AAADkFhZWiAAAAAAAABimQAAt4UAABjaWFlaIAAAAAAAACSgAAAPhAAAts9Y"
+    "WVogAAAAAAAA9tYAAQAAAADTLXBhcmEAAAAAAAQAAAACZmYAAPKnAAANWQAAE9AAAApbAAAAAAAAAABtbHVjAAAAAAAAAAEAAAAM"
+    "ZW5VUwAAACAAAAAcAEcAbwBvAGcAbABlACAASQBuAGMALgAgADIAMAAxADb/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0o"
+    "OjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2Nj"
+    "Y2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAEAAgDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAb/"
+    "xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFQEBAQAAAAAAAAAAAAAAAAAABAb/xAAUEQEAAAAAAAAAAAAAAAAAAAAA/9oADAMBAAIR"
+    "AxEAPwCNAXgr/9k=")
+
+
+def png(width=2, height=1):
+    """A real PNG image of `width` x `height` red pixels."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + b"\xff\0\0" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+AGENCY_DETAILS = {"name": "Northwind Agency", "address": "1 Main St\nAustin, TX 78701",
+                  "email": "billing@northwind.example.test", "phone": "+1 512 555 0100",
+                  "tax_id": "US-12-3456789"}
+
+
+def test_the_printout_names_the_business_the_client_and_the_terms():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        # The agency's details and logo, in Settings → Agency.
+        r = admin.patch("/api/admin/agency", AGENCY_DETAILS)
+        assert r.status == 200, r.body
+        assert {k: r.json()[k] for k in AGENCY_DETAILS} == AGENCY_DETAILS and r.json()["logo_url"] is None
+        error(admin.patch("/api/admin/agency", {"email": "not an address"}), 422, "email")
+        error(admin.request("PUT", "/api/admin/agency/logo", b"<svg xmlns='http://www.w3.org/2000/svg'>"
+                            b"<script>alert(1)</script></svg>", headers=dict(h, **{"Content-Type": "image/svg+xml"})),
+              415, "PNG, JPEG or WebP")
+        # The type is what the bytes say, not what the upload calls itself.
+        r = admin.request("PUT", "/api/admin/agency/logo", png(), headers=dict(h, **{"Content-Type": "image/gif"}))
+        assert r.status == 200, r.body
+        logo = r.json()["logo_url"]
+        assert re.fullmatch(r"/api/logos/[0-9a-f]{32}", logo), logo
+        assert admin.get("/api/admin/agency").json()["logo_url"] == logo
+        r = s.client().get(logo)  # no session: a client's mail program fetches it
+        assert r.status == 200 and r.body == png() and r.header("Content-Type") == "image/png"
+        assert "immutable" in r.header("Cache-Control") and "max-age=31536000" in r.header("Cache-Control")
+        assert s.client().get("/api/logos/" + "0" * 32).status == 404
+        r = admin.request("PUT", "/api/admin/agency/logo", b"\0" * 600 * 1024, headers=h)
+        assert r.status == 413, (r.status, r.body)
+
+        # The sub-account's defaults: a new invoice starts with its notes
+        # and terms; the client's address is the one its last invoice had.
+        r = admin.request("PUT", "/api/invoice-settings", {"notes": "Thank you for your business!",
+                                                          "terms": "Net 30. Late fee 1.5 % a month."},
+                          headers=h)
+        assert r.status == 200, r.body
+        assert r.json()["agency"]["name"] == "Northwind Agency" and r.json()["business_name"] == ""
+        error(admin.request("PUT", "/api/invoice-settings", {"address": "Somewhere"}, headers=h),
+              422, "business_name")
+        cid = a_contact(s)
+        first = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid,
+                       client_address="Dr. Ann Lee\n22 Elm Rd\nAustin <TX>")
+        assert first["notes"] == "Thank you for your business!"
+        assert first["terms"] == "Net 30. Late fee 1.5 % a month."
+        assert first["business"] == dict({k: AGENCY_DETAILS[k] for k in AGENCY_DETAILS}, logo_url=logo)
+        second = create(admin, h, contact_id=cid, notes="", terms="Due on receipt")
+        assert second["client_address"] == "Dr. Ann Lee\n22 Elm Rd\nAustin <TX>"
+        assert (second["notes"], second["terms"]) == ("", "Due on receipt")
+        r = admin.patch("/api/invoices/%d" % second["id"], {"client_address": None}, headers=h)
+        assert r.status == 200 and r.json()["client_address"] == ""
+        error(admin.patch("/api/invoices/%d" % second["id"], {"notes": "x" * 2001}, headers=h), 422, "notes")
+
+        # The public page: no session, the same printout, text escaped,
+        # a policy of its own that lets nothing run.
+        key = first["view_url"]
+        assert re.fullmatch(r"/i/[0-9a-f]{32}", key), key
+        r = s.client().get(key)
+        assert r.status == 200 and r.header("Content-Type").startswith("text/html"), r.status
+        page = r.body.decode()
+        for words in ("Northwind Agency", "1 Main St\nAustin, TX 78701", "billing@northwind.example.test",
+                      "US-12-3456789", 'src="%s"' % logo, "Austin &lt;TX&gt;", "Consulting", "1.5",
+                      "$180.00", "Thank you for your business!", "Late fee 1.5 % a month",
+                      first["number"], "Download PDF"):
+            assert words in page, (words, page)
+        assert "<script" not in page and "Set-Cookie" not in r.headers
+        csp = r.header("Content-Security-Policy")
+        assert "default-src 'none'" in csp and "style-src 'sha256-" in csp and "script-src" not in csp
+        # The PDF: the same printout, a download named by the number, for
+        # the app and for the client's page.
+        r = admin.get("/api/invoices/%d/pdf" % first["id"], headers=h)
+        assert r.status == 200 and r.header("Content-Type") == "application/pdf", r.status
+        assert r.header("Content-Disposition") == 'attachment; filename="%s.pdf"' % first["number"]
+        text = pdf_text(r.body)
+        for words in ("Northwind Agency", "Austin, TX 78701", "Tax ID: US-12-3456789", "Invoice " + first["number"],
+                      "Dr. Ann Lee", "Austin <TX>", "Consulting", "1.5", "$120.00", "$180.00",
+                      "Thank you for your business!", "Late fee 1.5 % a month"):
+            assert words in text, (words, text)
+        assert [i[1:] for i in pdf_images(r.body)] == [(2, 1)], "the agency's logo"
+        public = s.client().get(key + "/pdf")
+        assert public.status == 200 and pdf_text(public.body) == text
+        assert s.client().get("/i/" + "f" * 32 + "/pdf").status == 404
+        assert admin.get("/api/invoices/%d/pdf" % first["id"], headers=headers(admin, 2)).status == 404
+        gone = s.client().get("/i/" + "f" * 32)
+        assert gone.status == 404 and b"not found" in gone.body
+        assert s.client().get("/i/nothing").status == 404
+
+        # A sub-account with a business of its own prints it instead, whole.
+        r = admin.request("PUT", "/api/invoice-settings", {"business_name": "Smile Dental",
+                                                          "address": "9 Oak Ave", "terms": "Net 15"},
+                          headers=h)
+        assert r.status == 200, r.body
+        got = admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]
+        assert got == {"name": "Smile Dental", "address": "9 Oak Ave", "email": "", "phone": "",
+                       "tax_id": "", "logo_url": None}, got
+        page = s.client().get(key).body.decode()
+        assert "Smile Dental" in page and "Northwind" not in page and "/api/logos/" not in page
+        # with a logo of its own
+        r = admin.request("PUT", "/api/location/logo", png(3, 3), headers=h)
+        assert r.status == 200, r.body
+        own = r.json()["logo_url"]
+        assert own != logo and s.client().get(own).body == png(3, 3)
+        assert admin.get("/api/invoice-settings", headers=h).json()["logo_url"] == own
+        assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]["logo_url"] == own
+        assert 'src="%s"' % own in s.client().get(key).body.decode()
+        # The PDF draws it, a JPEG as its own bytes.
+        assert admin.request("PUT", "/api/location/logo", JPEG, headers=h).status == 200
+        assert pdf_images(admin.get("/api/invoices/%d/pdf" % first["id"], headers=h).body) == [("jpeg", 8, 4)]
+        # Without an e-mail provider nothing is queued, and the answer says so.
+        error(admin.post("/api/invoices/%d/email" % first["id"], {"to": "ann@example.test"}, headers=h),
+              409, "nothing was e-mailed")
+        assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["status"] == "draft"
+        assert admin.request("DELETE", "/api/admin/agency/logo", headers=h).json() == {"logo_url": None}
+        # The audit log says it as people read it.
+        log = [(e["did"], e["kind"], e["label"]) for e in admin.get("/api/admin/audit?limit=20").json()["data"]]
+        place = admin.get("/api/admin/locations").json()["data"][0]["name"]
+        for entry in (("removed the logo of", "agency", "Northwind Agency"),
+                      ("changed the logo of", "sub-account", place),
+                      ("changed", "invoice settings", "of " + place),
+                      ("created", "invoice settings", "of " + place)):
+            assert entry in log, (entry, log)
+        assert s.client().get(logo).status == 404
+
+
+def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_left():
+    from smtp_relay import Relay
+    with Relay() as relay:
+        s, admin = seeded_server(extra_modules=("email",), env={"PGHL_SMTP_PASSWORD": relay.password},
+                                 plugins={"email": "smtp_url = %s\nsmtp_user = %s\nsmtp_ca_file = %s\n"
+                                          % (relay.url, relay.user, relay.cert)})
+        with s:
+            site = "http://127.0.0.1:%d" % s.port
+            h = dict(headers(admin), Origin=site)  # no public_url: links lead where the app was opened
+            cid = a_contact(s)
+            admin.patch("/api/contacts/%d" % cid, {"email": "ann.lee@example.test"}, headers=h)
+            inv = create(admin, h, [item("Consulting", 1.5, 12000)], contact_id=cid, notes="See you soon",
+                         due_at="2027-01-15")
+            url = "/api/invoices/%d" % inv["id"]
+
+            def agency_due():  # what the agency's view says sub-account 1 is owed
+                (mine,) = [p for p in admin.get("/api/agency/projects?limit=100").json()["data"] if p["id"] == 1]
+                return mine["counts"]["invoices"]["outstanding"]["amount_due_cents"]
+            owed = agency_due()
+
+            def mail_state(*states):
+                seen = {}
+
+                def reached():
+                    seen.update(admin.get(url, headers=h).json())
+                    return (seen["mail"] or {}).get("state") in states
+                assert wait_for(reached, 20, 0.05), seen
+                return seen
+            # The provider is there, the sub-account has no sender yet:
+            # nothing leaves, the mail says why, the invoice stays a draft.
+            r = admin.post(url + "/email", {}, headers=h)
+            assert r.status == 202 and r.json()["mail"]["to"] == "ann.lee@example.test", r.body
+            got = mail_state("failed")
+            assert got["status"] == "draft" and got["mail"]["reason"], got
+            error(admin.post(url + "/email", {"to": "not an address"}, headers=h), 422, "to")
+            r = admin.request("PUT", "/api/email/settings", {"from_name": "Northwind",
+                                                            "from_address": "hello@northwind.example.test"},
+                              headers=h)
+            assert r.status == 200, r.body
+            assert admin.post(url + "/email", {}, headers=h).status == 202
+            got = mail_state("sent")
+            assert got["status"] == "sent" and got["issued_at"] and got["balance_cents"] == 18000, got
+            # Sent by the job, it is owed on every screen: the agency's too.
+            assert agency_due() == owed + 18000
+            (mail,) = relay.wait_for(1)
+            assert mail["to"] == ["ann.lee@example.test"]
+            m = mail["parsed"]
+            assert str(m["Subject"]).startswith("Invoice %s from " % inv["number"]), str(m["Subject"])
+            body = m.get_body(("plain",)).get_content()
+            link = site + got["view_url"]
+            assert "<%s>" % link in body and "$180.00, due Jan 15, 2027" in body, body
+            assert '<a href="%s">' % link in m.get_body(("html",)).get_content()
+            page = s.client().get(got["view_url"]).body.decode()
+            assert "See you soon" in page and "Awaiting payment" in page and "$180.00" in page
+            # A void invoice is not sent.
+            assert admin.post(url + "/void", {}, headers=h).status == 200
+            assert agency_due() == owed
+            error(admin.post(url + "/email", {}, headers=h), 409, "void")

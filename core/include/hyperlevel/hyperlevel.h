@@ -88,8 +88,10 @@
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  *   1.24 hl_body_decimal: a number with decimals, read exactly;
  *        hl_search_text: the words of a search, as folded lines hold them.
- *   1.28 the descriptor's event lines (struct hl_event_line): how a
+ *   1.25 the descriptor's event lines (struct hl_event_line): how a
  *        module's events read on a contact's timeline; hl_job_event_line.
+ *   1.26 the business details a module may read (agencies, agency_logos,
+ *        location_logos); hl_reply_download and hl_reply_csp.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -105,7 +107,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 28
+#define HL_ABI_MINOR 26
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -352,7 +354,7 @@ HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id,
 		      const char *data);
 HL_API int hl_job_publish(struct hl_job_run *run, const char *name, int64_t location_id,
 			  int64_t subject_id, const char *data);
-/* ABI 1.28. The line a person reads for `ev` (struct hl_event_line), in
+/* ABI 1.25. The line a person reads for `ev` (struct hl_event_line), in
  * an event handler or slice: its statement, run on hl_job_db(run) and
  * stepped to its row (column 0 the line, 1 the link); the connection
  * owns it and it holds until the next hl_stmt of the same text. NULL
@@ -745,12 +747,12 @@ struct hl_module {
 	/* ABI 1.22. struct hl_record_kind entries: the records people know
 	 * (see below). */
 	struct hl_table records;
-	/* ABI 1.28. struct hl_event_line entries: how this module's events
+	/* ABI 1.25. struct hl_event_line entries: how this module's events
 	 * read to a person (see below). */
 	struct hl_table event_lines;
 };
 
-/* ABI 1.28. How an event of this module reads to a person, on the
+/* ABI 1.25. How an event of this module reads to a person, on the
  * timeline of the contact it is about ("Deal Website moved to Won"), and
  * which page it links to, so that a module that shows others' events
  * never reads their tables: `sql`, one statement with :location (it is
@@ -851,7 +853,7 @@ struct hl_recount {
 #define HL_INBOX_SIZE_1_18 (offsetof(struct hl_inbox, report) + sizeof(void (*)(void)))
 #define HL_SERVICE_SIZE_1_18 (offsetof(struct hl_service, call) + sizeof(void (*)(void)))
 #define HL_RECORD_KIND_SIZE_1_22 (offsetof(struct hl_record_kind, name_sql) + sizeof(const char *))
-#define HL_EVENT_LINE_SIZE_1_28 (offsetof(struct hl_event_line, sql) + sizeof(const char *))
+#define HL_EVENT_LINE_SIZE_1_25 (offsetof(struct hl_event_line, sql) + sizeof(const char *))
 
 /* Registration, allowed only inside init. Each takes a whole table; the
  * macros pass the element size so the structs can grow in later minors.
@@ -1160,6 +1162,17 @@ HL_API int hl_reply_empty(struct hl_req *req);
 HL_API int hl_reply_raw(struct hl_req *req, int status, const char *content_type,
 			const void *body, size_t len);
 
+/* ABI 1.26. After hl_reply_raw: the answer is a file to save, not to
+ * show (Content-Disposition: attachment), named `name`, of letters,
+ * digits, ".", "_" and "-" only, at most 100 bytes ("INV-00042.pdf").
+ * 0, or HL_EINVAL (logged) for another name or before an answer. */
+HL_API int hl_reply_download(struct hl_req *req, const char *name);
+/* ABI 1.26. After hl_reply_raw: the answer's Content-Security-Policy
+ * instead of the app's, for a public page that carries its own style
+ * (allowed by its hash); `csp` must outlive the request (a literal, or
+ * made once in init) and hold no line break. 0, or HL_EINVAL (logged). */
+HL_API int hl_reply_csp(struct hl_req *req, const char *csp);
+
 /* Answer a list in the API's shape, {"data": [...], "next_cursor": ...}:
  * up to `limit` rows of `st` as hl_json_row objects. When a further row
  * exists, next_cursor is the text of column `cursor_col` of the last row
@@ -1352,6 +1365,13 @@ HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl
  *   location_users (location_id, user_id), a view: who may open which
  *       location, the rule hl_user_in_location checks. A cached route that
  *       reads it names "users user_locations locations" in its reads.
+ *   agencies (id, name, address, email, phone, tax_id) (1.26): the agency
+ *       a location belongs to (locations.agency_id) and the business
+ *       details it prints on invoices ("" for none)
+ *   agency_logos (agency_id, key), location_logos (location_id, key)
+ *       (1.26): the logo of an agency, and of a sub-account that has its
+ *       own, which anyone may fetch at /api/logos/KEY (a new key at each
+ *       upload)
  */
 
 /* A read connection lent to this request until its answer is sent (or

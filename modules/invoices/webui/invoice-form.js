@@ -2,7 +2,10 @@
 /*
  * invoice-form.js: a draft invoice's form, new (/app/invoices/new) or a
  * draft edited (?draft=ID), opened by invoices.js. The contact is picked
- * by typing part of a name, the due date and the lines typed; each line's
+ * by typing part of a name, the due date and the lines typed, then the
+ * client's address, notes and terms (a new one starts with the
+ * sub-account's notes and terms, and the address the contact's last
+ * invoice had, filled by the server when left empty); each line's
  * amount and the totals show as they are typed, with the server's rules
  * (an amount is quantity × unit price − discount; its tax rounded half up
  * to the cent, per line). A refusal shows by the field it names, a line's
@@ -34,7 +37,8 @@ function lineFigures(l) {
 export async function newInvoice(view, ctx) {
 	const { api, ui } = ctx;
 	const draftId = /^[1-9]\d{0,17}$/.test(ctx.query.get('draft') || '') ? ctx.query.get('draft') : null;
-	const draft = draftId ? await api.get('/api/invoices/' + draftId) : null;
+	const [draft, defaults] = await Promise.all([draftId ? api.get('/api/invoices/' + draftId) : null,
+		draftId ? null : api.get('/api/invoice-settings')]);
 	/* a contact's "New invoice": billed to them */
 	const about = draft ? null : await ui.contactAsked(api, ctx.query);
 	if (draft && draft.status !== 'draft') {
@@ -52,6 +56,8 @@ export async function newInvoice(view, ctx) {
 	};
 	if (draft && draft.due_at)
 		form.elements.due_at.value = ctx.format.dayKey(draft.due_at);
+	for (const k of ['client_address', 'notes', 'terms']) /* html.js puts no value in a textarea */
+		form.elements[k].value = (draft || defaults)[k] || '';
 	for (const l of (draft && draft.items && draft.items.length ? draft.items : [{}]))
 		addLine(v, l);
 	refigure(v);
@@ -100,6 +106,16 @@ function frame(ctx, draft) {
 		<dt>Subtotal</dt><dd data-subtotal></dd><dt>Tax</dt><dd data-tax></dd>
 		<dt class="v-total">Total</dt><dd class="v-total" data-total></dd>
 	</dl>
+	<div class="v-form-grid v-printed">
+		<div class="field"><label for="v-address">Client's address</label>
+			<textarea id="v-address" name="client_address" rows="3" maxlength="500"
+				aria-describedby="v-address-hint"></textarea>
+			<small id="v-address-hint" class="muted">${draft ? 'As it is printed.' : 'Left empty: the one on their last invoice.'}</small></div>
+		<div class="field"><label for="v-notes">Notes</label>
+			<textarea id="v-notes" name="notes" rows="3" maxlength="2000"></textarea></div>
+		<div class="field"><label for="v-terms">Terms</label>
+			<textarea id="v-terms" name="terms" rows="3" maxlength="2000"></textarea></div>
+	</div>
 	<div class="v-actions"><button type="submit" class="btn btn-primary">${draft ? 'Save draft' : 'Create draft'}</button>
 		<a class="btn" href="${back}">Cancel</a></div>
 </form>`;
@@ -208,7 +224,11 @@ async function submit(v) {
 		ui.formErrors(form, { fields: { [list.error[0]]: list.error[1] } });
 		return;
 	}
-	const invoiceBody = { items: list };
+	const invoiceBody = { items: list, notes: form.elements.notes.value.trim(),
+		terms: form.elements.terms.value.trim() };
+	const address = form.elements.client_address.value.trim();
+	if (address || draft)
+		invoiceBody.client_address = address;
 	if (contact)
 		invoiceBody.contact_id = contact;
 	if (form.elements.due_at.value) /* a day: the server takes it as the sub-account's */

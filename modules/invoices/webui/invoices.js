@@ -3,7 +3,8 @@
  * invoices.js: the invoices pages. The shell opens this one module for
  * /app/invoices (the list, here), /app/invoices/new and /app/invoices/:id
  * (an invoice and its payments: invoice.js; a draft's form:
- * invoice-form.js; each imported when first needed and given the helpers
+ * invoice-form.js; the sub-account's invoice settings at
+ * /app/invoices/settings: invoice-settings.js; each imported when first needed and given the helpers
  * it shares with the list as `lib`).
  *
  * The list: newest first, by status (all, drafts, sent, overdue, part
@@ -41,6 +42,10 @@ export default async function page(view, ctx) {
 	const id = ctx.params.id;
 	if (id === undefined)
 		return list(view, ctx);
+	if (id === 'settings') {
+		const [settings] = await Promise.all([import('./invoice-settings.js'), styles(ctx)]);
+		return settings.default(view, ctx);
+	}
 	if (id !== 'new' && !/^[1-9]\d{0,17}$/.test(id)) {
 		const e = new Error('No such invoice');
 		e.status = 404;
@@ -103,6 +108,7 @@ function frame(ctx, status) {
 	return html`
 <div class="page-head">
 	<h1>Invoices</h1>
+	${/admin$/.test(ctx.user.role) ? html`<a class="btn" href="${ctx.href('/invoices/settings')}">Invoice settings</a>` : null}
 	<a class="btn btn-primary" href="${ctx.href('/invoices/new')}">New invoice</a>
 </div>
 <form class="v-filters" role="search" aria-label="Filter invoices">
