@@ -430,6 +430,39 @@ describe('shell', () => {
 		await context.close();
 	});
 
+	test('the header search finds a contact by the plain letters of an accented name; keys move and open', async () => {
+		const loc = locations[0];
+		const zoe = (await admin.post('/api/contacts', { first_name: 'Zoë', last_name: 'Ångström-Vidal',
+			email: 'zoe.vidal@example.test' }, loc.id)).id;
+		const { page, context, problems } = await signedIn(DEMO);
+		await page.getByRole('heading', { level: 1 }).first().waitFor();
+		await page.keyboard.press('/');
+		const box = page.getByRole('combobox', { name: /^Search contacts/ });
+		assert.equal(await box.evaluate((e) => e === document.activeElement), true, '"/" puts the focus in the search');
+		await box.fill('angstrom');
+		const list = page.getByRole('listbox', { name: 'Search results' });
+		const option = list.getByRole('option', { name: /Zoë Ångström-Vidal/ });
+		await option.waitFor();
+		assert.equal(await box.getAttribute('aria-expanded'), 'true');
+		await list.getByRole('group', { name: 'Contacts' }).waitFor();
+		await shoot(page, 'header-search');
+		await box.press('ArrowDown');
+		assert.equal(await box.getAttribute('aria-activedescendant'), await option.getAttribute('id'),
+			'the first result is the active one');
+		assert.equal(await option.getAttribute('aria-selected'), 'true');
+		await box.press('Enter');
+		await until(() => new URL(page.url()).pathname === '/app/contacts/' + zoe, 10000, 'the contact opens');
+		await page.getByRole('heading', { level: 1, name: 'Zoë Ångström-Vidal' }).waitFor();
+		assert.equal(await box.getAttribute('aria-expanded'), 'false', 'the list closed');
+		await page.keyboard.press('Control+k');
+		await box.fill('zzzz-nobody');
+		await page.getByRole('status').filter({ hasText: 'Nothing found for “zzzz-nobody”' }).waitFor();
+		await box.press('Escape');
+		assert.equal(await box.getAttribute('aria-expanded'), 'false', 'Escape closes the list');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
 	test('at 360 px the app opens the phone\'s home; the menu is a button; nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
 		await h1(page, 'Today').waitFor();

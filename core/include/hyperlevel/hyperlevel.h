@@ -88,6 +88,8 @@
  *   1.23 hl_fold, and fold() in SQL: text as a search compares it.
  *   1.24 hl_body_decimal: a number with decimals, read exactly;
  *        hl_search_text: the words of a search, as folded lines hold them.
+ *   1.27 hl_page.search: the module's part of the header's search;
+ *        notifications (hl_notify), the person's own list in the header.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -103,7 +105,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 24
+#define HL_ABI_MINOR 27
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -678,6 +680,18 @@ struct hl_page {
 	 * refuse a user who sees only what is assigned to them), so it is
 	 * not offered to such a user. */
 	unsigned flags;
+	/* ABI 1.27. "search.js": a file of the module's webui/ folder (a
+	 * plain name, like `script`'s) that answers the header's search for
+	 * this menu entry's records, or NULL. Only on a page with a label: the
+	 * results are grouped under it. The shell imports it when a person
+	 * first searches and calls its default export as
+	 *     search(q, {api, signal, limit}) -> [{title, detail, path}]
+	 * with what they typed, the API client of the current sub-account
+	 * and a signal aborted when a newer search supersedes this one; each
+	 * result is shown as its title (and detail) and opens the page at
+	 * `path` ("/contacts/12"). The file asks the module's own routes, so
+	 * their rules (the sub-account, records assigned to the user) hold. */
+	const char *search;
 };
 
 #define HL_PAGE_PHONE_HOME 1u
