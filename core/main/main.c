@@ -103,6 +103,7 @@ static int load_modules(struct core *c)
 	if (!(c->srv.router = router_new()) || health_register(c->srv.router) ||
 	    accounts_register(c->srv.router) || sessions_register(c->srv.router) ||
 	    users_register(c->srv.router) || audit_log_register(c->srv.router) ||
+	    notices_register(c->srv.router) ||
 	    doctor_register(c->srv.router) ||
 	    metrics_register(c->srv.router) || modules_report_register(c->srv.router) ||
 	    pages_register(c->srv.router) || live_register(c->srv.router))

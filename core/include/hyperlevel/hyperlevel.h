@@ -364,6 +364,38 @@ HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
 				   const char *data);
 
 /* ---------------------------------------------------------------------------
+ * Notifications (ABI 1.27). What a person is told in the header's bell:
+ * someone assigned them a record, mentioned them in a note, a contact
+ * replied in their conversation. A module tells them in the transaction
+ * of what it tells of (rolled back with it); the core keeps the
+ * notification for 90 days, lists it to that person only (GET
+ * /api/notifications), and rings their bell live, whatever sub-account
+ * they look at. From a request, the bell shows the name of the person
+ * who did it before the text, so the text goes on from it ("assigned you
+ * the task “Call back”"); from a job (no one did it), the text is the
+ * whole sentence ("Zoë Vidal replied: “Thanks!”"). Name the record, not
+ * only its kind.
+ */
+struct hl_notice {
+	int64_t user;      /* who is told */
+	const char *kind;  /* "assigned", "mention", "reply": a word of [a-z_] */
+	const char *text;  /* what the bell says (above): UTF-8, 1 to 500 characters */
+	/* the page it opens, under /app, in the sub-account of the record:
+	 * "/tasks/12" (of [A-Za-z0-9/._-?=&%], no "..", 300 bytes at most) */
+	const char *path;
+};
+/* Tell `n->user` about a record of the request's location (hl_notify,
+ * inside a route handler that writes: it begins the write transaction) or
+ * of `location_id` (hl_job_notify, inside a slice or an event handler).
+ * Nobody is told of their own doing (the request's user is n->user), nor
+ * of a sub-account they may not open (an agency user, or one given that
+ * location; a disabled user is not told): then nothing is written and 0
+ * is returned, as on success. HL_EINVAL for a bad notice (logged by
+ * nobody: check your own text), HL_EDB, HL_ENOMEM. */
+HL_API int hl_notify(struct hl_req *req, const struct hl_notice *n);
+HL_API int hl_job_notify(struct hl_job_run *run, int64_t location_id, const struct hl_notice *n);
+
+/* ---------------------------------------------------------------------------
  * Sending (ABI 1.18). A message leaves through a channel ("email", "sms"),
  * which one provider module delivers: it lists the channel in its
  * descriptor's `channels` and says how a message goes out over the network
