@@ -43,7 +43,8 @@
  * says the new ones).
  *
  * The header's search (header-search.js) is fed the pages' search
- * sources as the menu loads; "/" or Ctrl+K puts the focus in it.
+ * sources as the menu loads; "/" or Ctrl+K puts the focus in it. The
+ * bell beside it (notices.js) is the person's notifications, live.
  *
  * One session's state lives in `s` (null when signed out); `seq` numbers
  * navigations, and work that finishes after a newer one began is dropped.
@@ -51,6 +52,7 @@
 import { createApi } from './api.js';
 import { appHref as hrefIn, createFormat } from './format.js';
 import { createSearch } from './header-search.js';
+import { createBell } from './notices.js';
 import { html, rendered } from './html.js';
 import { createLive } from './live.js';
 import * as ui from './ui.js';
@@ -109,6 +111,7 @@ export async function start(me, hooks) {
 		page: null,       /* the open page: {controller, leave} */
 		live: null,       /* the live connection (live.js) */
 		search: null,     /* the header's search (header-search.js) */
+		ended: new AbortController(), /* aborted when this session's app goes */
 		signingOut: false, /* the person asked to sign out: not "session ended" */
 		reveal: 0,        /* the timer that shows the app (start) */
 		routed: '',       /* the path and query last routed */
@@ -172,6 +175,7 @@ function stop() {
 	if (!s)
 		return;
 	leavePage();
+	s.ended.abort();
 	s.live.close();
 	clearTimeout(s.reveal);
 	window.removeEventListener('popstate', onPopState);
@@ -235,6 +239,7 @@ function frame() {
 	<span class="top-search"></span>
 	<span class="top-space"></span>
 	<span class="live-down" role="status"></span>
+	<span class="top-bell"></span>
 	<span class="who"><span class="who-name">${me.user.name}</span><span class="who-org">${me.agency && me.agency.name}</span></span>
 	<button type="button" class="btn signout">Sign out</button>
 </header>
@@ -262,6 +267,14 @@ function frame() {
 	s.search.el.hidden = true; /* until the menu says what may be searched */
 	app.querySelector('.top-search').replaceWith(s.search.el);
 	document.addEventListener('keydown', onShortcut);
+	const mine = s;
+	const bell = createBell({
+		api: s.api, live: s.live, signal: s.ended.signal,
+		locations: new Map(me.locations.map((l) => [l.id, l.name])),
+		current: () => (mine.loc ? mine.loc.id : null),
+		when: (iso) => createFormat(placeOf(mine.loc)).when(iso),
+	});
+	app.querySelector('.top-bell').replaceWith(bell.el);
 	app.querySelector('.signout').addEventListener('click', signOut);
 	el.menuButton.addEventListener('click', () => drawer(el.menuButton.getAttribute('aria-expanded') !== 'true'));
 	el.scrim.addEventListener('click', () => drawer(false));

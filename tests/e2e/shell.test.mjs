@@ -463,6 +463,41 @@ describe('shell', () => {
 		await context.close();
 	});
 
+	test('a task given to someone rings their bell live; the notification opens the task', async () => {
+		const loc = locations[0];
+		const { page, context, problems } = await signedIn(LOCATION_USER);
+		await page.getByRole('heading', { level: 1 }).first().waitFor();
+		const bell = page.getByRole('button', { name: /^Notifications/ });
+		await bell.waitFor();
+		assert.equal(await bell.getAttribute('aria-label'), 'Notifications', 'nothing unread yet');
+		await page.waitForFunction(() => document.querySelector('.live-down') &&
+			!document.querySelector('.live-down').textContent);
+		/* someone else, in a browser of their own, gives them a task */
+		const other = await signedIn(DEMO, { at: '/app/tasks?location=' + loc.id });
+		await h1(other.page, 'Tasks').waitFor();
+		const desk = (await admin.get('/api/users', loc.id)).data.find((u) => u.name === 'Front Desk');
+		await other.page.getByRole('button', { name: 'New task' }).click();
+		const form = other.page.getByRole('form', { name: 'New task' });
+		await form.getByLabel('Title').fill('Call Zoë back');
+		await form.getByLabel('Assignee').selectOption(String(desk.id));
+		await form.getByRole('button', { name: 'Add task' }).click();
+		await until(async () => await bell.getAttribute('aria-label') === 'Notifications, 1 unread', 10000,
+			'the bell counts 1, live');
+		assert.equal(await page.locator('.bell-count').innerText(), '1');
+		await bell.click();
+		const item = page.getByRole('link', { name: /Perf Admin assigned you the task “Call Zoë back”/ });
+		await item.waitFor();
+		await shoot(page, 'bell');
+		await item.click();
+		await until(() => /^\/app\/tasks\/\d+$/.test(new URL(page.url()).pathname), 10000, 'the task opens');
+		await page.getByRole('form', { name: 'Edit task Call Zoë back' }).waitFor();
+		await until(async () => await bell.getAttribute('aria-label') === 'Notifications', 10000, 'read once opened');
+		assert.deepEqual(problems, []);
+		assert.deepEqual(other.problems, []);
+		await other.context.close();
+		await context.close();
+	});
+
 	test('at 360 px the app opens the phone\'s home; the menu is a button; nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
 		await h1(page, 'Today').waitFor();
