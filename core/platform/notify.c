@@ -40,7 +40,7 @@ static int path_ok(const char *s)
 static int notice_ok(const struct hl_notice *n)
 {
 	size_t len = n && n->text ? strlen(n->text) : 0;
-	return n && n->user > 0 && kind_ok(n->kind) && path_ok(n->path) && len &&
+	return n && n->user > 0 && !(n->flags & ~HL_NOTICE_FROM_OUTSIDE) && kind_ok(n->kind) && path_ok(n->path) && len &&
 	       utf8_check(n->text, len) == len && hl_text_length(n->text) <= TEXT_MAX;
 }
 
@@ -74,7 +74,7 @@ HL_API int hl_notify(struct hl_req *req, const struct hl_notice *n)
 {
 	if (!req || !notice_ok(n))
 		return HL_EINVAL;
-	int64_t actor = hl_user_id(req);
+	int64_t actor = n->flags & HL_NOTICE_FROM_OUTSIDE ? 0 : hl_user_id(req);
 	if (n->user == actor)
 		return 0; /* nobody is told of what they did themselves */
 	int64_t id = write_notice(hl_write_begin(req), hl_location_id(req), actor, n);

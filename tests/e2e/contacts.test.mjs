@@ -212,6 +212,9 @@ describe('contacts', () => {
 		await page.getByText('Philippa Oyelaran (contact ' + id + ') already has this e-mail address').waitFor();
 		assert.equal(await email.getAttribute('aria-invalid'), 'true');
 		assert.equal(await page.locator('.form-error').count(), 0, 'nothing at the top of the form');
+		const twin = page.locator('.field-error').getByRole('link', { name: 'Open Philippa Oyelaran' });
+		await twin.waitFor();
+		assert.equal(new URL(await twin.getAttribute('href'), page.url()).pathname, '/app/contacts/' + id);
 		await shoot(page, 'contact-duplicate');
 		await page.goBack();
 		await h1(page, 'Philippa Oyelaran').waitFor();

@@ -430,3 +430,16 @@ def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
         assert log[0]["who"] and log[0]["location"] and log[0]["entity_id"] == inv["id"]
     # Every shipped module's records can be named, deleted or not.
     assert "audit log cannot name" not in s.log, s.log
+
+
+def test_the_header_search_finds_an_invoice_by_its_number_or_its_contacts_name():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        c = admin.post("/api/contacts", {"first_name": "Zoë", "last_name": "Ödegård"}, headers=h).json()
+        inv = create(admin, h, contact_id=c["id"])
+        assert ids(admin.get("/api/invoices?location_id=1&q=ODEGARD&limit=5").json()["data"]) == [inv["id"]]
+        by_number = ids(admin.get("/api/invoices?location_id=1&q=" + inv["number"]).json()["data"])
+        assert inv["id"] in by_number
+        assert admin.get("/api/invoices?location_id=1&q=zzqx-nobody").json()["data"] == []
+        error(admin.get("/api/invoices?location_id=1&q=" + "x" * 201), 400, "q is 1 to 200")

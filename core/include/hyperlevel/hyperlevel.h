@@ -372,7 +372,8 @@ HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
  * /api/notifications), and rings their bell live, whatever sub-account
  * they look at. From a request, the bell shows the name of the person
  * who did it before the text, so the text goes on from it ("assigned you
- * the task “Call back”"); from a job (no one did it), the text is the
+ * the task “Call back”"); from a job, or with HL_NOTICE_FROM_OUTSIDE
+ * (a contact's message), no one's name is shown and the text is the
  * whole sentence ("Zoë Vidal replied: “Thanks!”"). Name the record, not
  * only its kind.
  */
@@ -383,11 +384,17 @@ struct hl_notice {
 	/* the page it opens, under /app, in the sub-account of the record:
 	 * "/tasks/12" (of [A-Za-z0-9/._-?=&%], no "..", 300 bytes at most) */
 	const char *path;
+	unsigned flags;    /* 0, or HL_NOTICE_FROM_OUTSIDE */
 };
+/* What the notice tells of was done by someone outside (a contact wrote),
+ * not by the request's user, who is told too when it is theirs (a
+ * provider's hook called with their token). */
+#define HL_NOTICE_FROM_OUTSIDE 1u
 /* Tell `n->user` about a record of the request's location (hl_notify,
  * inside a route handler that writes: it begins the write transaction) or
  * of `location_id` (hl_job_notify, inside a slice or an event handler).
- * Nobody is told of their own doing (the request's user is n->user), nor
+ * Nobody is told of their own doing (the request's user is n->user,
+ * unless HL_NOTICE_FROM_OUTSIDE), nor
  * of a sub-account they may not open (an agency user, or one given that
  * location; a disabled user is not told): then nothing is written and 0
  * is returned, as on success. HL_EINVAL for a bad notice (logged by
