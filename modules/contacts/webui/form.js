@@ -144,7 +144,7 @@ async function linkTwin(ctx, form, field) {
 	if (!twin || !note.isConnected)
 		return;
 	const name = [twin.first_name, twin.last_name].filter(Boolean).join(' ') || twin.email || twin.phone;
-	note.append(' ', ctx.html`<a href="${ctx.href('/contacts/' + twin.id)}">Open ${name}</a>`);
+	note.append('. ', ctx.html`<a href="${ctx.href('/contacts/' + twin.id)}">Open ${name}</a>`);
 }
 
 /* /app/contacts/new */
