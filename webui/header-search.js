@@ -27,10 +27,12 @@ const glass = () => html`<svg class="icon" viewBox="0 0 16 16" aria-hidden="true
 
 export function createSearch(options) {
 	const el = html`<div class="hsearch" role="search">
-	<label for="hsearch-input" class="visually-hidden">Search contacts, deals, conversations and more</label>
+	<label for="hsearch-input" class="visually-hidden">Find anything</label>
+	<span class="visually-hidden" id="hsearch-hint">Contacts, deals, conversations, invoices and tasks, as you type. Slash or Control K comes here.</span>
 	${glass()}
 	<input id="hsearch-input" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false"
-		aria-controls="hsearch-list" autocomplete="off" spellcheck="false" placeholder="Search (/)">
+		aria-controls="hsearch-list" aria-describedby="hsearch-hint" autocomplete="off" spellcheck="false"
+		placeholder="Find anything (/)">
 	<div class="hsearch-panel" hidden>
 		<div id="hsearch-list" role="listbox" aria-label="Search results"></div>
 		<p class="hsearch-note" role="status"></p>
