@@ -72,7 +72,7 @@ export function createSearch(options) {
 			activate(-1);
 	}
 	function activate(i) {
-		const all = options_();
+		const all = view.options();
 		st.active = i;
 		all.forEach((o, k) => o.setAttribute('aria-selected', k === i ? 'true' : 'false'));
 		if (i >= 0 && all[i]) {
@@ -82,8 +82,8 @@ export function createSearch(options) {
 			input.removeAttribute('aria-activedescendant');
 		}
 	}
-	const options_ = () => Array.from(list.querySelectorAll('[role="option"]'));
-	const view = { el, input, list, note, open, activate, options: options_, close: () => open(false) };
+	const listed = () => Array.from(list.querySelectorAll('[role="option"]'));
+	const view = { el, input, list, note, open, activate, options: listed };
 
 	return {
 		el,
@@ -176,14 +176,16 @@ function draw(st, view, q, answers) {
 		.filter((g) => g.rows && g.rows.length);
 	const waiting = answers.some((a) => a === undefined);
 	const failed = st.sources.filter((s, i) => answers[i] === null).map((s) => s.label);
+	const was = st.active >= 0 && view.options()[st.active]; /* kept as later groups come */
+	const keep = was ? was.dataset.path : null;
 	view.list.textContent = '';
 	view.list.append(html`${groups.map((g) => html`<div role="group" aria-labelledby="${'hsearch-g' + g.i}">
 		<div class="hsearch-group" id="${'hsearch-g' + g.i}" role="presentation">${g.label}</div>
 		${g.rows.map((r, k) => html`<div role="option" class="hsearch-option" id="${'hsearch-o' + g.i + '-' + k}"
 			aria-selected="false" data-path="${r.path}"><span class="hsearch-title">${r.title}</span>
 			${r.detail ? html`<span class="hsearch-detail">${r.detail}</span>` : ''}</div>`)}</div>`)}`);
-	st.active = -1;
-	view.input.removeAttribute('aria-activedescendant');
+	const again = keep ? view.options().findIndex((o) => o.dataset.path === keep) : -1;
+	view.activate(again);
 	const n = groups.reduce((sum, g) => sum + g.rows.length, 0);
 	view.note.textContent = (waiting ? 'Searching… ' : '') +
 		(n ? n + (n === 1 ? ' result' : ' results') + ' for “' + q + '”' : waiting ? '' : 'Nothing found for “' + q + '”') +
