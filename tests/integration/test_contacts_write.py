@@ -115,6 +115,12 @@ def test_a_contact_given_to_someone_and_a_note_naming_them_ring_their_bell():
         assert (mention["kind"], mention["text"], mention["path"]) == \
             ("mention", "mentioned you in a note on Quentin Brandauer: “Ask @zoe arzt about the invoice,"
              " and @Zoë Ärztin too”", "/contacts/%d" % c["id"])
+        # one who sees only their own contacts is not told of another's
+        s.sql("UPDATE users SET assigned_only = 1 WHERE id = ?", them)
+        mine = create(admin, {"first_name": "Not", "last_name": "Theirs", "owner_id": 1}).json()
+        assert admin.post("/api/contacts/%d/notes" % mine["id"], {"body": "@Zoë Ärzt look"}, headers=h).status == 201
+        assert user.get("/api/notifications").json()["unread"] == before + 2
+        s.sql("UPDATE users SET assigned_only = 0 WHERE id = ?", them)
         # someone of another sub-account is not told, even when named
         s.sql("UPDATE users SET name = 'Olaf Other' WHERE id = ?", other)
         theirs = s.login("location-2@example.test", SEED_PASSWORD)

@@ -397,8 +397,10 @@ struct hl_notice {
  * unless HL_NOTICE_FROM_OUTSIDE), nor
  * of a sub-account they may not open (an agency user, or one given that
  * location; a disabled user is not told): then nothing is written and 0
- * is returned, as on success. HL_EINVAL for a bad notice (logged by
- * nobody: check your own text), HL_EDB, HL_ENOMEM. */
+ * is returned, as on success. Whether they may see the record itself (a
+ * user who sees only what is theirs) is the module's to check. HL_EINVAL
+ * for a notice that breaks the rules above (not logged), HL_EDB,
+ * HL_ENOMEM. Request handlers' and job slices' threads. */
 HL_API int hl_notify(struct hl_req *req, const struct hl_notice *n);
 HL_API int hl_job_notify(struct hl_job_run *run, int64_t location_id, const struct hl_notice *n);
 
