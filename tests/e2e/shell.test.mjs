@@ -434,6 +434,10 @@ describe('shell', () => {
 		const loc = locations[0];
 		const zoe = (await admin.post('/api/contacts', { first_name: 'Zoë', last_name: 'Ångström-Vidal',
 			email: 'zoe.vidal@example.test' }, loc.id)).id;
+		/* a deal of a second pipeline: each module answers for all of its own */
+		const renewals = await admin.post('/api/pipelines', { name: 'Renewals' }, loc.id);
+		const stage = await admin.post('/api/pipelines/' + renewals.id + '/stages', { name: 'Due' }, loc.id);
+		await admin.post('/api/opportunities', { name: 'Ångström yearly renewal', stage_id: stage.id }, loc.id);
 		const { page, context, problems } = await signedIn(DEMO);
 		await page.getByRole('heading', { level: 1 }).first().waitFor();
 		await page.keyboard.press('/');
@@ -445,6 +449,8 @@ describe('shell', () => {
 		await option.waitFor();
 		assert.equal(await box.getAttribute('aria-expanded'), 'true');
 		await list.getByRole('group', { name: 'Contacts' }).waitFor();
+		await list.getByRole('group', { name: 'Opportunities' })
+			.getByRole('option', { name: /Ångström yearly renewal.*Renewals/ }).waitFor();
 		await shoot(page, 'header-search');
 		await box.press('ArrowDown');
 		assert.equal(await box.getAttribute('aria-activedescendant'), await option.getAttribute('id'),
