@@ -4,8 +4,8 @@
  * /api/notifications: someone gave them a record, mentioned them in a
  * note, a contact replied in their conversation), the unread ones counted
  * on it. Opened, it lists them newest first, each a link to its record in
- * its own sub-account (marked read as it is followed), with "Mark all
- * read". The count follows the live channel: the server sends the
+ * its own sub-account (marked read as it is followed, or with its "Mark
+ * read"), with "Mark all read". The count follows the live channel: the server sends the
  * person's own notice.created whatever sub-account they look at, and the
  * bell asks again (also after a "reload"); asking is cheap, one indexed
  * count and a page of LIMIT.
@@ -46,6 +46,13 @@ export function createBell(options) {
 	b.button.addEventListener('click', () => open(b, b.panel.hidden));
 	b.all.addEventListener('click', () => readAll(b));
 	b.list.addEventListener('click', (e) => {
+		const mark = e.target.closest('button[data-read]');
+		if (mark) {
+			mark.disabled = true;
+			options.api.post('/api/notifications/' + mark.dataset.read + '/read').then(() => refresh(b),
+				() => { mark.disabled = false; });
+			return;
+		}
 		const a = e.target.closest('a[data-id]');
 		if (!a)
 			return;
@@ -106,12 +113,13 @@ function show(b, answer) {
 	const { when, locations, current } = b.options;
 	const here = current();
 	b.list.textContent = '';
-	b.list.append(html`${rows.map((r) => html`<li><a href="${appHref(r.path, r.location_id)}" data-id="${r.id}"
+	b.list.append(html`${rows.map((r) => html`<li class="bell-row"><a href="${appHref(r.path, r.location_id)}" data-id="${r.id}"
 		class="${r.read_at ? 'bell-item' : 'bell-item is-unread'}">
 		<span class="bell-text">${r.actor_name ? html`<strong>${r.actor_name}</strong> ` : ''}${r.text}</span>
 		<span class="bell-meta">${when(r.created_at)}${r.location_id !== here && locations.get(r.location_id)
 			? ' · ' + locations.get(r.location_id) : ''}${r.read_at ? '' : html`<span class="visually-hidden">, unread</span>`}</span>
-	</a></li>`)}`);
+	</a>${r.read_at ? '' : html`<button type="button" class="btn btn-quiet btn-small bell-read" data-read="${r.id}"
+		aria-label="${'Mark read: ' + (r.actor_name ? r.actor_name + ' ' : '') + r.text}">Mark read</button>`}</li>`)}`);
 	b.note.textContent = rows.length ? '' : 'Nothing yet: you are told here when someone gives you a record, mentions you, or a contact replies to you.';
 }
 
