@@ -3,7 +3,8 @@
  * api.js: the one data layer. Every page reads and writes the server
  * through the object createApi() returns (a page gets it as ctx.api):
  *
- *   get(path, query)          GET, the answer's JSON
+ *   get(path, query, {signal})  GET, the answer's JSON (with a signal:
+ *                             sent on its own, aborted with it)
  *   list(path, query, after)  a pager over a list's next_cursor (below)
  *   post/put/patch(path, body), del(path)
  *   adopt(path, where, response)  a GET already sent (below)
@@ -157,9 +158,9 @@ export function createApi(options) {
 	const inflight = new Map();
 
 	/* The answer's text, or an ApiError. */
-	async function send(method, u, body, where) {
+	async function send(method, u, body, where, signal) {
 		const headers = { Accept: 'application/json' };
-		const init = { method, headers, credentials: 'same-origin' };
+		const init = { method, headers, credentials: 'same-origin', signal };
 		if (where)
 			headers['X-Location-Id'] = String(where);
 		if (method !== 'GET') {
@@ -209,9 +210,11 @@ export function createApi(options) {
 		adopted.set((where || '') + ' ' + url(path), response);
 	}
 
-	function get(path, query) {
+	function get(path, query, options) {
 		const where = currentLocation();
 		const u = url(path, query);
+		if (options && options.signal) /* not shared: its caller may abort it */
+			return send('GET', u, undefined, where, options.signal).then(parse);
 		const key = (where || '') + ' ' + u;
 		let shared = inflight.get(key);
 		if (!shared && adopted.has(key)) {

@@ -44,11 +44,17 @@
  * accountChanged (the person's or the agency's name changed: the top bar
  * says the new ones).
  *
+ * The header's search (header-search.js) is fed the pages' search
+ * sources as the menu loads; "/" or Ctrl+K puts the focus in it. The
+ * bell beside it (notices.js) is the person's notifications, live.
+ *
  * One session's state lives in `s` (null when signed out); `seq` numbers
  * navigations, and work that finishes after a newer one began is dropped.
  */
 import { createApi } from './api.js';
 import { appHref as hrefIn, createFormat } from './format.js';
+import { createSearch } from './header-search.js';
+import { createBell } from './notices.js';
 import { html, rendered } from './html.js';
 import { createLive } from './live.js';
 import * as ui from './ui.js';
@@ -106,6 +112,8 @@ export async function start(me, hooks) {
 		menu: [],
 		page: null,       /* the open page: {controller, leave} */
 		live: null,       /* the live connection (live.js) */
+		search: null,     /* the header's search (header-search.js) */
+		ended: new AbortController(), /* aborted when this session's app goes */
 		signingOut: false, /* the person asked to sign out: not "session ended" */
 		reveal: 0,        /* the timer that shows the app (start) */
 		routed: '',       /* the path and query last routed */
@@ -169,10 +177,12 @@ function stop() {
 	if (!s)
 		return;
 	leavePage();
+	s.ended.abort();
 	s.live.close();
 	clearTimeout(s.reveal);
 	window.removeEventListener('popstate', onPopState);
 	document.removeEventListener('pointerdown', onPointerDown);
+	document.removeEventListener('keydown', onShortcut);
 	const app = document.getElementById('app');
 	app.hidden = true;
 	app.textContent = '';
@@ -228,8 +238,10 @@ function frame() {
 <header class="top">
 	<button type="button" class="btn menu-button" aria-expanded="false" aria-controls="side">${bars()}Menu</button>
 	<a class="brand" href="${APP}">${logo()}<span>HyperLevel</span></a>
+	<span class="top-search"></span>
 	<span class="top-space"></span>
 	<span class="live-down" role="status"></span>
+	<span class="top-bell"></span>
 	<span class="who"><span class="who-name">${me.user.name}</span><span class="who-org">${me.agency && me.agency.name}</span></span>
 	<button type="button" class="btn signout">Sign out</button>
 </header>
@@ -253,6 +265,18 @@ function frame() {
 	el.menuNote = app.querySelector('.menu-note');
 	el.scrim = app.querySelector('.scrim');
 	el.main = app.querySelector('.main');
+	s.search = createSearch({ api: s.api, navigate: (path) => navigate(path) });
+	s.search.el.hidden = true; /* until the menu says what may be searched */
+	app.querySelector('.top-search').replaceWith(s.search.el);
+	document.addEventListener('keydown', onShortcut);
+	const mine = s;
+	const bell = createBell({
+		api: s.api, live: s.live, signal: s.ended.signal,
+		locations: new Map(me.locations.map((l) => [l.id, l.name])),
+		current: () => (mine.loc ? mine.loc.id : null),
+		when: (iso) => createFormat(placeOf(mine.loc)).when(iso),
+	});
+	app.querySelector('.top-bell').replaceWith(bell.el);
 	app.querySelector('.signout').addEventListener('click', signOut);
 	el.menuButton.addEventListener('click', () => drawer(el.menuButton.getAttribute('aria-expanded') !== 'true'));
 	el.scrim.addEventListener('click', () => drawer(false));
@@ -266,6 +290,22 @@ function frame() {
 	el.nav.addEventListener('pointerover', onPreloadHint);
 	el.nav.addEventListener('focusin', onPreloadHint);
 	document.addEventListener('pointerdown', onPointerDown);
+}
+
+/* "/" (not while typing in a field) or Ctrl+K / Cmd+K: the header's
+ * search. */
+function onShortcut(e) {
+	if (!s || e.defaultPrevented || e.altKey)
+		return;
+	const t = e.target;
+	const typing = t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+	if ((e.key === 'k' || e.key === 'K') && (e.ctrlKey || e.metaKey) && !e.shiftKey) {
+		e.preventDefault();
+		s.search.focus();
+	} else if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey) {
+		e.preventDefault();
+		s.search.focus();
+	}
 }
 
 /* The menu as a drawer, on narrow screens. */
@@ -622,6 +662,7 @@ async function loadPages() {
 	mine.pagesFor = forLoc ? forLoc.id : null;
 	mine.routes = compile(pages);
 	mine.menu = pages.filter((p) => p.label && p.path.indexOf(':') < 0);
+	mine.search.setPages(mine.menu);
 	renderMenu(problem);
 }
 

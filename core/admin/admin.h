@@ -24,6 +24,8 @@ int health_register(struct router *r);
 int accounts_register(struct router *r);
 /* The caller's own sessions: listed, signed out. */
 int sessions_register(struct router *r);
+/* The caller's own notifications (the header's bell). */
+int notices_register(struct router *r);
 /* The agency's users, for agency admins. */
 int users_register(struct router *r);
 /* Invitations and password resets by one-time link, and the link's page. */

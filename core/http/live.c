@@ -6,7 +6,8 @@
  * Publishers never wait for a client: live_publish only numbers the event
  * into the ring and wakes the thread. The thread then fans each new event
  * out to the connections of its location (a table from location to its
- * listeners), appending the frame to each one's outbound queue: a buffer
+ * listeners; an event for one person, notify.c's, to that person's
+ * connections), appending the frame to each one's outbound queue: a buffer
  * read by index (`sent`), never shifted, and emptied when all of it has
  * left. Whatever waits for a connection leaves in one send. A connection
  * whose queue holds more than live_backlog_kb is cut off; the others do
@@ -473,8 +474,17 @@ static int listens_to(const struct conn *c, int64_t location)
 	return lo < c->nlocations && c->locations[lo] == location;
 }
 
+/* An event for one person (notify.c's): of no location, assigned to
+ * them; sent to each of their connections whatever it follows. */
+static int is_private(const struct live_entry *e)
+{
+	return e->location_id == 0 && e->assigned_to > 0;
+}
+
 static int may_see(const struct conn *c, const struct live_entry *e)
 {
+	if (is_private(e))
+		return e->assigned_to == c->who.user_id;
 	return !c->who.assigned_only || e->assigned_to == HL_EVERYONE ||
 	       e->assigned_to == c->who.user_id;
 }
@@ -502,7 +512,7 @@ static void resend(struct live *l, struct conn *c)
 	} else {
 		for (uint64_t s = c->since + 1; s <= last; s++) {
 			const struct live_entry *e = ring_at(&l->ring, s);
-			if (listens_to(c, e->location_id) && may_see(c, e))
+			if ((is_private(e) || listens_to(c, e->location_id)) && may_see(c, e))
 				queue_message(l, c, e->json, e->len, e->seq);
 		}
 	}
@@ -524,6 +534,14 @@ static void fan_out(struct live *l, uint64_t head, long long dropped)
 {
 	for (uint64_t s = l->cursor; s < head; s++) {
 		const struct live_entry *e = ring_at(&l->ring, s);
+		if (is_private(e)) { /* rare: one person's, wherever they look */
+			for (int i = 0; i < l->nconns; i++)
+				if (!l->conns[i]->held && e->seq > l->conns[i]->since && may_see(l->conns[i], e)) {
+					queue_message(l, l->conns[i], e->json, e->len, e->seq);
+					l->frames++;
+				}
+			continue;
+		}
 		struct listeners *who = slot_of(l, e->location_id, 0);
 		for (int i = 0; who && i < who->n; i++)
 			if (!who->v[i]->held && e->seq > who->v[i]->since && may_see(who->v[i], e)) {

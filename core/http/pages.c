@@ -45,6 +45,7 @@ struct page_entry {
 	char *script;       /* its URL, "/modules/NAME/x.HASH.js" */
 	const char *data;   /* the GET it opens with, or NULL */
 	char **uses;        /* the URLs of the files it uses, NULL-terminated, or NULL */
+	char *search;       /* the URL of its part of the header's search, or NULL */
 	enum hl_access access;
 	unsigned flags;     /* HL_PAGE_PHONE_HOME, HL_PAGE_ALL_RECORDS */
 	int order;
@@ -154,6 +155,7 @@ static int add_table(struct pages *all, const char *module, const struct hl_page
 					  .seq = all->n, .data = t[i].data };
 		all->n++; /* pages_free frees what it got so far */
 		if (!(e->script = file_url(own, e, t[i].script, "the script of")) ||
+		    (t[i].search && !(e->search = file_url(own, e, t[i].search, "the search of"))) ||
 		    add_uses(e, t[i].uses, own, shell))
 			return HL_ENOMEM;
 	}
@@ -221,6 +223,7 @@ void pages_free(struct pages *p)
 		return;
 	for (int i = 0; i < p->n; i++) {
 		free(p->e[i].script);
+		free(p->e[i].search);
 		free_uses(p->e[i].uses);
 	}
 	free(p->e);
@@ -391,6 +394,10 @@ static void write_page(struct hl_json *j, const struct page_entry *e)
 	hl_json_string(j, e->script);
 	hl_json_key(j, "order");
 	hl_json_int(j, e->order);
+	if (e->search) {
+		hl_json_key(j, "search");
+		hl_json_string(j, e->search);
+	}
 	if (e->flags & HL_PAGE_PHONE_HOME) {
 		hl_json_key(j, "phone_home");
 		hl_json_bool(j, 1);

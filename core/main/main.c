@@ -106,6 +106,7 @@ static int load_modules(struct core *c)
 	    users_register(c->srv.router) || links_register(c->srv.router) ||
 	    logo_register(c->srv.router) ||
 	    audit_log_register(c->srv.router) ||
+	    notices_register(c->srv.router) ||
 	    doctor_register(c->srv.router) ||
 	    metrics_register(c->srv.router) || modules_report_register(c->srv.router) ||
 	    pages_register(c->srv.router) || live_register(c->srv.router))

@@ -204,6 +204,13 @@ HL_API int hl_publish_assigned(struct hl_req *req, const char *name, int64_t sub
 			      data);
 }
 
+int events_publish_private(const char *name, int64_t user, int64_t subject_id)
+{
+	if (user <= 0)
+		return HL_EINVAL;
+	return event_list_add(&request_events, name, 0, subject_id, user, "{}");
+}
+
 HL_API int hl_publish(struct hl_req *req, const char *name, int64_t subject_id, const char *data)
 {
 	return hl_publish_assigned(req, name, subject_id, 0, data);

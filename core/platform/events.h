@@ -59,6 +59,11 @@ int events_match(const char *pattern, const char *name);
  * EVENT_DATA_MAX or a list already at the queue's bounds; HL_ENOMEM. */
 int event_list_add(struct event_list *l, const char *name, int64_t location_id,
 		   int64_t subject_id, int64_t assigned_to, const char *data);
+/* An event of the request being served for user `user` alone, about
+ * record `subject_id`: published for no location (0) and assigned to
+ * them, which the live channel sends to that user's connections only,
+ * whatever they follow (notify.c's notice.created). As hl_publish. */
+int events_publish_private(const char *name, int64_t user, int64_t subject_id);
 /* Free the list's events (a rolled-back transaction) and empty it. */
 void event_list_clear(struct event_list *l);
 /* Put `from`'s events after `to`'s, in order (`from` is left empty): a

@@ -83,6 +83,11 @@ int page_check(const struct hl_page *p, const char **why)
 		       " shell's), then NULL";
 		return HL_EINVAL;
 	}
+	if (p->search && (!p->label || !plain_script_name(p->search))) {
+		*why = "the search must be a plain .js file name like the script's, on a page with a"
+		       " label, or NULL";
+		return HL_EINVAL;
+	}
 	if ((unsigned)p->access > HL_ACCESS_ADMIN) {
 		*why = "the access is not one of enum hl_access";
 		return HL_EINVAL;

@@ -81,7 +81,8 @@ static const struct hl_job jobs[] = {
 static const char *const contacts_uses[] = { "contacts-list.js", "contacts-select.js", NULL };
 
 static const struct hl_page pages[] = {
-	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20, .uses = contacts_uses },
+	{ .path = "/contacts", .script = "contacts.js", .label = "Contacts", .order = 20, .uses = contacts_uses,
+	  .search = "search.js" },
 	{ .path = "/contacts/:id", .script = "contacts.js", .order = 20, .uses = contacts_uses },
 	{ .path = "/contacts/fields", .script = "fields.js", .access = HL_ACCESS_LOCATION_ADMIN,
 	  .order = 20 },

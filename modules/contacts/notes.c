@@ -2,9 +2,13 @@
 /*
  * notes.c: the notes written on a contact, newest first, a page at a time;
  * adding one (by the signed-in user) and deleting one. Adding publishes
- * contact.note_added, deleting contact.note_deleted.
+ * contact.note_added, deleting contact.note_deleted. A person of the
+ * sub-account named in a note as "@" and their name (any case or accents,
+ * not followed by a letter or digit) is told in their bell (hl_notify).
  */
 #include "contacts.h"
+
+#include <string.h>
 
 #define NOTE_MAX 10000
 
@@ -29,6 +33,45 @@ int notes_list(struct hl_req *req)
 }
 
 static const char *const note_keys[] = { "body", NULL };
+
+/* The people of the sub-account a note's :body mentions who may open the
+ * contact (one who sees only their own: its owner), with the contact's
+ * name and the start of the note. A sub-account has a few dozen people:
+ * each is looked for in the note. */
+#define MENTIONED "SELECT u.id, (SELECT trim(first_name || ' ' || last_name) FROM contacts" \
+	" WHERE id = :contact AND location_id = :location), substr(:body, 1, 100)" \
+	" || iif(length(:body) > 100, '…', '') FROM location_users lu JOIN users u ON u.id = lu.user_id" \
+	" WHERE lu.location_id = :location AND length(u.name) > 0 AND (u.assigned_only = 0" \
+	" OR u.id = (SELECT owner_id FROM contacts WHERE id = :contact AND location_id = :location))" \
+	" AND instr(fold(:body), '@' || fold(u.name)) > 0 AND substr(fold(:body)," \
+	" instr(fold(:body), '@' || fold(u.name)) + length('@' || fold(u.name)), 1) NOT GLOB '[a-z0-9]'"
+
+/* Tell each person `body` mentions, on contact `id`. */
+static int tell_mentioned(struct hl_req *req, int64_t id, const char *body)
+{
+	if (!strchr(body, '@'))
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, MENTIONED);
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":contact", id);
+	hl_bind_text(st, ":body", body);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		struct hl_notice n = {
+			.user = sqlite3_column_int64(st, 0), .kind = "mention",
+			.text = hl_sprintf(req, "mentioned you in a note on %s: “%s”",
+					   name && *name ? name : "a contact",
+					   (const char *)sqlite3_column_text(st, 2)),
+			.path = hl_sprintf(req, "/contacts/%lld", (long long)id),
+		};
+		if ((rc = hl_notify(req, &n)))
+			break;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : rc < 0 ? rc : HL_EDB;
+}
 
 /* POST /api/contacts/:id/notes {"body": ...}: 201 with the note. */
 int notes_add(struct hl_req *req)
@@ -57,6 +100,8 @@ int notes_add(struct hl_req *req)
 					 : HL_EDB;
 	rc = contact_publish(req, "contact.note_added", id,
 			hl_sprintf(req, "{\"note_id\":%lld}", (long long)sqlite3_column_int64(st, 0)));
+	if (!rc)
+		rc = tell_mentioned(req, id, body);
 	if (rc)
 		return rc;
 	hl_json_row(hl_reply_json(req, 201), st);

@@ -9,7 +9,9 @@
  *
  * An "assigned only" caller meets only their own contacts: another's is
  * 404 (a duplicate of it 409 without naming it), what they create is
- * theirs, and they may not give a contact to someone else.
+ * theirs, and they may not give a contact to someone else. A contact
+ * given to someone (made theirs, or its owner changed) tells them in
+ * their bell (hl_notify; not when they took it themselves).
  */
 #include "contacts.h"
 
@@ -102,11 +104,32 @@ static int finish(struct hl_req *req, int64_t id, int status, int index, const c
 	return rc ? rc : contacts_reply_record(req, status, id);
 }
 
+/* Tell `owner` (0: nobody) that the caller gave them contact `id`. */
+static int tell_owner(struct hl_req *req, int64_t id, int64_t owner)
+{
+	if (!owner)
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT coalesce(nullif(trim(first_name || ' '"
+		" || last_name), ''), email, phone) FROM contacts WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return sqlite3_reset(st), HL_EDB;
+	const char *text = hl_sprintf(req, "assigned you the contact %s",
+				      (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	struct hl_notice n = { .user = owner, .kind = "assigned", .text = text,
+			       .path = hl_sprintf(req, "/contacts/%lld", (long long)id) };
+	return hl_notify(req, &n);
+}
+
 static int create(struct hl_req *req, const struct contact_input *in)
 {
 	struct hl_db *db = hl_write_begin(req);
 	int64_t id = db ? contact_insert(db, hl_location_id(req), in) : HL_EDB;
-	return id < 0 ? (int)id : finish(req, id, 201, 1, "contact.created", NULL);
+	int rc = id < 0 ? (int)id : tell_owner(req, id, in->owner_id);
+	return rc ? rc : finish(req, id, 201, 1, "contact.created", NULL);
 }
 
 /* The body of a new contact, and the live contact it would duplicate (0
@@ -148,9 +171,16 @@ static int change(struct hl_req *req, int64_t id, const struct contact_input *in
 		if (twin)
 			return twin < 0 ? (int)twin : duplicate(req, twin, &probe);
 	}
+	int64_t before = in->given & OWNER_GIVEN ? hl_scoped_write_int(req, "SELECT owner_id"
+		" FROM contacts WHERE id = :id AND location_id = :location", id) : 0;
+	if (before < 0)
+		return (int)before;
 	rc = contact_update(db, hl_location_id(req), id, in);
 	if (rc)
 		return rc == HL_ENOENT ? hl_reply_error(req, 404, "not_found", "no such contact") : rc;
+	if (in->given & OWNER_GIVEN && in->owner_id != before &&
+	    (rc = tell_owner(req, id, in->owner_id)))
+		return rc;
 	sqlite3_stmt *st = hl_stmt(db,
 		"SELECT 1 FROM contacts WHERE id = :id AND first_name = '' AND last_name = ''"
 		" AND email IS NULL AND phone IS NULL");

@@ -100,7 +100,7 @@ static const char *const channels_uses[] = { "channels.css", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/conversations", .script = "inbox.js", .label = "Conversations", .order = 25,
-	  .data = "/api/conversations", .uses = inbox_uses },
+	  .data = "/api/conversations", .uses = inbox_uses, .search = "search.js" },
 	{ .path = "/conversations/:id", .script = "inbox.js", .order = 25, .uses = inbox_uses },
 	{ .path = "/saved-replies", .script = "saved-replies.js", .order = 25,
 	  .data = "/api/saved-replies", .uses = replies_uses },

@@ -123,6 +123,9 @@ int conv_opt_out_service(struct hl_req *req, const char *in, const char **out);
 int conv_opt_out(struct hl_req *req);
 int conv_opt_in(struct hl_req *req);
 /* The inbox of the core (hl_receive, hl_report): received.c. */
+/* Tell the assignee of `conversation` (none: nobody) that its contact
+ * wrote `body`, in their bell. 0 or HL_EDB. */
+int conv_tell_reply(struct hl_req *req, int64_t conversation, const char *body);
 int conv_receive(struct hl_req *req, const struct hl_incoming *m);
 int conv_report(struct hl_req *req, const struct hl_report *r);
 /* When a marketing text of sub-account `location` may go, at `now_s`

@@ -106,6 +106,8 @@ int conv_inbound(struct hl_req *req)
 	if (rc >= 0)
 		rc = conv_add_message(req, &cv, 1, in.channel, in.body, NULL, &message);
 	if (!rc)
+		rc = conv_tell_reply(req, cv.id, in.body);
+	if (!rc)
 		rc = conv_publish(req, "message.received", message, contact, cv.id, message,
 				  in.channel);
 	return rc ? rc : conv_reply_message(req, 201, message);

@@ -12,7 +12,9 @@
  * by SQLite. Unread first has no index to walk: the location's
  * conversations that pass the filters are sorted, a page at a time (a few
  * hundred rows in a sub-account of the reference data set); its cursor
- * starts with whether the last row was unread.
+ * starts with whether the last row was unread. ?q keeps the conversations
+ * whose contact's name holds it, accents and case aside (the header's
+ * search), checked along the walk.
  */
 #include "conversations.h"
 
@@ -21,6 +23,7 @@
 struct inbox_filters {
 	int64_t unread, starred, contact, assigned, me; /* 0: any */
 	const char *channel;                            /* NULL: any */
+	const char *q;                                  /* in the contact's name */
 	const char *cursor;                             /* JSON text, or NULL */
 	int unread_first;                               /* ?sort=unread */
 };
@@ -50,6 +53,9 @@ static int read_filters(struct hl_req *req, struct inbox_filters *f)
 	if (sort && strcmp(sort, "newest") && strcmp(sort, "unread"))
 		return bad(req, "sort is newest or unread");
 	f->unread_first = sort && !strcmp(sort, "unread");
+	f->q = hl_query(req, "q");
+	if (f->q && (!*f->q || hl_text_length(f->q) > 200))
+		return bad(req, "q is 1 to 200 characters");
 	f->me = hl_assigned_user(req);
 	return hl_query_keyset(req, "cursor", f->unread_first ? "nsi" : "si", &f->cursor);
 }
@@ -63,7 +69,7 @@ static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filte
 	const char *sql = hl_sprintf(req, "SELECT " CONVERSATION_COLUMNS
 		", hex(json_array(%s" INBOX_KEY ", cv.id)) AS _cursor"
 		" FROM conversations cv LEFT JOIN contacts c ON c.id = cv.contact_id"
-		" WHERE %scv.location_id = :location%s%s%s%s%s%s%s"
+		" WHERE %scv.location_id = :location%s%s%s%s%s%s%s%s"
 		" ORDER BY %s" INBOX_KEY " DESC, cv.id DESC LIMIT :limit",
 		first, f->contact ? "+" : "",
 		f->unread ? " AND cv.unread_count > 0" : "",
@@ -72,6 +78,7 @@ static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filte
 		f->contact ? " AND cv.contact_id = :contact" : "",
 		f->assigned ? " AND cv.assigned_to = :assigned" : "",
 		f->me ? " AND cv.assigned_to = :me" : "",
+		f->q ? " AND instr(fold(c.first_name || ' ' || c.last_name), fold(:q))" : "",
 		!f->cursor ? "" : f->unread_first ? " AND (" UNREAD_FIRST ", " INBOX_KEY ", cv.id) <"
 			" (json_extract(:cursor, '$[0]'), json_extract(:cursor, '$[1]'),"
 			" json_extract(:cursor, '$[2]'))"
@@ -86,6 +93,7 @@ static sqlite3_stmt *list_statement(struct hl_req *req, const struct inbox_filte
 	hl_bind_int(st, ":me", f->me);
 	hl_bind_text(st, ":channel", f->channel);
 	hl_bind_text(st, ":cursor", f->cursor);
+	hl_bind_text(st, ":q", f->q);
 	return st;
 }
 

@@ -12,7 +12,8 @@
  * STOP and START, as the provider reads
  * them, opt the contact out of the channel and in again. A report on a
  * message sent earlier (delivered, bounced) moves its status, the message
- * found by the provider's id of it.
+ * found by the provider's id of it. A message received in a conversation
+ * given to someone tells them in their bell (conv_tell_reply).
  */
 #include "conversations.h"
 
@@ -74,6 +75,34 @@ static const char *files_of(struct hl_req *req, const struct hl_incoming *m)
 	return text ? hl_sprintf(req, "%s]", text) : NULL;
 }
 
+int conv_tell_reply(struct hl_req *req, int64_t conversation, const char *body)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT cv.assigned_to,"
+		" trim(c.first_name || ' ' || c.last_name), substr(:body, 1, 120)"
+		" || iif(length(:body) > 120, '…', '') FROM conversations cv"
+		" JOIN contacts c ON c.id = cv.contact_id WHERE cv.id = :id"
+		" AND cv.location_id = :location AND cv.assigned_to IS NOT NULL");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", conversation);
+	hl_bind_text(st, ":body", body);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : HL_EDB;
+	}
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	struct hl_notice n = {
+		.user = sqlite3_column_int64(st, 0), .kind = "reply",
+		.text = hl_sprintf(req, "%s replied: “%s”", name && *name ? name : "A contact",
+				   (const char *)sqlite3_column_text(st, 2)),
+		.path = hl_sprintf(req, "/conversations/%lld", (long long)conversation),
+		.flags = HL_NOTICE_FROM_OUTSIDE,
+	};
+	sqlite3_reset(st);
+	return hl_notify(req, &n);
+}
+
 int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 {
 	struct conversation cv;
@@ -103,6 +132,8 @@ int conv_receive(struct hl_req *req, const struct hl_incoming *m)
 		return HL_EDB;
 	if (m->consent && (rc = conv_set_opt_out(req, contact, m->channel,
 						  m->consent == HL_CONSENT_OPT_OUT, "reply")))
+		return rc;
+	if ((rc = conv_tell_reply(req, cv.id, body)))
 		return rc;
 	return conv_publish(req, "message.received", message, contact, cv.id, message, m->channel);
 }

@@ -5,7 +5,9 @@
  * checked member by member (422 naming the member, unknown members
  * refused): the contact must be a live one of the location, the assignee
  * a user who can open it. Marking a read conversation read (or an unread
- * one unread) changes nothing and publishes nothing.
+ * one unread) changes nothing and publishes nothing. A conversation given
+ * to someone tells them in their bell (hl_notify; not when they took it
+ * themselves).
  */
 #include "conversations.h"
 
@@ -31,6 +33,29 @@ static int keeps_it(struct hl_req *req, int64_t assigned)
 		return 0;
 	return hl_reply_invalid(req, "assigned_to", "you see only your own conversations,"
 				" so you may assign them only to yourself");
+}
+
+/* Tell `user` (0: nobody) that the caller gave them conversation `id`
+ * with `contact`. */
+static int tell_assignee(struct hl_req *req, int64_t id, int64_t contact, int64_t user)
+{
+	if (!user)
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT trim(first_name || ' ' || last_name)"
+		" FROM contacts WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", contact);
+	int rc = sqlite3_step(st);
+	const char *name = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	const char *text = hl_sprintf(req, "assigned you the conversation with %s",
+				      name && *name ? name : "a contact");
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return HL_EDB;
+	struct hl_notice n = { .user = user, .kind = "assigned", .text = text,
+			       .path = hl_sprintf(req, "/conversations/%lld", (long long)id) };
+	return hl_notify(req, &n);
 }
 
 int conv_find_or_open(struct hl_req *req, int64_t contact, const char *channel,
@@ -93,7 +118,10 @@ int conv_open(struct hl_req *req)
 	if (!hl_write_begin(req))
 		return HL_EDB;
 	rc = conv_find_or_open(req, contact, channel, assigned, &cv);
-	return rc < 0 ? rc : conv_reply_record(req, rc ? 201 : 200, cv.id);
+	int made = rc == 1;
+	if (made)
+		rc = tell_assignee(req, cv.id, contact, assigned);
+	return rc < 0 ? rc : conv_reply_record(req, made ? 201 : 200, cv.id);
 }
 
 enum { STARRED = 1, ASSIGNED = 2 };
@@ -123,6 +151,10 @@ int conv_change(struct hl_req *req)
 		return HL_EDB;
 	if ((rc = conv_find(req, id, &cv)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such conversation");
+	int64_t before = hl_scoped_write_int(req, "SELECT assigned_to FROM conversations"
+					     " WHERE id = :id AND location_id = :location", id);
+	if (before < 0)
+		return (int)before;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE conversations SET"
 		" starred = CASE WHEN :given & 1 THEN :starred ELSE starred END,"
 		" assigned_to = CASE WHEN :given & 2 THEN nullif(:assigned, 0) ELSE assigned_to END"
@@ -134,6 +166,8 @@ int conv_change(struct hl_req *req)
 	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	rc = conv_publish(req, "conversation.updated", id, cv.contact, id, 0, NULL);
+	if (!rc && given & ASSIGNED && assigned != before)
+		rc = tell_assignee(req, id, cv.contact, assigned);
 	return rc ? rc : conv_reply_record(req, 200, id);
 }
 

@@ -59,7 +59,7 @@ static const char *const invoices_uses[] = { "invoices.css", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/invoices", .script = "invoices.js", .label = "Invoices", .order = 50,
-	  .data = "/api/invoices", .uses = invoices_uses },
+	  .data = "/api/invoices", .uses = invoices_uses, .search = "search.js" },
 	{ .path = "/invoices/:id", .script = "invoices.js", .order = 50 },
 };
 

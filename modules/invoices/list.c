@@ -8,7 +8,9 @@
  * connection, whose plan walks an index in the list's order: (location,
  * created_at, id) or, with a status, (location, status, created_at, id).
  * The cursor is the last row's created_at and id as a JSON array, in hex:
- * opaque to clients, read back by SQLite.
+ * opaque to clients, read back by SQLite. ?q keeps the invoices whose
+ * number or contact's name holds it, accents and case aside (the
+ * header's search), checked along that walk.
  */
 #include "invoices.h"
 
@@ -21,6 +23,7 @@ static const char *const statuses[] = {
 
 struct filters {
 	const char *status, *after, *before, *cursor;
+	const char *q; /* in the number or the contact's name, or NULL */
 	int64_t limit, count;
 };
 
@@ -48,6 +51,9 @@ static int read_filters(struct hl_req *req, struct filters *f)
 	if (hl_query_time(req, "issued_after", &f->after) ||
 	    hl_query_time(req, "issued_before", &f->before))
 		return HL_EINVAL;
+	f->q = hl_query(req, "q");
+	if (f->q && (!*f->q || hl_text_length(f->q) > 200))
+		return bad(req, "q is 1 to 200 characters");
 	return hl_query_keyset(req, "cursor", "si", &f->cursor);
 }
 
@@ -61,7 +67,9 @@ static const char *where(struct hl_req *req, const struct filters *f)
 		  " AND i.due_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 		: " AND i.status = :status";
 	return hl_sprintf(req, " FROM invoices i LEFT JOIN contacts c ON c.id = i.contact_id"
-			  " WHERE i.location_id = :location" INVOICE_MINE "%s%s%s", status,
+			  " WHERE i.location_id = :location" INVOICE_MINE "%s%s%s%s", status,
+			  f->q ? " AND (instr(fold(i.number), fold(:q))"
+				 " OR instr(fold(c.first_name || ' ' || c.last_name), fold(:q)))" : "",
 			  f->after ? " AND i.issued_at >= :after" : "",
 			  f->before ? " AND i.issued_at < :before" : "");
 }
@@ -75,6 +83,7 @@ static void bind(struct hl_req *req, sqlite3_stmt *st, const struct filters *f)
 	hl_bind_text(st, ":after", f->after);
 	hl_bind_text(st, ":before", f->before);
 	hl_bind_text(st, ":cursor", f->cursor);
+	hl_bind_text(st, ":q", f->q);
 	hl_bind_int(st, ":limit", f->limit + 1);
 }
 

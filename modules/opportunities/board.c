@@ -121,7 +121,7 @@ static const char *filter_sql(struct hl_req *req, const struct board_filters *f)
 	return hl_sprintf(req, "%s%s%s",
 		f->owner ? " AND o.owner_id = :owner" : "",
 		f->me ? " AND o.owner_id = :me" : "",
-		f->q ? " AND (instr(lower(o.name), lower(:q)) OR"
+		f->q ? " AND (instr(fold(o.name), fold(:q)) OR"
 		       " instr(lower(c.first_name || ' ' || c.last_name), lower(:q)))" : "");
 }
 

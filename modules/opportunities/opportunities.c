@@ -52,7 +52,7 @@ static const char *const board_uses[] = { "board.css", "board-columns.js", "boar
 
 static const struct hl_page pages[] = {
 	{ .path = "/opportunities", .script = "board.js", .label = "Opportunities", .order = 30,
-	  .data = "/api/opportunities", .uses = board_uses },
+	  .data = "/api/opportunities", .uses = board_uses, .search = "search.js" },
 	{ .path = "/opportunities/:id", .script = "board.js", .order = 30 },
 };
 

@@ -21,7 +21,7 @@
 
 /* The deal a change starts from. */
 struct deal_now {
-	int64_t pipeline, stage;
+	int64_t pipeline, stage, owner;
 	const char *status;
 };
 
@@ -110,6 +110,27 @@ static int position_beside(struct hl_req *req, struct deal_input *in, int64_t pi
 	return 0;
 }
 
+/* Tell `owner` (0: nobody) that the caller gave them deal `id`, in their
+ * bell (hl_notify: not when they gave it to themselves). */
+static int tell_owner(struct hl_req *req, int64_t id, int64_t owner)
+{
+	if (!owner)
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT name FROM opportunities"
+		" WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return sqlite3_reset(st), HL_EDB;
+	const char *text = hl_sprintf(req, "assigned you the deal “%s”",
+				      (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	struct hl_notice n = { .user = owner, .kind = "assigned", .text = text,
+			       .path = hl_sprintf(req, "/opportunities/%lld", (long long)id) };
+	return hl_notify(req, &n);
+}
+
 /* POST /api/opportunities: 201 with the deal, open, last in its stage
  * unless a position is given. An "assigned only" user's deal is theirs
  * unless they name another owner. */
@@ -141,6 +162,8 @@ int opp_create(struct hl_req *req)
 	 * have moved on */
 	rc = publish(req, "opportunity.created", id, in.contact,
 		     hl_sprintf(req, "\"stage\":%lld", (long long)in.stage));
+	if (!rc)
+		rc = tell_owner(req, id, in.owner);
 	return rc ? rc : opp_reply_record(req, 201, id);
 }
 
@@ -148,8 +171,8 @@ int opp_create(struct hl_req *req)
  * location's (or not the caller's own), HL_EDB. */
 static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 {
-	sqlite3_stmt *st = hl_scoped_write(req, "SELECT pipeline_id, stage_id, status"
-		" FROM opportunities WHERE id = :id AND location_id = :location"
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT pipeline_id, stage_id, status,"
+		" ifnull(owner_id, 0) FROM opportunities WHERE id = :id AND location_id = :location"
 		" AND (:me = 0 OR owner_id = :me)");
 	if (!st)
 		return HL_EDB;
@@ -162,6 +185,7 @@ static int load_now(struct hl_req *req, int64_t id, struct deal_now *now)
 	now->stage = sqlite3_column_int64(st, 1);
 	now->status = hl_strndup(req, (const char *)sqlite3_column_text(st, 2),
 				 (size_t)sqlite3_column_bytes(st, 2));
+	now->owner = sqlite3_column_int64(st, 3);
 	sqlite3_reset(st);
 	return 1;
 }
@@ -243,6 +267,8 @@ int opp_change(struct hl_req *req)
 	    (rc = place(req, &in, id)))
 		return rc;
 	if ((rc = publish_change(req, id, contact, &now, stage, status)))
+		return rc;
+	if (in.given & DEAL_OWNER && in.owner != now.owner && (rc = tell_owner(req, id, in.owner)))
 		return rc;
 	return opp_reply_record(req, 200, id);
 }

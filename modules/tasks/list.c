@@ -10,7 +10,9 @@
  * completed one when no status is asked for. The cursor is the last row's
  * part, sort key and id as a JSON array, in hex: opaque to clients, read
  * back by SQLite. "today" and "week" (7 days from today) are the
- * sub-account's days, in its time zone.
+ * sub-account's days, in its time zone. ?q keeps the tasks whose title
+ * holds it, accents and case aside (the header's search): a walk of the
+ * location's tasks in the part's order, which stops at the page's end.
  */
 #include "tasks.h"
 
@@ -24,6 +26,7 @@ struct task_filters {
 	enum status status;
 	enum due due;
 	int64_t assignee, contact, me; /* 0: any */
+	const char *q;                 /* words of the title, or NULL */
 	const char *cursor;            /* JSON text, or NULL */
 	enum part from;                /* the part the cursor is in */
 };
@@ -92,6 +95,9 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 		f->status = ONLY_OPEN;
 	if (hl_query_user(req, "assignee", &f->assignee) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
 		return HL_EINVAL;
+	f->q = hl_query(req, "q");
+	if (f->q && (!*f->q || hl_text_length(f->q) > 200))
+		return bad(req, "q is 1 to 200 characters");
 	f->me = hl_assigned_user(req);
 	return read_cursor(req, f);
 }
@@ -108,13 +114,14 @@ static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filter
 	int after = f->cursor && f->from == part;
 	const char *sql = hl_sprintf(req, "SELECT " TASK_COLUMNS ", hex(json_array(%s, t.id))"
 		" AS _cursor FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
-		" WHERE %st.location_id = :location AND t.completed_at %s%s%s%s%s%s ORDER BY %s LIMIT :limit",
+		" WHERE %st.location_id = :location AND t.completed_at %s%s%s%s%s%s%s ORDER BY %s LIMIT :limit",
 		part == OPEN ? "'o', " DUE_KEY : "'c', t.completed_at",
 		f->contact ? "+" : "",
 		part == OPEN ? "IS NULL" : "IS NOT NULL",
 		f->assignee ? " AND t.assignee_id = :assignee" : "",
 		f->me ? " AND t.assignee_id = :me" : "",
 		f->contact ? " AND t.contact_id = :contact" : "",
+		f->q ? " AND instr(fold(t.title), fold(:q))" : "",
 		due_sql[f->due],
 		!after ? "" : part == OPEN
 			? " AND " DUE_KEY " >= json_extract(:cursor, '$[1]') AND (" DUE_KEY ", t.id) >"
@@ -128,6 +135,7 @@ static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filter
 	hl_bind_int(st, ":me", f->me);
 	hl_bind_int(st, ":contact", f->contact);
 	hl_bind_text(st, ":cursor", f->cursor);
+	hl_bind_text(st, ":q", f->q);
 	return st;
 }
 

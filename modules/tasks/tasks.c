@@ -36,7 +36,8 @@ static const char *const tasks_uses[] = { "tasks.css", "tasks-form.js", NULL };
 
 static const struct hl_page pages[] = {
 	{ .path = "/tasks", .script = "tasks.js", .label = "Tasks", .order = 40,
-	  .data = "/api/tasks", .uses = tasks_uses },
+	  .data = "/api/tasks", .uses = tasks_uses, .search = "search.js" },
+	{ .path = "/tasks/:id", .script = "tasks.js", .order = 40, .uses = tasks_uses },
 };
 
 /* What is kept by the sub-account's days, made again when its zone changes

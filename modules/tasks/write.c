@@ -6,7 +6,9 @@
  * location, the contact a live one of the location, the due time an ISO
  * 8601 date or time (stored in UTC, as SQLite's strftime writes it).
  * Completing a completed task, or reopening an open one, changes nothing
- * and publishes nothing. Every change publishes a task.* event.
+ * and publishes nothing. Every change publishes a task.* event. A task
+ * given to someone (made for them, or its assignee changed) tells them in
+ * their bell (hl_notify; not when they gave it to themselves).
  */
 #include "tasks.h"
 
@@ -134,6 +136,26 @@ static int publish(struct hl_req *req, const char *event, int64_t id, int64_t co
 	return assignee < 0 ? (int)assignee : publish_for(req, event, id, contact, assignee);
 }
 
+/* Tell `assignee` (0: nobody) that the caller gave them task `id`. */
+static int tell_assignee(struct hl_req *req, int64_t id, int64_t assignee)
+{
+	if (!assignee)
+		return 0;
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT title FROM tasks"
+		" WHERE id = :id AND location_id = :location");
+	if (!st)
+		return HL_EDB;
+	hl_bind_int(st, ":id", id);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return sqlite3_reset(st), HL_EDB;
+	const char *text = hl_sprintf(req, "assigned you the task “%s”",
+				      (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	struct hl_notice n = { .user = assignee, .kind = "assigned", .text = text,
+			       .path = hl_sprintf(req, "/tasks/%lld", (long long)id) };
+	return hl_notify(req, &n);
+}
+
 /* POST /api/tasks: 201 with the task. An "assigned only" user's task is
  * theirs unless they name someone else. */
 int tasks_create(struct hl_req *req)
@@ -154,6 +176,8 @@ int tasks_create(struct hl_req *req)
 	if (id < 0)
 		return (int)id;
 	rc = publish(req, "task.created", id, in.contact);
+	if (!rc)
+		rc = tell_assignee(req, id, in.assignee);
 	return rc ? rc : tasks_reply_record(req, 201, id);
 }
 
@@ -167,6 +191,9 @@ int tasks_change(struct hl_req *req)
 	int rc = read_input(req, &in, 0);
 	if (rc)
 		return rc == HL_EINVAL ? 0 : rc;
+	int64_t before = in.given & ASSIGNEE ? assignee_of(req, id) : 0;
+	if (before < 0)
+		return (int)before;
 	sqlite3_stmt *st = hl_scoped_write(req, "UPDATE tasks SET"
 		" title = CASE WHEN :given & 1 THEN :title ELSE title END,"
 		" body = CASE WHEN :given & 2 THEN :body ELSE body END,"
@@ -184,6 +211,8 @@ int tasks_change(struct hl_req *req)
 	if ((rc = step_returning(st, &contact)) <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
 	rc = publish(req, "task.updated", id, contact);
+	if (!rc && in.given & ASSIGNEE && in.assignee != before)
+		rc = tell_assignee(req, id, in.assignee);
 	return rc ? rc : tasks_reply_record(req, 200, id);
 }
 

@@ -140,8 +140,15 @@ describe('contacts', () => {
 		assert.equal(await email.evaluate((n) => n === document.activeElement), true);
 		await page.getByRole('button', { name: 'Cancel' }).click();
 
-		/* notes */
-		await page.getByLabel('New note').fill('Called about the <b>renewal</b>');
+		/* notes: "@" offers the sub-account's people; the one picked is named */
+		const someone = (await admin.get('/api/users', loc.id)).data.find((u) => u.id !== admin.me.user.id);
+		const area = page.getByLabel('New note');
+		await area.fill('Called about the <b>renewal</b>, cc ');
+		await area.press('End');
+		await area.pressSequentially('@' + someone.name.slice(0, 2));
+		await page.getByRole('listbox', { name: 'People to mention' }).getByRole('option', { name: someone.name }).first().waitFor();
+		await area.press('Enter');
+		assert.equal(await area.inputValue(), 'Called about the <b>renewal</b>, cc @' + someone.name + ' ');
 		await page.getByRole('button', { name: 'Add note' }).click();
 		const notes = page.locator('.r-notes');
 		await notes.getByText('Called about the <b>renewal</b>').waitFor();
@@ -213,6 +220,9 @@ describe('contacts', () => {
 		await page.getByText('Philippa Oyelaran (contact ' + id + ') already has this e-mail address').waitFor();
 		assert.equal(await email.getAttribute('aria-invalid'), 'true');
 		assert.equal(await page.locator('.form-error').count(), 0, 'nothing at the top of the form');
+		const twin = page.locator('.field-error').getByRole('link', { name: 'Open Philippa Oyelaran' });
+		await twin.waitFor();
+		assert.equal(new URL(await twin.getAttribute('href'), page.url()).pathname, '/app/contacts/' + id);
 		await shoot(page, 'contact-duplicate');
 		await page.goBack();
 		await h1(page, 'Philippa Oyelaran').waitFor();

@@ -176,7 +176,7 @@ describe('live updates', () => {
 		/* Dropped before its first hello, a WebSocket counts as blocked and
 		 * the page turns to a stream, which this route does not stop. */
 		await until(() => current !== null && hello, 5000, 'the live connection through the route');
-		const status = page.locator('.top [role="status"]');
+		const status = page.locator('.top .live-down[role="status"]');
 		assert.equal(await status.textContent(), '');
 
 		allow = false;

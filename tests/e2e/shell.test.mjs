@@ -430,6 +430,82 @@ describe('shell', () => {
 		await context.close();
 	});
 
+	test('the header search finds a contact by the plain letters of an accented name; keys move and open', async () => {
+		const loc = locations[0];
+		const zoe = (await admin.post('/api/contacts', { first_name: 'Zoë', last_name: 'Ångström-Vidal',
+			email: 'zoe.vidal@example.test' }, loc.id)).id;
+		/* a deal of a second pipeline: each module answers for all of its own */
+		const renewals = await admin.post('/api/pipelines', { name: 'Renewals' }, loc.id);
+		const stage = await admin.post('/api/pipelines/' + renewals.id + '/stages', { name: 'Due' }, loc.id);
+		await admin.post('/api/opportunities', { name: 'Ångström yearly renewal', stage_id: stage.id }, loc.id);
+		const { page, context, problems } = await signedIn(DEMO);
+		await page.getByRole('heading', { level: 1 }).first().waitFor();
+		await page.keyboard.press('/');
+		const box = page.getByRole('combobox', { name: 'Find anything' });
+		assert.equal(await box.evaluate((e) => e === document.activeElement), true, '"/" puts the focus in the search');
+		await box.fill('angstrom');
+		const list = page.getByRole('listbox', { name: 'Search results' });
+		const option = list.getByRole('option', { name: /Zoë Ångström-Vidal/ });
+		await option.waitFor();
+		assert.equal(await box.getAttribute('aria-expanded'), 'true');
+		await list.getByRole('group', { name: 'Contacts' }).waitFor();
+		await list.getByRole('group', { name: 'Opportunities' })
+			.getByRole('option', { name: /Ångström yearly renewal.*Renewals/ }).waitFor();
+		await shoot(page, 'header-search');
+		await box.press('ArrowDown');
+		assert.equal(await box.getAttribute('aria-activedescendant'), await option.getAttribute('id'),
+			'the first result is the active one');
+		assert.equal(await option.getAttribute('aria-selected'), 'true');
+		await box.press('Enter');
+		await until(() => new URL(page.url()).pathname === '/app/contacts/' + zoe, 10000, 'the contact opens');
+		await page.getByRole('heading', { level: 1, name: 'Zoë Ångström-Vidal' }).waitFor();
+		assert.equal(await box.getAttribute('aria-expanded'), 'false', 'the list closed');
+		await page.keyboard.press('Control+k');
+		await box.fill('zzzz-nobody');
+		await page.getByRole('status').filter({ hasText: 'Nothing found for “zzzz-nobody”' }).waitFor();
+		await box.press('Escape');
+		assert.equal(await box.getAttribute('aria-expanded'), 'false', 'Escape closes the list');
+		assert.deepEqual(problems, []);
+		await context.close();
+	});
+
+	test('a task given to someone rings their bell live; the notification opens the task', async () => {
+		const loc = locations[0];
+		const { page, context, problems } = await signedIn(LOCATION_USER);
+		await page.getByRole('heading', { level: 1 }).first().waitFor();
+		const bell = page.getByRole('button', { name: /^Notifications/ });
+		await bell.waitFor();
+		assert.equal(await bell.getAttribute('aria-label'), 'Notifications', 'nothing unread yet');
+		await page.waitForFunction(() => document.querySelector('.live-down') &&
+			!document.querySelector('.live-down').textContent);
+		/* someone else, in a browser of their own, gives them a task */
+		const other = await signedIn(DEMO, { at: '/app/tasks?location=' + loc.id });
+		await h1(other.page, 'Tasks').waitFor();
+		const desk = (await admin.get('/api/users', loc.id)).data.find((u) => u.name === 'Front Desk');
+		await other.page.getByRole('button', { name: 'New task' }).click();
+		const form = other.page.getByRole('form', { name: 'New task' });
+		await form.getByLabel('Title').fill('Call Zoë back');
+		await form.getByLabel('Assignee').selectOption(String(desk.id));
+		await form.getByRole('button', { name: 'Add task' }).click();
+		await until(async () => await bell.getAttribute('aria-label') === 'Notifications, 1 unread', 10000,
+			'the bell counts 1, live');
+		assert.equal(await page.locator('.bell-count').innerText(), '1');
+		await bell.click();
+		const item = page.getByRole('link', { name: /Perf Admin assigned you the task “Call Zoë back”/ });
+		await item.waitFor();
+		await shoot(page, 'bell');
+		await page.getByRole('button', { name: /^Mark read: Perf Admin assigned you the task/ }).click();
+		await until(async () => await bell.getAttribute('aria-label') === 'Notifications', 10000, 'marked read');
+		await page.getByRole('button', { name: /^Mark read/ }).waitFor({ state: 'detached' });
+		await item.click();
+		await until(() => /^\/app\/tasks\/\d+$/.test(new URL(page.url()).pathname), 10000, 'the task opens');
+		await page.getByRole('form', { name: 'Edit task Call Zoë back' }).waitFor();
+		assert.deepEqual(problems, []);
+		assert.deepEqual(other.problems, []);
+		await other.context.close();
+		await context.close();
+	});
+
 	test('at 360 px the app opens the phone\'s home; the menu is a button; nothing scrolls sideways', async () => {
 		const { page, context, problems } = await signedIn(DEMO, { viewport: PHONE });
 		await h1(page, 'Today').waitFor();

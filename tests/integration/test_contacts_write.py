@@ -87,3 +87,43 @@ def test_delete_is_soft_scoped_and_seen_at_once():
         assert delete(admin, cid, 1).status == 404
         # The address is free again for a new contact.
         assert create(admin, {"first_name": "Back", "email": "gone@example.test"}).status == 201
+
+
+def test_a_contact_given_to_someone_and_a_note_naming_them_ring_their_bell():
+    s, admin = seeded_server()
+    with s:
+        them, name = s.sql("SELECT id, name FROM users WHERE email = 'location-1@example.test'")[0]
+        s.sql("UPDATE users SET name = 'Zoë Ärzt' WHERE id = ?", them)
+        other = s.sql("SELECT id FROM users WHERE email = 'location-2@example.test'")[0][0]
+        user = s.login("location-1@example.test", SEED_PASSWORD)
+        before = user.get("/api/notifications").json()["unread"]
+        c = create(admin, {"first_name": "Quentin", "last_name": "Brandauer", "owner_id": them}).json()
+        assert create(admin, {"first_name": "Mine", "owner_id": 1}).status == 201
+        h = {"X-Location-Id": "1"}
+        assert admin.patch("/api/contacts/%d" % c["id"], {"owner_id": them, "company_name": "B"},
+                           headers=h).status == 200  # the same owner: not told again
+        r = admin.post("/api/contacts/%d/notes" % c["id"],
+                       {"body": "Ask @zoe arzt about the invoice, and @Zoë Ärztin too"}, headers=h)
+        assert r.status == 201, r.body
+        # a name that only begins the word mentions nobody
+        assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "@Zoë Ärztin"}, headers=h).status == 201
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before + 2
+        mention, given = told["data"][:2]
+        assert (given["kind"], given["text"], given["path"]) == \
+            ("assigned", "assigned you the contact Quentin Brandauer", "/contacts/%d" % c["id"])
+        assert (mention["kind"], mention["text"], mention["path"]) == \
+            ("mention", "mentioned you in a note on Quentin Brandauer: “Ask @zoe arzt about the invoice,"
+             " and @Zoë Ärztin too”", "/contacts/%d" % c["id"])
+        # one who sees only their own contacts is not told of another's
+        s.sql("UPDATE users SET assigned_only = 1 WHERE id = ?", them)
+        mine = create(admin, {"first_name": "Not", "last_name": "Theirs", "owner_id": 1}).json()
+        assert admin.post("/api/contacts/%d/notes" % mine["id"], {"body": "@Zoë Ärzt look"}, headers=h).status == 201
+        assert user.get("/api/notifications").json()["unread"] == before + 2
+        s.sql("UPDATE users SET assigned_only = 0 WHERE id = ?", them)
+        # someone of another sub-account is not told, even when named
+        s.sql("UPDATE users SET name = 'Olaf Other' WHERE id = ?", other)
+        theirs = s.login("location-2@example.test", SEED_PASSWORD)
+        was = theirs.get("/api/notifications").json()["unread"]
+        assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "cc @Olaf Other"}, headers=h).status == 201
+        assert theirs.get("/api/notifications").json()["unread"] == was

@@ -496,3 +496,38 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         for line in plans:
             assert not re.search(r"SCAN (cv|conversations|m|messages|c|contacts|u|users)\b(?! USING)",
                                  line), line
+
+
+def test_a_conversation_given_to_someone_and_its_replies_ring_their_bell():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 2)
+        them = user_id(s, "location-2@example.test")
+        user = s.login("location-2@example.test", "perf-pass-123")
+        before = user.get("/api/notifications").json()["unread"]
+        contact = admin.post("/api/contacts", {"first_name": "Zoë", "last_name": "Quillfeather"},
+                             headers=h).json()["id"]
+        # ?q: the contact's name, accents and case aside
+        c = admin.post("/api/conversations", {"contact_id": contact, "channel": "webchat"}, headers=h).json()
+        assert ids(admin.get("/api/conversations?location_id=2&q=ZOE%20QUILL").json()["data"]) == [c["id"]]
+        path = "/api/conversations/%d" % c["id"]
+        assert admin.patch(path, {"assigned_to": them}, headers=h).status == 200
+        assert admin.patch(path, {"assigned_to": them, "starred": True}, headers=h).status == 200
+        r = admin.post("/api/conversations/inbound", {"contact_id": contact, "channel": "webchat",
+                                                       "body": "Thanks! " + "x" * 200}, headers=h)
+        assert r.status == 201, r.body
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before + 2
+        reply, given = told["data"][:2]
+        assert (given["kind"], given["text"], given["path"], given["actor_name"]) == \
+            ("assigned", "assigned you the conversation with Zoë Quillfeather", "/conversations/%d" % c["id"],
+             admin.get("/api/auth/me").json()["user"]["name"])
+        assert (reply["kind"], reply["path"], reply["actor_id"], reply["actor_name"]) == \
+            ("reply", "/conversations/%d" % c["id"], None, None)
+        assert reply["text"] == "Zoë Quillfeather replied: “Thanks! " + "x" * 112 + "…”"
+        # a reply in nobody's conversation tells nobody
+        other = admin.post("/api/conversations", {"contact_id": contact, "channel": "sms"}, headers=h)
+        assert other.status == 201
+        admin.post("/api/conversations/inbound", {"contact_id": contact, "channel": "sms", "body": "Hi"},
+                   headers=h)
+        assert user.get("/api/notifications").json()["unread"] == before + 2

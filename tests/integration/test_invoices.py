@@ -660,3 +660,16 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert admin.post(url + "/void", {}, headers=h).status == 200
             assert agency_due() == owed
             error(admin.post(url + "/email", {}, headers=h), 409, "void")
+
+
+def test_the_header_search_finds_an_invoice_by_its_number_or_its_contacts_name():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        c = admin.post("/api/contacts", {"first_name": "Zoë", "last_name": "Ödegård"}, headers=h).json()
+        inv = create(admin, h, contact_id=c["id"])
+        assert ids(admin.get("/api/invoices?location_id=1&q=ODEGARD&limit=5").json()["data"]) == [inv["id"]]
+        by_number = ids(admin.get("/api/invoices?location_id=1&q=" + inv["number"]).json()["data"])
+        assert inv["id"] in by_number
+        assert admin.get("/api/invoices?location_id=1&q=zzqx-nobody").json()["data"] == []
+        error(admin.get("/api/invoices?location_id=1&q=" + "x" * 201), 400, "q is 1 to 200")

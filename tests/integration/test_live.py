@@ -348,7 +348,8 @@ def test_live_clients_leave_the_workers_free_and_their_number_is_bounded():
 def test_the_modules_say_whose_record_each_event_is():
     """Olga sees only what is assigned to her: she hears of her task, her
     deal and her contact, of pipelines and invoices (everyone's), and of
-    nothing of Pete's; Pete hears of everything."""
+    nothing of Pete's; Pete hears of everything. Each hears their own
+    notifications only."""
     s = Server(modules=("contacts", "opportunities", "tasks", "conversations", "invoices"),
                env={"PGHL_JOBS": "no"})
     s.create_admin(*ADMIN)
@@ -380,10 +381,18 @@ def test_the_modules_say_whose_record_each_event_is():
             made("/api/invoices", {"contact_id": billed, "items": [
                 {"description": "w", "quantity": 1, "unit_price_cents": 100}]})
         heard = [m for m in pete.messages_until_quiet() if m["type"] == "event"]
+        # each hears of what was given to them (a contact and a task), and
+        # only they: their bell's notice.created, of no sub-account
+        told = {m["id"] for m in heard if m["event"] == "notice.created"}
+        assert len(told) == 2 and {m["location_id"] for m in heard if m["event"] == "notice.created"} == {0}
+        heard = [m for m in heard if m["event"] != "notice.created"]
         assert names(heard) == ["pipeline.created", "contact.created", "task.created",
                                 "contact.created", "task.created", "contact.created",
                                 "invoice.created", "invoice.created"], names(heard)
         mine = [m for m in olga.messages_until_quiet() if m["type"] == "event"]
+        hers = {m["id"] for m in mine if m["event"] == "notice.created"}
+        assert len(hers) == 2 and not hers & told
+        mine = [m for m in mine if m["event"] != "notice.created"]
         assert names(mine) == ["pipeline.created", "contact.created", "task.created",
                                "invoice.created"], names(mine)
         assert mine[3]["id"] == heard[7]["id"]

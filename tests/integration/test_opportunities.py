@@ -605,3 +605,25 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert len(boards) >= 7  # a text per filter combination, with and without a cursor
         for line in boards:
             assert "TEMP B-TREE" not in line.split("=>", 1)[1], line
+
+
+def test_a_deal_given_to_someone_rings_their_bell_and_the_board_finds_it_by_plain_letters():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        stages = stage_ids(s, first_pipeline(s))
+        them = s.sql("SELECT id FROM users WHERE email = 'location-1@example.test'")[0][0]
+        user = s.login("location-1@example.test", "perf-pass-123")
+        before = user.get("/api/notifications").json()["unread"]
+        d = make(admin, h, name="Ångström renewal", stage_id=stages[0])
+        board = admin.get("/api/opportunities?location_id=1&q=ANGSTROM&per_stage=5").json()["data"]
+        assert ids(board) == [d["id"]]
+        path = "/api/opportunities/%d" % d["id"]
+        assert admin.patch(path, {"owner_id": them}, headers=h).status == 200
+        assert admin.patch(path, {"owner_id": them, "value_cents": 5}, headers=h).status == 200
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before + 1
+        assert (told["data"][0]["text"], told["data"][0]["path"]) == \
+            ("assigned you the deal “Ångström renewal”", "/opportunities/%d" % d["id"])
+        make(admin, h, name="Theirs from the start", stage_id=stages[0], owner_id=them)
+        assert user.get("/api/notifications").json()["unread"] == before + 2

@@ -56,23 +56,25 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
             {"module": "reports", "path": "/dashboard", "label": "Dashboard",
              "script": "/modules/reports/dashboard.js", "order": 10},
             {"module": "contacts", "path": "/contacts", "label": "Contacts",
-             "script": "/modules/contacts/contacts.js", "order": 20},
+             "script": "/modules/contacts/contacts.js", "order": 20, "search": "/modules/contacts/search.js"},
             {"module": "contacts", "path": "/contacts/:id", "label": None,
              "script": "/modules/contacts/contacts.js", "order": 20},
             {"module": "conversations", "path": "/conversations", "label": "Conversations",
-             "script": "/modules/conversations/inbox.js", "order": 25},
+             "script": "/modules/conversations/inbox.js", "order": 25, "search": "/modules/conversations/search.js"},
             {"module": "conversations", "path": "/conversations/:id", "label": None,
              "script": "/modules/conversations/inbox.js", "order": 25},
             {"module": "conversations", "path": "/saved-replies", "label": None,
              "script": "/modules/conversations/saved-replies.js", "order": 25},
             {"module": "opportunities", "path": "/opportunities", "label": "Opportunities",
-             "script": "/modules/opportunities/board.js", "order": 30},
+             "script": "/modules/opportunities/board.js", "order": 30, "search": "/modules/opportunities/search.js"},
             {"module": "opportunities", "path": "/opportunities/:id", "label": None,
              "script": "/modules/opportunities/board.js", "order": 30},
             {"module": "tasks", "path": "/tasks", "label": "Tasks",
+             "script": "/modules/tasks/tasks.js", "order": 40, "search": "/modules/tasks/search.js"},
+            {"module": "tasks", "path": "/tasks/:id", "label": None,
              "script": "/modules/tasks/tasks.js", "order": 40},
             {"module": "invoices", "path": "/invoices", "label": "Invoices",
-             "script": "/modules/invoices/invoices.js", "order": 50},
+             "script": "/modules/invoices/invoices.js", "order": 50, "search": "/modules/invoices/search.js"},
             {"module": "invoices", "path": "/invoices/:id", "label": None,
              "script": "/modules/invoices/invoices.js", "order": 50},
             {"module": "reports", "path": "/reports", "label": "Reports",
@@ -85,7 +87,7 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
                                                           "/conversations/:id", "/saved-replies",
                                                           "/opportunities",
                                                           "/opportunities/:id", "/tasks",
-                                                          "/invoices", "/invoices/:id", "/reports",
+                                                          "/tasks/:id", "/invoices", "/invoices/:id", "/reports",
                                                           "/settings"]
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/system" not in paths(staff)
@@ -94,7 +96,7 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
                                             "/contacts/fields", "/conversations",
                                             "/conversations/:id", "/saved-replies",
                                             "/opportunities", "/opportunities/:id", "/tasks",
-                                            "/invoices", "/invoices/:id", "/reports", "/system",
+                                            "/tasks/:id", "/invoices", "/invoices/:id", "/reports", "/system",
                                             "/channels", "/settings"]
         assert got[-3] == {"module": "core", "path": "/system", "label": "System",
                            "script": "/system.js", "order": 90}
@@ -195,6 +197,7 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/opportunities": "/modules/opportunities/board.js",
                            "/opportunities/:id": "/modules/opportunities/board.js",
                            "/tasks": "/modules/tasks/tasks.js",
+                           "/tasks/:id": "/modules/tasks/tasks.js",
                            "/conversations": "/modules/conversations/inbox.js",
                            "/conversations/:id": "/modules/conversations/inbox.js",
                            "/saved-replies": "/modules/conversations/saved-replies.js",
@@ -266,7 +269,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                                      "/modules/contacts/contacts-select.js"]}
             assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields",
                                 "/conversations", "/conversations/:id", "/saved-replies", "/opportunities", "/opportunities/:id",
-                                "/tasks", "/invoices", "/invoices/:id", "/reports", "/system",
+                                "/tasks", "/tasks/:id", "/invoices", "/invoices/:id", "/reports", "/system",
                                 "/channels", "/settings"}
             etag = r.header("etag")
             assert re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+-m[0-9a-f]+"', etag), etag

@@ -363,3 +363,43 @@ def test_no_statement_of_the_module_scans_a_whole_table():
         assert len(plans) >= len(queries) + 6
         for line in plans:
             assert not re.search(r"SCAN (t|tasks|c|contacts|u|users)\b(?! USING)", line), line
+
+
+def test_the_header_search_and_the_bell_of_a_task_given_to_someone():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin, 1)
+        me = admin.get("/api/auth/me").json()["user"]
+        them = user_id(s, "location-1@example.test")
+        user = s.login("location-1@example.test", "perf-pass-123")
+        before = user.get("/api/notifications").json()
+        # ?q: the title's words, accents and case aside; no match is empty
+        made = make(admin, h, title="Rückruf bei Ångström")
+        assert [t["id"] for t in admin.get("/api/tasks?location_id=1&q=ANGSTROM&limit=5").json()["data"]] \
+            == [made["id"]]
+        assert admin.get("/api/tasks?location_id=1&q=zzqx-none").json()["data"] == []
+        error(admin.get("/api/tasks?location_id=1&q=" + "x" * 201), 400, "q is 1 to 200")
+        # given to them: one notification, theirs only; not for one's own
+        changed = admin.patch("/api/tasks/%d" % made["id"], {"assignee_id": them}, headers=h)
+        assert changed.status == 200, changed.body
+        mine = make(admin, h, title="For me", assignee_id=me["id"])
+        assert admin.patch("/api/tasks/%d" % made["id"], {"assignee_id": them, "title": "Rückruf"},
+                           headers=h).status == 200  # the same assignee: not told again
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before["unread"] + 1
+        n = told["data"][0]
+        assert (n["kind"], n["text"], n["path"], n["location_id"], n["actor_id"], n["actor_name"],
+                n["read_at"]) == ("assigned", "assigned you the task “Rückruf bei Ångström”",
+                                  "/tasks/%d" % made["id"], 1, me["id"], me["name"], None)
+        assert all(x["path"] != "/tasks/%d" % mine["id"] for x in admin.get("/api/notifications").json()["data"])
+        # read: by its owner only; then all at once
+        error(admin.post("/api/notifications/%d/read" % n["id"], {}, headers=h), 404, "no such notification")
+        uh = headers(user, 1)
+        assert user.post("/api/notifications/%d/read" % n["id"], {}, headers=uh).status == 204
+        after = user.get("/api/notifications").json()
+        assert after["unread"] == before["unread"] and after["data"][0]["read_at"]
+        assert user.post("/api/notifications/read", {}, headers=uh).status == 204
+        assert user.get("/api/notifications").json()["unread"] == 0
+        # made for them at once
+        make(admin, h, title="Second", assignee_id=them)
+        assert user.get("/api/notifications?limit=1").json()["unread"] == 1

@@ -92,6 +92,8 @@
  *        module's events read on a contact's timeline; hl_job_event_line.
  *   1.26 the business details a module may read (agencies, agency_logos,
  *        location_logos); hl_reply_download and hl_reply_csp.
+ *   1.27 hl_page.search: the module's part of the header's search;
+ *        notifications (hl_notify), the person's own list in the header.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -107,7 +109,7 @@ extern "C" {
 #endif
 
 #define HL_ABI_MAJOR 1
-#define HL_ABI_MINOR 26
+#define HL_ABI_MINOR 27
 
 #define HL_API __attribute__((visibility("default")))
 /* A function kept for the modules built against it (the ABI rules: never
@@ -371,6 +373,47 @@ HL_API int hl_publish_assigned(struct hl_req *req, const char *name, int64_t sub
 HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
 				   int64_t location_id, int64_t subject_id, int64_t assigned_to,
 				   const char *data);
+
+/* ---------------------------------------------------------------------------
+ * Notifications (ABI 1.27). What a person is told in the header's bell:
+ * someone assigned them a record, mentioned them in a note, a contact
+ * replied in their conversation. A module tells them in the transaction
+ * of what it tells of (rolled back with it); the core keeps the
+ * notification for 90 days, lists it to that person only (GET
+ * /api/notifications), and rings their bell live, whatever sub-account
+ * they look at. From a request, the bell shows the name of the person
+ * who did it before the text, so the text goes on from it ("assigned you
+ * the task “Call back”"); from a job, or with HL_NOTICE_FROM_OUTSIDE
+ * (a contact's message), no one's name is shown and the text is the
+ * whole sentence ("Zoë Vidal replied: “Thanks!”"). Name the record, not
+ * only its kind.
+ */
+struct hl_notice {
+	int64_t user;      /* who is told */
+	const char *kind;  /* "assigned", "mention", "reply": a word of [a-z_] */
+	const char *text;  /* what the bell says (above): UTF-8, 1 to 500 characters */
+	/* the page it opens, under /app, in the sub-account of the record:
+	 * "/tasks/12" (of [A-Za-z0-9/._-?=&%], no "..", 300 bytes at most) */
+	const char *path;
+	unsigned flags;    /* 0, or HL_NOTICE_FROM_OUTSIDE */
+};
+/* What the notice tells of was done by someone outside (a contact wrote),
+ * not by the request's user, who is told too when it is theirs (a
+ * provider's hook called with their token). */
+#define HL_NOTICE_FROM_OUTSIDE 1u
+/* Tell `n->user` about a record of the request's location (hl_notify,
+ * inside a route handler that writes: it begins the write transaction) or
+ * of `location_id` (hl_job_notify, inside a slice or an event handler).
+ * Nobody is told of their own doing (the request's user is n->user,
+ * unless HL_NOTICE_FROM_OUTSIDE), nor
+ * of a sub-account they may not open (an agency user, or one given that
+ * location; a disabled user is not told): then nothing is written and 0
+ * is returned, as on success. Whether they may see the record itself (a
+ * user who sees only what is theirs) is the module's to check. HL_EINVAL
+ * for a notice that breaks the rules above (not logged), HL_EDB,
+ * HL_ENOMEM. Request handlers' and job slices' threads. */
+HL_API int hl_notify(struct hl_req *req, const struct hl_notice *n);
+HL_API int hl_job_notify(struct hl_job_run *run, int64_t location_id, const struct hl_notice *n);
 
 /* ---------------------------------------------------------------------------
  * Sending (ABI 1.18). A message leaves through a channel ("email", "sms"),
@@ -689,6 +732,18 @@ struct hl_page {
 	 * refuse a user who sees only what is assigned to them), so it is
 	 * not offered to such a user. */
 	unsigned flags;
+	/* ABI 1.27. "search.js": a file of the module's webui/ folder (a
+	 * plain name, like `script`'s) that answers the header's search for
+	 * this menu entry's records, or NULL. Only on a page with a label: the
+	 * results are grouped under it. The shell imports it when a person
+	 * first searches and calls its default export as
+	 *     search(q, {api, signal, limit}) -> [{title, detail, path}]
+	 * with what they typed, the API client of the current sub-account
+	 * and a signal aborted when a newer search supersedes this one; each
+	 * result is shown as its title (and detail) and opens the page at
+	 * `path` ("/contacts/12"). The file asks the module's own routes, so
+	 * their rules (the sub-account, records assigned to the user) hold. */
+	const char *search;
 };
 
 #define HL_PAGE_PHONE_HOME 1u

@@ -108,7 +108,8 @@ export function formBody(form, contact, fields) {
 }
 
 /* Sends the form with `send(body)`; shows the server's errors by the
- * fields. Resolves to the answer, or null when it was refused. */
+ * fields (a duplicate's with a link to the contact that has the e-mail
+ * or phone). Resolves to the answer, or null when it was refused. */
 export async function submit(ctx, form, send, body) {
 	const buttons = Array.from(form.querySelectorAll('button'));
 	ctx.ui.clearErrors(form);
@@ -120,11 +121,37 @@ export async function submit(ctx, form, send, body) {
 		if (e.status === 401)
 			return null;
 		ctx.ui.formErrors(form, e);
+		if (e.status === 409 && e.code === 'duplicate')
+			await linkTwin(ctx, form, Object.keys(e.fields)[0]);
 		return null;
 	} finally {
 		form.removeAttribute('aria-busy');
 		buttons.forEach((b) => { b.disabled = false; });
 	}
+}
+
+/* After a 409 naming `field` (email or phone): the contact the list
+ * finds by what was typed there, linked beside the field's message. Only
+ * a contact the caller may open is found; none found, the message says
+ * enough. */
+async function linkTwin(ctx, form, field) {
+	const input = field && form.elements.namedItem(field);
+	const note = input && input.closest('.field') && input.closest('.field').querySelector('.field-error');
+	const typed = input && input.value.trim();
+	if (!note || !typed)
+		return;
+	let rows;
+	try {
+		rows = (await ctx.api.get('/api/contacts', { q: typed, limit: 5 })).data || [];
+	} catch (e) {
+		return;
+	}
+	const twin = field === 'email' ? rows.find((c) => String(c.email || '').toLowerCase() === typed.toLowerCase())
+		: rows[0];
+	if (!twin || !note.isConnected)
+		return;
+	const name = [twin.first_name, twin.last_name].filter(Boolean).join(' ') || twin.email || twin.phone;
+	note.append('. ', ctx.html`<a href="${ctx.href('/contacts/' + twin.id)}">Open ${name}</a>`);
 }
 
 /* /app/contacts/new */

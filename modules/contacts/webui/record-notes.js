@@ -4,8 +4,10 @@
  * whose state `r` is passed in). Tags: shown as chips, each removed with
  * its button, one added by name (the sub-account's tags offered as it is
  * typed). Notes: newest first, older ones a page at a time (ctx.ui.paged
- * over the notes' pager), one added at the top, one deleted after asking.
+ * over the notes' pager), one added at the top, one deleted after asking;
+ * "@" offers the people to mention (mentions.js).
  */
+import { mentions } from './mentions.js';
 
 /* ---- tags ---- */
 
@@ -159,6 +161,7 @@ export function notes(r, pager, first) {
 		e.preventDefault();
 		addNote(r);
 	});
+	mentions(ctx, el.noteForm.elements.namedItem('body'));
 	el.notes.addEventListener('click', (e) => {
 		const b = e.target.closest && e.target.closest('[data-delete-note]');
 		if (b)

@@ -77,7 +77,8 @@ function frame(view, ctx) {
 			<form class="r-note-form">
 				<div class="field">
 					<label for="r-note">New note</label>
-					<textarea id="r-note" name="body" rows="3" maxlength="10000"></textarea>
+					<p class="field-hint muted" id="r-note-hint">Type @ to mention someone: they are told.</p>
+					<textarea aria-describedby="r-note-hint" id="r-note" name="body" rows="3" maxlength="10000"></textarea>
 				</div>
 				<button type="submit" class="btn btn-primary">Add note</button>
 			</form>

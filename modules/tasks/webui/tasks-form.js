@@ -137,7 +137,8 @@ export function editing(t) {
 	});
 }
 
-function edit(t, li) {
+/* Opens task row `li` for editing; also the page's task at /tasks/:id. */
+export function edit(t, li) {
 	const { ctx } = t;
 	const task = t.tasks.get(Number(li.dataset.id));
 	const form = ctx.html`<form class="t-edit" novalidate aria-label="${'Edit task ' + task.title}">

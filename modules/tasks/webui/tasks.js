@@ -8,6 +8,8 @@
  * put back with a message when the server refuses); its title opens it
  * for editing in place; a new one is made in the form at the top. Pages
  * of the list come as the end of it comes into view (ctx.ui.paged).
+ * At /tasks/:id (a notification's or the header search's link) that task
+ * is opened for editing at the top of the list.
  *
  * Days are the sub-account's: the server counts "today" and "this week"
  * from its midnight, and a due time is shown and typed in its time zone.
@@ -18,7 +20,7 @@
  *
  * Every title, note and name is put in as text (ctx.html, textContent).
  */
-import { editing, newTask } from './tasks-form.js';
+import { edit, editing, newTask } from './tasks-form.js';
 
 const DUES = [['', 'All'], ['today', 'Today'], ['overdue', 'Overdue'], ['week', 'This week']];
 const STATUSES = [['', 'Open, then done'], ['open', 'Open'], ['completed', 'Done']];
@@ -29,8 +31,9 @@ export default async function page(view, ctx) {
 	const peopleComing = ui.people(api);
 	const filters = ctx.queryOf(FILTERS);
 	const first = api.list('/api/tasks', filters);
-	const [rows, , about] = await Promise.all([first.next(), ui.stylesheet(new URL('./tasks.css', import.meta.url)),
-		ui.contactAsked(api, ctx.query)]);
+	const one = ctx.params.id ? api.get('/api/tasks/' + encodeURIComponent(ctx.params.id)) : null;
+	const [rows, , task, about] = await Promise.all([first.next(),
+		ui.stylesheet(new URL('./tasks.css', import.meta.url)), one, ui.contactAsked(api, ctx.query)]);
 	ctx.title('Tasks');
 	view.classList.add('tasks-page');
 	/* t: the page's state, which each part is given */
@@ -53,8 +56,12 @@ export default async function page(view, ctx) {
 	newTask(t);
 	editing(t);
 	following(t);
-	peopleComing.then((people) => gotPeople(t, people));
 	t.list.begin(first, rows);
+	peopleComing.then((people) => {
+		gotPeople(t, people);
+		if (task && !ctx.signal.aborted)
+			opened(t, task);
+	});
 	return t.list.stop;
 }
 
@@ -117,6 +124,19 @@ function row(t, task) {
 				${task.assignee_id ? html`<span class="t-assignee">${nameOf(t, task.assignee_id)}</span>` : ''}
 			</p>
 		</div></li>`.firstElementChild;
+}
+
+/* The page's task (/tasks/:id) open for editing, first in the list. */
+function opened(t, task) {
+	let li = t.el.list.querySelector('.t-row[data-id="' + task.id + '"]');
+	if (!li) {
+		t.tasks.set(task.id, task);
+		li = t.row(task);
+	}
+	t.el.list.prepend(li);
+	t.ctx.title(task.title);
+	if (!li.querySelector('.t-edit'))
+		edit(t, li);
 }
 
 /* When a task is due, the day said in words when it is today or
