@@ -58,10 +58,11 @@ static const struct hl_record_kind records[] = {
 	{ .table = "tasks", .noun = "task", .name_sql = "SELECT title FROM tasks WHERE id = :id" },
 };
 
-/* How a task's events read on its contact's timeline. The task list
- * shows the contact's tasks. */
-#define TASK_LINE(what) "SELECT " what ", '/tasks?contact=' || contact_id FROM tasks" \
-	" WHERE id = :subject AND location_id = :location"
+/* How a task's events read on its contact's timeline, with the deal it
+ * is for (its name, as the event carries it). The task list shows the
+ * contact's tasks. */
+#define TASK_LINE(what) "SELECT " what " || ifnull(' for deal ' || json_extract(:data, '$.deal'), '')," \
+	" '/tasks?contact=' || contact_id FROM tasks WHERE id = :subject AND location_id = :location"
 
 static const struct hl_event_line event_lines[] = {
 	{ "task.created", TASK_LINE("'Task ' || title || ' created'") },

@@ -57,32 +57,43 @@ static int check_refs(struct hl_req *req, const struct task_input *in)
 	return 0;
 }
 
-/* The deal, when given, is one of this location the caller may see, as
- * the opportunities module answers; its contact goes in deal_contact. */
-static int check_deal(struct hl_req *req, struct task_input *in)
+/* Deal `deal` as the opportunities module answers it (opportunities.get):
+ * 1 with its contact in *contact (0: none) and its name as a JSON string
+ * in *name, 0 when the caller may see no such deal, HL_ENOENT without the
+ * module, or another HL_E code. */
+static int deal_lookup(struct hl_req *req, int64_t deal, int64_t *contact, const char **name)
 {
 	const char *out = NULL;
-	int64_t found = 0;
-	if (!in->deal)
-		return 0;
-	int rc = hl_call(req, "opportunities.get", hl_sprintf(req, "{\"id\":%lld}",
-			 (long long)in->deal), &out);
-	if (rc == HL_ENOENT)
-		return hl_reply_invalid(req, "opportunity_id", "deals are turned off on this server");
+	int rc = hl_call(req, "opportunities.get", hl_sprintf(req, "{\"id\":%lld}", (long long)deal),
+			 &out);
 	if (rc)
 		return rc;
 	sqlite3_stmt *st = hl_stmt(hl_read(req), "SELECT json_extract(:out, '$.id'),"
-				   " json_extract(:out, '$.contact_id')");
+		" json_extract(:out, '$.contact_id'), json_quote(json_extract(:out, '$.name'))");
 	hl_bind_text(st, ":out", out);
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_reset(st);
 		return HL_EDB;
 	}
-	found = sqlite3_column_int64(st, 0);
-	in->deal_contact = sqlite3_column_int64(st, 1);
+	int found = sqlite3_column_int64(st, 0) == deal;
+	*contact = sqlite3_column_int64(st, 1);
+	*name = hl_strndup(req, (const char *)sqlite3_column_text(st, 2),
+			   (size_t)sqlite3_column_bytes(st, 2));
 	sqlite3_reset(st);
-	return found == in->deal ? 0 : hl_reply_invalid(req, "opportunity_id",
-							 "no deal of this sub-account");
+	return found;
+}
+
+/* The deal, when given, is one of this location the caller may see; its
+ * contact goes in deal_contact. */
+static int check_deal(struct hl_req *req, struct task_input *in)
+{
+	const char *name;
+	int rc = !in->deal ? 1 : deal_lookup(req, in->deal, &in->deal_contact, &name);
+	if (rc == HL_ENOENT)
+		return hl_reply_invalid(req, "opportunity_id", "deals are turned off on this server");
+	if (rc < 0)
+		return rc;
+	return rc ? 0 : hl_reply_invalid(req, "opportunity_id", "no deal of this sub-account");
 }
 
 /* Record which members were given, from an hl_field_* result. */
@@ -159,20 +170,30 @@ static int64_t assignee_of(struct hl_req *req, int64_t id)
 				   " WHERE id = :id AND location_id = :location", id);
 }
 
-/* Publish `event` about task `id` with its contact, when it has one, for
- * its `assignee` (on the live channel a user who sees only their own
- * tasks hears only of those). */
+/* Publish `event` about task `id` with its contact, when it has one, and
+ * its deal's name (`deal`, a JSON string, or NULL; for the timeline's
+ * line), for its `assignee` (on the live channel a user who sees only
+ * their own tasks hears only of those). */
 static int publish_for(struct hl_req *req, const char *event, int64_t id, int64_t contact,
-		       int64_t assignee)
+		       const char *deal, int64_t assignee)
 {
-	return hl_publish_assigned(req, event, id, assignee,
-			  contact ? hl_sprintf(req, "{\"contact_id\":%lld}", (long long)contact) : NULL);
+	const char *data = hl_sprintf(req, "{%s%s%s}",
+		contact ? hl_sprintf(req, "\"contact_id\":%lld", (long long)contact) : "",
+		contact && deal ? "," : "", deal ? hl_sprintf(req, "\"deal\":%s", deal) : "");
+	return hl_publish_assigned(req, event, id, assignee, data);
 }
 
 static int publish(struct hl_req *req, const char *event, int64_t id, int64_t contact)
 {
-	int64_t assignee = assignee_of(req, id);
-	return assignee < 0 ? (int)assignee : publish_for(req, event, id, contact, assignee);
+	const char *name = NULL;
+	int64_t ignored, assignee = assignee_of(req, id), deal = hl_scoped_write_int(req,
+		"SELECT opportunity_id FROM tasks WHERE id = :id AND location_id = :location", id);
+	if (assignee < 0 || deal < 0)
+		return (int)(assignee < 0 ? assignee : deal);
+	int rc = deal ? deal_lookup(req, deal, &ignored, &name) : 0;
+	if (rc < 0 && rc != HL_ENOENT)
+		return rc;
+	return publish_for(req, event, id, contact, rc > 0 ? name : NULL, assignee);
 }
 
 /* POST /api/tasks: 201 with the task. An "assigned only" user's task is
@@ -250,7 +271,7 @@ int tasks_delete(struct hl_req *req)
 	int rc = step_returning(st, &contact);
 	if (rc <= 0)
 		return rc ? rc : hl_reply_error(req, 404, "not_found", "no such task");
-	rc = publish_for(req, "task.deleted", id, contact, assignee);
+	rc = publish_for(req, "task.deleted", id, contact, NULL, assignee);
 	return rc ? rc : hl_reply_empty(req);
 }
 

@@ -309,6 +309,13 @@ def test_a_deal_has_its_own_tasks():
         assert ids(admin.get(path + "&status=open").json()["data"]) == [call["id"], loose["id"]]
         assert admin.get("/api/tasks?location_id=2&opportunity=%d" % deal["id"]).json()["data"] == []
         error(admin.get("/api/tasks?location_id=1&opportunity=x"), 400, "opportunity")
+        # The contact's timeline says which deal a task is for.
+        timeline = "/api/contacts/%d/timeline?location_id=1" % contact
+        line = "Task Call Dee created for deal Retainer"
+        deadline = time.time() + 10
+        while line not in [x["line"] for x in admin.get(timeline).json()["data"]] and time.time() < deadline:
+            time.sleep(0.02)
+        assert line in [x["line"] for x in admin.get(timeline).json()["data"]]
         # The deal deleted, its tasks live on about no deal.
         assert admin.delete("/api/opportunities/%d" % deal["id"], headers=h).status == 204
         deadline = time.time() + 10
