@@ -441,6 +441,15 @@ describe('contacts', () => {
 		await page.getByRole('list', { name: 'What happened to this deal, newest first' }).getByText(moved).waitFor();
 		assert.equal(await scrollsSideways(page), false);
 		await shoot(page, 'deal-notes');
+
+		/* the deal's task, in the deal's list: its row links back to the deal by name */
+		await dealTasks.getByRole('link', { name: 'Book the kickoff' }).click();
+		await h1(page, 'Tasks').waitFor();
+		const taskRow = page.locator('.t-row', { hasText: 'Book the kickoff' });
+		await taskRow.getByRole('link', { name: 'Harbour website' }).waitFor();
+		await taskRow.getByRole('button', { name: 'Book the kickoff' }).click();
+		assert.equal(await taskRow.getByLabel('Deal').inputValue(), 'Harbour website');
+		await shoot(page, 'deal-tasks');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

@@ -42,7 +42,7 @@ export default async function page(view, ctx) {
 		about, /* the contact of ?contact=, for a new task's form */
 		deal, /* the deal of ?opportunity=, the list's and a new task's */
 		el: frame(view, ctx, filters, deal),
-		deals: new Map(), /* id -> its name, or a promise of it */
+		deals: new Map(deal ? [[deal.id, deal.name]] : []), /* id -> its name, or a promise of it */
 		users: new Map(),
 		tasks: new Map(), /* id -> task */
 	};
@@ -168,8 +168,6 @@ function show(t, rows, pager, fresh) {
  * holds a few) and put in their links as they come. */
 function nameDeals(t, rows) {
 	const { ctx } = t;
-	if (t.deal)
-		t.deals.set(t.deal.id, t.deal.name);
 	for (const id of new Set(rows.map((r) => r.opportunity_id).filter(Boolean))) {
 		if (t.deals.has(id))
 			continue;
