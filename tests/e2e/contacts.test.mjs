@@ -449,6 +449,10 @@ describe('contacts', () => {
 		await taskRow.getByRole('link', { name: 'Harbour website' }).waitFor();
 		await taskRow.getByRole('button', { name: 'Book the kickoff' }).click();
 		assert.equal(await taskRow.getByLabel('Deal').inputValue(), 'Harbour website');
+		await taskRow.getByLabel('Deal').fill('Harbo'); /* another deal is picked by typing */
+		const offered = taskRow.locator('datalist option');
+		await until(async () => (await offered.count()) === 1, 10000, 'the deal offered');
+		assert.equal(await offered.getAttribute('value'), 'Harbour website (' + XSS + ' Tester)');
 		await shoot(page, 'deal-tasks');
 		assert.deepEqual(problems, []);
 		await context.close();

@@ -210,6 +210,8 @@ function edit(t, li) {
 		const body = bodyOf(t, form);
 		if (!body)
 			return;
+		if (body.opportunity_id === task.opportunity_id) /* kept: a deal of someone else's stays */
+			delete body.opportunity_id;
 		let now;
 		try {
 			now = await ctx.api.patch('/api/tasks/' + task.id, body);
