@@ -104,8 +104,15 @@ static const struct hl_event_handler handlers[] = {
 	{ .event = "opportunity.*", .handle = history_add },
 };
 
+/* What other modules may ask of a deal (lookup.c): the tasks module,
+ * linking a task to one. */
+static const struct hl_service services[] = {
+	{ "opportunities.get", opp_get },
+};
+
 HL_MODULE(.name = "opportunities", .version = "0.2.0", .requires = requires,
 	  .summary = "pipelines, their stages and deals", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
-	  .handlers = HL_TABLE(handlers), .event_lines = HL_TABLE(event_lines));
+	  .handlers = HL_TABLE(handlers), .event_lines = HL_TABLE(event_lines),
+	  .services = HL_TABLE(services));

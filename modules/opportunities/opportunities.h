@@ -5,7 +5,8 @@
  * answers the board; input.c
  * reads and checks a deal's body, write.c creates, changes and deletes
  * deals; notes.c keeps a deal's notes and history; pipelines.c and
- * stages.c keep the boards themselves.
+ * stages.c keep the boards themselves; lookup.c answers other modules
+ * about a deal (opportunities.get).
  */
 #ifndef OPPORTUNITIES_H
 #define OPPORTUNITIES_H
@@ -65,6 +66,8 @@ int deal_notes_delete(struct hl_req *req);
 int deal_history_list(struct hl_req *req);
 /* Keep a deal's event as a line of its history. */
 int history_add(struct hl_job_run *run, const struct hl_event *ev);
+/* The service opportunities.get: a deal's id, name and contact. */
+int opp_get(struct hl_req *req, const char *in, const char **out); /* lookup.c */
 int stages_create(struct hl_req *req);             /* stages.c */
 int stages_change(struct hl_req *req);
 int stages_delete(struct hl_req *req);

@@ -25,8 +25,8 @@ enum due { ANY_DUE, OVERDUE, TODAY, WEEK };
 struct task_filters {
 	enum status status;
 	enum due due;
-	int64_t assignee, contact, me; /* 0: any */
-	const char *q;                 /* words of the title, or NULL */
+	int64_t assignee, contact, deal, me; /* 0: any */
+	const char *q;                       /* words of the title, or NULL */
 	const char *cursor;            /* JSON text, or NULL */
 	enum part from;                /* the part the cursor is in */
 };
@@ -93,7 +93,8 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 		return bad(req, "due=overdue lists open tasks only");
 	if (f->due == OVERDUE)
 		f->status = ONLY_OPEN;
-	if (hl_query_user(req, "assignee", &f->assignee) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact))
+	if (hl_query_user(req, "assignee", &f->assignee) || hl_query_int(req, "contact", 0, 1, INT64_MAX, &f->contact) ||
+	    hl_query_int(req, "opportunity", 0, 1, INT64_MAX, &f->deal))
 		return HL_EINVAL;
 	f->q = hl_query(req, "q");
 	if (f->q && (!*f->q || hl_text_length(f->q) > 200))
@@ -105,22 +106,24 @@ static int read_filters(struct hl_req *req, struct task_filters *f)
 /* The statement of one part, with the cursor's condition when the cursor
  * is in that part (a later part starts at its beginning). SQLite does not
  * take a range of the index from a row value over an expression, hence
- * the cursor's due key twice. A contact's few tasks are found through
- * tasks_contact, not by walking the location's (the + keeps the planner
- * off the location's indexes) and sorted. */
+ * the cursor's due key twice. A contact's or a deal's few tasks are found
+ * through tasks_contact or tasks_opportunity, not by walking the
+ * location's (the + keeps the planner off the location's indexes) and
+ * sorted. */
 static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filters *f,
 				    enum part part)
 {
 	int after = f->cursor && f->from == part;
 	const char *sql = hl_sprintf(req, "SELECT " TASK_COLUMNS ", hex(json_array(%s, t.id))"
 		" AS _cursor FROM tasks t LEFT JOIN contacts c ON c.id = t.contact_id"
-		" WHERE %st.location_id = :location AND t.completed_at %s%s%s%s%s%s%s ORDER BY %s LIMIT :limit",
+		" WHERE %st.location_id = :location AND t.completed_at %s%s%s%s%s%s%s%s ORDER BY %s LIMIT :limit",
 		part == OPEN ? "'o', " DUE_KEY : "'c', t.completed_at",
-		f->contact ? "+" : "",
+		f->contact || f->deal ? "+" : "",
 		part == OPEN ? "IS NULL" : "IS NOT NULL",
 		f->assignee ? " AND t.assignee_id = :assignee" : "",
 		f->me ? " AND t.assignee_id = :me" : "",
 		f->contact ? " AND t.contact_id = :contact" : "",
+		f->deal ? " AND t.opportunity_id = :deal" : "",
 		f->q ? " AND instr(fold(t.title), fold(:q))" : "",
 		due_sql[f->due],
 		!after ? "" : part == OPEN
@@ -134,6 +137,7 @@ static sqlite3_stmt *part_statement(struct hl_req *req, const struct task_filter
 	hl_bind_int(st, ":assignee", f->assignee);
 	hl_bind_int(st, ":me", f->me);
 	hl_bind_int(st, ":contact", f->contact);
+	hl_bind_int(st, ":deal", f->deal);
 	hl_bind_text(st, ":cursor", f->cursor);
 	hl_bind_text(st, ":q", f->q);
 	return st;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tasks.c: the tasks module: to-dos for a person, about a contact or not.
+ * tasks.c: the tasks module: to-dos for a person, about a contact or not,
+ * and about a deal of the opportunities module when it is on (through its
+ * service opportunities.get: this module never reads its tables).
  * Its routes, migrations and job (late.c). Every query is scoped by the current location
  * (hl_location_id); "assigned only" users see and touch only the tasks
  * assigned to them. Each write publishes a task.* event naming the task's
@@ -12,6 +14,7 @@
 #include "migrations.h"
 
 static const char *const requires[] = { "contacts", NULL };
+static const char *const wants[] = { "opportunities", NULL };
 
 static const struct hl_route routes[] = {
 	{ .method = "GET", .pattern = "/api/tasks", .handler = tasks_list,
@@ -56,10 +59,11 @@ static const struct hl_record_kind records[] = {
 	{ .table = "tasks", .noun = "task", .name_sql = "SELECT title FROM tasks WHERE id = :id" },
 };
 
-/* How a task's events read on its contact's timeline. The task list
- * shows the contact's tasks. */
-#define TASK_LINE(what) "SELECT " what ", '/tasks?contact=' || contact_id FROM tasks" \
-	" WHERE id = :subject AND location_id = :location"
+/* How a task's events read on its contact's timeline, with the deal it
+ * is for (its name, as the event carries it). The task list shows the
+ * contact's tasks. */
+#define TASK_LINE(what) "SELECT " what " || ifnull(' for deal ' || json_extract(:data, '$.deal'), '')," \
+	" '/tasks?contact=' || contact_id FROM tasks WHERE id = :subject AND location_id = :location"
 
 static const struct hl_event_line event_lines[] = {
 	{ "task.created", TASK_LINE("'Task ' || title || ' created'") },
@@ -67,9 +71,14 @@ static const struct hl_event_line event_lines[] = {
 	{ "task.reopened", TASK_LINE("'Task ' || title || ' reopened'") },
 };
 
-HL_MODULE(.name = "tasks", .version = "0.2.0", .requires = requires,
+/* A deal deleted lets its tasks go (deals.c). */
+static const struct hl_event_handler handlers[] = {
+	{ .event = "opportunity.deleted", .handle = tasks_deal_deleted },
+};
+
+HL_MODULE(.name = "tasks", .version = "0.3.0", .requires = requires, .wants = wants,
 	  .summary = "tasks for a person, about a contact", .migrations = HL_TABLE(migrations),
 	  .routes = HL_TABLE(routes), .jobs = HL_TABLE(jobs), .pages = HL_TABLE(pages),
 	  .recounts = HL_TABLE(recounts), .records = HL_TABLE(records),
-	  .event_lines = HL_TABLE(event_lines));
+	  .event_lines = HL_TABLE(event_lines), .handlers = HL_TABLE(handlers));
 

@@ -3,7 +3,8 @@
  * tasks.h: the tasks module's parts. tasks.c registers them (one task's
  * GET as data: TASK_RECORD_SQL); list.c answers the list; write.c
  * creates, changes, deletes, completes and reopens tasks; late.c keeps the overdue counts up to
- * date (the tasks.late job).
+ * date (the tasks.late job); deals.c lets a deal's tasks go when it is
+ * deleted.
  */
 #ifndef TASKS_H
 #define TASKS_H
@@ -15,7 +16,7 @@
 #define TASK_COLUMNS "t.id, t.title, t.body, t.due_at, t.completed_at," \
 	" CASE WHEN t.completed_at IS NULL THEN 'open' ELSE 'completed' END AS status," \
 	" t.contact_id, trim(c.first_name || ' ' || c.last_name) AS contact_name," \
-	" t.assignee_id, t.created_at, t.updated_at"
+	" t.assignee_id, t.opportunity_id, t.created_at, t.updated_at"
 /* One task of the location with its contact's name, by :id (and :me, for
  * "assigned only" callers): GET /api/tasks/:id, and what the writes answer. */
 #define TASK_RECORD_SQL "SELECT " TASK_COLUMNS \
@@ -33,5 +34,7 @@ int tasks_delete(struct hl_req *req);
 int tasks_complete(struct hl_req *req);
 int tasks_reopen(struct hl_req *req);
 int tasks_late_slice(struct hl_job_run *run);      /* late.c */
+/* A deleted deal's tasks keep living, about no deal. */
+int tasks_deal_deleted(struct hl_job_run *run, const struct hl_event *ev); /* deals.c */
 
 #endif

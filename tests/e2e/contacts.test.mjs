@@ -370,7 +370,7 @@ describe('contacts', () => {
 		await context.close();
 	});
 
-	test('the contact is the hub: its timeline links to the deal, New task starts with it, a deal changes contact and has notes', async () => {
+	test('the contact is the hub: its timeline links to the deal, New task starts with it, a deal changes contact and has notes and tasks', async () => {
 		const pipeline = (await admin.get('/api/pipelines', loc.id)).data[0];
 		const [first, second] = pipeline.stages;
 		const deal = await admin.post('/api/opportunities', { name: 'Harbour website', stage_id: first.id,
@@ -426,8 +426,23 @@ describe('contacts', () => {
 		await page.getByRole('button', { name: 'Save changes' }).click();
 		await page.getByText('Changes saved.').waitFor();
 		assert.ok(await page.getByRole('link', { name: XSS + ' Tester' }).isVisible(), 'the new contact');
-		await until(async () => await page.getByRole('link', { name: 'Send the Harbour quote' }).count() === 0,
-			10000, 'the tasks of the new contact, not the old one\'s');
+
+		/* New task, from the deal: the form shows the deal and its contact; the task is the deal's */
+		const dealTasks = page.getByRole('region', { name: 'Tasks', exact: true });
+		await dealTasks.getByText('No tasks for this deal yet.').waitFor();
+		await dealTasks.getByRole('link', { name: 'New task' }).click();
+		const dealForm = page.getByRole('form', { name: 'New task' });
+		await dealForm.getByLabel('Title').waitFor();
+		assert.equal(await dealForm.getByLabel('Deal').inputValue(), 'Harbour website');
+		assert.equal(await dealForm.getByLabel('Deal').isEditable(), false, 'the deal is kept');
+		assert.equal(await dealForm.getByLabel('Contact').inputValue(), XSS + ' Tester');
+		await dealForm.getByLabel('Title').fill('Book the kickoff');
+		await shoot(page, 'deal-task-new');
+		await dealForm.getByRole('button', { name: 'Add task' }).click();
+		await h1(page, 'Harbour website').waitFor();
+		await dealTasks.getByRole('link', { name: 'Book the kickoff' }).waitFor();
+		assert.equal(await dealTasks.getByRole('link', { name: 'Send the Harbour quote' }).count(), 0,
+			'the deal\'s own tasks, not its old contact\'s');
 
 		/* a note on the deal; its history says what happened to it */
 		await page.getByLabel('New note').fill('Budget approved by <b>Zeb</b>');
@@ -436,6 +451,19 @@ describe('contacts', () => {
 		await page.getByRole('list', { name: 'What happened to this deal, newest first' }).getByText(moved).waitFor();
 		assert.equal(await scrollsSideways(page), false);
 		await shoot(page, 'deal-notes');
+
+		/* the deal's task, in the deal's list: its row links back to the deal by name */
+		await dealTasks.getByRole('link', { name: 'Book the kickoff' }).click();
+		await h1(page, 'Tasks').waitFor();
+		const taskRow = page.locator('.t-row', { hasText: 'Book the kickoff' });
+		await taskRow.getByRole('link', { name: 'Harbour website' }).waitFor();
+		await taskRow.getByRole('button', { name: 'Book the kickoff' }).click();
+		assert.equal(await taskRow.getByLabel('Deal').inputValue(), 'Harbour website');
+		await taskRow.getByLabel('Deal').fill('Harbo'); /* another deal is picked by typing */
+		const offered = taskRow.locator('datalist option');
+		await until(async () => (await offered.count()) === 1, 10000, 'the deal offered');
+		assert.equal(await offered.getAttribute('value'), 'Harbour website (' + XSS + ' Tester)');
+		await shoot(page, 'deal-tasks');
 		assert.deepEqual(problems, []);
 		await context.close();
 	});

@@ -3,7 +3,8 @@
 every filter equal to the same question asked in SQL, paged through with
 cursors; creating, changing, completing, reopening and deleting tasks
 with each bad input refused; other locations' tasks out of reach; users
-who see only their own tasks; the events that reach a contact's activity;
+who see only their own tasks; a deal's own tasks; the events that reach
+a contact's activity;
 the cache dropped by writes; and no statement scanning a whole table."""
 
 import datetime
@@ -15,7 +16,7 @@ from harness import error, every_page, headers, ids, new_contact, seeded_server,
 
 
 ROW_KEYS = {"id", "title", "body", "due_at", "completed_at", "status", "contact_id", "contact_name",
-            "assignee_id", "created_at", "updated_at"}
+            "assignee_id", "opportunity_id", "created_at", "updated_at"}
 OPEN_ORDER = "ifnull(due_at, 'z'), id"
 DONE_ORDER = "completed_at DESC, id DESC"
 
@@ -268,6 +269,75 @@ def test_assigned_only_users_see_and_touch_only_their_tasks():
         assert [x["line"] for x in user.get(timeline).json()["data"]] == lines[:1]
 
 
+def new_deal(s, admin, h, **fields):
+    stage = s.sql("SELECT s.id FROM stages s JOIN pipelines p ON p.id = s.pipeline_id"
+                  " WHERE p.location_id = ? LIMIT 1", int(h["X-Location-Id"]))[0][0]
+    r = admin.post("/api/opportunities", dict({"name": "Retainer", "stage_id": stage}, **fields), headers=h)
+    assert r.status == 201, r.body
+    return r.json()
+
+
+def test_a_deal_has_its_own_tasks():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        contact = new_contact(admin, h, first_name="Dee")["id"]
+        deal = new_deal(s, admin, h, contact_id=contact)
+        theirs = new_deal(s, admin, headers(admin, 2))
+        before = s.sql("SELECT count(*) FROM tasks")[0][0]
+        for body, words in (({"title": "t", "opportunity_id": theirs["id"]}, "opportunity_id: no deal of"),
+                            ({"title": "t", "opportunity_id": 999999}, "opportunity_id: no deal of"),
+                            ({"title": "t", "opportunity_id": "1"}, "opportunity_id")):
+            error(admin.post("/api/tasks", body, headers=h), 422, words)
+        assert s.sql("SELECT count(*) FROM tasks")[0][0] == before
+        # Given a deal and no contact, a task takes the deal's contact.
+        call = make(admin, h, title="Call Dee", opportunity_id=deal["id"])
+        assert (call["opportunity_id"], call["contact_id"], call["contact_name"]) == (deal["id"], contact, "Dee")
+        other = new_contact(admin, h, first_name="Other")["id"]
+        mail = make(admin, h, title="Mail", opportunity_id=deal["id"], contact_id=other)
+        assert mail["contact_id"] == other
+        loose = make(admin, h, title="Loose")
+        moved = admin.patch("/api/tasks/%d" % loose["id"], {"opportunity_id": deal["id"]}, headers=h).json()
+        assert (moved["opportunity_id"], moved["contact_id"]) == (deal["id"], contact)
+        error(admin.patch("/api/tasks/%d" % loose["id"], {"opportunity_id": theirs["id"]}, headers=h),
+              422, "opportunity_id")
+        admin.post("/api/tasks/%d/complete" % mail["id"], {}, headers=h)
+        # Its list: open first, then done; another sub-account's deal lists none of them.
+        path = "/api/tasks?location_id=1&opportunity=%d" % deal["id"]
+        assert ids(admin.get(path).json()["data"]) == [call["id"], loose["id"], mail["id"]]
+        assert ids(every_page(admin, path, limit=1)) == [call["id"], loose["id"], mail["id"]]
+        assert ids(admin.get(path + "&status=open").json()["data"]) == [call["id"], loose["id"]]
+        assert admin.get("/api/tasks?location_id=2&opportunity=%d" % deal["id"]).json()["data"] == []
+        error(admin.get("/api/tasks?location_id=1&opportunity=x"), 400, "opportunity")
+        # The contact's timeline says which deal a task is for.
+        timeline = "/api/contacts/%d/timeline?location_id=1" % contact
+        line = "Task Call Dee created for deal Retainer"
+        deadline = time.time() + 10
+        while line not in [x["line"] for x in admin.get(timeline).json()["data"]] and time.time() < deadline:
+            time.sleep(0.02)
+        assert line in [x["line"] for x in admin.get(timeline).json()["data"]]
+        # The deal deleted, its tasks live on about no deal.
+        assert admin.delete("/api/opportunities/%d" % deal["id"], headers=h).status == 204
+        deadline = time.time() + 10
+        while admin.get(path).json()["data"] and time.time() < deadline:
+            time.sleep(0.02)
+        assert admin.get(path).json()["data"] == []
+        after = admin.get("/api/tasks/%d?location_id=1" % call["id"]).json()
+        assert (after["opportunity_id"], after["contact_id"]) == (None, contact)
+
+
+def test_without_the_deals_module_a_task_takes_no_deal():
+    s = harness.Server(modules=("contacts", "tasks"))
+    s.create_admin(*harness.ADMIN)
+    with s.start():
+        admin = s.login(*harness.ADMIN)
+        loc = admin.post("/api/admin/locations", {"name": "Client A"}).json()["id"]
+        h = headers(admin, loc)
+        error(admin.post("/api/tasks", {"title": "t", "opportunity_id": 1}, headers=h), 422,
+              "opportunity_id: deals are turned off")
+        assert make(admin, h, title="Still fine")["opportunity_id"] is None
+
+
 def activity(admin, contact):
     return admin.get("/api/contacts/%d?location_id=1" % contact).json()["activity"]
 
@@ -345,7 +415,8 @@ def test_no_statement_of_the_module_scans_a_whole_table():
                         " LIMIT 1")[0][0]
         queries = ["", "status=open", "status=completed", "due=overdue", "due=today", "due=week",
                    "assignee=2", "assignee=me", "contact=%d" % contact, "status=completed&assignee=2",
-                   "status=open&due=week&assignee=me&contact=%d" % contact, "due=today&status=completed"]
+                   "status=open&due=week&assignee=me&contact=%d" % contact, "due=today&status=completed",
+                   "opportunity=1", "status=completed&opportunity=1"]
         for query in queries:
             page = admin.get("/api/tasks?location_id=1&limit=3&" + query).json()
             if page["next_cursor"]:

@@ -2,8 +2,9 @@
 /*
  * deal-notes.js: what a deal's page (deal.js) shows below its facts: its
  * notes (newest first, older ones a page at a time, one added at the top,
- * one deleted), the open tasks of its contact (with a New task that
- * starts with the contact) and its history (what happened to it, newest
+ * one deleted), its own tasks, when the server keeps tasks (open ones
+ * first, then the done ones; a New task that starts with the deal and its
+ * contact; asked again when a task changes) and its history (what happened to it, newest
  * first; a line added while the page is open, deal_history.added on the
  * live channel, shows at once). Built once and kept when the page above
  * it is drawn again after a change.
@@ -41,8 +42,7 @@ export function dealMore(s) {
 </div>`.firstElementChild;
 	notes(s, el);
 	history(s, el);
-	s.tasks = () => tasks(s, el);
-	s.tasks();
+	tasks(s, el);
 	return el;
 }
 
@@ -122,30 +122,35 @@ function history(s, el) {
 	});
 }
 
-/* The open tasks of the deal's contact, when the server keeps tasks;
- * asked again (s.tasks) when the deal's contact changes. */
-async function tasks(s, el) {
-	const { ctx, d } = s;
-	const { html } = ctx;
+/* The deal's own tasks, when the server keeps tasks: open ones first,
+ * then the done ones, each linking to the deal's list of tasks. */
+function tasks(s, el) {
+	const { ctx } = s;
 	const card = el.querySelector('[data-tasks]');
-	s.tasksOf = d.contact_id;
-	card.hidden = true;
-	if (!d.contact_id || !ctx.offers('/tasks'))
+	if (!ctx.offers('/tasks'))
 		return;
-	let answer;
-	try {
-		answer = await ctx.api.get('/api/tasks', { contact: d.contact_id, status: 'open', limit: 10 });
-	} catch {
-		return;
-	}
-	if (s.tasksOf !== d.contact_id)
-		return; /* changed again meanwhile */
-	const list = card.querySelector('.d-tasks');
-	const of = '/tasks?contact=' + encodeURIComponent(d.contact_id);
+	const of = '/tasks?opportunity=' + encodeURIComponent(s.d.id);
 	card.querySelector('[data-new-task]').href = ctx.href(of + '&new=1');
-	list.replaceChildren(answer.data.length
-		? html`${answer.data.map((t) => html`<li><a href="${ctx.href(of)}">${t.title}</a>
-			${t.due_at ? html`<span class="muted">${' due ' + ctx.format.day(t.due_at)}</span>` : ''}</li>`)}`
-		: html`<li class="muted">${'No open tasks for ' + (d.contact_name || 'its contact') + '.'}</li>`);
 	card.hidden = false;
+	const show = async () => {
+		let answer;
+		try {
+			answer = await ctx.api.get('/api/tasks', { opportunity: s.d.id, limit: 20 });
+		} catch {
+			return;
+		}
+		card.querySelector('.d-tasks').replaceChildren(taskItems(ctx, answer.data, of));
+	};
+	show();
+	ctx.onLive(['task.*'], show);
+}
+
+function taskItems(ctx, rows, of) {
+	const { html } = ctx;
+	if (!rows.length)
+		return html`<li class="muted">No tasks for this deal yet.</li>`;
+	return html`${rows.map((t) => html`<li class="${t.status === 'completed' ? 'd-task is-done' : 'd-task'}">
+		<a href="${ctx.href(of)}">${t.title}</a>
+		${t.status === 'completed' ? html`<span class="muted"> done</span>`
+			: t.due_at ? html`<span class="muted">${' due ' + ctx.format.day(t.due_at)}</span>` : ''}</li>`)}`;
 }

@@ -10,7 +10,7 @@
  * answer is the truth after each change; a refusal shows next to the
  * field it names. A deal's contact is picked by typing part of a name; a
  * new deal's starts as the contact of ?contact= (a contact's "New deal").
- * Below: its notes, its contact's tasks and its history (deal-notes.js).
+ * Below: its notes, its own tasks and its history (deal-notes.js).
  */
 import { dealMore } from './deal-notes.js';
 
@@ -108,11 +108,8 @@ function render(s) {
 		<button type="button" class="btn" data-cancel>Cancel</button></div>
 </form>
 <div class="d-grid">${facts(s)}${progress(s)}</div>`);
-	if (s.more) { /* kept: its notes and history are not the change's */
+	if (s.more) /* kept: its notes, tasks and history are not the change's */
 		view.append(s.more);
-		if (s.tasksOf !== d.contact_id)
-			s.tasks();
-	}
 	wireEdit(s);
 	wireDelete(s);
 	wireProgress(s);

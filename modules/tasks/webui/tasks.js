@@ -3,7 +3,10 @@
  * tasks.js: the tasks page (/app/tasks). Open tasks first, soonest due
  * first, then the done ones; what is due today, overdue or this week, or
  * all of it; by assignee, by contact (typed and picked, or ?contact= as a
- * contact's page links here) and open or done, all kept in the URL. A
+ * contact's page links here), by deal (?opportunity=, as a deal's page
+ * links here) and open or done, all kept in the URL. A task's row links
+ * to its contact and its deal (the deal's name asked for once a page
+ * shows it; none when the deal is gone). A
  * task is done or open again with one click on its box (shown at once,
  * put back with a message when the server refuses); its title opens it
  * for editing in place; a new one is made in the form at the top. Pages
@@ -24,7 +27,7 @@ import { edit, editing, newTask } from './tasks-form.js';
 
 const DUES = [['', 'All'], ['today', 'Today'], ['overdue', 'Overdue'], ['week', 'This week']];
 const STATUSES = [['', 'Open, then done'], ['open', 'Open'], ['completed', 'Done']];
-const FILTERS = ['due', 'assignee', 'contact', 'status'];
+const FILTERS = ['due', 'assignee', 'contact', 'status', 'opportunity'];
 
 export default async function page(view, ctx) {
 	const { api, ui } = ctx;
@@ -32,15 +35,17 @@ export default async function page(view, ctx) {
 	const filters = ctx.queryOf(FILTERS);
 	const first = api.list('/api/tasks', filters);
 	const one = ctx.params.id ? api.get('/api/tasks/' + encodeURIComponent(ctx.params.id)) : null;
-	const [rows, , task, about] = await Promise.all([first.next(),
-		ui.stylesheet(new URL('./tasks.css', import.meta.url)), one, ui.contactAsked(api, ctx.query)]);
+	const [rows, , task, about, deal] = await Promise.all([first.next(),
+		ui.stylesheet(new URL('./tasks.css', import.meta.url)), one, ui.contactAsked(api, ctx.query), dealAsked(ctx)]);
 	ctx.title('Tasks');
 	view.classList.add('tasks-page');
 	/* t: the page's state, which each part is given */
 	const t = {
 		ctx, view, filters, me: ctx.user.id,
 		about, /* the contact of ?contact=, for a new task's form */
-		el: frame(view, ctx, filters),
+		deal, /* the deal of ?opportunity=, the list's and a new task's */
+		el: frame(view, ctx, filters, deal),
+		deals: new Map(deal ? [[deal.id, deal.name]] : []), /* id -> its name, or a promise of it */
 		users: new Map(),
 		tasks: new Map(), /* id -> task */
 	};
@@ -50,6 +55,7 @@ export default async function page(view, ctx) {
 		draw: (page, pager, fresh) => show(t, page, pager, fresh),
 	});
 	t.row = (task) => row(t, task);
+	t.dealName = (id) => (typeof t.deals.get(id) === 'string' ? t.deals.get(id) : 'Deal ' + id);
 	t.reload = () => reload(t);
 	filtering(t, rows);
 	toggling(t);
@@ -65,7 +71,16 @@ export default async function page(view, ctx) {
 	return t.list.stop;
 }
 
-function frame(view, ctx, filters) {
+/* The deal of ?opportunity=ID, as the API has it; null when none is
+ * named, the server keeps no deals, or it cannot be read. */
+async function dealAsked(ctx) {
+	const id = ctx.query.get('opportunity') || '';
+	if (!/^[1-9]\d{0,17}$/.test(id) || !ctx.offers('/opportunities'))
+		return null;
+	return ctx.api.get('/api/opportunities/' + id).catch(() => null);
+}
+
+function frame(view, ctx, filters, deal) {
 	const { html } = ctx;
 	view.append(html`
 <div class="page-head">
@@ -73,6 +88,8 @@ function frame(view, ctx, filters) {
 	<p class="t-count muted" role="status"></p>
 	<button type="button" class="btn btn-primary" data-new aria-expanded="false" aria-controls="t-new">New task</button>
 </div>
+${filters.opportunity ? html`<p class="t-of">${'Tasks of the deal '}<a href="${ctx.href('/opportunities/' + filters.opportunity)}">${deal ? deal.name : 'Deal ' + filters.opportunity}</a>
+	· <a href="${ctx.href('/tasks')}">All tasks</a></p>` : ''}
 <form class="card t-form" id="t-new" hidden novalidate aria-label="New task"></form>
 <form class="t-filters" role="search" aria-label="Filter tasks">
 	<fieldset class="segmented"><legend>Due</legend>
@@ -121,6 +138,7 @@ function row(t, task) {
 			<p class="t-meta">
 				${task.due_at ? html`<span class="${overdue ? 't-due is-overdue' : 't-due'}">${(overdue ? 'Overdue: ' : 'Due ') + due(ctx.format, task.due_at)}</span>` : ''}
 				${task.contact_id ? html`<a href="${ctx.href('/contacts/' + task.contact_id)}">${task.contact_name || 'Contact ' + task.contact_id}</a>` : ''}
+				${task.opportunity_id ? html`<a class="t-deal" data-deal="${task.opportunity_id}" href="${ctx.href('/opportunities/' + task.opportunity_id)}">${t.dealName(task.opportunity_id)}</a>` : ''}
 				${task.assignee_id ? html`<span class="t-assignee">${nameOf(t, task.assignee_id)}</span>` : ''}
 			</p>
 		</div></li>`.firstElementChild;
@@ -158,11 +176,32 @@ function show(t, rows, pager, fresh) {
 		t.tasks.set(task.id, task);
 		el.list.append(row(t, task));
 	}
+	nameDeals(t, rows);
 	const n = t.tasks.size;
 	el.count.textContent = n === 0 ? 'No tasks' : n + (pager.done ? '' : '+') + (n === 1 ? ' task' : ' tasks');
 	if (!n)
-		el.list.append(t.ctx.html`<li class="t-empty muted">${filters.due || filters.assignee || filters.contact || filters.status
+		el.list.append(t.ctx.html`<li class="t-empty muted">${filters.due || filters.assignee || filters.contact || filters.status || filters.opportunity
 			? 'No task matches these filters.' : 'No tasks yet: add the first with “New task”.'}</li>`);
+}
+
+/* The names of the deals `rows` link to, asked for once each (a page
+ * holds a few) and put in their links as they come. */
+function nameDeals(t, rows) {
+	const { ctx } = t;
+	for (const id of new Set(rows.map((r) => r.opportunity_id).filter(Boolean))) {
+		if (t.deals.has(id))
+			continue;
+		const links = () => t.el.list.querySelectorAll('.t-deal[data-deal="' + id + '"]');
+		t.deals.set(id, ctx.api.get('/api/opportunities/' + id).then((d) => {
+			t.deals.set(id, d.name);
+			for (const a of links())
+				a.textContent = d.name;
+		}, (e) => {
+			t.deals.delete(id);
+			if (e.status === 404) /* deleted this moment: its tasks are being let go */
+				links().forEach((a) => a.remove());
+		}));
+	}
 }
 
 /* ---- filters ---- */
@@ -171,7 +210,7 @@ async function reload(t) {
 	const { ctx, el } = t;
 	ctx.setQuery({
 		due: el.filters.elements.due.value, assignee: el.assignee.value,
-		contact: t.filters.contact, status: el.status.value,
+		contact: t.filters.contact, status: el.status.value, opportunity: t.filters.opportunity,
 	});
 	t.filters = ctx.queryOf(FILTERS);
 	el.list.setAttribute('aria-busy', 'true');
