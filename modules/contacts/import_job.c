@@ -318,9 +318,11 @@ int contacts_import_preview(struct hl_req *req)
 	struct import im = { .req = req, .db = hl_read(req) };
 	char *window = NULL;
 	size_t bytes;
-	int rc = im.db ? import_map_from_body(req, &im) : HL_EDB;
+	/* the upload first: whether there is one to map is told before what
+	 * is wrong with the mapping */
+	int rc = im.db ? open_upload(req, &im, id, &window, &bytes) : HL_EDB;
 	if (!rc)
-		rc = open_upload(req, &im, id, &window, &bytes);
+		rc = import_map_from_body(req, &im);
 	if (!rc)
 		rc = import_preview_reply(req, &im);
 	import_free(&im);
@@ -362,9 +364,11 @@ int contacts_import_run(struct hl_req *req)
 	struct import im = { .req = req, .db = hl_write_begin(req) };
 	char *window = NULL;
 	size_t bytes;
-	int rc = im.db ? import_map_from_body(req, &im) : HL_EDB;
+	/* the upload first: whether there is one to map is told before what
+	 * is wrong with the mapping */
+	int rc = im.db ? open_upload(req, &im, id, &window, &bytes) : HL_EDB;
 	if (!rc)
-		rc = open_upload(req, &im, id, &window, &bytes);
+		rc = import_map_from_body(req, &im);
 	if (rc) {
 		import_free(&im);
 		free(window);

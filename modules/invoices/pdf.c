@@ -280,6 +280,9 @@ int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pd
 	cairo_surface_t *surface = cairo_pdf_surface_create_for_stream(collect, &o, p.width, p.height);
 	cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE,
 				       hl_sprintf(req, "Invoice %s", d->number));
+	/* no creation time: the same invoice gives the same bytes, so a copy
+	 * kept or compared tells a change of the invoice, not of the clock */
+	cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, "");
 	p.cr = cairo_create(surface);
 	PangoContext *context = pango_font_map_create_context(fonts);
 	pango_cairo_update_context(p.cr, context);
