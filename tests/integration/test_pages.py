@@ -93,7 +93,7 @@ def test_each_role_sees_the_pages_it_may_open_in_menu_order():
         assert "/system" not in paths(staff)
         got = pages(admin)
         assert [p["path"] for p in got] == ["/dashboard", "/contacts", "/contacts/:id",
-                                            "/contacts/fields", "/conversations",
+                                            "/contacts/fields", "/contacts/tags", "/conversations",
                                             "/conversations/:id", "/saved-replies",
                                             "/opportunities", "/opportunities/:id", "/tasks",
                                             "/tasks/:id", "/invoices", "/invoices/:id", "/reports", "/system",
@@ -142,7 +142,7 @@ def test_location_admin_pages_follow_the_location_the_request_names():
         boss = s.login("la@example.test", "user-pass-123")
         assert paths(boss) == ["/contacts", "/contacts/:id", "/settings"]
         assert paths(boss, {"X-Location-Id": str(a)}) == ["/contacts", "/contacts/:id",
-                                                          "/contacts/fields", "/probe",
+                                                          "/contacts/fields", "/contacts/tags", "/probe",
                                                           "/settings"]
         assert paths(boss, query="?location_id=%d" % a)[-2] == "/probe"
         assert "/probe" not in paths(boss, {"X-Location-Id": str(b)})  # not theirs
@@ -151,12 +151,12 @@ def test_location_admin_pages_follow_the_location_the_request_names():
         assert "/probe" not in paths(user, {"X-Location-Id": str(a)})
         staff = s.login("staff@example.test", "user-pass-123")
         assert "/probe" not in paths(staff, {"X-Location-Id": str(a)})
-        assert paths(admin) == ["/contacts", "/contacts/:id", "/contacts/fields", "/probe",
+        assert paths(admin) == ["/contacts", "/contacts/:id", "/contacts/fields", "/contacts/tags", "/probe",
                                 "/system", "/settings"]
 
 
 def test_a_disabled_module_leaves_no_page():
-    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/contacts/fields", "/system",
+    for enabled, want in (("yes", ["/contacts", "/contacts/:id", "/contacts/fields", "/contacts/tags", "/system",
                                    "/settings"]),
                           ("no", ["/system", "/settings"])):
         with started(Server(modules=("contacts",),
@@ -193,6 +193,7 @@ def test_scripts_are_named_as_the_manifests_say():
                            "/contacts": "/modules/contacts/contacts.abcdef0123.js",
                            "/contacts/:id": "/modules/contacts/contacts.abcdef0123.js",
                            "/contacts/fields": "/modules/contacts/fields.js",
+                           "/contacts/tags": "/modules/contacts/tags.js",
                            "/dashboard": "/modules/reports/dashboard.js",
                            "/opportunities": "/modules/opportunities/board.js",
                            "/opportunities/:id": "/modules/opportunities/board.js",
@@ -267,7 +268,7 @@ def test_the_apps_document_maps_each_page_to_its_script_and_data():
                                             "script": "/modules/contacts/contacts.js",
                                             "uses": ["/modules/contacts/contacts-list.js",
                                                      "/modules/contacts/contacts-select.js"]}
-            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields",
+            assert set(got) == {"/dashboard", "/contacts", "/contacts/:id", "/contacts/fields", "/contacts/tags",
                                 "/conversations", "/conversations/:id", "/saved-replies", "/opportunities", "/opportunities/:id",
                                 "/tasks", "/tasks/:id", "/invoices", "/invoices/:id", "/reports", "/system",
                                 "/channels", "/settings"}
