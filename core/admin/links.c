@@ -530,6 +530,10 @@ static int use_link(struct hl_req *req)
 	struct limit l;
 	char hash[crypto_pwhash_STRBYTES];
 	memset(&req->who, 0, sizeof(req->who)); /* the page reads no session */
+	if (!auth_from_our_pages(req, 1)) /* another site signing the browser in as its own */
+		return page(req, 403, "This form was sent from another site",
+			    "<p>Open the link from your e-mail again, and choose your password"
+			    " on this page.</p>", "");
 	if (!within(req, "link-client", auth_client_key(req), LINK_TRIES_PER_CLIENT, &l)) {
 		auth_too_many(req, &l, "too many tries");
 		return 0;

@@ -673,6 +673,11 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         assert no_ended_mail_waits(s)
         _, r = choose_password(s, again["link"], "bo-pass-123", "bo-pass-124")
         assert r.status == 422 and b"differ" in r.body
+        # Another site's page may not post the form (and sign the browser
+        # in as someone of its choosing).
+        for site, origin in (("cross-site", "null"), ("none", "http://evil.example.test")):
+            _, r = choose_password(s, again["link"], "bo-evil-123", site=site, origin=origin)
+            assert r.status == 403 and b"another site" in r.body and not r.header("Set-Cookie")
         assert s.client().get(urllib.parse.urlparse(invitation["link"]).path).status == 404
         bo, r = choose_password(s, again["link"], "bo-pass-123")
         assert r.status == 303 and r.header("Location") == "/", r.body
