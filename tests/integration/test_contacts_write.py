@@ -127,3 +127,8 @@ def test_a_contact_given_to_someone_and_a_note_naming_them_ring_their_bell():
         was = theirs.get("/api/notifications").json()["unread"]
         assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "cc @Olaf Other"}, headers=h).status == 201
         assert theirs.get("/api/notifications").json()["unread"] == was
+        # every "@" is looked at, not only the first of the name
+        assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "@Zoë Ärztin, and @Zoë Ärzt"},
+                          headers=h).status == 201
+        assert user.get("/api/notifications").json()["data"][0]["text"] == \
+            "mentioned you in a note on Quentin Brandauer: “@Zoë Ärztin, and @Zoë Ärzt”"
