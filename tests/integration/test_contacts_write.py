@@ -130,5 +130,13 @@ def test_a_contact_given_to_someone_and_a_note_naming_them_ring_their_bell():
         # every "@" is looked at, not only the first of the name
         assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "@Zoë Ärztin, and @Zoë Ärzt"},
                           headers=h).status == 201
-        assert user.get("/api/notifications").json()["data"][0]["text"] == \
-            "mentioned you in a note on Quentin Brandauer: “@Zoë Ärztin, and @Zoë Ärzt”"
+        # a contact's long name: the note is kept, the bell's line cut
+        long = create(admin, {"first_name": "A" * 200, "last_name": "B" * 200, "owner_id": 1}).json()
+        r = admin.post("/api/contacts/%d/notes" % long["id"], {"body": "@Zoë Ärzt " + "x" * 99}, headers=h)
+        assert r.status == 201, r.body
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before + 4
+        cut, both = told["data"][:2]
+        assert both["text"] == "mentioned you in a note on Quentin Brandauer: “@Zoë Ärztin, and @Zoë Ärzt”"
+        assert cut["text"].startswith("mentioned you in a note on AAA") and cut["text"].endswith("xx…")
+        assert len(cut["text"]) == 500 and cut["path"] == "/contacts/%d" % long["id"]
