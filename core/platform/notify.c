@@ -9,7 +9,8 @@
  * the live channel sends to that user's connections whatever sub-account
  * they follow, and to nobody else (live.c). Nobody is told of their own
  * doing, nor of a sub-account they may not open. Adding one deletes the
- * person's notifications older than KEEP_DAYS, through their index. A text past TEXT_MAX characters is cut
+ * person's notifications older than KEEP_DAYS, through the index of their
+ * ages (only those rows are read). A text past TEXT_MAX characters is cut
  * to fit, ending in "…". The
  * list and marking them read are admin/notices.c's.
  */
@@ -81,10 +82,9 @@ static int64_t write_notice(struct hl_db *db, int64_t location, int64_t actor,
 	int64_t id = hl_step_last_id(st);
 	if (id <= 0)
 		return HL_EDB;
-	st = hl_stmt(db, "DELETE FROM notifications WHERE user_id = :user AND id < :id"
+	st = hl_stmt(db, "DELETE FROM notifications WHERE user_id = :user"
 		" AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-" KEEP_DAYS " days')");
 	hl_bind_int(st, ":user", n->user);
-	hl_bind_int(st, ":id", id);
 	return hl_step_changes(st) < 0 ? HL_EDB : id;
 }
 
