@@ -46,7 +46,7 @@ static int notice_ok(const struct hl_notice *n)
 	       utf8_check(n->text, len) == len;
 }
 
-/* n->text, or when longer than TEXT_MAX characters its first TEXT_MAX - 1
+/* `text`, or when longer than TEXT_MAX characters its first TEXT_MAX - 1
  * and "…" in `out`: what it tells of (a contact's name, a message) is
  * another's to write and may be long, and the bell shows a line. */
 static const char *fitted(const char *text, char out[TEXT_MAX * 4])
