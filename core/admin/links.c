@@ -506,14 +506,13 @@ static int take_link(struct hl_req *req, const struct live_link *k, const char *
 	int64_t used = links_end(w, k->user, k->id);
 	if (used <= 0)
 		return used < 0 ? HL_EDB : 1;
-	sqlite3_stmt *st;
 	static const char *const sql[] = {
 		"UPDATE users SET password_hash = :password_hash, updated_at = " NOW
 		" WHERE id = :user",
 		"DELETE FROM sessions WHERE user_id = :user",
 	};
 	for (int i = 0; i < 2; i++) {
-		st = hl_stmt(w, sql[i]);
+		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		hl_bind_int(st, ":user", k->user);
 		hl_bind_text(st, ":password_hash", hash);
 		if (hl_step_changes(st) < 0)

@@ -11,8 +11,8 @@
  * doing, nor of a sub-account they may not open. Adding one deletes the
  * person's notifications older than KEEP_DAYS, through the index of their
  * ages (only those rows are read). A text past TEXT_MAX characters is cut
- * to fit, ending in "…". The
- * list and marking them read are admin/notices.c's.
+ * to fit, ending in "…". The list and marking them read are
+ * admin/notices.c's.
  */
 #include "platform/events.h"
 #include "lib/utf8.h"
