@@ -15,7 +15,9 @@ CREATE TABLE notifications (
 	created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
 	read_at TEXT
 );
--- the bell's list, newest first, and the prune of a person's oldest
+-- the bell's list, newest first
 CREATE INDEX notifications_user ON notifications (user_id, id);
+-- the prune of a person's oldest, which reads only those
+CREATE INDEX notifications_age ON notifications (user_id, created_at);
 -- the bell's count
 CREATE INDEX notifications_unread ON notifications (user_id) WHERE read_at IS NULL;

@@ -28,7 +28,7 @@ const glass = () => html`<svg class="icon" viewBox="0 0 16 16" aria-hidden="true
 export function createSearch(options) {
 	const el = html`<div class="hsearch" role="search">
 	<label for="hsearch-input" class="visually-hidden">Find anything</label>
-	<span class="visually-hidden" id="hsearch-hint">Contacts, deals, conversations, invoices and tasks, as you type. Slash or Control K comes here.</span>
+	<span class="visually-hidden" id="hsearch-hint"></span>
 	${glass()}
 	<input id="hsearch-input" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false"
 		aria-controls="hsearch-list" aria-describedby="hsearch-hint" autocomplete="off" spellcheck="false"
@@ -90,6 +90,9 @@ export function createSearch(options) {
 		setPages(pages) {
 			st.sources = pages.filter((p) => p.search && p.label).map((p) => ({ label: p.label, url: p.search, mod: null }));
 			el.hidden = !st.sources.length;
+			/* what may be searched is what the sub-account's modules offer */
+			el.querySelector('#hsearch-hint').textContent = new Intl.ListFormat('en')
+				.format(st.sources.map((x) => x.label)) + ', as you type. Slash or Control K comes here.';
 		},
 		focus() {
 			input.focus();

@@ -59,6 +59,11 @@ struct link_made {
  * after a 422 (no address to make it from); HL_EDB. */
 int links_make(struct hl_req *req, struct hl_db *w, int64_t user, const char *kind,
 	       struct link_made *made);
+/* End `user`'s live links (used now, their link text gone, an e-mail still
+ * waiting for the mail job never sent), in w's transaction; with `live`
+ * not 0, only while link `live` is itself unused. How many ended, or
+ * HL_EDB. The one way a link ends. */
+int64_t links_end(struct hl_db *w, int64_t user, int64_t live);
 /* `made` as a JSON object (id, link, expires_at, emailed, and a sentence
  * for the admin saying whether it is being e-mailed to `email`; how that
  * ends is the person's "link" in the list of users). */

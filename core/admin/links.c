@@ -113,6 +113,17 @@ int links_register(struct router *r)
 
 /* ---- making a link --------------------------------------------------------- */
 
+int64_t links_end(struct hl_db *w, int64_t user, int64_t live)
+{
+	sqlite3_stmt *st = hl_stmt(w, "UPDATE account_links SET used_at = " NOW ", mail_link = NULL,"
+		" mail_state = NULLIF(mail_state, 'waiting') WHERE user_id = :user AND used_at IS NULL"
+		" AND (:live = 0 OR EXISTS (SELECT 1 FROM account_links WHERE id = :live"
+		"  AND used_at IS NULL))");
+	hl_bind_int(st, ":user", user);
+	hl_bind_int(st, ":live", live);
+	return hl_step_changes(st);
+}
+
 /* Where links lead: the setting public_url, else (for an admin, who sees
  * the link) the host the admin's browser asked; NULL for neither. */
 static const char *link_base(struct hl_req *req, int from_admin)
@@ -138,12 +149,9 @@ static int link_new(struct hl_req *req, struct hl_db *w, int64_t user, const cha
 	made->expires_at = (int64_t)time(NULL) + (strcmp(kind, "invite") ? RESET_S
 									 : INVITE_DAYS * 86400);
 	made->emailed = mail;
-	sqlite3_stmt *st = hl_stmt(w, "UPDATE account_links SET used_at = " NOW ","
-				      " mail_link = NULL WHERE user_id = :user AND used_at IS NULL");
-	hl_bind_int(st, ":user", user);
-	if (hl_step_changes(st) < 0)
+	if (links_end(w, user, 0) < 0)
 		return HL_EDB;
-	st = hl_stmt(w, "INSERT INTO account_links (token_hash, user_id, kind, expires_at, made_by,"
+	sqlite3_stmt *st = hl_stmt(w, "INSERT INTO account_links (token_hash, user_id, kind, expires_at, made_by,"
 			" mail_state, mail_link) VALUES (:token_hash, :user, :kind, :expires_at,"
 			" NULLIF(:made_by, 0), CASE WHEN :mail THEN 'waiting' END,"
 			" CASE WHEN :mail THEN :mail_link END)");
@@ -269,18 +277,11 @@ static int revoke_invitation(struct hl_req *req)
 		return HL_EDB;
 	if (!person(req, w, id, 1))
 		return 0;
-	static const char *const sql[] = {
-		"UPDATE account_links SET used_at = " NOW ", mail_link = NULL"
-		" WHERE user_id = :id AND used_at IS NULL",
-		"UPDATE users SET disabled_at = COALESCE(disabled_at, " NOW "),"
-		" updated_at = " NOW " WHERE id = :id",
-	};
-	for (int i = 0; i < 2; i++) {
-		sqlite3_stmt *st = hl_stmt(w, sql[i]);
-		hl_bind_int(st, ":id", id);
-		if (hl_step_changes(st) < 0)
-			return HL_EDB;
-	}
+	sqlite3_stmt *st = hl_stmt(w, "UPDATE users SET disabled_at = COALESCE(disabled_at, " NOW "),"
+				      " updated_at = " NOW " WHERE id = :id");
+	hl_bind_int(st, ":id", id);
+	if (links_end(w, id, 0) < 0 || hl_step_changes(st) < 0)
+		return HL_EDB;
 	if (audit_note(req, 0, "user.invitation_revoked", "user", id))
 		return HL_EDB;
 	auth_rights_changed(req, id, 0);
@@ -502,13 +503,7 @@ static const char *form_value(struct hl_req *req, const char *name)
 static int take_link(struct hl_req *req, const struct live_link *k, const char *hash)
 {
 	struct hl_db *w = hl_write_begin(req);
-	sqlite3_stmt *st = hl_stmt(w, "UPDATE account_links SET used_at = " NOW ","
-				      " mail_link = NULL WHERE user_id = :user AND used_at IS NULL"
-				      " AND EXISTS (SELECT 1 FROM account_links WHERE id = :id"
-				      "  AND used_at IS NULL)");
-	hl_bind_int(st, ":user", k->user);
-	hl_bind_int(st, ":id", k->id);
-	int64_t used = hl_step_changes(st);
+	int64_t used = links_end(w, k->user, k->id);
 	if (used <= 0)
 		return used < 0 ? HL_EDB : 1;
 	static const char *const sql[] = {
@@ -517,7 +512,7 @@ static int take_link(struct hl_req *req, const struct live_link *k, const char *
 		"DELETE FROM sessions WHERE user_id = :user",
 	};
 	for (int i = 0; i < 2; i++) {
-		st = hl_stmt(w, sql[i]);
+		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		hl_bind_int(st, ":user", k->user);
 		hl_bind_text(st, ":password_hash", hash);
 		if (hl_step_changes(st) < 0)
@@ -534,6 +529,10 @@ static int use_link(struct hl_req *req)
 	struct limit l;
 	char hash[crypto_pwhash_STRBYTES];
 	memset(&req->who, 0, sizeof(req->who)); /* the page reads no session */
+	if (!auth_from_our_pages(req, 1)) /* another site signing the browser in as its own */
+		return page(req, 403, "This form was sent from another site",
+			    "<p>Open the link from your e-mail again, and choose your password"
+			    " on this page.</p>", "");
 	if (!within(req, "link-client", auth_client_key(req), LINK_TRIES_PER_CLIENT, &l)) {
 		auth_too_many(req, &l, "too many tries");
 		return 0;
@@ -574,7 +573,8 @@ static int use_link(struct hl_req *req)
 	" (SELECT min(id) FROM locations WHERE agency_id = u.agency_id AND disabled_at IS NULL), 0)" \
 	" FROM account_links k JOIN users u ON u.id = k.user_id"                                 \
 	" JOIN agencies a ON a.id = u.agency_id"                                                 \
-	" WHERE k.mail_state = 'waiting' ORDER BY k.id LIMIT :batch"
+	" WHERE k.mail_state = 'waiting' AND k.used_at IS NULL AND k.mail_link IS NOT NULL"      \
+	" ORDER BY k.id LIMIT :batch"
 
 static int mail_settle(struct hl_job_run *run, const struct hl_outcome *o)
 {
@@ -588,12 +588,15 @@ static int mail_settle(struct hl_job_run *run, const struct hl_outcome *o)
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
 }
 
-/* The mail's text, for row `st` of MAIL_SQL. */
-static void mail_text(sqlite3_stmt *st, char *subject, size_t ssize, char *body, size_t bsize)
+/* The mail's text, for row `st` of MAIL_SQL: 0, or -1 when it has no
+ * link (ended), which no mail is sent without. */
+static int mail_text(sqlite3_stmt *st, char *subject, size_t ssize, char *body, size_t bsize)
 {
 	const char *link = (const char *)sqlite3_column_text(st, 2);
 	const char *name = (const char *)sqlite3_column_text(st, 4);
 	const char *agency = (const char *)sqlite3_column_text(st, 5);
+	if (!link)
+		return -1;
 	if (!strcmp((const char *)sqlite3_column_text(st, 1), "invite")) {
 		snprintf(subject, ssize, "You are invited to %s", agency);
 		snprintf(body, bsize, "Hello %s,\n\nYou have been added to %s. Choose your password"
@@ -605,6 +608,7 @@ static void mail_text(sqlite3_stmt *st, char *subject, size_t ssize, char *body,
 			 " account. Choose it here:\n\n%s\n\nThe link works once, for an hour. If"
 			 " you did not ask, ignore this e-mail: your password stays.\n", name, link);
 	}
+	return 0;
 }
 
 /* Record how link `id`'s mail went into the channel: sending, or failed
@@ -634,7 +638,8 @@ static int mail_slice(struct hl_job_run *run)
 	int sent[MAIL_BATCH];
 	while (!busy && sqlite3_step(st) == SQLITE_ROW) {
 		char subject[300], body[2048];
-		mail_text(st, subject, sizeof(subject), body, sizeof(body));
+		if (mail_text(st, subject, sizeof(subject), body, sizeof(body)))
+			continue; /* MAIL_SQL leaves it out */
 		struct hl_outgoing m = { .channel = "email",
 					 .location_id = sqlite3_column_int64(st, 6),
 					 .id = sqlite3_column_int64(st, 0),

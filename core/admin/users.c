@@ -271,17 +271,15 @@ static int sign_out_everywhere(struct hl_db *w, int64_t user)
 		"DELETE FROM sessions WHERE user_id = :user",
 		"UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 		" WHERE user_id = :user AND revoked_at IS NULL",
-		/* nor may a link made before set another password */
-		"UPDATE account_links SET used_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now'),"
-		" mail_link = NULL WHERE user_id = :user AND used_at IS NULL",
 	};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		sqlite3_stmt *st = hl_stmt(w, sql[i]);
 		hl_bind_int(st, ":user", user);
 		if (hl_step_changes(st) < 0)
 			return HL_EDB;
 	}
-	return 0;
+	/* nor may a link made before set another password */
+	return links_end(w, user, 0) < 0 ? HL_EDB : 0;
 }
 
 /* PATCH /api/admin/users/:id {"name"?, "role"?, "assigned_only"?,

@@ -110,6 +110,23 @@ int auth_is_tls(struct hl_req *r)
 	return proto && !strcasecmp(proto, "https") && peer_is_trusted_proxy(r);
 }
 
+/* The host is compared (as the browser asked for it: behind a trusted
+ * proxy, its X-Forwarded-Host), not the scheme, which behind a proxy that
+ * ends TLS is not the browser's. Clients that are not browsers send no
+ * Origin nor Sec-Fetch-Site. */
+int auth_from_our_pages(struct hl_req *r, int null_ok)
+{
+	const char *origin = hl_header(r, "Origin"), *host = auth_host(r);
+	const char *site = hl_header(r, "Sec-Fetch-Site");
+	if (site && !strcasecmp(site, "cross-site"))
+		return 0;
+	if (!origin || (null_ok && !strcmp(origin, "null")))
+		return 1;
+	const char *sep = strstr(origin, "://");
+	return sep && host && (!strncasecmp(origin, "http://", 7) || !strncasecmp(origin, "https://", 8)) &&
+	       !strcasecmp(sep + 3, host);
+}
+
 void auth_set_cookie(struct hl_req *r, const char *token, int64_t lifetime_s)
 {
 	request_add_header(r, "Set-Cookie: " SESSION_COOKIE "=%s; Path=/; Max-Age=%lld; HttpOnly;"

@@ -86,6 +86,12 @@ int auth_is_tls(struct hl_req *r);
 /* The host the client asked for: a trusted proxy's X-Forwarded-Host, else
  * the Host header; NULL when there is none. */
 const char *auth_host(struct hl_req *r);
+/* Whether a browser's request comes from a page of ours, or from no
+ * browser: Sec-Fetch-Site not "cross-site", and the Origin, when there is
+ * one, this server's host; with `null_ok`, an Origin of "null" too (what
+ * a form posts from a page under Referrer-Policy no-referrer). For what a
+ * browser sends on its own (a cookie) or a stranger's page could post. */
+int auth_from_our_pages(struct hl_req *r, int null_ok);
 /* Whether the request carries a session cookie, valid or not: looked at
  * without the database, for a guess (static.c), never for a decision. */
 int auth_carries_session(struct hl_req *r);

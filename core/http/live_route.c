@@ -28,7 +28,6 @@
 #include <civetweb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -53,21 +52,6 @@ static __thread struct live_client pending;
 static __thread int64_t *pending_locations;
 
 /* ---- what the request asks ------------------------------------------------------ */
-
-/* A browser says where the page that opens the stream comes from; only
- * our own pages may open it with the browser's cookie. The host is
- * compared (as the browser asked for it: behind a trusted proxy, its
- * X-Forwarded-Host), not the scheme, which behind a proxy that ends TLS
- * is not the browser's. Clients that are not browsers send no Origin. */
-static int origin_is_ours(struct hl_req *r)
-{
-	const char *origin = hl_header(r, "Origin"), *host = auth_host(r);
-	if (!origin)
-		return 1;
-	const char *sep = strstr(origin, "://");
-	return sep && host && (!strncasecmp(origin, "http://", 7) || !strncasecmp(origin, "https://", 8)) &&
-	       !strcasecmp(sep + 3, host);
-}
 
 /* The sequence number to resume after: the Last-Event-ID an EventSource
  * sends when it reconnects by itself (newer than the `since` its URL was
@@ -256,7 +240,8 @@ static int live_open(struct hl_req *r)
 		return hl_reply_error(r, 405, "method_not_allowed", "live updates are asked for with GET");
 	if (!r->srv->live)
 		return hl_reply_error(r, 503, "live_off", "live updates are turned off here");
-	if (!origin_is_ours(r))
+	/* only our own pages may open it with the browser's cookie */
+	if (!auth_from_our_pages(r, 0))
 		return hl_reply_error(r, 403, "wrong_origin", "live updates are for this server's own"
 				      " pages");
 	if (!upgrading && !(accept && strstr(accept, "text/event-stream")))

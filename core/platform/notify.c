@@ -9,8 +9,10 @@
  * the live channel sends to that user's connections whatever sub-account
  * they follow, and to nobody else (live.c). Nobody is told of their own
  * doing, nor of a sub-account they may not open. Adding one deletes the
- * person's notifications older than KEEP_DAYS, through their index. The
- * list and marking them read are admin/notices.c's.
+ * person's notifications older than KEEP_DAYS, through the index of their
+ * ages (only those rows are read). A text past TEXT_MAX characters is cut
+ * to fit, ending in "…". The list and marking them read are
+ * admin/notices.c's.
  */
 #include "platform/events.h"
 #include "lib/utf8.h"
@@ -41,7 +43,23 @@ static int notice_ok(const struct hl_notice *n)
 {
 	size_t len = n && n->text ? strlen(n->text) : 0;
 	return n && n->user > 0 && !(n->flags & ~HL_NOTICE_FROM_OUTSIDE) && kind_ok(n->kind) && path_ok(n->path) && len &&
-	       utf8_check(n->text, len) == len && hl_text_length(n->text) <= TEXT_MAX;
+	       utf8_check(n->text, len) == len;
+}
+
+/* `text`, or when longer than TEXT_MAX characters its first TEXT_MAX - 1
+ * and "…" in `out`: what it tells of (a contact's name, a message) is
+ * another's to write and may be long, and the bell shows a line. */
+static const char *fitted(const char *text, char out[TEXT_MAX * 4])
+{
+	if (hl_text_length(text) <= TEXT_MAX)
+		return text;
+	const char *end = text;
+	for (int kept = 0; kept < TEXT_MAX - 1; kept++)
+		end += utf8_seq((const unsigned char *)end, 4); /* valid: notice_ok */
+	size_t n = (size_t)(end - text);
+	memcpy(out, text, n);
+	memcpy(out + n, "…", sizeof("…"));
+	return out;
 }
 
 /* The row, on the write connection `db`, and the old ones let go: its
@@ -49,6 +67,7 @@ static int notice_ok(const struct hl_notice *n)
 static int64_t write_notice(struct hl_db *db, int64_t location, int64_t actor,
 			    const struct hl_notice *n)
 {
+	char cut[TEXT_MAX * 4];
 	int in = hl_user_in_location(db, location, n->user);
 	if (in <= 0)
 		return in < 0 ? HL_EDB : 0;
@@ -58,15 +77,14 @@ static int64_t write_notice(struct hl_db *db, int64_t location, int64_t actor,
 	hl_bind_int(st, ":place", location);
 	hl_bind_int(st, ":actor", actor);
 	hl_bind_text(st, ":kind", n->kind);
-	hl_bind_text(st, ":text", n->text);
+	hl_bind_text(st, ":text", fitted(n->text, cut));
 	hl_bind_text(st, ":path", n->path);
 	int64_t id = hl_step_last_id(st);
 	if (id <= 0)
 		return HL_EDB;
-	st = hl_stmt(db, "DELETE FROM notifications WHERE user_id = :user AND id < :id"
+	st = hl_stmt(db, "DELETE FROM notifications WHERE user_id = :user"
 		" AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-" KEEP_DAYS " days')");
 	hl_bind_int(st, ":user", n->user);
-	hl_bind_int(st, ":id", id);
 	return hl_step_changes(st) < 0 ? HL_EDB : id;
 }
 

@@ -37,14 +37,15 @@ static const char *const note_keys[] = { "body", NULL };
 /* The people of the sub-account a note's :body mentions who may open the
  * contact (one who sees only their own: its owner), with the contact's
  * name and the start of the note. A sub-account has a few dozen people:
- * each is looked for in the note. */
+ * each is looked for in the note, at every "@" (their name as a GLOB
+ * pattern, its wildcards escaped), so "@Anna ... @Ann" tells Ann too. */
 #define MENTIONED "SELECT u.id, (SELECT trim(first_name || ' ' || last_name) FROM contacts" \
 	" WHERE id = :contact AND location_id = :location), substr(:body, 1, 100)" \
 	" || iif(length(:body) > 100, '…', '') FROM location_users lu JOIN users u ON u.id = lu.user_id" \
 	" WHERE lu.location_id = :location AND length(u.name) > 0 AND (u.assigned_only = 0" \
 	" OR u.id = (SELECT owner_id FROM contacts WHERE id = :contact AND location_id = :location))" \
-	" AND instr(fold(:body), '@' || fold(u.name)) > 0 AND substr(fold(:body)," \
-	" instr(fold(:body), '@' || fold(u.name)) + length('@' || fold(u.name)), 1) NOT GLOB '[a-z0-9]'"
+	" AND fold(:body) || ' ' GLOB '*@' || replace(replace(replace(fold(u.name), '[', '[[]')," \
+	" '*', '[*]'), '?', '[?]') || '[^a-z0-9]*'"
 
 /* Tell each person `body` mentions, on contact `id`. */
 static int tell_mentioned(struct hl_req *req, int64_t id, const char *body)

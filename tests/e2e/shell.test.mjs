@@ -443,6 +443,10 @@ describe('shell', () => {
 		await page.keyboard.press('/');
 		const box = page.getByRole('combobox', { name: 'Find anything' });
 		assert.equal(await box.evaluate((e) => e === document.activeElement), true, '"/" puts the focus in the search');
+		const hint = await box.evaluate((e) => document.getElementById(e.getAttribute('aria-describedby')).textContent);
+		const searched = (await admin.get('/api/pages', loc.id)).data.filter((p) => p.search);
+		assert.ok(searched.length > 1 && searched.every((p) => hint.includes(p.label)) &&
+			hint.endsWith(', as you type. Slash or Control K comes here.'), 'the hint names what the modules search: ' + hint);
 		await box.fill('angstrom');
 		const list = page.getByRole('listbox', { name: 'Search results' });
 		const option = list.getByRole('option', { name: /Zoë Ångström-Vidal/ });

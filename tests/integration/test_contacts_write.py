@@ -127,3 +127,23 @@ def test_a_contact_given_to_someone_and_a_note_naming_them_ring_their_bell():
         was = theirs.get("/api/notifications").json()["unread"]
         assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "cc @Olaf Other"}, headers=h).status == 201
         assert theirs.get("/api/notifications").json()["unread"] == was
+        # a notice 90 days old goes as the next one comes, found by its age
+        s.sql("INSERT INTO notifications (user_id, location_id, kind, text, path, created_at)"
+              " VALUES (?, 1, 'mention', 'old', '/contacts', '2020-01-01T00:00:00.000Z')", them)
+        plan = " ".join(r[3] for r in s.sql("EXPLAIN QUERY PLAN DELETE FROM notifications"
+                                            " WHERE user_id = 1 AND created_at < '2026'"))
+        assert "notifications_age (user_id=? AND created_at<?)" in plan, plan
+        # every "@" is looked at, not only the first of the name
+        assert admin.post("/api/contacts/%d/notes" % c["id"], {"body": "@Zoë Ärztin, and @Zoë Ärzt"},
+                          headers=h).status == 201
+        assert s.sql("SELECT count(*) FROM notifications WHERE text = 'old'") == [(0,)]
+        # a contact's long name: the note is kept, the bell's line cut
+        long = create(admin, {"first_name": "A" * 200, "last_name": "B" * 200, "owner_id": 1}).json()
+        r = admin.post("/api/contacts/%d/notes" % long["id"], {"body": "@Zoë Ärzt " + "x" * 99}, headers=h)
+        assert r.status == 201, r.body
+        told = user.get("/api/notifications").json()
+        assert told["unread"] == before + 4
+        cut, both = told["data"][:2]
+        assert both["text"] == "mentioned you in a note on Quentin Brandauer: “@Zoë Ärztin, and @Zoë Ärzt”"
+        assert cut["text"].startswith("mentioned you in a note on AAA") and cut["text"].endswith("xx…")
+        assert len(cut["text"]) == 500 and cut["path"] == "/contacts/%d" % long["id"]

@@ -611,17 +611,32 @@ def link_in(message):
     return re.search(r"https?://\S+/api/auth/link/[A-Za-z0-9_-]+", text).group(0)
 
 
-def choose_password(s, link, password, confirm=None):
+def choose_password(s, link, password, confirm=None, site="same-origin", origin="null"):
     """The link's page as a browser without JavaScript uses it: its form
-    posted; the fresh client and the answer."""
+    posted (from the page itself, under its Referrer-Policy no-referrer,
+    unless `site` and `origin` say another); the fresh client and the
+    answer."""
     path = link.split("/", 3)[3]
     browser = s.client()
     page = browser.get("/" + path)
     assert page.status == 200 and b'name="password"' in page.body, page.body
     form = urllib.parse.urlencode({"password": password, "confirm": confirm or password})
     r = browser.request("POST", "/" + path, body=form.encode(),
-                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+                        headers={"Content-Type": "application/x-www-form-urlencoded",
+                                 "Sec-Fetch-Site": site, "Origin": origin})
     return browser, r
+
+
+def mail_waits(s):
+    """Every live link's e-mail recorded as waiting, as with a provider
+    whose job has not run yet."""
+    s.sql("UPDATE account_links SET mail_state = 'waiting', mail_link = 'http://x/'"
+          " WHERE used_at IS NULL")
+
+
+def no_ended_mail_waits(s):
+    return s.sql("SELECT id FROM account_links WHERE used_at IS NOT NULL"
+                 " AND (mail_state = 'waiting' OR mail_link IS NOT NULL)") == []
 
 
 def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once():
@@ -652,10 +667,17 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         assert page.header("Content-Security-Policy").startswith("default-src 'self'")
         assert "style-src 'sha256-" in page.header("Content-Security-Policy")
         assert page.header("Cache-Control") == "no-store" and not page.header("Set-Cookie")
-        # Sent again: the first link no longer works.
+        # Sent again: the first link no longer works, nor is it e-mailed.
+        mail_waits(s)
         again = admin.post("/api/admin/users/%d/invitation" % made["id"], {}).json()
+        assert no_ended_mail_waits(s)
         _, r = choose_password(s, again["link"], "bo-pass-123", "bo-pass-124")
         assert r.status == 422 and b"differ" in r.body
+        # Another site's page may not post the form (and sign the browser
+        # in as someone of its choosing).
+        for site, origin in (("cross-site", "null"), ("none", "http://evil.example.test")):
+            _, r = choose_password(s, again["link"], "bo-evil-123", site=site, origin=origin)
+            assert r.status == 403 and b"another site" in r.body and not r.header("Set-Cookie")
         assert s.client().get(urllib.parse.urlparse(invitation["link"]).path).status == 404
         bo, r = choose_password(s, again["link"], "bo-pass-123")
         assert r.status == 303 and r.header("Location") == "/", r.body
@@ -669,8 +691,9 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         reset = admin.post("/api/admin/users/%d/reset-link" % made["id"], {}).json()
         assert reset["emailed"] is False
         s.login("bo@example.test", "bo-pass-123")
+        mail_waits(s)
         _, r = choose_password(s, reset["link"], "bo-new-pass-1")
-        assert r.status == 303
+        assert r.status == 303 and no_ended_mail_waits(s)
         assert bo.get("/api/auth/me").status == 401
         assert s.client().post("/api/auth/login", {"email": "bo@example.test",
                                                     "password": "bo-pass-123"}).status == 401
@@ -679,14 +702,18 @@ def test_accounts_without_email_an_invitation_or_reset_link_is_handed_over_once(
         assert (entry["who"], entry["did"], entry["label"]) == ("Bo <b>", "chose a new password by link", None)
         # A password the admin sets ends the links made before.
         stale = admin.post("/api/admin/users/%d/reset-link" % made["id"], {}).json()
+        mail_waits(s)
         assert admin.post("/api/admin/users/%d/password" % made["id"], {"password": "bo-set-pass-1"}).status == 204
+        assert no_ended_mail_waits(s)
         assert s.client().get(urllib.parse.urlparse(stale["link"]).path).status == 404
         # A revoked invitation: its link ends and the person is disabled.
         cy = admin.post("/api/admin/users", {"email": "cy@example.test", "name": "Cy",
                                              "role": "agency_user"}).json()
         csrf = {"X-CSRF-Token": admin.get("/api/auth/me").json()["csrf_token"]}
+        mail_waits(s)
         assert admin.request("DELETE", "/api/admin/users/%d/invitation" % cy["id"],
                              headers=csrf).status == 204
+        assert no_ended_mail_waits(s)
         assert s.client().get(urllib.parse.urlparse(cy["invitation"]["link"]).path).status == 404
         assert admin.get("/api/admin/users").json()["data"][-1]["disabled_at"]
         # Forgot password with no e-mail: the same words, nothing made.
@@ -725,8 +752,16 @@ def test_accounts_invitations_and_forgotten_passwords_are_emailed_with_a_one_tim
         assert 3500 < left <= 3600
         _, r = choose_password(s, link_in(reset), "di-new-pass-1")
         assert r.status == 303 and di.get("/api/auth/me").status == 401
+        # A link ended while its mail waited (as before it was cleared) is
+        # never sent, with or without its text.
+        s.sql("INSERT INTO account_links (token_hash, user_id, kind, expires_at, used_at,"
+              " mail_state, mail_link) SELECT randomblob(32), user_id, 'invite', expires_at,"
+              " '2026-01-01T00:00:00Z', 'waiting', NULL FROM account_links LIMIT 1")
         # Three a quarter-hour per address; then the same words, no mail.
         for _ in range(3):
             assert s.client().post("/api/auth/forgot", {"email": "di@example.test"}).status == 202
         relay.wait_for(4)
+        assert not any(b"(null)" in m["raw"] for m in relay.messages)
+        assert s.sql("SELECT mail_state FROM account_links WHERE used_at = '2026-01-01T00:00:00Z'") \
+            == [("waiting",)]
         assert s.sql("SELECT count(*) FROM account_links WHERE kind = 'reset'") == [(3,)]

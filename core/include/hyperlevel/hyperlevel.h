@@ -391,7 +391,8 @@ HL_API int hl_job_publish_assigned(struct hl_job_run *run, const char *name,
 struct hl_notice {
 	int64_t user;      /* who is told */
 	const char *kind;  /* "assigned", "mention", "reply": a word of [a-z_] */
-	const char *text;  /* what the bell says (above): UTF-8, 1 to 500 characters */
+	const char *text;  /* what the bell says (above): UTF-8, not empty; past 500
+			    * characters it is cut to 500, ending in "…" */
 	/* the page it opens, under /app, in the sub-account of the record:
 	 * "/tasks/12" (of [A-Za-z0-9/._-?=&%], no "..", 300 bytes at most) */
 	const char *path;
