@@ -303,6 +303,23 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert done["errors"] == [{"line": 3002, "reason": "a duplicate of line 9's contact"
                                    " (the same e-mail, BIG-MAP7@example.test)"}]
 
+        # A sub-account keeps three uploads waiting for their mapping: a
+        # fourth drops the oldest (the person left it and uploaded again).
+        ups = [upload_for_mapping(admin, h, "email\nwait%d@example.test\n" % i) for i in range(4)]
+        waiting = "SELECT import_id FROM contact_import_parts JOIN contact_imports i" \
+                  " ON i.id = import_id WHERE i.location_id = 3 ORDER BY import_id"
+        assert s.sql(waiting) == [(u["id"],) for u in ups[1:]]
+        error(admin.post("/api/contacts/imports/%d/run" % ups[0]["id"], {"mapping": ["email"]},
+                         headers=h), 409, "cancelled")
+        r = admin.post("/api/contacts/imports/%d/run" % ups[1]["id"], {"mapping": ["email"]},
+                       headers=h)
+        assert r.status == 200 and r.json()["created"] == 1, r.body
+        # Each sub-account has its own three.
+        other = upload_for_mapping(admin, headers(admin, 1), "email\nelse@example.test\n")
+        assert s.sql(waiting) == [(u["id"],) for u in ups[2:]]
+        assert s.sql("SELECT count(*) FROM contact_import_parts WHERE import_id = ?",
+                     other["id"]) == [(1,)]
+
 
 def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
     s, admin = seeded_server()
