@@ -13,6 +13,7 @@
 #include "request/request.h"
 #include "server.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <strings.h>
 #include <dlfcn.h>
@@ -777,6 +778,33 @@ static int add_records(struct hl_mod *m, const struct hl_table *t)
 	return 0;
 }
 
+/* True when `sql` names parameter `name` (":location"), not a longer
+ * one (":locations"). */
+static int names_param(const char *sql, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *at = sql; (at = strstr(at, name)); at += n)
+		if (at[n] != '_' && !isalnum((unsigned char)at[n]))
+			return 1;
+	return 0;
+}
+
+/* The descriptor's event lines (ABI 1.25), checked: hl_job_event_line
+ * runs each scoped, so one without :location would fail on every event. */
+static int check_event_lines(struct hl_mod *m, const struct hl_table *t)
+{
+	if (t->size < HL_EVENT_LINE_SIZE_1_25)
+		return registration_failed(m, HL_EABI, "event line table entries are too small");
+	for (size_t i = 0; i < t->count; i++) {
+		struct hl_event_line e;
+		copy_entry(&e, sizeof(e), t->entries, i, t->size);
+		if (e.event && e.sql && !names_param(e.sql, ":location"))
+			return registration_failed(m, HL_EINVAL, "the line of event '%s' needs"
+						   " :location in its SQL", e.event);
+	}
+	return 0;
+}
+
 /* The descriptor's tables, as init would add them, before it runs. */
 static int add_tables(struct hl_mod *m)
 {
@@ -802,6 +830,8 @@ static int add_tables(struct hl_mod *m)
 		rc = add_services(m, &d->services);
 	if (!rc && d->records.count)
 		rc = add_records(m, &d->records);
+	if (!rc && d->event_lines.count)
+		rc = check_event_lines(m, &d->event_lines);
 	return rc;
 }
 

@@ -2,8 +2,9 @@
 /*
  * contacts.c: the contacts module: its routes, migrations, jobs (the CSV
  * import's, the upkeep of health scores and company links, and the one
- * that removes soft-deleted contacts for good after a grace period), the
- * events it counts as a contact's activity, and its browser pages.
+ * that removes soft-deleted contacts for good after a grace period, and
+ * uploads never run after a day), the events it counts as a contact's
+ * activity, and its browser pages.
  *
  * Every query is scoped by the current location (hl_location_id), so a
  * contact of another sub-account is never seen.
@@ -179,6 +180,9 @@ HL_MODULE(.name = "contacts", .version = "0.1.0", .init = init,
  * finds nothing. */
 static int purge_slice(struct hl_job_run *run)
 {
+	int rc = import_drop_stale(run); /* its uploads go first: each up to 64 MB */
+	if (rc)
+		return rc;
 	sqlite3_stmt *st = hl_stmt(hl_job_db(run),
 		"DELETE FROM contacts WHERE id IN (SELECT id FROM contacts"
 		" WHERE deleted_at IS NOT NULL"

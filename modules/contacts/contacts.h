@@ -175,6 +175,9 @@ int contacts_import_run(struct hl_req *req);
 int contacts_import_status(struct hl_req *req);
 int contacts_import_cancel(struct hl_req *req);
 int import_slice(struct hl_job_run *run);
+/* Drop the uploads left unrun for a day, while the budget lasts (the
+ * purge job's first step): HL_JOB_MORE when some remain, 0, HL_EDB. */
+int import_drop_stale(struct hl_job_run *run);
 /* Published when a large file is queued: the import job wakes on it. */
 #define IMPORT_QUEUED "contact_import.queued"
 

@@ -13,8 +13,11 @@
  * go, the mapping guessed from the header (for scripts and integrations).
  * A row changes whichever contact of the sub-account it matches, so a
  * user who sees only their own contacts ("assigned only") may not import
- * (403), and sees no one else's imports. An upload left unrun for a day
- * is dropped when the sub-account uploads the next.
+ * (403), and sees no one else's imports. A sub-account keeps at most
+ * UPLOADS_WAITING uploads waiting for their run (each up to the upload
+ * limit): a new one drops the oldest beyond that, as a person who left
+ * the mapping and uploads again expects the new file simply to work; and
+ * the purge job drops one left unrun for a day (import_drop_stale).
  *
  * What keeps one tenant's big file from slowing everyone's writes: a
  * slice reads only the part it resumes in and the next (a row may cross
@@ -243,19 +246,51 @@ int contacts_import(struct hl_req *req)
 	return rc < 0 ? rc : reply_import(req, large ? 202 : 200, id);
 }
 
-/* Drop the sub-account's uploads left unrun for a day. 0, HL_EDB. */
-static int drop_stale_uploads(struct hl_req *req)
+/* Uploads a sub-account keeps waiting for their run. */
+#define UPLOADS_WAITING 3
+/* An upload's age past which it is dropped unrun. */
+#define UPLOAD_STALE "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day')"
+/* The waiting uploads of :location to drop before one more is kept: the
+ * stale, and those beyond the newest :keep. */
+#define DROPPED_UPLOADS "location_id = :location AND waiting AND status = 'queued'" \
+	" AND (created_at < " UPLOAD_STALE " OR id NOT IN (SELECT id FROM contact_imports" \
+	" WHERE location_id = :location AND waiting AND status = 'queued' ORDER BY id DESC" \
+	" LIMIT :keep))"
+#define UPLOAD_DROPPED "waiting = 0, status = 'failed', cancelled_at =" \
+	" strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+/* Make room for one more waiting upload of the sub-account. 0, HL_EDB. */
+static int drop_uploads(struct hl_req *req)
 {
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_import_parts WHERE import_id IN"
-		" (SELECT id FROM contact_imports WHERE location_id = :location AND waiting"
-		" AND status = 'queued' AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day'))");
+					   " (SELECT id FROM contact_imports WHERE " DROPPED_UPLOADS ")");
+	hl_bind_int(st, ":keep", UPLOADS_WAITING - 1);
 	if (hl_step_changes(st) < 0)
 		return HL_EDB;
-	st = hl_scoped_write(req, "UPDATE contact_imports SET waiting = 0, status = 'failed',"
-		" cancelled_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), finished_at ="
-		" strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE location_id = :location AND waiting"
-		" AND status = 'queued' AND created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day')");
+	st = hl_scoped_write(req, "UPDATE contact_imports SET " UPLOAD_DROPPED
+			     " WHERE " DROPPED_UPLOADS);
+	hl_bind_int(st, ":keep", UPLOADS_WAITING - 1);
 	return hl_step_changes(st) < 0 ? HL_EDB : 0;
+}
+
+int import_drop_stale(struct hl_job_run *run)
+{
+	struct import im = { .db = hl_job_db(run) };
+	for (;;) {
+		sqlite3_stmt *st = hl_stmt(im.db, "SELECT id FROM contact_imports WHERE waiting"
+			" AND status = 'queued' AND created_at < " UPLOAD_STALE " ORDER BY id LIMIT 1");
+		int rc = hl_step_int(st, &im.id);
+		if (rc <= 0)
+			return rc;
+		if (drop_parts(&im))
+			return HL_EDB;
+		st = hl_stmt(im.db, "UPDATE contact_imports SET " UPLOAD_DROPPED " WHERE id = :id");
+		hl_bind_int(st, ":id", im.id);
+		if (hl_step_changes(st) < 0)
+			return HL_EDB;
+		if (hl_job_over_budget(run))
+			return HL_JOB_MORE;
+	}
 }
 
 /* POST /api/contacts/imports: keep the file for its mapping; 201 with
@@ -267,7 +302,7 @@ int contacts_import_upload(struct hl_req *req)
 	if (upload_check(req, &body, &len))
 		return HL_EINVAL;
 	struct import im = { .req = req, .location = hl_location_id(req), .db = hl_write_begin(req) };
-	int64_t id = im.db && !drop_stale_uploads(req) ? import_create(&im, body, len, 1, 1) : HL_EDB;
+	int64_t id = im.db && !drop_uploads(req) ? import_create(&im, body, len, 1, 1) : HL_EDB;
 	if (id < 0)
 		return (int)id;
 	im.id = id;

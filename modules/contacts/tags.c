@@ -10,7 +10,10 @@
  * goes) or deletes it (DELETE /api/tags/:id: off every contact). These
  * publish no contact.tagged or contact.untagged: nothing about a contact
  * changed but the tag's name, and a merge or delete of a tag on
- * thousands of contacts is one act, in the audit log as such.
+ * thousands of contacts is one act, in the audit log as such. That act is
+ * one write holding everyone else's, so a tag on more than REWRITE_MAX
+ * contacts (deleted ones count) is refused with 409: bulk-remove it from
+ * some of them first.
  */
 #include "contacts.h"
 
@@ -18,6 +21,9 @@
 
 #define TAGS_MAX 100   /* names in one request */
 #define BULK_MAX 1000  /* contacts in one bulk request */
+/* Contacts a merge or delete rewrites in its request: some tens of ms of
+ * the writer, well inside the query time-out. */
+#define REWRITE_MAX 5000
 
 int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name)
 {
@@ -289,6 +295,22 @@ static int tag_here(struct hl_req *req, int64_t id, const char *what)
 	return found ? 1 : (hl_reply_error(req, 404, "not_found", "%s", what), 0);
 }
 
+/* 1 when tag `id` is on at most REWRITE_MAX contacts; 0 after answering
+ * 409 that `doing` it must wait; HL_EDB. The count stops past the bound. */
+static int tag_small(struct hl_req *req, int64_t id, const char *doing)
+{
+	sqlite3_stmt *st = hl_scoped_write(req, "SELECT count(*) FROM (SELECT 1 FROM contact_tags"
+		" WHERE tag_id = :id AND location_id = :location LIMIT :max + 1)");
+	hl_bind_int(st, ":id", id);
+	hl_bind_int(st, ":max", REWRITE_MAX);
+	int64_t on;
+	if (hl_step_int(st, &on) < 0)
+		return HL_EDB;
+	return on <= REWRITE_MAX ? 1 : (hl_reply_error(req, 409, "conflict", "the tag is on more"
+		" than %d contacts, too many to %s at once: remove it from some of them first"
+		" (select them by the tag, then Remove tag)", REWRITE_MAX, doing), 0);
+}
+
 static const char *const rename_keys[] = { "name", NULL };
 
 /* PATCH /api/tags/:id {"name"}: 200 with the tag; 409 when another tag
@@ -340,6 +362,8 @@ int tags_merge(struct hl_req *req)
 	int rc = tag_here(req, id, "no such tag");
 	if (rc > 0)
 		rc = tag_here(req, into, "into: no such tag");
+	if (rc > 0)
+		rc = tag_small(req, id, "merge");
 	if (rc <= 0)
 		return rc;
 	static const char *const steps[] = {
@@ -366,6 +390,8 @@ int tags_delete(struct hl_req *req)
 	if (hl_param_id(req, "id", &id))
 		return 0;
 	int rc = tag_here(req, id, "no such tag");
+	if (rc > 0)
+		rc = tag_small(req, id, "delete");
 	if (rc <= 0)
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "DELETE FROM contact_tags WHERE tag_id = :id"

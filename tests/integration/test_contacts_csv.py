@@ -303,6 +303,23 @@ def test_an_upload_is_mapped_previewed_and_run_with_a_choice_for_duplicates():
         assert done["errors"] == [{"line": 3002, "reason": "a duplicate of line 9's contact"
                                    " (the same e-mail, BIG-MAP7@example.test)"}]
 
+        # A sub-account keeps three uploads waiting for their mapping: a
+        # fourth drops the oldest (the person left it and uploaded again).
+        ups = [upload_for_mapping(admin, h, "email\nwait%d@example.test\n" % i) for i in range(4)]
+        waiting = "SELECT import_id FROM contact_import_parts JOIN contact_imports i" \
+                  " ON i.id = import_id WHERE i.location_id = 3 ORDER BY import_id"
+        assert s.sql(waiting) == [(u["id"],) for u in ups[1:]]
+        error(admin.post("/api/contacts/imports/%d/run" % ups[0]["id"], {"mapping": ["email"]},
+                         headers=h), 409, "cancelled")
+        r = admin.post("/api/contacts/imports/%d/run" % ups[1]["id"], {"mapping": ["email"]},
+                       headers=h)
+        assert r.status == 200 and r.json()["created"] == 1, r.body
+        # Each sub-account has its own three.
+        other = upload_for_mapping(admin, headers(admin, 1), "email\nelse@example.test\n")
+        assert s.sql(waiting) == [(u["id"],) for u in ups[2:]]
+        assert s.sql("SELECT count(*) FROM contact_import_parts WHERE import_id = ?",
+                     other["id"]) == [(1,)]
+
 
 def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
     s, admin = seeded_server()
@@ -339,6 +356,26 @@ def test_tags_split_on_both_separators_and_can_be_renamed_merged_and_deleted():
         # Another sub-account's tag is not found.
         assert admin.request("DELETE", "/api/tags/%d" % patients, headers=headers(admin, 1)).status \
             == 404
+        # A tag on more than 5,000 contacts is not rewritten in one request
+        # (it would hold every other write): 409, and nothing changed.
+        s.sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5001)"
+              " INSERT INTO contacts (location_id, first_name) SELECT 3, 'Many' || i FROM n")
+        s.sql("INSERT INTO tags (location_id, name) VALUES (3, 'many')")
+        s.sql("INSERT INTO contact_tags (tag_id, contact_id, location_id) SELECT t.id, c.id, 3"
+              " FROM tags t, contacts c WHERE t.location_id = 3 AND t.name = 'many'"
+              " AND c.location_id = 3 AND c.first_name LIKE 'Many%'")
+        many = s.sql("SELECT id FROM tags WHERE location_id = 3 AND name = 'many'")[0][0]
+        error(admin.post("/api/tags/%d/merge" % many, {"into": patients}, headers=h),
+              409, "more than 5000 contacts, too many to merge at once")
+        error(admin.request("DELETE", "/api/tags/%d" % many, headers=h),
+              409, "too many to delete at once: remove it from some of them first")
+        assert s.sql("SELECT count(*) FROM contact_tags WHERE tag_id = ?", many) == [(5001,)]
+        # At the bound it goes.
+        one = s.sql("SELECT min(contact_id) FROM contact_tags WHERE tag_id = ?", many)[0][0]
+        assert admin.request("DELETE", "/api/contacts/%d/tags/many" % one, headers=h).status \
+            in (200, 204)
+        assert admin.request("DELETE", "/api/tags/%d" % many, headers=h).status == 204
+        assert s.sql("SELECT count(*) FROM contact_tags WHERE tag_id = ?", many) == [(0,)]
 
 
 def test_bad_uploads_are_refused_whole():

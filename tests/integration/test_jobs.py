@@ -178,10 +178,19 @@ def test_contacts_purge_job_removes_old_soft_deleted_contacts():
         s.sql("INSERT INTO contacts (location_id, first_name, deleted_at) VALUES"
               " (1, 'old', '2000-01-01T00:00:00.000Z'), (1, 'recent', strftime('%Y-%m-%dT%H:%M:%fZ','now')),"
               " (1, 'live', NULL)")
+        # Uploads never run: the one of two days ago is dropped, today's kept.
+        s.sql("INSERT INTO contact_imports (id, location_id, bytes, waiting, created_at) VALUES"
+              " (1, 1, 9, 1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-2 days')), (2, 1, 9, 1,"
+              " strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))")
+        s.sql("INSERT INTO contact_import_parts (import_id, start, data) VALUES"
+              " (1, 0, X'656D61696C0A'), (2, 0, X'656D61696C0A')")
         s.start()
         assert wait_for(lambda: s.sql("SELECT runs FROM job_state WHERE name = 'contacts.purge'"))
         names = sorted(n for (n,) in s.sql("SELECT first_name FROM contacts"))
         assert names == ["live", "recent"]
+        assert s.sql("SELECT import_id FROM contact_import_parts") == [(2,)]
+        assert s.sql("SELECT id, status, waiting, cancelled_at IS NOT NULL FROM contact_imports"
+                     " ORDER BY id") == [(1, "failed", 0, 1), (2, "queued", 1, 0)]
 
 
 def test_the_purge_takes_many_contacts_with_their_tags():

@@ -249,6 +249,13 @@ def test_a_module_naming_another_modules_records_is_refused():
                         r" is a record of module 'contacts' already", line), line
 
 
+def test_an_event_line_without_the_sub_account_is_refused():
+    with Server(modules=("contacts", "probe_bad_event_line")) as s:
+        line = s.refusal()
+        assert re.match(r"error: .*/probe_bad_event_line\.so: refused: init failed: the line of"
+                        r" event 'probe.item_added' needs :location in its SQL", line), line
+
+
 class GrownServer(Server):
     """The core built with one more member at the end of every table a
     module hands over (build/tests/grown), as a later minor would have it."""

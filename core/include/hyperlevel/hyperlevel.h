@@ -811,8 +811,9 @@ struct hl_module {
 /* ABI 1.25. How an event of this module reads to a person, on the
  * timeline of the contact it is about ("Deal Website moved to Won"), and
  * which page it links to, so that a module that shows others' events
- * never reads their tables: `sql`, one statement with :location (it is
- * refused without), :subject (hl_event.subject_id) and :data (its data,
+ * never reads their tables: `sql`, one statement with :location (a
+ * module with an entry whose SQL does not name it is refused at load),
+ * :subject (hl_event.subject_id) and :data (its data,
  * for json_extract), answering the line (text) and the link (an app
  * path such as '/opportunities/' || :subject, or NULL), or no row when
  * the event is not worth a line. It runs in the transaction of the

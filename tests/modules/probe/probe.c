@@ -151,6 +151,13 @@ static const struct hl_record_kind records[] = {
 };
 #endif
 
+#ifdef PROBE_BAD_EVENT_LINE
+/* Its SQL is not scoped to the event's sub-account. */
+static const struct hl_event_line event_lines[] = {
+	{ "probe.item_added", "SELECT name, NULL FROM probe_items WHERE id = :subject" },
+};
+#endif
+
 #ifndef PROBE_NO_DESCRIPTOR
 HL_API const struct hl_module hl_module = {
 	.abi_major = PROBE_ABI_MAJOR,
@@ -163,6 +170,9 @@ HL_API const struct hl_module hl_module = {
 	.summary = "exercises the module API for the tests",
 #ifdef PROBE_RECORDS
 	.records = HL_TABLE(records),
+#endif
+#ifdef PROBE_BAD_EVENT_LINE
+	.event_lines = HL_TABLE(event_lines),
 #endif
 };
 #else
