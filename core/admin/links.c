@@ -22,7 +22,7 @@
  * defers is not tried again (its link is gone): the admin sees why beside
  * the person, and makes a new one.
  *
- * The link leads to a public page (GET/POST /api/auth/link/:token): plain
+ * The link leads to a public page (GET/POST /link/:token): plain
  * HTML under the default policy, a form that works without JavaScript,
  * that reads no session. Setting the password there ends the person's
  * sessions and signs them in. "Forgot password" answers the same words,
@@ -74,9 +74,9 @@ static const struct hl_route routes[] = {
 	  ADMIN },
 	{ .method = "POST", .pattern = "/api/auth/forgot", .handler = forgot_password,
 	  .access = HL_ACCESS_PUBLIC },
-	{ .method = "GET", .pattern = "/api/auth/link/:token", .handler = link_page,
+	{ .method = "GET", .pattern = "/link/:token", .handler = link_page,
 	  .access = HL_ACCESS_PUBLIC },
-	{ .method = "POST", .pattern = "/api/auth/link/:token", .handler = use_link,
+	{ .method = "POST", .pattern = "/link/:token", .handler = use_link,
 	  .access = HL_ACCESS_PUBLIC, .flags = HL_ROUTE_RAW_BODY },
 };
 
@@ -145,7 +145,7 @@ static int link_new(struct hl_req *req, struct hl_db *w, int64_t user, const cha
 	char token[TOKEN_TEXT];
 	unsigned char hash[32];
 	auth_token_new("", token, hash);
-	made->url = hl_sprintf(req, "%s/api/auth/link/%s", base, token);
+	made->url = hl_sprintf(req, "%s/link/%s", base, token);
 	made->expires_at = (int64_t)time(NULL) + (strcmp(kind, "invite") ? RESET_S
 									 : INVITE_DAYS * 86400);
 	made->emailed = mail;
@@ -475,7 +475,7 @@ static int form(struct hl_req *req, int status, const struct live_link *k, const
 	return page(req, status, title, text, f);
 }
 
-/* GET /api/auth/link/:token: the form; nothing changes until it is sent
+/* GET /link/:token: the form; nothing changes until it is sent
  * (a mail scanner follows links). */
 static int link_page(struct hl_req *req)
 {
@@ -521,7 +521,7 @@ static int take_link(struct hl_req *req, const struct live_link *k, const char *
 	return 0;
 }
 
-/* POST /api/auth/link/:token, the form (password, confirm): the password
+/* POST /link/:token, the form (password, confirm): the password
  * set, the person signed in, and off to the app (303). */
 static int use_link(struct hl_req *req)
 {

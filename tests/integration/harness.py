@@ -30,6 +30,13 @@ import zoneinfo
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, os.environ.get("HL_BUILD", "build"))
 SANITIZED = "asan" in os.path.basename(BUILD)
+
+
+def answers_a_person(route):
+    """Whether a route of GET /api/admin/routes is a public page a person
+    opens (an invoice's, a one-time link's): outside /api, it answers in
+    HTML, its refusals too."""
+    return route["access"] == "public" and not route["pattern"].startswith("/api/")
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 # A one-shot command (migrate, modules, create-admin, perf-seed's migrate)
 # of a sanitizer build looks for leaks without the threads' TLS as roots:

@@ -608,7 +608,7 @@ def test_files_attached_to_an_email_leave_with_it():
 def link_in(message):
     """The one-time link in a mail's text."""
     text = message["parsed"].get_body(("plain",)).get_content()
-    return re.search(r"https?://\S+/api/auth/link/[A-Za-z0-9_-]+", text).group(0)
+    return re.search(r"https?://\S+/link/[A-Za-z0-9_-]+", text).group(0)
 
 
 def choose_password(s, link, password, confirm=None, site="same-origin", origin="null"):

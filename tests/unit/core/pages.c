@@ -36,6 +36,7 @@ struct page_later {
 	const char *data;
 	const char *const *uses;
 	unsigned flags;
+	const char *search;
 	const char *icon;
 };
 
@@ -81,7 +82,7 @@ static void test_sizes(void)
 	CHECK_INT(hl_add_pages_(m, (const void *)old, 2, sizeof(old[0])), 0);
 	static const struct page_later later[] = {
 		{ "/later", "later.js", "Later", HL_ACCESS_ADMIN, -3, "/api/later", NULL,
-		  HL_PAGE_PHONE_HOME, "star" },
+		  HL_PAGE_PHONE_HOME, "later-search.js", "star" },
 	};
 	CHECK_INT(hl_add_pages_(m, (const void *)later, 1, sizeof(later[0])), 0);
 	static const struct page_1_6 six[] = {
@@ -101,6 +102,7 @@ static void test_sizes(void)
 	CHECK_INT(m->pages[2].access, HL_ACCESS_ADMIN);
 	CHECK_INT(m->pages[2].order, -3);
 	CHECK_STR(m->pages[2].data, "/api/later");
+	CHECK_STR(m->pages[2].search, "later-search.js");
 	CHECK(m->pages[0].data == NULL && m->pages[0].uses == NULL); /* 1.5's: none */
 	CHECK_INT(m->failed, 0);
 
