@@ -131,7 +131,8 @@ int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d)
  * may see it (INVOICE_MINE). */
 int invoice_doc_load_id(struct hl_req *req, int64_t id, struct invoice_doc *d);
 /* The invoice as a PDF, the same as its printout, in the request's
- * memory: 0, HL_ENOMEM, HL_EIO (cairo failed; logged). Any thread. */
+ * memory: 0, HL_ENOMEM, HL_EIO (cairo failed; logged), HL_ESTATE (others
+ * were being drawn for longer than a second: busy). Any thread. */
 int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pdf, size_t *len);
 /* What a printout says of the invoice's state: "Awaiting payment", "Paid". */
 const char *invoice_status_words(const char *status);

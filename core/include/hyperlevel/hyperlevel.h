@@ -1199,7 +1199,8 @@ HL_API size_t hl_text_length(const char *s);
 /* Start a JSON answer with `status`; write the value with hl_json_*. */
 HL_API struct hl_json *hl_reply_json(struct hl_req *req, int status);
 /* Answer {"error":{"code":code,"message":...}} with `status`; returns 0 so
- * a handler can `return hl_reply_error(...)`. */
+ * a handler can `return hl_reply_error(...)`. A 503 (busy: try again)
+ * says Retry-After: 1. */
 HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
 			  const char *fmt, ...) HL_PRINTF(4, 5);
 /* ABI 1.9. Answer 422 {"error":{"code":"validation","message":"MEMBER:
