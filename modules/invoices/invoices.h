@@ -139,6 +139,9 @@ const char *invoice_status_words(const char *status);
 /* Invoice `id`'s view key, made when it has none, in the write
  * transaction: NULL on a database error. */
 const char *invoice_view_key(struct hl_req *req, int64_t id);
+/* The currencies whose amounts have no minor unit: an amount of them is
+ * kept, and printed, in whole units (for invoice_money and SQL alike). */
+#define INVOICE_WHOLE_UNITS "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF"
 /* `minor` units of `currency` for people, as English prints them on a
  * document: "$1,234.50", "€12.00", "CHF 7.50" (a no-break space). */
 void invoice_money(char *out, size_t size, int64_t minor, const char *currency);

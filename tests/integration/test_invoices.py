@@ -380,6 +380,70 @@ def test_events_reach_the_contacts_activity():
         while activity(admin, cid) != want and time.time() < deadline:
             time.sleep(0.05)
         assert activity(admin, cid) == want
+        # The line says the total as the invoice does: yen have no cents.
+        yen = create(admin, h, [item(price=1500, quantity=3)], contact_id=cid, currency="JPY")
+        assert admin.post("/api/invoices/%d/send" % yen["id"], {}, headers=h).status == 200
+        lines = {"Invoice %s sent, 4500 JPY" % yen["number"], "Invoice %s sent, 10.00 USD" % numbers_of(s, a)}
+        assert wait_for(lambda: lines <= set(timeline(admin, cid)), 10, 0.05), timeline(admin, cid)
+
+
+def numbers_of(s, invoice):
+    return s.sql("SELECT number FROM invoices WHERE id = ?", invoice)[0][0]
+
+
+def timeline(admin, cid):
+    return [t["line"] for t in admin.get("/api/contacts/%d/timeline?location_id=1&limit=100" % cid).json()["data"]]
+
+
+def test_no_statement_of_the_module_scans_a_whole_table():
+    s, admin = seeded_server(env={"PGHL_LOG_PLANS": "1", "PGHL_RESULT_CACHE": "0"})
+    with s:
+        h = headers(admin)
+        queries = ["", "status=draft", "status=overdue", "issued_after=2026-06-01",
+                   "issued_before=2026-06-01", "status=paid&issued_after=2026-03-01&issued_before=2026-09-01",
+                   "count=1&status=sent"]
+        for query in queries:
+            page = admin.get("/api/invoices?location_id=1&limit=5&" + query).json()
+            if page["next_cursor"]:
+                admin.get("/api/invoices?location_id=1&limit=5&%s&cursor=%s" % (query, page["next_cursor"]))
+        cid = a_contact(s)
+        inv = create(admin, h, contact_id=cid, due_at="2027-01-01")["id"]
+        assert admin.get("/api/invoices/%d?location_id=1" % inv).status == 200
+        assert admin.patch("/api/invoices/%d" % inv, {"items": [item(), item()], "contact_id": cid},
+                           headers=h).status == 200
+        assert admin.post("/api/invoices/%d/send" % inv, {}, headers=h).status == 200
+        assert admin.post("/api/invoices/%d/payments" % inv, {"amount_cents": 2000, "method": "card"},
+                          headers=h).status == 201
+        other = create(admin, h)["id"]
+        assert admin.post("/api/invoices/%d/void" % other, {}, headers=h).status == 200
+        assert admin.delete("/api/invoices/%d" % create(admin, h)["id"], headers=h).status == 204
+        s.stop()
+        plans = [l for l in s.log.splitlines() if is_plan(l) and
+                 re.search(r"\b(invoices|invoice_items|payments|invoice_counters)\b", l.split("=>")[0])]
+        assert len(plans) >= len(queries) + 10, plans
+        for line in plans:
+            assert not re.search(r"SCAN (i|c|invoices|invoice_items|payments|contacts)\b(?! USING)",
+                                 line), line
+
+
+def test_the_audit_log_names_an_invoice_by_its_number_even_once_deleted():
+    s, admin = seeded_server()
+    with s:
+        h = headers(admin)
+        inv = create(admin, h, [item("Website audit"), item("Hosting")], contact_id=a_contact(s))
+        r = admin.patch("/api/invoices/%d" % inv["id"], {"due_at": "2031-01-31"}, headers=h)
+        assert r.status == 200, r.body
+        assert admin.delete("/api/invoices/%d" % inv["id"], headers=h).status == 204
+        log = admin.get("/api/admin/audit?limit=3").json()["data"]
+        # Its lines, counters and the location's unpaid count are not noted:
+        # one entry a step, the invoice by its number.
+        assert [(e["who"], e["did"], e["kind"], e["label"]) for e in log] == [
+            (log[0]["who"], "deleted", "invoice", inv["number"]),
+            (log[0]["who"], "changed", "invoice", inv["number"]),
+            (log[0]["who"], "created", "invoice", inv["number"])], log
+        assert log[0]["who"] and log[0]["location"] and log[0]["entity_id"] == inv["id"]
+    # Every shipped module's records can be named, deleted or not.
+    assert "audit log cannot name" not in s.log, s.log
 
 
 def pdf_text(data):
