@@ -693,10 +693,25 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert '<a href="%s">' % link in m.get_body(("html",)).get_content()
             page = s.client().get(got["view_url"]).body.decode()
             assert "See you soon" in page and "Awaiting payment" in page and "$180.00" in page
+            # Sent by its mail, it says so on the contact's timeline, as Send does.
+            line = "Invoice %s sent, 180.00 USD" % inv["number"]
+            assert wait_for(lambda: line in timeline(admin, cid), 10, 0.05), timeline(admin, cid)
             # A void invoice is not sent.
             assert admin.post(url + "/void", {}, headers=h).status == 200
             assert agency_due() == owed
             error(admin.post(url + "/email", {}, headers=h), 409, "void")
+            # A draft whose mail is on its way keeps what the mail says, and a
+            # mail queued for an invoice voided meanwhile never leaves.
+            draft = create(admin, h, contact_id=cid)["id"]
+            s.sql("INSERT INTO invoice_mails (location_id, invoice_id, to_address, subject, body, due_at)"
+                  " VALUES (1, ?, 'ann.lee@example.test', 'Invoice', 'Hello', '2099-01-01T00:00:00.000Z')", draft)
+            error(admin.patch("/api/invoices/%d" % draft, {"notes": "Changed"}, headers=h), 409,
+                  "being e-mailed")
+            assert admin.post("/api/invoices/%d/void" % draft, {}, headers=h).status == 200
+            s.sql("UPDATE invoice_mails SET due_at = '2000-01-01T00:00:00.000Z' WHERE invoice_id = ?", draft)
+            url = "/api/invoices/%d" % draft
+            got = mail_state("sent", "failed")
+            assert got["mail"]["state"] == "failed" and got["mail"]["reason"] == "the invoice was voided", got
 
 
 def test_the_header_search_finds_an_invoice_by_its_number_or_its_contacts_name():
