@@ -23,6 +23,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define TRIES_MAX 5
 #define RETRY_FIRST_S 30
@@ -30,13 +31,21 @@
 static const char *const email_keys[] = { "to", NULL };
 
 /* The address people open the page at: the server's public_url, else
- * the origin the app was opened at (the browser's Origin), or NULL. */
+ * the origin the app was opened at (the browser's Origin) when it names
+ * this server (the request's Host): a page elsewhere may send any
+ * Origin, and the link would lead there. NULL for neither. */
 static const char *site(struct hl_req *req)
 {
 	const char *url = hl_public_url();
-	if (!*url)
+	if (!*url) {
+		const char *host = hl_header(req, "Host");
 		url = hl_header(req, "Origin");
-	if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) ||
+		const char *name = !url ? NULL : !strncmp(url, "https://", 8) ? url + 8
+			: !strncmp(url, "http://", 7) ? url + 7 : NULL;
+		if (!name || !host || strcasecmp(name, host))
+			return NULL;
+	}
+	if ((strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) ||
 	    strpbrk(url, " \r\n\"<>") || strlen(url) > 200)
 		return NULL;
 	size_t n = strlen(url);
@@ -125,8 +134,9 @@ int invoices_email(struct hl_req *req)
 				      " was e-mailed. Mark the invoice as sent and hand the client its link.");
 	const char *base = site(req), *key = invoice_view_key(req, id), *subject, *body;
 	if (!base)
-		return hl_reply_error(req, 409, "no_public_url", "the server's public_url is not set,"
-				      " so the mail could not link to the invoice: nothing was e-mailed");
+		return hl_reply_error(req, 409, "no_public_url", "the server's address is not known,"
+				      " so the mail could not link to the invoice: nothing was e-mailed."
+				      " Set public_url, or open the app by its address");
 	if (!key || compose(req, id, hl_sprintf(req, "%s/i/%s", base, key), &subject, &body))
 		return HL_EDB;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO invoice_mails (location_id, invoice_id,"

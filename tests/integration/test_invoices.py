@@ -696,6 +696,10 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             # Sent by its mail, it says so on the contact's timeline, as Send does.
             line = "Invoice %s sent, 180.00 USD" % inv["number"]
             assert wait_for(lambda: line in timeline(admin, cid), 10, 0.05), timeline(admin, cid)
+            # A link is made only to this server: not to whatever Origin a caller names.
+            error(admin.post(url + "/email", {}, headers=dict(h, Origin="http://elsewhere.example.test")),
+                  409, "the server's address is not known")
+            assert admin.get(url, headers=h).json()["mail"]["state"] == "sent"  # nothing queued
             # A void invoice is not sent.
             assert admin.post(url + "/void", {}, headers=h).status == 200
             assert agency_due() == owed
