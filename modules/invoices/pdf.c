@@ -319,6 +319,22 @@ int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pd
 	return 0;
 }
 
+/* The download's name: the number as a file name may be ("INV/2026 7"
+ * is "INV_2026_7.pdf"), each other character (a UTF-8 one whole) "_". */
+static const char *file_name(struct hl_req *req, const char *number)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+	char name[101];
+	size_t n = 0;
+	for (const char *c = *number ? number : "invoice"; *c && n < sizeof(name) - 5; c++)
+		if ((*c & 0xc0) != 0x80) { /* a UTF-8 character's first byte */
+			name[n] = strchr(plain, *c) && (n || *c != '.') ? *c : '_';
+			n++;
+		}
+	memcpy(name + n, ".pdf", 5);
+	return hl_sprintf(req, "%s", name);
+}
+
 static int answer(struct hl_req *req, int rc, const struct invoice_doc *d)
 {
 	const void *pdf;
@@ -332,7 +348,7 @@ static int answer(struct hl_req *req, int rc, const struct invoice_doc *d)
 		return hl_reply_error(req, 503, "busy", "other PDFs are being made; try again in a moment");
 	if (rc || (rc = hl_reply_raw(req, 200, "application/pdf", pdf, len)))
 		return rc;
-	return hl_reply_download(req, hl_sprintf(req, "%s.pdf", *d->number ? d->number : "invoice"));
+	return hl_reply_download(req, file_name(req, d->number));
 }
 
 /* GET /api/invoices/:id/pdf */

@@ -593,6 +593,13 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         public = s.client().get(key + "/pdf")
         assert public.status == 200 and pdf_text(public.body) == text
         assert s.client().get("/i/" + "f" * 32 + "/pdf").status == 404
+        # A number a file may not be named by names it with "_" instead.
+        s.sql("UPDATE invoices SET number = 'INV/2026 7é' WHERE id = ?", second["id"])
+        for r in (admin.get("/api/invoices/%d/pdf" % second["id"], headers=h),
+                  s.client().get(admin.get("/api/invoices/%d" % second["id"], headers=h).json()["view_url"] + "/pdf")):
+            assert r.status == 200 and "Invoice INV/2026 7é" in pdf_text(r.body), (r.status, r.body[:200])
+            assert r.header("Content-Disposition") == 'attachment; filename="INV_2026_7_.pdf"'
+        assert admin.get("/api/invoices/%d/pdf" % first["id"], headers=headers(admin, 2)).status == 404
         gone = s.client().get("/i/" + "f" * 32)
         assert gone.status == 404 and b"not found" in gone.body
         assert s.client().get("/i/nothing").status == 404
