@@ -7,8 +7,10 @@
  * current sub-account). Anyone may fetch one by its key (GET
  * /api/logos/:key), since a client opens an invoice without signing in. Only PNG, JPEG and WebP are taken, told by their
  * first bytes whatever the upload calls itself: an SVG may carry script
- * and is refused rather than cleaned. Each upload gets a new random key,
- * so an address names one image for good and is cached for a year.
+ * and is refused rather than cleaned. Its size in pixels, read from its
+ * header, is at most LOGO_MAX_PX a side: a small file may unpack to an
+ * image too large to draw (a PDF decodes a PNG whole). Each upload gets
+ * a new random key, so an address names one image for good and is cached for a year.
  */
 #include "admin/admin.h"
 #include "auth/audit.h"
@@ -16,9 +18,11 @@
 #include "request/router.h"
 
 #include <sodium.h>
+#include <stdint.h>
 #include <string.h>
 
 #define LOGO_MAX_KB 512
+#define LOGO_MAX_PX 4096
 #define IMMUTABLE "public, max-age=31536000, immutable"
 
 static int put_agency_logo(struct hl_req *req);
@@ -56,6 +60,83 @@ static const char *image_type(const unsigned char *b, size_t len)
 	if (len >= 12 && !memcmp(b, "RIFF", 4) && !memcmp(b + 8, "WEBP", 4))
 		return "image/webp";
 	return NULL;
+}
+
+static uint32_t be32(const unsigned char *b)
+{
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+static uint32_t le24(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+}
+
+/* A JPEG's size, from its frame header (SOF0..SOF15 but DHT, JPG, DAC),
+ * walking the segments before it: 0, or -1 when there is none. */
+static int jpeg_size(const unsigned char *b, size_t len, uint32_t *w, uint32_t *h)
+{
+	size_t i = 2;
+	while (i + 4 <= len) {
+		if (b[i] != 0xff)
+			return -1;
+		unsigned m = b[i + 1];
+		if (m == 0xff) { /* a fill byte */
+			i++;
+			continue;
+		}
+		if (m == 0x01 || (m >= 0xd0 && m <= 0xd8)) { /* markers without a length */
+			i += 2;
+			continue;
+		}
+		size_t seg = (size_t)b[i + 2] << 8 | b[i + 3];
+		if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+			if (seg < 7 || i + 9 > len)
+				return -1;
+			*h = (uint32_t)b[i + 5] << 8 | b[i + 6];
+			*w = (uint32_t)b[i + 7] << 8 | b[i + 8];
+			return 0;
+		}
+		if (m == 0xd9 || m == 0xda || seg < 2) /* the image ends, or its data starts */
+			return -1;
+		i += 2 + seg;
+	}
+	return -1;
+}
+
+/* A WebP's size, from its first chunk: the canvas of an extended one
+ * (VP8X), else the frame of a lossy (VP8) or lossless (VP8L) one. */
+static int webp_size(const unsigned char *b, size_t len, uint32_t *w, uint32_t *h)
+{
+	if (len >= 30 && !memcmp(b + 12, "VP8X", 4)) {
+		*w = le24(b + 24) + 1, *h = le24(b + 27) + 1;
+		return 0;
+	}
+	if (len >= 30 && !memcmp(b + 12, "VP8 ", 4) && !memcmp(b + 23, "\x9d\x01\x2a", 3)) {
+		*w = ((uint32_t)b[26] | (uint32_t)b[27] << 8) & 0x3fff;
+		*h = ((uint32_t)b[28] | (uint32_t)b[29] << 8) & 0x3fff;
+		return 0;
+	}
+	if (len >= 25 && !memcmp(b + 12, "VP8L", 4) && b[20] == 0x2f) {
+		uint32_t bits = le24(b + 21) | (uint32_t)b[24] << 24;
+		*w = (bits & 0x3fff) + 1, *h = (bits >> 14 & 0x3fff) + 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* The image's width and height in pixels, from its header: 0, or -1 when
+ * the header cannot be read. */
+static int image_size(const char *type, const unsigned char *b, size_t len, uint32_t *w,
+		      uint32_t *h)
+{
+	if (!strcmp(type, "image/png")) {
+		if (len < 24 || memcmp(b + 12, "IHDR", 4))
+			return -1;
+		*w = be32(b + 16), *h = be32(b + 20);
+		return 0;
+	}
+	return !strcmp(type, "image/jpeg") ? jpeg_size(b, len, w, h) : webp_size(b, len, w, h);
 }
 
 static int answer_key(struct hl_req *req, const char *key)
@@ -102,6 +183,14 @@ static int put_logo(struct hl_req *req, struct owner o)
 	if (!type)
 		return hl_reply_error(req, 415, "unsupported_media_type", "logo: a PNG, JPEG or WebP"
 				      " image (an SVG is not taken: save it as PNG)");
+	uint32_t w, h;
+	if (image_size(type, body, len, &w, &h))
+		return hl_reply_error(req, 422, "validation", "logo: the image's size cannot be read:"
+				      " the file is damaged, or not a whole image");
+	if (!w || !h || w > LOGO_MAX_PX || h > LOGO_MAX_PX)
+		return hl_reply_error(req, 422, "validation", "logo: an image of at most %d x %d"
+				      " pixels (this one is %u x %u): make it smaller", LOGO_MAX_PX,
+				      LOGO_MAX_PX, (unsigned)w, (unsigned)h);
 	unsigned char raw[16];
 	char key[sizeof(raw) * 2 + 1];
 	randombytes_buf(raw, sizeof(raw));

@@ -488,6 +488,10 @@ HL_API int hl_reply_error(struct hl_req *r, int status, const char *code, const 
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);
+	/* "Unavailable for now": say when to come back, unless already said */
+	if (status == 503 && !(r->headers.len && memmem(r->headers.data, r->headers.len,
+							 "Retry-After:", 12)))
+		request_add_header(r, "Retry-After: 1");
 	struct hl_json *j = hl_reply_json(r, status);
 	hl_json_object(j);
 	hl_json_key(j, "error");

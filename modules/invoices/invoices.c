@@ -90,7 +90,8 @@ static const struct hl_record_kind records[] = {
  * total is sure not to have changed by then. */
 #define INVOICE_LINE(what) "SELECT 'Invoice ' || number || " what ", '/invoices/' || id" \
 	" FROM invoices WHERE id = :subject AND location_id = :location"
-#define INVOICE_TOTAL "printf('%.2f', total_cents / 100.0) || ' ' || currency"
+#define INVOICE_TOTAL "iif(length(currency) = 3 AND instr('" INVOICE_WHOLE_UNITS "', currency)," \
+	" total_cents, printf('%d.%02d', total_cents / 100, total_cents % 100)) || ' ' || currency"
 
 static const struct hl_event_line event_lines[] = {
 	{ "invoice.created", INVOICE_LINE("' created'") },

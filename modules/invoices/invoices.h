@@ -131,13 +131,17 @@ int invoice_doc_load(struct hl_req *req, const char *key, struct invoice_doc *d)
  * may see it (INVOICE_MINE). */
 int invoice_doc_load_id(struct hl_req *req, int64_t id, struct invoice_doc *d);
 /* The invoice as a PDF, the same as its printout, in the request's
- * memory: 0, HL_ENOMEM, HL_EIO (cairo failed; logged). Any thread. */
+ * memory: 0, HL_ENOMEM, HL_EIO (cairo failed; logged), HL_ESTATE (others
+ * were being drawn for longer than a second: busy). Any thread. */
 int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pdf, size_t *len);
 /* What a printout says of the invoice's state: "Awaiting payment", "Paid". */
 const char *invoice_status_words(const char *status);
 /* Invoice `id`'s view key, made when it has none, in the write
  * transaction: NULL on a database error. */
 const char *invoice_view_key(struct hl_req *req, int64_t id);
+/* The currencies whose amounts have no minor unit: an amount of them is
+ * kept, and printed, in whole units (for invoice_money and SQL alike). */
+#define INVOICE_WHOLE_UNITS "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF"
 /* `minor` units of `currency` for people, as English prints them on a
  * document: "$1,234.50", "€12.00", "CHF 7.50" (a no-break space). */
 void invoice_money(char *out, size_t size, int64_t minor, const char *currency);

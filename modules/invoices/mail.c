@@ -9,17 +9,21 @@
  * states, and who moves them:
  *
  *   queued ──mail_slice──> sending ──mail_settle──> sent
- *      ^                      └──────mail_settle──> failed
- *      └── mail_settle (tried again later, at most TRIES_MAX times)
+ *      │^                     └──────mail_settle──> failed
+ *      │└── mail_settle (tried again later, at most TRIES_MAX times)
+ *      └────mail_slice (its invoice voided meanwhile)──> failed
  *
- * A draft becomes sent only once its mail has left: with no e-mail
- * provider, or one the sub-account has not set up, nothing leaves and
- * the invoice stays as it was ("Mark as sent" is the person's own word).
+ * A draft becomes sent only once its mail has left (and says so as Send
+ * does: invoice.sent): with no e-mail provider, or one the sub-account
+ * has not set up, nothing leaves and the invoice stays as it was ("Mark
+ * as sent" is the person's own word). The mail's words are written when
+ * it is queued, so a draft being mailed cannot be changed (write.c).
  */
 #include "invoices.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define TRIES_MAX 5
 #define RETRY_FIRST_S 30
@@ -27,13 +31,21 @@
 static const char *const email_keys[] = { "to", NULL };
 
 /* The address people open the page at: the server's public_url, else
- * the origin the app was opened at (the browser's Origin), or NULL. */
+ * the origin the app was opened at (the browser's Origin) when it names
+ * this server (the request's Host): a page elsewhere may send any
+ * Origin, and the link would lead there. NULL for neither. */
 static const char *site(struct hl_req *req)
 {
 	const char *url = hl_public_url();
-	if (!*url)
+	if (!*url) {
+		const char *host = hl_header(req, "Host");
 		url = hl_header(req, "Origin");
-	if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) ||
+		const char *name = !url ? NULL : !strncmp(url, "https://", 8) ? url + 8
+			: !strncmp(url, "http://", 7) ? url + 7 : NULL;
+		if (!name || !host || strcasecmp(name, host))
+			return NULL;
+	}
+	if ((strncmp(url, "https://", 8) && strncmp(url, "http://", 7)) ||
 	    strpbrk(url, " \r\n\"<>") || strlen(url) > 200)
 		return NULL;
 	size_t n = strlen(url);
@@ -122,8 +134,9 @@ int invoices_email(struct hl_req *req)
 				      " was e-mailed. Mark the invoice as sent and hand the client its link.");
 	const char *base = site(req), *key = invoice_view_key(req, id), *subject, *body;
 	if (!base)
-		return hl_reply_error(req, 409, "no_public_url", "the server's public_url is not set,"
-				      " so the mail could not link to the invoice: nothing was e-mailed");
+		return hl_reply_error(req, 409, "no_public_url", "the server's address is not known,"
+				      " so the mail could not link to the invoice: nothing was e-mailed."
+				      " Set public_url, or open the app by its address");
 	if (!key || compose(req, id, hl_sprintf(req, "%s/i/%s", base, key), &subject, &body))
 		return HL_EDB;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO invoice_mails (location_id, invoice_id,"
@@ -168,7 +181,8 @@ static int mail_told(struct hl_job_run *run, int64_t location, int64_t mail, int
 		" AND location_id = :location AND :sent");
 	hl_bind_int(st, ":id", mail);
 	hl_bind_int(st, ":sent", sent);
-	if (hl_step_changes(st) < 0)
+	int64_t issued = hl_step_changes(st);
+	if (issued < 0)
 		return HL_EDB;
 	st = hl_stmt_scoped(db, location, "SELECT i.id, coalesce(i.contact_id, 0),"
 		" coalesce(c.owner_id, 0) FROM invoice_mails m JOIN invoices i ON i.id = m.invoice_id"
@@ -181,8 +195,11 @@ static int mail_told(struct hl_job_run *run, int64_t location, int64_t mail, int
 	sqlite3_reset(st);
 	char data[64];
 	snprintf(data, sizeof(data), "{\"contact_id\":%lld}", (long long)contact);
-	return hl_job_publish_assigned(run, sent ? "invoice.mailed" : "invoice.mail_failed", location,
-				       invoice, owner, contact ? data : NULL);
+	/* issued by its mail, as Send issues it (status.c): the same event */
+	int rc = issued ? hl_job_publish_assigned(run, "invoice.sent", location, invoice, owner,
+						  contact ? data : NULL) : 0;
+	return rc ? rc : hl_job_publish_assigned(run, sent ? "invoice.mailed" : "invoice.mail_failed",
+						 location, invoice, owner, contact ? data : NULL);
 }
 
 /* The outcome of a mail's send. */
@@ -206,12 +223,17 @@ static int mail_settle(struct hl_job_run *run, const struct hl_outcome *o)
 }
 
 /* Hand the mail of the current row of `st` (id, location, to, subject,
- * body) to the provider: 0, 1 when the channel is full (stop for now),
- * HL_EDB. */
+ * body, whether its invoice was voided) to the provider: 0, 1 when the
+ * channel is full (stop for now), HL_EDB. */
 static int hand_over(struct hl_job_run *run, sqlite3_stmt *st)
 {
 	char why[256] = "";
 	int64_t id = sqlite3_column_int64(st, 0), location = sqlite3_column_int64(st, 1);
+	if (sqlite3_column_int(st, 5)) { /* voided since it was queued: it must not leave */
+		sqlite3_reset(st);
+		int rc = set_state(run, location, id, "failed", "the invoice was voided", 0);
+		return rc ? rc : mail_told(run, location, id, 0);
+	}
 	struct hl_outgoing out = { .channel = "email", .location_id = location, .id = id,
 		.to = (const char *)sqlite3_column_text(st, 2),
 		.subject = (const char *)sqlite3_column_text(st, 3),
@@ -235,9 +257,10 @@ int invoices_mail_slice(struct hl_job_run *run)
 {
 	struct hl_db *db = hl_job_db(run);
 	while (!hl_job_over_budget(run)) {
-		sqlite3_stmt *st = hl_stmt(db, "SELECT id, location_id, to_address, subject, body"
-			" FROM invoice_mails WHERE state = 'queued' AND due_at <= "
-			"strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY due_at, id LIMIT 1");
+		sqlite3_stmt *st = hl_stmt(db, "SELECT m.id, m.location_id, m.to_address, m.subject,"
+			" m.body, (SELECT status = 'void' FROM invoices WHERE id = m.invoice_id)"
+			" FROM invoice_mails m WHERE m.state = 'queued' AND m.due_at <= "
+			"strftime('%Y-%m-%dT%H:%M:%fZ', 'now') ORDER BY m.due_at, m.id LIMIT 1");
 		if (!st)
 			return HL_EDB;
 		int step = sqlite3_step(st);

@@ -11,7 +11,11 @@
  * /i/:key/pdf for the client; both are downloads named by the number.
  *
  * Pango's font map is made once and shared: PDFs are drawn one at a time
- * (pdf_lock), so no civetweb thread keeps a font map of its own.
+ * (pdf_lock), so no civetweb thread keeps a font map of its own. A
+ * request waits for its turn at most LOCK_WAIT_MS, holding no database
+ * reader (the invoice is in its memory by then), then is told to come
+ * back (503 with Retry-After): a crowd asking for PDFs keeps its own
+ * threads waiting, never the rest of the server's readers.
  */
 #include "invoices.h"
 
@@ -19,9 +23,11 @@
 #include <pango/pangocairo.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #define MARGIN 48.0
 #define FONT "DejaVu Sans, sans-serif"
+#define LOCK_WAIT_MS 1000 /* a page takes a few ms: a second is a long queue */
 
 static pthread_mutex_t pdf_lock = PTHREAD_MUTEX_INITIALIZER;
 static PangoFontMap *fonts; /* under pdf_lock; made on first use, kept */
@@ -269,12 +275,24 @@ static void draw(struct pen *p, const struct invoice_doc *d)
 	said(p, "Terms", d->texts[DOC_TERMS]);
 }
 
+/* pdf_lock, waiting at most LOCK_WAIT_MS: 0, or HL_ESTATE (busy; not taken). */
+static int take_turn(void)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)LOCK_WAIT_MS % 1000 * 1000000;
+	until.tv_sec += LOCK_WAIT_MS / 1000 + until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	return pthread_mutex_timedlock(&pdf_lock, &until) ? HL_ESTATE : 0;
+}
+
 int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pdf, size_t *len)
 {
 	struct out o = { .req = req };
 	struct pen p = { .req = req, .width = d->letter ? 612 : 595.28,
 			 .height = d->letter ? 792 : 841.89, .y = MARGIN };
-	pthread_mutex_lock(&pdf_lock);
+	if (take_turn())
+		return HL_ESTATE;
 	if (!fonts)
 		fonts = pango_cairo_font_map_new();
 	cairo_surface_t *surface = cairo_pdf_surface_create_for_stream(collect, &o, p.width, p.height);
@@ -304,16 +322,36 @@ int invoice_pdf(struct hl_req *req, const struct invoice_doc *d, const void **pd
 	return 0;
 }
 
+/* The download's name: the number as a file name may be ("INV/2026 7"
+ * is "INV_2026_7.pdf"), each other character (a UTF-8 one whole) "_". */
+static const char *file_name(struct hl_req *req, const char *number)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+	char name[101];
+	size_t n = 0;
+	for (const char *c = *number ? number : "invoice"; *c && n < sizeof(name) - 5; c++)
+		if ((*c & 0xc0) != 0x80) { /* a UTF-8 character's first byte */
+			name[n] = strchr(plain, *c) && (n || *c != '.') ? *c : '_';
+			n++;
+		}
+	memcpy(name + n, ".pdf", 5);
+	return hl_sprintf(req, "%s", name);
+}
+
 static int answer(struct hl_req *req, int rc, const struct invoice_doc *d)
 {
 	const void *pdf;
 	size_t len;
 	if (rc == HL_ENOENT)
 		return hl_reply_error(req, 404, "not_found", "no such invoice");
-	if (rc || (rc = invoice_pdf(req, d, &pdf, &len)) ||
-	    (rc = hl_reply_raw(req, 200, "application/pdf", pdf, len)))
+	if (rc)
 		return rc;
-	return hl_reply_download(req, hl_sprintf(req, "%s.pdf", *d->number ? d->number : "invoice"));
+	hl_read_end(req); /* `d` is in the request's memory: nobody waits on us for a reader */
+	if ((rc = invoice_pdf(req, d, &pdf, &len)) == HL_ESTATE)
+		return hl_reply_error(req, 503, "busy", "other PDFs are being made; try again in a moment");
+	if (rc || (rc = hl_reply_raw(req, 200, "application/pdf", pdf, len)))
+		return rc;
+	return hl_reply_download(req, file_name(req, d->number));
 }
 
 /* GET /api/invoices/:id/pdf */

@@ -124,8 +124,7 @@ static void line(struct page *p, const char *open, const char *s, const char *cl
 /* Currencies whose amounts have no minor unit (amounts are kept in it). */
 static int whole_units(const char *currency)
 {
-	static const char zero[] = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF";
-	return currency && strlen(currency) == 3 && strstr(zero, currency) != NULL;
+	return currency && strlen(currency) == 3 && strstr(INVOICE_WHOLE_UNITS, currency) != NULL;
 }
 
 /* The sign of a currency as English prints it ("$", "€"), or NULL: the

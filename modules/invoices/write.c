@@ -194,6 +194,14 @@ int invoices_change(struct hl_req *req)
 		return rc;
 	if (strcmp(s.status, "draft"))
 		return invoice_refuse(req, s.status, "only a draft can be changed");
+	/* the mail says what the draft said when it was queued */
+	int64_t mailing = hl_scoped_write_int(req, "SELECT 1 FROM invoice_mails WHERE invoice_id = :id"
+		" AND location_id = :location AND state IN ('queued', 'sending') LIMIT 1", id);
+	if (mailing < 0)
+		return HL_EDB;
+	if (mailing)
+		return hl_reply_error(req, 409, "conflict", "the invoice is being e-mailed as it is:"
+				      " change it once its mail has left or failed");
 	if ((rc = update(req, id, &in)) ||
 	    (rc = invoice_publish(req, "invoice.updated", id,
 				  in.given & GIVEN_CONTACT ? in.contact_id : s.contact_id)))

@@ -380,6 +380,19 @@ def test_events_reach_the_contacts_activity():
         while activity(admin, cid) != want and time.time() < deadline:
             time.sleep(0.05)
         assert activity(admin, cid) == want
+        # The line says the total as the invoice does: yen have no cents.
+        yen = create(admin, h, [item(price=1500, quantity=3)], contact_id=cid, currency="JPY")
+        assert admin.post("/api/invoices/%d/send" % yen["id"], {}, headers=h).status == 200
+        lines = {"Invoice %s sent, 4500 JPY" % yen["number"], "Invoice %s sent, 10.00 USD" % numbers_of(s, a)}
+        assert wait_for(lambda: lines <= set(timeline(admin, cid)), 10, 0.05), timeline(admin, cid)
+
+
+def numbers_of(s, invoice):
+    return s.sql("SELECT number FROM invoices WHERE id = ?", invoice)[0][0]
+
+
+def timeline(admin, cid):
+    return [t["line"] for t in admin.get("/api/contacts/%d/timeline?location_id=1&limit=100" % cid).json()["data"]]
 
 
 def test_no_statement_of_the_module_scans_a_whole_table():
@@ -479,6 +492,22 @@ def png(width=2, height=1):
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
+def webp(width, height):
+    """The head of an extended WebP (VP8X) of `width` x `height`: what an
+    upload's size is read from."""
+    import struct
+    chunk = b"VP8X" + struct.pack("<I", 10) + b"\0" * 4 + struct.pack("<I", width - 1)[:3] \
+        + struct.pack("<I", height - 1)[:3]
+    return b"RIFF" + struct.pack("<I", 4 + len(chunk)) + b"WEBP" + chunk
+
+
+def jpeg(height):
+    """JPEG, its frame header saying it is `height` pixels high."""
+    sof = b"\xff\xc0\x00\x11\x08\x00\x04\x00\x08"
+    assert JPEG.count(sof) == 1
+    return JPEG.replace(sof, sof[:5] + height.to_bytes(2, "big") + sof[7:])
+
+
 AGENCY_DETAILS = {"name": "Northwind Agency", "address": "1 Main St\nAustin, TX 78701",
                   "email": "billing@northwind.example.test", "phone": "+1 512 555 0100",
                   "tax_id": "US-12-3456789"}
@@ -508,6 +537,10 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         assert s.client().get("/api/logos/" + "0" * 32).status == 404
         r = admin.request("PUT", "/api/admin/agency/logo", b"\0" * 600 * 1024, headers=h)
         assert r.status == 413, (r.status, r.body)
+        # A small file may hold a huge image: its pixels are counted too.
+        error(admin.request("PUT", "/api/admin/agency/logo", png(4097, 1), headers=h), 422,
+              "at most 4096 x 4096 pixels (this one is 4097 x 1)")
+        assert admin.get("/api/admin/agency").json()["logo_url"] == logo
 
         # The sub-account's defaults: a new invoice starts with its notes
         # and terms; the client's address is the one its last invoice had.
@@ -560,6 +593,12 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         public = s.client().get(key + "/pdf")
         assert public.status == 200 and pdf_text(public.body) == text
         assert s.client().get("/i/" + "f" * 32 + "/pdf").status == 404
+        # A number a file may not be named by names it with "_" instead.
+        s.sql("UPDATE invoices SET number = 'INV/2026 7é' WHERE id = ?", second["id"])
+        for r in (admin.get("/api/invoices/%d/pdf" % second["id"], headers=h),
+                  s.client().get(admin.get("/api/invoices/%d" % second["id"], headers=h).json()["view_url"] + "/pdf")):
+            assert r.status == 200 and "Invoice INV/2026 7é" in pdf_text(r.body), (r.status, r.body[:200])
+            assert r.header("Content-Disposition") == 'attachment; filename="INV_2026_7_.pdf"'
         assert admin.get("/api/invoices/%d/pdf" % first["id"], headers=headers(admin, 2)).status == 404
         gone = s.client().get("/i/" + "f" * 32)
         assert gone.status == 404 and b"not found" in gone.body
@@ -583,6 +622,11 @@ def test_the_printout_names_the_business_the_client_and_the_terms():
         assert admin.get("/api/invoice-settings", headers=h).json()["logo_url"] == own
         assert admin.get("/api/invoices/%d" % first["id"], headers=h).json()["business"]["logo_url"] == own
         assert 'src="%s"' % own in s.client().get(key).body.decode()
+        # Its pixels are counted as the agency's are, whatever the format.
+        for big, size in ((webp(5000, 20), "5000 x 20"), (jpeg(5120), "8 x 5120")):
+            error(admin.request("PUT", "/api/location/logo", big, headers=h), 422, "(this one is %s)" % size)
+        assert admin.request("PUT", "/api/location/logo", webp(300, 100), headers=h).status == 200
+        error(admin.request("PUT", "/api/location/logo", png()[:20], headers=h), 422, "cannot be read")
         # The PDF draws it, a JPEG as its own bytes.
         assert admin.request("PUT", "/api/location/logo", JPEG, headers=h).status == 200
         assert pdf_images(admin.get("/api/invoices/%d/pdf" % first["id"], headers=h).body) == [("jpeg", 8, 4)]
@@ -656,10 +700,29 @@ def test_send_e_mails_the_invoice_with_its_link_and_it_is_sent_once_the_mail_lef
             assert '<a href="%s">' % link in m.get_body(("html",)).get_content()
             page = s.client().get(got["view_url"]).body.decode()
             assert "See you soon" in page and "Awaiting payment" in page and "$180.00" in page
+            # Sent by its mail, it says so on the contact's timeline, as Send does.
+            line = "Invoice %s sent, 180.00 USD" % inv["number"]
+            assert wait_for(lambda: line in timeline(admin, cid), 10, 0.05), timeline(admin, cid)
+            # A link is made only to this server: not to whatever Origin a caller names.
+            error(admin.post(url + "/email", {}, headers=dict(h, Origin="http://elsewhere.example.test")),
+                  409, "the server's address is not known")
+            assert admin.get(url, headers=h).json()["mail"]["state"] == "sent"  # nothing queued
             # A void invoice is not sent.
             assert admin.post(url + "/void", {}, headers=h).status == 200
             assert agency_due() == owed
             error(admin.post(url + "/email", {}, headers=h), 409, "void")
+            # A draft whose mail is on its way keeps what the mail says, and a
+            # mail queued for an invoice voided meanwhile never leaves.
+            draft = create(admin, h, contact_id=cid)["id"]
+            s.sql("INSERT INTO invoice_mails (location_id, invoice_id, to_address, subject, body, due_at)"
+                  " VALUES (1, ?, 'ann.lee@example.test', 'Invoice', 'Hello', '2099-01-01T00:00:00.000Z')", draft)
+            error(admin.patch("/api/invoices/%d" % draft, {"notes": "Changed"}, headers=h), 409,
+                  "being e-mailed")
+            assert admin.post("/api/invoices/%d/void" % draft, {}, headers=h).status == 200
+            s.sql("UPDATE invoice_mails SET due_at = '2000-01-01T00:00:00.000Z' WHERE invoice_id = ?", draft)
+            url = "/api/invoices/%d" % draft
+            got = mail_state("sent", "failed")
+            assert got["mail"]["state"] == "failed" and got["mail"]["reason"] == "the invoice was voided", got
 
 
 def test_the_header_search_finds_an_invoice_by_its_number_or_its_contacts_name():

@@ -1201,7 +1201,8 @@ HL_API size_t hl_text_length(const char *s);
 /* Start a JSON answer with `status`; write the value with hl_json_*. */
 HL_API struct hl_json *hl_reply_json(struct hl_req *req, int status);
 /* Answer {"error":{"code":code,"message":...}} with `status`; returns 0 so
- * a handler can `return hl_reply_error(...)`. */
+ * a handler can `return hl_reply_error(...)`. A 503 (busy: try again)
+ * says Retry-After: 1. */
 HL_API int hl_reply_error(struct hl_req *req, int status, const char *code,
 			  const char *fmt, ...) HL_PRINTF(4, 5);
 /* ABI 1.9. Answer 422 {"error":{"code":"validation","message":"MEMBER:
@@ -1414,9 +1415,10 @@ HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl
 /* The core's tables a module may read (never write) to show a location
  * and its people; these columns stay, others may be added:
  *   locations (id, agency_id, name, timezone, disabled_at, created_at,
- *       updated_at, currency); timezone is an IANA name ("America/Chicago",
- *       "UTC"), currency an ISO 4217 code ("USD") in whose minor units
- *       (cents; yen for JPY) the sub-account's amounts are kept (1.15)
+ *       updated_at, currency, country); timezone is an IANA name
+ *       ("America/Chicago", "UTC"), currency an ISO 4217 code ("USD") in
+ *       whose minor units (cents; yen for JPY) the sub-account's amounts
+ *       are kept (1.15), country an ISO 3166-1 code ("US") (1.19)
  *   users (id, agency_id, email, name, role, assigned_only, disabled_at,
  *       created_at); never password_hash
  *   location_users (location_id, user_id), a view: who may open which
@@ -1425,10 +1427,12 @@ HL_API void hl_json_members(struct hl_json *j, sqlite3_stmt *st, const struct hl
  *   agencies (id, name, address, email, phone, tax_id) (1.26): the agency
  *       a location belongs to (locations.agency_id) and the business
  *       details it prints on invoices ("" for none)
- *   agency_logos (agency_id, key), location_logos (location_id, key)
- *       (1.26): the logo of an agency, and of a sub-account that has its
- *       own, which anyone may fetch at /api/logos/KEY (a new key at each
- *       upload)
+ *   agency_logos (agency_id, key, content_type, content), location_logos
+ *       (location_id, key, content_type, content) (1.26): the logo of an
+ *       agency, and of a sub-account that has its own, which anyone may
+ *       fetch at /api/logos/KEY (a new key at each upload); content_type
+ *       is "image/png", "image/jpeg" or "image/webp", content the image
+ *       (at most 512 KB and 4096 x 4096 pixels)
  */
 
 /* A read connection lent to this request until its answer is sent (or
