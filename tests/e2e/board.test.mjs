@@ -104,7 +104,7 @@ describe('opportunities', () => {
 		const { page, context, problems } = await opened();
 		await h1(page, 'Opportunities').waitFor();
 		/* one tab stop: from the search field into the board */
-		await page.getByLabel('Search').focus();
+		await page.getByLabel('Search', { exact: true }).focus();
 		await page.keyboard.press('Tab');
 		assert.equal(await page.evaluate(() => document.activeElement.classList.contains('b-card')), true);
 
@@ -158,14 +158,14 @@ describe('opportunities', () => {
 	test('filters stay in the URL: a search and an owner', async () => {
 		const { page, context, problems } = await opened();
 		await h1(page, 'Opportunities').waitFor();
-		await page.getByLabel('Search').fill('Delta');
+		await page.getByLabel('Search', { exact: true }).fill('Delta');
 		await until(async () => (await page.locator('.b-card').count()) === 1, 10000, 'one deal');
 		assert.equal(new URL(page.url()).searchParams.get('q'), 'Delta');
 		await page.getByLabel('Owner').selectOption({ label: 'Me' });
 		await until(() => new URL(page.url()).searchParams.get('owner') === 'me', 10000, 'the owner in the URL');
 		await page.reload();
 		await h1(page, 'Opportunities').waitFor();
-		assert.equal(await page.getByLabel('Search').inputValue(), 'Delta');
+		assert.equal(await page.getByLabel('Search', { exact: true }).inputValue(), 'Delta');
 		assert.equal(await page.getByLabel('Owner').inputValue(), 'me');
 		assert.deepEqual(await page.locator('.b-card-name').allTextContents(), ['Delta deal']);
 		assert.deepEqual(problems, []);

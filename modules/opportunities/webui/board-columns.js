@@ -162,19 +162,22 @@ function card(b, d) {
 
 /* Each column's count and value as the server counts them (moved by the
  * moves made here), and the board's; for open deals also the forecast,
- * each stage's value weighted by its win probability. */
+ * each stage's value weighted by its win probability, once the pipeline's
+ * stages have probabilities to weigh by. */
 export function totals(b) {
 	const f = b.ctx.format;
 	let n = 0;
 	let value = 0;
 	let weighted = 0;
+	let weighs = false;
 	for (const col of b.columns.values()) {
 		col.sum.textContent = f.plural(col.count, 'deal', 'deals') + ' · ' + f.money(col.value);
 		n += col.count;
 		value += col.value;
 		weighted += col.value * col.stage.probability / 100;
+		weighs = weighs || col.stage.probability > 0;
 	}
-	const open = (b.el.status.value || 'open') === 'open';
+	const forecast = weighs && (b.el.status.value || 'open') === 'open';
 	b.el.sum.textContent = f.plural(n, 'deal', 'deals') + ' · ' + f.money(value) +
-		(open ? ' · ' + f.money(Math.round(weighted)) + ' weighted' : '');
+		(forecast ? ' · ' + f.money(Math.round(weighted)) + ' weighted' : '');
 }
