@@ -15,8 +15,10 @@ from harness import ADMIN, agency, headers
 MESSAGES = 4000
 WORKERS = 4
 # The checkpointer lets the WAL reach 4,000 pages (16 MB) before it copies
-# the rest between two writes; a commit or two more may follow.
-MOST_MB = 24
+# the rest between two writes; a commit or two more may follow, and the
+# jobs write beside the requests (a line on the contact's timeline for
+# each message), so on a loaded machine the copy may start a little late.
+MOST_MB = 32
 
 
 def test_the_wal_stays_small_under_steady_writes():
