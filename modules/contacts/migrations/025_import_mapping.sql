@@ -9,6 +9,8 @@ ALTER TABLE contact_imports ADD COLUMN mapping TEXT;
 ALTER TABLE contact_imports ADD COLUMN duplicates TEXT NOT NULL DEFAULT 'update'
 	CHECK (duplicates IN ('skip', 'update', 'create'));
 ALTER TABLE contact_imports ADD COLUMN merged TEXT NOT NULL DEFAULT '[]';
+-- The uploads still waiting, by age: the purge finds those left a day.
+CREATE INDEX contact_imports_waiting ON contact_imports (created_at) WHERE waiting;
 
 -- The mapping last used for a file of the same shape (the same set of
 -- column names, as read: lower case, sorted, joined by a unit separator)
