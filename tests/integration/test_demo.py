@@ -111,3 +111,22 @@ def test_the_dashboard_is_alive_today():
         # Messages came in over the last week, not only months ago.
         week = d["series"][-7:]
         assert sum(day["messages_received"] for day in week) > 0, week
+
+
+
+def test_a_contact_with_a_deal_tells_what_happened_newest_first():
+    s, admin = demo_server()
+    with s:
+        ((deal, name, contact),) = s.sql("SELECT id, name, contact_id FROM opportunities o"
+                                         " WHERE location_id = 1 AND status = 'won' AND EXISTS"
+                                         " (SELECT 1 FROM conversations c WHERE c.contact_id = o.contact_id)"
+                                         " ORDER BY id LIMIT 1")
+        lines = harness.every_page(admin, "/api/contacts/%d/timeline?location_id=1" % contact, limit=100)
+        said = {t["line"]: t for t in lines}
+        assert "Deal %s won" % name in said, sorted(said)
+        assert [l for l in said if l.startswith("Deal %s created in " % name)], sorted(said)
+        assert said["Deal %s won" % name]["link"] == "/opportunities/%d" % deal
+        # What else happened around them: their messages, at least.
+        assert [l for l in said if " sent: " in l or " received: " in l], sorted(said)
+        ats = [t["at"] for t in lines]
+        assert ats == sorted(ats, reverse=True), ats

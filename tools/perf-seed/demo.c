@@ -282,3 +282,47 @@ void demo_invoices(struct seed *s, struct place *p)
 		insert(s, T_INVOICES);
 	}
 }
+
+/* ---- the contacts' timelines ---------------------------------------------------- */
+
+/* What the server would have written on each contact's timeline as these
+ * records were made (each module's event lines, in their words), oldest
+ * first so that the ids run with time as the server's do: a contact the
+ * newcomer opens shows what happened, not an empty card. The benchmark's
+ * data set has none, as a server upgraded from before the timeline. */
+int demo_timeline(struct seed *s)
+{
+	return run_sql(s->db,
+		"INSERT INTO contact_timeline (contact_id, location_id, kind, assigned_to, line, link,"
+		" data, at) SELECT contact_id, location_id, kind, assigned_to, line, link, data, at FROM ("
+		" SELECT o.contact_id, o.location_id, 'opportunity.created' AS kind,"
+		"  coalesce(o.owner_id, 0) AS assigned_to, 'Deal ' || o.name || ' created in ' || st.name AS line,"
+		"  '/opportunities/' || o.id AS link, json_object('stage', o.stage_id) AS data, o.created_at AS at"
+		"  FROM opportunities o JOIN stages st ON st.id = o.stage_id WHERE o.contact_id IS NOT NULL"
+		" UNION ALL SELECT contact_id, location_id, 'opportunity.' || status, coalesce(owner_id, 0),"
+		"  'Deal ' || name || ' ' || status, '/opportunities/' || id, '{}', closed_at"
+		"  FROM opportunities WHERE contact_id IS NOT NULL AND status IN ('won', 'lost')"
+		"  AND closed_at IS NOT NULL"
+		" UNION ALL SELECT contact_id, location_id, 'task.created', coalesce(assignee_id, 0),"
+		"  'Task ' || title || ' created', '/tasks?contact=' || contact_id, '{}', created_at"
+		"  FROM tasks WHERE contact_id IS NOT NULL"
+		" UNION ALL SELECT contact_id, location_id, 'task.completed', coalesce(assignee_id, 0),"
+		"  'Task ' || title || ' done', '/tasks?contact=' || contact_id, '{}', completed_at"
+		"  FROM tasks WHERE contact_id IS NOT NULL AND completed_at IS NOT NULL"
+		" UNION ALL SELECT contact_id, location_id, 'invoice.sent', 0, 'Invoice ' || number"
+		"  || ' sent, ' || printf('%d.%02d', total_cents / 100, total_cents % 100) || ' ' || currency,"
+		"  '/invoices/' || id, '{}', issued_at FROM invoices"
+		"  WHERE contact_id IS NOT NULL AND status <> 'draft' AND issued_at IS NOT NULL"
+		" UNION ALL SELECT contact_id, location_id, 'invoice.paid', 0, 'Invoice ' || number"
+		"  || ' paid in full', '/invoices/' || id, '{}', paid_at FROM invoices"
+		"  WHERE contact_id IS NOT NULL AND status = 'paid' AND paid_at IS NOT NULL"
+		" UNION ALL SELECT c.contact_id, m.location_id, 'message.' || iif(m.direction = 'inbound',"
+		"  'received', 'sent'), coalesce(c.assigned_to, 0), CASE m.channel WHEN 'sms' THEN 'SMS'"
+		"  WHEN 'email' THEN 'E-mail' ELSE upper(substr(m.channel, 1, 1)) || substr(m.channel, 2) END"
+		"  || iif(m.direction = 'inbound', ' received: ', ' sent: ') || substr(m.body, 1, 140),"
+		"  '/conversations/' || m.conversation_id, '{}', m.created_at"
+		"  FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+		" UNION ALL SELECT contact_id, location_id, 'contact.note_added', 0,"
+		"  'Note: ' || substr(body, 1, 300), NULL, json_object('note_id', id), created_at FROM notes"
+		") ORDER BY at, kind");
+}

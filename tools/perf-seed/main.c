@@ -292,7 +292,7 @@ static int seed_database(struct seed *s, const char *path)
 	}
 	fill(s);
 	tables_finalize(s);
-	int rc = derive_counts(s) ||
+	int rc = derive_counts(s) || (s->demo && demo_timeline(s)) ||
 		 restore(s->db, &later, "index") || restore(s->db, &later, "trigger") ||
 		 set_password(s) || search_finish(&s->search, s->db) || run_sql(s->db, "COMMIT");
 	deferred_free(&later);

@@ -182,11 +182,12 @@ void add_payment(struct seed *s, const struct place *p, int64_t invoice, int64_t
 		 const char *when);
 
 /* demo.c: the demo's deals, conversations, tasks and invoices, in place
- * of the benchmark's. */
+ * of the benchmark's, and what each contact's timeline says of them. */
 void demo_deals(struct seed *s, struct place *p);
 void demo_conversations(struct seed *s, struct place *p);
 void demo_tasks(struct seed *s, struct place *p);
 void demo_invoices(struct seed *s, struct place *p);
+int demo_timeline(struct seed *s);
 
 /* Write the whole data set. */
 void fill(struct seed *s);
