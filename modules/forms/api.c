@@ -3,8 +3,9 @@
  * api.c: the staff's API of a sub-account's forms: the list, one form,
  * making (with a slug of 16 random url-safe characters, which cannot be
  * guessed or counted), changing and deleting one (with its submissions),
- * and a form's submissions, newest first, a keyset page at a time. A form
- * of another sub-account is 404. Each write publishes form.created,
+ * and a form's submissions, newest first, a keyset page at a time (for
+ * an "assigned only" caller, those of the contacts they own). A form of
+ * another sub-account is 404. Each write publishes form.created,
  * .updated or .deleted.
  */
 #include "forms.h"
@@ -130,10 +131,13 @@ int forms_submissions(struct hl_req *req)
 	sqlite3_stmt *st = hl_scoped_read(req, "SELECT s.id, s.contact_id, s.answers AS json_answers,"
 		" s.origin AS json_origin, s.consent, s.created_at, hex(json_array(s.id)) AS _cursor"
 		" FROM form_submissions s WHERE s.form_id = :id AND s.location_id = :location"
+		" AND (:me = 0 OR s.contact_id IN (SELECT id FROM contacts"
+		"  WHERE location_id = :location AND owner_id = :me AND deleted_at IS NULL))"
 		" AND s.id < coalesce(json_extract(:after, '$[0]'), 9223372036854775807)"
 		" ORDER BY s.id DESC LIMIT :limit");
 	hl_bind_int(st, ":id", id);
 	hl_bind_text(st, ":after", after);
 	hl_bind_int(st, ":limit", limit + 1);
+	hl_bind_int(st, ":me", hl_assigned_user(req));
 	return hl_reply_page(req, st, limit, 6);
 }

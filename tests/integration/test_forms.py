@@ -18,7 +18,7 @@ SERVER = []
 def server():
     """(server, admin client, write headers of sub-account 1), made once."""
     if not SERVER:
-        s, admin = seeded_server(extra_modules=("forms",))
+        s, admin = seeded_server()
         import atexit
         atexit.register(s.close)
         SERVER.append((s, admin, headers(admin)))
