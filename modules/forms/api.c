@@ -2,7 +2,7 @@
 /*
  * api.c: the staff's API of a sub-account's forms: the list, one form,
  * making (with a slug of 16 random url-safe characters, which cannot be
- * guessed or counted), changing and deleting one (with its submissions),
+ * guessed or counted; the first one makes the key of the pages' tokens), changing and deleting one (with its submissions),
  * and a form's submissions, newest first, a keyset page at a time (for
  * an "assigned only" caller, those of the contacts they own). A form of
  * another sub-account is 404. Each write publishes form.created,
@@ -69,6 +69,10 @@ int forms_create(struct hl_req *req)
 	hl_bind_text(st, ":redirect_url", b.redirect_url);
 	int64_t id;
 	if (hl_step_int(st, &id) <= 0)
+		return HL_EDB;
+	st = hl_stmt(hl_write_begin(req), "INSERT INTO form_secret (id, secret)"
+		     " VALUES (1, randomblob(32)) ON CONFLICT DO NOTHING");
+	if (hl_step_changes(st) < 0)
 		return HL_EDB;
 	int rc = hl_publish_assigned(req, "form.created", id, HL_EVERYONE, NULL);
 	return rc ? rc : hl_reply_record(req, 201, id, "form", record_sql);

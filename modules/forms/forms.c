@@ -44,7 +44,8 @@ static const struct hl_event_line event_lines[] = {
 
 static int init(struct hl_mod *mod)
 {
-	return forms_page_init(mod);
+	int rc = forms_page_init(mod);
+	return rc ? rc : forms_token_init(mod);
 }
 
 HL_MODULE(.name = "forms", .version = "0.1.0", .requires = requires, .init = init,

@@ -65,6 +65,8 @@ int form_reply(struct hl_req *req, int status, const struct form_view *v, int do
 int forms_reply_missing(struct hl_req *req);
 
 /* submit.c */
+/* The setting token_key (64 hex digits), when set: 0, HL_EINVAL. */
+int forms_token_init(struct hl_mod *mod);
 /* The signed time token the page carries. */
 const char *form_token(struct hl_req *req, struct hl_db *db, const char *slug);
 int forms_min_fill_s(void);

@@ -32,9 +32,9 @@ CREATE INDEX form_submissions_form ON form_submissions (form_id, created_at DESC
 CREATE INDEX form_submissions_location ON form_submissions (location_id, id);
 CREATE INDEX form_submissions_contact ON form_submissions (contact_id) WHERE contact_id IS NOT NULL;
 
--- The key that signs the public page's time token (page.c): made here once.
+-- The key that signs the public page's time token (submit.c), made with
+-- the first form (a page needs a form), unless the setting token_key says it.
 CREATE TABLE form_secret (
 	id INTEGER PRIMARY KEY CHECK (id = 1),
 	secret BLOB NOT NULL
 );
-INSERT INTO form_secret (id, secret) VALUES (1, randomblob(32));
