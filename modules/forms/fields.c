@@ -97,8 +97,8 @@ static int field_ok(struct hl_req *req, int tok, int i, const char **keys)
 	int hidden = !strcmp(type, "hidden");
 	if ((rc = text_member(req, tok, "label", MEMBER(".label"), 200, !hidden, &label)))
 		return rc;
-	int req_ = 0;
-	if (hl_field_bool(req, tok, "required", &req_) < 0)
+	int required = 0;
+	if (hl_field_bool(req, tok, "required", &required) < 0)
 		return HL_EINVAL;
 	int options = hl_body_find(req, tok, "options");
 	if (!strcmp(type, "choice") || !strcmp(type, "checkboxes")) {

@@ -22,15 +22,14 @@ int forms_change(struct hl_req *req);
 int forms_delete(struct hl_req *req);
 int forms_submissions(struct hl_req *req);
 
-/* fields.c: the body's members fields, tags, thank_you, redirect_url
- * checked (422 naming the member, HL_EINVAL); on success *fields and
- * *tags are their JSON text, NULL when absent. */
+/* fields.c: a form's body checked (422 naming the member, HL_EINVAL;
+ * `whole`: a new form, name and fields required); fields and tags are
+ * their JSON text, NULL when absent. */
 struct form_body {
 	const char *name, *fields, *tags, *thank_you, *redirect_url;
 	int has_thank_you, has_redirect;
 };
 int form_body_read(struct hl_req *req, struct form_body *b, int whole);
-
 
 /* page.c: the public page. */
 int forms_page_init(struct hl_mod *mod);
@@ -69,6 +68,8 @@ int forms_reply_missing(struct hl_req *req);
 int forms_token_init(struct hl_mod *mod);
 /* The signed time token the page carries. */
 const char *form_token(struct hl_req *req, struct hl_db *db, const char *slug);
+/* The setting min_fill_seconds (page.c reads it): how long a person
+ * takes at least. */
 int forms_min_fill_s(void);
 
 #endif

@@ -157,6 +157,7 @@ static const char *value_of(struct hl_req *req, const struct pair *pairs, int n,
 
 /* ---- checking the answers ----------------------------------------------- */
 
+/* At most `max` characters (code points). */
 static int valid_utf8_text(const char *s, size_t max)
 {
 	return hl_text_length(s) <= max;
@@ -330,18 +331,18 @@ static int store(struct hl_req *req, const struct form_view *v)
 		return rc;
 	sqlite3_stmt *st = hl_scoped_write(req, "INSERT INTO form_submissions (location_id, form_id,"
 		" contact_id, answers, origin, consent) VALUES (:location, :form,"
-		" json_extract(:out, '$.id'), json(:answers), json(:origin), :consent) RETURNING id");
+		" json_extract(:out, '$.id'), json(:answers), json(:origin), :consent)"
+		" RETURNING id, json_object('contact_id', contact_id, 'form_id', form_id)");
 	hl_bind_int(st, ":form", v->id);
 	hl_bind_text(st, ":out", out);
 	hl_bind_text(st, ":answers", answers);
 	hl_bind_text(st, ":origin", origin_json(req, v));
 	hl_bind_text(st, ":consent", consent);
-	int64_t id;
-	if (hl_step_int(st, &id) <= 0)
-		return HL_EDB;
-	const char *data = hl_sprintf(req, "{\"contact_id\":%lld,\"form_id\":%lld}",
-				      (long long)strtoll(strstr(out, "\"id\":") + 5, NULL, 10),
-				      (long long)v->id);
+	if (!st || sqlite3_step(st) != SQLITE_ROW)
+		return st ? (sqlite3_reset(st), HL_EDB) : HL_EDB;
+	int64_t id = sqlite3_column_int64(st, 0);
+	const char *data = hl_sprintf(req, "%s", (const char *)sqlite3_column_text(st, 1));
+	sqlite3_reset(st);
 	return hl_publish(req, "form.submitted", id, data);
 }
 
