@@ -113,6 +113,8 @@ int custom_values_from_body(struct hl_req *req, int64_t id);
 /* Put tag `name` (made when the location lacks it) on contact `id`: 1 when
  * newly put, 0 when it was there, HL_EDB. */
 int tag_attach(struct hl_db *db, int64_t location, int64_t id, const char *name);
+/* A name a tag may have (tags.c says which): 1, else 0. */
+int tag_name_ok(const char *s);
 /* Put the body's "tags" (an array of names) on contact `id`. 0, or
  * HL_EINVAL after answering 422, HL_EDB. */
 int tags_from_body(struct hl_req *req, int64_t id);

@@ -59,7 +59,7 @@ static int tag_detach(struct hl_req *req, int64_t id, const char *name)
  * column separates names with commas). An import splits on semicolons
  * too, but a name may hold one: older imports made such names, and a
  * contact holding one must keep taking changes to its tags. */
-static int tag_name_ok(const char *s)
+int tag_name_ok(const char *s)
 {
 	size_t chars = hl_text_length(s);
 	return chars >= 1 && chars <= TAG_NAME_MAX && !strchr(s, ',');

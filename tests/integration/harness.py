@@ -517,7 +517,7 @@ class WebServer(Server):
 # perf-seed at a small scale (4 sub-accounts), signed in as its agency admin.
 
 MODULES = ("contacts", "opportunities", "conversations", "tasks", "invoices", "reports",
-           "agency", "mobile")
+           "agency", "mobile", "forms")
 SEED_PASSWORD = "perf-pass-123"
 
 
