@@ -35,9 +35,10 @@ static const struct hl_record_kind records[] = {
 		      " WHERE s.id = :id" },
 };
 
-/* A submission on its contact's timeline, leading to the form's list. */
+/* A submission on its contact's timeline; no link until the forms have a
+ * page in the browser to lead to. */
 static const struct hl_event_line event_lines[] = {
-	{ "form.submitted", "SELECT 'Form ' || f.name || ' submitted', '/forms/' || f.id || '/submissions'"
+	{ "form.submitted", "SELECT 'Form ' || f.name || ' submitted', NULL"
 	  " FROM form_submissions s JOIN forms f ON f.id = s.form_id"
 	  " WHERE s.id = :subject AND s.location_id = :location" },
 };
