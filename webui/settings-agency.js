@@ -41,7 +41,7 @@ ${placeFields('s-a', a, true)}
 <button type="button" class="btn" data-remove-logo hidden>Remove logo</button>
 </form>`);
 	part.querySelector('[name="address"]').value = a.address; /* html.js puts no value in a textarea */
-	logo(s, part.querySelector('.s-logo'), a.logo_url);
+	s.ctx.ui.logoField(part.querySelector('.s-logo'), s.ctx.api, '/api/admin/agency/logo', a.logo_url, s.ctx.signal);
 	const form = part.querySelector('form');
 	form.addEventListener('submit', async (e) => {
 		e.preventDefault();
@@ -64,46 +64,5 @@ ${placeFields('s-a', a, true)}
 		ctx.accountChanged();
 		ui.toast('Saved.', { kind: 'success' });
 		return null;
-	});
-}
-
-/* The logo: uploaded as soon as it is chosen, shown, or taken away. */
-function logo(s, form, url) {
-	const { ctx } = s;
-	const { api, ui } = ctx;
-	const img = form.querySelector('img');
-	const remove = form.querySelector('[data-remove-logo]');
-	const show = (u) => {
-		img.hidden = remove.hidden = !u;
-		if (u)
-			img.src = u;
-	};
-	show(url);
-	const input = form.elements.logo;
-	input.addEventListener('change', async () => {
-		ui.clearErrors(form);
-		const file = input.files[0];
-		if (!file)
-			return;
-		try {
-			show((await api.put('/api/admin/agency/logo', file)).logo_url);
-		} catch (err) {
-			if (!ctx.signal.aborted)
-				ui.formErrors(form, { fields: { logo: err.message.replace(/^logo: /, '') } });
-			return;
-		}
-		input.value = '';
-		ui.toast('Logo saved.', { kind: 'success' });
-	});
-	remove.addEventListener('click', async () => {
-		try {
-			show((await api.del('/api/admin/agency/logo')).logo_url);
-		} catch (err) {
-			if (!ctx.signal.aborted)
-				ui.toast('The logo could not be removed: ' + err.message, { kind: 'error' });
-			return;
-		}
-		input.focus();
-		ui.toast('Logo removed.', { kind: 'success' });
 	});
 }

@@ -22,6 +22,7 @@
  *   figure(label, value, note, tone)  a figure as a card, for a .figures grid
  *   confirm(slot, question, yes)  asks in `slot` before something is undone
  *   renumber(order, save) positions 0, 1, 2... for a list put in a new order
+ *   logoField(form, api, path, url, signal)  a logo uploaded as it is chosen
  *
  * Everything that comes from data is put in as text (html.js).
  */
@@ -531,4 +532,44 @@ export function pickPerson(select, people, me, value) {
 		select.append(html`<option value="${keep}">${u ? u.name : 'User ' + keep}</option>`);
 		select.value = keep;
 	}
+}
+
+/* A form's logo (an img, a [data-remove-logo] button, a file input named
+ * logo): uploaded to `path` as soon as it is chosen, shown, or taken away;
+ * `url` the one it has now. */
+export function logoField(form, api, path, url, signal) {
+	const img = form.querySelector('img');
+	const remove = form.querySelector('[data-remove-logo]');
+	const show = (u) => {
+		img.hidden = remove.hidden = !u;
+		if (u)
+			img.src = u;
+	};
+	show(url);
+	const input = form.elements.logo;
+	input.addEventListener('change', async () => {
+		clearErrors(form);
+		if (!input.files[0])
+			return;
+		try {
+			show((await api.put(path, input.files[0])).logo_url);
+		} catch (err) {
+			if (!signal.aborted)
+				formErrors(form, { fields: { logo: err.message.replace(/^logo: /, '') } });
+			return;
+		}
+		input.value = '';
+		toast('Logo saved.', { kind: 'success' });
+	});
+	remove.addEventListener('click', async () => {
+		try {
+			show((await api.del(path)).logo_url);
+		} catch (err) {
+			if (!signal.aborted)
+				toast('The logo could not be removed: ' + err.message, { kind: 'error' });
+			return;
+		}
+		input.focus();
+		toast('Logo removed.', { kind: 'success' });
+	});
 }

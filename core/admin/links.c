@@ -372,25 +372,6 @@ static int forgot_password(struct hl_req *req)
 
 /* ---- the link's page ------------------------------------------------------------ */
 
-/* `s` with &, <, > and " written as entities, in the request's arena. */
-static const char *escaped(struct hl_req *req, const char *s)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += strchr("&<>\"", *p) ? 6 : 1;
-	char *out = hl_alloc(req, n + 1), *o = out;
-	for (const char *p = s; *p; p++) {
-		const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
-			: *p == '"' ? "&quot;" : NULL;
-		if (e)
-			o = stpcpy(o, e);
-		else
-			*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* A live link, as its page needs it. */
 struct live_link {
 	int64_t id, user;
@@ -422,9 +403,9 @@ static int find_link(struct hl_req *req, struct live_link *k)
 		k->id = sqlite3_column_int64(st, 0);
 		k->user = sqlite3_column_int64(st, 1);
 		k->invite = sqlite3_column_int(st, 2);
-		k->name = escaped(req, (const char *)sqlite3_column_text(st, 3));
-		k->email = escaped(req, (const char *)sqlite3_column_text(st, 4));
-		k->agency = escaped(req, (const char *)sqlite3_column_text(st, 5));
+		k->name = hl_html_text(req, (const char *)sqlite3_column_text(st, 3));
+		k->email = hl_html_text(req, (const char *)sqlite3_column_text(st, 4));
+		k->agency = hl_html_text(req, (const char *)sqlite3_column_text(st, 5));
 	}
 	sqlite3_reset(st);
 	request_return_reader(req);

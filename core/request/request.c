@@ -123,6 +123,24 @@ HL_API char *hl_strndup(struct hl_req *r, const char *s, size_t n)
 	return arena_strndup(&r->arena, s, n);
 }
 
+HL_API const char *hl_html_text(struct hl_req *r, const char *s)
+{
+	size_t n = 0;
+	for (const char *c = s ? s : ""; *c; c++)
+		n += strchr("&<>\"'", *c) ? 6 : 1;
+	char *out = arena_alloc(&r->arena, n + 1), *o = out;
+	for (const char *c = s ? s : ""; *c; c++) {
+		const char *e = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;"
+			: *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
+		if (e)
+			o = stpcpy(o, e);
+		else
+			*o++ = *c;
+	}
+	*o = '\0';
+	return out;
+}
+
 HL_API char *hl_sprintf(struct hl_req *r, const char *fmt, ...)
 {
 	va_list ap;

@@ -152,25 +152,6 @@ static int page(struct hl_req *req, int status, const char *title, const char *t
 	return hl_reply_raw(req, status, "text/html; charset=utf-8", html, strlen(html));
 }
 
-/* `s` with &, <, > and " written as entities. */
-static const char *escaped(struct hl_req *req, const char *s)
-{
-	size_t n = 0;
-	for (const char *p = s; *p; p++)
-		n += strchr("&<>\"", *p) ? 6 : 1;
-	char *out = hl_alloc(req, n + 1), *o = out;
-	for (const char *p = s; *p; p++) {
-		const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
-			: *p == '"' ? "&quot;" : NULL;
-		if (e)
-			o = stpcpy(o, e);
-		else
-			*o++ = *p;
-	}
-	*o = '\0';
-	return out;
-}
-
 static int answer(struct hl_req *req, int act)
 {
 	int64_t location;
@@ -180,7 +161,7 @@ static int answer(struct hl_req *req, int act)
 	if (!address)
 		return page(req, 404, "Link not valid", "This unsubscribe link is not one this server"
 			    " made. The link in the e-mail itself works.", 0);
-	const char *shown = escaped(req, address);
+	const char *shown = hl_html_text(req, address);
 	if (!act)
 		return page(req, 200, "Unsubscribe", hl_sprintf(req, "Stop marketing e-mail to %s?",
 								 shown), 1);

@@ -156,16 +156,7 @@ static void raw(struct page *p, const char *s)
 /* `s` as HTML text or an attribute's value. */
 static void text(struct page *p, const char *s)
 {
-	for (const char *c = s ? s : ""; *c; c++) {
-		switch (*c) {
-		case '<': raw(p, "&lt;"); break;
-		case '>': raw(p, "&gt;"); break;
-		case '&': raw(p, "&amp;"); break;
-		case '"': raw(p, "&quot;"); break;
-		case '\'': raw(p, "&#39;"); break;
-		default: put(p, c, 1);
-		}
-	}
+	raw(p, hl_html_text(p->req, s));
 }
 
 /* Whether line `o` is one of the "\n"-separated `values`. */

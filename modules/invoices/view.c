@@ -97,18 +97,7 @@ static void raw(struct page *p, const char *s)
 /* Text, escaped for HTML. */
 static void text(struct page *p, const char *s)
 {
-	const char *run = s;
-	for (; s && *s; s++) {
-		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;"
-			: *s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
-		if (e) {
-			put(p, run, (size_t)(s - run));
-			raw(p, e);
-			run = s + 1;
-		}
-	}
-	if (run)
-		put(p, run, (size_t)(s - run));
+	raw(p, hl_html_text(p->req, s));
 }
 
 /* <tag>label</tag> around escaped text, when the text is not empty. */

@@ -35,8 +35,9 @@ static int open_deal(struct hl_req *req, int64_t *id)
 	return rc ? 1 : hl_reply_error(req, 404, "not_found", "no such opportunity");
 }
 
-/* GET /api/opportunities/:id/notes: newest first; the cursor is a note id. */
-int deal_notes_list(struct hl_req *req)
+/* The deal's rows of `table` (its notes, its history) with `columns`,
+ * newest first a page at a time; the cursor is a row id. */
+static int list_of_deal(struct hl_req *req, const char *table, const char *columns)
 {
 	int64_t id, limit, before;
 	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
@@ -45,14 +46,19 @@ int deal_notes_list(struct hl_req *req)
 	int rc = open_deal(req, &id);
 	if (rc <= 0)
 		return rc;
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT id, body, author_id, created_at, id AS _cursor FROM deal_notes"
+	sqlite3_stmt *st = hl_scoped_read(req, hl_sprintf(req, "SELECT %s, id AS _cursor FROM %s"
 		" WHERE location_id = :location AND opportunity_id = :deal AND id < :before"
-		" ORDER BY id DESC LIMIT :limit");
+		" ORDER BY id DESC LIMIT :limit", columns, table));
 	hl_bind_int(st, ":deal", id);
 	hl_bind_int(st, ":before", before);
 	hl_bind_int(st, ":limit", limit + 1);
 	return hl_reply_page(req, st, limit, 4);
+}
+
+/* GET /api/opportunities/:id/notes: newest first. */
+int deal_notes_list(struct hl_req *req)
+{
+	return list_of_deal(req, "deal_notes", "id, body, author_id, created_at");
 }
 
 /* Publish `event` about deal `id`'s note `note` for the deal's owner, with
@@ -129,24 +135,10 @@ int deal_notes_delete(struct hl_req *req)
 	return rc ? rc : hl_reply_empty(req);
 }
 
-/* GET /api/opportunities/:id/history: newest first; the cursor is a line id. */
+/* GET /api/opportunities/:id/history: newest first. */
 int deal_history_list(struct hl_req *req)
 {
-	int64_t id, limit, before;
-	if (hl_query_int(req, "limit", 50, 1, 1000, &limit) ||
-	    hl_query_int(req, "cursor", INT64_MAX, 1, INT64_MAX, &before))
-		return 0;
-	int rc = open_deal(req, &id);
-	if (rc <= 0)
-		return rc;
-	sqlite3_stmt *st = hl_scoped_read(req,
-		"SELECT id, kind, line, at, id AS _cursor FROM deal_history"
-		" WHERE location_id = :location AND opportunity_id = :deal AND id < :before"
-		" ORDER BY id DESC LIMIT :limit");
-	hl_bind_int(st, ":deal", id);
-	hl_bind_int(st, ":before", before);
-	hl_bind_int(st, ":limit", limit + 1);
-	return hl_reply_page(req, st, limit, 4);
+	return list_of_deal(req, "deal_history", "id, kind, line, at");
 }
 
 /* A line of the deal's history for each of its events that reads as one,

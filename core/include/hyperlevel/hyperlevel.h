@@ -93,7 +93,8 @@
  *   1.26 the business details a module may read (agencies, agency_logos,
  *        location_logos); hl_reply_download and hl_reply_csp.
  *   1.27 hl_page.search: the module's part of the header's search;
- *        notifications (hl_notify), the person's own list in the header.
+ *        notifications (hl_notify), the person's own list in the header;
+ *        hl_html_text, a value put in a page of plain HTML.
  */
 #ifndef HYPERLEVEL_H
 #define HYPERLEVEL_H
@@ -974,6 +975,10 @@ HL_API void hl_log(const char *module, const char *fmt, ...) HL_PRINTF(2, 3);
 HL_API void *hl_alloc(struct hl_req *req, size_t n);
 HL_API char *hl_strndup(struct hl_req *req, const char *s, size_t n);
 HL_API char *hl_sprintf(struct hl_req *req, const char *fmt, ...) HL_PRINTF(2, 3);
+/* ABI 1.27. `s` as HTML text or an attribute's value (&, <, >, " and '
+ * written as entities), in request memory; "" for NULL: what a public
+ * page of plain HTML puts its values in with. */
+HL_API const char *hl_html_text(struct hl_req *req, const char *s);
 
 HL_API const char *hl_method(const struct hl_req *req);
 /* The raw path, still percent-encoded. */

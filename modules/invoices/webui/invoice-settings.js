@@ -45,7 +45,7 @@ export default async function invoiceSettings(view, ctx) {
 		accept="image/png,image/jpeg,image/webp" aria-describedby="v-s-logo-hint"></div>
 	<button type="button" class="btn" data-remove-logo hidden>Remove logo</button>
 </form>`);
-	logo(ctx, view.querySelector('.v-logo-form'), now.logo_url);
+	ctx.ui.logoField(view.querySelector('.v-logo-form'), ctx.api, '/api/location/logo', now.logo_url, ctx.signal);
 	const form = view.querySelector('form');
 	for (const [k] of TEXTS) /* html.js puts no value in a textarea */
 		form.elements[k].value = now[k] || '';
@@ -63,44 +63,5 @@ export default async function invoiceSettings(view, ctx) {
 			return;
 		}
 		ui.toast('Saved.', { kind: 'success' });
-	});
-}
-
-/* The logo: uploaded as soon as it is chosen, shown, or taken away. */
-function logo(ctx, form, url) {
-	const { api, ui } = ctx;
-	const img = form.querySelector('img');
-	const remove = form.querySelector('[data-remove-logo]');
-	const show = (u) => {
-		img.hidden = remove.hidden = !u;
-		if (u)
-			img.src = u;
-	};
-	show(url);
-	const input = form.elements.logo;
-	input.addEventListener('change', async () => {
-		ui.clearErrors(form);
-		if (!input.files[0])
-			return;
-		try {
-			show((await api.put('/api/location/logo', input.files[0])).logo_url);
-		} catch (err) {
-			if (!ctx.signal.aborted)
-				ui.formErrors(form, { fields: { logo: err.message.replace(/^logo: /, '') } });
-			return;
-		}
-		input.value = '';
-		ui.toast('Logo saved.', { kind: 'success' });
-	});
-	remove.addEventListener('click', async () => {
-		try {
-			show((await api.del('/api/location/logo')).logo_url);
-		} catch (err) {
-			if (!ctx.signal.aborted)
-				ui.toast('The logo could not be removed: ' + err.message, { kind: 'error' });
-			return;
-		}
-		input.focus();
-		ui.toast('Logo removed.', { kind: 'success' });
 	});
 }
